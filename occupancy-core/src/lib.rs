@@ -1,0 +1,21 @@
+//! The engine of the `occupancy` linter: CUDA theoretical occupancy, exactly as the driver
+//! computes it, for every compute capability from 5.0 to 12.1, with no GPU and no toolkit.
+//!
+//! - [`arch`]: per-compute-capability limits and named GPUs, each value with its source.
+//! - [`occupancy`]: the calculator (`const fn`, no allocation, no I/O).
+//!
+//! ```
+//! use occupancy_core::arch::SM_80;
+//! use occupancy_core::occupancy::{occupancy, BlockDim, Kernel, Launch};
+//!
+//! // A100, 256 threads, 40 registers, 8 KiB static shared memory.
+//! let kernel = Kernel::new(40).with_static_smem(8 * 1024);
+//! let occ = occupancy(&SM_80, &kernel, &Launch::new(BlockDim::linear(256))).unwrap();
+//! assert_eq!(occ.blocks_per_sm, 6);
+//! assert_eq!(occ.percent(), 75.0);
+//! assert_eq!(occ.limiters.to_string(), "registers");
+//! ```
+#![deny(missing_docs)]
+
+pub mod arch;
+pub mod occupancy;

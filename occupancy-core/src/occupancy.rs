@@ -1,0 +1,954 @@
+//! The occupancy calculator: resident blocks per SM for one kernel, launch and architecture.
+//!
+//! Pure integer arithmetic, `const fn`, no allocation, no I/O. The model is the one the CUDA
+//! driver implements for `cuOccupancyMaxActiveBlocksPerMultiprocessor`; it reproduces every
+//! one of 3.5 million answers recorded from an H200's driver and NVIDIA's `cuda_occupancy.h`
+//! (CUDA 13.5) on every architecture of [`crate::arch::ARCHS`] (see the tests).
+//!
+//! Per SM, a block is resident whole or not at all; the resident blocks are the minimum of
+//! one limit per resource:
+//!
+//! 1. **warps**: `max_warps_per_sm / ceil(threads / 32)`; 0 if the block has more threads
+//!    than the device or the function allows.
+//! 2. **blocks**: the architecture's maximum resident blocks per SM.
+//! 3. **registers**: a warp's registers are rounded up to 256; the register file is split in
+//!    sub-partitions that hold whole warps: `(regs_per_sm / sub_partitions / regs_per_warp)
+//!    * sub_partitions / warps_per_block`. 0 if the block's warps, rounded up to the
+//!    sub-partitions, need more than the per-block register limit.
+//! 4. **shared memory**: static + dynamic + the driver's reserved bytes, rounded to the
+//!    allocation granularity, into the carveout in effect (the preference snapped up to a
+//!    supported size, grown to fit one block if needed).
+//! 5. **barriers** (cc 9.0+): named barriers available per SM / barriers per block.
+
+use core::fmt;
+
+use crate::arch::Arch;
+
+/// A per-resource limit that does not limit (the resource is not used).
+pub const UNLIMITED: u32 = u32::MAX;
+
+/// Threads per block in up to three dimensions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BlockDim {
+    /// Threads along x.
+    pub x: u32,
+    /// Threads along y.
+    pub y: u32,
+    /// Threads along z.
+    pub z: u32,
+}
+
+impl BlockDim {
+    /// A block of `(x, y, z)` threads.
+    pub const fn new(x: u32, y: u32, z: u32) -> Self {
+        Self { x, y, z }
+    }
+
+    /// A one-dimensional block of `threads` threads.
+    pub const fn linear(threads: u32) -> Self {
+        Self {
+            x: threads,
+            y: 1,
+            z: 1,
+        }
+    }
+
+    /// Threads per block, `x * y * z` (u64: cannot overflow).
+    pub const fn threads(&self) -> u64 {
+        self.x as u64 * self.y as u64 * self.z as u64
+    }
+}
+
+impl fmt::Display for BlockDim {
+    /// `256` for a 1-D block, `(16, 16)` or `(8, 8, 4)` otherwise.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.y, self.z) {
+            (1, 1) => write!(f, "{}", self.x),
+            (_, 1) => write!(f, "({}, {})", self.x, self.y),
+            _ => write!(f, "({}, {}, {})", self.x, self.y, self.z),
+        }
+    }
+}
+
+/// The function's preferred shared-memory carveout
+/// (`CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Carveout {
+    /// Not set (-1): the driver may use the largest carveout.
+    #[default]
+    Default,
+    /// A percentage, 0..=100, of the largest shared memory per SM. The driver snaps it up to
+    /// the next supported carveout and grows it further if one block needs more.
+    Percent(u8),
+}
+
+impl Carveout {
+    /// From the driver's attribute value: -1 = [`Carveout::Default`], 0..=100 = percent.
+    ///
+    /// # Errors
+    ///
+    /// [`OccupancyError::CarveoutOutOfRange`] for anything else.
+    pub const fn from_attribute(value: i32) -> Result<Self, OccupancyError> {
+        match value {
+            -1 => Ok(Self::Default),
+            0..=100 => Ok(Self::Percent(value as u8)),
+            _ => Err(OccupancyError::CarveoutOutOfRange { value }),
+        }
+    }
+
+    /// The driver's attribute value: -1 or the percentage.
+    pub const fn to_attribute(self) -> i32 {
+        match self {
+            Self::Default => -1,
+            Self::Percent(p) => p as i32,
+        }
+    }
+}
+
+/// What the compiled kernel uses and the function attributes the launch code sets.
+///
+/// Where each comes from: registers, static shared memory, barriers and max threads from the
+/// compiled cubin or the ptxas log (`crate::resources` reads them);
+/// `max_dynamic_smem_bytes` and `carveout` from `cuFuncSetAttribute` calls in the wrapper.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Kernel {
+    /// Registers per thread (`CU_FUNC_ATTRIBUTE_NUM_REGS`).
+    pub registers_per_thread: u32,
+    /// Static shared memory per block, bytes (`CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`; without
+    /// the 1 KiB reserve that sm_90+ cubins include in `.nv.shared.<kernel>`).
+    pub static_smem_bytes: u32,
+    /// Block barriers the kernel uses (highest named-barrier id + 1; 1 when it only uses
+    /// `__syncthreads`). Limits resident blocks on cc 9.0 and later.
+    pub barriers: u32,
+    /// The function's max threads per block (`__launch_bounds__` first argument, or
+    /// `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`); `None`: only the device limit applies.
+    pub max_threads_per_block: Option<u32>,
+    /// The dynamic shared memory opt-in (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`),
+    /// bytes; `None`: not set, the default 48 KiB per block (static + dynamic) applies.
+    pub max_dynamic_smem_bytes: Option<u32>,
+    /// Preferred shared-memory carveout.
+    pub carveout: Carveout,
+}
+
+impl Kernel {
+    /// A kernel using `registers_per_thread` registers, no static shared memory, one barrier,
+    /// no launch bounds, no opt-in and the default carveout.
+    pub const fn new(registers_per_thread: u32) -> Self {
+        Self {
+            registers_per_thread,
+            static_smem_bytes: 0,
+            barriers: 1,
+            max_threads_per_block: None,
+            max_dynamic_smem_bytes: None,
+            carveout: Carveout::Default,
+        }
+    }
+
+    /// With `bytes` of static shared memory per block.
+    pub const fn with_static_smem(mut self, bytes: u32) -> Self {
+        self.static_smem_bytes = bytes;
+        self
+    }
+
+    /// With `barriers` block barriers.
+    pub const fn with_barriers(mut self, barriers: u32) -> Self {
+        self.barriers = barriers;
+        self
+    }
+
+    /// With a max-threads-per-block bound (`__launch_bounds__`).
+    pub const fn with_max_threads(mut self, threads: u32) -> Self {
+        self.max_threads_per_block = Some(threads);
+        self
+    }
+
+    /// With the dynamic shared memory opt-in set to `bytes`.
+    pub const fn with_opt_in(mut self, bytes: u32) -> Self {
+        self.max_dynamic_smem_bytes = Some(bytes);
+        self
+    }
+
+    /// With a carveout preference.
+    pub const fn with_carveout(mut self, carveout: Carveout) -> Self {
+        self.carveout = carveout;
+        self
+    }
+}
+
+/// One launch configuration: block shape and dynamic shared memory per block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Launch {
+    /// Threads per block.
+    pub block: BlockDim,
+    /// Dynamic shared memory per block, bytes (the launch's `sharedMemBytes`).
+    pub dynamic_smem_bytes: u32,
+}
+
+impl Launch {
+    /// A launch of `block` threads with no dynamic shared memory.
+    pub const fn new(block: BlockDim) -> Self {
+        Self {
+            block,
+            dynamic_smem_bytes: 0,
+        }
+    }
+
+    /// With `bytes` of dynamic shared memory per block.
+    pub const fn with_dynamic_smem(mut self, bytes: u32) -> Self {
+        self.dynamic_smem_bytes = bytes;
+        self
+    }
+}
+
+/// A resource that limits resident blocks per SM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Resource {
+    /// Resident warps per SM.
+    Warps,
+    /// The register file.
+    Registers,
+    /// Shared memory.
+    SharedMemory,
+    /// Resident blocks per SM.
+    Blocks,
+    /// Block barriers (cc 9.0+).
+    Barriers,
+}
+
+impl Resource {
+    /// All resources, in the order reports list them.
+    pub const ALL: [Resource; 5] = [
+        Resource::Warps,
+        Resource::Registers,
+        Resource::SharedMemory,
+        Resource::Blocks,
+        Resource::Barriers,
+    ];
+
+    /// The stable snake_case name used in machine output: `warps`, `registers`,
+    /// `shared_memory`, `blocks`, `barriers`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Resource::Warps => "warps",
+            Resource::Registers => "registers",
+            Resource::SharedMemory => "shared_memory",
+            Resource::Blocks => "blocks",
+            Resource::Barriers => "barriers",
+        }
+    }
+
+    const fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+impl fmt::Display for Resource {
+    /// Words for messages: `warps`, `registers`, `shared memory`, `blocks`, `barriers`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Resource::SharedMemory => "shared memory",
+            other => other.name(),
+        })
+    }
+}
+
+/// A set of [`Resource`]s.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Limiters(u8);
+
+impl Limiters {
+    /// No resource.
+    pub const EMPTY: Self = Self(0);
+
+    /// Whether `resource` is in the set.
+    pub const fn contains(self, resource: Resource) -> bool {
+        self.0 & resource.bit() != 0
+    }
+
+    /// The set plus `resource`.
+    pub const fn with(self, resource: Resource) -> Self {
+        Self(self.0 | resource.bit())
+    }
+
+    /// Whether the set is empty.
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The resources in the set, in [`Resource::ALL`] order.
+    pub fn iter(self) -> impl Iterator<Item = Resource> {
+        Resource::ALL.into_iter().filter(move |r| self.contains(*r))
+    }
+}
+
+impl fmt::Debug for Limiters {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+impl fmt::Display for Limiters {
+    /// Comma-separated snake_case names: `registers,shared_memory`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, r) in self.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            f.write_str(r.name())?;
+        }
+        Ok(())
+    }
+}
+
+/// Resident blocks per SM each resource alone would allow. [`UNLIMITED`] where the resource
+/// is not used (no registers, no shared memory, no barrier limit on this cc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BlockLimits {
+    /// From resident warps per SM (0 when the block is too large).
+    pub warps: u32,
+    /// From the register file (0 when one block cannot hold its registers).
+    pub registers: u32,
+    /// From shared memory (0 when one block's shared memory exceeds the per-block limit).
+    pub shared_memory: u32,
+    /// The architecture's maximum resident blocks per SM.
+    pub blocks: u32,
+    /// From block barriers (cc 9.0+ only).
+    pub barriers: u32,
+}
+
+impl BlockLimits {
+    /// The limit of one resource.
+    pub const fn get(&self, resource: Resource) -> u32 {
+        match resource {
+            Resource::Warps => self.warps,
+            Resource::Registers => self.registers,
+            Resource::SharedMemory => self.shared_memory,
+            Resource::Blocks => self.blocks,
+            Resource::Barriers => self.barriers,
+        }
+    }
+
+    const fn min(&self) -> u32 {
+        let mut m = min(self.warps, self.registers);
+        m = min(m, self.shared_memory);
+        m = min(m, self.blocks);
+        min(m, self.barriers)
+    }
+}
+
+/// Why no block fits on an SM: the launch would fail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ZeroReason {
+    /// More threads than the device (1024) or the function's launch bounds allow.
+    BlockTooLarge {
+        /// Threads per block.
+        threads: u64,
+        /// The smaller of the device's and the function's max threads per block.
+        limit: u32,
+    },
+    /// The block's z dimension exceeds the device's (64).
+    BlockDimZTooLarge {
+        /// The block's z.
+        z: u32,
+        /// The device's max block z.
+        limit: u32,
+    },
+    /// More registers per thread than the architecture allows.
+    RegistersPerThread {
+        /// Registers per thread.
+        registers: u32,
+        /// The architecture's maximum.
+        limit: u32,
+    },
+    /// The block's registers (warps rounded up to the sub-partitions) exceed the per-block
+    /// register limit.
+    RegistersPerBlock {
+        /// Registers the block needs: registers per warp x warps rounded up to the
+        /// sub-partition count.
+        registers: u64,
+        /// The architecture's registers per block.
+        limit: u32,
+    },
+    /// Dynamic shared memory above the function's opt-in value
+    /// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
+    DynamicSmemOverOptIn {
+        /// Dynamic shared memory asked for, bytes.
+        dynamic_bytes: u32,
+        /// The function's maximum, bytes.
+        max_bytes: u32,
+    },
+    /// Static + dynamic (+ reserved) shared memory exceeds the per-block limit: 48 KiB
+    /// without the opt-in, the architecture's opt-in maximum with it.
+    SmemPerBlock {
+        /// Shared memory the block needs, reserved bytes included, rounded to the granularity.
+        allocated_bytes: u64,
+        /// The per-block limit, reserved bytes included.
+        limit_bytes: u32,
+        /// Whether the function had opted in.
+        opted_in: bool,
+    },
+    /// The kernel uses more block barriers than the SM has.
+    Barriers {
+        /// Barriers per block.
+        barriers: u32,
+        /// Barriers per SM.
+        available: u32,
+    },
+}
+
+/// Input the calculator refuses, as the driver's API would.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OccupancyError {
+    /// A block dimension is 0.
+    EmptyBlock {
+        /// The block.
+        block: BlockDim,
+    },
+    /// A carveout attribute outside -1..=100.
+    CarveoutOutOfRange {
+        /// The value.
+        value: i32,
+    },
+    /// The opt-in asks for more dynamic shared memory than the architecture allows beside
+    /// the kernel's static shared memory: `cuFuncSetAttribute` fails with
+    /// `CUDA_ERROR_INVALID_VALUE`.
+    OptInOverLimit {
+        /// The opt-in value, bytes.
+        requested_bytes: u32,
+        /// The most the function may opt in to: per-block opt-in limit minus static, bytes.
+        limit_bytes: u32,
+    },
+    /// Available dynamic shared memory was asked for 0 resident blocks.
+    NoBlocksWanted,
+    /// Available dynamic shared memory was asked for more resident blocks than fit even
+    /// with no dynamic shared memory.
+    BlocksDoNotFit {
+        /// Resident blocks asked for.
+        wanted: u32,
+        /// Resident blocks possible with no dynamic shared memory.
+        possible: u32,
+    },
+}
+
+impl fmt::Display for OccupancyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::EmptyBlock { block } => write!(f, "block {block} has a zero dimension"),
+            Self::CarveoutOutOfRange { value } => {
+                write!(
+                    f,
+                    "carveout {value} is outside -1 (default) and 0..=100 percent"
+                )
+            }
+            Self::OptInOverLimit {
+                requested_bytes,
+                limit_bytes,
+            } => write!(
+                f,
+                "opt-in of {requested_bytes} bytes of dynamic shared memory exceeds the \
+                 {limit_bytes} bytes this architecture allows beside the static shared memory"
+            ),
+            Self::NoBlocksWanted => f.write_str("0 resident blocks asked for"),
+            Self::BlocksDoNotFit { wanted, possible } => write!(
+                f,
+                "{wanted} resident blocks asked for, but only {possible} fit with no dynamic \
+                 shared memory"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for OccupancyError {}
+
+/// The calculator's answer for one kernel, launch and architecture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Occupancy {
+    /// Resident blocks per SM: the minimum of [`limits`](Self::limits).
+    pub blocks_per_sm: u32,
+    /// Threads per block.
+    pub threads_per_block: u32,
+    /// Warps per block, `ceil(threads / 32)`.
+    pub warps_per_block: u32,
+    /// The SM's maximum resident warps.
+    pub max_warps_per_sm: u32,
+    /// Each resource's block limit.
+    pub limits: BlockLimits,
+    /// The limiting resources, as NVIDIA's `cuda_occupancy.h` reports them: the resources
+    /// among warps, registers, shared memory and blocks whose limit equals the smallest of
+    /// those four, plus barriers when the barrier limit equals the final count. (The barrier
+    /// limit is applied last, so a barrier-bound result can also list the resource that was
+    /// smallest before it.) [`binding`](Self::binding) gives the limits equal to the result.
+    pub limiters: Limiters,
+    /// Registers allocated per warp: `registers_per_thread * 32` rounded up to 256.
+    pub registers_per_warp: u32,
+    /// Registers allocated per block: registers per warp x warps per block.
+    pub registers_per_block: u32,
+    /// Shared memory allocated per block, bytes: static + dynamic + reserved, rounded up to
+    /// the allocation granularity.
+    pub smem_per_block_bytes: u32,
+    /// Shared memory per SM in effect (the carveout), bytes.
+    pub smem_per_sm_bytes: u32,
+    /// Why no block fits, when [`blocks_per_sm`](Self::blocks_per_sm) is 0.
+    pub zero_reason: Option<ZeroReason>,
+}
+
+impl Occupancy {
+    /// Active warps per SM: resident blocks x warps per block.
+    pub const fn active_warps_per_sm(&self) -> u32 {
+        self.blocks_per_sm * self.warps_per_block
+    }
+
+    /// Theoretical occupancy: active warps / max warps per SM, 0.0 ..= 1.0.
+    pub const fn fraction(&self) -> f64 {
+        self.active_warps_per_sm() as f64 / self.max_warps_per_sm as f64
+    }
+
+    /// Theoretical occupancy in percent, 0.0 ..= 100.0.
+    pub const fn percent(&self) -> f64 {
+        self.fraction() * 100.0
+    }
+
+    /// Active threads per SM: resident blocks x threads per block.
+    pub const fn active_threads_per_sm(&self) -> u32 {
+        self.blocks_per_sm * self.threads_per_block
+    }
+
+    /// The resources whose limit equals [`blocks_per_sm`](Self::blocks_per_sm) exactly.
+    pub const fn binding(&self) -> Limiters {
+        let mut set = Limiters::EMPTY;
+        let mut i = 0;
+        while i < Resource::ALL.len() {
+            let r = Resource::ALL[i];
+            if self.limits.get(r) == self.blocks_per_sm {
+                set = set.with(r);
+            }
+            i += 1;
+        }
+        set
+    }
+}
+
+const fn min(a: u32, b: u32) -> u32 {
+    if a < b { a } else { b }
+}
+
+const fn div_ceil(x: u64, y: u64) -> u64 {
+    x.div_ceil(y)
+}
+
+const fn round_up(x: u64, y: u64) -> u64 {
+    div_ceil(x, y) * y
+}
+
+/// Saturating u64 -> u32.
+const fn sat(x: u64) -> u32 {
+    if x > u32::MAX as u64 {
+        u32::MAX
+    } else {
+        x as u32
+    }
+}
+
+/// Checks the function attributes alone: the carveout and the opt-in.
+const fn check_kernel(arch: &Arch, kernel: &Kernel) -> Result<(), OccupancyError> {
+    if let Carveout::Percent(p) = kernel.carveout
+        && p > 100
+    {
+        return Err(OccupancyError::CarveoutOutOfRange { value: p as i32 });
+    }
+    if let Some(requested) = kernel.max_dynamic_smem_bytes {
+        let limit = arch
+            .smem_per_block_optin_bytes
+            .saturating_sub(kernel.static_smem_bytes);
+        if requested > limit {
+            return Err(OccupancyError::OptInOverLimit {
+                requested_bytes: requested,
+                limit_bytes: limit,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The carveout preference in bytes, snapped up to a supported size (cc 7.0+), or the fixed
+/// shared memory per SM (before 7.0).
+const fn preferred_smem_per_sm(arch: &Arch, carveout: Carveout) -> u32 {
+    if !arch.has_carveout() {
+        return arch.smem_per_sm_bytes;
+    }
+    let wanted = match carveout {
+        Carveout::Default => arch.smem_per_sm_bytes,
+        Carveout::Percent(p) => (p as u64 * arch.smem_per_sm_bytes as u64 / 100) as u32,
+    };
+    match arch.carveout_for(wanted) {
+        Some(bytes) => bytes,
+        // Unreachable for valid percentages: the largest carveout is smem_per_sm_bytes.
+        None => arch.smem_per_sm_bytes,
+    }
+}
+
+/// The per-block shared memory limit (reserved bytes included) and whether it is the
+/// opt-in one. Follows the driver: the opt-in limit applies once the function's static +
+/// reserved + max dynamic exceeds the 48 KiB default.
+const fn smem_limit_per_block(arch: &Arch, kernel: &Kernel) -> (u32, bool) {
+    let reserved = arch.reserved_smem_per_block_bytes as u64;
+    let opted_in = match kernel.max_dynamic_smem_bytes {
+        Some(max_dynamic) => {
+            kernel.static_smem_bytes as u64 + reserved + max_dynamic as u64
+                > arch.smem_per_block_default_bytes as u64
+        }
+        None => false,
+    };
+    let base = if opted_in && arch.has_carveout() {
+        arch.smem_per_block_optin_bytes
+    } else {
+        arch.smem_per_block_default_bytes
+    };
+    (base + arch.reserved_smem_per_block_bytes, opted_in)
+}
+
+/// The register limit, the registers per warp and a zero reason.
+const fn register_limit(
+    arch: &Arch,
+    registers_per_thread: u32,
+    warps_per_block: u64,
+    sub_partitions: u32,
+) -> (u32, u64, Option<ZeroReason>) {
+    let regs_per_warp = round_up(
+        registers_per_thread as u64 * arch.warp_size as u64,
+        arch.reg_alloc_unit_per_warp as u64,
+    );
+    let regs_per_block = regs_per_warp * warps_per_block;
+    let regs_assumed = regs_per_warp * round_up(warps_per_block, sub_partitions as u64);
+    if registers_per_thread > arch.max_regs_per_thread {
+        let reason = ZeroReason::RegistersPerThread {
+            registers: registers_per_thread,
+            limit: arch.max_regs_per_thread,
+        };
+        return (0, regs_per_warp, Some(reason));
+    }
+    if regs_assumed > arch.max_regs_per_block as u64
+        || regs_per_block > arch.max_regs_per_block as u64
+    {
+        let reason = ZeroReason::RegistersPerBlock {
+            registers: regs_assumed,
+            limit: arch.max_regs_per_block,
+        };
+        return (0, regs_per_warp, Some(reason));
+    }
+    if regs_per_warp == 0 {
+        return (UNLIMITED, 0, None);
+    }
+    let warps_per_sub_partition = (arch.regs_per_sm / sub_partitions) as u64 / regs_per_warp;
+    let limit = warps_per_sub_partition * sub_partitions as u64 / warps_per_block;
+    (sat(limit), regs_per_warp, None)
+}
+
+/// Resident blocks per SM for `kernel` launched as `launch` on `arch`: what
+/// `cuOccupancyMaxActiveBlocksPerMultiprocessor` answers (and `cudaOccMaxActiveBlocksPerMultiprocessor`
+/// of `cuda_occupancy.h`, limiters included).
+///
+/// A launch that cannot run (block too large, too many registers, too much shared memory,
+/// dynamic shared memory over the opt-in) is not an error: it is an [`Occupancy`] with 0
+/// blocks and a [`ZeroReason`], as the driver answers 0.
+///
+/// # Errors
+///
+/// [`OccupancyError::EmptyBlock`], [`OccupancyError::CarveoutOutOfRange`],
+/// [`OccupancyError::OptInOverLimit`]: input the driver's API refuses.
+pub const fn occupancy(
+    arch: &Arch,
+    kernel: &Kernel,
+    launch: &Launch,
+) -> Result<Occupancy, OccupancyError> {
+    let block = launch.block;
+    if block.x == 0 || block.y == 0 || block.z == 0 {
+        return Err(OccupancyError::EmptyBlock { block });
+    }
+    if let Err(e) = check_kernel(arch, kernel) {
+        return Err(e);
+    }
+    let mut zero_reason: Option<ZeroReason> = None;
+    let threads = block.threads();
+    let warps_per_block = div_ceil(threads, arch.warp_size as u64);
+    let max_warps = arch.max_warps_per_sm();
+
+    // 1. Warps (and the block-size limits).
+    let thread_limit = match kernel.max_threads_per_block {
+        Some(t) => min(t, arch.max_threads_per_block),
+        None => arch.max_threads_per_block,
+    };
+    let warps = if threads > thread_limit as u64 {
+        zero_reason = Some(ZeroReason::BlockTooLarge {
+            threads,
+            limit: thread_limit,
+        });
+        0
+    } else if block.z > arch.max_block_dim_z {
+        zero_reason = Some(ZeroReason::BlockDimZTooLarge {
+            z: block.z,
+            limit: arch.max_block_dim_z,
+        });
+        0
+    } else {
+        sat(max_warps as u64 / warps_per_block)
+    };
+
+    // 2. Blocks.
+    let blocks = arch.max_blocks_per_sm;
+
+    // 3. Registers.
+    let (mut registers, regs_per_warp, reg_reason) = register_limit(
+        arch,
+        kernel.registers_per_thread,
+        warps_per_block,
+        arch.sub_partitions,
+    );
+    if registers > 0 && arch.register_recheck_sub_partitions > 0 {
+        let (recheck, _, recheck_reason) = register_limit(
+            arch,
+            kernel.registers_per_thread,
+            warps_per_block,
+            arch.register_recheck_sub_partitions,
+        );
+        if recheck == 0 {
+            registers = 0;
+            if zero_reason.is_none() {
+                zero_reason = recheck_reason;
+            }
+        }
+    }
+    if zero_reason.is_none() {
+        zero_reason = reg_reason;
+    }
+
+    // 4. Shared memory.
+    let reserved = arch.reserved_smem_per_block_bytes as u64;
+    let smem_needed = kernel.static_smem_bytes as u64 + reserved + launch.dynamic_smem_bytes as u64;
+    let smem_per_block = round_up(smem_needed, arch.smem_alloc_granularity_bytes as u64);
+    let (limit_per_block, opted_in) = smem_limit_per_block(arch, kernel);
+    let preferred = preferred_smem_per_sm(arch, kernel.carveout);
+    let mut smem_per_sm = preferred;
+    let shared_memory = match kernel.max_dynamic_smem_bytes {
+        Some(max_bytes) if launch.dynamic_smem_bytes > max_bytes => {
+            if zero_reason.is_none() {
+                zero_reason = Some(ZeroReason::DynamicSmemOverOptIn {
+                    dynamic_bytes: launch.dynamic_smem_bytes,
+                    max_bytes,
+                });
+            }
+            0
+        }
+        _ if smem_per_block > limit_per_block as u64 => {
+            if zero_reason.is_none() {
+                zero_reason = Some(ZeroReason::SmemPerBlock {
+                    allocated_bytes: smem_per_block,
+                    limit_bytes: limit_per_block,
+                    opted_in,
+                });
+            }
+            0
+        }
+        _ => {
+            if (preferred as u64) < smem_per_block {
+                // The carveout grows to the smallest size that holds one block.
+                smem_per_sm = match arch.carveout_for(smem_per_block as u32) {
+                    Some(bytes) => bytes,
+                    None => arch.smem_per_sm_bytes,
+                };
+            }
+            if smem_per_block == 0 {
+                UNLIMITED
+            } else {
+                sat(smem_per_sm as u64 / smem_per_block)
+            }
+        }
+    };
+
+    // 5. Barriers (cc 9.0+).
+    let barriers = if arch.barriers_per_sm > 0 && kernel.barriers > 0 {
+        let limit = arch.barriers_per_sm / kernel.barriers;
+        if limit == 0 && zero_reason.is_none() {
+            zero_reason = Some(ZeroReason::Barriers {
+                barriers: kernel.barriers,
+                available: arch.barriers_per_sm,
+            });
+        }
+        limit
+    } else {
+        UNLIMITED
+    };
+
+    let limits = BlockLimits {
+        warps,
+        registers,
+        shared_memory,
+        blocks,
+        barriers,
+    };
+    let before_barriers = min(min(warps, registers), min(shared_memory, blocks));
+    let blocks_per_sm = limits.min();
+    let mut limiters = Limiters::EMPTY;
+    if warps == before_barriers {
+        limiters = limiters.with(Resource::Warps);
+    }
+    if registers == before_barriers {
+        limiters = limiters.with(Resource::Registers);
+    }
+    if shared_memory == before_barriers {
+        limiters = limiters.with(Resource::SharedMemory);
+    }
+    if blocks == before_barriers {
+        limiters = limiters.with(Resource::Blocks);
+    }
+    if barriers == blocks_per_sm {
+        limiters = limiters.with(Resource::Barriers);
+    }
+    if blocks_per_sm > 0 {
+        zero_reason = None;
+    }
+    Ok(Occupancy {
+        blocks_per_sm,
+        threads_per_block: sat(threads),
+        warps_per_block: sat(warps_per_block),
+        max_warps_per_sm: max_warps,
+        limits,
+        limiters,
+        registers_per_warp: sat(regs_per_warp),
+        registers_per_block: sat(regs_per_warp * warps_per_block),
+        smem_per_block_bytes: sat(smem_per_block),
+        smem_per_sm_bytes: smem_per_sm,
+        zero_reason,
+    })
+}
+
+/// The block size with the highest occupancy, what `cuOccupancyMaxPotentialBlockSize` and
+/// `cudaOccMaxPotentialOccupancyBlockSize` answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PotentialBlockSize {
+    /// Threads per block (1-D).
+    pub block_size: u32,
+    /// Resident blocks per SM at that block size.
+    pub blocks_per_sm: u32,
+    /// The smallest grid that fills every SM once: blocks per SM x SM count.
+    pub min_grid_size: u32,
+}
+
+/// The block size that maximises resident threads per SM, searching multiples of 32 from the
+/// largest allowed size (device or launch-bounds limit) down, keeping the largest block on
+/// ties and stopping once occupancy reaches 100%; the same search as the driver's
+/// `cuOccupancyMaxPotentialBlockSize`. `dynamic_smem(block_size)` gives the dynamic shared
+/// memory per block, bytes, for each candidate (`|_| 0` for none).
+///
+/// # Errors
+///
+/// As [`occupancy`]. A kernel that fits at no block size gives `block_size` 0.
+pub fn max_potential_block_size(
+    arch: &Arch,
+    kernel: &Kernel,
+    sm_count: u32,
+    dynamic_smem: impl Fn(u32) -> u32,
+) -> Result<PotentialBlockSize, OccupancyError> {
+    let limit = match kernel.max_threads_per_block {
+        Some(t) => min(t, arch.max_threads_per_block),
+        None => arch.max_threads_per_block,
+    };
+    let granularity = arch.warp_size;
+    let mut best = PotentialBlockSize {
+        block_size: 0,
+        blocks_per_sm: 0,
+        min_grid_size: 0,
+    };
+    let mut best_threads = 0u32;
+    let mut aligned = limit.div_ceil(granularity) * granularity;
+    while aligned > 0 {
+        let block_size = min(limit, aligned);
+        let launch =
+            Launch::new(BlockDim::linear(block_size)).with_dynamic_smem(dynamic_smem(block_size));
+        let occ = occupancy(arch, kernel, &launch)?;
+        let threads = occ.active_threads_per_sm();
+        if threads > best_threads {
+            best_threads = threads;
+            best = PotentialBlockSize {
+                block_size,
+                blocks_per_sm: occ.blocks_per_sm,
+                min_grid_size: occ.blocks_per_sm.saturating_mul(sm_count),
+            };
+        }
+        if best_threads == arch.max_threads_per_sm {
+            break;
+        }
+        aligned -= granularity;
+    }
+    Ok(best)
+}
+
+/// The most dynamic shared memory per block, bytes, with which `blocks_per_sm` blocks of
+/// `block` threads are still resident together: the value a launch can really use.
+///
+/// `cuOccupancyAvailableDynamicSMemPerBlock` on the H200 (driver 580) answers 1 KiB more
+/// than this whenever `blocks_per_sm` >= 2: it does not subtract the 1 KiB reserved per
+/// block, and a launch with its answer fits one block fewer. This function answers what
+/// launches (as `cuda_occupancy.h` of CUDA 13.x does), found as the largest value for which
+/// [`occupancy`] still gives `blocks_per_sm`, capped by the function's dynamic limit (the
+/// opt-in, or 48 KiB minus static).
+///
+/// # Errors
+///
+/// As [`occupancy`]; [`OccupancyError::NoBlocksWanted`] for 0 blocks;
+/// [`OccupancyError::BlocksDoNotFit`] when even no dynamic shared memory gives fewer blocks.
+pub const fn available_dynamic_smem(
+    arch: &Arch,
+    kernel: &Kernel,
+    block: BlockDim,
+    blocks_per_sm: u32,
+) -> Result<u32, OccupancyError> {
+    if blocks_per_sm == 0 {
+        return Err(OccupancyError::NoBlocksWanted);
+    }
+    match occupancy(arch, kernel, &Launch::new(block)) {
+        Ok(occ) if occ.blocks_per_sm < blocks_per_sm => {
+            return Err(OccupancyError::BlocksDoNotFit {
+                wanted: blocks_per_sm,
+                possible: occ.blocks_per_sm,
+            });
+        }
+        Ok(_) => {}
+        Err(e) => return Err(e),
+    }
+    let max_dynamic = match kernel.max_dynamic_smem_bytes {
+        Some(bytes) => bytes,
+        None => arch
+            .smem_per_block_default_bytes
+            .saturating_sub(kernel.static_smem_bytes),
+    };
+    // Largest `bytes` in 0..=max_dynamic with fits(bytes); fits is monotone and fits(0) holds.
+    let (mut lo, mut hi) = (0u32, max_dynamic);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        match fits(arch, kernel, block, mid, blocks_per_sm) {
+            Ok(true) => lo = mid,
+            Ok(false) => hi = mid - 1,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(lo)
+}
+
+/// Whether `blocks_per_sm` blocks fit with `dynamic_bytes` of dynamic shared memory each.
+const fn fits(
+    arch: &Arch,
+    kernel: &Kernel,
+    block: BlockDim,
+    dynamic_bytes: u32,
+    blocks_per_sm: u32,
+) -> Result<bool, OccupancyError> {
+    match occupancy(
+        arch,
+        kernel,
+        &Launch::new(block).with_dynamic_smem(dynamic_bytes),
+    ) {
+        Ok(occ) => Ok(occ.blocks_per_sm >= blocks_per_sm),
+        Err(e) => Err(e),
+    }
+}

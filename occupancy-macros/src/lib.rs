@@ -1,0 +1,1 @@
+//! The `#[occupancy::check]` attribute (in progress).

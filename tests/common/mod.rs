@@ -1,0 +1,69 @@
+//! Shared helpers for the engine tests: reading the recorded data in `tests/data/`.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use occupancy::arch::{ARCHS, Arch};
+
+/// `tests/data/<rel>`.
+pub fn data(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel)
+}
+
+/// One TSV row, by column name.
+pub struct Row(pub HashMap<String, String>);
+
+impl Row {
+    pub fn str(&self, key: &str) -> &str {
+        self.0
+            .get(key)
+            .unwrap_or_else(|| panic!("column {key} missing"))
+            .as_str()
+    }
+    pub fn int(&self, key: &str) -> i64 {
+        let v = self.str(key);
+        v.parse()
+            .unwrap_or_else(|_| panic!("column {key}: {v:?} is not an integer"))
+    }
+    pub fn u32(&self, key: &str) -> u32 {
+        u32::try_from(self.int(key)).unwrap_or_else(|_| panic!("column {key} out of u32 range"))
+    }
+}
+
+/// Rows of a TSV file whose first non-comment line is the header.
+pub fn tsv(text: &str) -> Vec<Row> {
+    let mut lines = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty());
+    let header: Vec<&str> = lines.next().expect("header").split('\t').collect();
+    lines
+        .map(|line| {
+            let cells = line.split('\t').map(str::to_owned);
+            Row(header.iter().map(|h| h.to_string()).zip(cells).collect())
+        })
+        .collect()
+}
+
+pub fn read_tsv(rel: &str) -> Vec<Row> {
+    tsv(&std::fs::read_to_string(data(rel)).unwrap())
+}
+
+/// The arch row for `sm_XY`.
+pub fn arch(sm: &str) -> &'static Arch {
+    ARCHS
+        .iter()
+        .find(|a| a.sm == sm)
+        .unwrap_or_else(|| panic!("no arch {sm}"))
+}
+
+/// Barriers per block from an H200 probe kernel name `n<N>_s<S>_b<B>_r<R>`.
+pub fn barriers_of(kernel: &str) -> u32 {
+    let b = kernel
+        .split('_')
+        .find_map(|p| p.strip_prefix('b'))
+        .expect("b<B> in kernel name");
+    b.parse().unwrap()
+}
