@@ -12,9 +12,10 @@
 //!    than the device or the function allows.
 //! 2. **blocks**: the architecture's maximum resident blocks per SM.
 //! 3. **registers**: a warp's registers are rounded up to 256; the register file is split in
-//!    sub-partitions that hold whole warps: `(regs_per_sm / sub_partitions / regs_per_warp)
-//!    * sub_partitions / warps_per_block`. 0 if the block's warps, rounded up to the
-//!    sub-partitions, need more than the per-block register limit.
+//!    sub-partitions that hold whole warps:
+//!    `(regs_per_sm / sub_partitions / regs_per_warp) * sub_partitions / warps_per_block`;
+//!    0 if the block's warps, rounded up to the sub-partitions, need more than the
+//!    per-block register limit.
 //! 4. **shared memory**: static + dynamic + the driver's reserved bytes, rounded to the
 //!    allocation granularity, into the carveout in effect (the preference snapped up to a
 //!    supported size, grown to fit one block if needed).
@@ -396,6 +397,65 @@ pub enum ZeroReason {
     },
 }
 
+impl fmt::Display for ZeroReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::BlockTooLarge { threads, limit } => {
+                write!(f, "{threads} threads per block exceed the limit of {limit}")
+            }
+            Self::BlockDimZTooLarge { z, limit } => {
+                write!(f, "block z dimension {z} exceeds the limit of {limit}")
+            }
+            Self::RegistersPerThread { registers, limit } => {
+                write!(
+                    f,
+                    "{registers} registers per thread exceed the limit of {limit}"
+                )
+            }
+            Self::RegistersPerBlock { registers, limit } => write!(
+                f,
+                "the block needs {registers} registers (warps rounded up to the register-file \
+                 sub-partitions), over the {limit} per block"
+            ),
+            Self::DynamicSmemOverOptIn {
+                dynamic_bytes,
+                max_bytes,
+            } => write!(
+                f,
+                "{dynamic_bytes} B of dynamic shared memory exceed the function's maximum of \
+                 {max_bytes} B (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)"
+            ),
+            Self::SmemPerBlock {
+                allocated_bytes,
+                limit_bytes,
+                opted_in: false,
+            } => write!(
+                f,
+                "{allocated_bytes} B of shared memory per block (reserved included) exceed the \
+                 {limit_bytes} B allowed without the dynamic shared memory opt-in"
+            ),
+            Self::SmemPerBlock {
+                allocated_bytes,
+                limit_bytes,
+                opted_in: true,
+            } => write!(
+                f,
+                "{allocated_bytes} B of shared memory per block (reserved included) exceed the \
+                 {limit_bytes} B per-block maximum"
+            ),
+            Self::Barriers {
+                barriers,
+                available,
+            } => {
+                write!(
+                    f,
+                    "{barriers} barriers per block exceed the {available} per SM"
+                )
+            }
+        }
+    }
+}
+
 /// Input the calculator refuses, as the driver's API would.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OccupancyError {
@@ -418,6 +478,8 @@ pub enum OccupancyError {
         /// The most the function may opt in to: per-block opt-in limit minus static, bytes.
         limit_bytes: u32,
     },
+    /// The function's max threads per block is 0 (no launch bounds give that).
+    ZeroMaxThreadsPerBlock,
     /// Available dynamic shared memory was asked for 0 resident blocks.
     NoBlocksWanted,
     /// Available dynamic shared memory was asked for more resident blocks than fit even
@@ -448,6 +510,9 @@ impl fmt::Display for OccupancyError {
                 "opt-in of {requested_bytes} bytes of dynamic shared memory exceeds the \
                  {limit_bytes} bytes this architecture allows beside the static shared memory"
             ),
+            Self::ZeroMaxThreadsPerBlock => {
+                f.write_str("the function's max threads per block is 0")
+            }
             Self::NoBlocksWanted => f.write_str("0 resident blocks asked for"),
             Self::BlocksDoNotFit { wanted, possible } => write!(
                 f,
@@ -551,6 +616,9 @@ const fn sat(x: u64) -> u32 {
 
 /// Checks the function attributes alone: the carveout and the opt-in.
 const fn check_kernel(arch: &Arch, kernel: &Kernel) -> Result<(), OccupancyError> {
+    if let Some(0) = kernel.max_threads_per_block {
+        return Err(OccupancyError::ZeroMaxThreadsPerBlock);
+    }
     if let Carveout::Percent(p) = kernel.carveout
         && p > 100
     {
@@ -655,7 +723,8 @@ const fn register_limit(
 /// # Errors
 ///
 /// [`OccupancyError::EmptyBlock`], [`OccupancyError::CarveoutOutOfRange`],
-/// [`OccupancyError::OptInOverLimit`]: input the driver's API refuses.
+/// [`OccupancyError::OptInOverLimit`], [`OccupancyError::ZeroMaxThreadsPerBlock`]: input
+/// the driver's API refuses.
 pub const fn occupancy(
     arch: &Arch,
     kernel: &Kernel,
@@ -757,10 +826,9 @@ pub const fn occupancy(
                     None => arch.smem_per_sm_bytes,
                 };
             }
-            if smem_per_block == 0 {
-                UNLIMITED
-            } else {
-                sat(smem_per_sm as u64 / smem_per_block)
+            match (smem_per_sm as u64).checked_div(smem_per_block) {
+                Some(blocks) => sat(blocks),
+                None => UNLIMITED,
             }
         }
     };
@@ -849,6 +917,7 @@ pub fn max_potential_block_size(
     sm_count: u32,
     dynamic_smem: impl Fn(u32) -> u32,
 ) -> Result<PotentialBlockSize, OccupancyError> {
+    check_kernel(arch, kernel)?;
     let limit = match kernel.max_threads_per_block {
         Some(t) => min(t, arch.max_threads_per_block),
         None => arch.max_threads_per_block,
