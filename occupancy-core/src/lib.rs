@@ -3,6 +3,8 @@
 //!
 //! - [`arch`]: per-compute-capability limits and named GPUs, each value with its source.
 //! - [`occupancy`]: the calculator (`const fn`, no allocation, no I/O).
+//! - [`analysis`]: granularity analysis: the allocation step a configuration wastes and the
+//!   smallest change that gains one, waves and tails, best block sizes.
 //!
 //! ```
 //! use occupancy_core::arch::SM_80;
@@ -17,5 +19,6 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod analysis;
 pub mod arch;
 pub mod occupancy;
