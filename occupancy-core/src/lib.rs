@@ -3,6 +3,7 @@
 //!
 //! - [`arch`]: per-compute-capability limits and named GPUs, each value with its source.
 //! - [`occupancy`]: the calculator (`const fn`, no allocation, no I/O).
+//! - `device` (feature `cudarc`): a live GPU's limits and a run-time engine-vs-driver check.
 //! - [`analysis`]: granularity analysis: the allocation step a configuration wastes and the
 //!   smallest change that gains one, waves and tails, best block sizes.
 //!
@@ -21,4 +22,6 @@
 
 pub mod analysis;
 pub mod arch;
+#[cfg(feature = "cudarc")]
+pub mod device;
 pub mod occupancy;
