@@ -6,6 +6,7 @@
 //! - `device` (feature `cudarc`): a live GPU's limits and a run-time engine-vs-driver check.
 //! - [`analysis`]: granularity analysis: the allocation step a configuration wastes and the
 //!   smallest change that gains one, waves and tails, best block sizes.
+//! - [`cluster`]: thread-block-cluster occupancy on cc 9.0+ (`cuOccupancyMaxActiveClusters`).
 //!
 //! ```
 //! use occupancy_core::arch::SM_80;
@@ -22,6 +23,7 @@
 
 pub mod analysis;
 pub mod arch;
+pub mod cluster;
 #[cfg(feature = "cudarc")]
 pub mod device;
 pub mod occupancy;
