@@ -160,3 +160,54 @@ fn bounds_without_the_skyline_contain_every_recorded_answer() {
     // layout.
     assert_eq!(die_exact, 540 * 2 + 4 * 16);
 }
+
+/// The first number after `marker` in `text`.
+fn number_after(text: &str, marker: &str) -> u32 {
+    let rest = &text[text
+        .find(marker)
+        .unwrap_or_else(|| panic!("{marker:?} in {text:?}"))
+        + marker.len()..];
+    let digits: String = rest
+        .trim_start()
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().unwrap()
+}
+
+#[test]
+fn field_case_28_h100_sxm_clusters_of_4_8_16() {
+    let row = read_tsv("field-cases.tsv")
+        .into_iter()
+        .find(|r| r.str("id") == "28")
+        .expect("field case 28");
+    assert_eq!(row.str("cc"), "9.0");
+    let dynamic = row.u32("dyn_smem_B");
+    let kernel = Kernel::new(32).with_opt_in(dynamic);
+    let launch = Launch::new(BlockDim::linear(row.u32("block_threads"))).with_dynamic_smem(dynamic);
+    let expected = [
+        (
+            row.u32("cluster_size"),
+            number_after(row.str("correct_blocks_per_sm"), ";"),
+        ),
+        (8, number_after(row.str("notes"), "cluster 8 ->")),
+        (16, number_after(row.str("notes"), "16 ->")),
+    ];
+    assert_eq!(expected, [(4, 30), (8, 15), (16, 7)]);
+    for topology in [
+        Topology::of_gpu(gpu("H100 80GB HBM3")),
+        Topology::of_gpu(gpu("H200")),
+    ] {
+        for (size, clusters) in expected {
+            let cluster = Cluster::linear(size).allow_non_portable();
+            let got = max_active_clusters(&SM_90, &topology, &kernel, &launch, &cluster).unwrap();
+            assert_eq!(got.occupancy.blocks_per_sm, 1);
+            assert_eq!(got.max_active_clusters.model(), Some(clusters), "{size}");
+            assert!(got.max_active_clusters.contains(clusters));
+        }
+    }
+    // "16 needs the non-portable attribute".
+    let h100 = Topology::of_gpu(gpu("H100 80GB HBM3"));
+    let portable_only = Cluster::linear(16);
+    assert!(max_active_clusters(&SM_90, &h100, &kernel, &launch, &portable_only).is_err());
+}

@@ -3,6 +3,22 @@
 //!
 //! Pure integer arithmetic, `const fn`, no allocation, no I/O.
 //!
+//! ```
+//! use occupancy_core::arch::Target;
+//! use occupancy_core::cluster::{Cluster, ClusterCount, Topology, max_active_clusters};
+//! use occupancy_core::occupancy::{BlockDim, Kernel, Launch};
+//!
+//! // One 256-thread block per SM (224 KiB of dynamic shared memory), clusters of 8.
+//! let h200 = Target::parse("H200").unwrap();
+//! let topology = Topology::of_target(&h200).unwrap();
+//! let kernel = Kernel::new(32).with_opt_in(229_376);
+//! let launch = Launch::new(BlockDim::linear(256)).with_dynamic_smem(229_376);
+//! let r = max_active_clusters(h200.arch, &topology, &kernel, &launch, &Cluster::linear(8))
+//!     .unwrap();
+//! // 15 clusters = 120 blocks: 12 of the 132 SMs stay idle.
+//! assert_eq!(r.max_active_clusters, ClusterCount::Exact(15));
+//! ```
+//!
 //! # The model
 //!
 //! 1. **Blocks per SM.** `b` = the plain occupancy of the kernel and launch
@@ -57,9 +73,11 @@
 //!   that the portable cluster size (8) always fits one virtual GPC. The cluster cap of
 //!   8 blocks per SM is measured on cc 9.0 only: elsewhere the upper bound uses the
 //!   uncapped `b` and the lower bound assumes the cap is no lower than 8.
-//! - Only the cluster size matters in the model; the shape (`4 x 2` against `8 x 1`) was
-//!   not varied in the recording, nor were blocks per SM of 6 or 9..=15 below the cap.
-//!   `scripts/gpu/cluster_probe.py` records those on a GPU.
+//! - Only the cluster size matters in the model. The recording varied neither the shape
+//!   (`4 x 2` against `8 x 1`) nor the cluster scheduling policy attribute, and holds no
+//!   launch at 6 blocks per SM (it holds 0 to 5, 7, 8, and 10 to 32 before the cap), nor
+//!   cluster sizes 5, 6, 7 and 9 to 15. `scripts/gpu/cluster_probe.py` records all of
+//!   those, real co-residency of the answered cluster count, and the SM grouping.
 
 use core::fmt;
 
