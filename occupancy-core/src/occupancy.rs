@@ -597,10 +597,27 @@ const fn min(a: u32, b: u32) -> u32 {
     if a < b { a } else { b }
 }
 
-const fn div_ceil(x: u64, y: u64) -> u64 {
-    x.div_ceil(y)
+/// `x / y` for `y > 0`, with a 32-bit division when both fit (several times faster than a
+/// 64-bit one on common x86-64 cores); every divisor in the model is small.
+const fn div(x: u64, y: u64) -> u64 {
+    if (x | y) >> 32 == 0 {
+        (x as u32 / y as u32) as u64
+    } else {
+        x / y
+    }
 }
 
+/// `ceil(x / y)` for `y > 0`; a shift when `y` is a power of two (warp size, allocation units
+/// and sub-partition counts all are).
+const fn div_ceil(x: u64, y: u64) -> u64 {
+    if y.is_power_of_two() {
+        (x >> y.trailing_zeros()) + (x & (y - 1) != 0) as u64
+    } else {
+        div(x + (y - 1), y)
+    }
+}
+
+/// `x` rounded up to a multiple of `y > 0`.
 const fn round_up(x: u64, y: u64) -> u64 {
     div_ceil(x, y) * y
 }
@@ -645,7 +662,8 @@ const fn preferred_smem_per_sm(arch: &Arch, carveout: Carveout) -> u32 {
         return arch.smem_per_sm_bytes;
     }
     let wanted = match carveout {
-        Carveout::Default => arch.smem_per_sm_bytes,
+        // The largest carveout is the SM's shared memory (an invariant the tests check).
+        Carveout::Default => return arch.smem_per_sm_bytes,
         Carveout::Percent(p) => (p as u64 * arch.smem_per_sm_bytes as u64 / 100) as u32,
     };
     match arch.carveout_for(wanted) {
@@ -707,8 +725,14 @@ const fn register_limit(
     if regs_per_warp == 0 {
         return (UNLIMITED, 0, None);
     }
-    let warps_per_sub_partition = (arch.regs_per_sm / sub_partitions) as u64 / regs_per_warp;
-    let limit = warps_per_sub_partition * sub_partitions as u64 / warps_per_block;
+    let warps_per_sub_partition = div(
+        div(arch.regs_per_sm as u64, sub_partitions as u64),
+        regs_per_warp,
+    );
+    let limit = div(
+        warps_per_sub_partition * sub_partitions as u64,
+        warps_per_block,
+    );
     (sat(limit), regs_per_warp, None)
 }
 
@@ -760,7 +784,7 @@ pub const fn occupancy(
         });
         0
     } else {
-        sat(max_warps as u64 / warps_per_block)
+        sat(div(max_warps as u64, warps_per_block))
     };
 
     // 2. Blocks.
@@ -826,16 +850,17 @@ pub const fn occupancy(
                     None => arch.smem_per_sm_bytes,
                 };
             }
-            match (smem_per_sm as u64).checked_div(smem_per_block) {
-                Some(blocks) => sat(blocks),
-                None => UNLIMITED,
+            if smem_per_block == 0 {
+                UNLIMITED
+            } else {
+                sat(div(smem_per_sm as u64, smem_per_block))
             }
         }
     };
 
     // 5. Barriers (cc 9.0+).
     let barriers = if arch.barriers_per_sm > 0 && kernel.barriers > 0 {
-        let limit = arch.barriers_per_sm / kernel.barriers;
+        let limit = div(arch.barriers_per_sm as u64, kernel.barriers as u64) as u32;
         if limit == 0 && zero_reason.is_none() {
             zero_reason = Some(ZeroReason::Barriers {
                 barriers: kernel.barriers,
