@@ -328,13 +328,6 @@ impl BlockLimits {
             Resource::Barriers => self.barriers,
         }
     }
-
-    const fn min(&self) -> u32 {
-        let mut m = min(self.warps, self.registers);
-        m = min(m, self.shared_memory);
-        m = min(m, self.blocks);
-        min(m, self.barriers)
-    }
 }
 
 /// Why no block fits on an SM: the launch would fail.
@@ -597,18 +590,47 @@ const fn min(a: u32, b: u32) -> u32 {
     if a < b { a } else { b }
 }
 
-/// `x / y` for `y > 0`, with a 32-bit division when both fit (several times faster than a
-/// 64-bit one on common x86-64 cores); every divisor in the model is small.
+/// Divisors below this use [`RECIPROCALS`] instead of a hardware division.
+const RECIPROCAL_DIVISORS: usize = 2048;
+
+/// `RECIPROCALS[d] = ceil(2^40 / d)`: `floor(x / d) = (x * RECIPROCALS[d]) >> 40` exactly for
+/// every `x < 2^20` and `0 < d < 2^20` (the rounding error, below `x / 2^40 < 2^-20`, never
+/// reaches the next integer because `x / d` is at least `1/d > 2^-20` below it). Every
+/// division in the model has small operands; a multiply replaces a 10 to 40 cycle divide.
+static RECIPROCALS: [u64; RECIPROCAL_DIVISORS] = {
+    let mut table = [0u64; RECIPROCAL_DIVISORS];
+    let mut d = 1;
+    while d < RECIPROCAL_DIVISORS {
+        table[d] = (1u64 << 40).div_ceil(d as u64);
+        d += 1;
+    }
+    table
+};
+
+/// `x / y` for `y > 0`: a multiplication by a tabulated reciprocal when the operands are
+/// small (always, for real configurations), a hardware division otherwise.
+#[inline(always)]
 const fn div(x: u64, y: u64) -> u64 {
-    if (x | y) >> 32 == 0 {
-        (x as u32 / y as u32) as u64
+    if x < (1 << 20) && y < RECIPROCAL_DIVISORS as u64 {
+        (x * RECIPROCALS[y as usize]) >> 40
     } else {
         x / y
     }
 }
 
+/// `x / y` for `y > 0`; a shift when `y` is a power of two.
+#[inline(always)]
+const fn div_floor(x: u64, y: u64) -> u64 {
+    if y.is_power_of_two() {
+        x >> y.trailing_zeros()
+    } else {
+        div(x, y)
+    }
+}
+
 /// `ceil(x / y)` for `y > 0`; a shift when `y` is a power of two (warp size, allocation units
 /// and sub-partition counts all are).
+#[inline(always)]
 const fn div_ceil(x: u64, y: u64) -> u64 {
     if y.is_power_of_two() {
         (x >> y.trailing_zeros()) + (x & (y - 1) != 0) as u64
@@ -618,6 +640,7 @@ const fn div_ceil(x: u64, y: u64) -> u64 {
 }
 
 /// `x` rounded up to a multiple of `y > 0`.
+#[inline(always)]
 const fn round_up(x: u64, y: u64) -> u64 {
     div_ceil(x, y) * y
 }
@@ -632,6 +655,7 @@ const fn sat(x: u64) -> u32 {
 }
 
 /// Checks the function attributes alone: the carveout and the opt-in.
+#[inline(always)]
 const fn check_kernel(arch: &Arch, kernel: &Kernel) -> Result<(), OccupancyError> {
     if let Some(0) = kernel.max_threads_per_block {
         return Err(OccupancyError::ZeroMaxThreadsPerBlock);
@@ -657,6 +681,7 @@ const fn check_kernel(arch: &Arch, kernel: &Kernel) -> Result<(), OccupancyError
 
 /// The carveout preference in bytes, snapped up to a supported size (cc 7.0+), or the fixed
 /// shared memory per SM (before 7.0).
+#[inline(always)]
 const fn preferred_smem_per_sm(arch: &Arch, carveout: Carveout) -> u32 {
     if !arch.has_carveout() {
         return arch.smem_per_sm_bytes;
@@ -676,6 +701,7 @@ const fn preferred_smem_per_sm(arch: &Arch, carveout: Carveout) -> u32 {
 /// The per-block shared memory limit (reserved bytes included) and whether it is the
 /// opt-in one. Follows the driver: the opt-in limit applies once the function's static +
 /// reserved + max dynamic exceeds the 48 KiB default.
+#[inline(always)]
 const fn smem_limit_per_block(arch: &Arch, kernel: &Kernel) -> (u32, bool) {
     let reserved = arch.reserved_smem_per_block_bytes as u64;
     let opted_in = match kernel.max_dynamic_smem_bytes {
@@ -693,47 +719,176 @@ const fn smem_limit_per_block(arch: &Arch, kernel: &Kernel) -> (u32, bool) {
     (base + arch.reserved_smem_per_block_bytes, opted_in)
 }
 
-/// The register limit, the registers per warp and a zero reason.
+/// Registers allocated per warp: `registers_per_thread * 32` rounded up to the allocation
+/// unit.
+#[inline(always)]
+const fn regs_per_warp(arch: &Arch, registers_per_thread: u32) -> u64 {
+    round_up(
+        registers_per_thread as u64 * arch.warp_size as u64,
+        arch.reg_alloc_unit_per_warp as u64,
+    )
+}
+
+/// Registers one block needs for the per-block check: registers per warp x warps rounded up
+/// to the sub-partition count.
+#[inline(always)]
+const fn regs_assumed_per_block(
+    arch: &Arch,
+    registers_per_thread: u32,
+    warps_per_block: u64,
+    sub_partitions: u32,
+) -> u64 {
+    regs_per_warp(arch, registers_per_thread) * round_up(warps_per_block, sub_partitions as u64)
+}
+
+/// The register limit on resident blocks with `sub_partitions` register-file sub-partitions.
+#[inline(always)]
 const fn register_limit(
     arch: &Arch,
     registers_per_thread: u32,
     warps_per_block: u64,
     sub_partitions: u32,
-) -> (u32, u64, Option<ZeroReason>) {
-    let regs_per_warp = round_up(
-        registers_per_thread as u64 * arch.warp_size as u64,
-        arch.reg_alloc_unit_per_warp as u64,
-    );
-    let regs_per_block = regs_per_warp * warps_per_block;
-    let regs_assumed = regs_per_warp * round_up(warps_per_block, sub_partitions as u64);
+) -> u32 {
     if registers_per_thread > arch.max_regs_per_thread {
-        let reason = ZeroReason::RegistersPerThread {
-            registers: registers_per_thread,
-            limit: arch.max_regs_per_thread,
-        };
-        return (0, regs_per_warp, Some(reason));
+        return 0;
     }
-    if regs_assumed > arch.max_regs_per_block as u64
-        || regs_per_block > arch.max_regs_per_block as u64
+    let per_warp = regs_per_warp(arch, registers_per_thread);
+    // The assumed registers bound the plain per-block count (rounding only adds warps).
+    if regs_assumed_per_block(arch, registers_per_thread, warps_per_block, sub_partitions)
+        > arch.max_regs_per_block as u64
     {
-        let reason = ZeroReason::RegistersPerBlock {
-            registers: regs_assumed,
-            limit: arch.max_regs_per_block,
-        };
-        return (0, regs_per_warp, Some(reason));
+        return 0;
     }
-    if regs_per_warp == 0 {
-        return (UNLIMITED, 0, None);
+    if per_warp == 0 {
+        return UNLIMITED;
     }
     let warps_per_sub_partition = div(
         div(arch.regs_per_sm as u64, sub_partitions as u64),
-        regs_per_warp,
+        per_warp,
     );
-    let limit = div(
+    sat(div(
         warps_per_sub_partition * sub_partitions as u64,
         warps_per_block,
-    );
-    (sat(limit), regs_per_warp, None)
+    ))
+}
+
+/// The shared-memory limit on resident blocks and the shared memory per SM in effect.
+#[inline(always)]
+const fn smem_limit(
+    arch: &Arch,
+    kernel: &Kernel,
+    launch: &Launch,
+    smem_per_block: u64,
+) -> (u32, u32) {
+    let preferred = preferred_smem_per_sm(arch, kernel.carveout);
+    if let Some(max_bytes) = kernel.max_dynamic_smem_bytes
+        && launch.dynamic_smem_bytes > max_bytes
+    {
+        return (0, preferred);
+    }
+    if smem_per_block > smem_limit_per_block(arch, kernel).0 as u64 {
+        return (0, preferred);
+    }
+    if smem_per_block == 0 {
+        return (UNLIMITED, preferred);
+    }
+    // The carveout grows to the smallest size that holds one block.
+    let smem_per_sm = if (preferred as u64) < smem_per_block {
+        match arch.carveout_for(smem_per_block as u32) {
+            Some(bytes) => bytes,
+            None => arch.smem_per_sm_bytes,
+        }
+    } else {
+        preferred
+    };
+    // Both are multiples of the granularity: divide in granules to keep the divisor small.
+    let granule = arch.smem_alloc_granularity_bytes as u64;
+    (
+        sat(div(
+            div_floor(smem_per_sm as u64, granule),
+            div_floor(smem_per_block, granule),
+        )),
+        smem_per_sm,
+    )
+}
+
+/// Why no block fits, for a result with 0 resident blocks: the first limit that is 0, in
+/// the order warps (block size), registers, shared memory, barriers.
+const fn explain_zero(
+    arch: &Arch,
+    kernel: &Kernel,
+    launch: &Launch,
+    limits: &BlockLimits,
+    smem_per_block: u64,
+) -> ZeroReason {
+    let block = launch.block;
+    let threads = block.threads();
+    let warps_per_block = div_ceil(threads, arch.warp_size as u64);
+    if limits.warps == 0 {
+        if block.z > arch.max_block_dim_z && threads <= thread_limit(arch, kernel) as u64 {
+            return ZeroReason::BlockDimZTooLarge {
+                z: block.z,
+                limit: arch.max_block_dim_z,
+            };
+        }
+        return ZeroReason::BlockTooLarge {
+            threads,
+            limit: thread_limit(arch, kernel),
+        };
+    }
+    if limits.registers == 0 {
+        let registers = kernel.registers_per_thread;
+        if registers > arch.max_regs_per_thread {
+            return ZeroReason::RegistersPerThread {
+                registers,
+                limit: arch.max_regs_per_thread,
+            };
+        }
+        let mut assumed =
+            regs_assumed_per_block(arch, registers, warps_per_block, arch.sub_partitions);
+        if assumed <= arch.max_regs_per_block as u64 {
+            // Only the GP10x re-check failed.
+            assumed = regs_assumed_per_block(
+                arch,
+                registers,
+                warps_per_block,
+                arch.register_recheck_sub_partitions,
+            );
+        }
+        return ZeroReason::RegistersPerBlock {
+            registers: assumed,
+            limit: arch.max_regs_per_block,
+        };
+    }
+    if limits.shared_memory == 0 {
+        if let Some(max_bytes) = kernel.max_dynamic_smem_bytes
+            && launch.dynamic_smem_bytes > max_bytes
+        {
+            return ZeroReason::DynamicSmemOverOptIn {
+                dynamic_bytes: launch.dynamic_smem_bytes,
+                max_bytes,
+            };
+        }
+        let (limit_bytes, opted_in) = smem_limit_per_block(arch, kernel);
+        return ZeroReason::SmemPerBlock {
+            allocated_bytes: smem_per_block,
+            limit_bytes,
+            opted_in,
+        };
+    }
+    ZeroReason::Barriers {
+        barriers: kernel.barriers,
+        available: arch.barriers_per_sm,
+    }
+}
+
+/// The smaller of the device's and the function's max threads per block.
+#[inline(always)]
+const fn thread_limit(arch: &Arch, kernel: &Kernel) -> u32 {
+    match kernel.max_threads_per_block {
+        Some(t) => min(t, arch.max_threads_per_block),
+        None => arch.max_threads_per_block,
+    }
 }
 
 /// Resident blocks per SM for `kernel` launched as `launch` on `arch`: what
@@ -761,27 +916,12 @@ pub const fn occupancy(
     if let Err(e) = check_kernel(arch, kernel) {
         return Err(e);
     }
-    let mut zero_reason: Option<ZeroReason> = None;
     let threads = block.threads();
     let warps_per_block = div_ceil(threads, arch.warp_size as u64);
-    let max_warps = arch.max_warps_per_sm();
+    let max_warps = div_floor(arch.max_threads_per_sm as u64, arch.warp_size as u64) as u32;
 
-    // 1. Warps (and the block-size limits).
-    let thread_limit = match kernel.max_threads_per_block {
-        Some(t) => min(t, arch.max_threads_per_block),
-        None => arch.max_threads_per_block,
-    };
-    let warps = if threads > thread_limit as u64 {
-        zero_reason = Some(ZeroReason::BlockTooLarge {
-            threads,
-            limit: thread_limit,
-        });
-        0
-    } else if block.z > arch.max_block_dim_z {
-        zero_reason = Some(ZeroReason::BlockDimZTooLarge {
-            z: block.z,
-            limit: arch.max_block_dim_z,
-        });
+    // 1. Warps (0 for a block over the thread or z-dimension limit).
+    let warps = if threads > thread_limit(arch, kernel) as u64 || block.z > arch.max_block_dim_z {
         0
     } else {
         sat(div(max_warps as u64, warps_per_block))
@@ -790,84 +930,35 @@ pub const fn occupancy(
     // 2. Blocks.
     let blocks = arch.max_blocks_per_sm;
 
-    // 3. Registers.
-    let (mut registers, regs_per_warp, reg_reason) = register_limit(
+    // 3. Registers (cc 6.0: also as if GP10x).
+    let mut registers = register_limit(
         arch,
         kernel.registers_per_thread,
         warps_per_block,
         arch.sub_partitions,
     );
-    if registers > 0 && arch.register_recheck_sub_partitions > 0 {
-        let (recheck, _, recheck_reason) = register_limit(
+    if registers > 0
+        && arch.register_recheck_sub_partitions > 0
+        && register_limit(
             arch,
             kernel.registers_per_thread,
             warps_per_block,
             arch.register_recheck_sub_partitions,
-        );
-        if recheck == 0 {
-            registers = 0;
-            if zero_reason.is_none() {
-                zero_reason = recheck_reason;
-            }
-        }
-    }
-    if zero_reason.is_none() {
-        zero_reason = reg_reason;
+        ) == 0
+    {
+        registers = 0;
     }
 
     // 4. Shared memory.
-    let reserved = arch.reserved_smem_per_block_bytes as u64;
-    let smem_needed = kernel.static_smem_bytes as u64 + reserved + launch.dynamic_smem_bytes as u64;
+    let smem_needed = kernel.static_smem_bytes as u64
+        + arch.reserved_smem_per_block_bytes as u64
+        + launch.dynamic_smem_bytes as u64;
     let smem_per_block = round_up(smem_needed, arch.smem_alloc_granularity_bytes as u64);
-    let (limit_per_block, opted_in) = smem_limit_per_block(arch, kernel);
-    let preferred = preferred_smem_per_sm(arch, kernel.carveout);
-    let mut smem_per_sm = preferred;
-    let shared_memory = match kernel.max_dynamic_smem_bytes {
-        Some(max_bytes) if launch.dynamic_smem_bytes > max_bytes => {
-            if zero_reason.is_none() {
-                zero_reason = Some(ZeroReason::DynamicSmemOverOptIn {
-                    dynamic_bytes: launch.dynamic_smem_bytes,
-                    max_bytes,
-                });
-            }
-            0
-        }
-        _ if smem_per_block > limit_per_block as u64 => {
-            if zero_reason.is_none() {
-                zero_reason = Some(ZeroReason::SmemPerBlock {
-                    allocated_bytes: smem_per_block,
-                    limit_bytes: limit_per_block,
-                    opted_in,
-                });
-            }
-            0
-        }
-        _ => {
-            if (preferred as u64) < smem_per_block {
-                // The carveout grows to the smallest size that holds one block.
-                smem_per_sm = match arch.carveout_for(smem_per_block as u32) {
-                    Some(bytes) => bytes,
-                    None => arch.smem_per_sm_bytes,
-                };
-            }
-            if smem_per_block == 0 {
-                UNLIMITED
-            } else {
-                sat(div(smem_per_sm as u64, smem_per_block))
-            }
-        }
-    };
+    let (shared_memory, smem_per_sm) = smem_limit(arch, kernel, launch, smem_per_block);
 
     // 5. Barriers (cc 9.0+).
     let barriers = if arch.barriers_per_sm > 0 && kernel.barriers > 0 {
-        let limit = div(arch.barriers_per_sm as u64, kernel.barriers as u64) as u32;
-        if limit == 0 && zero_reason.is_none() {
-            zero_reason = Some(ZeroReason::Barriers {
-                barriers: kernel.barriers,
-                available: arch.barriers_per_sm,
-            });
-        }
-        limit
+        div(arch.barriers_per_sm as u64, kernel.barriers as u64) as u32
     } else {
         UNLIMITED
     };
@@ -880,7 +971,7 @@ pub const fn occupancy(
         barriers,
     };
     let before_barriers = min(min(warps, registers), min(shared_memory, blocks));
-    let blocks_per_sm = limits.min();
+    let blocks_per_sm = min(before_barriers, barriers);
     let mut limiters = Limiters::EMPTY;
     if warps == before_barriers {
         limiters = limiters.with(Resource::Warps);
@@ -897,9 +988,7 @@ pub const fn occupancy(
     if barriers == blocks_per_sm {
         limiters = limiters.with(Resource::Barriers);
     }
-    if blocks_per_sm > 0 {
-        zero_reason = None;
-    }
+    let per_warp = regs_per_warp(arch, kernel.registers_per_thread);
     Ok(Occupancy {
         blocks_per_sm,
         threads_per_block: sat(threads),
@@ -907,11 +996,15 @@ pub const fn occupancy(
         max_warps_per_sm: max_warps,
         limits,
         limiters,
-        registers_per_warp: sat(regs_per_warp),
-        registers_per_block: sat(regs_per_warp * warps_per_block),
+        registers_per_warp: sat(per_warp),
+        registers_per_block: sat(per_warp * warps_per_block),
         smem_per_block_bytes: sat(smem_per_block),
         smem_per_sm_bytes: smem_per_sm,
-        zero_reason,
+        zero_reason: if blocks_per_sm == 0 {
+            Some(explain_zero(arch, kernel, launch, &limits, smem_per_block))
+        } else {
+            None
+        },
     })
 }
 
