@@ -19,3 +19,5 @@
 
 pub mod arch;
 pub mod occupancy;
+#[cfg(feature = "resources")]
+pub mod resources;

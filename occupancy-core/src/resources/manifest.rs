@@ -1,0 +1,1 @@
+//! Resource manifest (placeholder, filled in below).
