@@ -336,9 +336,13 @@ impl KernelResources {
         names
     }
 
-    /// The name to show a person: demangled when it is C++.
+    /// The name to show a person: for C++ the demangled name without return type and
+    /// parameters (`tile_sum<16>`), else the symbol.
     pub fn display_name(&self) -> &str {
-        self.demangled.as_deref().unwrap_or(&self.name)
+        match self.demangled.as_deref() {
+            Some(d) => short_name(d).unwrap_or(d),
+            None => &self.name,
+        }
     }
 
     /// Takes what only the PTX knows (the minimum blocks per SM) from its `.entry` of the
