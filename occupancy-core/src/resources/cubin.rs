@@ -110,12 +110,28 @@ pub fn parse(data: &[u8]) -> Result<Cubin> {
         .symbols(endian, data, SHT_SYMTAB)
         .map_err(elf_err("symbol table"))?;
 
-    // Section name -> index, once.
+    header
+        .program_headers(endian, data)
+        .map_err(elf_err("program headers"))?;
+
+    // Section name -> index, once; every section's bytes must lie inside the file (a cut-off
+    // file is refused even when the kernels' own sections survived).
     let mut by_name: HashMap<&[u8], usize> = HashMap::with_capacity(sections.len());
     for (index, section) in sections.enumerate() {
         let name = sections
             .section_name(endian, section)
             .map_err(elf_err("section name"))?;
+        if let Some((offset, size)) = section.file_range(endian)
+            && offset
+                .checked_add(size)
+                .is_none_or(|end| end > data.len() as u64)
+        {
+            return Err(ResourceError::new(format!(
+                "cubin: section {} lies past the end of the file ({} bytes)",
+                String::from_utf8_lossy(name),
+                data.len()
+            )));
+        }
         by_name.entry(name).or_insert(index.0);
     }
     let section = |name: &[u8]| {
