@@ -1,33 +1,70 @@
-//! `cargo occupancy`: CUDA occupancy calculator, batch checker and linter CLI.
+//! `cargo occupancy`: CUDA theoretical occupancy from the command line.
+//!
+//! Installed as `cargo-occupancy`, it runs as a cargo subcommand (`cargo occupancy calc ...`)
+//! or on its own (`cargo-occupancy calc ...`).
+
+mod args;
+mod batch;
+mod calc;
+mod inspect;
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-mod inspect;
-
-/// CUDA theoretical occupancy, with no GPU and no CUDA toolkit.
-#[derive(Parser)]
-#[command(name = "cargo-occupancy", bin_name = "cargo occupancy", version)]
+/// CUDA theoretical occupancy, exactly as the driver computes it, with no GPU.
+#[derive(Parser, Debug)]
+#[command(name = "cargo-occupancy", bin_name = "cargo occupancy", version, about)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
-#[derive(Subcommand)]
+#[derive(Subcommand, Debug)]
 enum Command {
+    /// One launch configuration: allocated resources, each resource's block limit, the
+    /// limiter, resident blocks, active warps, occupancy.
+    Calc(calc::CalcArgs),
+    /// Many configurations: TSV with a header on stdin, answers appended as TSV on stdout.
+    Batch,
     /// Resource usage (registers, shared memory, spills, barriers, launch bounds) of compiled
     /// kernels: cubin, fatbin, ptxas -v log, PTX, or a folder of them.
     Inspect(inspect::InspectArgs),
 }
 
-fn main() {
+fn main() -> ExitCode {
+    let mut argv: Vec<OsString> = std::env::args_os().collect();
     // `cargo occupancy ...` runs `cargo-occupancy occupancy ...`.
-    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if args.get(1).is_some_and(|a| a == "occupancy") {
-        args.remove(1);
+    if argv.get(1).is_some_and(|a| a == "occupancy") {
+        argv.remove(1);
     }
-    let cli = Cli::parse_from(args);
-    let code = match cli.command {
-        Command::Inspect(args) => inspect::run(&args),
+    let cli = Cli::parse_from(argv);
+    let result = match cli.command {
+        // inspect prints its own errors, one per input.
+        Command::Inspect(a) => match inspect::run(&a) {
+            0 => Ok(()),
+            _ => return ExitCode::FAILURE,
+        },
+        Command::Calc(a) => calc::run(&a).map(|text| {
+            print!("{text}");
+        }),
+        Command::Batch => {
+            let stdin = std::io::stdin().lock();
+            let stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            batch::run(stdin, stdout).map(|errors| {
+                if errors > 0 {
+                    let _ = writeln!(std::io::stderr(), "batch: {errors} row(s) with an error");
+                }
+            })
+        }
     };
-    std::process::exit(code);
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            let _ = writeln!(std::io::stderr(), "error: {message}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -3,6 +3,10 @@
 //!
 //! - [`arch`]: per-compute-capability limits and named GPUs, each value with its source.
 //! - [`occupancy`]: the calculator (`const fn`, no allocation, no I/O).
+//! - `device` (feature `cudarc`): a live GPU's limits and a run-time engine-vs-driver check.
+//! - [`analysis`]: granularity analysis: the allocation step a configuration wastes and the
+//!   smallest change that gains one, waves and tails, best block sizes.
+//! - [`cluster`]: thread-block-cluster occupancy on cc 9.0+ (`cuOccupancyMaxActiveClusters`).
 //!
 //! ```
 //! use occupancy_core::arch::SM_80;
@@ -17,9 +21,13 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod analysis;
 pub mod arch;
 #[cfg(feature = "build")]
 pub mod build;
+pub mod cluster;
+#[cfg(feature = "cudarc")]
+pub mod device;
 pub mod occupancy;
 #[cfg(feature = "resources")]
 pub mod resources;

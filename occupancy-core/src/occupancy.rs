@@ -12,9 +12,10 @@
 //!    than the device or the function allows.
 //! 2. **blocks**: the architecture's maximum resident blocks per SM.
 //! 3. **registers**: a warp's registers are rounded up to 256; the register file is split in
-//!    sub-partitions that hold whole warps: `(regs_per_sm / sub_partitions / regs_per_warp)
-//!    * sub_partitions / warps_per_block`. 0 if the block's warps, rounded up to the
-//!    sub-partitions, need more than the per-block register limit.
+//!    sub-partitions that hold whole warps:
+//!    `(regs_per_sm / sub_partitions / regs_per_warp) * sub_partitions / warps_per_block`;
+//!    0 if the block's warps, rounded up to the sub-partitions, need more than the
+//!    per-block register limit.
 //! 4. **shared memory**: static + dynamic + the driver's reserved bytes, rounded to the
 //!    allocation granularity, into the carveout in effect (the preference snapped up to a
 //!    supported size, grown to fit one block if needed).
@@ -396,6 +397,65 @@ pub enum ZeroReason {
     },
 }
 
+impl fmt::Display for ZeroReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::BlockTooLarge { threads, limit } => {
+                write!(f, "{threads} threads per block exceed the limit of {limit}")
+            }
+            Self::BlockDimZTooLarge { z, limit } => {
+                write!(f, "block z dimension {z} exceeds the limit of {limit}")
+            }
+            Self::RegistersPerThread { registers, limit } => {
+                write!(
+                    f,
+                    "{registers} registers per thread exceed the limit of {limit}"
+                )
+            }
+            Self::RegistersPerBlock { registers, limit } => write!(
+                f,
+                "the block needs {registers} registers (warps rounded up to the register-file \
+                 sub-partitions), over the {limit} per block"
+            ),
+            Self::DynamicSmemOverOptIn {
+                dynamic_bytes,
+                max_bytes,
+            } => write!(
+                f,
+                "{dynamic_bytes} B of dynamic shared memory exceed the function's maximum of \
+                 {max_bytes} B (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)"
+            ),
+            Self::SmemPerBlock {
+                allocated_bytes,
+                limit_bytes,
+                opted_in: false,
+            } => write!(
+                f,
+                "{allocated_bytes} B of shared memory per block (reserved included) exceed the \
+                 {limit_bytes} B allowed without the dynamic shared memory opt-in"
+            ),
+            Self::SmemPerBlock {
+                allocated_bytes,
+                limit_bytes,
+                opted_in: true,
+            } => write!(
+                f,
+                "{allocated_bytes} B of shared memory per block (reserved included) exceed the \
+                 {limit_bytes} B per-block maximum"
+            ),
+            Self::Barriers {
+                barriers,
+                available,
+            } => {
+                write!(
+                    f,
+                    "{barriers} barriers per block exceed the {available} per SM"
+                )
+            }
+        }
+    }
+}
+
 /// Input the calculator refuses, as the driver's API would.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OccupancyError {
@@ -418,6 +478,8 @@ pub enum OccupancyError {
         /// The most the function may opt in to: per-block opt-in limit minus static, bytes.
         limit_bytes: u32,
     },
+    /// The function's max threads per block is 0 (no launch bounds give that).
+    ZeroMaxThreadsPerBlock,
     /// Available dynamic shared memory was asked for 0 resident blocks.
     NoBlocksWanted,
     /// Available dynamic shared memory was asked for more resident blocks than fit even
@@ -448,6 +510,9 @@ impl fmt::Display for OccupancyError {
                 "opt-in of {requested_bytes} bytes of dynamic shared memory exceeds the \
                  {limit_bytes} bytes this architecture allows beside the static shared memory"
             ),
+            Self::ZeroMaxThreadsPerBlock => {
+                f.write_str("the function's max threads per block is 0")
+            }
             Self::NoBlocksWanted => f.write_str("0 resident blocks asked for"),
             Self::BlocksDoNotFit { wanted, possible } => write!(
                 f,
@@ -532,10 +597,27 @@ const fn min(a: u32, b: u32) -> u32 {
     if a < b { a } else { b }
 }
 
-const fn div_ceil(x: u64, y: u64) -> u64 {
-    x.div_ceil(y)
+/// `x / y` for `y > 0`, with a 32-bit division when both fit (several times faster than a
+/// 64-bit one on common x86-64 cores); every divisor in the model is small.
+const fn div(x: u64, y: u64) -> u64 {
+    if (x | y) >> 32 == 0 {
+        (x as u32 / y as u32) as u64
+    } else {
+        x / y
+    }
 }
 
+/// `ceil(x / y)` for `y > 0`; a shift when `y` is a power of two (warp size, allocation units
+/// and sub-partition counts all are).
+const fn div_ceil(x: u64, y: u64) -> u64 {
+    if y.is_power_of_two() {
+        (x >> y.trailing_zeros()) + (x & (y - 1) != 0) as u64
+    } else {
+        div(x + (y - 1), y)
+    }
+}
+
+/// `x` rounded up to a multiple of `y > 0`.
 const fn round_up(x: u64, y: u64) -> u64 {
     div_ceil(x, y) * y
 }
@@ -551,6 +633,9 @@ const fn sat(x: u64) -> u32 {
 
 /// Checks the function attributes alone: the carveout and the opt-in.
 const fn check_kernel(arch: &Arch, kernel: &Kernel) -> Result<(), OccupancyError> {
+    if let Some(0) = kernel.max_threads_per_block {
+        return Err(OccupancyError::ZeroMaxThreadsPerBlock);
+    }
     if let Carveout::Percent(p) = kernel.carveout
         && p > 100
     {
@@ -577,7 +662,8 @@ const fn preferred_smem_per_sm(arch: &Arch, carveout: Carveout) -> u32 {
         return arch.smem_per_sm_bytes;
     }
     let wanted = match carveout {
-        Carveout::Default => arch.smem_per_sm_bytes,
+        // The largest carveout is the SM's shared memory (an invariant the tests check).
+        Carveout::Default => return arch.smem_per_sm_bytes,
         Carveout::Percent(p) => (p as u64 * arch.smem_per_sm_bytes as u64 / 100) as u32,
     };
     match arch.carveout_for(wanted) {
@@ -639,8 +725,14 @@ const fn register_limit(
     if regs_per_warp == 0 {
         return (UNLIMITED, 0, None);
     }
-    let warps_per_sub_partition = (arch.regs_per_sm / sub_partitions) as u64 / regs_per_warp;
-    let limit = warps_per_sub_partition * sub_partitions as u64 / warps_per_block;
+    let warps_per_sub_partition = div(
+        div(arch.regs_per_sm as u64, sub_partitions as u64),
+        regs_per_warp,
+    );
+    let limit = div(
+        warps_per_sub_partition * sub_partitions as u64,
+        warps_per_block,
+    );
     (sat(limit), regs_per_warp, None)
 }
 
@@ -655,7 +747,8 @@ const fn register_limit(
 /// # Errors
 ///
 /// [`OccupancyError::EmptyBlock`], [`OccupancyError::CarveoutOutOfRange`],
-/// [`OccupancyError::OptInOverLimit`]: input the driver's API refuses.
+/// [`OccupancyError::OptInOverLimit`], [`OccupancyError::ZeroMaxThreadsPerBlock`]: input
+/// the driver's API refuses.
 pub const fn occupancy(
     arch: &Arch,
     kernel: &Kernel,
@@ -691,7 +784,7 @@ pub const fn occupancy(
         });
         0
     } else {
-        sat(max_warps as u64 / warps_per_block)
+        sat(div(max_warps as u64, warps_per_block))
     };
 
     // 2. Blocks.
@@ -760,14 +853,14 @@ pub const fn occupancy(
             if smem_per_block == 0 {
                 UNLIMITED
             } else {
-                sat(smem_per_sm as u64 / smem_per_block)
+                sat(div(smem_per_sm as u64, smem_per_block))
             }
         }
     };
 
     // 5. Barriers (cc 9.0+).
     let barriers = if arch.barriers_per_sm > 0 && kernel.barriers > 0 {
-        let limit = arch.barriers_per_sm / kernel.barriers;
+        let limit = div(arch.barriers_per_sm as u64, kernel.barriers as u64) as u32;
         if limit == 0 && zero_reason.is_none() {
             zero_reason = Some(ZeroReason::Barriers {
                 barriers: kernel.barriers,
@@ -849,6 +942,7 @@ pub fn max_potential_block_size(
     sm_count: u32,
     dynamic_smem: impl Fn(u32) -> u32,
 ) -> Result<PotentialBlockSize, OccupancyError> {
+    check_kernel(arch, kernel)?;
     let limit = match kernel.max_threads_per_block {
         Some(t) => min(t, arch.max_threads_per_block),
         None => arch.max_threads_per_block,

@@ -18,9 +18,11 @@
 
 use core::fmt;
 
+mod gpc;
 mod gpus;
 mod target;
 
+pub use gpc::{Die, GH100, GPC_LAYOUTS, GpcLayout, LayoutConfidence, Skyline, gpc_layout};
 pub use gpus::{Confidence, GPUS, Gpu};
 pub use target::{ArchVariant, Target, TargetError};
 

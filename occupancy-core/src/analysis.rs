@@ -1,0 +1,629 @@
+//! Granularity analysis: which allocation step a configuration wastes, and the exact change
+//! that gains a step.
+//!
+//! Every function here is pure engine arithmetic: it re-runs [`occupancy`] on changed inputs
+//! (fewer registers, fewer bytes, another block size, carveout or barrier count) and reports
+//! the smallest change that adds resident blocks, so each suggestion is, by construction,
+//! what the driver would answer for the changed kernel. No I/O; the lint layer turns these
+//! numbers into findings.
+
+use crate::arch::Arch;
+use crate::occupancy::{
+    BlockDim, Carveout, Kernel, Launch, Occupancy, OccupancyError, available_dynamic_smem,
+    occupancy,
+};
+
+/// Dropping registers per thread to the next allocation step adds resident blocks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RegisterStep {
+    /// Registers per thread now.
+    pub registers_per_thread: u32,
+    /// The most registers per thread that gives more resident blocks.
+    pub fewer_registers_per_thread: u32,
+    /// The occupancy now.
+    pub before: Occupancy,
+    /// The occupancy with [`fewer_registers_per_thread`](Self::fewer_registers_per_thread).
+    pub after: Occupancy,
+}
+
+impl RegisterStep {
+    /// Registers per thread to drop.
+    pub const fn drop(&self) -> u32 {
+        self.registers_per_thread - self.fewer_registers_per_thread
+    }
+}
+
+/// The largest register count below the kernel's that adds resident blocks, with both
+/// occupancies; `None` when no register count below the current one adds a block (registers
+/// do not limit, or another resource binds first).
+///
+/// Example (cc 8.0, 256 threads): 41 registers allocate 48 per thread (1536 per warp,
+/// 5 blocks); 40 registers allocate 1280 per warp, 6 blocks.
+///
+/// # Errors
+///
+/// As [`occupancy`].
+pub fn register_step(
+    arch: &Arch,
+    kernel: &Kernel,
+    launch: &Launch,
+) -> Result<Option<RegisterStep>, OccupancyError> {
+    let before = occupancy(arch, kernel, launch)?;
+    for fewer in (0..kernel.registers_per_thread).rev() {
+        let after = occupancy(
+            arch,
+            &Kernel {
+                registers_per_thread: fewer,
+                ..*kernel
+            },
+            launch,
+        )?;
+        if after.blocks_per_sm > before.blocks_per_sm {
+            return Ok(Some(RegisterStep {
+                registers_per_thread: kernel.registers_per_thread,
+                fewer_registers_per_thread: fewer,
+                before,
+                after,
+            }));
+        }
+    }
+    Ok(None)
+}
+
+/// One level of the register budget: the most registers per thread that still gives
+/// `occupancy.blocks_per_sm` resident blocks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BudgetLevel {
+    /// The most registers per thread for this level.
+    pub max_registers_per_thread: u32,
+    /// The occupancy at that register count.
+    pub occupancy: Occupancy,
+}
+
+/// The register budget: for every resident-block count the kernel can reach by changing its
+/// registers alone, the most registers per thread that reaches it, highest occupancy first.
+/// (What `__launch_bounds__(threads, min_blocks)` or `-maxrregcount` should ask ptxas for.)
+///
+/// # Errors
+///
+/// As [`occupancy`].
+pub fn register_budget(
+    arch: &Arch,
+    kernel: &Kernel,
+    launch: &Launch,
+) -> Result<Vec<BudgetLevel>, OccupancyError> {
+    let mut levels: Vec<BudgetLevel> = Vec::new();
+    for registers in 0..=arch.max_regs_per_thread.min(255) {
+        let occ = occupancy(
+            arch,
+            &Kernel {
+                registers_per_thread: registers,
+                ..*kernel
+            },
+            launch,
+        )?;
+        if occ.blocks_per_sm == 0 {
+            break;
+        }
+        match levels.last_mut() {
+            Some(last) if last.occupancy.blocks_per_sm == occ.blocks_per_sm => {
+                *last = BudgetLevel {
+                    max_registers_per_thread: registers,
+                    occupancy: occ,
+                };
+            }
+            _ => levels.push(BudgetLevel {
+                max_registers_per_thread: registers,
+                occupancy: occ,
+            }),
+        }
+    }
+    Ok(levels)
+}
+
+/// Shared memory per block sits just above a boundary: shaving a few bytes adds a block.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SmemStep {
+    /// Static + dynamic shared memory per block now, bytes (reserved not included).
+    pub smem_bytes: u32,
+    /// The most static + dynamic bytes per block that gives more resident blocks.
+    pub fewer_smem_bytes: u32,
+    /// The occupancy now.
+    pub before: Occupancy,
+    /// The occupancy with [`fewer_smem_bytes`](Self::fewer_smem_bytes).
+    pub after: Occupancy,
+}
+
+impl SmemStep {
+    /// Bytes per block to shave.
+    pub const fn shave_bytes(&self) -> u32 {
+        self.smem_bytes - self.fewer_smem_bytes
+    }
+}
+
+/// The kernel with `total` bytes of static + dynamic shared memory, taken off the dynamic
+/// part first and then the static part.
+fn with_total_smem(kernel: &Kernel, launch: &Launch, total: u32) -> (Kernel, Launch) {
+    let static_bytes = kernel.static_smem_bytes.min(total);
+    (
+        Kernel {
+            static_smem_bytes: static_bytes,
+            ..*kernel
+        },
+        Launch {
+            dynamic_smem_bytes: total - static_bytes,
+            ..*launch
+        },
+    )
+}
+
+fn blocks_with_total_smem(
+    arch: &Arch,
+    kernel: &Kernel,
+    launch: &Launch,
+    total: u32,
+) -> Result<u32, OccupancyError> {
+    let (k, l) = with_total_smem(kernel, launch, total);
+    Ok(occupancy(arch, &k, &l)?.blocks_per_sm)
+}
+
+/// The largest static + dynamic shared memory per block below the current one that adds
+/// resident blocks (bytes come off the dynamic part first); `None` when no amount of
+/// shared memory adds a block (shared memory does not limit, or another resource binds).
+///
+/// # Errors
+///
+/// As [`occupancy`].
+pub fn smem_step(
+    arch: &Arch,
+    kernel: &Kernel,
+    launch: &Launch,
+) -> Result<Option<SmemStep>, OccupancyError> {
+    let before = occupancy(arch, kernel, launch)?;
+    let total = kernel
+        .static_smem_bytes
+        .saturating_add(launch.dynamic_smem_bytes);
+    let wanted = before.blocks_per_sm + 1;
+    if total == 0 || blocks_with_total_smem(arch, kernel, launch, 0)? < wanted {
+        return Ok(None);
+    }
+    // Blocks fall as bytes grow: find the largest total below the current with `wanted` blocks.
+    let (mut lo, mut hi) = (0u32, total - 1);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if blocks_with_total_smem(arch, kernel, launch, mid)? >= wanted {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let (k, l) = with_total_smem(kernel, launch, lo);
+    let after = occupancy(arch, &k, &l)?;
+    Ok(Some(SmemStep {
+        smem_bytes: total,
+        fewer_smem_bytes: lo,
+        before,
+        after,
+    }))
+}
+
+/// Dynamic shared memory per block that could be added without losing a resident block,
+/// bytes (0 when the launch cannot run).
+///
+/// # Errors
+///
+/// As [`occupancy`].
+pub fn free_dynamic_smem(
+    arch: &Arch,
+    kernel: &Kernel,
+    launch: &Launch,
+) -> Result<u32, OccupancyError> {
+    let blocks = occupancy(arch, kernel, launch)?.blocks_per_sm;
+    if blocks == 0 {
+        return Ok(0);
+    }
+    let most = available_dynamic_smem(arch, kernel, launch.block, blocks)?;
+    Ok(most.saturating_sub(launch.dynamic_smem_bytes))
+}
+
+/// A change of one launch or kernel parameter and the occupancy it gives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Change<T> {
+    /// The new value.
+    pub value: T,
+    /// The occupancy with it.
+    pub occupancy: Occupancy,
+}
+
+/// The smallest block size above the current one (multiples of 32, up to the device or
+/// launch-bounds limit) whose occupancy is higher; for blocks too small to fill the SM before
+/// the resident-block limit binds. `None` when no larger block raises occupancy.
+///
+/// # Errors
+///
+/// As [`occupancy`].
+pub fn larger_block(
+    arch: &Arch,
+    kernel: &Kernel,
+    launch: &Launch,
+) -> Result<Option<Change<u32>>, OccupancyError> {
+    let before = occupancy(arch, kernel, launch)?;
+    let limit = kernel
+        .max_threads_per_block
+        .unwrap_or(arch.max_threads_per_block)
+        .min(arch.max_threads_per_block);
+    let first = (before.threads_per_block / arch.warp_size + 1) * arch.warp_size;
+    for threads in (first..=limit).step_by(arch.warp_size as usize) {
+        let occ = occupancy(
+            arch,
+            kernel,
+            &Launch {
+                block: BlockDim::linear(threads),
+                ..*launch
+            },
+        )?;
+        if occ.active_warps_per_sm() > before.active_warps_per_sm() {
+            return Ok(Some(Change {
+                value: threads,
+                occupancy: occ,
+            }));
+        }
+    }
+    Ok(None)
+}
+
+/// The most barriers per block below the current count that adds resident blocks (cc 9.0+).
+///
+/// # Errors
+///
+/// As [`occupancy`].
+pub fn fewer_barriers(
+    arch: &Arch,
+    kernel: &Kernel,
+    launch: &Launch,
+) -> Result<Option<Change<u32>>, OccupancyError> {
+    let before = occupancy(arch, kernel, launch)?;
+    for barriers in (1..kernel.barriers).rev() {
+        let occ = occupancy(
+            arch,
+            &Kernel {
+                barriers,
+                ..*kernel
+            },
+            launch,
+        )?;
+        if occ.blocks_per_sm > before.blocks_per_sm {
+            return Ok(Some(Change {
+                value: barriers,
+                occupancy: occ,
+            }));
+        }
+    }
+    Ok(None)
+}
+
+/// When a carveout preference costs resident blocks: the smallest carveout percentage that
+/// gives as many blocks as the default carveout. `None` when the preference costs nothing or
+/// the kernel has no preference.
+///
+/// # Errors
+///
+/// As [`occupancy`].
+pub fn carveout_fix(
+    arch: &Arch,
+    kernel: &Kernel,
+    launch: &Launch,
+) -> Result<Option<Change<u8>>, OccupancyError> {
+    let Carveout::Percent(current) = kernel.carveout else {
+        return Ok(None);
+    };
+    let before = occupancy(arch, kernel, launch)?;
+    let best = occupancy(
+        arch,
+        &Kernel {
+            carveout: Carveout::Default,
+            ..*kernel
+        },
+        launch,
+    )?;
+    if best.blocks_per_sm <= before.blocks_per_sm {
+        return Ok(None);
+    }
+    for percent in current..=100 {
+        let occ = occupancy(
+            arch,
+            &Kernel {
+                carveout: Carveout::Percent(percent),
+                ..*kernel
+            },
+            launch,
+        )?;
+        if occ.blocks_per_sm == best.blocks_per_sm {
+            return Ok(Some(Change {
+                value: percent,
+                occupancy: occ,
+            }));
+        }
+    }
+    Ok(None)
+}
+
+/// The block sizes (multiples of 32, up to the device or launch-bounds limit) that reach the
+/// highest occupancy for this kernel, most resident blocks first, then smaller blocks.
+/// `dynamic_smem(threads)` gives the dynamic shared memory per block for a block size.
+///
+/// # Errors
+///
+/// As [`occupancy`].
+pub fn best_block_sizes(
+    arch: &Arch,
+    kernel: &Kernel,
+    dynamic_smem: impl Fn(u32) -> u32,
+) -> Result<Vec<Change<u32>>, OccupancyError> {
+    let limit = kernel
+        .max_threads_per_block
+        .unwrap_or(arch.max_threads_per_block)
+        .min(arch.max_threads_per_block);
+    let mut all = Vec::new();
+    for threads in (arch.warp_size..=limit).step_by(arch.warp_size as usize) {
+        let launch =
+            Launch::new(BlockDim::linear(threads)).with_dynamic_smem(dynamic_smem(threads));
+        all.push(Change {
+            value: threads,
+            occupancy: occupancy(arch, kernel, &launch)?,
+        });
+    }
+    let best = all
+        .iter()
+        .map(|c| c.occupancy.active_warps_per_sm())
+        .max()
+        .unwrap_or(0);
+    if best == 0 {
+        return Ok(Vec::new());
+    }
+    all.retain(|c| c.occupancy.active_warps_per_sm() == best);
+    all.sort_by_key(|c| (std::cmp::Reverse(c.occupancy.blocks_per_sm), c.value));
+    Ok(all)
+}
+
+/// How a grid runs in waves of resident blocks on a GPU.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Waves {
+    /// Blocks in the grid.
+    pub grid_blocks: u64,
+    /// Blocks resident at once on the whole GPU: blocks per SM x SM count.
+    pub blocks_per_wave: u64,
+    /// Full waves.
+    pub full_waves: u64,
+    /// Blocks in the last, partial wave (0 when the grid is a whole number of waves).
+    pub tail_blocks: u64,
+}
+
+impl Waves {
+    /// Waves as a fraction: grid blocks / blocks per wave.
+    pub fn waves(&self) -> f64 {
+        self.grid_blocks as f64 / self.blocks_per_wave as f64
+    }
+
+    /// Waves the launch takes, the partial one included.
+    pub const fn waves_started(&self) -> u64 {
+        self.full_waves + (self.tail_blocks > 0) as u64
+    }
+
+    /// The share of the last wave's block slots left idle, 0.0 ..= 1.0.
+    pub fn tail_idle(&self) -> f64 {
+        if self.tail_blocks == 0 {
+            0.0
+        } else {
+            1.0 - self.tail_blocks as f64 / self.blocks_per_wave as f64
+        }
+    }
+
+    /// The share of the launch's block-slot time left idle by the tail, 0.0 ..= 1.0
+    /// (assuming blocks of equal duration): idle slots of the last wave / all slots.
+    pub fn tail_waste(&self) -> f64 {
+        let started = self.waves_started();
+        if started == 0 {
+            0.0
+        } else {
+            self.tail_idle() / started as f64
+        }
+    }
+
+    /// Whether the grid fills the GPU at least once.
+    pub const fn fills_gpu(&self) -> bool {
+        self.grid_blocks >= self.blocks_per_wave
+    }
+}
+
+/// Waves of a grid of `grid_blocks` blocks with `occupancy` on a GPU of `sm_count` SMs;
+/// `None` when no block fits (the launch cannot run) or the GPU has no SMs.
+pub fn waves(occupancy: &Occupancy, sm_count: u32, grid_blocks: u64) -> Option<Waves> {
+    let blocks_per_wave = occupancy.blocks_per_sm as u64 * sm_count as u64;
+    if blocks_per_wave == 0 {
+        return None;
+    }
+    Some(Waves {
+        grid_blocks,
+        blocks_per_wave,
+        full_waves: grid_blocks / blocks_per_wave,
+        tail_blocks: grid_blocks % blocks_per_wave,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arch::{SM_75, SM_80, SM_86, SM_90};
+
+    fn launch(threads: u32) -> Launch {
+        Launch::new(BlockDim::linear(threads))
+    }
+
+    #[test]
+    fn register_step_41_to_40_on_sm_80_adds_a_block() {
+        let step = register_step(&SM_80, &Kernel::new(41), &launch(256))
+            .unwrap()
+            .unwrap();
+        assert_eq!((step.drop(), step.fewer_registers_per_thread), (1, 40));
+        assert_eq!(
+            (step.before.blocks_per_sm, step.after.blocks_per_sm),
+            (5, 6)
+        );
+        assert_eq!((step.before.percent(), step.after.percent()), (62.5, 75.0));
+        // 33 -> 32 gives the next step too.
+        let step = register_step(&SM_80, &Kernel::new(33), &launch(256))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (step.fewer_registers_per_thread, step.after.blocks_per_sm),
+            (32, 8)
+        );
+        // 40 is on a step: the next one down is 32 (8 registers, no "few").
+        let step = register_step(&SM_80, &Kernel::new(40), &launch(256))
+            .unwrap()
+            .unwrap();
+        assert_eq!((step.drop(), step.after.blocks_per_sm), (8, 8));
+        // Registers do not limit: no step.
+        assert_eq!(
+            register_step(&SM_80, &Kernel::new(16), &launch(1024)).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn register_budget_lists_each_level() {
+        let budget = register_budget(&SM_80, &Kernel::new(100), &launch(256)).unwrap();
+        let levels: Vec<(u32, u32)> = budget
+            .iter()
+            .map(|l| (l.occupancy.blocks_per_sm, l.max_registers_per_thread))
+            .collect();
+        // 8 blocks up to 32 regs, 6 up to 40, 5 up to 48, 4 up to 64, 3 up to 80, 2 up to
+        // 128, 1 up to 255.
+        assert_eq!(
+            levels,
+            [
+                (8, 32),
+                (6, 40),
+                (5, 48),
+                (4, 64),
+                (3, 80),
+                (2, 128),
+                (1, 255)
+            ]
+        );
+    }
+
+    #[test]
+    fn smem_step_finds_the_bytes_to_shave() {
+        // cc 8.6, 50496 B dynamic (+1 KiB reserved, 51584 allocated): 1 block of 100 KiB.
+        let kernel = Kernel::new(32).with_opt_in(SM_86.smem_per_block_optin_bytes);
+        let l = launch(128).with_dynamic_smem(50496);
+        let step = smem_step(&SM_86, &kernel, &l).unwrap().unwrap();
+        // Two blocks need 51200 B each with the reserve: 50176 B of static + dynamic.
+        assert_eq!((step.fewer_smem_bytes, step.shave_bytes()), (50176, 320));
+        assert_eq!(
+            (step.before.blocks_per_sm, step.after.blocks_per_sm),
+            (1, 2)
+        );
+        // Static bytes are shaved once the dynamic ones are gone.
+        let kernel = Kernel::new(32).with_static_smem(40000);
+        let step = smem_step(&SM_90, &kernel, &launch(128)).unwrap().unwrap();
+        assert_eq!(step.before.blocks_per_sm, 5);
+        assert_eq!(step.after.blocks_per_sm, 6);
+        // 6 x (37888 + 1024) = 233472 fits exactly.
+        assert_eq!(step.fewer_smem_bytes, 37888);
+        // No shared memory: nothing to shave.
+        assert_eq!(
+            smem_step(&SM_90, &Kernel::new(32), &launch(128)).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn free_dynamic_smem_is_the_slack_before_losing_a_block() {
+        // sm_90, 30000 B + 1 KiB reserve -> 31104 allocated: 7 blocks in 228 KiB. 7 blocks
+        // allow 233472 / 7 = 33353 -> 33280 B each, 32256 beside the reserve.
+        let kernel = Kernel::new(32).with_opt_in(100 * 1024);
+        let l = launch(128).with_dynamic_smem(30000);
+        assert_eq!(occupancy(&SM_90, &kernel, &l).unwrap().blocks_per_sm, 7);
+        assert_eq!(
+            free_dynamic_smem(&SM_90, &kernel, &l).unwrap(),
+            32256 - 30000
+        );
+    }
+
+    #[test]
+    fn larger_block_lifts_the_block_limit() {
+        // cc 8.6: 16 blocks of 64 threads = 32 of 48 warps; 96 threads fill the SM.
+        let change = larger_block(&SM_86, &Kernel::new(32), &launch(64))
+            .unwrap()
+            .unwrap();
+        assert_eq!((change.value, change.occupancy.percent()), (96, 100.0));
+        // cc 7.5: 16 blocks of 32 threads = 16 of 32 warps; 64 threads fill it.
+        let change = larger_block(&SM_75, &Kernel::new(32), &launch(32))
+            .unwrap()
+            .unwrap();
+        assert_eq!(change.value, 64);
+    }
+
+    #[test]
+    fn fewer_barriers_and_carveout_fix() {
+        // cc 9.0, 128 threads, 16 barriers: 64 / 16 = 4 blocks; 12 barriers give 64 / 12 = 5.
+        let kernel = Kernel::new(32).with_barriers(16);
+        let change = fewer_barriers(&SM_90, &kernel, &launch(128))
+            .unwrap()
+            .unwrap();
+        assert_eq!((change.value, change.occupancy.blocks_per_sm), (12, 5));
+        // cc 9.0, 128 threads, 10 regs, carveout 0%: 8 blocks (8 KiB); default: 16.
+        let kernel = Kernel::new(10).with_carveout(Carveout::Percent(0));
+        let change = carveout_fix(&SM_90, &kernel, &launch(128))
+            .unwrap()
+            .unwrap();
+        assert_eq!(change.occupancy.blocks_per_sm, 16);
+        // 16 blocks need 16 x 1 KiB: 4% of 228 KiB (9338 B) snaps up to the 16 KiB carveout,
+        // 3% (7004 B) only to 8 KiB.
+        assert_eq!(change.value, 4);
+        assert_eq!(
+            carveout_fix(&SM_90, &Kernel::new(10), &launch(128)).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn best_block_sizes_break_ties_toward_more_blocks() {
+        // cc 8.0, 32 registers: every block size dividing 2048 reaches 100%.
+        let best = best_block_sizes(&SM_80, &Kernel::new(32), |_| 0).unwrap();
+        assert_eq!(best[0].value, 64, "32 blocks of 64 threads");
+        assert!(best.iter().all(|c| c.occupancy.percent() == 100.0));
+        // With 96 registers: 5 warps per sub-partition, 20 warps per SM, reached by every
+        // block size whose warps divide 20.
+        let best = best_block_sizes(&SM_80, &Kernel::new(96), |_| 0).unwrap();
+        let sizes: Vec<(u32, u32)> = best
+            .iter()
+            .map(|c| (c.value, c.occupancy.blocks_per_sm))
+            .collect();
+        assert_eq!(
+            sizes,
+            [(32, 20), (64, 10), (128, 5), (160, 4), (320, 2), (640, 1)]
+        );
+    }
+
+    #[test]
+    fn waves_and_tail() {
+        let occ = occupancy(&SM_90, &Kernel::new(32), &launch(256)).unwrap();
+        assert_eq!(occ.blocks_per_sm, 8);
+        // H100: 132 SMs x 8 = 1056 blocks per wave; 1300 blocks = 1 wave + 244.
+        let w = waves(&occ, 132, 1300).unwrap();
+        assert_eq!(
+            (w.full_waves, w.tail_blocks, w.waves_started()),
+            (1, 244, 2)
+        );
+        assert!((w.tail_idle() - (1.0 - 244.0 / 1056.0)).abs() < 1e-12);
+        assert!((w.tail_waste() - (1.0 - 244.0 / 1056.0) / 2.0).abs() < 1e-12);
+        assert!(w.fills_gpu());
+        let small = waves(&occ, 132, 100).unwrap();
+        assert!(!small.fills_gpu());
+        assert_eq!(waves(&occ, 132, 2112).unwrap().tail_waste(), 0.0);
+    }
+}
