@@ -222,6 +222,14 @@ fn falls_back_to_the_committed_manifest_without_nvrtc() {
     let rs = fs::read_to_string(out.join("kernels.rs")).unwrap();
     assert!(rs.contains("pub const COMPILED: bool = false;"));
     assert!(!rs.contains("include_bytes!"));
+    assert!(
+        rs.contains("pub const TARGETS: &[&str] = &[\"sm_80\"];"),
+        "{rs}"
+    );
+    assert!(
+        rs.contains("pub const STEMS: &[&str] = &[\"probe\"];"),
+        "{rs}"
+    );
 
     // The source changes: the manifest is stale, and a new file is not in it.
     fs::write(

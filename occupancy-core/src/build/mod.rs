@@ -250,7 +250,7 @@ impl Kernels {
                 manifest
                     .write(&path)
                     .map_err(|e| BuildError(e.to_string()))?;
-                write_kernels_rs(out_dir, false, &[], &[], &path)?;
+                write_kernels_rs(out_dir, false, &files, &targets, &path)?;
                 Outcome {
                     compiled: false,
                     manifest_path: path,
@@ -453,7 +453,10 @@ fn write_kernels_rs(
         s,
         "#[allow(dead_code)]\npub const COMPILED: bool = {compiled};"
     );
-    let _ = writeln!(s, "/// The target architectures compiled for.");
+    let _ = writeln!(
+        s,
+        "/// The target architectures (compiled for when `COMPILED`)."
+    );
     let t: Vec<String> = targets
         .iter()
         .map(|t| format!("{:?}", t.to_string()))
@@ -480,7 +483,7 @@ fn write_kernels_rs(
         s,
         "#[allow(dead_code)]\nstatic CUBINS: &[(&str, &str, &[u8])] = &["
     );
-    for f in files {
+    for f in files.iter().filter(|_| compiled) {
         for t in targets {
             let p = out_dir.join(format!("{}.{t}.cubin", stem(f)));
             let _ = writeln!(
@@ -496,7 +499,7 @@ fn write_kernels_rs(
         s,
         "];\n#[allow(dead_code)]\nstatic PTX: &[(&str, &str)] = &["
     );
-    for f in files {
+    for f in files.iter().filter(|_| compiled) {
         let p = out_dir.join(format!("{}.ptx", stem(f)));
         let _ = writeln!(s, "    ({:?}, include_str!({})),", stem(f), lit(&p));
     }
