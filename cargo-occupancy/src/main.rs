@@ -6,6 +6,7 @@
 mod args;
 mod batch;
 mod calc;
+mod inspect;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -28,6 +29,9 @@ enum Command {
     Calc(calc::CalcArgs),
     /// Many configurations: TSV with a header on stdin, answers appended as TSV on stdout.
     Batch,
+    /// Resource usage (registers, shared memory, spills, barriers, launch bounds) of compiled
+    /// kernels: cubin, fatbin, ptxas -v log, PTX, or a folder of them.
+    Inspect(inspect::InspectArgs),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +42,11 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse_from(argv);
     let result = match cli.command {
+        // inspect prints its own errors, one per input.
+        Command::Inspect(a) => match inspect::run(&a) {
+            0 => Ok(()),
+            _ => return ExitCode::FAILURE,
+        },
         Command::Calc(a) => calc::run(&a).map(|text| {
             print!("{text}");
         }),

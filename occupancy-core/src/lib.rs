@@ -23,7 +23,11 @@
 
 pub mod analysis;
 pub mod arch;
+#[cfg(feature = "build")]
+pub mod build;
 pub mod cluster;
 #[cfg(feature = "cudarc")]
 pub mod device;
 pub mod occupancy;
+#[cfg(feature = "resources")]
+pub mod resources;
