@@ -18,4 +18,8 @@
 #![deny(missing_docs)]
 
 pub mod arch;
+#[cfg(feature = "build")]
+pub mod build;
 pub mod occupancy;
+#[cfg(feature = "resources")]
+pub mod resources;
