@@ -13,7 +13,7 @@ use cudarc::driver::{
     CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg,
 };
 use occupancy_examples::check::{Comparison, POISON_F32};
-use occupancy_examples::harness::{self, Gpu, HarnessError, Report};
+use occupancy_examples::harness::{self, Gpu, HarnessError, Planned, Report};
 use occupancy_examples::{data, reference};
 
 const WIDTH: usize = 1920;
@@ -79,7 +79,7 @@ fn launch(
 }
 
 /// `out` = `image` (width x height) convolved with the 5 x 5 `filter`: blocks of 32 x 8.
-// occupancy: #[occupancy::check(kernel = "conv2d", block = (32, 8), smem = 1828, target = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "H200"], min_occupancy = 75%)]
+// occupancy: #[occupancy::check(kernel = "conv2d", block = (32, 8), smem = 1828, target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 75%)]
 fn launch_conv2d(
     stream: &CudaStream,
     conv2d: &CudaFunction,
@@ -101,7 +101,7 @@ fn launch_conv2d(
 }
 
 /// The same with blocks of 20 x 20 (deliberately not a multiple of 32 threads).
-// occupancy: #[occupancy::check(kernel = "conv2d", block = (20, 20), smem = 2404, target = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "H200"], min_occupancy = 75%)]
+// occupancy: #[occupancy::check(kernel = "conv2d", block = (20, 20), smem = 2404, target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 75%)]
 fn launch_conv2d_20x20(
     stream: &CudaStream,
     conv2d: &CudaFunction,
@@ -187,6 +187,32 @@ fn gpu(gpu: &Gpu, report: &mut Report) -> Result<(), HarnessError> {
     Ok(())
 }
 
+/// The wrappers' configurations, as their attributes state them.
+const PLANS: &[Planned] = &[
+    Planned {
+        wrapper: "launch_conv2d",
+        kernel: "conv2d",
+        block: (32, 8, 1),
+        dynamic_smem_bytes: 1828,
+        opt_in_bytes: None,
+        targets: &[
+            "sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090",
+        ],
+        min_occupancy_percent: Some(75.0),
+    },
+    Planned {
+        wrapper: "launch_conv2d_20x20",
+        kernel: "conv2d",
+        block: (20, 20, 1),
+        dynamic_smem_bytes: 2404,
+        opt_in_bytes: None,
+        targets: &[
+            "sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090",
+        ],
+        min_occupancy_percent: Some(75.0),
+    },
+];
+
 fn main() -> ExitCode {
-    harness::run("conv2d", cpu, gpu)
+    harness::run("conv2d", PLANS, cpu, gpu)
 }

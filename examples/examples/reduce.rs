@@ -7,7 +7,7 @@ use cudarc::driver::{
     CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg,
 };
 use occupancy_examples::check::{Comparison, POISON_F32};
-use occupancy_examples::harness::{self, Gpu, HarnessError, Report};
+use occupancy_examples::harness::{self, Gpu, HarnessError, Planned, Report};
 use occupancy_examples::{data, reference};
 
 /// Elements: 2^24 + 12345, not a multiple of the block.
@@ -17,7 +17,7 @@ const BLOCK: u32 = 256;
 
 /// One pass of `reduce_sum`: `partial[b]` = the sum of block `b`'s grid-stride share of
 /// `input`, for `grid` blocks of 256 threads; `grid` is capped at `partial.len()`.
-// occupancy: #[occupancy::check(kernel = "reduce_sum", block = 256, target = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "H200"], min_occupancy = 75%)]
+// occupancy: #[occupancy::check(kernel = "reduce_sum", block = 256, target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 75%)]
 fn launch_reduce_sum(
     stream: &CudaStream,
     reduce_sum: &CudaFunction,
@@ -63,7 +63,7 @@ fn gpu(gpu: &Gpu, report: &mut Report) -> Result<(), HarnessError> {
     let mut d_partial = stream.clone_htod(&vec![POISON_F32; grid as usize])?;
     let config = launch_reduce_sum(stream, &reduce_sum, grid, &d_x, &mut d_partial)?;
     stream.synchronize()?;
-    report.launch(&gpu.launch_report(&reduce_sum, "reduce_sum (pass 1)", &config)?);
+    report.launch(&gpu.launch_report(&reduce_sum, "reduce_sum", &config)?);
     let partial = stream.clone_dtoh(&d_partial)?;
     let want = reference::block_partial_sums(&x, BLOCK as usize, grid as usize);
     report.compare(&Comparison::f32(
@@ -76,7 +76,7 @@ fn gpu(gpu: &Gpu, report: &mut Report) -> Result<(), HarnessError> {
     let mut d_total = stream.clone_htod(&[POISON_F32])?;
     let config = launch_reduce_sum(stream, &reduce_sum, 1, &d_partial, &mut d_total)?;
     stream.synchronize()?;
-    report.launch(&gpu.launch_report(&reduce_sum, "reduce_sum (pass 2)", &config)?);
+    report.launch(&gpu.launch_report(&reduce_sum, "reduce_sum", &config)?);
     let total = stream.clone_dtoh(&d_total)?;
     report.compare(&Comparison::f32(
         "total",
@@ -92,6 +92,19 @@ fn gpu(gpu: &Gpu, report: &mut Report) -> Result<(), HarnessError> {
     Ok(())
 }
 
+/// The wrappers' configurations, as their attributes state them.
+const PLANS: &[Planned] = &[Planned {
+    wrapper: "launch_reduce_sum",
+    kernel: "reduce_sum",
+    block: (256, 1, 1),
+    dynamic_smem_bytes: 0,
+    opt_in_bytes: None,
+    targets: &[
+        "sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090",
+    ],
+    min_occupancy_percent: Some(75.0),
+}];
+
 fn main() -> ExitCode {
-    harness::run("reduce", cpu, gpu)
+    harness::run("reduce", PLANS, cpu, gpu)
 }

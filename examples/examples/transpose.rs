@@ -11,7 +11,7 @@ use cudarc::driver::{
     CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg,
 };
 use occupancy_examples::check::{Comparison, POISON_F32};
-use occupancy_examples::harness::{self, Gpu, HarnessError, Report};
+use occupancy_examples::harness::{self, Gpu, HarnessError, Planned, Report};
 use occupancy_examples::{data, reference};
 
 const ROWS: usize = 1999;
@@ -19,7 +19,7 @@ const COLS: usize = 3001;
 
 /// `out` (cols x rows) = `input` (rows x cols) transposed, `grid` blocks of 32 x 8 threads;
 /// `None`: one block per 32 x 32 tile.
-// occupancy: #[occupancy::check(kernel = "transpose_tiled", block = (32, 8), target = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "H200"], min_occupancy = 100%)]
+// occupancy: #[occupancy::check(kernel = "transpose_tiled", block = (32, 8), target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 80%)]
 fn launch_transpose(
     stream: &CudaStream,
     transpose_tiled: &CudaFunction,
@@ -100,6 +100,19 @@ fn gpu(gpu: &Gpu, report: &mut Report) -> Result<(), HarnessError> {
     Ok(())
 }
 
+/// The wrappers' configurations, as their attributes state them.
+const PLANS: &[Planned] = &[Planned {
+    wrapper: "launch_transpose",
+    kernel: "transpose_tiled",
+    block: (32, 8, 1),
+    dynamic_smem_bytes: 0,
+    opt_in_bytes: None,
+    targets: &[
+        "sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090",
+    ],
+    min_occupancy_percent: Some(80.0),
+}];
+
 fn main() -> ExitCode {
-    harness::run("transpose", cpu, gpu)
+    harness::run("transpose", PLANS, cpu, gpu)
 }

@@ -4,17 +4,18 @@
 
 use std::fmt;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaStream, DriverError, LaunchConfig, sys,
 };
 use cudarc::nvrtc::Ptx;
-use occupancy_core::arch::{Arch, ComputeCapability};
+use occupancy_core::arch::{Arch, ComputeCapability, Target};
 use occupancy_core::occupancy::{
     BlockDim, Carveout, Kernel, Launch, Occupancy, OccupancyError, occupancy,
 };
+use occupancy_core::resources::manifest::Manifest;
 
 use crate::check::Comparison;
 use crate::kernels;
@@ -139,9 +140,40 @@ pub fn open() -> Result<Device, HarnessError> {
         stream: ctx.default_stream(),
         ctx,
         arch,
+        cubin_sm: cubin_target(cc),
         sm_count,
         driver_version,
     }))
+}
+
+/// The embedded cubin target the driver can run on `cc`, as it would pick one from a
+/// fatbin: the exact `sm_XY`, else the highest target of the same major version not above
+/// it (an `sm_80` cubin runs on 8.6). `None`: only PTX can run there.
+pub fn cubin_target(cc: ComputeCapability) -> Option<&'static str> {
+    let number = |t: &str| t.strip_prefix("sm_").and_then(|n| n.parse::<u32>().ok());
+    let device = cc.sm_number();
+    kernels::TARGETS
+        .iter()
+        .copied()
+        .filter_map(|t| Some((t, number(t)?)))
+        .filter(|&(_, n)| n / 10 == device / 10 && n <= device)
+        .max_by_key(|&(_, n)| n)
+        .map(|(t, _)| t)
+}
+
+/// The resource manifest the build used (NVRTC's, or the committed fallback); `None` if it
+/// does not parse (then a message is printed once).
+pub fn manifest() -> Option<&'static Manifest> {
+    static MANIFEST: OnceLock<Option<Manifest>> = OnceLock::new();
+    MANIFEST
+        .get_or_init(|| match Manifest::from_json(kernels::MANIFEST) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                println!("  (the embedded resource manifest does not parse: {e})");
+                None
+            }
+        })
+        .as_ref()
 }
 
 fn non_negative(name: &'static str, value: i32) -> Result<u32, HarnessError> {
@@ -156,6 +188,8 @@ pub struct Gpu {
     pub name: String,
     /// The engine's table for the device's compute capability.
     pub arch: &'static Arch,
+    /// The embedded cubin target loaded on this device ([`cubin_target`]); `None`: PTX.
+    pub cubin_sm: Option<&'static str>,
     /// SMs on the device.
     pub sm_count: u32,
     /// The driver's CUDA version, e.g. 13000 for 13.0.
@@ -201,8 +235,8 @@ impl Gpu {
         &self.stream
     }
 
-    /// Loads `kernels/<stem>.cu`: the cubin for the device's architecture if the build
-    /// compiled one, else the PTX.
+    /// Loads `kernels/<stem>.cu`: the cubin the driver can run on this device
+    /// ([`cubin_target`]) if the build compiled one, else the PTX.
     ///
     /// # Errors
     ///
@@ -211,8 +245,9 @@ impl Gpu {
         if !kernels::COMPILED {
             return Err(HarnessError::NotCompiled);
         }
-        let sm = self.arch.sm;
-        if let Some(cubin) = kernels::cubin(stem, sm) {
+        if let Some(sm) = self.cubin_sm
+            && let Some(cubin) = kernels::cubin(stem, sm)
+        {
             let module = self.ctx.load_module(Ptx::from_binary(cubin.to_vec()))?;
             return Ok((module, Artifact::Cubin(sm)));
         }
@@ -222,7 +257,7 @@ impl Gpu {
         }
         Err(HarnessError::NoArtifact {
             stem: stem.to_owned(),
-            sm: sm.to_owned(),
+            sm: self.arch.sm.to_owned(),
         })
     }
 
@@ -299,10 +334,19 @@ impl Gpu {
             config.shared_mem_bytes as usize,
             None,
         )?;
+        let build = match (self.cubin_sm, manifest()) {
+            (Some(sm), Some(m)) => m.lookup(kernel, sm).ok().map(|k| BuildResources {
+                sm,
+                registers_per_thread: k.registers_per_thread,
+                static_smem_bytes: k.static_smem_bytes,
+            }),
+            _ => None,
+        };
         Ok(LaunchReport {
             kernel: kernel.to_owned(),
             config: *config,
             resources,
+            build,
             engine,
             driver_blocks_per_sm,
             sm_count: self.sm_count,
@@ -348,6 +392,17 @@ impl FunctionResources {
     }
 }
 
+/// A kernel's resources in the build's manifest, for the cubin loaded on the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuildResources {
+    /// The cubin's target.
+    pub sm: &'static str,
+    /// Registers per thread the resource reader found in the cubin.
+    pub registers_per_thread: u32,
+    /// Static shared memory, bytes, the resource reader found in the cubin.
+    pub static_smem_bytes: u32,
+}
+
 /// One launch: configuration, resources, and the occupancy from the engine and the driver.
 #[derive(Clone, Debug)]
 pub struct LaunchReport {
@@ -357,6 +412,9 @@ pub struct LaunchReport {
     pub config: LaunchConfig,
     /// The function's resources as the driver reports them.
     pub resources: FunctionResources,
+    /// The same kernel's resources in the build's manifest (what the attribute macro reads),
+    /// when the module was loaded from a cubin.
+    pub build: Option<BuildResources>,
     /// The engine's answer.
     pub engine: Occupancy,
     /// `cuOccupancyMaxActiveBlocksPerMultiprocessor`'s answer.
@@ -369,6 +427,15 @@ impl LaunchReport {
     /// Whether the engine's resident blocks per SM equal the driver's.
     pub fn agrees(&self) -> bool {
         self.engine.blocks_per_sm == self.driver_blocks_per_sm
+    }
+
+    /// Whether the build manifest's registers and static shared memory equal the driver's
+    /// (`true` when there is no manifest entry to compare).
+    pub fn build_matches(&self) -> bool {
+        self.build.is_none_or(|b| {
+            b.registers_per_thread == self.resources.registers_per_thread
+                && b.static_smem_bytes == self.resources.static_smem_bytes
+        })
     }
 }
 
@@ -405,6 +472,20 @@ impl fmt::Display for LaunchReport {
             r.max_dynamic_smem_bytes,
             r.carveout.to_attribute()
         )?;
+        if let Some(b) = self.build {
+            writeln!(
+                f,
+                "    resources (build manifest, {} cubin): {} registers/thread, {} B static shared memory: {}",
+                b.sm,
+                b.registers_per_thread,
+                b.static_smem_bytes,
+                if self.build_matches() {
+                    "same as the driver"
+                } else {
+                    "DIFFERENT from the driver"
+                }
+            )?;
+        }
         let limiters = if e.blocks_per_sm == 0 {
             "nothing fits".to_owned()
         } else {
@@ -469,6 +550,12 @@ impl Report {
                 r.kernel, r.engine.blocks_per_sm, r.driver_blocks_per_sm
             ));
         }
+        if !r.build_matches() {
+            self.failures.push(format!(
+                "{}: build manifest resources {:?}, driver {:?}",
+                r.kernel, r.build, r.resources
+            ));
+        }
     }
 
     /// Prints a comparison; a failed one is a failure.
@@ -502,10 +589,98 @@ impl Report {
     }
 }
 
+/// One launch wrapper's configuration, as its `#[occupancy::check]` attribute states it:
+/// the engine's occupancy for it on each target is printed by [`run`].
+#[derive(Clone, Copy, Debug)]
+pub struct Planned {
+    /// The wrapper's name.
+    pub wrapper: &'static str,
+    /// The kernel it launches.
+    pub kernel: &'static str,
+    /// Threads per block.
+    pub block: (u32, u32, u32),
+    /// Dynamic shared memory per block, bytes (the largest the wrapper launches with).
+    pub dynamic_smem_bytes: u32,
+    /// The dynamic shared memory opt-in the wrapper sets, bytes.
+    pub opt_in_bytes: Option<u32>,
+    /// Target GPUs or architectures, as the attribute names them.
+    pub targets: &'static [&'static str],
+    /// The attribute's `min_occupancy`, percent.
+    pub min_occupancy_percent: Option<f64>,
+}
+
+/// Prints the engine's occupancy of every planned launch on each of its targets, with the
+/// kernel's resources from the build's manifest (the numbers the attribute macro will use).
+pub fn predict(plans: &[Planned]) {
+    let Some(manifest) = manifest() else { return };
+    println!("  engine occupancy per target (resources from the build's manifest):");
+    for p in plans {
+        let (x, y, z) = p.block;
+        println!(
+            "    {}: {}, block {}, {} B dynamic shared memory{}{}",
+            p.wrapper,
+            p.kernel,
+            dim3(p.block),
+            p.dynamic_smem_bytes,
+            p.opt_in_bytes
+                .map(|b| format!(", opt-in {b} B"))
+                .unwrap_or_default(),
+            p.min_occupancy_percent
+                .map(|f| format!(", floor {f}%"))
+                .unwrap_or_default(),
+        );
+        for &name in p.targets {
+            let line = match Target::parse(name) {
+                Err(e) => format!("unknown target: {e}"),
+                Ok(t) => match manifest.lookup(p.kernel, t.arch.sm) {
+                    Err(e) => format!("no resources: {e}"),
+                    Ok(res) => {
+                        let mut k = res.to_kernel();
+                        if let Some(b) = p.opt_in_bytes {
+                            k = k.with_opt_in(b);
+                        }
+                        let launch = Launch::new(BlockDim::new(x, y, z))
+                            .with_dynamic_smem(p.dynamic_smem_bytes);
+                        match occupancy(t.arch, &k, &launch) {
+                            Err(e) => format!("engine refuses: {e}"),
+                            Ok(o) => {
+                                let verdict = match (o.blocks_per_sm, p.min_occupancy_percent) {
+                                    (0, _) => format!(" CANNOT LAUNCH: {:?}", o.zero_reason),
+                                    (_, Some(f)) if o.percent() < f => {
+                                        format!(" below the {f}% floor")
+                                    }
+                                    _ => String::new(),
+                                };
+                                format!(
+                                    "{:>3} regs, {:>5} B static: {:>2} blocks/SM, {:>2} of {} warps, {:>6.2}% (limited by {}){verdict}",
+                                    res.registers_per_thread,
+                                    res.static_smem_bytes,
+                                    o.blocks_per_sm,
+                                    o.active_warps_per_sm(),
+                                    o.max_warps_per_sm,
+                                    o.percent(),
+                                    o.limiters,
+                                )
+                            }
+                        }
+                    }
+                },
+            };
+            let label = match Target::parse(name) {
+                Ok(t) if t.gpu.is_some() => format!("{name} ({})", t.arch.sm),
+                _ => name.to_owned(),
+            };
+            println!("      {label:<18} {line}");
+        }
+    }
+}
+
 /// The `main` of every example: on a GPU, `gpu` launches and checks; without one, `cpu`
-/// runs the CPU reference and the example exits 0 saying that no GPU was found.
+/// runs the CPU reference and the example exits 0 saying that no GPU was found. Both paths
+/// end with the engine's per-target occupancy of the `plans` ([`predict`]).
 pub fn run(
     example: &str,
+    plans: &[Planned],
     cpu: impl FnOnce(),
     gpu: impl FnOnce(&Gpu, &mut Report) -> Result<(), HarnessError>,
 ) -> ExitCode {
@@ -513,13 +688,16 @@ pub fn run(
         Ok(Device::Missing(why)) => {
             println!("{example}: no GPU found ({why}); running the CPU reference only");
             cpu();
+            predict(plans);
             println!("{example}: CPU reference done; nothing was launched (no GPU)");
             ExitCode::SUCCESS
         }
         Ok(Device::Gpu(device)) => {
             println!("{example}: on {device}");
             let mut report = Report::default();
-            match gpu(&device, &mut report) {
+            let result = gpu(&device, &mut report);
+            predict(plans);
+            match result {
                 Ok(()) => report.finish(example),
                 Err(e) => {
                     println!("{example}: error: {e}");
