@@ -325,7 +325,20 @@ impl Gpu {
                 CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
             )?)?,
         };
-        let kernel_model = resources.kernel(self.arch);
+        let build = match (self.cubin_sm, manifest()) {
+            (Some(sm), Some(m)) => m.lookup(kernel, sm).ok().map(|k| BuildResources {
+                sm,
+                registers_per_thread: k.registers_per_thread,
+                static_smem_bytes: k.static_smem_bytes,
+                barriers: k.barriers,
+            }),
+            _ => None,
+        };
+        let mut kernel_model = resources.kernel(self.arch);
+        // The driver does not report barriers; the cubin does.
+        if let Some(barriers) = build.and_then(|b| b.barriers) {
+            kernel_model = kernel_model.with_barriers(barriers);
+        }
         let (x, y, z) = config.block_dim;
         let launch = Launch::new(BlockDim::new(x, y, z)).with_dynamic_smem(config.shared_mem_bytes);
         let engine = occupancy(self.arch, &kernel_model, &launch)?;
@@ -334,14 +347,6 @@ impl Gpu {
             config.shared_mem_bytes as usize,
             None,
         )?;
-        let build = match (self.cubin_sm, manifest()) {
-            (Some(sm), Some(m)) => m.lookup(kernel, sm).ok().map(|k| BuildResources {
-                sm,
-                registers_per_thread: k.registers_per_thread,
-                static_smem_bytes: k.static_smem_bytes,
-            }),
-            _ => None,
-        };
         Ok(LaunchReport {
             kernel: kernel.to_owned(),
             config: *config,
@@ -376,7 +381,8 @@ pub struct FunctionResources {
 impl FunctionResources {
     /// The engine's kernel model. The opt-in is set only when the attribute exceeds its
     /// default (48 KiB minus static), i.e. when the launch code opted in. Barriers are the
-    /// engine's default, 1 (`__syncthreads` only): the driver does not report them.
+    /// engine's default, 1 (`__syncthreads` only): the driver does not report them
+    /// ([`Gpu::launch_report`] takes them from the build manifest when it has them).
     pub fn kernel(&self, arch: &Arch) -> Kernel {
         let mut k = Kernel::new(self.registers_per_thread)
             .with_static_smem(self.static_smem_bytes)
@@ -401,6 +407,8 @@ pub struct BuildResources {
     pub registers_per_thread: u32,
     /// Static shared memory, bytes, the resource reader found in the cubin.
     pub static_smem_bytes: u32,
+    /// Block barriers the cubin records (highest id + 1), if it does.
+    pub barriers: Option<u32>,
 }
 
 /// One launch: configuration, resources, and the occupancy from the engine and the driver.
@@ -718,4 +726,121 @@ pub fn timed<T>(label: &str, f: impl FnOnce() -> T) -> T {
     let out = f();
     println!("  {label}: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use occupancy_core::arch::{SM_80, SM_90};
+
+    #[test]
+    fn cubin_target_follows_the_driver_compatibility_rule() {
+        if !kernels::COMPILED {
+            return; // built without NVRTC: TARGETS is empty, no cubin to choose
+        }
+        let t = |major, minor| cubin_target(ComputeCapability::new(major, minor));
+        assert_eq!(t(9, 0), Some("sm_90"));
+        assert_eq!(t(8, 6), Some("sm_86"));
+        // Jetson Orin (8.7) runs the sm_86 cubin; GB300 (10.3) the sm_100 one; 12.1 sm_120.
+        assert_eq!(t(8, 7), Some("sm_86"));
+        assert_eq!(t(10, 3), Some("sm_100"));
+        assert_eq!(t(12, 1), Some("sm_120"));
+        // Nothing of the same major at or below: PTX only.
+        assert_eq!(t(7, 0), None);
+        assert_eq!(t(11, 0), None);
+    }
+
+    fn resources(static_smem_bytes: u32, max_dynamic_smem_bytes: u32) -> FunctionResources {
+        FunctionResources {
+            registers_per_thread: 24,
+            static_smem_bytes,
+            local_bytes: 0,
+            max_threads_per_block: 1024,
+            max_dynamic_smem_bytes,
+            carveout: Carveout::Default,
+        }
+    }
+
+    #[test]
+    fn opt_in_only_when_the_attribute_was_raised() {
+        // The driver's default is 48 KiB minus the static shared memory: not an opt-in.
+        assert_eq!(
+            resources(128, 49_152 - 128)
+                .kernel(&SM_90)
+                .max_dynamic_smem_bytes,
+            None
+        );
+        assert_eq!(
+            resources(128, 65_536).kernel(&SM_90).max_dynamic_smem_bytes,
+            Some(65_536)
+        );
+    }
+
+    #[test]
+    fn softmax_cached_occupancy_from_driver_attributes() {
+        // softmax_rows_cached on sm_90: 24 registers, 128 B static, 64 KiB dynamic with the
+        // opt-in, 512 threads: 128 + 65536 + 1024 reserved = 66688 B per block, 3 fit in the
+        // 228 KiB carveout: 3 x 16 = 48 of 64 warps.
+        let k = resources(128, 65_536).kernel(&SM_90);
+        let l = Launch::new(BlockDim::linear(512)).with_dynamic_smem(65_536);
+        let o = occupancy(&SM_90, &k, &l).unwrap();
+        assert_eq!(
+            (
+                o.blocks_per_sm,
+                o.active_warps_per_sm(),
+                o.smem_per_block_bytes
+            ),
+            (3, 48, 66_688)
+        );
+        // Without the opt-in the same launch cannot run.
+        let o = occupancy(&SM_90, &resources(128, 49_152 - 128).kernel(&SM_90), &l).unwrap();
+        assert_eq!(o.blocks_per_sm, 0);
+        // On sm_80 (164 KiB) two fit.
+        let o = occupancy(&SM_80, &resources(128, 65_536).kernel(&SM_80), &l).unwrap();
+        assert_eq!(o.blocks_per_sm, 2);
+    }
+
+    #[test]
+    fn launch_report_says_whether_engine_and_driver_agree() {
+        let k = resources(0, 49_152).kernel(&SM_90);
+        let config = LaunchConfig {
+            grid_dim: (264, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let engine = occupancy(&SM_90, &k, &Launch::new(BlockDim::linear(256))).unwrap();
+        let mut report = LaunchReport {
+            kernel: "k".to_owned(),
+            config,
+            resources: resources(0, 49_152),
+            build: Some(BuildResources {
+                sm: "sm_90",
+                registers_per_thread: 24,
+                static_smem_bytes: 0,
+                barriers: Some(1),
+            }),
+            engine,
+            driver_blocks_per_sm: 8,
+            sm_count: 132,
+        };
+        assert!(report.agrees() && report.build_matches());
+        let text = report.to_string();
+        assert!(
+            text.contains("8 blocks/SM, 64 of 64 warps, 100.00% occupancy"),
+            "{text}"
+        );
+        assert!(
+            text.contains("grid = 0.25 waves of 1056 resident blocks"),
+            "{text}"
+        );
+        report.driver_blocks_per_sm = 7;
+        report.build = Some(BuildResources {
+            registers_per_thread: 32,
+            ..report.build.unwrap()
+        });
+        assert!(!report.agrees() && !report.build_matches());
+        assert!(
+            report.to_string().contains("DISAGREES") && report.to_string().contains("DIFFERENT")
+        );
+    }
 }
