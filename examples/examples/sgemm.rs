@@ -233,10 +233,11 @@ fn gpu(gpu: &Gpu, report: &mut Report) -> Result<(), HarnessError> {
             padding_written == 0,
         );
 
-        // beta != 0: C is read and updated.
+        // beta != 0: C is read and updated. 0.25 A B + 2 (1.5 A B) = 3.25 A B: no
+        // cancellation (alpha -0.75, beta 0.5 would give 0, and a relative error of noise).
         let g1 = Gemm {
-            alpha: -0.75,
-            beta: 0.5,
+            alpha: 0.25,
+            beta: 2.0,
             ..g0
         };
         let config = launch(stream, &func, g1, &d_a, LDA, &d_b, LDB, &mut d_c, LDC)?;
@@ -245,14 +246,14 @@ fn gpu(gpu: &Gpu, report: &mut Report) -> Result<(), HarnessError> {
         let want1: Vec<f64> = ab
             .iter()
             .zip(&c0)
-            .map(|(v, &c)| -0.75 * v + 0.5 * f64::from(c))
+            .map(|(v, &c)| 0.25 * v + 2.0 * f64::from(c))
             .collect();
         println!(
-            "  launch {name} again: grid {:?}, alpha -0.75, beta 0.5",
+            "  launch {name} again: grid {:?}, alpha 0.25, beta 2",
             config.grid_dim
         );
         report.compare(&Comparison::f32(
-            &format!("{name} C (beta = 0.5)"),
+            &format!("{name} C (beta = 2)"),
             &c1,
             &want1,
             1e-5,
