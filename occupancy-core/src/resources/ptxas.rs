@@ -35,7 +35,7 @@ pub struct PtxasEntry {
     pub spill_load_bytes: u32,
     /// "N bytes cumulative stack size" (CUDA 12+, printed only when non-zero).
     pub cumulative_stack_bytes: Option<u32>,
-    /// "N bytes cmem[B]" on the `Used` line: `(bank, bytes)`.
+    /// "N bytes cmem\[B\]" on the `Used` line: `(bank, bytes)`.
     pub cmem: Vec<(u32, u32)>,
 }
 
