@@ -6,6 +6,8 @@
 mod args;
 mod batch;
 mod calc;
+mod plot;
+mod sweep;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -28,6 +30,9 @@ enum Command {
     Calc(calc::CalcArgs),
     /// Many configurations: TSV with a header on stdin, answers appended as TSV on stdout.
     Batch,
+    /// Occupancy as threads per block, registers per thread or shared memory per block
+    /// vary: the three graphs of NVIDIA's calculator as a table, JSON or SVG.
+    Sweep(sweep::SweepArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +44,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse_from(argv);
     let result = match cli.command {
         Command::Calc(a) => calc::run(&a).map(|text| {
+            print!("{text}");
+        }),
+        Command::Sweep(a) => sweep::run(&a).map(|text| {
             print!("{text}");
         }),
         Command::Batch => {
