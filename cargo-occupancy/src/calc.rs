@@ -48,7 +48,8 @@ pub struct CalcArgs {
 }
 
 impl CalcArgs {
-    fn kernel(&self) -> Kernel {
+    /// The kernel these arguments describe.
+    pub(crate) fn kernel(&self) -> Kernel {
         Kernel {
             registers_per_thread: self.regs,
             static_smem_bytes: self.static_smem,

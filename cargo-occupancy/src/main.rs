@@ -7,6 +7,8 @@ mod args;
 mod batch;
 mod calc;
 mod inspect;
+mod plot;
+mod sweep;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -32,6 +34,9 @@ enum Command {
     /// Resource usage (registers, shared memory, spills, barriers, launch bounds) of compiled
     /// kernels: cubin, fatbin, ptxas -v log, PTX, or a folder of them.
     Inspect(inspect::InspectArgs),
+    /// Occupancy as threads per block, registers per thread or shared memory per block
+    /// vary: the three graphs of NVIDIA's calculator as a table, JSON or SVG.
+    Sweep(sweep::SweepArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +53,9 @@ fn main() -> ExitCode {
             _ => return ExitCode::FAILURE,
         },
         Command::Calc(a) => calc::run(&a).map(|text| {
+            print!("{text}");
+        }),
+        Command::Sweep(a) => sweep::run(&a).map(|text| {
             print!("{text}");
         }),
         Command::Batch => {
