@@ -24,4 +24,7 @@ pub mod analysis;
 pub mod arch;
 #[cfg(feature = "cudarc")]
 pub mod device;
+pub mod lint;
 pub mod occupancy;
+#[cfg(feature = "policy")]
+pub mod policy;
