@@ -54,9 +54,10 @@ impl BlockDim {
         }
     }
 
-    /// Threads per block, `x * y * z` (u64: cannot overflow).
+    /// Threads per block, `x * y * z` (u64, saturating: three `u32::MAX` dimensions do not
+    /// fit in a u64).
     pub const fn threads(&self) -> u64 {
-        self.x as u64 * self.y as u64 * self.z as u64
+        (self.x as u64 * self.y as u64).saturating_mul(self.z as u64)
     }
 }
 
@@ -686,8 +687,9 @@ const fn register_limit(
         registers_per_thread as u64 * arch.warp_size as u64,
         arch.reg_alloc_unit_per_warp as u64,
     );
-    let regs_per_block = regs_per_warp * warps_per_block;
-    let regs_assumed = regs_per_warp * round_up(warps_per_block, sub_partitions as u64);
+    let regs_per_block = regs_per_warp.saturating_mul(warps_per_block);
+    let regs_assumed =
+        regs_per_warp.saturating_mul(round_up(warps_per_block, sub_partitions as u64));
     if registers_per_thread > arch.max_regs_per_thread {
         let reason = ZeroReason::RegistersPerThread {
             registers: registers_per_thread,
@@ -883,7 +885,7 @@ pub const fn occupancy(
         limits,
         limiters,
         registers_per_warp: sat(regs_per_warp),
-        registers_per_block: sat(regs_per_warp * warps_per_block),
+        registers_per_block: sat(regs_per_warp.saturating_mul(warps_per_block)),
         smem_per_block_bytes: sat(smem_per_block),
         smem_per_sm_bytes: smem_per_sm,
         zero_reason,

@@ -215,6 +215,7 @@ impl Policy {
             }
         }
         if !errors.is_empty() {
+            errors.sort_by_key(|e| e.span.as_ref().map_or(0, |span| span.start));
             return Err(errors);
         }
         // Pass 2: the values.
@@ -308,6 +309,7 @@ impl Policy {
         if errors.is_empty() {
             Ok(policy)
         } else {
+            errors.sort_by_key(|e| e.span.as_ref().map_or(0, |span| span.start));
             Err(errors)
         }
     }

@@ -22,8 +22,12 @@ fn blocks(arch: &Arch, kernel: &Kernel, launch: &Launch) -> Option<Occupancy> {
     occupancy(arch, kernel, launch).ok()
 }
 
-/// The largest registers per thread below the kernel's own count (searching
-/// `max_regs_per_thread ..= 1` downwards) with which at least `wanted` blocks are resident.
+/// The most registers per thread ptxas allocates (`-maxrregcount` takes at most 255), even
+/// where the occupancy model allows 256.
+pub(crate) const PTXAS_MAX_REGISTERS: u32 = 255;
+
+/// The largest registers per thread below the kernel's own count (searching 255 ..= 1
+/// downwards) with which at least `wanted` blocks are resident.
 pub(crate) fn registers_for(
     arch: &Arch,
     kernel: &Kernel,
@@ -33,7 +37,8 @@ pub(crate) fn registers_for(
     let start = kernel
         .registers_per_thread
         .saturating_sub(1)
-        .min(arch.max_regs_per_thread);
+        .min(arch.max_regs_per_thread)
+        .min(PTXAS_MAX_REGISTERS);
     (1..=start).rev().find_map(|regs| {
         let k = Kernel {
             registers_per_thread: regs,

@@ -171,12 +171,16 @@ fn decimal_scaled(digits: &str, scale: u32) -> Option<u64> {
 
 /// Theoretical occupancy as a percentage for messages: `37.5%`, `75%`, `2.08%`
 /// (two decimals at most, trailing zeros dropped).
-pub(crate) fn percent(active_warps: u32, max_warps: u32) -> String {
-    if max_warps == 0 {
+pub(crate) fn percent(active_warps: impl Into<u64>, max_warps: impl Into<u64>) -> String {
+    let (active, max) = (
+        u128::from(active_warps.into()),
+        u128::from(max_warps.into()),
+    );
+    if max == 0 {
         return "0%".into();
     }
     // Hundredths of a percent, rounded half up, in integers.
-    let hundredths = (active_warps as u64 * 10000 * 2 + max_warps as u64) / (2 * max_warps as u64);
+    let hundredths = (active * 10000 * 2 + max) / (2 * max);
     let (whole, frac) = (hundredths / 100, hundredths % 100);
     match frac {
         0 => format!("{whole}%"),
@@ -259,10 +263,10 @@ mod tests {
             MinOccupancy::from_percent_str("12.05").unwrap().to_string(),
             "12.05%"
         );
-        assert_eq!(percent(24, 64), "37.5%");
-        assert_eq!(percent(48, 64), "75%");
-        assert_eq!(percent(1, 48), "2.08%");
-        assert_eq!(percent(1, 64), "1.56%");
-        assert_eq!(percent(12, 64), "18.75%");
+        assert_eq!(percent(24u32, 64u32), "37.5%");
+        assert_eq!(percent(48u32, 64u32), "75%");
+        assert_eq!(percent(1u32, 48u32), "2.08%");
+        assert_eq!(percent(1u32, 64u32), "1.56%");
+        assert_eq!(percent(12u32, 64u32), "18.75%");
     }
 }

@@ -389,6 +389,16 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
                     bytes(arch.smem_per_block_default_bytes.into()),
                 );
                 match max_dynamic {
+                    Some(max)
+                        if static_bytes > arch.smem_per_block_default_bytes
+                            && u64::from(max) + u64::from(static_bytes) >= asked =>
+                    {
+                        helps.push(format!(
+                            "static shared memory is limited to {} (ptxas): allocate it \
+                             dynamically, smem = {asked} with opt_in = {asked}",
+                            bytes(arch.smem_per_block_default_bytes.into()),
+                        ));
+                    }
                     Some(max) if dynamic_bytes <= max => helps.push(format!(
                         "opt in: opt_in = {dynamic_bytes} (set \
                          CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to {dynamic_bytes}; {} \
@@ -487,7 +497,8 @@ fn low_occupancy(cx: &Context<'_>) -> Option<Finding> {
                 if let Some((bytes_fit, new)) = fix::dynamic_smem_for(arch, kernel, launch, wanted)
                 {
                     helps.push(format!(
-                        "smem = {bytes_fit} ({} of dynamic shared memory per block) gives {}",
+                        "at most {} of dynamic shared memory per block (smem = {bytes_fit}) \
+                         gives {}",
                         bytes(bytes_fit.into()),
                         percent(new.active_warps_per_sm(), new.max_warps_per_sm)
                     ));
@@ -569,8 +580,8 @@ fn limiter_note(cx: &Context<'_>, occ: &Occupancy, resource: Resource) -> String
         ),
         Resource::Registers => {
             let regs = kernel.registers_per_thread;
-            let raw = regs * arch.warp_size;
-            let per_warp = if raw == occ.registers_per_warp {
+            let raw = u64::from(regs) * u64::from(arch.warp_size);
+            let per_warp = if raw == u64::from(occ.registers_per_warp) {
                 format!("{regs} x {} = {raw} per warp", arch.warp_size)
             } else {
                 format!(
@@ -638,9 +649,9 @@ fn partial_warp(cx: &Context<'_>) -> Option<Finding> {
         return None;
     }
     let warps = threads.div_ceil(warp);
-    let idle = warps * warp - threads;
+    let idle = warp - threads % warp;
     let down = threads / warp * warp;
-    let up = down + warp;
+    let up = down.saturating_add(warp);
     let help = if down > 0 {
         format!("a block of {down} or {up} threads (a multiple of {warp})")
     } else {
@@ -657,10 +668,11 @@ fn partial_warp(cx: &Context<'_>) -> Option<Finding> {
             block_text(block, threads)
         ),
         notes: vec![format!(
-            "{warps} warps per block: the last runs {} of {warp} lanes, {idle} lanes per block \
-             ({}) idle but allocated like busy ones",
+            "{warps} warps per block: the last runs {} of {warp} lanes, {} per block ({}) idle \
+             but allocated like busy ones",
             threads % warp,
-            percent(idle as u32, (warps * warp) as u32)
+            count64(idle, "lane"),
+            percent(idle, warps.saturating_mul(warp))
         )],
         helps: vec![help],
     })
@@ -691,6 +703,10 @@ fn occupancy_text(occ: &Occupancy) -> String {
 
 /// `1 block`, `6 blocks`.
 fn count(n: u32, noun: &str) -> String {
+    count64(n.into(), noun)
+}
+
+fn count64(n: u64, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {

@@ -348,25 +348,25 @@ impl Context<'_> {
     }
 }
 
-/// Runs every lint on `spec`: launch-scoped lints once (on the first target's
-/// architecture), target-scoped lints on every target in order. Findings are returned
+/// Runs every lint on `spec`: launch-scoped lints first, once (on the first target's
+/// architecture), then target-scoped lints on every target in order. Findings are returned
 /// whatever their level; [`LintLevels`] decides what to report.
 pub fn check(spec: &LaunchSpec<'_>) -> Vec<Finding> {
+    let context = |target: &Target| Context {
+        spec,
+        target: *target,
+        result: occupancy(target.arch, &spec.kernel, &spec.launch),
+    };
     let mut findings = Vec::new();
-    for (i, target) in spec.targets.iter().enumerate() {
-        let cx = Context {
-            spec,
-            target: *target,
-            result: occupancy(target.arch, &spec.kernel, &spec.launch),
-        };
-        for lint in LINTS {
-            if lint.scope == Scope::Launch && i > 0 {
-                continue;
-            }
-            if let Some(finding) = (lint.check)(&cx) {
-                findings.push(finding);
-            }
-        }
+    if let Some(first) = spec.targets.first() {
+        let cx = context(first);
+        let launch_lints = LINTS.iter().filter(|lint| lint.scope == Scope::Launch);
+        findings.extend(launch_lints.filter_map(|lint| (lint.check)(&cx)));
+    }
+    for target in spec.targets {
+        let cx = context(target);
+        let target_lints = LINTS.iter().filter(|lint| lint.scope == Scope::Target);
+        findings.extend(target_lints.filter_map(|lint| (lint.check)(&cx)));
     }
     findings
 }

@@ -117,7 +117,7 @@ fn low_occupancy_shared_memory_and_carveout() {
     );
     assert_eq!(
         findings[0].helps[0],
-        "smem = 32768 (32 KiB of dynamic shared memory per block) gives 50%"
+        "at most 32 KiB of dynamic shared memory per block (smem = 32768) gives 50%"
     );
 }
 
@@ -302,5 +302,35 @@ fn levels() {
         assert!(lint.docs.contains("### What it does"), "{}", lint.name);
         assert!(lint.docs.contains("### Example"), "{}", lint.name);
         assert_eq!(Lint::find(lint.name), Some(*lint));
+    }
+}
+
+#[test]
+fn extreme_inputs_do_not_panic() {
+    let max = u32::MAX;
+    for block in [
+        BlockDim::new(max, 1, 1),
+        BlockDim::new(max, max, max),
+        BlockDim::new(1, 1, max),
+        BlockDim::new(1000, 1, 1),
+    ] {
+        for kernel in [
+            Kernel::new(max).with_static_smem(max),
+            Kernel::new(max).with_barriers(max).with_max_threads(max),
+            Kernel::new(0)
+                .with_opt_in(max)
+                .with_carveout(Carveout::Percent(100)),
+            Kernel::new(255).with_max_threads(1).with_barriers(0),
+        ] {
+            for smem in [0, max] {
+                let findings = run(
+                    &["sm_50", "sm_60", "sm_75", "sm_90", "sm_120"],
+                    kernel,
+                    Launch::new(block).with_dynamic_smem(smem),
+                    MinOccupancy::from_percent_str("100").unwrap(),
+                );
+                assert!(!findings.is_empty());
+            }
+        }
     }
 }
