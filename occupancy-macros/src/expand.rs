@@ -156,13 +156,16 @@ fn const_checks(spec: &Spec) -> TokenStream {
             .with_dynamic_smem(#smem)
     };
 
-    let mut out = TokenStream::new();
+    // The user's expressions are evaluated here, in the outer block, where only these two
+    // names are defined; the checks' own items live in inner blocks they cannot see.
+    let mut out = quote! {
+        const __OCCUPANCY_KERNEL: #path::occupancy::Kernel = #kernel;
+        const __OCCUPANCY_LAUNCH: #path::occupancy::Launch = #launch;
+    };
     // partial_warp: once per launch.
     let partial = level(spec, &PARTIAL_WARP);
     if partial != Level::Allow {
-        let fires = quote!(#path::lint::konst::partial_warp(
-            #path::occupancy::BlockDim::new(#x, #y, #z), 32
-        ));
+        let fires = quote!(#path::lint::konst::partial_warp(__OCCUPANCY_LAUNCH.block, 32));
         let message = format!(
             "{}: threads per block are not a multiple of the 32-thread warp\n{why}",
             spec.wrapper
@@ -201,7 +204,11 @@ fn const_checks(spec: &Spec) -> TokenStream {
             const RESULT: ::core::result::Result<
                 #path::occupancy::Occupancy,
                 #path::occupancy::OccupancyError,
-            > = #path::occupancy::occupancy(&#path::arch::#arch, &#kernel, &#launch);
+            > = #path::occupancy::occupancy(
+                &#path::arch::#arch,
+                &__OCCUPANCY_KERNEL,
+                &__OCCUPANCY_LAUNCH,
+            );
             const _: () = match #path::lint::konst::impossible(&RESULT) {
                 ::core::option::Option::None => {}
                 #(#arms)*

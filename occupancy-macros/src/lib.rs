@@ -136,6 +136,11 @@ mod tests {
             out.contains("BlockDim :: new (BLOCK , 1u32 , 1u32)"),
             "{out}"
         );
+        // The user's expression sits in the outer block, the check's items in an inner one.
+        assert!(
+            out.contains("const __OCCUPANCY_LAUNCH : :: occupancy :: occupancy :: Launch"),
+            "{out}"
+        );
         assert!(out.contains("Check :: < { :: occupancy :: lint :: konst :: below_floor (& RESULT , 5000u16) } > :: _low_occupancy ()"), "{out}");
     }
 

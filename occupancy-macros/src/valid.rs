@@ -154,6 +154,24 @@ pub(crate) fn validate(
         value.value
     });
 
+    // Constants are evaluated in an item inside the body, where `Self` does not exist.
+    for value in block
+        .iter()
+        .chain([&smem, &regs, &static_smem, &barriers])
+        .chain(max_threads.iter())
+        .chain(opt_in.iter())
+    {
+        if let Value::Const(expr) = value
+            && let Some(token) = find_self(quote::ToTokens::to_token_stream(expr))
+        {
+            errors.push(Error::new(
+                token.span(),
+                "`Self` cannot be used in the attribute: the check is an item inside the \
+                 function; name the type instead (`Gemm::TILE`)",
+            ));
+        }
+    }
+
     // Ranges the hardware and toolchain define (the lints handle everything else).
     if let Value::Lit { value, span } = barriers
         && value > 16
@@ -230,6 +248,15 @@ pub(crate) fn validate(
         carveout,
         keys,
         attribute,
+    })
+}
+
+/// The first `Self` in `tokens`, groups included.
+fn find_self(tokens: proc_macro2::TokenStream) -> Option<proc_macro2::Ident> {
+    tokens.into_iter().find_map(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) if ident == "Self" => Some(ident),
+        proc_macro2::TokenTree::Group(group) => find_self(group.stream()),
+        _ => None,
     })
 }
 
