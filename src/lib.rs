@@ -21,15 +21,20 @@
 //! # fn main() { launch_sgemm() }
 //! ```
 //!
+//! With `regs = 96` instead, `cargo build` prints (one warning per target):
+//!
 //! ```text
 //! warning: use of deprecated macro `low_occupancy`: launch_sgemm on sm_90: 25% occupancy (16 of 64 warps), below the 50% floor
 //!          = note: limited by registers: 96 regs/thread -> 96 x 32 = 3072 per warp -> 16384 per sub-partition / 3072 = 5 warps x 4 sub-partitions / 8 warps per block = 2 blocks/SM
 //!          = help: 64 regs/thread (e.g. __launch_bounds__(256, 4)) gives 50%
-//!  --> src/lib.rs:1:46
+//!  --> src/lib.rs:5:38
 //!   |
-//! 1 | #[occupancy::check(block = (16, 16), regs = 96, target = "sm_90")]
+//! 5 | #[occupancy::check(block = (16, 16), regs = 96)]
 //!   |                                      ^^^^
 //! ```
+//!
+//! A denied lint is an error with the same text (`error: low_occupancy: launch_sgemm on
+//! sm_90: ...`); `launch_impossible` is always one.
 //!
 //! ## Keys
 //!
