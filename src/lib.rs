@@ -1,6 +1,116 @@
 //! Compile-time theoretical-occupancy lint for CUDA kernel launches.
 //!
-//! This facade re-exports the engine ([`occupancy_core`]).
+//! This facade re-exports the engine ([`occupancy_core`]: [`arch`], [`occupancy`],
+//! [`lint`], ...) and the attribute [`check`]. Depend on this crate, under its own name
+//! `occupancy`: the attribute's generated code refers to `::occupancy::...`.
+//!
+//! # `#[occupancy::check(...)]`
+//!
+//! Put it on a launch wrapper (a free function or a method with a body). During
+//! `cargo build` it computes the theoretical occupancy of the launch on every target and
+//! reports, at the offending argument, a launch below the policy floor or one that wastes
+//! the hardware, with the numbers and a fix computed by the engine; a launch that cannot
+//! run fails the build.
+//!
+//! ```
+//! #[occupancy::check(block = (16, 16), regs = 64, smem = 8 KiB, target = ["sm_80", "H100"])]
+//! fn launch_sgemm() {
+//!     // cudarc: stream.launch_builder(&f).arg(..).launch(cfg) with block_dim (16, 16, 1)
+//!     //         and shared_mem_bytes 8192
+//! }
+//! # fn main() { launch_sgemm() }
+//! ```
+//!
+//! With `regs = 96` instead, `cargo build` prints (one warning per target):
+//!
+//! ```text
+//! warning: use of deprecated macro `low_occupancy`: launch_sgemm on sm_90: 25% occupancy (16 of 64 warps), below the 50% floor
+//!          = note: limited by registers: 96 regs/thread -> 96 x 32 = 3072 per warp -> 16384 per sub-partition / 3072 = 5 warps x 4 sub-partitions / 8 warps per block = 2 blocks/SM
+//!          = help: 64 regs/thread (e.g. __launch_bounds__(256, 4)) gives 50%
+//!  --> src/lib.rs:5:38
+//!   |
+//! 5 | #[occupancy::check(block = (16, 16), regs = 96)]
+//!   |                                      ^^^^
+//! ```
+//!
+//! A denied lint is an error with the same text (`error: low_occupancy: launch_sgemm on
+//! sm_90: ...`); `launch_impossible` is always one.
+//!
+//! ## Keys
+//!
+//! | key | value | default |
+//! |---|---|---|
+//! | `block` | threads per block: `256`, `(16, 16)`, `(8, 8, 4)`, a constant, or a tuple of constants | required |
+//! | `regs` | registers per thread (ptxas `-v`: `Used N registers`) | required |
+//! | `smem` | dynamic shared memory per block: `8192`, `512 B`, `8 KiB`, `48 KB`, `1.5 KiB`, `8KiB`, a constant | `0` |
+//! | `static_smem` | static shared memory per block, same forms (ptxas: `N bytes smem`) | `0` |
+//! | `opt_in` | the dynamic shared memory opt-in the wrapper sets (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`), same forms | not set (48 KiB per block) |
+//! | `carveout` | preferred shared-memory carveout, a whole percentage: `50%` or `0.5` | not set (the driver's default) |
+//! | `barriers` | block barriers the kernel uses, 0 to 16 | `1` |
+//! | `max_threads` | the kernel's `__launch_bounds__` max threads, 1 to 1024 | none |
+//! | `target` | `"sm_90"` or `["sm_80", "H100", "RTX 4090"]`: compute capabilities (`sm_90`, `sm_90a`, `9.0`) or GPU names | policy `targets` |
+//! | `min_occupancy` | the `low_occupancy` floor: `50%`, `37.5%` or `0.5` | policy `min_occupancy` |
+//! | `allow(..)`, `warn(..)`, `deny(..)` | lint levels for this wrapper: `allow(low_occupancy, partial_warp)` | policy `[lints]` |
+//!
+//! Units: `B` (bytes), `KiB` and `KB` both mean 1024 bytes (the CUDA documentation writes
+//! "KB" for 1024 bytes of shared memory); there is no 1000-byte unit. A size must come to a
+//! whole number of bytes. `kernel = "name"`, `cubin = "path"` and `fatbin = "path"` are
+//! reserved for reading resources from compiled kernels.
+//!
+//! Every problem in the arguments is an error on its token, all reported at once: unknown
+//! keys (with "did you mean"), duplicates, wrong types, out-of-range values, unknown targets
+//! (with the closest names), unknown lints.
+//!
+//! ## Lints
+//!
+//! | lint | default | what |
+//! |---|---|---|
+//! | `launch_impossible` | deny, fixed | 0 blocks fit: block over 1024 threads or the launch bounds, registers or shared memory over the per-block limits, dynamic shared memory over the opt-in, opt-in over the architecture's limit |
+//! | `low_occupancy` | warn | theoretical occupancy below the floor on a target |
+//! | `partial_warp` | warn | threads per block not a multiple of 32 |
+//!
+//! Their documentation: [`lint::LINTS`]. Warnings are ordinary rustc warnings (of the
+//! `deprecated` lint, the only warning a proc macro can raise on stable Rust): they show
+//! in `cargo build` for the crate's own code, `-D warnings` turns them into errors, and
+//! `#[allow(deprecated)]` on the wrapper silences them (prefer `allow(low_occupancy)`,
+//! which does not hide real deprecations). Cargo hides warnings of dependencies, so only
+//! the crate's author sees them. rust-analyzer draws them as a strikethrough on the key.
+//!
+//! ## Constants
+//!
+//! Values given as constant expressions (`block = BLOCK`, `smem = TILE * TILE * 4`,
+//! `block = (TILE, TILE)`; each must be a `u32`) cannot be read by the macro. The check then
+//! runs in a generated `const` item, evaluated by the compiler with the engine's
+//! `const fn`s: `launch_impossible` and denied lints fail the build with a const-evaluation
+//! error, warned lints warn, but the messages cannot carry the numbers or a fix. Constants
+//! must be reachable from the function body (not `Self::CONST`: the check is an item
+//! inside the body).
+//!
+//! ## Policy: `occupancy.toml`
+//!
+//! Beside the crate's `Cargo.toml` (or at the path in the environment variable
+//! `OCCUPANCY_POLICY`, absolute or relative to the crate's directory):
+//!
+//! ```toml
+//! targets = ["sm_80", "sm_90"]   # default targets (built-in default: sm_80, sm_90)
+//! min_occupancy = 0.5            # or "50%" (built-in default: 50%)
+//!
+//! [lints]
+//! low_occupancy = "deny"         # allow | warn | deny
+//! partial_warp = "allow"
+//! ```
+//!
+//! A malformed file is an error naming the file, line, column and key; unknown keys are
+//! errors with "did you mean". The attribute's own values win over the policy. Cargo
+//! rebuilds the crate when the file or the variable changes; it cannot know about a file
+//! that did not exist at the last build (after creating one, touch a source file), and
+//! rust-analyzer does not re-expand on a policy change.
+//!
+//! ## Cost
+//!
+//! None at run time: the wrapper's body is unchanged; the attribute adds one block
+//! statement in front of it that holds only items and macro calls expanding to nothing.
 #![deny(missing_docs)]
 
 pub use occupancy_core::*;
+pub use occupancy_macros::check;

@@ -28,6 +28,9 @@ pub mod build;
 pub mod cluster;
 #[cfg(feature = "cudarc")]
 pub mod device;
+pub mod lint;
 pub mod occupancy;
+#[cfg(feature = "policy")]
+pub mod policy;
 #[cfg(feature = "resources")]
 pub mod resources;

@@ -54,9 +54,10 @@ impl BlockDim {
         }
     }
 
-    /// Threads per block, `x * y * z` (u64: cannot overflow).
+    /// Threads per block, `x * y * z` (u64, saturating: three `u32::MAX` dimensions do not
+    /// fit in a u64).
     pub const fn threads(&self) -> u64 {
-        self.x as u64 * self.y as u64 * self.z as u64
+        (self.x as u64 * self.y as u64).saturating_mul(self.z as u64)
     }
 }
 
@@ -738,7 +739,8 @@ const fn regs_assumed_per_block(
     warps_per_block: u64,
     sub_partitions: u32,
 ) -> u64 {
-    regs_per_warp(arch, registers_per_thread) * round_up(warps_per_block, sub_partitions as u64)
+    regs_per_warp(arch, registers_per_thread)
+        .saturating_mul(round_up(warps_per_block, sub_partitions as u64))
 }
 
 /// The register limit on resident blocks with `sub_partitions` register-file sub-partitions.
@@ -997,7 +999,7 @@ pub const fn occupancy(
         limits,
         limiters,
         registers_per_warp: sat(per_warp),
-        registers_per_block: sat(per_warp * warps_per_block),
+        registers_per_block: sat(per_warp.saturating_mul(warps_per_block)),
         smem_per_block_bytes: sat(smem_per_block),
         smem_per_sm_bytes: smem_per_sm,
         zero_reason: if blocks_per_sm == 0 {

@@ -1,1 +1,168 @@
-//! The `#[occupancy::check]` attribute (in progress).
+//! `#[occupancy::check(...)]`: lints a CUDA launch configuration during `cargo build`.
+//!
+//! Use it through the facade crate `occupancy` (`occupancy::check`); the generated code
+//! names the engine as `::occupancy`, so the user's crate must depend on `occupancy` under
+//! that name. See the facade's documentation for the syntax and the policy file.
+//!
+//! Stages, one file each (data flows one way):
+//! `attr.rs` (tokens -> [`ast::Args`]) -> `valid.rs` (+ `policy.rs`, -> `valid::Spec`) ->
+//! `expand.rs` (-> tokens, diagnostics through `emit.rs`).
+#![deny(missing_docs)]
+
+use proc_macro::TokenStream;
+use proc_macro2::Span;
+use quote::ToTokens;
+use syn::ItemFn;
+
+mod ast;
+mod attr;
+mod emit;
+mod errors;
+mod expand;
+mod policy;
+mod valid;
+
+use errors::Errors;
+
+/// Checks the launch configuration of a CUDA launch wrapper on every target and reports
+/// occupancy problems as warnings or errors. See the `occupancy` crate for the syntax.
+#[proc_macro_attribute]
+pub fn check(args: TokenStream, item: TokenStream) -> TokenStream {
+    run(args.into(), item.into()).into()
+}
+
+fn run(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    let attribute = Span::call_site();
+    let func: ItemFn = match syn::parse2(item.clone()) {
+        Ok(func) => func,
+        Err(_) => {
+            let error = syn::Error::new(
+                attribute,
+                "#[occupancy::check] goes on a function with a body: the launch wrapper",
+            );
+            let mut out = error.to_compile_error();
+            out.extend(item);
+            return out;
+        }
+    };
+    let mut errors = Errors::default();
+    let args = attr::parse(args, &mut errors);
+    let loaded = policy::load(attribute).map_err(|e| errors.push(e)).ok();
+    let spec = loaded.as_ref().and_then(|loaded| {
+        valid::validate(args, &loaded.policy, &func.sig.ident, attribute)
+            .map_err(|e| errors.push(e))
+            .ok()
+    });
+    let file = loaded.as_ref().and_then(|l| l.file.as_deref());
+    match (errors.finish(()), spec) {
+        (Ok(()), Some(spec)) => expand::expand(&spec, file, func),
+        (Err(e), _) => expand::with_checks(func, e.to_compile_error()),
+        // Unreachable: every `None` above comes with an error.
+        (Ok(()), None) => func.into_token_stream(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::run;
+
+    static ENV: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    /// Expands on `launch` with the built-in policy (this crate has no occupancy.toml).
+    fn expand(args: proc_macro2::TokenStream) -> String {
+        let _guard = ENV.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: every test of this crate that expands holds `ENV`.
+        unsafe { std::env::remove_var(occupancy_core::policy::Policy::ENV_VAR) };
+        let item = quote! {
+            pub fn launch(n: u32) -> u32 { let blocks = n.div_ceil(256); blocks }
+        };
+        run(args, item).to_string()
+    }
+
+    #[test]
+    fn passing_wrapper_keeps_its_body_and_adds_only_items() {
+        let out = expand(quote!(block = 256, regs = 32));
+        // The original statements follow the check block, unchanged.
+        assert!(
+            out.ends_with("let blocks = n . div_ceil (256) ; blocks }"),
+            "{out}"
+        );
+        assert!(
+            out.starts_with("pub fn launch (n : u32) -> u32 { {"),
+            "{out}"
+        );
+        // The check block holds only the tracking item: no warning, no runtime statement.
+        assert!(
+            out.contains(":: core :: option_env ! (\"OCCUPANCY_POLICY\")"),
+            "{out}"
+        );
+        assert!(!out.contains("macro_rules"), "{out}");
+        assert!(!out.contains("compile_error"), "{out}");
+    }
+
+    #[test]
+    fn warning_is_a_local_deprecated_macro_named_after_the_lint() {
+        let out = expand(quote!(block = 256, regs = 96, target = "sm_90"));
+        assert!(out.contains("# [deprecated (note = \"launch on sm_90: 25% occupancy (16 of 64 warps), below the 50% floor"), "{out}");
+        assert!(
+            out.contains("macro_rules ! low_occupancy { () => { } } low_occupancy ! ()"),
+            "{out}"
+        );
+        assert!(!out.contains("allow"), "{out}");
+    }
+
+    #[test]
+    fn deny_is_an_error_and_the_wrapper_stays() {
+        let out = expand(quote!(
+            block = 256,
+            regs = 96,
+            target = "sm_90",
+            deny(low_occupancy)
+        ));
+        assert!(
+            out.contains(":: core :: compile_error ! (\"low_occupancy: launch on sm_90"),
+            "{out}"
+        );
+        assert!(out.contains("let blocks = n . div_ceil (256)"), "{out}");
+    }
+
+    #[test]
+    fn constants_become_const_checks() {
+        let out = expand(quote!(block = BLOCK, regs = 32, target = "sm_90"));
+        assert!(out.contains(":: occupancy :: arch :: SM_90"), "{out}");
+        assert!(
+            out.contains("BlockDim :: new (BLOCK , 1u32 , 1u32)"),
+            "{out}"
+        );
+        // The user's expression sits in the outer block, the check's items in an inner one.
+        assert!(
+            out.contains("const __OCCUPANCY_LAUNCH : :: occupancy :: occupancy :: Launch"),
+            "{out}"
+        );
+        assert!(out.contains("Check :: < { :: occupancy :: lint :: konst :: below_floor (& RESULT , 5000u16) } > :: _low_occupancy ()"), "{out}");
+    }
+
+    #[test]
+    fn errors_keep_the_wrapper() {
+        let out = expand(quote!(blok = 256, regs = 32));
+        assert!(out.contains("compile_error"), "{out}");
+        assert!(
+            out.contains("unknown key `blok`; did you mean `block`?"),
+            "{out}"
+        );
+        assert!(out.contains("pub fn launch (n : u32) -> u32"), "{out}");
+        // Not a function: an error, and the item unchanged.
+        let _guard = ENV.lock().unwrap_or_else(|e| e.into_inner());
+        let out = run(
+            quote!(block = 256, regs = 32),
+            quote!(
+                struct S;
+            ),
+        )
+        .to_string();
+        assert!(out.contains("goes on a function with a body"), "{out}");
+        assert!(out.ends_with("struct S ;"), "{out}");
+    }
+}

@@ -1,0 +1,180 @@
+//! `const fn` forms of the lints, for launches whose values are only known to the compiler.
+//!
+//! When the attribute is given a constant (`block = BLOCK`, `smem = TILE * TILE * 4`), the
+//! macro cannot read its value; it generates a `const` item that runs the engine and these
+//! functions during compilation. A violation still fails the build or warns, but the
+//! message cannot carry the computed numbers (a const panic takes a fixed string), so it
+//! names the reason only; `cargo occupancy calc` gives the numbers.
+
+use crate::occupancy::{BlockDim, Occupancy, OccupancyError, ZeroReason};
+
+/// Why a launch cannot run, without the numbers: a [`ZeroReason`] or an
+/// [`OccupancyError`] reduced to its kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Impossible {
+    /// [`ZeroReason::BlockTooLarge`].
+    BlockTooLarge,
+    /// [`ZeroReason::BlockDimZTooLarge`].
+    BlockDimZTooLarge,
+    /// [`ZeroReason::RegistersPerThread`].
+    RegistersPerThread,
+    /// [`ZeroReason::RegistersPerBlock`].
+    RegistersPerBlock,
+    /// [`ZeroReason::DynamicSmemOverOptIn`].
+    DynamicSmemOverOptIn,
+    /// [`ZeroReason::SmemPerBlock`].
+    SmemPerBlock,
+    /// [`ZeroReason::Barriers`].
+    Barriers,
+    /// [`OccupancyError::EmptyBlock`].
+    EmptyBlock,
+    /// [`OccupancyError::CarveoutOutOfRange`].
+    CarveoutOutOfRange,
+    /// [`OccupancyError::OptInOverLimit`].
+    OptInOverLimit,
+    /// Any other refusal of the engine, or 0 blocks without a reason.
+    Other,
+}
+
+impl Impossible {
+    /// Every kind, for code generation.
+    pub const ALL: [Impossible; 11] = [
+        Impossible::BlockTooLarge,
+        Impossible::BlockDimZTooLarge,
+        Impossible::RegistersPerThread,
+        Impossible::RegistersPerBlock,
+        Impossible::DynamicSmemOverOptIn,
+        Impossible::SmemPerBlock,
+        Impossible::Barriers,
+        Impossible::EmptyBlock,
+        Impossible::CarveoutOutOfRange,
+        Impossible::OptInOverLimit,
+        Impossible::Other,
+    ];
+
+    /// The variant's name, as written in Rust (`BlockTooLarge`).
+    pub const fn variant_name(self) -> &'static str {
+        match self {
+            Impossible::BlockTooLarge => "BlockTooLarge",
+            Impossible::BlockDimZTooLarge => "BlockDimZTooLarge",
+            Impossible::RegistersPerThread => "RegistersPerThread",
+            Impossible::RegistersPerBlock => "RegistersPerBlock",
+            Impossible::DynamicSmemOverOptIn => "DynamicSmemOverOptIn",
+            Impossible::SmemPerBlock => "SmemPerBlock",
+            Impossible::Barriers => "Barriers",
+            Impossible::EmptyBlock => "EmptyBlock",
+            Impossible::CarveoutOutOfRange => "CarveoutOutOfRange",
+            Impossible::OptInOverLimit => "OptInOverLimit",
+            Impossible::Other => "Other",
+        }
+    }
+
+    /// What is wrong, in words, without numbers.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Impossible::BlockTooLarge => {
+                "the block has more threads than the device or the kernel's launch bounds allow"
+            }
+            Impossible::BlockDimZTooLarge => "the block's z dimension exceeds 64",
+            Impossible::RegistersPerThread => {
+                "the kernel uses more registers per thread than the architecture allows"
+            }
+            Impossible::RegistersPerBlock => {
+                "the block's registers exceed the per-block register limit"
+            }
+            Impossible::DynamicSmemOverOptIn => {
+                "the dynamic shared memory exceeds the opt-in set on the function"
+            }
+            Impossible::SmemPerBlock => {
+                "the block's shared memory exceeds the per-block limit (48 KiB without the opt-in)"
+            }
+            Impossible::Barriers => "the kernel uses more barriers than the SM has",
+            Impossible::EmptyBlock => "a block dimension is 0",
+            Impossible::CarveoutOutOfRange => "the carveout is outside 0..=100%",
+            Impossible::OptInOverLimit => {
+                "the opt-in exceeds the shared memory the architecture allows per block"
+            }
+            Impossible::Other => "no block fits on an SM",
+        }
+    }
+}
+
+/// Why the launch cannot run, or `None` when at least one block fits.
+pub const fn impossible(result: &Result<Occupancy, OccupancyError>) -> Option<Impossible> {
+    match result {
+        Err(OccupancyError::EmptyBlock { .. }) => Some(Impossible::EmptyBlock),
+        Err(OccupancyError::CarveoutOutOfRange { .. }) => Some(Impossible::CarveoutOutOfRange),
+        Err(OccupancyError::OptInOverLimit { .. }) => Some(Impossible::OptInOverLimit),
+        Err(_) => Some(Impossible::Other),
+        Ok(occ) if occ.blocks_per_sm > 0 => None,
+        Ok(occ) => Some(match occ.zero_reason {
+            Some(ZeroReason::BlockTooLarge { .. }) => Impossible::BlockTooLarge,
+            Some(ZeroReason::BlockDimZTooLarge { .. }) => Impossible::BlockDimZTooLarge,
+            Some(ZeroReason::RegistersPerThread { .. }) => Impossible::RegistersPerThread,
+            Some(ZeroReason::RegistersPerBlock { .. }) => Impossible::RegistersPerBlock,
+            Some(ZeroReason::DynamicSmemOverOptIn { .. }) => Impossible::DynamicSmemOverOptIn,
+            Some(ZeroReason::SmemPerBlock { .. }) => Impossible::SmemPerBlock,
+            Some(ZeroReason::Barriers { .. }) => Impossible::Barriers,
+            None => Impossible::Other,
+        }),
+    }
+}
+
+/// `low_occupancy`: at least one block fits and the occupancy is below
+/// `floor_basis_points` / 100 percent.
+pub const fn below_floor(
+    result: &Result<Occupancy, OccupancyError>,
+    floor_basis_points: u16,
+) -> bool {
+    match result {
+        Ok(occ) if occ.blocks_per_sm > 0 => {
+            (occ.active_warps_per_sm() as u64) * 10000
+                < floor_basis_points as u64 * occ.max_warps_per_sm as u64
+        }
+        _ => false,
+    }
+}
+
+/// `partial_warp`: threads per block not a multiple of `warp_size` (32 on every
+/// architecture of [`crate::arch::ARCHS`]).
+pub const fn partial_warp(block: BlockDim, warp_size: u32) -> bool {
+    warp_size > 0 && !block.threads().is_multiple_of(warp_size as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arch::SM_90;
+    use crate::occupancy::{Kernel, Launch, occupancy};
+
+    const LOW: Result<Occupancy, OccupancyError> = occupancy(
+        &SM_90,
+        &Kernel::new(96),
+        &Launch::new(BlockDim::linear(256)),
+    );
+
+    #[test]
+    fn const_forms_agree_with_the_lints() {
+        // 96 regs, 256 threads on sm_90: 2 blocks = 16 of 64 warps = 25%.
+        const FIRES: bool = below_floor(&LOW, 5000);
+        const QUIET: bool = below_floor(&LOW, 2500);
+        const { assert!(FIRES) };
+        const { assert!(!QUIET) };
+        assert_eq!(impossible(&LOW), None);
+        let big = occupancy(
+            &SM_90,
+            &Kernel::new(32),
+            &Launch::new(BlockDim::new(64, 32, 1)),
+        );
+        assert_eq!(impossible(&big), Some(Impossible::BlockTooLarge));
+        assert!(!below_floor(&big, 10000));
+        let over = occupancy(
+            &SM_90,
+            &Kernel::new(32),
+            &Launch::new(BlockDim::linear(128)).with_dynamic_smem(64 * 1024),
+        );
+        assert_eq!(impossible(&over), Some(Impossible::SmemPerBlock));
+        assert!(partial_warp(BlockDim::new(10, 10, 1), 32));
+        assert!(!partial_warp(BlockDim::new(16, 8, 1), 32));
+    }
+}

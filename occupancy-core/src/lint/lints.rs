@@ -1,0 +1,715 @@
+//! The lints: one `static` [`Lint`] each (name, level, docs) and its check.
+
+use super::floor::percent;
+use super::{Context, Finding, Input, Level, Lint, Scope, bytes, fix};
+use crate::occupancy::{Occupancy, OccupancyError, Resource, ZeroReason};
+
+/// Declares a lint: its doc comment is both the rustdoc of the `static` and its
+/// [`Lint::docs`].
+macro_rules! declare_lint {
+    (
+        $(#[doc = $doc:literal])*
+        pub static $NAME:ident = Lint {
+            name: $name:literal,
+            default_level: $level:expr,
+            configurable: $configurable:expr,
+            scope: $scope:expr,
+            summary: $summary:literal,
+            check: $check:path $(,)?
+        };
+    ) => {
+        $(#[doc = $doc])*
+        pub static $NAME: Lint = Lint {
+            name: $name,
+            default_level: $level,
+            configurable: $configurable,
+            scope: $scope,
+            summary: $summary,
+            docs: concat!($($doc, "\n"),*),
+            check: $check,
+        };
+    };
+}
+
+declare_lint! {
+    /// ### What it does
+    /// Reports a launch that cannot run on a target: no block fits on an SM (the block has
+    /// more threads than the device or the kernel's `__launch_bounds__` allow, its registers
+    /// or shared memory exceed the per-block limits, its dynamic shared memory exceeds the
+    /// opt-in set on the function, it uses more barriers than the SM has), or the opt-in
+    /// itself exceeds what the architecture allows.
+    ///
+    /// ### Why is this bad
+    /// The launch fails at run time (`CUDA_ERROR_INVALID_VALUE`,
+    /// `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`). Always an error; its level cannot be changed.
+    ///
+    /// ### Example
+    /// ```rust,ignore
+    /// // 64 KiB of dynamic shared memory without the opt-in: over the 48 KiB default.
+    /// #[occupancy::check(block = 256, regs = 32, smem = 64 KiB)]
+    /// fn launch(stream: &CudaStream) { /* ... */ }
+    /// ```
+    /// Use instead (and call `cuFuncSetAttribute` with
+    /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` = 65536 in the wrapper):
+    /// ```rust,ignore
+    /// #[occupancy::check(block = 256, regs = 32, smem = 64 KiB, opt_in = 64 KiB)]
+    /// fn launch(stream: &CudaStream) { /* ... */ }
+    /// ```
+    pub static LAUNCH_IMPOSSIBLE = Lint {
+        name: "launch_impossible",
+        default_level: Level::Deny,
+        configurable: false,
+        scope: Scope::Target,
+        summary: "the launch cannot run on the target: 0 blocks fit on an SM",
+        check: launch_impossible,
+    };
+}
+
+declare_lint! {
+    /// ### What it does
+    /// Reports a launch whose theoretical occupancy (active warps per SM / the SM's maximum)
+    /// on a target is below the policy floor (`min_occupancy`, 50% unless configured), with
+    /// the limiting resource, its arithmetic, and the largest registers per thread, the
+    /// shared memory per block or the block size that reaches the floor.
+    ///
+    /// ### Why is this bad
+    /// Few resident warps leave the SM little to switch to while warps wait on memory, so
+    /// latency shows. Kernels that hide latency by instruction-level parallelism (tiled
+    /// GEMMs) can run well below 50%: lower the floor for them (`min_occupancy = 25%`) or
+    /// `allow(low_occupancy)`.
+    ///
+    /// ### Example
+    /// ```rust,ignore
+    /// // sm_90: 96 regs -> 3072 per warp -> 5 warps per sub-partition -> 2 blocks of 8 warps
+    /// // = 16 of 64 warps (25%).
+    /// #[occupancy::check(block = 256, regs = 96, target = "sm_90")]
+    /// fn launch(stream: &CudaStream) { /* ... */ }
+    /// ```
+    /// Use instead (compile the kernel with `__launch_bounds__(256, 4)`):
+    /// ```rust,ignore
+    /// #[occupancy::check(block = 256, regs = 64, target = "sm_90")]
+    /// fn launch(stream: &CudaStream) { /* ... */ }
+    /// ```
+    pub static LOW_OCCUPANCY = Lint {
+        name: "low_occupancy",
+        default_level: Level::Warn,
+        configurable: true,
+        scope: Scope::Target,
+        summary: "theoretical occupancy below the policy floor",
+        check: low_occupancy,
+    };
+}
+
+declare_lint! {
+    /// ### What it does
+    /// Reports a block whose thread count is not a multiple of the warp size (32).
+    ///
+    /// ### Why is this bad
+    /// Threads run in whole warps: the last warp of every block has idle lanes, yet it
+    /// takes registers, a scheduler slot and a place in the SM's warp limit like a full one.
+    ///
+    /// ### Example
+    /// ```rust,ignore
+    /// #[occupancy::check(block = (10, 10), regs = 32)] // 100 threads: 4 warps, 28 idle lanes
+    /// fn launch(stream: &CudaStream) { /* ... */ }
+    /// ```
+    /// Use instead:
+    /// ```rust,ignore
+    /// #[occupancy::check(block = (16, 8), regs = 32)] // 128 threads: 4 full warps
+    /// fn launch(stream: &CudaStream) { /* ... */ }
+    /// ```
+    pub static PARTIAL_WARP = Lint {
+        name: "partial_warp",
+        default_level: Level::Warn,
+        configurable: true,
+        scope: Scope::Launch,
+        summary: "threads per block not a multiple of the warp size",
+        check: partial_warp,
+    };
+}
+
+// ---------------------------------------------------------------------------------------
+// launch_impossible
+
+fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
+    let subject = cx.subject(Scope::Target);
+    let arch = cx.target.arch;
+    let kernel = &cx.spec.kernel;
+    let launch = &cx.spec.launch;
+    let block = launch.block;
+    let threads = block.threads();
+    let finding = |input: Input, message: String, notes: Vec<String>, helps: Vec<String>| {
+        Some(Finding {
+            lint: &LAUNCH_IMPOSSIBLE,
+            target: Some(cx.target),
+            wrapper: cx.spec.wrapper.to_owned(),
+            input,
+            message,
+            notes,
+            helps,
+        })
+    };
+    let occ = match cx.result {
+        Err(OccupancyError::OptInOverLimit {
+            requested_bytes,
+            limit_bytes,
+        }) => {
+            return finding(
+                Input::OptIn,
+                format!(
+                    "{subject}: opt-in of {} of dynamic shared memory exceeds the {} {} allows \
+                     beside {} of static shared memory",
+                    bytes(requested_bytes.into()),
+                    bytes(limit_bytes.into()),
+                    arch.sm,
+                    bytes(kernel.static_smem_bytes.into()),
+                ),
+                vec![format!(
+                    "{} allows {} of shared memory per block with the opt-in: \
+                     cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, {requested_bytes}) fails",
+                    arch.sm,
+                    bytes(arch.smem_per_block_optin_bytes.into()),
+                )],
+                vec![format!("opt_in = {limit_bytes} at most")],
+            );
+        }
+        Err(other) => {
+            return finding(Input::Block, format!("{subject}: {other}"), vec![], vec![]);
+        }
+        Ok(occ) if occ.blocks_per_sm == 0 => occ,
+        Ok(_) => return None,
+    };
+    let best_block = || {
+        crate::occupancy::max_potential_block_size(arch, kernel, 0, |_| launch.dynamic_smem_bytes)
+            .ok()
+            .filter(|best| best.block_size > 0)
+            .and_then(|best| {
+                let l = crate::occupancy::Launch {
+                    block: crate::occupancy::BlockDim::linear(best.block_size),
+                    ..*launch
+                };
+                let occ = crate::occupancy::occupancy(arch, kernel, &l).ok()?;
+                Some(format!(
+                    "block = {} gives this kernel its highest occupancy on {}: {}",
+                    best.block_size,
+                    arch.sm,
+                    occupancy_text(&occ)
+                ))
+            })
+    };
+    match occ.zero_reason {
+        Some(ZeroReason::BlockTooLarge { threads, limit }) => {
+            let bounded = kernel
+                .max_threads_per_block
+                .is_some_and(|m| m < arch.max_threads_per_block);
+            let (message, note) = if bounded {
+                (
+                    format!(
+                        "{subject}: block of {} exceeds the kernel's launch bounds of {limit} threads",
+                        block_text(block, threads),
+                    ),
+                    format!(
+                        "__launch_bounds__({limit}) is compiled into the kernel: a larger block \
+                         fails to launch (CUDA_ERROR_INVALID_VALUE)"
+                    ),
+                )
+            } else {
+                (
+                    format!(
+                        "{subject}: block of {} exceeds the {limit} threads per block {} allows",
+                        block_text(block, threads),
+                        arch.sm,
+                    ),
+                    format!(
+                        "{} runs at most {limit} threads per block: the launch fails \
+                         (CUDA_ERROR_INVALID_VALUE)",
+                        arch.sm
+                    ),
+                )
+            };
+            finding(
+                Input::Block,
+                message,
+                vec![note],
+                best_block().into_iter().collect(),
+            )
+        }
+        Some(ZeroReason::BlockDimZTooLarge { z, limit }) => finding(
+            Input::Block,
+            format!(
+                "{subject}: block z dimension {z} exceeds the {limit} {} allows",
+                arch.sm
+            ),
+            vec![format!(
+                "a block may be at most {limit} threads deep along z: the launch fails \
+                 (CUDA_ERROR_INVALID_VALUE)"
+            )],
+            vec![format!(
+                "block = ({}, {}) has the same {threads} threads",
+                block.x,
+                u64::from(block.y) * u64::from(block.z)
+            )],
+        ),
+        Some(ZeroReason::RegistersPerThread { registers, limit }) => {
+            let mut helps = Vec::new();
+            if let Some((regs, occ)) = fix::registers_for(arch, kernel, launch, 1) {
+                helps.push(format!(
+                    "{regs} regs/thread (e.g. -maxrregcount={regs}) launches and gives {}",
+                    occupancy_text(&occ)
+                ));
+            }
+            finding(
+                Input::Registers,
+                format!(
+                    "{subject}: {registers} registers per thread exceed the {limit} {} allows",
+                    arch.sm
+                ),
+                vec![format!(
+                    "no block launches (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)"
+                )],
+                helps,
+            )
+        }
+        Some(ZeroReason::RegistersPerBlock { registers, limit }) => {
+            let warps_rounded = u64::from(occ.warps_per_block)
+                .div_ceil(u64::from(arch.sub_partitions))
+                * u64::from(arch.sub_partitions);
+            let mut helps = Vec::new();
+            if let Some((regs, occ)) = fix::registers_for(arch, kernel, launch, 1) {
+                helps.push(format!(
+                    "{regs} regs/thread (e.g. __launch_bounds__({threads}, 1)) launches and gives {}",
+                    occupancy_text(&occ)
+                ));
+            }
+            if let Some((size, occ)) = fix::largest_block_that_launches(arch, kernel, launch) {
+                helps.push(format!(
+                    "or block = {size} at {} regs/thread gives {}",
+                    kernel.registers_per_thread,
+                    occupancy_text(&occ)
+                ));
+            }
+            finding(
+                Input::Registers,
+                format!(
+                    "{subject}: a block of {threads} threads needs {registers} registers, over \
+                     the {limit} per block {} allows",
+                    arch.sm
+                ),
+                vec![format!(
+                    "{} regs/thread -> {} per warp x {} warps ({} rounded up to {} sub-partitions) \
+                     = {registers}: the launch fails (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)",
+                    kernel.registers_per_thread,
+                    occ.registers_per_warp,
+                    warps_rounded,
+                    occ.warps_per_block,
+                    arch.sub_partitions,
+                )],
+                helps,
+            )
+        }
+        Some(ZeroReason::DynamicSmemOverOptIn {
+            dynamic_bytes,
+            max_bytes,
+        }) => {
+            let mut helps = Vec::new();
+            let allowed = arch
+                .smem_per_block_optin_bytes
+                .saturating_sub(kernel.static_smem_bytes);
+            if dynamic_bytes <= allowed {
+                helps.push(format!(
+                    "opt_in = {dynamic_bytes} (set CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES \
+                     to {dynamic_bytes}; {} allows up to {allowed})",
+                    arch.sm
+                ));
+            }
+            helps.push(format!("or smem = {max_bytes} at most"));
+            finding(
+                Input::DynamicSmem,
+                format!(
+                    "{subject}: {} of dynamic shared memory per block exceeds the {} opt-in set \
+                     on the function",
+                    bytes(dynamic_bytes.into()),
+                    bytes(max_bytes.into()),
+                ),
+                vec![
+                    "a launch with more dynamic shared memory than \
+                     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES fails (CUDA_ERROR_INVALID_VALUE)"
+                        .to_owned(),
+                ],
+                helps,
+            )
+        }
+        Some(ZeroReason::SmemPerBlock {
+            allocated_bytes,
+            opted_in,
+            ..
+        }) => {
+            let static_bytes = kernel.static_smem_bytes;
+            let dynamic_bytes = launch.dynamic_smem_bytes;
+            let asked = u64::from(static_bytes) + u64::from(dynamic_bytes);
+            let input = if dynamic_bytes > 0 {
+                Input::DynamicSmem
+            } else {
+                Input::StaticSmem
+            };
+            let breakdown = format!(
+                "{} static + {} dynamic + {} reserved = {} per block",
+                bytes(static_bytes.into()),
+                bytes(dynamic_bytes.into()),
+                bytes(arch.reserved_smem_per_block_bytes.into()),
+                bytes(allocated_bytes),
+            );
+            let max_dynamic = fix::max_dynamic_smem_with_opt_in(arch, kernel, launch);
+            let mut helps = Vec::new();
+            let message;
+            if opted_in || !arch.has_carveout() {
+                let limit = if arch.has_carveout() {
+                    arch.smem_per_block_optin_bytes
+                } else {
+                    arch.smem_per_block_default_bytes
+                };
+                message = format!(
+                    "{subject}: {} of static + dynamic shared memory per block exceeds the {} {} \
+                     allows",
+                    bytes(asked),
+                    bytes(limit.into()),
+                    arch.sm,
+                );
+                if let Some(max) = max_dynamic.filter(|_| arch.has_carveout()) {
+                    helps.push(format!(
+                        "smem = {max} at most beside {} of static shared memory",
+                        bytes(static_bytes.into())
+                    ));
+                }
+            } else {
+                message = format!(
+                    "{subject}: {} of static + dynamic shared memory per block exceeds the {} \
+                     default without the opt-in",
+                    bytes(asked),
+                    bytes(arch.smem_per_block_default_bytes.into()),
+                );
+                match max_dynamic {
+                    Some(max)
+                        if static_bytes > arch.smem_per_block_default_bytes
+                            && u64::from(max) + u64::from(static_bytes) >= asked =>
+                    {
+                        helps.push(format!(
+                            "static shared memory is limited to {} (ptxas): allocate it \
+                             dynamically, smem = {asked} with opt_in = {asked}",
+                            bytes(arch.smem_per_block_default_bytes.into()),
+                        ));
+                    }
+                    Some(max) if dynamic_bytes <= max => helps.push(format!(
+                        "opt in: opt_in = {dynamic_bytes} (set \
+                         CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to {dynamic_bytes}; {} \
+                         allows up to {max})",
+                        arch.sm
+                    )),
+                    Some(max) => helps.push(format!(
+                        "smem = {max} at most, with opt_in = {max} (the most {} allows beside {} of \
+                         static shared memory)",
+                        arch.sm,
+                        bytes(static_bytes.into())
+                    )),
+                    None => {}
+                }
+            }
+            finding(input, message, vec![breakdown], helps)
+        }
+        Some(ZeroReason::Barriers {
+            barriers,
+            available,
+        }) => finding(
+            Input::Barriers,
+            format!(
+                "{subject}: {barriers} barriers per block exceed the {available} per SM on {}",
+                arch.sm
+            ),
+            vec!["no block launches".to_owned()],
+            vec![format!("barriers = {available} at most")],
+        ),
+        None => finding(
+            Input::Block,
+            format!("{subject}: no block fits on an SM"),
+            vec![],
+            vec![],
+        ),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// low_occupancy
+
+fn low_occupancy(cx: &Context<'_>) -> Option<Finding> {
+    let occ = cx.result.ok().filter(|occ| occ.blocks_per_sm > 0)?;
+    let floor = cx.spec.min_occupancy;
+    if floor.is_met_by(&occ) {
+        return None;
+    }
+    let arch = cx.target.arch;
+    let binding = occ.binding();
+    let notes = binding
+        .iter()
+        .map(|resource| limiter_note(cx, &occ, resource))
+        .collect();
+    let input = [
+        Resource::Registers,
+        Resource::SharedMemory,
+        Resource::Barriers,
+        Resource::Warps,
+        Resource::Blocks,
+    ]
+    .into_iter()
+    .find(|r| binding.contains(*r))
+    .map_or(Input::Block, |r| match r {
+        Resource::Registers => Input::Registers,
+        Resource::SharedMemory if cx.spec.launch.dynamic_smem_bytes > 0 => Input::DynamicSmem,
+        Resource::SharedMemory => Input::StaticSmem,
+        Resource::Barriers => Input::Barriers,
+        Resource::Warps | Resource::Blocks => Input::Block,
+    });
+    let mut helps = Vec::new();
+    let kernel = &cx.spec.kernel;
+    let launch = &cx.spec.launch;
+    let wanted = fix::blocks_needed(
+        arch,
+        floor.warps_needed(occ.max_warps_per_sm),
+        occ.warps_per_block,
+    );
+    if let Some(wanted) = wanted {
+        if binding.contains(Resource::Registers)
+            && let Some((regs, new)) = fix::registers_for(arch, kernel, launch, wanted)
+        {
+            helps.push(format!(
+                "{regs} regs/thread (e.g. __launch_bounds__({}, {})) gives {}",
+                occ.threads_per_block,
+                new.blocks_per_sm,
+                percent(new.active_warps_per_sm(), new.max_warps_per_sm),
+            ));
+        }
+        if binding.contains(Resource::SharedMemory) {
+            if let Some(new) = fix::default_carveout_for(arch, kernel, launch, wanted) {
+                helps.push(format!(
+                    "the largest carveout (leave carveout unset) gives {}",
+                    percent(new.active_warps_per_sm(), new.max_warps_per_sm)
+                ));
+            } else if launch.dynamic_smem_bytes > 0 {
+                if let Some((bytes_fit, new)) = fix::dynamic_smem_for(arch, kernel, launch, wanted)
+                {
+                    helps.push(format!(
+                        "at most {} of dynamic shared memory per block (smem = {bytes_fit}) \
+                         gives {}",
+                        bytes(bytes_fit.into()),
+                        percent(new.active_warps_per_sm(), new.max_warps_per_sm)
+                    ));
+                }
+            } else if let Some((bytes_fit, new)) =
+                fix::static_smem_for(arch, kernel, launch, wanted)
+            {
+                helps.push(format!(
+                    "{} of static shared memory per block gives {}",
+                    bytes(bytes_fit.into()),
+                    percent(new.active_warps_per_sm(), new.max_warps_per_sm)
+                ));
+            }
+        }
+        if binding.contains(Resource::Barriers)
+            && let Some((barriers, new)) = fix::barriers_for(arch, kernel, launch, wanted)
+        {
+            helps.push(format!(
+                "barriers = {barriers} gives {}",
+                percent(new.active_warps_per_sm(), new.max_warps_per_sm)
+            ));
+        }
+    }
+    if let Some((size, new)) = fix::block_size_for(
+        arch,
+        kernel,
+        launch,
+        u64::from(occ.threads_per_block),
+        |o| floor.is_met_by(o),
+    ) {
+        let same_smem = if launch.dynamic_smem_bytes > 0 {
+            " with the same dynamic shared memory"
+        } else {
+            ""
+        };
+        helps.push(format!(
+            "block = {size}{same_smem} gives {}",
+            occupancy_text(&new)
+        ));
+    }
+    if helps.is_empty() {
+        helps.push(format!(
+            "no change of registers, shared memory, barriers or block size alone reaches {floor} on {}",
+            arch.sm
+        ));
+    }
+    Some(Finding {
+        lint: &LOW_OCCUPANCY,
+        target: Some(cx.target),
+        wrapper: cx.spec.wrapper.to_owned(),
+        input,
+        message: format!(
+            "{}: {} occupancy ({} of {} warps), below the {floor} floor",
+            cx.subject(Scope::Target),
+            percent(occ.active_warps_per_sm(), occ.max_warps_per_sm),
+            occ.active_warps_per_sm(),
+            occ.max_warps_per_sm,
+        ),
+        notes,
+        helps,
+    })
+}
+
+/// The arithmetic of one binding limit, e.g. `limited by registers: 40 regs/thread -> 40 x
+/// 32 = 1280 per warp -> 16384 per sub-partition / 1280 = 12 warps x 4 / 8 warps per block
+/// = 6 blocks/SM`.
+fn limiter_note(cx: &Context<'_>, occ: &Occupancy, resource: Resource) -> String {
+    let arch = cx.target.arch;
+    let kernel = &cx.spec.kernel;
+    let launch = &cx.spec.launch;
+    let n = occ.limits.get(resource);
+    let wpb = occ.warps_per_block;
+    match resource {
+        Resource::Warps => format!(
+            "limited by warps: {} threads = {wpb} warps per block -> {} warps per SM / {wpb} = {}/SM",
+            occ.threads_per_block,
+            occ.max_warps_per_sm,
+            count(n, "block")
+        ),
+        Resource::Registers => {
+            let regs = kernel.registers_per_thread;
+            let raw = u64::from(regs) * u64::from(arch.warp_size);
+            let per_warp = if raw == u64::from(occ.registers_per_warp) {
+                format!("{regs} x {} = {raw} per warp", arch.warp_size)
+            } else {
+                format!(
+                    "{regs} x {} = {raw} rounded up to {} per warp",
+                    arch.warp_size, occ.registers_per_warp
+                )
+            };
+            let per_sub = arch.regs_per_sm / arch.sub_partitions;
+            let warps_per_sub = per_sub / occ.registers_per_warp.max(1);
+            format!(
+                "limited by registers: {regs} regs/thread -> {per_warp} -> {per_sub} per \
+                 sub-partition / {} = {warps_per_sub} warps x {} sub-partitions / {wpb} warps per \
+                 block = {}/SM",
+                occ.registers_per_warp,
+                arch.sub_partitions,
+                count(n, "block")
+            )
+        }
+        Resource::SharedMemory => {
+            let raw = u64::from(kernel.static_smem_bytes)
+                + u64::from(launch.dynamic_smem_bytes)
+                + u64::from(arch.reserved_smem_per_block_bytes);
+            let per_block = if raw == u64::from(occ.smem_per_block_bytes) {
+                format!("{} per block", bytes(raw))
+            } else {
+                format!(
+                    "{} rounded up to {} per block",
+                    bytes(raw),
+                    bytes(occ.smem_per_block_bytes.into())
+                )
+            };
+            format!(
+                "limited by shared memory: {} static + {} dynamic + {} reserved = {per_block} -> \
+                 {} carveout / {} = {}/SM",
+                bytes(kernel.static_smem_bytes.into()),
+                bytes(launch.dynamic_smem_bytes.into()),
+                bytes(arch.reserved_smem_per_block_bytes.into()),
+                bytes(occ.smem_per_sm_bytes.into()),
+                bytes(occ.smem_per_block_bytes.into()),
+                count(n, "block"),
+            )
+        }
+        Resource::Blocks => format!(
+            "limited by blocks: {} holds at most {n} resident blocks per SM, {} each",
+            arch.sm,
+            count(wpb, "warp")
+        ),
+        Resource::Barriers => format!(
+            "limited by barriers: {} per SM / {} per block = {}/SM",
+            arch.barriers_per_sm,
+            kernel.barriers,
+            count(n, "block")
+        ),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// partial_warp
+
+fn partial_warp(cx: &Context<'_>) -> Option<Finding> {
+    let warp = u64::from(cx.target.arch.warp_size);
+    let block = cx.spec.launch.block;
+    let threads = block.threads();
+    if threads == 0 || threads.is_multiple_of(warp) {
+        return None;
+    }
+    let warps = threads.div_ceil(warp);
+    let idle = warp - threads % warp;
+    let down = threads / warp * warp;
+    let up = down.saturating_add(warp);
+    let help = if down > 0 {
+        format!("a block of {down} or {up} threads (a multiple of {warp})")
+    } else {
+        format!("a block of {up} threads (a multiple of {warp})")
+    };
+    Some(Finding {
+        lint: &PARTIAL_WARP,
+        target: None,
+        wrapper: cx.spec.wrapper.to_owned(),
+        input: Input::Block,
+        message: format!(
+            "{}: block of {} is not a multiple of the {warp}-thread warp",
+            cx.subject(Scope::Launch),
+            block_text(block, threads)
+        ),
+        notes: vec![format!(
+            "{warps} warps per block: the last runs {} of {warp} lanes, {} per block ({}) idle \
+             but allocated like busy ones",
+            threads % warp,
+            count64(idle, "lane"),
+            percent(idle, warps.saturating_mul(warp))
+        )],
+        helps: vec![help],
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Shared wording
+
+/// `256 threads` or `(16, 16) = 256 threads`.
+fn block_text(block: crate::occupancy::BlockDim, threads: u64) -> String {
+    if block.y == 1 && block.z == 1 {
+        format!("{threads} threads")
+    } else {
+        format!("{block} = {threads} threads")
+    }
+}
+
+/// `75% (6 blocks/SM, 48 of 64 warps)`.
+fn occupancy_text(occ: &Occupancy) -> String {
+    format!(
+        "{} ({}/SM, {} of {} warps)",
+        percent(occ.active_warps_per_sm(), occ.max_warps_per_sm),
+        count(occ.blocks_per_sm, "block"),
+        occ.active_warps_per_sm(),
+        occ.max_warps_per_sm
+    )
+}
+
+/// `1 block`, `6 blocks`.
+fn count(n: u32, noun: &str) -> String {
+    count64(n.into(), noun)
+}
+
+fn count64(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}

@@ -1,0 +1,384 @@
+//! Lint findings for one launch configuration: what is wrong, the evidence, and the fix.
+//!
+//! Pure and free of I/O: [`check`] takes a [`LaunchSpec`] (the wrapper's launch, the
+//! kernel's resources, the targets and the occupancy floor), runs the engine
+//! ([`crate::occupancy::occupancy`]) on every target and returns [`Finding`]s. Every number
+//! in a finding, and every suggested fix, is computed by the engine; the searches for fixes
+//! (registers 255 ..= 1, block sizes in multiples of 32, shared memory by bisection) are
+//! plain engine arithmetic.
+//!
+//! The lints, one [`Lint`] each, are listed in [`LINTS`] with a stable snake_case name, a
+//! default [`Level`] and documentation in clippy's shape (what it does, why it matters, an
+//! example that fires and the fixed version). Front ends (the `#[occupancy::check]`
+//! attribute, `cargo occupancy report`) decide each lint's level with [`LintLevels`] and
+//! render findings; a finding names the [`Input`] it is about so that a front end can point
+//! at it.
+//!
+//! ```
+//! use occupancy_core::arch::Target;
+//! use occupancy_core::lint::{check, LaunchSpec, MinOccupancy};
+//! use occupancy_core::occupancy::{BlockDim, Kernel, Launch};
+//!
+//! let targets = [Target::parse("sm_90").unwrap()];
+//! let spec = LaunchSpec {
+//!     wrapper: "launch_sgemm",
+//!     targets: &targets,
+//!     kernel: Kernel::new(96),
+//!     launch: Launch::new(BlockDim::new(16, 16, 1)),
+//!     min_occupancy: MinOccupancy::DEFAULT,
+//! };
+//! let findings = check(&spec);
+//! assert_eq!(findings.len(), 1);
+//! assert_eq!(findings[0].lint.name, "low_occupancy");
+//! assert_eq!(
+//!     findings[0].message,
+//!     "launch_sgemm on sm_90: 25% occupancy (16 of 64 warps), below the 50% floor"
+//! );
+//! ```
+
+use core::fmt;
+
+use crate::arch::Target;
+use crate::occupancy::{Kernel, Launch, Occupancy, OccupancyError, occupancy};
+
+mod fix;
+mod floor;
+pub mod konst;
+mod lints;
+
+pub use floor::{FloorError, MinOccupancy};
+pub use lints::{LAUNCH_IMPOSSIBLE, LOW_OCCUPANCY, PARTIAL_WARP};
+
+/// How a lint's findings are reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Level {
+    /// Not reported.
+    Allow,
+    /// Reported as a warning (an error under `-D warnings`).
+    Warn,
+    /// Reported as an error: the build fails.
+    Deny,
+}
+
+impl Level {
+    /// Every level, in the order `allow`, `warn`, `deny`.
+    pub const ALL: [Level; 3] = [Level::Allow, Level::Warn, Level::Deny];
+
+    /// The name used in `occupancy.toml` and the attribute: `allow`, `warn`, `deny`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Level::Allow => "allow",
+            Level::Warn => "warn",
+            Level::Deny => "deny",
+        }
+    }
+
+    /// The level named `name` (`allow`, `warn`, `deny`; case-sensitive).
+    pub fn from_name(name: &str) -> Option<Level> {
+        Level::ALL.into_iter().find(|level| level.name() == name)
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Whether a lint looks at each target or at the launch alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// Evaluated once per target; findings carry the target.
+    Target,
+    /// Evaluated once per launch (it does not depend on the GPU); findings carry no target.
+    Launch,
+}
+
+/// One lint: a stable name, a default level, and its documentation.
+#[derive(Debug)]
+pub struct Lint {
+    /// Stable snake_case name, used in `allow(...)`, `occupancy.toml` `[lints]` and as the
+    /// first word of the diagnostic.
+    pub name: &'static str,
+    /// Level when neither the policy nor the attribute sets one.
+    pub default_level: Level,
+    /// Whether the level can be changed. `false` for lints about launches that would fail at
+    /// run time (`launch_impossible`): always an error.
+    pub configurable: bool,
+    /// Per target or per launch.
+    pub scope: Scope,
+    /// One line: what the lint reports.
+    pub summary: &'static str,
+    /// Markdown, clippy's sections: `### What it does`, `### Why is this bad`,
+    /// `### Example` (fires, then the fixed version).
+    pub docs: &'static str,
+    /// The check. Private: lints are added to this module's registry, not from outside.
+    pub(crate) check: fn(&Context<'_>) -> Option<Finding>,
+}
+
+impl Lint {
+    /// The lint named `name`.
+    pub fn find(name: &str) -> Option<&'static Lint> {
+        LINTS.iter().copied().find(|lint| lint.name == name)
+    }
+
+    /// The lint name closest to a misspelled `name`, if one is close enough (Jaro-Winkler
+    /// similarity above 0.8, the threshold `darling` uses).
+    pub fn suggest(name: &str) -> Option<&'static str> {
+        closest(name, LINTS.iter().map(|lint| lint.name))
+    }
+}
+
+impl PartialEq for Lint {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Lint {}
+
+/// Every lint, in the order findings are reported.
+pub static LINTS: &[&Lint] = &[&LAUNCH_IMPOSSIBLE, &LOW_OCCUPANCY, &PARTIAL_WARP];
+
+/// The candidate closest to `input` by Jaro-Winkler similarity, if above 0.8.
+pub fn closest<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(input, c), c))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
+/// A lint level that cannot be set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LevelError {
+    /// No lint has this name.
+    UnknownLint {
+        /// The name given.
+        name: String,
+        /// The closest lint name, if any is close.
+        suggestion: Option<&'static str>,
+    },
+    /// The lint's level is fixed (`launch_impossible`).
+    NotConfigurable {
+        /// The lint.
+        lint: &'static str,
+    },
+}
+
+impl fmt::Display for LevelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LevelError::UnknownLint { name, suggestion } => {
+                write!(f, "unknown lint `{name}`")?;
+                match suggestion {
+                    Some(s) => write!(f, "; did you mean `{s}`?"),
+                    None => write!(f, "; known lints: {}", lint_names()),
+                }
+            }
+            LevelError::NotConfigurable { lint } => write!(
+                f,
+                "`{lint}` cannot be allowed or lowered: the launch would fail at run time"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LevelError {}
+
+fn lint_names() -> String {
+    LINTS
+        .iter()
+        .map(|lint| format!("`{}`", lint.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The level of every lint: defaults, overridden by the policy, overridden by the attribute.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LintLevels {
+    levels: Vec<(&'static str, Level)>,
+}
+
+impl Default for LintLevels {
+    fn default() -> Self {
+        Self {
+            levels: LINTS
+                .iter()
+                .map(|lint| (lint.name, lint.default_level))
+                .collect(),
+        }
+    }
+}
+
+impl LintLevels {
+    /// The level of `lint`.
+    pub fn get(&self, lint: &Lint) -> Level {
+        self.levels
+            .iter()
+            .find(|(name, _)| *name == lint.name)
+            .map_or(lint.default_level, |(_, level)| *level)
+    }
+
+    /// Sets the level of the lint named `name`.
+    ///
+    /// # Errors
+    ///
+    /// [`LevelError::UnknownLint`] (with a suggestion) or [`LevelError::NotConfigurable`]
+    /// for a lint whose level is fixed (setting it to its default is accepted).
+    pub fn set(&mut self, name: &str, level: Level) -> Result<(), LevelError> {
+        let lint = Lint::find(name).ok_or_else(|| LevelError::UnknownLint {
+            name: name.to_owned(),
+            suggestion: Lint::suggest(name),
+        })?;
+        if !lint.configurable && level != lint.default_level {
+            return Err(LevelError::NotConfigurable { lint: lint.name });
+        }
+        match self.levels.iter_mut().find(|(n, _)| *n == lint.name) {
+            Some(entry) => entry.1 = level,
+            None => self.levels.push((lint.name, level)),
+        }
+        Ok(())
+    }
+}
+
+/// The inputs of the launch a finding is about, so that a front end can point at the
+/// argument to change (the attribute keys of the same names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Input {
+    /// Threads per block (`block`).
+    Block,
+    /// Dynamic shared memory per block (`smem`).
+    DynamicSmem,
+    /// Registers per thread (`regs`).
+    Registers,
+    /// Static shared memory per block (`static_smem`).
+    StaticSmem,
+    /// The dynamic shared memory opt-in (`opt_in`).
+    OptIn,
+    /// The carveout preference (`carveout`).
+    Carveout,
+    /// Block barriers (`barriers`).
+    Barriers,
+    /// The kernel's launch bounds (`max_threads`).
+    MaxThreads,
+}
+
+impl Input {
+    /// The attribute key of this input: `block`, `smem`, `regs`, `static_smem`, `opt_in`,
+    /// `carveout`, `barriers`, `max_threads`.
+    pub const fn key(self) -> &'static str {
+        match self {
+            Input::Block => "block",
+            Input::DynamicSmem => "smem",
+            Input::Registers => "regs",
+            Input::StaticSmem => "static_smem",
+            Input::OptIn => "opt_in",
+            Input::Carveout => "carveout",
+            Input::Barriers => "barriers",
+            Input::MaxThreads => "max_threads",
+        }
+    }
+}
+
+/// One problem with a launch on a target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// The lint that found it.
+    pub lint: &'static Lint,
+    /// The target, for [`Scope::Target`] lints.
+    pub target: Option<Target>,
+    /// The launch wrapper's name.
+    pub wrapper: String,
+    /// The input to point at (the one to change first).
+    pub input: Input,
+    /// One line: `launch_sgemm on sm_90: 25% occupancy (16 of 64 warps), below the 50% floor`.
+    pub message: String,
+    /// Evidence, one line each (rendered `= note: ...`).
+    pub notes: Vec<String>,
+    /// Fixes, one line each, computed by the engine (rendered `= help: ...`).
+    pub helps: Vec<String>,
+}
+
+impl fmt::Display for Finding {
+    /// The message, then one `= note:` line per note and one `= help:` line per help.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        for note in &self.notes {
+            write!(f, "\n= note: {note}")?;
+        }
+        for help in &self.helps {
+            write!(f, "\n= help: {help}")?;
+        }
+        Ok(())
+    }
+}
+
+/// One launch of one wrapper, as the lints see it.
+#[derive(Clone, Copy, Debug)]
+pub struct LaunchSpec<'a> {
+    /// The launch wrapper's name (the function the attribute is on).
+    pub wrapper: &'a str,
+    /// The targets to evaluate, in order; findings come target by target.
+    pub targets: &'a [Target],
+    /// The kernel's resources and function attributes.
+    pub kernel: Kernel,
+    /// Block shape and dynamic shared memory.
+    pub launch: Launch,
+    /// The occupancy floor of `low_occupancy`.
+    pub min_occupancy: MinOccupancy,
+}
+
+/// What a lint's check sees: the launch, one target and the engine's answer for it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Context<'a> {
+    pub(crate) spec: &'a LaunchSpec<'a>,
+    pub(crate) target: Target,
+    pub(crate) result: Result<Occupancy, OccupancyError>,
+}
+
+impl Context<'_> {
+    /// `launch_sgemm on sm_90` (or `launch_sgemm` for launch-scoped lints).
+    pub(crate) fn subject(&self, scope: Scope) -> String {
+        match scope {
+            Scope::Target => format!("{} on {}", self.spec.wrapper, self.target),
+            Scope::Launch => self.spec.wrapper.to_owned(),
+        }
+    }
+}
+
+/// Runs every lint on `spec`: launch-scoped lints first, once (on the first target's
+/// architecture), then target-scoped lints on every target in order. Findings are returned
+/// whatever their level; [`LintLevels`] decides what to report.
+pub fn check(spec: &LaunchSpec<'_>) -> Vec<Finding> {
+    let context = |target: &Target| Context {
+        spec,
+        target: *target,
+        result: occupancy(target.arch, &spec.kernel, &spec.launch),
+    };
+    let mut findings = Vec::new();
+    if let Some(first) = spec.targets.first() {
+        let cx = context(first);
+        let launch_lints = LINTS.iter().filter(|lint| lint.scope == Scope::Launch);
+        findings.extend(launch_lints.filter_map(|lint| (lint.check)(&cx)));
+    }
+    for target in spec.targets {
+        let cx = context(target);
+        let target_lints = LINTS.iter().filter(|lint| lint.scope == Scope::Target);
+        findings.extend(target_lints.filter_map(|lint| (lint.check)(&cx)));
+    }
+    findings
+}
+
+/// Bytes for messages: `8 KiB` when a whole number of KiB, `1234 B` otherwise.
+pub(crate) fn bytes(n: u64) -> String {
+    if n >= 1024 && n.is_multiple_of(1024) {
+        format!("{} KiB", n / 1024)
+    } else {
+        format!("{n} B")
+    }
+}
+
+#[cfg(test)]
+mod tests;

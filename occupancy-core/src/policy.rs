@@ -1,0 +1,405 @@
+//! The crate-wide policy: `occupancy.toml` beside the user's `Cargo.toml`.
+//!
+//! ```toml
+//! # occupancy.toml
+//! targets = ["sm_80", "sm_90", "RTX 4090"]   # default targets of every wrapper
+//! min_occupancy = 0.5                        # or "50%": the low_occupancy floor
+//!
+//! [lints]
+//! low_occupancy = "deny"                     # allow | warn | deny
+//! partial_warp = "allow"
+//! ```
+//!
+//! Every key is optional; an absent file is the same as an empty one. The defaults:
+//!
+//! - `targets = ["sm_80", "sm_90"]`: the A100 and H100/H200 generations, the data-center
+//!   GPUs CUDA code is most often tuned for. Consumer GPUs (sm_86, sm_89, sm_120) have
+//!   fewer warps per SM (48) and fewer resident blocks (16 or 24), so a crate that targets
+//!   them should list them.
+//! - `min_occupancy = 0.5` (50%): below half of the SM's warps, memory-bound kernels
+//!   usually cannot hide latency; compute-bound kernels that rely on instruction-level
+//!   parallelism should set a lower floor.
+//! - `[lints]`: each lint's default level ([`crate::lint::Lint::default_level`]).
+//!
+//! Parsing is strict: a syntax error, an unknown key (with "did you mean"), a value of the
+//! wrong type, an unknown target or lint, each is a [`PolicyError`] with its line and
+//! column. Only parsing lives here; finding and reading the file is the front end's job
+//! (the attribute and the CLI look for [`Policy::FILE_NAME`] in the crate's manifest
+//! directory, or at the path in [`Policy::ENV_VAR`]).
+
+use core::fmt;
+use core::ops::Range;
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde::de::{self, IgnoredAny, Visitor};
+use toml::Spanned;
+
+use crate::arch::Target;
+use crate::lint::{Level, Lint, LintLevels, MinOccupancy, closest};
+
+/// The policy a crate sets for its launch wrappers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Policy {
+    /// Targets of wrappers that name none (`targets`).
+    pub targets: Vec<Target>,
+    /// The `low_occupancy` floor (`min_occupancy`).
+    pub min_occupancy: MinOccupancy,
+    /// Lint levels (`[lints]`).
+    pub lints: LintLevels,
+}
+
+/// The top-level keys `occupancy.toml` accepts.
+pub const KEYS: &[&str] = &["targets", "min_occupancy", "lints"];
+
+/// The default targets, `sm_80` and `sm_90` (see the module docs for why).
+pub const DEFAULT_TARGETS: &[&str] = &["sm_80", "sm_90"];
+
+impl Default for Policy {
+    /// The built-in defaults: targets sm_80 and sm_90, 50% floor, default lint levels.
+    fn default() -> Self {
+        Self {
+            targets: DEFAULT_TARGETS
+                .iter()
+                .filter_map(|name| Target::parse(name).ok())
+                .collect(),
+            min_occupancy: MinOccupancy::DEFAULT,
+            lints: LintLevels::default(),
+        }
+    }
+}
+
+/// One problem in a policy file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyError {
+    /// What is wrong, one line.
+    pub message: String,
+    /// The key it is about (`min_occupancy`, `lints.low_occupancy`), when known.
+    pub key: Option<String>,
+    /// Byte range in the file, when known.
+    pub span: Option<Range<usize>>,
+    /// 1-based line of the span's start.
+    pub line: Option<usize>,
+    /// 1-based column (in characters) of the span's start.
+    pub column: Option<usize>,
+}
+
+impl PolicyError {
+    fn new(text: &str, message: String, key: Option<String>, span: Option<Range<usize>>) -> Self {
+        let (line, column) = match &span {
+            Some(span) => {
+                let (l, c) = line_column(text, span.start);
+                (Some(l), Some(c))
+            }
+            None => (None, None),
+        };
+        Self {
+            message,
+            key,
+            span,
+            line,
+            column,
+        }
+    }
+
+    /// `path:line:column: message` (or `path: message` without a position).
+    pub fn in_file(&self, path: &str) -> String {
+        match (self.line, self.column) {
+            (Some(line), Some(column)) => format!("{path}:{line}:{column}: {}", self.message),
+            _ => format!("{path}: {}", self.message),
+        }
+    }
+}
+
+impl fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.column) {
+            (Some(line), Some(column)) => write!(f, "{line}:{column}: {}", self.message),
+            _ => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for PolicyError {}
+
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |s| s.chars().count()) + 1;
+    (line, column)
+}
+
+/// The floor as written in TOML: a fraction (`0.5`) or a percentage string (`"50%"`).
+struct FloorValue(Result<MinOccupancy, String>);
+
+impl<'de> Deserialize<'de> for FloorValue {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct FloorVisitor;
+        impl Visitor<'_> for FloorVisitor {
+            type Value = FloorValue;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a fraction such as 0.5 or a percentage string such as \"50%\"")
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<FloorValue, E> {
+                Ok(FloorValue(
+                    MinOccupancy::from_fraction_f64(v).map_err(|e| e.message),
+                ))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<FloorValue, E> {
+                Ok(FloorValue(Err(format!(
+                    "`{v}` is ambiguous: write a fraction such as {v}.0 or 0.{v}, or a \
+                     percentage string such as \"{v}%\""
+                ))))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<FloorValue, E> {
+                let result = match v.trim().strip_suffix('%') {
+                    Some(digits) => MinOccupancy::from_percent_str(digits.trim()),
+                    None => MinOccupancy::from_fraction_str(v.trim()),
+                };
+                Ok(FloorValue(result.map_err(|e| e.message)))
+            }
+        }
+        deserializer.deserialize_any(FloorVisitor)
+    }
+}
+
+#[derive(Deserialize)]
+struct RawPolicy {
+    targets: Option<Spanned<Vec<Spanned<String>>>>,
+    min_occupancy: Option<Spanned<FloorValue>>,
+    lints: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
+}
+
+impl Policy {
+    /// The policy file's name, looked for beside the crate's `Cargo.toml`.
+    pub const FILE_NAME: &'static str = "occupancy.toml";
+
+    /// The environment variable that, when set, names the policy file to use instead
+    /// (absolute, or relative to the crate's manifest directory).
+    pub const ENV_VAR: &'static str = "OCCUPANCY_POLICY";
+
+    /// Parses the text of a policy file.
+    ///
+    /// # Errors
+    ///
+    /// Every problem found, each with its key and position: TOML syntax, unknown keys
+    /// (with the closest known key), wrong types, unknown targets or lints, invalid levels
+    /// or floors.
+    pub fn from_toml(text: &str) -> Result<Policy, Vec<PolicyError>> {
+        let toml_error = |e: toml::de::Error, key: Option<String>| {
+            PolicyError::new(text, e.message().trim().to_owned(), key, e.span())
+        };
+        // Pass 1: the keys, so that unknown ones are reported by name with a suggestion.
+        let keys: BTreeMap<Spanned<String>, Spanned<IgnoredAny>> =
+            toml::from_str(text).map_err(|e| vec![toml_error(e, None)])?;
+        let mut errors = Vec::new();
+        for key in keys.keys() {
+            if !KEYS.contains(&key.get_ref().as_str()) {
+                let message = match closest(key.get_ref(), KEYS.iter().copied()) {
+                    Some(s) => format!("unknown key `{}`; did you mean `{s}`?", key.get_ref()),
+                    None => format!(
+                        "unknown key `{}`; known keys: {}",
+                        key.get_ref(),
+                        KEYS.iter()
+                            .map(|k| format!("`{k}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
+                errors.push(PolicyError::new(
+                    text,
+                    message,
+                    Some(key.get_ref().clone()),
+                    Some(key.span()),
+                ));
+            }
+        }
+        if !errors.is_empty() {
+            errors.sort_by_key(|e| e.span.as_ref().map_or(0, |span| span.start));
+            return Err(errors);
+        }
+        // Pass 2: the values.
+        let raw: RawPolicy = toml::from_str(text).map_err(|e| {
+            let key = e.span().and_then(|span| {
+                keys.iter()
+                    .find(|(_, value)| value.span().contains(&span.start))
+                    .map(|(key, _)| key.get_ref().clone())
+            });
+            let mut error = toml_error(e, key.clone());
+            if let Some(key) = key {
+                error.message = format!("`{key}`: {}", error.message);
+            }
+            vec![error]
+        })?;
+        let mut policy = Policy::default();
+        if let Some(targets) = raw.targets {
+            if targets.get_ref().is_empty() {
+                errors.push(PolicyError::new(
+                    text,
+                    "`targets` is empty: name at least one target, e.g. [\"sm_90\"]".into(),
+                    Some("targets".into()),
+                    Some(targets.span()),
+                ));
+            }
+            policy.targets.clear();
+            for name in targets.get_ref() {
+                match Target::parse(name.get_ref()) {
+                    Ok(target) if policy.targets.contains(&target) => {
+                        errors.push(PolicyError::new(
+                            text,
+                            format!("`targets`: `{}` is listed twice", name.get_ref()),
+                            Some("targets".into()),
+                            Some(name.span()),
+                        ));
+                    }
+                    Ok(target) => policy.targets.push(target),
+                    Err(e) => errors.push(PolicyError::new(
+                        text,
+                        format!("`targets`: {e}"),
+                        Some("targets".into()),
+                        Some(name.span()),
+                    )),
+                }
+            }
+        }
+        if let Some(floor) = raw.min_occupancy {
+            let span = floor.span();
+            match floor.into_inner().0 {
+                Ok(floor) => policy.min_occupancy = floor,
+                Err(message) => errors.push(PolicyError::new(
+                    text,
+                    format!("`min_occupancy`: {message}"),
+                    Some("min_occupancy".into()),
+                    Some(span),
+                )),
+            }
+        }
+        for (name, level) in raw.lints.iter().flatten() {
+            let key = Some(format!("lints.{}", name.get_ref()));
+            let Some(parsed) = Level::from_name(level.get_ref()) else {
+                let names = Level::ALL.map(Level::name);
+                let message = match closest(level.get_ref(), names) {
+                    Some(s) => format!(
+                        "`lints.{}`: unknown level `{}`; did you mean `{s}`?",
+                        name.get_ref(),
+                        level.get_ref()
+                    ),
+                    None => format!(
+                        "`lints.{}`: unknown level `{}`; expected `allow`, `warn` or `deny`",
+                        name.get_ref(),
+                        level.get_ref()
+                    ),
+                };
+                errors.push(PolicyError::new(text, message, key, Some(level.span())));
+                continue;
+            };
+            if let Err(e) = policy.lints.set(name.get_ref(), parsed) {
+                let span = match Lint::find(name.get_ref()) {
+                    Some(_) => level.span(),
+                    None => name.span(),
+                };
+                errors.push(PolicyError::new(
+                    text,
+                    format!("`lints`: {e}"),
+                    key,
+                    Some(span),
+                ));
+            }
+        }
+        if errors.is_empty() {
+            Ok(policy)
+        } else {
+            errors.sort_by_key(|e| e.span.as_ref().map_or(0, |span| span.start));
+            Err(errors)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lint::{LOW_OCCUPANCY, PARTIAL_WARP};
+
+    fn errors(text: &str) -> Vec<String> {
+        Policy::from_toml(text)
+            .unwrap_err()
+            .iter()
+            .map(|e| e.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn empty_file_is_the_default() {
+        let policy = Policy::from_toml("").unwrap();
+        assert_eq!(policy, Policy::default());
+        let names: Vec<String> = policy.targets.iter().map(|t| t.to_string()).collect();
+        assert_eq!(names, ["sm_80", "sm_90"]);
+        assert_eq!(policy.min_occupancy.basis_points(), 5000);
+    }
+
+    #[test]
+    fn reads_every_key() {
+        let policy = Policy::from_toml(
+            "targets = [\"sm_86\", \"H100\"]\nmin_occupancy = \"37.5%\"\n\n[lints]\nlow_occupancy = \"deny\"\npartial_warp = \"allow\"\n",
+        )
+        .unwrap();
+        let names: Vec<String> = policy.targets.iter().map(|t| t.to_string()).collect();
+        assert_eq!(names, ["sm_86", "H100 80GB HBM3"]);
+        assert_eq!(policy.min_occupancy.basis_points(), 3750);
+        assert_eq!(policy.lints.get(&LOW_OCCUPANCY), Level::Deny);
+        assert_eq!(policy.lints.get(&PARTIAL_WARP), Level::Allow);
+        assert_eq!(
+            Policy::from_toml("min_occupancy = 0.25")
+                .unwrap()
+                .min_occupancy
+                .basis_points(),
+            2500
+        );
+    }
+
+    #[test]
+    fn errors_name_line_column_and_key() {
+        assert_eq!(
+            errors("targets = [\"sm_90\"]\nmin_ocupancy = 0.5\n"),
+            ["2:1: unknown key `min_ocupancy`; did you mean `min_occupancy`?"]
+        );
+        assert_eq!(
+            errors("min_occupancy = 50\n"),
+            [
+                "1:17: `min_occupancy`: `50` is ambiguous: write a fraction such as 50.0 or 0.50, or a percentage string such as \"50%\""
+            ]
+        );
+        assert_eq!(
+            errors("min_occupancy = 1.5\n"),
+            ["1:17: `min_occupancy`: occupancy floor 1.5 is over 100%"]
+        );
+        assert_eq!(
+            errors("targets = [\"sm_90\", \"sm_95\"]\n"),
+            [
+                "1:21: `targets`: unknown compute capability 9.5 (`sm_95`); did you mean `sm_90`, `sm_50` or `sm_52`?"
+            ]
+        );
+        assert_eq!(
+            errors("[lints]\nlow_ocupancy = \"deny\"\npartial_warp = \"dney\"\n"),
+            [
+                "2:1: `lints`: unknown lint `low_ocupancy`; did you mean `low_occupancy`?",
+                "3:16: `lints.partial_warp`: unknown level `dney`; did you mean `deny`?",
+            ]
+        );
+        assert_eq!(
+            errors("[lints]\nlaunch_impossible = \"allow\"\n"),
+            [
+                "2:21: `lints`: `launch_impossible` cannot be allowed or lowered: the launch would fail at run time"
+            ]
+        );
+        let syntax = errors("targets = [\"sm_90\"\n");
+        assert_eq!(syntax.len(), 1);
+        assert!(syntax[0].starts_with("1:"), "{syntax:?}");
+        let wrong_type = errors("targets = \"sm_90\"\n");
+        assert_eq!(wrong_type.len(), 1);
+        assert!(
+            wrong_type[0].starts_with("1:11: `targets`: invalid type"),
+            "{wrong_type:?}"
+        );
+    }
+}

@@ -1,0 +1,629 @@
+//! Parsing the attribute's tokens into [`Args`].
+//!
+//! The arguments are split at top-level commas first and each one is parsed on its own, so
+//! that one malformed argument does not hide problems in the others: every error is
+//! collected and reported at once, each on the token that caused it.
+
+use occupancy_core::lint::{Level, MinOccupancy, closest};
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use syn::parse::discouraged::Speculative;
+use syn::parse::{ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::{Error, Expr, ExprLit, ExprUnary, Ident, Lit, LitStr, Result, Token, UnOp, bracketed};
+
+use crate::ast::{Arg, Args, Block, LevelArg, Percent, Value};
+use crate::errors::Errors;
+
+/// Every key the attribute accepts, for "did you mean" and the unknown-key message.
+pub(crate) const KEYS: &[&str] = &[
+    "block",
+    "smem",
+    "regs",
+    "static_smem",
+    "opt_in",
+    "carveout",
+    "barriers",
+    "max_threads",
+    "target",
+    "min_occupancy",
+    "allow",
+    "warn",
+    "deny",
+    "kernel",
+    "cubin",
+    "fatbin",
+];
+
+/// Byte units accepted after a size, and their factors. `KB` is 1024 bytes, as the CUDA
+/// documentation uses it for shared memory.
+const UNITS: &[(&str, u64)] = &[("B", 1), ("KiB", 1024), ("KB", 1024)];
+
+/// Parses the attribute's arguments: those that parsed, and every malformed, unknown or
+/// duplicate argument as errors (so that the checks of `valid.rs` still run on the rest).
+pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Args {
+    let mut args = Args::default();
+    for segment in split_top_level_commas(tokens, errors) {
+        let parser = |input: ParseStream<'_>| parse_argument(input, &mut args);
+        if let Err(e) = parser.parse2(segment) {
+            errors.push(e);
+        }
+    }
+    args
+}
+
+/// Splits at commas outside any group. Empty arguments (`a = 1,, b = 2`) are errors; one
+/// trailing comma is allowed.
+fn split_top_level_commas(tokens: TokenStream, errors: &mut Errors) -> Vec<TokenStream> {
+    let mut segments = Vec::new();
+    let mut current = Vec::new();
+    for tree in tokens {
+        match &tree {
+            TokenTree::Punct(p) if p.as_char() == ',' => {
+                if current.is_empty() {
+                    errors.push(Error::new(p.span(), "expected an argument before `,`"));
+                } else {
+                    segments.push(current.drain(..).collect());
+                }
+            }
+            _ => current.push(tree),
+        }
+    }
+    if !current.is_empty() {
+        segments.push(current.into_iter().collect());
+    }
+    segments
+}
+
+fn parse_argument(input: ParseStream<'_>, args: &mut Args) -> Result<()> {
+    let key: Ident = input
+        .parse()
+        .map_err(|e| Error::new(e.span(), "expected an argument such as `block = 256`"))?;
+    let name = key.to_string();
+    args.written.push(name.clone());
+    if let Some(level) = Level::from_name(&name) {
+        if !input.peek(syn::token::Paren) {
+            return Err(Error::new(
+                key.span(),
+                format!("`{name}` takes a list of lints: `{name}(low_occupancy)`"),
+            ));
+        }
+        let content;
+        syn::parenthesized!(content in input);
+        let lints = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;
+        if lints.is_empty() {
+            return Err(Error::new(
+                key.span(),
+                format!("`{name}(...)` needs at least one lint name, e.g. `{name}(low_occupancy)`"),
+            ));
+        }
+        args.levels
+            .extend(lints.into_iter().map(|lint| LevelArg { lint, level }));
+        return end(input, &key);
+    }
+    if !KEYS.contains(&name.as_str()) {
+        let message = match closest(&name, KEYS.iter().copied()) {
+            Some(s) => {
+                // A misspelled key counts as written: no "missing" error for it as well.
+                args.written.push(s.to_owned());
+                format!("unknown key `{name}`; did you mean `{s}`?")
+            }
+            None => format!("unknown key `{name}`; expected one of: {}", KEYS.join(", ")),
+        };
+        return Err(Error::new(key.span(), message));
+    }
+    if is_set(args, &name) {
+        return Err(Error::new(key.span(), format!("duplicate key `{name}`")));
+    }
+    if !input.peek(Token![=]) {
+        return Err(Error::new(
+            key.span(),
+            format!("expected `=` and a value after `{name}`"),
+        ));
+    }
+    input.parse::<Token![=]>()?;
+    if input.is_empty() {
+        return Err(Error::new(
+            key.span(),
+            format!("missing value after `{name} =`"),
+        ));
+    }
+    match name.as_str() {
+        "block" => args.block = Some(arg(key.clone(), parse_block(input)?)),
+        "smem" => args.smem = Some(arg(key.clone(), parse_bytes(input)?)),
+        "static_smem" => args.static_smem = Some(arg(key.clone(), parse_bytes(input)?)),
+        "opt_in" => args.opt_in = Some(arg(key.clone(), parse_bytes(input)?)),
+        "regs" => args.regs = Some(arg(key.clone(), parse_count(input)?)),
+        "barriers" => args.barriers = Some(arg(key.clone(), parse_count(input)?)),
+        "max_threads" => args.max_threads = Some(arg(key.clone(), parse_count(input)?)),
+        "carveout" => args.carveout = Some(arg(key.clone(), parse_carveout(input)?)),
+        "target" => args.target = Some(arg(key.clone(), parse_targets(input)?)),
+        "min_occupancy" => {
+            args.min_occupancy = Some(arg(key.clone(), parse_min_occupancy(input)?));
+        }
+        "kernel" => args.kernel = Some(arg(key.clone(), parse_string(input, &name)?)),
+        "cubin" => args.cubin = Some(arg(key.clone(), parse_string(input, &name)?)),
+        "fatbin" => args.fatbin = Some(arg(key.clone(), parse_string(input, &name)?)),
+        _ => {}
+    }
+    end(input, &key)
+}
+
+fn arg<T>(key: Ident, value: T) -> Arg<T> {
+    Arg { key, value }
+}
+
+fn is_set(args: &Args, name: &str) -> bool {
+    match name {
+        "block" => args.block.is_some(),
+        "smem" => args.smem.is_some(),
+        "static_smem" => args.static_smem.is_some(),
+        "opt_in" => args.opt_in.is_some(),
+        "regs" => args.regs.is_some(),
+        "barriers" => args.barriers.is_some(),
+        "max_threads" => args.max_threads.is_some(),
+        "carveout" => args.carveout.is_some(),
+        "target" => args.target.is_some(),
+        "min_occupancy" => args.min_occupancy.is_some(),
+        "kernel" => args.kernel.is_some(),
+        "cubin" => args.cubin.is_some(),
+        "fatbin" => args.fatbin.is_some(),
+        _ => false,
+    }
+}
+
+/// The argument must end here.
+fn end(input: ParseStream<'_>, key: &Ident) -> Result<()> {
+    if input.is_empty() {
+        Ok(())
+    } else {
+        Err(input.error(format!(
+            "unexpected token after the value of `{key}`; arguments are separated by commas"
+        )))
+    }
+}
+
+/// `256`, `(16, 16)`, `(8, 8, 4)`, or a constant expression.
+fn parse_block(input: ParseStream<'_>) -> Result<Block> {
+    let is_group = input.cursor().group(Delimiter::Parenthesis).is_some();
+    if is_group {
+        let fork = input.fork();
+        let content;
+        let paren = syn::parenthesized!(content in fork);
+        let dims = Punctuated::<Value, Token![,]>::parse_terminated_with(&content, parse_count)?;
+        if fork.is_empty() {
+            input.advance_to(&fork);
+            if dims.is_empty() || dims.len() > 3 {
+                return Err(Error::new(
+                    paren.span.join(),
+                    format!(
+                        "a block has 1 to 3 dimensions, found {}: write 256, (16, 16) or (8, 8, 4)",
+                        dims.len()
+                    ),
+                ));
+            }
+            let dims: Vec<Value> = dims.into_iter().collect();
+            check_dims(&dims)?;
+            return Ok(Block { dims });
+        }
+    }
+    let value = parse_count(input)?;
+    check_dims(std::slice::from_ref(&value))?;
+    Ok(Block { dims: vec![value] })
+}
+
+fn check_dims(dims: &[Value]) -> Result<()> {
+    let mut errors = Errors::default();
+    for dim in dims {
+        if let Value::Lit { value: 0, span } = dim {
+            errors.push(Error::new(*span, "a block dimension must be at least 1"));
+        }
+    }
+    errors.finish(())
+}
+
+/// A whole number without unit (registers, barriers, threads), or a constant expression.
+fn parse_count(input: ParseStream<'_>) -> Result<Value> {
+    if input.peek(syn::LitInt) || input.peek(syn::LitFloat) {
+        let fork = input.fork();
+        let lit: Lit = fork.parse()?;
+        if fork.is_empty() || fork.peek(Token![,]) {
+            input.advance_to(&fork);
+            return match lit {
+                Lit::Int(int) => {
+                    if !int.suffix().is_empty() && !is_integer_suffix(int.suffix()) {
+                        return Err(Error::new(
+                            int.span(),
+                            format!(
+                                "unexpected suffix `{}`: expected a plain number",
+                                int.suffix()
+                            ),
+                        ));
+                    }
+                    let value = parse_u32(int.base10_digits(), 1, int.span())?;
+                    Ok(Value::Lit {
+                        value,
+                        span: int.span(),
+                    })
+                }
+                other => Err(Error::new(other.span(), "expected a whole number")),
+            };
+        }
+    }
+    parse_const_expr(input, "a whole number or a constant")
+}
+
+/// A size in bytes: `8192`, `8 KiB`, `48 KB` (1024 bytes), `8KiB`, `1.5 KiB`, `512 B`, or a
+/// constant expression (bytes).
+fn parse_bytes(input: ParseStream<'_>) -> Result<Value> {
+    if input.peek(syn::LitInt) || input.peek(syn::LitFloat) {
+        let fork = input.fork();
+        let lit: Lit = fork.parse()?;
+        let (digits, suffix, lit_span) = match &lit {
+            Lit::Int(i) => (
+                i.base10_digits().to_owned(),
+                i.suffix().to_owned(),
+                i.span(),
+            ),
+            Lit::Float(f) => (
+                f.base10_digits().to_owned(),
+                f.suffix().to_owned(),
+                f.span(),
+            ),
+            _ => unreachable_literal(lit.span())?,
+        };
+        let mut unit: Option<(String, Span)> = None;
+        let mut span = lit_span;
+        if !suffix.is_empty() && !is_integer_suffix(&suffix) {
+            unit = Some((suffix, lit_span));
+        } else if fork.peek(Ident) {
+            let ident: Ident = fork.parse()?;
+            span = lit_span.join(ident.span()).unwrap_or(lit_span);
+            unit = Some((ident.to_string(), ident.span()));
+        }
+        if fork.is_empty() {
+            input.advance_to(&fork);
+            let factor = match &unit {
+                None => 1,
+                Some((name, unit_span)) => unit_factor(name, *unit_span)?,
+            };
+            let value = parse_u32(&digits, factor, lit_span)?;
+            return Ok(Value::Lit { value, span });
+        }
+    }
+    parse_const_expr(input, "a size in bytes (`8192`, `8 KiB`) or a constant")
+}
+
+fn unreachable_literal(span: Span) -> Result<(String, String, Span)> {
+    Err(Error::new(span, "expected a number"))
+}
+
+fn unit_factor(name: &str, span: Span) -> Result<u64> {
+    if let Some((_, factor)) = UNITS.iter().find(|(unit, _)| *unit == name) {
+        return Ok(*factor);
+    }
+    let lower = name.to_ascii_lowercase();
+    let suggestion = UNITS
+        .iter()
+        .find(|(unit, _)| unit.to_ascii_lowercase() == lower)
+        .map(|(unit, _)| *unit)
+        .or_else(|| closest(name, UNITS.iter().map(|(unit, _)| *unit)));
+    let message = match suggestion {
+        Some(s) => format!("unknown unit `{name}`; did you mean `{s}`?"),
+        None => format!("unknown unit `{name}`; expected `B`, `KiB` or `KB` (1024 bytes)"),
+    };
+    Err(Error::new(span, message))
+}
+
+fn is_integer_suffix(suffix: &str) -> bool {
+    matches!(
+        suffix,
+        "u8" | "u16"
+            | "u32"
+            | "u64"
+            | "u128"
+            | "usize"
+            | "i8"
+            | "i16"
+            | "i32"
+            | "i64"
+            | "i128"
+            | "isize"
+    )
+}
+
+/// `digits` (a decimal, maybe with a fraction) times `factor`, as a whole `u32`.
+fn parse_u32(digits: &str, factor: u64, span: Span) -> Result<u32> {
+    if digits.starts_with('-') {
+        return Err(Error::new(span, "must not be negative"));
+    }
+    let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let frac = frac.trim_end_matches('0');
+    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() || !all_digits(whole) || !all_digits(frac) || frac.len() > 9 {
+        return Err(Error::new(
+            span,
+            format!("`{digits}` is not a plain decimal number"),
+        ));
+    }
+    let too_large = || {
+        Error::new(
+            span,
+            format!("`{digits}` is too large: the most is {} ", u32::MAX)
+                .trim_end()
+                .to_owned(),
+        )
+    };
+    let whole: u128 = whole.parse().map_err(|_| too_large())?;
+    let frac_value: u128 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().map_err(|_| too_large())?
+    };
+    let scale = 10u128.pow(frac.len() as u32);
+    let scaled = (whole * scale + frac_value) * u128::from(factor);
+    if !scaled.is_multiple_of(scale) {
+        return Err(Error::new(
+            span,
+            format!("`{digits}` is not a whole number of bytes or units"),
+        ));
+    }
+    u32::try_from(scaled / scale).map_err(|_| too_large())
+}
+
+/// A constant expression; literals of the wrong kind and negative literals are rejected
+/// here, everything else is left to the compiler (the expression must be a `u32`).
+fn parse_const_expr(input: ParseStream<'_>, what: &str) -> Result<Value> {
+    let expr: Expr = input
+        .parse()
+        .map_err(|e| Error::new(e.span(), format!("expected {what}")))?;
+    match &expr {
+        Expr::Lit(ExprLit { lit, .. }) => match lit {
+            Lit::Int(_) | Lit::Float(_) => {}
+            Lit::Str(_) => {
+                return Err(Error::new(
+                    lit.span(),
+                    format!("expected {what}, found a string"),
+                ));
+            }
+            _ => return Err(Error::new(lit.span(), format!("expected {what}"))),
+        },
+        Expr::Unary(ExprUnary {
+            op: UnOp::Neg(_), ..
+        }) => {
+            return Err(Error::new_spanned(&expr, "must not be negative"));
+        }
+        Expr::Array(_) | Expr::Tuple(_) | Expr::Closure(_) | Expr::Range(_) => {
+            return Err(Error::new_spanned(&expr, format!("expected {what}")));
+        }
+        _ => {}
+    }
+    Ok(Value::Const(Box::new(expr)))
+}
+
+/// `50%` or `0.5`; whole percent.
+fn parse_carveout(input: ParseStream<'_>) -> Result<Percent> {
+    let (floor, span) =
+        parse_fraction(input, "a percentage such as `50%`", "carveout").map_err(|e| {
+            Error::new(
+                e.span(),
+                e.to_string()
+                    .replace("`carveout`: occupancy floor", "carveout"),
+            )
+        })?;
+    let bp = floor.basis_points();
+    if !bp.is_multiple_of(100) {
+        return Err(Error::new(
+            span,
+            format!("the carveout is a whole percentage (0% to 100%), found {floor}"),
+        ));
+    }
+    Ok(Percent {
+        value: (bp / 100) as u8,
+    })
+}
+
+fn parse_min_occupancy(input: ParseStream<'_>) -> Result<(MinOccupancy, Span)> {
+    parse_fraction(
+        input,
+        "a percentage such as `50%` or a fraction such as `0.5`",
+        "min_occupancy",
+    )
+}
+
+/// `50%`, `37.5%`, `0.5`: a fraction of 1 with at most 4 decimals.
+fn parse_fraction(input: ParseStream<'_>, what: &str, key: &str) -> Result<(MinOccupancy, Span)> {
+    let lit: Lit = input
+        .parse()
+        .map_err(|e| Error::new(e.span(), format!("expected {what}")))?;
+    let (digits, suffix, span) = match &lit {
+        Lit::Int(i) => (i.base10_digits(), i.suffix(), i.span()),
+        Lit::Float(f) => (f.base10_digits(), f.suffix(), f.span()),
+        other => return Err(Error::new(other.span(), format!("expected {what}"))),
+    };
+    if !suffix.is_empty() {
+        return Err(Error::new(
+            span,
+            format!("unexpected suffix `{suffix}`: expected {what}"),
+        ));
+    }
+    if input.peek(Token![%]) {
+        let percent: Token![%] = input.parse()?;
+        let span = span.join(percent.span).unwrap_or(span);
+        return MinOccupancy::from_percent_str(digits)
+            .map(|floor| (floor, span))
+            .map_err(|e| Error::new(span, format!("`{key}`: {e}")));
+    }
+    if matches!(lit, Lit::Int(_)) {
+        return Err(Error::new(
+            span,
+            format!(
+                "`{digits}` is ambiguous: write `{digits}%` or a fraction such as `0.{digits}`"
+            ),
+        ));
+    }
+    MinOccupancy::from_fraction_str(digits)
+        .map(|floor| (floor, span))
+        .map_err(|e| Error::new(span, format!("`{key}`: {e}")))
+}
+
+/// `"sm_90"` or `["sm_80", "H100"]`.
+fn parse_targets(input: ParseStream<'_>) -> Result<Vec<LitStr>> {
+    if input.peek(LitStr) {
+        return Ok(vec![input.parse()?]);
+    }
+    if input.peek(syn::token::Bracket) {
+        let content;
+        let brackets = bracketed!(content in input);
+        let list = Punctuated::<LitStr, Token![,]>::parse_terminated(&content)
+            .map_err(|e| Error::new(e.span(), "expected a string such as \"sm_90\" or \"H100\""))?;
+        if list.is_empty() {
+            return Err(Error::new(
+                brackets.span.join(),
+                "the target list is empty: name at least one, e.g. [\"sm_90\"]",
+            ));
+        }
+        return Ok(list.into_iter().collect());
+    }
+    Err(input.error(
+        "expected a target string such as \"sm_90\" or a list such as [\"sm_80\", \"H100\"]",
+    ))
+}
+
+fn parse_string(input: ParseStream<'_>, key: &str) -> Result<LitStr> {
+    input
+        .parse()
+        .map_err(|e| Error::new(e.span(), format!("`{key}` takes a string literal")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    fn parse_ok(tokens: TokenStream) -> Result<Args> {
+        let mut errors = Errors::default();
+        let args = parse(tokens, &mut errors);
+        errors.finish(args)
+    }
+
+    fn errors(tokens: TokenStream) -> Vec<String> {
+        match parse_ok(tokens) {
+            Ok(_) => vec![],
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    fn lit(v: &Value) -> Option<u32> {
+        v.literal()
+    }
+
+    #[test]
+    fn parses_every_key() {
+        let args = parse_ok(quote! {
+            block = (16, 8, 2), smem = 8 KiB, regs = 40, static_smem = 48 KB, opt_in = 100KiB,
+            carveout = 50%, barriers = 4, max_threads = 256, target = ["sm_80", "H100"],
+            min_occupancy = 37.5%, allow(partial_warp), deny(low_occupancy),
+        })
+        .unwrap();
+        let dims: Vec<_> = args.block.unwrap().value.dims.iter().map(lit).collect();
+        assert_eq!(dims, [Some(16), Some(8), Some(2)]);
+        assert_eq!(lit(&args.smem.unwrap().value), Some(8192));
+        assert_eq!(lit(&args.regs.unwrap().value), Some(40));
+        assert_eq!(lit(&args.static_smem.unwrap().value), Some(49152));
+        assert_eq!(lit(&args.opt_in.unwrap().value), Some(102400));
+        assert_eq!(args.carveout.unwrap().value.value, 50);
+        assert_eq!(lit(&args.barriers.unwrap().value), Some(4));
+        assert_eq!(lit(&args.max_threads.unwrap().value), Some(256));
+        assert_eq!(args.target.unwrap().value.len(), 2);
+        assert_eq!(args.min_occupancy.unwrap().value.0.basis_points(), 3750);
+        assert_eq!(args.levels.len(), 2);
+        assert_eq!(args.levels[1].level, Level::Deny);
+    }
+
+    #[test]
+    fn sizes_and_fractions() {
+        let smem = |tokens: TokenStream| lit(&parse_ok(tokens).unwrap().smem.unwrap().value);
+        assert_eq!(smem(quote!(smem = 1.5 KiB)), Some(1536));
+        assert_eq!(smem(quote!(smem = 512 B)), Some(512));
+        assert_eq!(smem(quote!(smem = 0x100)), Some(256));
+        assert_eq!(smem(quote!(smem = 4096u32)), Some(4096));
+        assert_eq!(smem(quote!(smem = 2 * TILE)), None);
+        assert_eq!(smem(quote!(smem = SMEM)), None);
+        let floor = |tokens: TokenStream| parse_ok(tokens).unwrap().min_occupancy.unwrap().value.0;
+        assert_eq!(floor(quote!(min_occupancy = 0.25)).basis_points(), 2500);
+        assert_eq!(floor(quote!(min_occupancy = 50%)).basis_points(), 5000);
+        let block = parse_ok(quote!(block = BLOCK))
+            .unwrap()
+            .block
+            .unwrap()
+            .value;
+        assert_eq!(block.dims.len(), 1);
+        assert!(lit(&block.dims[0]).is_none());
+        let block = parse_ok(quote!(block = (TILE, 4)))
+            .unwrap()
+            .block
+            .unwrap()
+            .value;
+        assert_eq!(block.dims.len(), 2);
+    }
+
+    #[test]
+    fn every_error_at_once() {
+        let found = errors(quote! {
+            blok = 256, regs = 40, regs = 41, smem = 8 kb, target = sm_90, carveout = 12.5%,
+            min_occupancy = 50, barriers = "4", block = (0, 4), opt_in = 1.3 KiB,
+            max_threads = 99999999999, deny(), static_smem = -4,
+        });
+        assert_eq!(
+            found,
+            [
+                "unknown key `blok`; did you mean `block`?",
+                "duplicate key `regs`",
+                "unknown unit `kb`; did you mean `KB`?",
+                "expected a target string such as \"sm_90\" or a list such as [\"sm_80\", \"H100\"]",
+                "the carveout is a whole percentage (0% to 100%), found 12.5%",
+                "`50` is ambiguous: write `50%` or a fraction such as `0.50`",
+                "expected a whole number or a constant, found a string",
+                "a block dimension must be at least 1",
+                "`1.3` is not a whole number of bytes or units",
+                "`99999999999` is too large: the most is 4294967295",
+                "`deny(...)` needs at least one lint name, e.g. `deny(low_occupancy)`",
+                "must not be negative",
+            ]
+        );
+    }
+
+    #[test]
+    fn malformed_structure() {
+        assert_eq!(
+            errors(quote!(block)),
+            ["expected `=` and a value after `block`"]
+        );
+        assert_eq!(errors(quote!(block =)), ["missing value after `block =`"]);
+        assert_eq!(
+            errors(quote!(block = 256 regs = 4)),
+            ["unexpected token after the value of `block`; arguments are separated by commas"]
+        );
+        assert_eq!(
+            errors(quote!(, block = 256)),
+            ["expected an argument before `,`"]
+        );
+        assert_eq!(
+            errors(quote!(block = (1, 2, 3, 4))),
+            ["a block has 1 to 3 dimensions, found 4: write 256, (16, 16) or (8, 8, 4)"]
+        );
+        assert_eq!(
+            errors(quote!(target = [])),
+            ["the target list is empty: name at least one, e.g. [\"sm_90\"]"]
+        );
+        assert_eq!(
+            errors(quote!(42)),
+            ["expected an argument such as `block = 256`"]
+        );
+        assert_eq!(
+            errors(quote!(kernel = 3)),
+            ["`kernel` takes a string literal"]
+        );
+        assert!(errors(quote!(block = 256,)).is_empty());
+    }
+}

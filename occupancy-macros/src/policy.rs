@@ -1,0 +1,92 @@
+//! Finding and reading the crate's policy file.
+//!
+//! The file is `$CARGO_MANIFEST_DIR/occupancy.toml`, or the path in `$OCCUPANCY_POLICY`
+//! (absolute, or relative to `$CARGO_MANIFEST_DIR`) when that is set and not empty. No file:
+//! the built-in defaults ([`Policy::default`]). The expansion tells cargo about both (an
+//! `include_bytes!` of the file, an `option_env!` of the variable) so that the crate is
+//! rebuilt when either changes.
+
+use std::path::{Path, PathBuf};
+
+use occupancy_core::policy::Policy;
+use proc_macro2::Span;
+use syn::Error;
+
+use crate::errors::Errors;
+
+/// A policy and the file it came from.
+pub(crate) struct Loaded {
+    pub(crate) policy: Policy,
+    /// The file read, absolute; `None` when the defaults apply.
+    pub(crate) file: Option<PathBuf>,
+}
+
+/// Reads the policy for the crate being compiled.
+///
+/// # Errors
+///
+/// An unreadable file named by `OCCUPANCY_POLICY`, or any problem in the file (each with
+/// the file, line, column and key), on `span` (the attribute).
+pub(crate) fn load(span: Span) -> Result<Loaded, Error> {
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    let from_env = std::env::var_os(Policy::ENV_VAR).filter(|v| !v.is_empty());
+    let (path, required) = match (from_env, &manifest_dir) {
+        (Some(value), dir) => {
+            let path = PathBuf::from(value);
+            let path = match dir {
+                Some(dir) if path.is_relative() => dir.join(path),
+                _ => path,
+            };
+            (path, true)
+        }
+        (None, Some(dir)) => (dir.join(Policy::FILE_NAME), false),
+        (None, None) => {
+            return Ok(Loaded {
+                policy: Policy::default(),
+                file: None,
+            });
+        }
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Loaded {
+                policy: Policy::default(),
+                file: None,
+            });
+        }
+        Err(e) => {
+            let origin = if required {
+                format!(" (named by {})", Policy::ENV_VAR)
+            } else {
+                String::new()
+            };
+            return Err(Error::new(
+                span,
+                format!(
+                    "cannot read the policy file {}{origin}: {e}",
+                    path.display()
+                ),
+            ));
+        }
+    };
+    let shown = display(&path);
+    match Policy::from_toml(&text) {
+        Ok(policy) => Ok(Loaded {
+            policy,
+            file: Some(std::path::absolute(&path).unwrap_or(path)),
+        }),
+        Err(problems) => {
+            let mut errors = Errors::default();
+            for problem in problems {
+                errors.push(Error::new(span, problem.in_file(&shown)));
+            }
+            let generic = Error::new(span, format!("invalid policy file {shown}"));
+            errors.finish(()).and(Err(generic))
+        }
+    }
+}
+
+fn display(path: &Path) -> String {
+    path.display().to_string()
+}

@@ -1,0 +1,167 @@
+//! A user's crate (`tests/fixtures/user-crate`, outside the workspace) built with plain
+//! cargo: the warnings show in `cargo build`, the policy file and `OCCUPANCY_POLICY` are
+//! honoured and tracked (cargo rebuilds when they change), `-D warnings` escalates, and a
+//! passing wrapper compiles to the same code as without the attribute.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/user-crate")
+}
+
+fn target_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/fixture-user-crate")
+}
+
+/// Runs `cargo <args[0]> --manifest-path <fixture> <args[1..]>`; returns whether it
+/// succeeded and its stderr.
+fn cargo(args: &[&str], policy: Option<&Path>) -> (bool, String) {
+    let mut command = Command::new(env!("CARGO"));
+    command
+        .arg(args[0])
+        .arg("--manifest-path")
+        .arg(fixture().join("Cargo.toml"))
+        .args(&args[1..])
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env("CARGO_TERM_COLOR", "never")
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS");
+    match policy {
+        Some(path) => command.env("OCCUPANCY_POLICY", path),
+        None => command.env_remove("OCCUPANCY_POLICY"),
+    };
+    let output = command.output().expect("run cargo");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+const SM90_WARNING: &str = "warning: use of deprecated macro `low_occupancy`: launch_sgemm on \
+     sm_90: 25% occupancy (16 of 64 warps), below the 50% floor";
+
+#[test]
+fn warnings_policy_and_zero_cost() {
+    // 1. Plain `cargo build`, the crate's own occupancy.toml: two warnings with numbers and
+    //    fixes, at the `regs` key; the partial warp is allowed by the policy.
+    let (ok, stderr) = cargo(&["build"], None);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains(SM90_WARNING), "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: use of deprecated macro `low_occupancy`: launch_sgemm on sm_80: 25% \
+             occupancy (16 of 64 warps), below the 50% floor"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "= note: limited by registers: 96 regs/thread -> 96 x 32 = 3072 per warp -> 16384 \
+             per sub-partition / 3072 = 5 warps x 4 sub-partitions / 8 warps per block = 2 \
+             blocks/SM"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("= help: 64 regs/thread (e.g. __launch_bounds__(256, 4)) gives 50%"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--> src/lib.rs:5:38"), "{stderr}");
+    assert!(!stderr.contains("partial_warp"), "{stderr}");
+    assert_eq!(stderr.matches("use of deprecated").count(), 2, "{stderr}");
+
+    // 2. `-D warnings` (for this crate only) makes them errors.
+    let (ok, stderr) = cargo(&["rustc", "--lib", "--", "-D", "warnings"], None);
+    assert!(!ok, "{stderr}");
+    assert!(
+        stderr.contains("error: use of deprecated macro `low_occupancy`: launch_sgemm on sm_90"),
+        "{stderr}"
+    );
+
+    // 3. OCCUPANCY_POLICY selects another file: low_occupancy denied, sm_90 only. Cargo must
+    //    rebuild for the variable alone (the expansion reads it through `option_env!`).
+    let strict = fixture().join("strict.toml");
+    let (ok, stderr) = cargo(&["build"], Some(&strict));
+    assert!(!ok, "{stderr}");
+    assert!(
+        stderr.contains(
+            "error: low_occupancy: launch_sgemm on sm_90: 25% occupancy (16 of 64 warps), below \
+             the 50% floor"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("sm_80"), "{stderr}");
+
+    // 4. Editing the policy file rebuilds (the expansion `include_bytes!`s it).
+    let work = target_dir().join("policy-edit.toml");
+    std::fs::create_dir_all(target_dir()).unwrap();
+    std::fs::write(&work, "min_occupancy = 0.25\n").unwrap();
+    let (ok, stderr) = cargo(&["build"], Some(&work));
+    assert!(ok, "{stderr}");
+    assert!(!stderr.contains("low_occupancy"), "{stderr}");
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    std::fs::write(&work, "min_occupancy = \"50%\"\ntargets = [\"sm_90\"]\n").unwrap();
+    let (ok, stderr) = cargo(&["build"], Some(&work));
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains(SM90_WARNING), "{stderr}");
+    // This file does not allow partial_warp: it warns now too.
+    assert_eq!(
+        stderr
+            .matches("use of deprecated macro `low_occupancy`")
+            .count(),
+        1,
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("use of deprecated macro `partial_warp`: launch_odd: block of 100 threads"),
+        "{stderr}"
+    );
+
+    // 5. Zero cost: the checked wrapper's LLVM IR (unoptimised, so nothing added could be
+    //    optimised away) is the same as the plain function's.
+    let (ok, stderr) = cargo(
+        &[
+            "rustc",
+            "--lib",
+            "--",
+            "--emit=llvm-ir",
+            "-C",
+            "debuginfo=0",
+        ],
+        None,
+    );
+    assert!(ok, "{stderr}");
+    let deps = target_dir().join("debug/deps");
+    let ir_file = std::fs::read_dir(&deps)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "ll")
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("occupancy_user_crate"))
+        })
+        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
+        .expect("an .ll file");
+    let ir = std::fs::read_to_string(ir_file).unwrap();
+    let checked = function_body(&ir, "saxpy_checked");
+    let plain = function_body(&ir, "saxpy_plain");
+    assert!(checked.lines().count() > 10, "{checked}");
+    assert_eq!(checked, plain);
+}
+
+/// The body of the LLVM function whose mangled name contains `name`, with that name
+/// replaced so that two functions can be compared.
+fn function_body(ir: &str, name: &str) -> String {
+    let start = ir
+        .lines()
+        .position(|l| l.starts_with("define") && l.contains(name))
+        .unwrap_or_else(|| panic!("no function {name} in the IR"));
+    let lines: Vec<&str> = ir.lines().skip(start).take_while(|l| *l != "}").collect();
+    let text = lines.join("\n");
+    // The header holds the mangled name (with a hash) and an attribute-group number.
+    let mut body: Vec<String> = text.lines().skip(1).map(str::to_owned).collect();
+    body.insert(0, String::from("define"));
+    body.join("\n")
+}
