@@ -5,9 +5,16 @@
 //! targets = ["sm_80", "sm_90", "RTX 4090"]   # default targets of every wrapper
 //! min_occupancy = 0.5                        # or "50%": the low_occupancy floor
 //!
+//! class = "balanced"                        # memory_bound | balanced | compute_bound
+//!
 //! [lints]
 //! low_occupancy = "deny"                     # allow | warn | deny
 //! partial_warp = "allow"
+//!
+//! [thresholds]
+//! register_step_max_drop = 4                 # registers per thread ("a few")
+//! smem_step_max_bytes = 512                  # shared memory bytes per block
+//! tail_effect_max_waste = "10%"              # idle share of the launch's block slots
 //! ```
 //!
 //! Every key is optional; an absent file is the same as an empty one. The defaults:
@@ -19,7 +26,11 @@
 //! - `min_occupancy = 0.5` (50%): below half of the SM's warps, memory-bound kernels
 //!   usually cannot hide latency; compute-bound kernels that rely on instruction-level
 //!   parallelism should set a lower floor.
+//! - `class`: none. A class sets the floor of wrappers that give no `min_occupancy`
+//!   ([`KernelClass::default_floor`]); `min_occupancy` (here or in the attribute) wins over
+//!   any class, and the attribute's `class` wins over this one.
 //! - `[lints]`: each lint's default level ([`crate::lint::Lint::default_level`]).
+//! - `[thresholds]`: [`Thresholds::DEFAULT`].
 //!
 //! Parsing is strict: a syntax error, an unknown key (with "did you mean"), a value of the
 //! wrong type, an unknown target or lint, each is a [`PolicyError`] with its line and
@@ -36,21 +47,32 @@ use serde::de::{self, IgnoredAny, Visitor};
 use toml::Spanned;
 
 use crate::arch::Target;
-use crate::lint::{Level, Lint, LintLevels, MinOccupancy, closest};
+use crate::lint::{KernelClass, Level, Lint, LintLevels, MinOccupancy, Thresholds, closest};
 
 /// The policy a crate sets for its launch wrappers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Policy {
     /// Targets of wrappers that name none (`targets`).
     pub targets: Vec<Target>,
-    /// The `low_occupancy` floor (`min_occupancy`).
-    pub min_occupancy: MinOccupancy,
+    /// The `low_occupancy` floor (`min_occupancy`), when the file sets one.
+    pub min_occupancy: Option<MinOccupancy>,
+    /// The default kernel class (`class`), when the file sets one.
+    pub class: Option<KernelClass>,
     /// Lint levels (`[lints]`).
     pub lints: LintLevels,
+    /// Thresholds of the granularity lints (`[thresholds]`).
+    pub thresholds: Thresholds,
 }
 
 /// The top-level keys `occupancy.toml` accepts.
-pub const KEYS: &[&str] = &["targets", "min_occupancy", "lints"];
+pub const KEYS: &[&str] = &["targets", "min_occupancy", "class", "lints", "thresholds"];
+
+/// The keys of `[thresholds]`.
+pub const THRESHOLD_KEYS: &[&str] = &[
+    "register_step_max_drop",
+    "smem_step_max_bytes",
+    "tail_effect_max_waste",
+];
 
 /// The default targets, `sm_80` and `sm_90` (see the module docs for why).
 pub const DEFAULT_TARGETS: &[&str] = &["sm_80", "sm_90"];
@@ -63,8 +85,35 @@ impl Default for Policy {
                 .iter()
                 .filter_map(|name| Target::parse(name).ok())
                 .collect(),
-            min_occupancy: MinOccupancy::DEFAULT,
+            min_occupancy: None,
+            class: None,
             lints: LintLevels::default(),
+            thresholds: Thresholds::DEFAULT,
+        }
+    }
+}
+
+impl Policy {
+    /// The floor of a wrapper and the class it came from: the attribute's `min_occupancy`,
+    /// else the attribute's `class` floor, else the policy's `min_occupancy`, else the
+    /// policy's `class` floor, else [`MinOccupancy::DEFAULT`] (50%).
+    pub fn floor(
+        &self,
+        min_occupancy: Option<MinOccupancy>,
+        class: Option<KernelClass>,
+    ) -> (MinOccupancy, Option<KernelClass>) {
+        if let Some(floor) = min_occupancy {
+            return (floor, None);
+        }
+        if let Some(class) = class {
+            return (class.default_floor(), Some(class));
+        }
+        if let Some(floor) = self.min_occupancy {
+            return (floor, None);
+        }
+        match self.class {
+            Some(class) => (class.default_floor(), Some(class)),
+            None => (MinOccupancy::DEFAULT, None),
         }
     }
 }
@@ -167,7 +216,9 @@ impl<'de> Deserialize<'de> for FloorValue {
 struct RawPolicy {
     targets: Option<Spanned<Vec<Spanned<String>>>>,
     min_occupancy: Option<Spanned<FloorValue>>,
+    class: Option<Spanned<String>>,
     lints: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
+    thresholds: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
 }
 
 impl Policy {
@@ -265,13 +316,68 @@ impl Policy {
         if let Some(floor) = raw.min_occupancy {
             let span = floor.span();
             match floor.into_inner().0 {
-                Ok(floor) => policy.min_occupancy = floor,
+                Ok(floor) => policy.min_occupancy = Some(floor),
                 Err(message) => errors.push(PolicyError::new(
                     text,
                     format!("`min_occupancy`: {message}"),
                     Some("min_occupancy".into()),
                     Some(span),
                 )),
+            }
+        }
+        if let Some(class) = raw.class {
+            match KernelClass::from_name(class.get_ref()) {
+                Some(c) => policy.class = Some(c),
+                None => {
+                    let names = KernelClass::ALL.map(KernelClass::name);
+                    let hint = match closest(class.get_ref(), names) {
+                        Some(s) => format!("did you mean `{s}`?"),
+                        None => "expected `memory_bound`, `balanced` or `compute_bound`".to_owned(),
+                    };
+                    let message = format!(
+                        "`class`: unknown kernel class `{}`; {hint}",
+                        class.get_ref()
+                    );
+                    errors.push(PolicyError::new(
+                        text,
+                        message,
+                        Some("class".into()),
+                        Some(class.span()),
+                    ));
+                }
+            }
+        }
+        for (name, value) in raw.thresholds.iter().flatten() {
+            let key = format!("thresholds.{}", name.get_ref());
+            match threshold(&mut policy.thresholds, name.get_ref(), value.get_ref()) {
+                Ok(()) => {}
+                Err(ThresholdError::UnknownKey) => {
+                    let message = match closest(name.get_ref(), THRESHOLD_KEYS.iter().copied()) {
+                        Some(s) => format!(
+                            "`thresholds`: unknown key `{}`; did you mean `{s}`?",
+                            name.get_ref()
+                        ),
+                        None => format!(
+                            "`thresholds`: unknown key `{}`; known keys: {}",
+                            name.get_ref(),
+                            THRESHOLD_KEYS.join(", ")
+                        ),
+                    };
+                    errors.push(PolicyError::new(
+                        text,
+                        message,
+                        Some(key),
+                        Some(name.span()),
+                    ));
+                }
+                Err(ThresholdError::Value(why)) => {
+                    errors.push(PolicyError::new(
+                        text,
+                        format!("`{key}`: {why}"),
+                        Some(key),
+                        Some(value.span()),
+                    ));
+                }
             }
         }
         for (name, level) in raw.lints.iter().flatten() {
@@ -315,6 +421,47 @@ impl Policy {
     }
 }
 
+enum ThresholdError {
+    UnknownKey,
+    Value(String),
+}
+
+/// Sets one `[thresholds]` key.
+fn threshold(
+    thresholds: &mut Thresholds,
+    key: &str,
+    value: &toml::Value,
+) -> Result<(), ThresholdError> {
+    let count = |what: &str| match value.as_integer() {
+        Some(n) if (0..=i64::from(u32::MAX)).contains(&n) => Ok(n as u32),
+        _ => Err(ThresholdError::Value(format!(
+            "expected a whole number of {what}, found `{value}`"
+        ))),
+    };
+    match key {
+        "register_step_max_drop" => thresholds.register_step_max_drop = count("registers")?,
+        "smem_step_max_bytes" => thresholds.smem_step_max_bytes = count("bytes")?,
+        "tail_effect_max_waste" => {
+            let floor = match value {
+                toml::Value::String(s) => match s.trim().strip_suffix('%') {
+                    Some(digits) => MinOccupancy::from_percent_str(digits.trim()),
+                    None => MinOccupancy::from_fraction_str(s.trim()),
+                },
+                toml::Value::Float(f) => MinOccupancy::from_fraction_f64(*f),
+                _ => {
+                    return Err(ThresholdError::Value(format!(
+                        "expected a fraction such as 0.1 or a percentage string such as \"10%\", found `{value}`"
+                    )));
+                }
+            };
+            let share = floor.map_err(|e| ThresholdError::Value(e.message))?;
+            thresholds.tail_effect_max_waste_bp = u32::from(share.basis_points());
+        }
+        _ => return Err(ThresholdError::UnknownKey),
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,7 +481,64 @@ mod tests {
         assert_eq!(policy, Policy::default());
         let names: Vec<String> = policy.targets.iter().map(|t| t.to_string()).collect();
         assert_eq!(names, ["sm_80", "sm_90"]);
-        assert_eq!(policy.min_occupancy.basis_points(), 5000);
+        assert_eq!(policy.min_occupancy, None);
+        assert_eq!(policy.floor(None, None).0.basis_points(), 5000);
+    }
+
+    #[test]
+    fn classes_and_thresholds() {
+        let policy = Policy::from_toml(
+            "class = \"compute_bound\"\n[thresholds]\nregister_step_max_drop = 2\nsmem_step_max_bytes = 256\ntail_effect_max_waste = \"25%\"\n",
+        )
+        .unwrap();
+        assert_eq!(policy.class, Some(KernelClass::ComputeBound));
+        assert_eq!(
+            policy.thresholds,
+            Thresholds {
+                register_step_max_drop: 2,
+                smem_step_max_bytes: 256,
+                tail_effect_max_waste_bp: 2500
+            }
+        );
+        // The policy's class sets the floor; the attribute's class or floor wins.
+        assert_eq!(
+            policy.floor(None, None),
+            (
+                MinOccupancy::from_basis_points(2500).unwrap(),
+                Some(KernelClass::ComputeBound)
+            )
+        );
+        assert_eq!(
+            policy
+                .floor(None, Some(KernelClass::MemoryBound))
+                .0
+                .basis_points(),
+            6250
+        );
+        let explicit = MinOccupancy::from_basis_points(3000).unwrap();
+        assert_eq!(
+            policy.floor(Some(explicit), Some(KernelClass::MemoryBound)),
+            (explicit, None)
+        );
+        // The policy's explicit floor wins over its own class, not over the attribute's class.
+        let both = Policy::from_toml("class = \"memory_bound\"\nmin_occupancy = 0.3\n").unwrap();
+        assert_eq!(both.floor(None, None).0.basis_points(), 3000);
+        assert_eq!(
+            both.floor(None, Some(KernelClass::ComputeBound))
+                .0
+                .basis_points(),
+            2500
+        );
+        assert_eq!(
+            errors(
+                "class = \"compute\"\n[thresholds]\nregister_step = 2\nsmem_step_max_bytes = -1\n"
+            ),
+            [
+                "1:9: `class`: unknown kernel class `compute`; did you mean `compute_bound`?",
+                "3:1: `thresholds`: unknown key `register_step`; did you mean `register_step_max_drop`?",
+                "4:23: `thresholds.smem_step_max_bytes`: expected a whole number of bytes, found `-1`",
+            ]
+        );
     }
 
     #[test]
@@ -345,13 +549,14 @@ mod tests {
         .unwrap();
         let names: Vec<String> = policy.targets.iter().map(|t| t.to_string()).collect();
         assert_eq!(names, ["sm_86", "H100 80GB HBM3"]);
-        assert_eq!(policy.min_occupancy.basis_points(), 3750);
+        assert_eq!(policy.min_occupancy.unwrap().basis_points(), 3750);
         assert_eq!(policy.lints.get(&LOW_OCCUPANCY), Level::Deny);
         assert_eq!(policy.lints.get(&PARTIAL_WARP), Level::Allow);
         assert_eq!(
             Policy::from_toml("min_occupancy = 0.25")
                 .unwrap()
                 .min_occupancy
+                .unwrap()
                 .basis_points(),
             2500
         );

@@ -92,11 +92,8 @@ fn literal_checks(spec: &Spec) -> TokenStream {
         .with_dynamic_smem(value(&spec.smem));
     let targets: Vec<_> = spec.targets.iter().map(|(t, _)| *t).collect();
     let findings = check(&LaunchSpec {
-        wrapper: &spec.wrapper,
-        targets: &targets,
-        kernel,
-        launch,
         min_occupancy: spec.min_occupancy,
+        ..LaunchSpec::new(&spec.wrapper, &targets, kernel, launch)
     });
     findings.iter().map(|f| report(spec, f)).collect()
 }

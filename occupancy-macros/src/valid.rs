@@ -210,10 +210,8 @@ pub(crate) fn validate(
         None => targets.extend(policy.targets.iter().map(|t| (*t, attribute))),
     }
 
-    let min_occupancy = args
-        .min_occupancy
-        .as_ref()
-        .map_or(policy.min_occupancy, |arg| arg.value.0);
+    let (min_occupancy, _class) =
+        policy.floor(args.min_occupancy.as_ref().map(|arg| arg.value.0), None);
 
     // Levels: the policy's, then the attribute's.
     let mut levels = policy.lints.clone();

@@ -21,11 +21,8 @@
 //!
 //! let targets = [Target::parse("sm_90").unwrap()];
 //! let spec = LaunchSpec {
-//!     wrapper: "launch_sgemm",
-//!     targets: &targets,
-//!     kernel: Kernel::new(96),
-//!     launch: Launch::new(BlockDim::new(16, 16, 1)),
 //!     min_occupancy: MinOccupancy::DEFAULT,
+//!     ..LaunchSpec::new("launch_sgemm", &targets, Kernel::new(96), Launch::new(BlockDim::new(16, 16, 1)))
 //! };
 //! let findings = check(&spec);
 //! assert_eq!(findings.len(), 1);
@@ -263,11 +260,17 @@ pub enum Input {
     Barriers,
     /// The kernel's launch bounds (`max_threads`).
     MaxThreads,
+    /// The grid (`grid`).
+    Grid,
+    /// The thread-block cluster (`cluster`).
+    Cluster,
+    /// The compiled kernel the resources came from (`kernel`, `cubin`, `fatbin`).
+    Kernel,
 }
 
 impl Input {
     /// The attribute key of this input: `block`, `smem`, `regs`, `static_smem`, `opt_in`,
-    /// `carveout`, `barriers`, `max_threads`.
+    /// `carveout`, `barriers`, `max_threads`, `grid`, `cluster`, `kernel`.
     pub const fn key(self) -> &'static str {
         match self {
             Input::Block => "block",
@@ -278,6 +281,9 @@ impl Input {
             Input::Carveout => "carveout",
             Input::Barriers => "barriers",
             Input::MaxThreads => "max_threads",
+            Input::Grid => "grid",
+            Input::Cluster => "cluster",
+            Input::Kernel => "kernel",
         }
     }
 }
@@ -326,8 +332,146 @@ pub struct LaunchSpec<'a> {
     pub kernel: Kernel,
     /// Block shape and dynamic shared memory.
     pub launch: Launch,
-    /// The occupancy floor of `low_occupancy`.
+    /// The occupancy floor of `low_occupancy` (already resolved: the attribute's
+    /// `min_occupancy`, else its `class`'s floor, else the policy's).
     pub min_occupancy: MinOccupancy,
+    /// The kernel class the floor came from, if any (named in messages).
+    pub class: Option<KernelClass>,
+    /// Blocks in the grid (`grid`), for waves, `tail_effect` and `undersized_grid`.
+    pub grid_blocks: Option<u64>,
+    /// Blocks per thread-block cluster (`cluster`, cc 9.0+), for cluster occupancy.
+    pub cluster: Option<crate::cluster::Cluster>,
+    /// What the kernel's compiled artifact says beyond the engine's inputs.
+    pub artifact: ArtifactFacts,
+    /// Thresholds of the granularity lints.
+    pub thresholds: Thresholds,
+}
+
+impl<'a> LaunchSpec<'a> {
+    /// A launch with the default floor, no class, grid, cluster or artifact facts, and the
+    /// default thresholds.
+    pub fn new(wrapper: &'a str, targets: &'a [Target], kernel: Kernel, launch: Launch) -> Self {
+        Self {
+            wrapper,
+            targets,
+            kernel,
+            launch,
+            min_occupancy: MinOccupancy::DEFAULT,
+            class: None,
+            grid_blocks: None,
+            cluster: None,
+            artifact: ArtifactFacts::default(),
+            thresholds: Thresholds::DEFAULT,
+        }
+    }
+}
+
+/// Facts from the kernel's compiled artifact (cubin, ptxas log, resource manifest) that the
+/// occupancy model does not take but the lints use. `None`: the artifact does not say.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ArtifactFacts {
+    /// Bytes stored to local memory by register spills, per thread (ptxas "spill stores").
+    pub spill_store_bytes: Option<u32>,
+    /// Bytes loaded from local memory by register spills, per thread (ptxas "spill loads").
+    pub spill_load_bytes: Option<u32>,
+    /// Local memory (stack frame) per thread, bytes (`CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES`).
+    pub local_bytes: Option<u32>,
+    /// The second argument of `__launch_bounds__` (`.minnctapersm` in the PTX): the
+    /// resident blocks per SM the kernel was compiled to reach.
+    pub min_blocks_per_sm: Option<u32>,
+}
+
+/// Thresholds of the granularity lints: what counts as "a few" (policy `[thresholds]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Thresholds {
+    /// `register_step` fires when dropping at most this many registers per thread adds a
+    /// resident block. Default 4: half of the 8-register (256 per warp) allocation step.
+    pub register_step_max_drop: u32,
+    /// `smem_step` fires when shaving at most this many bytes of shared memory per block
+    /// adds a resident block. Default 512: four 128-byte allocation granules.
+    pub smem_step_max_bytes: u32,
+    /// `tail_effect` fires when the last, partial wave leaves more than this share of the
+    /// launch's block slots idle, in basis points. Default 1000 (10%).
+    pub tail_effect_max_waste_bp: u32,
+}
+
+impl Thresholds {
+    /// The defaults: 4 registers, 512 bytes, 10%.
+    pub const DEFAULT: Self = Self {
+        register_step_max_drop: 4,
+        smem_step_max_bytes: 512,
+        tail_effect_max_waste_bp: 1000,
+    };
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// What bounds a kernel's speed, which decides how much occupancy it needs: the default
+/// `low_occupancy` floor of a class (`class = "..."` in the attribute or the policy; an
+/// explicit `min_occupancy` always wins).
+///
+/// Occupancy is a means, not the goal. A kernel bound by memory bandwidth or latency needs
+/// many warps in flight to hide the latency of its loads (Little's law: bytes in flight =
+/// bandwidth x latency), so its floor is high. A compute-dense kernel that keeps its data in
+/// registers (register-blocked GEMM, convolutions) issues independent instructions from
+/// each warp and reaches full speed at 25-40% occupancy (V. Volkov, "Better performance at
+/// lower occupancy", GTC 2010), so its floor is low.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KernelClass {
+    /// Bound by memory bandwidth or latency (element-wise ops, reductions, stencils,
+    /// transposes, softmax, layer norm): default floor 62.5% (40 of 64 warps, 30 of 48).
+    MemoryBound,
+    /// Neither clearly: default floor 37.5% (24 of 64 warps, 18 of 48).
+    Balanced,
+    /// Bound by arithmetic, with instruction-level parallelism (register-blocked GEMM,
+    /// convolution, attention tiles): default floor 25% (16 of 64 warps, 12 of 48).
+    ComputeBound,
+}
+
+impl KernelClass {
+    /// Every class.
+    pub const ALL: [KernelClass; 3] = [
+        KernelClass::MemoryBound,
+        KernelClass::Balanced,
+        KernelClass::ComputeBound,
+    ];
+
+    /// The name in the attribute and the policy: `memory_bound`, `balanced`, `compute_bound`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            KernelClass::MemoryBound => "memory_bound",
+            KernelClass::Balanced => "balanced",
+            KernelClass::ComputeBound => "compute_bound",
+        }
+    }
+
+    /// The class named `name`.
+    pub fn from_name(name: &str) -> Option<KernelClass> {
+        KernelClass::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// The class's default floor (see the variants).
+    pub const fn default_floor(self) -> MinOccupancy {
+        let bp = match self {
+            KernelClass::MemoryBound => 6250,
+            KernelClass::Balanced => 3750,
+            KernelClass::ComputeBound => 2500,
+        };
+        match MinOccupancy::from_basis_points(bp) {
+            Some(floor) => floor,
+            None => MinOccupancy::DEFAULT,
+        }
+    }
+}
+
+impl fmt::Display for KernelClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// What a lint's check sees: the launch, one target and the engine's answer for it.

@@ -6,11 +6,8 @@ use crate::occupancy::{BlockDim, Carveout};
 fn run(targets: &[&str], kernel: Kernel, launch: Launch, floor: MinOccupancy) -> Vec<Finding> {
     let targets: Vec<Target> = targets.iter().map(|t| Target::parse(t).unwrap()).collect();
     check(&LaunchSpec {
-        wrapper: "launch",
-        targets: &targets,
-        kernel,
-        launch,
         min_occupancy: floor,
+        ..LaunchSpec::new("launch", &targets, kernel, launch)
     })
 }
 
