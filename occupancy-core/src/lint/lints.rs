@@ -2,6 +2,7 @@
 
 use super::floor::percent;
 use super::{Context, Finding, Input, Level, Lint, Scope, bytes, fix};
+use crate::analysis::{self, Change};
 use crate::occupancy::{Occupancy, OccupancyError, Resource, ZeroReason};
 
 /// Declares a lint: its doc comment is both the rustdoc of the `static` and its
@@ -252,7 +253,9 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
         ),
         Some(ZeroReason::RegistersPerThread { registers, limit }) => {
             let mut helps = Vec::new();
-            if let Some((regs, occ)) = fix::registers_for(arch, kernel, launch, 1) {
+            if let Some((regs, occ)) =
+                analysis_pair(analysis::registers_for_blocks(arch, kernel, launch, 1))
+            {
                 helps.push(format!(
                     "{regs} regs/thread (e.g. -maxrregcount={regs}) launches and gives {}",
                     occupancy_text(&occ)
@@ -275,7 +278,9 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
                 .div_ceil(u64::from(arch.sub_partitions))
                 * u64::from(arch.sub_partitions);
             let mut helps = Vec::new();
-            if let Some((regs, occ)) = fix::registers_for(arch, kernel, launch, 1) {
+            if let Some((regs, occ)) =
+                analysis_pair(analysis::registers_for_blocks(arch, kernel, launch, 1))
+            {
                 helps.push(format!(
                     "{regs} regs/thread (e.g. __launch_bounds__({threads}, 1)) launches and gives {}",
                     occupancy_text(&occ)
@@ -478,7 +483,8 @@ fn low_occupancy(cx: &Context<'_>) -> Option<Finding> {
     );
     if let Some(wanted) = wanted {
         if binding.contains(Resource::Registers)
-            && let Some((regs, new)) = fix::registers_for(arch, kernel, launch, wanted)
+            && let Some((regs, new)) =
+                analysis_pair(analysis::registers_for_blocks(arch, kernel, launch, wanted))
         {
             helps.push(format!(
                 "{regs} regs/thread (e.g. __launch_bounds__({}, {})) gives {}",
@@ -504,7 +510,7 @@ fn low_occupancy(cx: &Context<'_>) -> Option<Finding> {
                     ));
                 }
             } else if let Some((bytes_fit, new)) =
-                fix::static_smem_for(arch, kernel, launch, wanted)
+                analysis_pair(analysis::smem_for_blocks(arch, kernel, launch, wanted))
             {
                 helps.push(format!(
                     "{} of static shared memory per block gives {}",
@@ -514,7 +520,8 @@ fn low_occupancy(cx: &Context<'_>) -> Option<Finding> {
             }
         }
         if binding.contains(Resource::Barriers)
-            && let Some((barriers, new)) = fix::barriers_for(arch, kernel, launch, wanted)
+            && let Some((barriers, new)) =
+                analysis_pair(analysis::barriers_for_blocks(arch, kernel, launch, wanted))
         {
             helps.push(format!(
                 "barriers = {barriers} gives {}",
@@ -680,6 +687,13 @@ fn partial_warp(cx: &Context<'_>) -> Option<Finding> {
 
 // ---------------------------------------------------------------------------------------
 // Shared wording
+
+/// An analysis search's answer as `(value, occupancy)`; an engine error counts as no fix.
+pub(super) fn analysis_pair<T>(
+    result: Result<Option<Change<T>>, OccupancyError>,
+) -> Option<(T, Occupancy)> {
+    result.ok().flatten().map(|c| (c.value, c.occupancy))
+}
 
 /// `256 threads` or `(16, 16) = 256 threads`.
 fn block_text(block: crate::occupancy::BlockDim, threads: u64) -> String {
