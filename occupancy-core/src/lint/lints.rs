@@ -5,33 +5,6 @@ use super::{Context, Finding, Input, Level, Lint, Scope, bytes, fix};
 use crate::analysis::{self, Change};
 use crate::occupancy::{Occupancy, OccupancyError, Resource, ZeroReason};
 
-/// Declares a lint: its doc comment is both the rustdoc of the `static` and its
-/// [`Lint::docs`].
-macro_rules! declare_lint {
-    (
-        $(#[doc = $doc:literal])*
-        pub static $NAME:ident = Lint {
-            name: $name:literal,
-            default_level: $level:expr,
-            configurable: $configurable:expr,
-            scope: $scope:expr,
-            summary: $summary:literal,
-            check: $check:path $(,)?
-        };
-    ) => {
-        $(#[doc = $doc])*
-        pub static $NAME: Lint = Lint {
-            name: $name,
-            default_level: $level,
-            configurable: $configurable,
-            scope: $scope,
-            summary: $summary,
-            docs: concat!($($doc, "\n"),*),
-            check: $check,
-        };
-    };
-}
-
 declare_lint! {
     /// ### What it does
     /// Reports a launch that cannot run on a target: no block fits on an SM (the block has
@@ -150,6 +123,21 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
             helps,
         })
     };
+    if let Some(error) = super::waves::cluster_error(cx) {
+        let help = match error {
+            crate::cluster::ClusterError::NotPortable { .. } => vec![
+                "set CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED on the function (cc 9.0: up to 16 blocks)"
+                    .to_owned(),
+            ],
+            _ => vec![],
+        };
+        return finding(
+            Input::Cluster,
+            format!("{subject}: {error}"),
+            vec!["the cluster launch fails (CUDA_ERROR_INVALID_CLUSTER_SIZE)".to_owned()],
+            help,
+        );
+    }
     let occ = match cx.result {
         Err(OccupancyError::OptInOverLimit {
             requested_bytes,
@@ -696,7 +684,7 @@ pub(super) fn analysis_pair<T>(
 }
 
 /// `256 threads` or `(16, 16) = 256 threads`.
-fn block_text(block: crate::occupancy::BlockDim, threads: u64) -> String {
+pub(super) fn block_text(block: crate::occupancy::BlockDim, threads: u64) -> String {
     if block.y == 1 && block.z == 1 {
         format!("{threads} threads")
     } else {
@@ -705,7 +693,7 @@ fn block_text(block: crate::occupancy::BlockDim, threads: u64) -> String {
 }
 
 /// `75% (6 blocks/SM, 48 of 64 warps)`.
-fn occupancy_text(occ: &Occupancy) -> String {
+pub(super) fn occupancy_text(occ: &Occupancy) -> String {
     format!(
         "{} ({}/SM, {} of {} warps)",
         percent(occ.active_warps_per_sm(), occ.max_warps_per_sm),
@@ -716,11 +704,11 @@ fn occupancy_text(occ: &Occupancy) -> String {
 }
 
 /// `1 block`, `6 blocks`.
-fn count(n: u32, noun: &str) -> String {
+pub(super) fn count(n: u32, noun: &str) -> String {
     count64(n.into(), noun)
 }
 
-fn count64(n: u64, noun: &str) -> String {
+pub(super) fn count64(n: u64, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {
