@@ -33,6 +33,47 @@ impl RegisterStep {
     }
 }
 
+/// The most registers per thread ptxas allocates (`-maxrregcount` takes at most 255), even
+/// where the occupancy model accepts 256.
+pub const PTXAS_MAX_REGISTERS: u32 = 255;
+
+/// The largest register count below the kernel's own (searching down from
+/// `min(registers - 1, 255)` to 1) with which at least `wanted` blocks are resident;
+/// `None` when no such count exists.
+///
+/// # Errors
+///
+/// As [`occupancy`].
+pub fn registers_for_blocks(
+    arch: &Arch,
+    kernel: &Kernel,
+    launch: &Launch,
+    wanted: u32,
+) -> Result<Option<Change<u32>>, OccupancyError> {
+    let start = kernel
+        .registers_per_thread
+        .saturating_sub(1)
+        .min(arch.max_regs_per_thread)
+        .min(PTXAS_MAX_REGISTERS);
+    for registers in (1..=start).rev() {
+        let occ = occupancy(
+            arch,
+            &Kernel {
+                registers_per_thread: registers,
+                ..*kernel
+            },
+            launch,
+        )?;
+        if occ.blocks_per_sm >= wanted {
+            return Ok(Some(Change {
+                value: registers,
+                occupancy: occ,
+            }));
+        }
+    }
+    Ok(None)
+}
+
 /// The largest register count below the kernel's that adds resident blocks, with both
 /// occupancies; `None` when no register count below the current one adds a block (registers
 /// do not limit, or another resource binds first).
@@ -49,25 +90,16 @@ pub fn register_step(
     launch: &Launch,
 ) -> Result<Option<RegisterStep>, OccupancyError> {
     let before = occupancy(arch, kernel, launch)?;
-    for fewer in (0..kernel.registers_per_thread).rev() {
-        let after = occupancy(
-            arch,
-            &Kernel {
-                registers_per_thread: fewer,
-                ..*kernel
-            },
-            launch,
-        )?;
-        if after.blocks_per_sm > before.blocks_per_sm {
-            return Ok(Some(RegisterStep {
+    Ok(
+        registers_for_blocks(arch, kernel, launch, before.blocks_per_sm + 1)?.map(|change| {
+            RegisterStep {
                 registers_per_thread: kernel.registers_per_thread,
-                fewer_registers_per_thread: fewer,
+                fewer_registers_per_thread: change.value,
                 before,
-                after,
-            }));
-        }
-    }
-    Ok(None)
+                after: change.occupancy,
+            }
+        }),
+    )
 }
 
 /// One level of the register budget: the most registers per thread that still gives
@@ -93,7 +125,7 @@ pub fn register_budget(
     launch: &Launch,
 ) -> Result<Vec<BudgetLevel>, OccupancyError> {
     let mut levels: Vec<BudgetLevel> = Vec::new();
-    for registers in 0..=arch.max_regs_per_thread.min(255) {
+    for registers in 0..=arch.max_regs_per_thread.min(PTXAS_MAX_REGISTERS) {
         let occ = occupancy(
             arch,
             &Kernel {
@@ -167,6 +199,42 @@ fn blocks_with_total_smem(
     Ok(occupancy(arch, &k, &l)?.blocks_per_sm)
 }
 
+/// The largest static + dynamic shared memory per block below the current total with which
+/// at least `wanted` blocks are resident (bytes come off the dynamic part first, then the
+/// static part), with its occupancy; `None` when even no shared memory gives that many.
+///
+/// # Errors
+///
+/// As [`occupancy`].
+pub fn smem_for_blocks(
+    arch: &Arch,
+    kernel: &Kernel,
+    launch: &Launch,
+    wanted: u32,
+) -> Result<Option<Change<u32>>, OccupancyError> {
+    let total = kernel
+        .static_smem_bytes
+        .saturating_add(launch.dynamic_smem_bytes);
+    if total == 0 || blocks_with_total_smem(arch, kernel, launch, 0)? < wanted {
+        return Ok(None);
+    }
+    // Blocks fall as bytes grow: find the largest total below the current with `wanted` blocks.
+    let (mut lo, mut hi) = (0u32, total - 1);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if blocks_with_total_smem(arch, kernel, launch, mid)? >= wanted {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let (k, l) = with_total_smem(kernel, launch, lo);
+    Ok(Some(Change {
+        value: lo,
+        occupancy: occupancy(arch, &k, &l)?,
+    }))
+}
+
 /// The largest static + dynamic shared memory per block below the current one that adds
 /// resident blocks (bytes come off the dynamic part first); `None` when no amount of
 /// shared memory adds a block (shared memory does not limit, or another resource binds).
@@ -183,28 +251,14 @@ pub fn smem_step(
     let total = kernel
         .static_smem_bytes
         .saturating_add(launch.dynamic_smem_bytes);
-    let wanted = before.blocks_per_sm + 1;
-    if total == 0 || blocks_with_total_smem(arch, kernel, launch, 0)? < wanted {
-        return Ok(None);
-    }
-    // Blocks fall as bytes grow: find the largest total below the current with `wanted` blocks.
-    let (mut lo, mut hi) = (0u32, total - 1);
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if blocks_with_total_smem(arch, kernel, launch, mid)? >= wanted {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    let (k, l) = with_total_smem(kernel, launch, lo);
-    let after = occupancy(arch, &k, &l)?;
-    Ok(Some(SmemStep {
-        smem_bytes: total,
-        fewer_smem_bytes: lo,
-        before,
-        after,
-    }))
+    Ok(
+        smem_for_blocks(arch, kernel, launch, before.blocks_per_sm + 1)?.map(|change| SmemStep {
+            smem_bytes: total,
+            fewer_smem_bytes: change.value,
+            before,
+            after: change.occupancy,
+        }),
+    )
 }
 
 /// Dynamic shared memory per block that could be added without losing a resident block,
@@ -272,6 +326,37 @@ pub fn larger_block(
     Ok(None)
 }
 
+/// The most barriers per block below the kernel's own with which at least `wanted` blocks
+/// are resident (cc 9.0+, where barriers limit residency).
+///
+/// # Errors
+///
+/// As [`occupancy`].
+pub fn barriers_for_blocks(
+    arch: &Arch,
+    kernel: &Kernel,
+    launch: &Launch,
+    wanted: u32,
+) -> Result<Option<Change<u32>>, OccupancyError> {
+    for barriers in (1..kernel.barriers).rev() {
+        let occ = occupancy(
+            arch,
+            &Kernel {
+                barriers,
+                ..*kernel
+            },
+            launch,
+        )?;
+        if occ.blocks_per_sm >= wanted {
+            return Ok(Some(Change {
+                value: barriers,
+                occupancy: occ,
+            }));
+        }
+    }
+    Ok(None)
+}
+
 /// The most barriers per block below the current count that adds resident blocks (cc 9.0+).
 ///
 /// # Errors
@@ -283,23 +368,7 @@ pub fn fewer_barriers(
     launch: &Launch,
 ) -> Result<Option<Change<u32>>, OccupancyError> {
     let before = occupancy(arch, kernel, launch)?;
-    for barriers in (1..kernel.barriers).rev() {
-        let occ = occupancy(
-            arch,
-            &Kernel {
-                barriers,
-                ..*kernel
-            },
-            launch,
-        )?;
-        if occ.blocks_per_sm > before.blocks_per_sm {
-            return Ok(Some(Change {
-                value: barriers,
-                occupancy: occ,
-            }));
-        }
-    }
-    Ok(None)
+    barriers_for_blocks(arch, kernel, launch, before.blocks_per_sm + 1)
 }
 
 /// When a carveout preference costs resident blocks: the smallest carveout percentage that
