@@ -12,14 +12,16 @@
 )]
 fn launch_plain() {}
 
-// The fatbin holds sm_80 and sm_90 cubins: k_regs has 52 registers on sm_80 (4 blocks of 8
-// warps = 50%) and 46 on sm_90 (5 blocks = 62.5%): both meet a 50% floor.
+// The fatbin holds sm_80 and sm_90a cubins: k_regs has 52 registers on sm_80 (4 blocks of 8
+// warps = 50%) and 46 on sm_90 (5 blocks = 62.5%): both meet a 50% floor. (On sm_80,
+// register_step would point out that 48 registers give a fifth block: allowed here.)
 #[occupancy::check(
     fatbin = "../../../../tests/ui/fixtures/probe.fatbin",
     kernel = "k_regs",
     block = 256,
     target = ["sm_80", "sm_90"],
     min_occupancy = 50%,
+    allow(register_step),
 )]
 fn launch_regs() {}
 

@@ -19,15 +19,18 @@ fn launch_const_grid() {}
 #[occupancy::check(block = 256, regs = 32, grid = (ROWS, 2 * ROWS))]
 fn launch_const_grid_2d() {}
 
-// Clusters on cc 9.0+ targets only; 16 blocks is above the portable 8 (the wrapper sets
-// the non-portable attribute) and within sm_90's 16.
-#[occupancy::check(block = 128, regs = 32, cluster = 2, target = ["sm_90", "H100", "B200"])]
+// Clusters on cc 9.0+ targets only. 512-thread blocks: 4 per SM, under the 8 blocks per SM
+// a cluster launch holds on cc 9.0, so clusters cost nothing. The H200's grid: 4 x 132 =
+// 528 blocks per wave, 1056 = two full waves.
+#[occupancy::check(block = 512, regs = 32, cluster = 2, target = ["sm_90", "H100", "B200"])]
 fn launch_cluster() {}
 
-#[occupancy::check(block = 128, regs = 32, cluster = (2, 1, 1), grid = (132, 2), target = "H200")]
+#[occupancy::check(block = 512, regs = 32, cluster = (2, 1, 1), grid = (132, 8), target = "H200")]
 fn launch_cluster_3d() {}
 
-#[occupancy::check(block = 128, regs = 32, cluster = (4, 4), target = "sm_90")]
+// 16 blocks is above the portable 8 (the wrapper sets the non-portable attribute) and
+// within sm_90's 16.
+#[occupancy::check(block = 512, regs = 32, cluster = (4, 4), target = "sm_90")]
 fn launch_cluster_16() {}
 
 // A compute-bound kernel's floor is 25%: 96 regs on sm_90 = 2 blocks of 8 warps = 25%.

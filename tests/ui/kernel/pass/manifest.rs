@@ -16,8 +16,9 @@ const BLOCK: u32 = 128;
 #[occupancy::check(kernel = "k_plain", block = BLOCK, target = ["sm_80", "sm_90"])]
 fn launch_const() {}
 
-// k_cluster has __cluster_dims__(2, 1, 1) on sm_90.
-#[occupancy::check(kernel = "k_cluster", block = 128, target = "H200", grid = 264)]
+// k_cluster has __cluster_dims__(2, 1, 1) on sm_90: a cluster launch. 512 threads: 4 blocks
+// per SM, 528 per wave on the H200; 1056 blocks = two full waves.
+#[occupancy::check(kernel = "k_cluster", block = 512, target = "H200", grid = 1056)]
 fn launch_cluster() {}
 
 fn main() {
