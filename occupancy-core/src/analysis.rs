@@ -302,10 +302,7 @@ pub fn larger_block(
     launch: &Launch,
 ) -> Result<Option<Change<u32>>, OccupancyError> {
     let before = occupancy(arch, kernel, launch)?;
-    let limit = kernel
-        .max_threads_per_block
-        .unwrap_or(arch.max_threads_per_block)
-        .min(arch.max_threads_per_block);
+    let limit = kernel.thread_limit(arch);
     let first = (before.threads_per_block / arch.warp_size + 1) * arch.warp_size;
     for threads in (first..=limit).step_by(arch.warp_size as usize) {
         let occ = occupancy(
@@ -429,10 +426,7 @@ pub fn best_block_sizes(
     kernel: &Kernel,
     dynamic_smem: impl Fn(u32) -> u32,
 ) -> Result<Vec<Change<u32>>, OccupancyError> {
-    let limit = kernel
-        .max_threads_per_block
-        .unwrap_or(arch.max_threads_per_block)
-        .min(arch.max_threads_per_block);
+    let limit = kernel.thread_limit(arch);
     let mut all = Vec::new();
     for threads in (arch.warp_size..=limit).step_by(arch.warp_size as usize) {
         let launch =

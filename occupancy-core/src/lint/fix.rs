@@ -53,15 +53,6 @@ pub(crate) fn default_carveout_for(
     blocks(arch, &k, launch).filter(|occ| occ.blocks_per_sm >= wanted)
 }
 
-/// The largest threads per block the kernel may be launched with: the device's limit, or
-/// the launch bounds when smaller.
-pub(crate) fn thread_limit(arch: &Arch, kernel: &Kernel) -> u32 {
-    match kernel.max_threads_per_block {
-        Some(t) => t.min(arch.max_threads_per_block),
-        None => arch.max_threads_per_block,
-    }
-}
-
 /// Among 1-D blocks of a multiple of 32 threads up to the thread limit (same kernel, same
 /// dynamic shared memory), the one whose occupancy satisfies `good` and whose size is
 /// nearest to `threads` (the larger on a tie), other than `threads` itself.
@@ -72,7 +63,7 @@ pub(crate) fn block_size_for(
     threads: u64,
     good: impl Fn(&Occupancy) -> bool,
 ) -> Option<(u32, Occupancy)> {
-    let limit = thread_limit(arch, kernel);
+    let limit = kernel.thread_limit(arch);
     let step = arch.warp_size;
     let mut best: Option<(u32, Occupancy)> = None;
     let mut size = step;
@@ -105,7 +96,7 @@ pub(crate) fn largest_block_that_launches(
     launch: &Launch,
 ) -> Option<(u32, Occupancy)> {
     let step = arch.warp_size;
-    let top = thread_limit(arch, kernel) / step * step;
+    let top = kernel.thread_limit(arch) / step * step;
     (1..=top / step).rev().map(|w| w * step).find_map(|size| {
         let l = Launch {
             block: BlockDim::linear(size),

@@ -123,6 +123,42 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
             helps,
         })
     };
+    let best_block = || {
+        crate::occupancy::max_potential_block_size(arch, kernel, 0, |_| launch.dynamic_smem_bytes)
+            .ok()
+            .filter(|best| best.block_size > 0)
+            .and_then(|best| {
+                let l = crate::occupancy::Launch {
+                    block: crate::occupancy::BlockDim::linear(best.block_size),
+                    ..*launch
+                };
+                let occ = crate::occupancy::occupancy(arch, kernel, &l).ok()?;
+                Some(format!(
+                    "block = {} gives this kernel its highest occupancy on {}: {}",
+                    best.block_size,
+                    arch.sm,
+                    occupancy_text(&occ)
+                ))
+            })
+    };
+    if let Some(bound) = kernel.max_threads_per_block
+        && threads > u64::from(bound)
+        && threads <= u64::from(arch.max_threads_per_block)
+    {
+        return finding(
+            Input::Block,
+            format!(
+                "{subject}: block of {} exceeds the kernel's launch bounds of {bound} threads",
+                block_text(block, threads),
+            ),
+            vec![format!(
+                "__launch_bounds__({bound}) is compiled into the kernel: a larger block fails to launch \
+                 (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES), although the driver's occupancy query still \
+                 counts it"
+            )],
+            best_block().into_iter().collect(),
+        );
+    }
     if let Some(error) = super::waves::cluster_error(cx) {
         let help = match error {
             crate::cluster::ClusterError::NotPortable { .. } => vec![
@@ -168,61 +204,20 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
         Ok(occ) if occ.blocks_per_sm == 0 => occ,
         Ok(_) => return None,
     };
-    let best_block = || {
-        crate::occupancy::max_potential_block_size(arch, kernel, 0, |_| launch.dynamic_smem_bytes)
-            .ok()
-            .filter(|best| best.block_size > 0)
-            .and_then(|best| {
-                let l = crate::occupancy::Launch {
-                    block: crate::occupancy::BlockDim::linear(best.block_size),
-                    ..*launch
-                };
-                let occ = crate::occupancy::occupancy(arch, kernel, &l).ok()?;
-                Some(format!(
-                    "block = {} gives this kernel its highest occupancy on {}: {}",
-                    best.block_size,
-                    arch.sm,
-                    occupancy_text(&occ)
-                ))
-            })
-    };
     match occ.zero_reason {
-        Some(ZeroReason::BlockTooLarge { threads, limit }) => {
-            let bounded = kernel
-                .max_threads_per_block
-                .is_some_and(|m| m < arch.max_threads_per_block);
-            let (message, note) = if bounded {
-                (
-                    format!(
-                        "{subject}: block of {} exceeds the kernel's launch bounds of {limit} threads",
-                        block_text(block, threads),
-                    ),
-                    format!(
-                        "__launch_bounds__({limit}) is compiled into the kernel: a larger block \
-                         fails to launch (CUDA_ERROR_INVALID_VALUE)"
-                    ),
-                )
-            } else {
-                (
-                    format!(
-                        "{subject}: block of {} exceeds the {limit} threads per block {} allows",
-                        block_text(block, threads),
-                        arch.sm,
-                    ),
-                    format!(
-                        "{} runs at most {limit} threads per block: the launch fails \
-                         (CUDA_ERROR_INVALID_VALUE)",
-                        arch.sm
-                    ),
-                )
-            };
-            finding(
-                Input::Block,
-                message,
-                vec![note],
-                best_block().into_iter().collect(),
-            )
-        }
+        Some(ZeroReason::BlockTooLarge { threads, limit }) => finding(
+            Input::Block,
+            format!(
+                "{subject}: block of {} exceeds the {limit} threads per block {} allows",
+                block_text(block, threads),
+                arch.sm,
+            ),
+            vec![format!(
+                "{} runs at most {limit} threads per block: the launch fails (CUDA_ERROR_INVALID_VALUE)",
+                arch.sm
+            )],
+            best_block().into_iter().collect(),
+        ),
         Some(ZeroReason::BlockDimZTooLarge { z, limit }) => finding(
             Input::Block,
             format!(
