@@ -34,7 +34,7 @@ use std::time::SystemTime;
 
 use clap::Args;
 use occupancy_attr::{Env, Evaluation, KEYS, MANIFEST_VAR, Spec};
-use occupancy_core::lint::{Finding, Level};
+use occupancy_core::lint::{Finding, LAUNCH_IMPOSSIBLE, Level};
 use occupancy_core::policy::Policy;
 use proc_macro2::{Span, TokenStream, TokenTree};
 use serde_json::{Value as Json, json};
@@ -701,9 +701,15 @@ fn table(wrappers: &[Wrapper]) -> String {
                             .iter()
                             .filter(|f| f.target == Some(t.target)),
                     );
+                    let impossible = findings.iter().any(|f| *f.lint == LAUNCH_IMPOSSIBLE);
                     let (occupancy, limiter) = match &t.occupancy {
                         Ok(o) if o.blocks_per_sm == 0 => {
                             ("0% (cannot launch)".to_owned(), o.limiters.to_string())
+                        }
+                        // Fits by the occupancy model, refused at launch (the kernel's
+                        // __launch_bounds__).
+                        Ok(_) if impossible => {
+                            ("0% (cannot launch)".to_owned(), "launch bounds".to_owned())
                         }
                         Ok(o) => (
                             format!(

@@ -270,7 +270,15 @@ fn deny_findings_and_errors_exit_one() {
     );
     assert!(row("launch_ok").contains("100% (64/64 warps)"), "{stdout}");
     assert!(
-        stdout.contains("4 wrappers (3 evaluated, 0 with constants left to the compiler, 1 with errors): 2 deny-level findings, 0 warnings, 1 error"),
+        row("launch_bounded").contains("0% (cannot launch)  launch bounds"),
+        "{stdout}"
+    );
+    assert!(
+        row("launch_bounded").ends_with("launch_impossible (deny)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("5 wrappers (4 evaluated, 0 with constants left to the compiler, 1 with errors): 3 deny-level findings, 0 warnings, 1 error"),
         "{stdout}"
     );
 }

@@ -187,7 +187,7 @@ fn const_checks(spec: &Spec) -> TokenStream {
                 &KERNEL,
                 &__OCCUPANCY_LAUNCH,
             );
-            const _: () = match #path::lint::konst::impossible(&__OCCUPANCY_KERNEL, &__OCCUPANCY_LAUNCH, &RESULT) {
+            const _: () = match #path::lint::konst::impossible(&KERNEL, &__OCCUPANCY_LAUNCH, &RESULT) {
                 ::core::option::Option::None => {}
                 #(#arms)*
             };
