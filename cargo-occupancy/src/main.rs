@@ -38,7 +38,7 @@ enum Command {
     /// Occupancy as threads per block, registers per thread or shared memory per block
     /// vary: the three graphs of NVIDIA's calculator as a table, JSON or SVG.
     Sweep(sweep::SweepArgs),
-    /// Every #[occupancy::check] of a crate on each of its targets: occupancy, limiter and
+    /// Every `#[occupancy::check]` of a crate on each of its targets: occupancy, limiter and
     /// findings as a table or JSON; exits 1 on a deny-level finding (for CI).
     Report(report::ReportArgs),
 }

@@ -32,7 +32,7 @@
 //!   any class, and the attribute's `class` wins over this one.
 //! - `manifest`: `kernels.manifest.json`. The committed resource manifest that
 //!   `kernel = "name"` reads when the build's own manifest (`OCCUPANCY_MANIFEST`, set by the
-//!   build helper [`crate::build`]) is not there; relative to the crate's directory.
+//!   build helper `occupancy_core::build`) is not there; relative to the crate's directory.
 //! - `[lints]`: each lint's default level ([`crate::lint::Lint::default_level`]).
 //! - `[thresholds]`: [`Thresholds::DEFAULT`].
 //!
