@@ -55,7 +55,7 @@ pub struct CalcArgs {
     /// The configuration.
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// Blocks in the grid (a count or XxY[xZ]), for waves, tail_effect and undersized_grid
+    /// Blocks in the grid (a count, `XxY` or `XxYxZ`), for waves, tail_effect and undersized_grid
     /// on a named GPU.
     #[arg(long, value_parser = args::grid)]
     pub grid: Option<u64>,

@@ -13,7 +13,8 @@
 //! 4. the engine's available dynamic shared memory against
 //!    `cuOccupancyAvailableDynamicSMemPerBlock` (the driver's answer is expected to be the
 //!    1 KiB per-block reserve above the launchable value for 2 or more blocks);
-//! 5. on cc 9.0+, cluster occupancy against `cuOccupancyMaxActiveClusters`.
+//! 5. on cc 9.0+, cluster occupancy against `cuOccupancyMaxActiveClusters`;
+//! 6. the `cudarc` feature's run-time check (`occupancy_core::device::check_launch`).
 //!
 //! It prints the counts of agreement and every disagreement, and exits 1 on any. Without a
 //! GPU it says so and exits 0. `OCCUPANCY_VERIFY_TSV=path` also writes the counts as TSV.
@@ -22,11 +23,11 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-use cudarc::driver::CudaFunction;
 use cudarc::driver::sys::{self, CUfunction_attribute};
+use cudarc::driver::{CudaFunction, LaunchConfig};
 use occupancy_core::arch::{Arch, Target};
 use occupancy_core::cluster::{Cluster, ClusterCount, Topology, max_active_clusters};
-use occupancy_core::device::DeviceGpu;
+use occupancy_core::device::{DeviceGpu, check_launch, check_launch_with};
 use occupancy_core::occupancy::{
     BlockDim, Carveout, Kernel, Launch, available_dynamic_smem, max_potential_block_size, occupancy,
 };
@@ -254,6 +255,37 @@ fn verify_kernel(
         CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
         default_dynamic as i32,
     )?;
+    // 6. The run-time check of the `cudarc` feature (`occupancy_core::device`), with the
+    //    function's attributes read from the driver and with the manifest's resources.
+    for block in SOME_BLOCKS {
+        let cfg = LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (block, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let from_driver = check_launch(func, &cfg)?;
+        t.record(
+            "device::check_launch (driver attributes)",
+            from_driver.agrees(),
+            || {
+                format!(
+                    "{name} block {block}: driver {}, engine {}",
+                    from_driver.driver_blocks_per_sm, from_driver.engine.blocks_per_sm
+                )
+            },
+        );
+        let from_manifest = check_launch_with(func, &cfg, base)?;
+        t.record(
+            "device::check_launch_with (manifest resources)",
+            from_manifest.agrees(),
+            || {
+                format!(
+                    "{name} block {block}: driver {}, engine {}",
+                    from_manifest.driver_blocks_per_sm, from_manifest.engine.blocks_per_sm
+                )
+            },
+        );
+    }
     Ok(())
 }
 

@@ -137,6 +137,28 @@ def check(args):
                 want = expected[(rel, k["kernel"], block, dyn)]
                 agrees = got == want or (got == "error" and want == "0")
                 record("engine: resident blocks per SM", agrees, f"{name} block {block} dyn {dyn}: driver {got} engine {want}")
+    # A launch over the kernel's __launch_bounds__ fails, although the occupancy query counts
+    # it (what launch_impossible says): k_bounds is __launch_bounds__(256, 2).
+    import numpy as np
+
+    for rel, module in modules.items():
+        if module is None:
+            continue
+        func = ok(cu.cuModuleGetFunction(module, b"k_bounds"))
+        dout = ok(cu.cuMemAlloc(4096 * 4))
+        din = ok(cu.cuMemAlloc(4096 * 4))
+        values = [np.array([int(dout)], dtype=np.uint64), np.array([int(din)], dtype=np.uint64), np.array([8], dtype=np.int32)]
+        params = np.array([v.ctypes.data for v in values], dtype=np.uint64)
+        for threads, should_launch in ((256, True), (512, False)):
+            err = cu.cuLaunchKernel(func, 2, 1, 1, threads, 1, 1, 0, 0, params.ctypes.data, 0)[0]
+            if err == cu.CUresult.CUDA_SUCCESS:
+                err = cu.cuCtxSynchronize()[0]
+            launched = err == cu.CUresult.CUDA_SUCCESS
+            record("launch bounds: a launch over them fails", launched == should_launch,
+                   f"{rel}: k_bounds with {threads} threads: {err}")
+            print(f"{rel}: k_bounds with {threads} threads: {err}")
+        cu.cuMemFree(dout)
+        cu.cuMemFree(din)
     for what, (n, a) in sorted(counts.items()):
         print(f"{what:<40} {n:>8} checked {a:>8} agree")
     for b in bad[:100]:
