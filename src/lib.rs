@@ -71,9 +71,19 @@
 //!
 //! | lint | default | what |
 //! |---|---|---|
-//! | `launch_impossible` | deny, fixed | 0 blocks fit: block over 1024 threads or the launch bounds, registers or shared memory over the per-block limits, dynamic shared memory over the opt-in, opt-in over the architecture's limit |
+//! | `launch_impossible` | deny, fixed | 0 blocks fit, or the launch fails: block over 1024 threads or the launch bounds, registers or shared memory over the per-block limits, dynamic shared memory over the opt-in, opt-in over the architecture's limit, an invalid cluster |
 //! | `low_occupancy` | warn | theoretical occupancy below the floor on a target |
 //! | `partial_warp` | warn | threads per block not a multiple of 32 |
+//! | `register_step` | warn | dropping a few registers per thread (policy `thresholds.register_step_max_drop`, 4) adds resident blocks |
+//! | `smem_step` | warn | shaving a few bytes of shared memory per block (`thresholds.smem_step_max_bytes`, 512) adds a resident block |
+//! | `block_limit` | warn | blocks so small the resident-block limit binds before the warps are used |
+//! | `barrier_limit` | warn | named barriers per block limit resident blocks (cc 9.0+) |
+//! | `carveout_limit` | warn | the carveout preference costs resident blocks |
+//! | `register_spill` | warn | the compiled kernel spills registers (needs `kernel` / `cubin` / `fatbin`) |
+//! | `launch_bounds_mismatch` | warn | the launch does not reach the kernel's `__launch_bounds__` min blocks per SM |
+//! | `tail_effect` | warn | with `grid` on a named GPU: the last wave leaves over 10% (`thresholds.tail_effect_max_waste`) of the launch's block slots idle |
+//! | `undersized_grid` | warn | with `grid` on a named GPU: the grid cannot fill the GPU once |
+//! | `cluster_limit` | warn | with `cluster`: the cluster launch holds fewer blocks than the plain launch |
 //!
 //! Their documentation: [`lint::LINTS`]. Warnings are ordinary rustc warnings (of the
 //! `deprecated` lint, the only warning a proc macro can raise on stable Rust): they show
