@@ -153,8 +153,8 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
             ),
             vec![format!(
                 "__launch_bounds__({bound}) is compiled into the kernel: a larger block fails to launch \
-                 (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES), although the driver's occupancy query still \
-                 counts it"
+                 (CUDA_ERROR_INVALID_VALUE, measured on an H200), although the driver's occupancy \
+                 query still counts it"
             )],
             best_block().into_iter().collect(),
         );
