@@ -7,40 +7,14 @@
 
 mod common;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
-use common::{barriers_of, data, read_tsv};
+use common::{barriers_of, h200_kernels, read_tsv};
 use occupancy::arch::{GH100, GPUS, Gpu, SM_90};
 use occupancy::cluster::{
     Basis, Cluster, ClusterCount, ClusterOccupancy, Topology, max_active_clusters,
 };
 use occupancy::occupancy::{BlockDim, Kernel, Launch};
-
-struct Attrs {
-    num_regs: u32,
-    static_smem: u32,
-    max_threads: u32,
-    optin: u32,
-}
-
-fn kernels() -> HashMap<String, Attrs> {
-    let text = std::fs::read_to_string(data("h200/kernels.json")).unwrap();
-    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let get = |v: &serde_json::Value, k: &str| v[k].as_u64().unwrap() as u32;
-    json.as_object()
-        .unwrap()
-        .iter()
-        .map(|(name, v)| {
-            let attrs = Attrs {
-                num_regs: get(v, "num_regs"),
-                static_smem: get(v, "shared_size_bytes"),
-                max_threads: get(v, "max_threads_per_block"),
-                optin: get(v, "max_dynamic_shared_size_bytes_optin"),
-            };
-            (name.clone(), attrs)
-        })
-        .collect()
-}
 
 fn gpu(name: &str) -> &'static Gpu {
     GPUS.iter().find(|g| g.name == name).unwrap()
@@ -55,7 +29,7 @@ struct Recorded {
 }
 
 fn recorded() -> Vec<Recorded> {
-    let attrs = kernels();
+    let attrs = h200_kernels();
     read_tsv("h200/clusters.tsv")
         .into_iter()
         .map(|row| {

@@ -3,10 +3,9 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::io::Read;
 
-use common::{barriers_of, data, read_tsv, tsv};
+use common::{H200Kernel, barriers_of, data, h200_kernels, read_tsv, tsv};
 use occupancy::arch::SM_90;
 use occupancy::occupancy::{
     BlockDim, Carveout, Kernel, Launch, OccupancyError, available_dynamic_smem,
@@ -16,36 +15,9 @@ use occupancy::occupancy::{
 const H200_SMS: u32 = 132;
 const ALPHABET: &str = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
-struct Attrs {
-    num_regs: u32,
-    static_smem: u32,
-    max_threads: u32,
-    /// The opt-in limit that was set for the opt-in rows.
-    optin: u32,
-}
-
-fn kernels() -> HashMap<String, Attrs> {
-    let text = std::fs::read_to_string(data("h200/kernels.json")).unwrap();
-    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let get = |v: &serde_json::Value, k: &str| v[k].as_u64().unwrap() as u32;
-    json.as_object()
-        .unwrap()
-        .iter()
-        .map(|(name, v)| {
-            let attrs = Attrs {
-                num_regs: get(v, "num_regs"),
-                static_smem: get(v, "shared_size_bytes"),
-                max_threads: get(v, "max_threads_per_block"),
-                optin: get(v, "max_dynamic_shared_size_bytes_optin"),
-            };
-            (name.clone(), attrs)
-        })
-        .collect()
-}
-
 /// The engine's kernel for a recorded kernel; `max_dynamic` above the 48 KiB default minus
 /// static means the recording had opted in to it.
-fn kernel(name: &str, a: &Attrs, max_dynamic: u32, carveout: i32) -> Kernel {
+fn kernel(name: &str, a: &H200Kernel, max_dynamic: u32, carveout: i32) -> Kernel {
     let mut k = Kernel::new(a.num_regs)
         .with_static_smem(a.static_smem)
         .with_barriers(barriers_of(name))
@@ -59,7 +31,7 @@ fn kernel(name: &str, a: &Attrs, max_dynamic: u32, carveout: i32) -> Kernel {
 
 #[test]
 fn every_recorded_block_size_agrees_with_the_driver() {
-    let kernels = kernels();
+    let kernels = h200_kernels();
     let mut gz = String::new();
     flate2::read::GzDecoder::new(std::fs::File::open(data("h200/occupancy.tsv.gz")).unwrap())
         .read_to_string(&mut gz)
@@ -106,7 +78,7 @@ fn every_recorded_block_size_agrees_with_the_driver() {
 
 #[test]
 fn max_potential_block_size_agrees_with_the_driver() {
-    let kernels = kernels();
+    let kernels = h200_kernels();
     let rows = read_tsv("h200/potential.tsv");
     assert_eq!(rows.len(), 168);
     for row in rows {
@@ -131,7 +103,7 @@ fn max_potential_block_size_agrees_with_the_driver() {
 /// `num_blocks` blocks, and that one byte more does not.
 #[test]
 fn available_dynamic_smem_is_the_launchable_driver_value() {
-    let kernels = kernels();
+    let kernels = h200_kernels();
     let rows = read_tsv("h200/avail_dyn_smem.tsv");
     let (mut equal, mut reserve_corrected, mut errors) = (0, 0, 0);
     for row in &rows {

@@ -67,3 +67,35 @@ pub fn barriers_of(kernel: &str) -> u32 {
         .expect("b<B> in kernel name");
     b.parse().unwrap()
 }
+
+/// A probe kernel's attributes as the H200's driver reported them (`h200/kernels.json`).
+pub struct H200Kernel {
+    /// `CU_FUNC_ATTRIBUTE_NUM_REGS`.
+    pub num_regs: u32,
+    /// `SHARED_SIZE_BYTES`.
+    pub static_smem: u32,
+    /// `MAX_THREADS_PER_BLOCK`.
+    pub max_threads: u32,
+    /// The opt-in limit that was set for the opt-in rows.
+    pub optin: u32,
+}
+
+/// Every recorded probe kernel, by name.
+pub fn h200_kernels() -> HashMap<String, H200Kernel> {
+    let text = std::fs::read_to_string(data("h200/kernels.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let get = |v: &serde_json::Value, k: &str| v[k].as_u64().unwrap() as u32;
+    json.as_object()
+        .unwrap()
+        .iter()
+        .map(|(name, v)| {
+            let attrs = H200Kernel {
+                num_regs: get(v, "num_regs"),
+                static_smem: get(v, "shared_size_bytes"),
+                max_threads: get(v, "max_threads_per_block"),
+                optin: get(v, "max_dynamic_shared_size_bytes_optin"),
+            };
+            (name.clone(), attrs)
+        })
+        .collect()
+}

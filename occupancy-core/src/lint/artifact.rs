@@ -72,25 +72,6 @@ declare_lint! {
     };
 }
 
-fn finding(
-    cx: &Context<'_>,
-    lint: &'static Lint,
-    input: Input,
-    message: String,
-    notes: Vec<String>,
-    helps: Vec<String>,
-) -> Option<Finding> {
-    Some(Finding {
-        lint,
-        target: Some(cx.target),
-        wrapper: cx.spec.wrapper.to_owned(),
-        input,
-        message,
-        notes,
-        helps,
-    })
-}
-
 fn register_spill(cx: &Context<'_>) -> Option<Finding> {
     let occ = cx.result.ok().filter(|occ| occ.blocks_per_sm > 0)?;
     let facts = cx.spec.artifact;
@@ -141,9 +122,7 @@ fn register_spill(cx: &Context<'_>) -> Option<Finding> {
               iterations)"
             .to_owned(),
     };
-    finding(
-        cx,
-        &REGISTER_SPILL,
+    cx.finding(&REGISTER_SPILL,
         Input::Kernel,
         message,
         vec![format!(
@@ -220,8 +199,7 @@ fn launch_bounds_mismatch(cx: &Context<'_>) -> Option<Finding> {
         bounds.unwrap_or(occ.threads_per_block),
         occ.blocks_per_sm
     ));
-    finding(
-        cx,
+    cx.finding(
         &LAUNCH_BOUNDS_MISMATCH,
         Input::Kernel,
         format!(

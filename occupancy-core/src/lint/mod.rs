@@ -530,6 +530,26 @@ pub(crate) struct Context<'a> {
 }
 
 impl Context<'_> {
+    /// A finding of `lint` about this context's target.
+    pub(crate) fn finding(
+        &self,
+        lint: &'static Lint,
+        input: Input,
+        message: String,
+        notes: Vec<String>,
+        helps: Vec<String>,
+    ) -> Option<Finding> {
+        Some(Finding {
+            lint,
+            target: Some(self.target),
+            wrapper: self.spec.wrapper.to_owned(),
+            input,
+            message,
+            notes,
+            helps,
+        })
+    }
+
     /// `launch_sgemm on sm_90` (or `launch_sgemm` for launch-scoped lints).
     pub(crate) fn subject(&self, scope: Scope) -> String {
         match scope {

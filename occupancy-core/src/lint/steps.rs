@@ -173,25 +173,6 @@ fn running(cx: &Context<'_>) -> Option<Occupancy> {
     cx.result.ok().filter(|occ| occ.blocks_per_sm > 0)
 }
 
-fn finding(
-    cx: &Context<'_>,
-    lint: &'static Lint,
-    input: Input,
-    message: String,
-    notes: Vec<String>,
-    helps: Vec<String>,
-) -> Option<Finding> {
-    Some(Finding {
-        lint,
-        target: Some(cx.target),
-        wrapper: cx.spec.wrapper.to_owned(),
-        input,
-        message,
-        notes,
-        helps,
-    })
-}
-
 /// `6 blocks/SM (75%)`.
 fn blocks_and_percent(occ: &Occupancy) -> String {
     format!(
@@ -245,9 +226,7 @@ fn register_step(cx: &Context<'_>) -> Option<Finding> {
             levels.join(", ")
         ));
     }
-    finding(
-        cx,
-        &REGISTER_STEP,
+    cx.finding(&REGISTER_STEP,
         Input::Registers,
         format!(
             "{}: {regs} regs/thread is {} over a register allocation step: {fewer} give {} instead of {}",
@@ -295,9 +274,7 @@ fn smem_step(cx: &Context<'_>) -> Option<Finding> {
             ),
         )
     };
-    finding(
-        cx,
-        &SMEM_STEP,
+    cx.finding(&SMEM_STEP,
         input,
         format!(
             "{}: shared memory per block is {} over a step: {} of static + dynamic gives {} instead of {}",
@@ -334,8 +311,7 @@ fn block_limit(cx: &Context<'_>) -> Option<Finding> {
     }
     let (arch, kernel, launch) = (cx.target.arch, &cx.spec.kernel, &cx.spec.launch);
     let change = analysis::larger_block(arch, kernel, launch).ok()??;
-    finding(
-        cx,
+    cx.finding(
         &BLOCK_LIMIT,
         Input::Block,
         format!(
@@ -371,8 +347,7 @@ fn barrier_limit(cx: &Context<'_>) -> Option<Finding> {
     }
     let (arch, kernel, launch) = (cx.target.arch, &cx.spec.kernel, &cx.spec.launch);
     let (barriers, better) = analysis_pair(analysis::fewer_barriers(arch, kernel, launch))?;
-    finding(
-        cx,
+    cx.finding(
         &BARRIER_LIMIT,
         Input::Barriers,
         format!(
@@ -404,8 +379,7 @@ fn carveout_limit(cx: &Context<'_>) -> Option<Finding> {
         return None;
     };
     let (percent_fix, better) = analysis_pair(analysis::carveout_fix(arch, kernel, launch))?;
-    finding(
-        cx,
+    cx.finding(
         &CARVEOUT_LIMIT,
         Input::Carveout,
         format!(

@@ -96,25 +96,6 @@ declare_lint! {
     };
 }
 
-fn finding(
-    cx: &Context<'_>,
-    lint: &'static Lint,
-    input: Input,
-    message: String,
-    notes: Vec<String>,
-    helps: Vec<String>,
-) -> Option<Finding> {
-    Some(Finding {
-        lint,
-        target: Some(cx.target),
-        wrapper: cx.spec.wrapper.to_owned(),
-        input,
-        message,
-        notes,
-        helps,
-    })
-}
-
 /// The waves of the launch on a named GPU, when the spec has a grid and a block fits.
 fn launch_waves(cx: &Context<'_>) -> Option<(Waves, u32, u32)> {
     let grid = cx.spec.grid_blocks?;
@@ -146,9 +127,7 @@ fn tail_effect(cx: &Context<'_>) -> Option<Finding> {
     }
     let per_wave = w.blocks_per_wave;
     let (down, up) = (w.full_waves * per_wave, (w.full_waves + 1) * per_wave);
-    finding(
-        cx,
-        &TAIL_EFFECT,
+    cx.finding(&TAIL_EFFECT,
         Input::Grid,
         format!(
             "{}: a grid of {} blocks runs {:.2} waves: the last wave fills {} of {per_wave} block slots, \
@@ -182,9 +161,7 @@ fn undersized_grid(cx: &Context<'_>) -> Option<Finding> {
             percent(grid, w.blocks_per_wave)
         )
     };
-    finding(
-        cx,
-        &UNDERSIZED_GRID,
+    cx.finding(&UNDERSIZED_GRID,
         Input::Grid,
         format!(
             "{}: a grid of {} cannot fill the GPU once ({} of a wave)",
@@ -261,9 +238,7 @@ fn cluster_limit(cx: &Context<'_>) -> Option<Finding> {
             occ.blocks_per_sm
         ));
     }
-    finding(
-        cx,
-        &CLUSTER_LIMIT,
+    cx.finding(&CLUSTER_LIMIT,
         Input::Cluster,
         message?,
         notes,
