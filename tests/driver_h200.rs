@@ -23,9 +23,7 @@ fn kernel(name: &str, a: &H200Kernel, max_dynamic: u32, carveout: i32) -> Kernel
         .with_barriers(barriers_of(name))
         .with_max_threads(a.max_threads)
         .with_carveout(Carveout::from_attribute(carveout).unwrap());
-    if max_dynamic > 49152 - a.static_smem {
-        k = k.with_opt_in(max_dynamic);
-    }
+    k = k.with_max_dynamic_smem_attribute(&SM_90, max_dynamic);
     k
 }
 

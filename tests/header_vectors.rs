@@ -28,9 +28,7 @@ fn every_vector_agrees_in_every_column() {
             .with_barriers(row.u32("barriers"))
             .with_max_threads(row.u32("max_threads_per_block"))
             .with_carveout(Carveout::from_attribute(row.int("carveout") as i32).unwrap());
-        if max_dynamic > 49152 - static_smem {
-            kernel = kernel.with_opt_in(max_dynamic);
-        }
+        kernel = kernel.with_max_dynamic_smem_attribute(arch, max_dynamic);
         let launch = Launch::new(BlockDim::linear(row.u32("block_size")))
             .with_dynamic_smem(row.u32("dynamic_smem"));
         let occ = occupancy(arch, &kernel, &launch).unwrap();

@@ -103,17 +103,14 @@ fn evaluate(
     let carveout: i32 = number(cells, layout, 6)?.unwrap_or(-1);
     let barriers: u32 = number(cells, layout, 7)?.unwrap_or(1);
     let max_threads: u32 = number(cells, layout, 8)?.unwrap_or(1024);
-    let default_dynamic = arch
-        .smem_per_block_default_bytes
-        .saturating_sub(static_smem);
-    let kernel = Kernel {
-        registers_per_thread: registers,
-        static_smem_bytes: static_smem,
-        barriers,
-        max_threads_per_block: Some(max_threads),
-        max_dynamic_smem_bytes: max_dynamic.filter(|&m| m > default_dynamic),
-        carveout: Carveout::from_attribute(carveout).map_err(|e| e.to_string())?,
-    };
+    let mut kernel = Kernel::new(registers)
+        .with_static_smem(static_smem)
+        .with_barriers(barriers)
+        .with_max_threads(max_threads)
+        .with_carveout(Carveout::from_attribute(carveout).map_err(|e| e.to_string())?);
+    if let Some(bytes) = max_dynamic {
+        kernel = kernel.with_max_dynamic_smem_attribute(arch, bytes);
+    }
     let launch = Launch::new(BlockDim::linear(block_size)).with_dynamic_smem(dynamic_smem);
     let occ = occupancy(arch, &kernel, &launch).map_err(|e| e.to_string())?;
     Ok((

@@ -389,17 +389,11 @@ impl FunctionResources {
     /// engine's default, 1 (`__syncthreads` only): the driver does not report them
     /// ([`Gpu::launch_report`] takes them from the build manifest when it has them).
     pub fn kernel(&self, arch: &Arch) -> Kernel {
-        let mut k = Kernel::new(self.registers_per_thread)
+        Kernel::new(self.registers_per_thread)
             .with_static_smem(self.static_smem_bytes)
             .with_max_threads(self.max_threads_per_block)
-            .with_carveout(self.carveout);
-        let default_dynamic = arch
-            .smem_per_block_default_bytes
-            .saturating_sub(self.static_smem_bytes);
-        if self.max_dynamic_smem_bytes > default_dynamic {
-            k = k.with_opt_in(self.max_dynamic_smem_bytes);
-        }
-        k
+            .with_max_dynamic_smem_attribute(arch, self.max_dynamic_smem_bytes)
+            .with_carveout(self.carveout)
     }
 }
 

@@ -193,9 +193,10 @@ fn function_attribute(
     func.get_attribute(attribute)
 }
 
-/// The engine's [`Kernel`] for a loaded function, from the driver's attributes:
-/// `NUM_REGS`, `SHARED_SIZE_BYTES`, `MAX_THREADS_PER_BLOCK`, `MAX_DYNAMIC_SHARED_SIZE_BYTES`
-/// (an opt-in when above 48 KiB minus static) and `PREFERRED_SHARED_MEMORY_CARVEOUT`.
+/// The engine's [`Kernel`] for a loaded function on a GPU of `arch`, from the driver's
+/// attributes: `NUM_REGS`, `SHARED_SIZE_BYTES`, `MAX_THREADS_PER_BLOCK`,
+/// `MAX_DYNAMIC_SHARED_SIZE_BYTES` ([`Kernel::with_max_dynamic_smem_attribute`]) and
+/// `PREFERRED_SHARED_MEMORY_CARVEOUT`.
 ///
 /// The driver has no attribute for named barriers: `barriers` is 1 (only `__syncthreads`);
 /// set it from the cubin (`crate::resources`) for kernels with named barriers on cc 9.0+.
@@ -204,23 +205,20 @@ fn function_attribute(
 ///
 /// [`DeviceError::Driver`] if an attribute query fails; [`DeviceError::Occupancy`] for a
 /// carveout outside -1..=100.
-pub fn kernel_of(func: &CudaFunction) -> Result<Kernel, DeviceError> {
+pub fn kernel_of(func: &CudaFunction, arch: &Arch) -> Result<Kernel, DeviceError> {
     use CUfunction_attribute::*;
     let get = |a| function_attribute(func, a);
     let non_negative = |v: i32| u32::try_from(v).unwrap_or(0);
-    let static_smem = non_negative(get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?);
-    let max_dynamic = non_negative(get(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?);
-    let default_dynamic = (48 * 1024u32).saturating_sub(static_smem);
-    Ok(Kernel {
-        registers_per_thread: non_negative(get(CU_FUNC_ATTRIBUTE_NUM_REGS)?),
-        static_smem_bytes: static_smem,
-        barriers: 1,
-        max_threads_per_block: Some(non_negative(get(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?)),
-        max_dynamic_smem_bytes: (max_dynamic > default_dynamic).then_some(max_dynamic),
-        carveout: Carveout::from_attribute(get(
-            CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-        )?)?,
-    })
+    let carveout =
+        Carveout::from_attribute(get(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)?)?;
+    Ok(Kernel::new(non_negative(get(CU_FUNC_ATTRIBUTE_NUM_REGS)?))
+        .with_static_smem(non_negative(get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?))
+        .with_max_threads(non_negative(get(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?))
+        .with_max_dynamic_smem_attribute(
+            arch,
+            non_negative(get(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?),
+        )
+        .with_carveout(carveout))
 }
 
 /// The engine's answer and the driver's for one launch.
@@ -249,7 +247,9 @@ impl LaunchCheck {
 ///
 /// As [`check_launch_with`].
 pub fn check_launch(func: &CudaFunction, cfg: &LaunchConfig) -> Result<LaunchCheck, DeviceError> {
-    check_launch_with(func, cfg, kernel_of(func)?)
+    let gpu = function_gpu(func)?;
+    let kernel = kernel_of(func, &gpu.arch)?;
+    compare(gpu, func, cfg, &kernel)
 }
 
 /// [`check_launch`] with the kernel's resources given (e.g. read from its cubin, which also
@@ -264,7 +264,12 @@ pub fn check_launch_with(
     cfg: &LaunchConfig,
     kernel: Kernel,
 ) -> Result<LaunchCheck, DeviceError> {
-    // `get_attribute` bound the function's context to this thread; ask it for its device.
+    compare(function_gpu(func)?, func, cfg, &kernel)
+}
+
+/// The GPU `func` was loaded on.
+fn function_gpu(func: &CudaFunction) -> Result<DeviceGpu, DeviceError> {
+    // `get_attribute` binds the function's context to this thread; ask it for its device.
     function_attribute(func, CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?;
     let mut device: sys::CUdevice = 0;
     // SAFETY: a context is current on this thread (bound above); `device` is a valid out pointer.
@@ -276,10 +281,19 @@ pub fn check_launch_with(
     let name = unsafe { std::ffi::CStr::from_ptr(name.as_ptr()) }
         .to_string_lossy()
         .into_owned();
-    let gpu = DeviceGpu::from_device(device, name)?;
+    DeviceGpu::from_device(device, name)
+}
+
+/// The engine's answer and the driver's for `func` launched as `cfg` on `gpu`.
+fn compare(
+    gpu: DeviceGpu,
+    func: &CudaFunction,
+    cfg: &LaunchConfig,
+    kernel: &Kernel,
+) -> Result<LaunchCheck, DeviceError> {
     let (x, y, z) = cfg.block_dim;
     let launch = Launch::new(BlockDim::new(x, y, z)).with_dynamic_smem(cfg.shared_mem_bytes);
-    let engine = occupancy(&gpu.arch, &kernel, &launch)?;
+    let engine = occupancy(&gpu.arch, kernel, &launch)?;
     let driver_blocks_per_sm = func.occupancy_max_active_blocks_per_multiprocessor(
         x * y * z,
         cfg.shared_mem_bytes as usize,

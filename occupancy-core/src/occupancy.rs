@@ -178,6 +178,19 @@ impl Kernel {
         self
     }
 
+    /// With the function's `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` as the driver
+    /// reports it: an opt-in when above its default (the 48 KiB per block minus the static
+    /// shared memory), no opt-in at or below it, the way the driver treats the attribute
+    /// (and `cuda_occupancy.h` its `FUNC_SHMEM_LIMIT_OPTIN`). Set the static shared memory
+    /// first.
+    pub const fn with_max_dynamic_smem_attribute(mut self, arch: &Arch, bytes: u32) -> Self {
+        let default = arch
+            .smem_per_block_default_bytes
+            .saturating_sub(self.static_smem_bytes);
+        self.max_dynamic_smem_bytes = if bytes > default { Some(bytes) } else { None };
+        self
+    }
+
     /// With a carveout preference.
     pub const fn with_carveout(mut self, carveout: Carveout) -> Self {
         self.carveout = carveout;
