@@ -5,7 +5,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use occupancy_bench::{DYNAMIC_SMEM, KERNEL, current_archs, engine_sweep};
+use occupancy_bench::{DYNAMIC_SMEM, KERNEL, current_archs, engine_sweep, engine_sweep_prepared};
 use occupancy_core::arch::{ARCHS, SM_90};
 use occupancy_core::occupancy::{BlockDim, Launch, occupancy};
 

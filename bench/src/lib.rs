@@ -2,7 +2,7 @@
 //! safe wrapper over NVIDIA's `cuda_occupancy.h` through a small C++ shim.
 
 use occupancy_core::arch::{ARCHS, Arch};
-use occupancy_core::occupancy::{BlockDim, Kernel, Launch, occupancy};
+use occupancy_core::occupancy::{BlockDim, Kernel, Launch, Prepared, occupancy};
 
 /// The eleven architectures NVIDIA ships today, sm_75 .. sm_121 (the benchmark's "every
 /// architecture").
@@ -18,13 +18,32 @@ pub const KERNEL: Kernel = Kernel::new(40).with_static_smem(4096);
 /// Dynamic shared memory per block in the benchmarks, bytes.
 pub const DYNAMIC_SMEM: u32 = 8192;
 
-/// Resident blocks summed over block sizes 1..=1024 on each arch: one full sweep.
+/// Resident blocks summed over block sizes 1..=1024 on each arch: one full sweep, one
+/// [`occupancy`] call per point (the same work as the header's sweep).
 pub fn engine_sweep(archs: &[&Arch], kernel: &Kernel) -> u64 {
     let mut total = 0u64;
     for arch in archs {
         for threads in 1..=1024 {
             let launch = Launch::new(BlockDim::linear(threads)).with_dynamic_smem(DYNAMIC_SMEM);
             if let Ok(occ) = occupancy(arch, kernel, &launch) {
+                total += occ.blocks_per_sm as u64;
+            }
+        }
+    }
+    total
+}
+
+/// The same sweep with the kernel prepared once per arch ([`Prepared`]), as `cargo
+/// occupancy sweep` and the potential-block-size search run it.
+pub fn engine_sweep_prepared(archs: &[&Arch], kernel: &Kernel) -> u64 {
+    let mut total = 0u64;
+    for arch in archs {
+        let Ok(prepared) = Prepared::new(arch, kernel) else {
+            continue;
+        };
+        for threads in 1..=1024 {
+            let launch = Launch::new(BlockDim::linear(threads)).with_dynamic_smem(DYNAMIC_SMEM);
+            if let Ok(occ) = prepared.occupancy(&launch) {
                 total += occ.blocks_per_sm as u64;
             }
         }

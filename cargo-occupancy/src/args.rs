@@ -1,6 +1,6 @@
 //! Value parsers for command-line arguments: targets, block shapes, byte sizes, carveouts.
 
-use occupancy_core::arch::Target;
+use occupancy_core::arch::{MAX_GRID_DIM, Target};
 use occupancy_core::lint::{KernelClass, MinOccupancy};
 use occupancy_core::occupancy::{BlockDim, Carveout};
 
@@ -61,8 +61,19 @@ pub fn carveout(s: &str) -> Result<Carveout, String> {
 /// Blocks in a grid: `1024`, `64x64`, `(64, 64)` or `8x8x8`.
 pub fn grid(s: &str) -> Result<u64, String> {
     let dims = block(s).map_err(|_| format!("`{s}` is not a grid: write 1024, 64x64 or 8x8x8"))?;
-    if dims.threads() == 0 {
-        return Err(format!("grid `{s}` has a zero dimension"));
+    for ((axis, n), max) in ["x", "y", "z"]
+        .iter()
+        .zip([dims.x, dims.y, dims.z])
+        .zip(MAX_GRID_DIM)
+    {
+        if n == 0 {
+            return Err(format!("grid `{s}` has a zero dimension"));
+        }
+        if n > max {
+            return Err(format!(
+                "grid `{s}`: {n} blocks along {axis} exceed the {max} a grid may have"
+            ));
+        }
     }
     Ok(dims.threads())
 }

@@ -9,8 +9,11 @@
 //!
 //! Output: the input columns as given, then `blocks_per_sm`, `warps_per_sm`, `occupancy`
 //! (fraction, 4 decimals), `limiters` (comma list, `cuda_occupancy.h` convention) and
-//! `error` (empty when fine). A row the engine refuses gets `error` in `blocks_per_sm`
-//! and the reason in `error`; the other rows go on.
+//! `error` (empty when fine). A row the engine refuses, or one with more or fewer fields
+//! than the header, gets `error` in `blocks_per_sm` and the reason in `error` (its input
+//! columns padded or cut to the header's); the other rows go on. A `max_dynamic_smem` below
+//! the default is a function that lowered its own limit: more dynamic shared memory than
+//! that fails, as the driver refuses such a launch.
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -35,6 +38,8 @@ const REQUIRED: [&str; 3] = ["arch", "block_size", "registers_per_thread"];
 /// Column positions in the input header.
 struct Layout {
     index: [Option<usize>; 9],
+    /// Columns in the header.
+    width: usize,
 }
 
 impl Layout {
@@ -43,6 +48,11 @@ impl Layout {
         let mut index = [None; 9];
         for (slot, column) in index.iter_mut().zip(COLUMNS) {
             *slot = names.iter().position(|n| *n == column);
+        }
+        for (i, name) in names.iter().enumerate() {
+            if !name.is_empty() && names[..i].contains(name) {
+                return Err(format!("batch: the header names the column `{name}` twice"));
+            }
         }
         let missing: Vec<&str> = REQUIRED
             .into_iter()
@@ -54,7 +64,10 @@ impl Layout {
                 missing.join(", ")
             ));
         }
-        Ok(Self { index })
+        Ok(Self {
+            index,
+            width: names.len(),
+        })
     }
 
     fn get<'a>(&self, cells: &[&'a str], column: usize) -> Option<&'a str> {
@@ -150,9 +163,21 @@ pub fn run(input: impl BufRead, mut output: impl Write) -> Result<usize, String>
         if line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
-        let cells: Vec<&str> = line.split('\t').collect();
-        let row = line.trim_end_matches(['\r', '\n']);
-        match evaluate(&cells, &layout, &mut archs) {
+        let cells: Vec<&str> = line.trim_end_matches(['\r', '\n']).split('\t').collect();
+        // The input columns as the header has them, so that ours always line up.
+        let mut echoed: Vec<&str> = cells.iter().copied().take(layout.width).collect();
+        echoed.resize(layout.width, "");
+        let row = echoed.join("\t");
+        let result = if cells.len() == layout.width {
+            evaluate(&cells, &layout, &mut archs)
+        } else {
+            Err(format!(
+                "the row has {} fields, the header {}",
+                cells.len(),
+                layout.width
+            ))
+        };
+        match result {
             Ok((blocks, warps, fraction, limiters)) => writeln!(
                 output,
                 "{row}\t{blocks}\t{warps}\t{fraction:.4}\t{limiters}\t"
@@ -225,6 +250,38 @@ mod tests {
         let rows: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
         assert_eq!(rows[1][6], "0", "not opted in: 64 KiB does not fit");
         assert_eq!(rows[2][6], "3", "opted in: 3 x 65 KiB in 228 KiB");
+    }
+
+    #[test]
+    fn ragged_rows_keep_the_columns_aligned() {
+        let out =
+            batch("arch\tblock_size\tregisters_per_thread\nsm_80\t256\t32\textra\nsm_80\t256\n");
+        for line in out.lines() {
+            assert_eq!(line.split('\t').count(), 8, "{line:?}");
+        }
+        let rows: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
+        assert_eq!(rows[1][..4], ["sm_80", "256", "32", "error"]);
+        assert_eq!(rows[1][7], "the row has 4 fields, the header 3");
+        assert_eq!(rows[2][..4], ["sm_80", "256", "", "error"]);
+        let err = run(
+            "arch\tblock_size\tregisters_per_thread\tarch\n".as_bytes(),
+            Vec::new(),
+        )
+        .unwrap_err();
+        assert!(err.contains("`arch` twice"), "{err}");
+    }
+
+    #[test]
+    fn a_lowered_max_dynamic_smem_is_enforced_as_the_driver_does() {
+        // sm_80, static 0: the default is 49152. 32768 lowers it: 40000 B fails there.
+        let out = batch(
+            "arch\tblock_size\tregisters_per_thread\tdynamic_smem\tmax_dynamic_smem\n\
+             sm_80\t256\t32\t40000\t32768\n\
+             sm_80\t256\t32\t40000\t49152\n",
+        );
+        let rows: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
+        assert_eq!(rows[1][5], "0");
+        assert_eq!(rows[2][5], "4");
     }
 
     #[test]

@@ -236,7 +236,10 @@ impl Spec {
     /// Blocks in the grid (x * y * z); `None` without a `grid` or when it is a constant.
     pub fn grid_blocks(&self) -> Option<u64> {
         let [x, y, z] = self.grid.as_ref()?;
-        Some(u64::from(x.literal()?) * u64::from(y.literal()?) * u64::from(z.literal()?))
+        Some(
+            (u64::from(x.literal()?) * u64::from(y.literal()?))
+                .saturating_mul(u64::from(z.literal()?)),
+        )
     }
 
     /// What target `index`'s compiled kernel says beyond the engine's inputs: spills, local

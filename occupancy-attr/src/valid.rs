@@ -2,7 +2,7 @@
 //! kernel classes, clusters, and the compiled kernel's resources. Produces the [`Spec`]
 //! every front end works from, with the policy applied (attribute values win).
 
-use occupancy_core::arch::Target;
+use occupancy_core::arch::{MAX_GRID_DIM, Target};
 use occupancy_core::cluster::{Cluster, ClusterDim};
 use occupancy_core::lint::{Input, KernelClass, closest};
 use proc_macro2::Span;
@@ -181,6 +181,9 @@ pub(crate) fn validate(
     if let Some(Arg { key: k, .. }) = &args.cluster {
         key(Input::Cluster, k);
     }
+    if let (Some(Arg { key: grid_key, .. }), Some(grid)) = (&args.grid, &grid) {
+        grid_checks(grid_key, grid, cluster.map(|c| c.dim), &mut errors);
+    }
 
     // Levels: the policy's, then the attribute's.
     let mut levels = policy.lints.clone();
@@ -214,6 +217,21 @@ pub(crate) fn validate(
         resources = resolved.resources.into_iter().map(Some).collect();
         resolved.source
     });
+    // A kernel compiled with `__cluster_dims__` launches with exactly that cluster.
+    if let (Some(Arg { key: k, .. }), Some(given)) = (&args.cluster, cluster) {
+        let compiled = resources.iter().flatten().find_map(|r| r.cluster_dims);
+        if let Some([x, y, z]) = compiled
+            && ClusterDim::new(x, y, z) != given.dim
+        {
+            errors.push(Error::new(
+                k.span(),
+                format!(
+                    "the kernel is compiled with __cluster_dims__({x}, {y}, {z}): a launch cannot choose another \
+                     cluster shape (CUDA_ERROR_INVALID_CLUSTER_SIZE); remove `cluster` or make it ({x}, {y}, {z})"
+                ),
+            ));
+        }
+    }
 
     errors.finish(Spec {
         wrapper: wrapper.to_string(),
@@ -305,7 +323,8 @@ fn cluster(arg: &Arg<Dims>, targets: &[WantedTarget], errors: &mut Errors) -> Op
             errors.push(Error::new(
                 arg.key.span(),
                 format!(
-                    "a cluster of {blocks} blocks cannot launch on {}: {why}",
+                    "a cluster of {} blocks cannot launch on {}: {why}",
+                    cluster_text(dim),
                     t.target
                 ),
             ));
@@ -319,6 +338,51 @@ fn cluster(arg: &Arg<Dims>, targets: &[WantedTarget], errors: &mut Errors) -> Op
     } else {
         cluster.allow_non_portable()
     })
+}
+
+/// The grid's literal dimensions against the device's limits ([`MAX_GRID_DIM`]), and, with
+/// a cluster, each a multiple of the cluster's (or the launch fails with
+/// `CUDA_ERROR_INVALID_CLUSTER_SIZE`).
+fn grid_checks(key: &Ident, grid: &[Value; 3], cluster: Option<ClusterDim>, errors: &mut Errors) {
+    let literal: Vec<Option<u32>> = grid.iter().map(Value::literal).collect();
+    for ((axis, value), max) in ["x", "y", "z"].iter().zip(&literal).zip(MAX_GRID_DIM) {
+        match value {
+            Some(0) => errors.push(Error::new(key.span(), format!("the grid's {axis} dimension is 0"))),
+            Some(n) if *n > max => errors.push(Error::new(
+                key.span(),
+                format!("the grid's {axis} dimension {n} exceeds the {max} blocks a grid may have along {axis}"),
+            )),
+            _ => {}
+        }
+    }
+    let Some(dim) = cluster else { return };
+    for ((axis, value), per_cluster) in ["x", "y", "z"]
+        .iter()
+        .zip(&literal)
+        .zip([dim.x, dim.y, dim.z])
+    {
+        if let Some(n) = value
+            && per_cluster > 0
+            && n % per_cluster != 0
+        {
+            errors.push(Error::new(
+                key.span(),
+                format!(
+                    "the grid's {axis} dimension {n} is not a multiple of the cluster's ({per_cluster}): the launch \
+                     fails (CUDA_ERROR_INVALID_CLUSTER_SIZE)"
+                ),
+            ));
+        }
+    }
+}
+
+/// `16`, `(8, 4) = 32`, or just the shape when the count would not fit in a u64.
+fn cluster_text(dim: ClusterDim) -> String {
+    match (dim.y, dim.z, dim.blocks()) {
+        (1, 1, n) => n.to_string(),
+        (_, _, u64::MAX) => dim.to_string(),
+        (_, _, n) => format!("{dim} = {n}"),
+    }
 }
 
 /// x, y, z from one to three dimensions (missing ones are 1).

@@ -179,15 +179,15 @@ impl Kernel {
     }
 
     /// With the function's `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` as the driver
-    /// reports it: an opt-in when above its default (the 48 KiB per block minus the static
-    /// shared memory), no opt-in at or below it, the way the driver treats the attribute
-    /// (and `cuda_occupancy.h` its `FUNC_SHMEM_LIMIT_OPTIN`). Set the static shared memory
-    /// first.
+    /// reports it: at its default (the 48 KiB per block minus the static shared memory) the
+    /// function has not changed it (`None`); above, it opted in; below, it lowered its own
+    /// limit, and a launch with more dynamic shared memory fails, as the driver refuses it.
+    /// Set the static shared memory first.
     pub const fn with_max_dynamic_smem_attribute(mut self, arch: &Arch, bytes: u32) -> Self {
         let default = arch
             .smem_per_block_default_bytes
             .saturating_sub(self.static_smem_bytes);
-        self.max_dynamic_smem_bytes = if bytes > default { Some(bytes) } else { None };
+        self.max_dynamic_smem_bytes = if bytes == default { None } else { Some(bytes) };
         self
     }
 
@@ -664,7 +664,7 @@ const fn div_floor(x: u64, y: u64) -> u64 {
 #[inline(always)]
 const fn div_ceil(x: u64, y: u64) -> u64 {
     if y.is_power_of_two() {
-        (x >> y.trailing_zeros()) + (x & (y - 1) != 0) as u64
+        x.saturating_add(y - 1) >> y.trailing_zeros()
     } else {
         div(x + (y - 1), y)
     }
@@ -673,7 +673,11 @@ const fn div_ceil(x: u64, y: u64) -> u64 {
 /// `x` rounded up to a multiple of `y > 0`.
 #[inline(always)]
 const fn round_up(x: u64, y: u64) -> u64 {
-    div_ceil(x, y) * y
+    if y.is_power_of_two() {
+        x.saturating_add(y - 1) & !(y - 1)
+    } else {
+        div_ceil(x, y) * y
+    }
 }
 
 /// Saturating u64 -> u32.
@@ -773,74 +777,40 @@ const fn regs_assumed_per_block(
         .saturating_mul(round_up(warps_per_block, sub_partitions as u64))
 }
 
-/// The register limit on resident blocks with `sub_partitions` register-file sub-partitions.
+/// The register limit on resident blocks with `sub_partitions` register-file
+/// sub-partitions, for registers allocated `per_warp` registers per warp (the per-thread
+/// limit already checked), from the prepared warps per sub-partition.
 #[inline(always)]
 const fn register_limit(
     arch: &Arch,
-    registers_per_thread: u32,
+    per_warp: u64,
+    warps_per_sub_partition: u64,
     warps_per_block: u64,
     sub_partitions: u32,
 ) -> u32 {
-    if registers_per_thread > arch.max_regs_per_thread {
-        return 0;
-    }
-    let per_warp = regs_per_warp(arch, registers_per_thread);
     // The assumed registers bound the plain per-block count (rounding only adds warps).
-    if regs_assumed_per_block(arch, registers_per_thread, warps_per_block, sub_partitions)
-        > arch.max_regs_per_block as u64
-    {
+    let assumed = per_warp.saturating_mul(round_up(warps_per_block, sub_partitions as u64));
+    if assumed > arch.max_regs_per_block as u64 {
         return 0;
     }
     if per_warp == 0 {
         return UNLIMITED;
     }
-    let warps_per_sub_partition = div(
-        div(arch.regs_per_sm as u64, sub_partitions as u64),
-        per_warp,
-    );
     sat(div(
         warps_per_sub_partition * sub_partitions as u64,
         warps_per_block,
     ))
 }
 
-/// The shared-memory limit on resident blocks and the shared memory per SM in effect.
+/// Warps one sub-partition's registers hold at `per_warp` registers per warp.
 #[inline(always)]
-const fn smem_limit(
-    arch: &Arch,
-    kernel: &Kernel,
-    launch: &Launch,
-    smem_per_block: u64,
-) -> (u32, u32) {
-    let preferred = preferred_smem_per_sm(arch, kernel.carveout);
-    if let Some(max_bytes) = kernel.max_dynamic_smem_bytes
-        && launch.dynamic_smem_bytes > max_bytes
-    {
-        return (0, preferred);
+const fn warps_per_sub_partition(arch: &Arch, per_warp: u64, sub_partitions: u32) -> u64 {
+    if per_warp == 0 || sub_partitions == 0 {
+        return 0;
     }
-    if smem_per_block > smem_limit_per_block(arch, kernel).0 as u64 {
-        return (0, preferred);
-    }
-    if smem_per_block == 0 {
-        return (UNLIMITED, preferred);
-    }
-    // The carveout grows to the smallest size that holds one block.
-    let smem_per_sm = if (preferred as u64) < smem_per_block {
-        match arch.carveout_for(smem_per_block as u32) {
-            Some(bytes) => bytes,
-            None => arch.smem_per_sm_bytes,
-        }
-    } else {
-        preferred
-    };
-    // Both are multiples of the granularity: divide in granules to keep the divisor small.
-    let granule = arch.smem_alloc_granularity_bytes as u64;
-    (
-        sat(div(
-            div_floor(smem_per_sm as u64, granule),
-            div_floor(smem_per_block, granule),
-        )),
-        smem_per_sm,
+    div(
+        div_floor(arch.regs_per_sm as u64, sub_partitions as u64),
+        per_warp,
     )
 }
 
@@ -932,104 +902,225 @@ pub const fn occupancy(
     kernel: &Kernel,
     launch: &Launch,
 ) -> Result<Occupancy, OccupancyError> {
-    let block = launch.block;
-    if block.x == 0 || block.y == 0 || block.z == 0 {
-        return Err(OccupancyError::EmptyBlock { block });
+    match Prepared::new(arch, kernel) {
+        Ok(prepared) => prepared.occupancy(launch),
+        Err(e) => Err(e),
     }
-    if let Err(e) = check_kernel(arch, kernel) {
-        return Err(e);
-    }
-    let threads = block.threads();
-    let warps_per_block = div_ceil(threads, arch.warp_size as u64);
-    let max_warps = div_floor(arch.max_threads_per_sm as u64, arch.warp_size as u64) as u32;
+}
 
-    // 1. Warps (0 for a block over the thread or z-dimension limit).
-    // The device's limit only: the driver's occupancy ignores the function's launch bounds.
-    let warps = if threads > arch.max_threads_per_block as u64 || block.z > arch.max_block_dim_z {
-        0
-    } else {
-        sat(div(max_warps as u64, warps_per_block))
-    };
+/// The part of the calculation that depends on the kernel and the architecture alone,
+/// prepared once for many launches: [`occupancy`] is `Prepared::new(arch, kernel)` then
+/// [`Prepared::occupancy`]; a sweep over block sizes or shared memory sizes prepares once.
+#[derive(Clone, Copy, Debug)]
+pub struct Prepared<'a> {
+    arch: &'a Arch,
+    kernel: Kernel,
+    /// Maximum resident warps per SM.
+    max_warps: u32,
+    /// Registers allocated per warp.
+    regs_per_warp: u64,
+    /// Whether the kernel's registers per thread exceed the architecture's.
+    regs_over_limit: bool,
+    /// Warps per sub-partition's registers (and for the cc 6.0 re-check).
+    warps_per_sub_partition: u64,
+    recheck_warps_per_sub_partition: u64,
+    /// Static + reserved shared memory per block, bytes.
+    smem_fixed_bytes: u64,
+    /// The per-block shared memory limit, reserved included.
+    smem_limit_per_block: u32,
+    /// The carveout preference snapped to a supported size.
+    preferred_smem_per_sm: u32,
+    /// The barrier limit.
+    barriers: u32,
+}
 
-    // 2. Blocks.
-    let blocks = arch.max_blocks_per_sm;
-
-    // 3. Registers (cc 6.0: also as if GP10x).
-    let mut registers = register_limit(
-        arch,
-        kernel.registers_per_thread,
-        warps_per_block,
-        arch.sub_partitions,
-    );
-    if registers > 0
-        && arch.register_recheck_sub_partitions > 0
-        && register_limit(
+impl<'a> Prepared<'a> {
+    /// Checks the kernel's function attributes and prepares its launch-independent limits.
+    ///
+    /// # Errors
+    ///
+    /// [`OccupancyError::CarveoutOutOfRange`], [`OccupancyError::OptInOverLimit`],
+    /// [`OccupancyError::ZeroMaxThreadsPerBlock`].
+    pub const fn new(arch: &'a Arch, kernel: &Kernel) -> Result<Self, OccupancyError> {
+        if let Err(e) = check_kernel(arch, kernel) {
+            return Err(e);
+        }
+        let per_warp = regs_per_warp(arch, kernel.registers_per_thread);
+        Ok(Self {
             arch,
-            kernel.registers_per_thread,
-            warps_per_block,
-            arch.register_recheck_sub_partitions,
-        ) == 0
-    {
-        registers = 0;
+            kernel: *kernel,
+            max_warps: div_floor(arch.max_threads_per_sm as u64, arch.warp_size as u64) as u32,
+            regs_per_warp: per_warp,
+            regs_over_limit: kernel.registers_per_thread > arch.max_regs_per_thread,
+            warps_per_sub_partition: warps_per_sub_partition(arch, per_warp, arch.sub_partitions),
+            recheck_warps_per_sub_partition: warps_per_sub_partition(
+                arch,
+                per_warp,
+                arch.register_recheck_sub_partitions,
+            ),
+            smem_fixed_bytes: kernel.static_smem_bytes as u64
+                + arch.reserved_smem_per_block_bytes as u64,
+            smem_limit_per_block: smem_limit_per_block(arch, kernel).0,
+            preferred_smem_per_sm: preferred_smem_per_sm(arch, kernel.carveout),
+            barriers: if arch.barriers_per_sm > 0 && kernel.barriers > 0 {
+                div(arch.barriers_per_sm as u64, kernel.barriers as u64) as u32
+            } else {
+                UNLIMITED
+            },
+        })
     }
 
-    // 4. Shared memory.
-    let smem_needed = kernel.static_smem_bytes as u64
-        + arch.reserved_smem_per_block_bytes as u64
-        + launch.dynamic_smem_bytes as u64;
-    let smem_per_block = round_up(smem_needed, arch.smem_alloc_granularity_bytes as u64);
-    let (shared_memory, smem_per_sm) = smem_limit(arch, kernel, launch, smem_per_block);
+    /// The architecture this was prepared for.
+    pub const fn arch(&self) -> &'a Arch {
+        self.arch
+    }
 
-    // 5. Barriers (cc 9.0+).
-    let barriers = if arch.barriers_per_sm > 0 && kernel.barriers > 0 {
-        div(arch.barriers_per_sm as u64, kernel.barriers as u64) as u32
-    } else {
-        UNLIMITED
-    };
+    /// The kernel this was prepared for.
+    pub const fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
 
-    let limits = BlockLimits {
-        warps,
-        registers,
-        shared_memory,
-        blocks,
-        barriers,
-    };
-    let before_barriers = min(min(warps, registers), min(shared_memory, blocks));
-    let blocks_per_sm = min(before_barriers, barriers);
-    let mut limiters = Limiters::EMPTY;
-    if warps == before_barriers {
-        limiters = limiters.with(Resource::Warps);
-    }
-    if registers == before_barriers {
-        limiters = limiters.with(Resource::Registers);
-    }
-    if shared_memory == before_barriers {
-        limiters = limiters.with(Resource::SharedMemory);
-    }
-    if blocks == before_barriers {
-        limiters = limiters.with(Resource::Blocks);
-    }
-    if barriers == blocks_per_sm {
-        limiters = limiters.with(Resource::Barriers);
-    }
-    let per_warp = regs_per_warp(arch, kernel.registers_per_thread);
-    Ok(Occupancy {
-        blocks_per_sm,
-        threads_per_block: sat(threads),
-        warps_per_block: sat(warps_per_block),
-        max_warps_per_sm: max_warps,
-        limits,
-        limiters,
-        registers_per_warp: sat(per_warp),
-        registers_per_block: sat(per_warp.saturating_mul(warps_per_block)),
-        smem_per_block_bytes: sat(smem_per_block),
-        smem_per_sm_bytes: smem_per_sm,
-        zero_reason: if blocks_per_sm == 0 {
-            Some(explain_zero(arch, kernel, launch, &limits, smem_per_block))
+    /// The shared-memory limit on resident blocks and the shared memory per SM in effect.
+    #[inline(always)]
+    const fn smem_limit(&self, launch: &Launch, smem_per_block: u64) -> (u32, u32) {
+        let preferred = self.preferred_smem_per_sm;
+        if let Some(max_bytes) = self.kernel.max_dynamic_smem_bytes
+            && launch.dynamic_smem_bytes > max_bytes
+        {
+            return (0, preferred);
+        }
+        if smem_per_block > self.smem_limit_per_block as u64 {
+            return (0, preferred);
+        }
+        if smem_per_block == 0 {
+            return (UNLIMITED, preferred);
+        }
+        // The carveout grows to the smallest size that holds one block.
+        let smem_per_sm = if (preferred as u64) < smem_per_block {
+            match self.arch.carveout_for(smem_per_block as u32) {
+                Some(bytes) => bytes,
+                None => self.arch.smem_per_sm_bytes,
+            }
         } else {
-            None
-        },
-    })
+            preferred
+        };
+        // Both are multiples of the granularity: divide in granules to keep the divisor small.
+        let granule = self.arch.smem_alloc_granularity_bytes as u64;
+        (
+            sat(div(
+                div_floor(smem_per_sm as u64, granule),
+                div_floor(smem_per_block, granule),
+            )),
+            smem_per_sm,
+        )
+    }
+
+    /// Resident blocks per SM for one launch of the prepared kernel (see [`occupancy`]).
+    ///
+    /// # Errors
+    ///
+    /// [`OccupancyError::EmptyBlock`].
+    pub const fn occupancy(&self, launch: &Launch) -> Result<Occupancy, OccupancyError> {
+        let (arch, kernel) = (self.arch, &self.kernel);
+        let block = launch.block;
+        if block.x == 0 || block.y == 0 || block.z == 0 {
+            return Err(OccupancyError::EmptyBlock { block });
+        }
+        let threads = block.threads();
+        let warps_per_block = div_ceil(threads, arch.warp_size as u64);
+        let max_warps = self.max_warps;
+
+        // 1. Warps (0 for a block over the thread or z-dimension limit).
+        // The device's limit only: the driver's occupancy ignores the function's launch bounds.
+        let warps = if threads > arch.max_threads_per_block as u64 || block.z > arch.max_block_dim_z
+        {
+            0
+        } else {
+            sat(div(max_warps as u64, warps_per_block))
+        };
+
+        // 2. Blocks.
+        let blocks = arch.max_blocks_per_sm;
+
+        // 3. Registers (cc 6.0: also as if GP10x).
+        let per_warp = self.regs_per_warp;
+        let mut registers = if self.regs_over_limit {
+            0
+        } else {
+            register_limit(
+                arch,
+                per_warp,
+                self.warps_per_sub_partition,
+                warps_per_block,
+                arch.sub_partitions,
+            )
+        };
+        if registers > 0
+            && arch.register_recheck_sub_partitions > 0
+            && register_limit(
+                arch,
+                per_warp,
+                self.recheck_warps_per_sub_partition,
+                warps_per_block,
+                arch.register_recheck_sub_partitions,
+            ) == 0
+        {
+            registers = 0;
+        }
+
+        // 4. Shared memory.
+        let smem_per_block = round_up(
+            self.smem_fixed_bytes + launch.dynamic_smem_bytes as u64,
+            arch.smem_alloc_granularity_bytes as u64,
+        );
+        let (shared_memory, smem_per_sm) = self.smem_limit(launch, smem_per_block);
+
+        // 5. Barriers (cc 9.0+).
+        let barriers = self.barriers;
+
+        let limits = BlockLimits {
+            warps,
+            registers,
+            shared_memory,
+            blocks,
+            barriers,
+        };
+        let before_barriers = min(min(warps, registers), min(shared_memory, blocks));
+        let blocks_per_sm = min(before_barriers, barriers);
+        let mut limiters = Limiters::EMPTY;
+        if warps == before_barriers {
+            limiters = limiters.with(Resource::Warps);
+        }
+        if registers == before_barriers {
+            limiters = limiters.with(Resource::Registers);
+        }
+        if shared_memory == before_barriers {
+            limiters = limiters.with(Resource::SharedMemory);
+        }
+        if blocks == before_barriers {
+            limiters = limiters.with(Resource::Blocks);
+        }
+        if barriers == blocks_per_sm {
+            limiters = limiters.with(Resource::Barriers);
+        }
+        Ok(Occupancy {
+            blocks_per_sm,
+            threads_per_block: sat(threads),
+            warps_per_block: sat(warps_per_block),
+            max_warps_per_sm: max_warps,
+            limits,
+            limiters,
+            registers_per_warp: sat(per_warp),
+            registers_per_block: sat(per_warp.saturating_mul(warps_per_block)),
+            smem_per_block_bytes: sat(smem_per_block),
+            smem_per_sm_bytes: smem_per_sm,
+            zero_reason: if blocks_per_sm == 0 {
+                Some(explain_zero(arch, kernel, launch, &limits, smem_per_block))
+            } else {
+                None
+            },
+        })
+    }
 }
 
 /// The block size with the highest occupancy, what `cuOccupancyMaxPotentialBlockSize` and
@@ -1059,7 +1150,7 @@ pub fn max_potential_block_size(
     sm_count: u32,
     dynamic_smem: impl Fn(u32) -> u32,
 ) -> Result<PotentialBlockSize, OccupancyError> {
-    check_kernel(arch, kernel)?;
+    let prepared = Prepared::new(arch, kernel)?;
     let limit = kernel.thread_limit(arch);
     let granularity = arch.warp_size;
     let mut best = PotentialBlockSize {
@@ -1073,7 +1164,7 @@ pub fn max_potential_block_size(
         let block_size = min(limit, aligned);
         let launch =
             Launch::new(BlockDim::linear(block_size)).with_dynamic_smem(dynamic_smem(block_size));
-        let occ = occupancy(arch, kernel, &launch)?;
+        let occ = prepared.occupancy(&launch)?;
         let threads = occ.active_threads_per_sm();
         if threads > best_threads {
             best_threads = threads;

@@ -171,6 +171,11 @@ impl Arch {
     }
 }
 
+/// The largest grid, blocks along x, y and z: 2^31 - 1, 65535, 65535 on every compute
+/// capability from 3.0 on (PG "Maximum x-, y- or z-dimension of a grid of thread blocks";
+/// `CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X/Y/Z` on the H200).
+pub const MAX_GRID_DIM: [u32; 3] = [2_147_483_647, 65_535, 65_535];
+
 /// A shorthand for the rows below: every field but the ones that differ per cc.
 const BASE: Arch = Arch {
     cc: ComputeCapability::new(0, 0),

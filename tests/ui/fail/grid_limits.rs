@@ -1,0 +1,21 @@
+// Grids past the device's limits (2^31 - 1 x 65535 x 65535), huge values included.
+#[occupancy::check(block = 256, regs = 32, grid = (4294967295, 4294967295, 2), target = "sm_90")]
+fn launch_huge_grid() {}
+
+#[occupancy::check(block = 256, regs = 32, grid = (1, 70000), target = "sm_90")]
+fn launch_tall_grid() {}
+
+// A grid that is not a multiple of the cluster cannot launch.
+#[occupancy::check(block = 256, regs = 32, grid = (4, 3), cluster = (2, 2), target = "H200")]
+fn launch_ragged_clusters() {}
+
+// A huge cluster is refused, not multiplied into an overflow.
+#[occupancy::check(block = 256, regs = 32, cluster = (4294967295, 4294967295, 2), target = "H100")]
+fn launch_huge_cluster() {}
+
+fn main() {
+    launch_huge_grid();
+    launch_tall_grid();
+    launch_ragged_clusters();
+    launch_huge_cluster();
+}
