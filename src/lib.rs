@@ -21,7 +21,8 @@
 //! # fn main() { launch_sgemm() }
 //! ```
 //!
-//! With `regs = 96` instead, `cargo build` prints (one warning per target):
+//! With `regs = 96` and no `target` (so the policy's default targets, sm_80 and sm_90),
+//! `cargo build` prints one warning per target; the one for sm_90:
 //!
 //! ```text
 //! warning: use of deprecated macro `low_occupancy`: launch_sgemm on sm_90: 25% occupancy (16 of 64 warps), below the 50% floor
@@ -133,10 +134,16 @@
 //! Values given as constant expressions (`block = BLOCK`, `smem = TILE * TILE * 4`,
 //! `block = (TILE, TILE)`; each must be a `u32`) cannot be read by the macro. The check then
 //! runs in a generated `const` item, evaluated by the compiler with the engine's
-//! `const fn`s: `launch_impossible` and denied lints fail the build with a const-evaluation
-//! error, warned lints warn, but the messages cannot carry the numbers or a fix. Constants
-//! must be reachable from the function body (not `Self::CONST`: the check is an item
-//! inside the body).
+//! `const fn`s, for three lints: `launch_impossible` and a denied `low_occupancy` or
+//! `partial_warp` fail the build with a const-evaluation error; a warned one warns (the
+//! warning reads "use of deprecated associated function `...::Check::<true>::_low_occupancy`").
+//! Their messages cannot carry the numbers or a fix. The other lints (`register_step`,
+//! `smem_step`, `block_limit`, `carveout_limit`, `barrier_limit`, `register_spill`,
+//! `launch_bounds_mismatch`, `tail_effect`, `undersized_grid`, `cluster_limit`) need the
+//! values as literals and are not checked for a wrapper with constants.
+//! `cargo occupancy report` substitutes constants it finds defined in the same file, so it
+//! can report more than the build. Constants must be reachable from the function body (not
+//! `Self::CONST`: the check is an item inside the body).
 //!
 //! ## Policy: `occupancy.toml`
 //!

@@ -155,7 +155,14 @@ fn suggestions(
     let a = &c.config;
     let arch = a.arch.arch;
     let mut rows = Vec::new();
-    let blocks = |o: &Occupancy| format!("{} blocks/SM, {:.1}%", o.blocks_per_sm, o.percent());
+    let blocks = |o: &Occupancy| {
+        let noun = if o.blocks_per_sm == 1 {
+            "block"
+        } else {
+            "blocks"
+        };
+        format!("{} {noun}/SM, {:.1}%", o.blocks_per_sm, o.percent())
+    };
     if let Ok(best) = analysis::best_block_sizes(arch, kernel, |_| launch.dynamic_smem_bytes)
         && !best.is_empty()
     {
@@ -190,7 +197,10 @@ fn suggestions(
     {
         rows.push((
             "dynamic smem free to add".to_owned(),
-            format!("{free} B per block keep {} blocks/SM", occ.blocks_per_sm),
+            format!(
+                "{free} B more per block still give {} blocks/SM",
+                occ.blocks_per_sm
+            ),
         ));
     }
     if let (Some(grid), Some(sms)) = (c.grid, a.arch.sm_count())

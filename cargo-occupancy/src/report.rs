@@ -140,7 +140,8 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
         }
     }
 
-    let failed = wrappers.iter().any(Wrapper::fails);
+    // A file that does not parse may hold wrappers the build would reject: no pass.
+    let failed = wrappers.iter().any(Wrapper::fails) || !unreadable.is_empty();
     let text = if args.json {
         let json = json!({
             "crate": package,
@@ -173,7 +174,10 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
         s.push('\n');
         s.push_str(&table(&wrappers));
         for line in &unreadable {
-            let _ = writeln!(s, "skipped {line}");
+            let _ = writeln!(
+                s,
+                "error: cannot read {line} (its wrappers are not checked)"
+            );
         }
         s.push('\n');
         s.push_str(&summary_text(&wrappers));

@@ -347,3 +347,32 @@ fn finds_the_newest_build_manifest() {
     assert_eq!(code, 2);
     assert!(stderr.contains("no Cargo.toml there"), "{stderr}");
 }
+
+#[test]
+fn a_file_that_does_not_parse_fails_the_report() {
+    let krate = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-unparsable");
+    let _ = std::fs::remove_dir_all(&krate);
+    std::fs::create_dir_all(krate.join("src")).unwrap();
+    std::fs::write(
+        krate.join("Cargo.toml"),
+        "[package]\nname = \"unparsable\"\nversion = \"0.0.0\"\nedition = \"2024\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        krate.join("src/lib.rs"),
+        "#[occupancy::check(block = 256, regs = 32)]\nfn ok() {}\n",
+    )
+    .unwrap();
+    // A deny-level wrapper the report cannot see behind a syntax error.
+    std::fs::write(
+        krate.join("src/broken.rs"),
+        "#[occupancy::check(block = 2048, regs = 32)]\nfn bad( {}\n",
+    )
+    .unwrap();
+    let (code, out, _) = report(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("error: cannot read src/broken.rs:2:"), "{out}");
+    let (code, found) = json(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(found["failed"], true);
+}

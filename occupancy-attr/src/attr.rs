@@ -494,9 +494,15 @@ fn parse_fraction(input: ParseStream<'_>, what: &str, key: &str) -> Result<(MinO
     if matches!(lit, Lit::Int(_)) {
         return Err(Error::new(
             span,
-            format!(
-                "`{digits}` is ambiguous: write `{digits}%` or a fraction such as `0.{digits}`"
-            ),
+            match digits.parse::<u32>() {
+                Ok(v) if v <= 100 => format!(
+                    "`{digits}` is ambiguous: write `{digits}%` or `{}`",
+                    f64::from(v) / 100.0
+                ),
+                _ => format!(
+                    "`{digits}` is ambiguous: write a percentage such as `50%` or a fraction such as `0.5`"
+                ),
+            },
         ));
     }
     MinOccupancy::from_fraction_str(digits)
@@ -620,7 +626,7 @@ mod tests {
                 "unknown unit `kb`; did you mean `KB`?",
                 "expected a target string such as \"sm_90\" or a list such as [\"sm_80\", \"H100\"]",
                 "the carveout is a whole percentage (0% to 100%), found 12.5%",
-                "`50` is ambiguous: write `50%` or a fraction such as `0.50`",
+                "`50` is ambiguous: write `50%` or `0.5`",
                 "expected a whole number or a constant, found a string",
                 "a block dimension must be at least 1",
                 "`1.3` is not a whole number of bytes or units",

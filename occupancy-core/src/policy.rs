@@ -210,10 +210,11 @@ impl<'de> Deserialize<'de> for FloorValue {
                 ))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<FloorValue, E> {
-                Ok(FloorValue(Err(format!(
-                    "`{v}` is ambiguous: write a fraction such as {v}.0 or 0.{v}, or a \
-                     percentage string such as \"{v}%\""
-                ))))
+                let hint = match v {
+                    0..=100 => format!("\"{v}%\" or {}", v as f64 / 100.0),
+                    _ => "a percentage string such as \"50%\" or a fraction such as 0.5".to_owned(),
+                };
+                Ok(FloorValue(Err(format!("`{v}` is ambiguous: write {hint}"))))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<FloorValue, E> {
                 let result = match v.trim().strip_suffix('%') {
@@ -616,13 +617,11 @@ mod tests {
         );
         assert_eq!(
             errors("min_occupancy = 50\n"),
-            [
-                "1:17: `min_occupancy`: `50` is ambiguous: write a fraction such as 50.0 or 0.50, or a percentage string such as \"50%\""
-            ]
+            ["1:17: `min_occupancy`: `50` is ambiguous: write \"50%\" or 0.5"]
         );
         assert_eq!(
             errors("min_occupancy = 1.5\n"),
-            ["1:17: `min_occupancy`: occupancy floor 1.5 is over 100%"]
+            ["1:17: `min_occupancy`: 1.5 is over 100%"]
         );
         assert_eq!(
             errors("targets = [\"sm_90\", \"sm_95\"]\n"),

@@ -16,7 +16,7 @@ pub struct MinOccupancy {
 /// A floor that is not a number between 0% and 100% with at most two decimals of a percent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FloorError {
-    /// What is wrong, one line, e.g. "occupancy floor 150% is over 100%".
+    /// What is wrong, one line, e.g. "150% is over 100%".
     pub message: String,
 }
 
@@ -111,7 +111,7 @@ impl MinOccupancy {
 
     fn checked(bp: u64, shown: impl Fn() -> String) -> Result<Self, FloorError> {
         if bp > 10000 {
-            return Err(error(format!("occupancy floor {} is over 100%", shown())));
+            return Err(error(format!("{} is over 100%", shown())));
         }
         Ok(Self {
             basis_points: bp as u16,
