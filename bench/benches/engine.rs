@@ -38,6 +38,16 @@ fn sweep(c: &mut Criterion) {
     group.bench_function("engine/all_19_archs", |b| {
         b.iter(|| engine_sweep(black_box(&all), &KERNEL))
     });
+    assert_eq!(
+        engine_sweep_prepared(&current, &KERNEL),
+        engine_sweep(&current, &KERNEL)
+    );
+    group.bench_function("engine_prepared/11_current_archs", |b| {
+        b.iter(|| engine_sweep_prepared(black_box(&current), &KERNEL))
+    });
+    group.bench_function("engine_prepared/all_19_archs", |b| {
+        b.iter(|| engine_sweep_prepared(black_box(&all), &KERNEL))
+    });
     #[cfg(cuda_occupancy_header)]
     {
         let headers: Vec<_> = current
