@@ -25,6 +25,12 @@
 //!   `$CARGO_TARGET_DIR` and `target/` in the crate's folder and each folder above it), which
 //!   is what the build helper gave the last build; else the attribute's own fallback (the
 //!   policy's `manifest`, then `kernels.manifest.json` beside `Cargo.toml`).
+//!
+//! It reads source text, not the build: a file that does not parse is an error (its
+//! wrappers cannot be checked) and fails the report; a wrapper under a `#[cfg(...)]` the
+//! build leaves out is still reported; a wrapper written by a macro (`macro_rules!`) is not
+//! found; a constant the build can evaluate but this reader cannot leaves the wrapper
+//! "not evaluated".
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
