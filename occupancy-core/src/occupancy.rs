@@ -941,6 +941,7 @@ impl<'a> Prepared<'a> {
     ///
     /// [`OccupancyError::CarveoutOutOfRange`], [`OccupancyError::OptInOverLimit`],
     /// [`OccupancyError::ZeroMaxThreadsPerBlock`].
+    #[inline(always)]
     pub const fn new(arch: &'a Arch, kernel: &Kernel) -> Result<Self, OccupancyError> {
         if let Err(e) = check_kernel(arch, kernel) {
             return Err(e);
@@ -1020,6 +1021,7 @@ impl<'a> Prepared<'a> {
     /// # Errors
     ///
     /// [`OccupancyError::EmptyBlock`].
+    #[inline(always)]
     pub const fn occupancy(&self, launch: &Launch) -> Result<Occupancy, OccupancyError> {
         let (arch, kernel) = (self.arch, &self.kernel);
         let block = launch.block;
