@@ -9,8 +9,8 @@
 
 use crate::arch::Arch;
 use crate::occupancy::{
-    BlockDim, Carveout, Kernel, Launch, Occupancy, OccupancyError, available_dynamic_smem,
-    occupancy,
+    BlockDim, Carveout, Kernel, Launch, Occupancy, OccupancyError, Prepared,
+    available_dynamic_smem, occupancy,
 };
 
 /// Dropping registers per thread to the next allocation step adds resident blocks.
@@ -301,18 +301,15 @@ pub fn larger_block(
     kernel: &Kernel,
     launch: &Launch,
 ) -> Result<Option<Change<u32>>, OccupancyError> {
-    let before = occupancy(arch, kernel, launch)?;
+    let prepared = Prepared::new(arch, kernel)?;
+    let before = prepared.occupancy(launch)?;
     let limit = kernel.thread_limit(arch);
     let first = (before.threads_per_block / arch.warp_size + 1) * arch.warp_size;
     for threads in (first..=limit).step_by(arch.warp_size as usize) {
-        let occ = occupancy(
-            arch,
-            kernel,
-            &Launch {
-                block: BlockDim::linear(threads),
-                ..*launch
-            },
-        )?;
+        let occ = prepared.occupancy(&Launch {
+            block: BlockDim::linear(threads),
+            ..*launch
+        })?;
         if occ.active_warps_per_sm() > before.active_warps_per_sm() {
             return Ok(Some(Change {
                 value: threads,
@@ -426,6 +423,7 @@ pub fn best_block_sizes(
     kernel: &Kernel,
     dynamic_smem: impl Fn(u32) -> u32,
 ) -> Result<Vec<Change<u32>>, OccupancyError> {
+    let prepared = Prepared::new(arch, kernel)?;
     let limit = kernel.thread_limit(arch);
     let mut all = Vec::new();
     for threads in (arch.warp_size..=limit).step_by(arch.warp_size as usize) {
@@ -433,7 +431,7 @@ pub fn best_block_sizes(
             Launch::new(BlockDim::linear(threads)).with_dynamic_smem(dynamic_smem(threads));
         all.push(Change {
             value: threads,
-            occupancy: occupancy(arch, kernel, &launch)?,
+            occupancy: prepared.occupancy(&launch)?,
         });
     }
     let best = all
