@@ -49,7 +49,12 @@ pub fn register_step(
     launch: &Launch,
 ) -> Result<Option<RegisterStep>, OccupancyError> {
     let before = occupancy(arch, kernel, launch)?;
-    for fewer in (0..kernel.registers_per_thread).rev() {
+    // Above the architecture's maximum no block fits, so the search starts at the maximum:
+    // without this, `u32::MAX` registers would take 4 billion engine calls.
+    let start = kernel
+        .registers_per_thread
+        .min(arch.max_regs_per_thread.saturating_add(1));
+    for fewer in (0..start).rev() {
         let after = occupancy(
             arch,
             &Kernel {
@@ -252,7 +257,11 @@ pub fn larger_block(
         .max_threads_per_block
         .unwrap_or(arch.max_threads_per_block)
         .min(arch.max_threads_per_block);
-    let first = (before.threads_per_block / arch.warp_size + 1) * arch.warp_size;
+    // A block over every limit saturates `threads_per_block` at u32::MAX: nothing is larger.
+    let Some(first) = (before.threads_per_block / arch.warp_size + 1).checked_mul(arch.warp_size)
+    else {
+        return Ok(None);
+    };
     for threads in (first..=limit).step_by(arch.warp_size as usize) {
         let occ = occupancy(
             arch,
@@ -283,7 +292,11 @@ pub fn fewer_barriers(
     launch: &Launch,
 ) -> Result<Option<Change<u32>>, OccupancyError> {
     let before = occupancy(arch, kernel, launch)?;
-    for barriers in (1..kernel.barriers).rev() {
+    // More barriers than the SM has fit no block, and before cc 9.0 (no barrier limit) no
+    // count changes anything: the search starts at the SM's count, so `u32::MAX` barriers
+    // do not take 4 billion engine calls.
+    let start = kernel.barriers.min(arch.barriers_per_sm.saturating_add(1));
+    for barriers in (1..start).rev() {
         let occ = occupancy(
             arch,
             &Kernel {

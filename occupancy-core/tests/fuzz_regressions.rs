@@ -1,0 +1,75 @@
+//! Inputs the fuzz targets in `fuzz/` found to panic, overflow or hang, each kept as a test
+//! of the normal suite once fixed. (The attribute macro runs this code inside `cargo build`
+//! on whatever a user writes: a panic there is an ICE-like failure of rustc, a hang is a
+//! build that never ends.)
+
+use occupancy_core::analysis::{fewer_barriers, larger_block, register_step};
+use occupancy_core::arch::{SM_80, SM_90};
+use occupancy_core::cluster::{Cluster, ClusterDim, ClusterError, Topology, max_active_clusters};
+use occupancy_core::occupancy::{BlockDim, Kernel, Launch};
+
+/// fuzz target `engine`: a block of more than `u32::MAX` threads saturates
+/// `threads_per_block`, and the next warp multiple above it overflowed a u32.
+#[test]
+fn larger_block_of_a_block_over_u32_threads() {
+    let launch = Launch::new(BlockDim::new(65536, 65536, 1));
+    assert_eq!(larger_block(&SM_80, &Kernel::new(32), &launch), Ok(None));
+    let launch = Launch::new(BlockDim::new(u32::MAX, u32::MAX, u32::MAX));
+    assert_eq!(larger_block(&SM_90, &Kernel::new(0), &launch), Ok(None));
+}
+
+/// fuzz target `engine` (timeout): `u32::MAX` registers per thread walked down one register
+/// at a time, 4 billion engine calls; the answer is the architecture's maximum.
+#[test]
+fn register_step_from_u32_max_registers() {
+    let launch = Launch::new(BlockDim::linear(256));
+    let step = register_step(&SM_80, &Kernel::new(u32::MAX), &launch)
+        .unwrap()
+        .unwrap();
+    // The engine's most registers per thread on cc 7.0+ is 256; 256 x 32 threads -> 8192
+    // per warp x 8 warps = the SM's 65536: 1 block.
+    assert_eq!(SM_80.max_regs_per_thread, 256);
+    assert_eq!(step.fewer_registers_per_thread, 256);
+    assert_eq!(
+        (step.before.blocks_per_sm, step.after.blocks_per_sm),
+        (0, 1)
+    );
+    assert_eq!(step.drop(), u32::MAX - 256);
+}
+
+/// fuzz target `engine` (timeout): `u32::MAX` barriers per block walked down one at a time.
+#[test]
+fn fewer_barriers_from_u32_max_barriers() {
+    let kernel = Kernel::new(32).with_barriers(u32::MAX);
+    let launch = Launch::new(BlockDim::linear(256));
+    let change = fewer_barriers(&SM_90, &kernel, &launch).unwrap().unwrap();
+    // sm_90 has 64 barriers per SM: 64 per block leave room for exactly one block.
+    assert_eq!((change.value, change.occupancy.blocks_per_sm), (64, 1));
+    // Before cc 9.0 barriers do not limit occupancy: no count below gains anything.
+    assert_eq!(fewer_barriers(&SM_80, &kernel, &launch), Ok(None));
+}
+
+/// fuzz target `engine`: `x * y * z` of a cluster overflowed a u64.
+#[test]
+fn cluster_of_more_than_u64_blocks() {
+    let dim = ClusterDim::new(u32::MAX, u32::MAX, u32::MAX);
+    assert_eq!(dim.blocks(), u64::MAX);
+    let result = max_active_clusters(
+        &SM_90,
+        &Topology::SmCount(132),
+        &Kernel::new(32),
+        &Launch::new(BlockDim::linear(128)),
+        &Cluster::new(dim).allow_non_portable(),
+    );
+    assert!(
+        matches!(
+            result,
+            Err(ClusterError::TooLarge {
+                blocks: u64::MAX,
+                max: 16,
+                ..
+            })
+        ),
+        "{result:?}"
+    );
+}
