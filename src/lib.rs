@@ -41,21 +41,27 @@
 //! | key | value | default |
 //! |---|---|---|
 //! | `block` | threads per block: `256`, `(16, 16)`, `(8, 8, 4)`, a constant, or a tuple of constants | required |
-//! | `regs` | registers per thread (ptxas `-v`: `Used N registers`) | required |
+//! | `kernel` | the compiled kernel's name (`"sgemm_tiled"`, a C++ kernel's demangled `"tile<16>"` or its symbol): its resources per target come from the resource manifest, or from `cubin` / `fatbin` | none |
+//! | `cubin` | a cubin to read the resources from, relative to the crate's directory | none |
+//! | `fatbin` | a fatbin (or an nvcc-built host binary with a `.nv_fatbin` section), relative to the crate's directory | none |
+//! | `regs` | registers per thread (ptxas `-v`: `Used N registers`); with `kernel` / `cubin` / `fatbin`, overrides the compiled kernel's | required without `kernel`, `cubin`, `fatbin` |
 //! | `smem` | dynamic shared memory per block: `8192`, `512 B`, `8 KiB`, `48 KB`, `1.5 KiB`, `8KiB`, a constant | `0` |
 //! | `static_smem` | static shared memory per block, same forms (ptxas: `N bytes smem`) | `0` |
 //! | `opt_in` | the dynamic shared memory opt-in the wrapper sets (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`), same forms | not set (48 KiB per block) |
 //! | `carveout` | preferred shared-memory carveout, a whole percentage: `50%` or `0.5` | not set (the driver's default) |
-//! | `barriers` | block barriers the kernel uses, 0 to 16 | `1` |
-//! | `max_threads` | the kernel's `__launch_bounds__` max threads, 1 to 1024 | none |
+//! | `barriers` | block barriers the kernel uses, 0 to 16 | the compiled kernel's, else `1` |
+//! | `max_threads` | the kernel's `__launch_bounds__` max threads, 1 to 1024 | the compiled kernel's, else none |
+//! | `grid` | blocks in the grid: `1024`, `(64, 64)`, `(x, y, z)`, constants (for waves and tails) | none |
+//! | `cluster` | blocks per thread-block cluster: `2`, `(2, 1)`, `(2, 1, 1)`; literal; cc 9.0+ targets only | the compiled kernel's `__cluster_dims__`, else none |
+//! | `class` | the kernel class, which sets the floor: `"memory_bound"` (62.5%), `"balanced"` (37.5%), `"compute_bound"` (25%) | policy `class` |
 //! | `target` | `"sm_90"` or `["sm_80", "H100", "RTX 4090"]`: compute capabilities (`sm_90`, `sm_90a`, `9.0`) or GPU names | policy `targets` |
-//! | `min_occupancy` | the `low_occupancy` floor: `50%`, `37.5%` or `0.5` | policy `min_occupancy` |
+//! | `min_occupancy` | the `low_occupancy` floor: `50%`, `37.5%` or `0.5`; wins over any `class` | the class's floor, else policy `min_occupancy` |
 //! | `allow(..)`, `warn(..)`, `deny(..)` | lint levels for this wrapper: `allow(low_occupancy, partial_warp)` | policy `[lints]` |
 //!
 //! Units: `B` (bytes), `KiB` and `KB` both mean 1024 bytes (the CUDA documentation writes
 //! "KB" for 1024 bytes of shared memory); there is no 1000-byte unit. A size must come to a
-//! whole number of bytes. `kernel = "name"`, `cubin = "path"` and `fatbin = "path"` are
-//! reserved for reading resources from compiled kernels.
+//! whole number of bytes. `static_smem`, `barriers` and `max_threads` given literally
+//! override the compiled kernel's too.
 //!
 //! Every problem in the arguments is an error on its token, all reported at once: unknown
 //! keys (with "did you mean"), duplicates, wrong types, out-of-range values, unknown targets
@@ -76,6 +82,42 @@
 //! which does not hide real deprecations). Cargo hides warnings of dependencies, so only
 //! the crate's author sees them. rust-analyzer draws them as a strikethrough on the key.
 //!
+//! ## Resources from the compiled kernel
+//!
+//! Registers per thread are decided by ptxas, per architecture and toolkit version, so the
+//! attribute reads them (with static shared memory, barriers, `__launch_bounds__`, spills,
+//! local memory and `__cluster_dims__`) from what the compiler produced:
+//!
+//! ```ignore
+//! #[occupancy::check(kernel = "sgemm_tiled", block = (16, 16), target = ["sm_80", "H100"])]
+//! #[occupancy::check(cubin = "kernels/sgemm.sm_80.cubin", kernel = "sgemm_tiled", block = 256)]
+//! #[occupancy::check(fatbin = "kernels/sgemm.fatbin", block = 256)] // its only kernel
+//! ```
+//!
+//! `kernel = "name"` alone reads the resource manifest, the first found of:
+//!
+//! 1. `$OCCUPANCY_MANIFEST`: set for the crate by a build script that uses the build helper
+//!    (`occupancy_core::build::Kernels`, which compiles `kernels/*.cu` with NVRTC and prints
+//!    `cargo:rustc-env=OCCUPANCY_MANIFEST=$OUT_DIR/occupancy/manifest.json`);
+//! 2. `$OUT_DIR/occupancy/manifest.json`, when the crate has a build script;
+//! 3. the policy's `manifest = "path"`, relative to the crate's directory;
+//! 4. `kernels.manifest.json` beside `Cargo.toml` (the committed fallback the build helper
+//!    also uses when NVRTC is missing; write it with `OCCUPANCY_WRITE_MANIFEST=1 cargo build`
+//!    or `cargo occupancy inspect --write-manifest`).
+//!
+//! On each target the resources are those of the cubin the CUDA driver would load there:
+//! the same compute capability (an `sm_90a` cubin on 9.0), else the highest lower one of the
+//! same major version (the `sm_80` cubin on an RTX 3090, cc 8.6). A kernel that is not in
+//! the manifest, cubin or fatbin is an error listing the kernels and the targets each was
+//! compiled for; a target with no cubin that runs on it is an error on that target. A
+//! launch with more threads per block than the kernel's `__launch_bounds__` is
+//! `launch_impossible`. Warnings about such a target add a note with the compiled kernel's
+//! numbers and the cubin they came from.
+//!
+//! Cargo rebuilds the crate when a file read (manifest, cubin, fatbin) or
+//! `OCCUPANCY_MANIFEST` changes (the expansion `include_bytes!`s the file and reads the
+//! variable with `option_env!`); rust-analyzer does not re-expand on such a change.
+//!
 //! ## Constants
 //!
 //! Values given as constant expressions (`block = BLOCK`, `smem = TILE * TILE * 4`,
@@ -94,10 +136,17 @@
 //! ```toml
 //! targets = ["sm_80", "sm_90"]   # default targets (built-in default: sm_80, sm_90)
 //! min_occupancy = 0.5            # or "50%" (built-in default: 50%)
+//! class = "balanced"             # default kernel class: its floor when no min_occupancy
+//! manifest = "kernels.manifest.json"  # committed resource manifest (relative to the crate)
 //!
 //! [lints]
 //! low_occupancy = "deny"         # allow | warn | deny
 //! partial_warp = "allow"
+//!
+//! [thresholds]
+//! register_step_max_drop = 4     # registers per thread "a few" means
+//! smem_step_max_bytes = 512      # shared memory bytes per block
+//! tail_effect_max_waste = "10%"  # idle share of the last wave's block slots
 //! ```
 //!
 //! A malformed file is an error naming the file, line, column and key; unknown keys are

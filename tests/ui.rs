@@ -6,8 +6,15 @@
 //!   snapshotted.
 //! - `ui/fail`: errors.
 //! - `ui/policy/*`: the same, with `OCCUPANCY_POLICY` naming a policy file.
+//! - `ui/kernel/*`: resources from a resource manifest, with `OCCUPANCY_MANIFEST` naming
+//!   `ui/fixtures/probe.manifest.json` (as the build helper does for a crate).
 //!
-//! Every group runs under one lock, since the policy is given through the environment.
+//! `cubin = "..."` / `fatbin = "..."` paths are relative to the crate being compiled, which
+//! for trybuild is `target/tests/trybuild/occupancy`: the cases reach `tests/ui/fixtures`
+//! through `../../../../` (the default target directory).
+//!
+//! Every group runs under one lock, since the policy and the manifest are given through
+//! the environment.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -15,13 +22,26 @@ use std::sync::Mutex;
 static ENV: Mutex<()> = Mutex::new(());
 
 fn with_policy(policy: Option<&str>, cases: impl FnOnce(&trybuild::TestCases)) {
+    with_env(policy, None, cases);
+}
+
+fn with_env(
+    policy: Option<&str>,
+    manifest: Option<&str>,
+    cases: impl FnOnce(&trybuild::TestCases),
+) {
     let _guard = ENV.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     // SAFETY: every test of this binary that reads or writes the environment holds `ENV`.
     unsafe {
-        match policy {
-            Some(file) => std::env::set_var("OCCUPANCY_POLICY", root.join(file)),
-            None => std::env::remove_var("OCCUPANCY_POLICY"),
+        for (var, file) in [
+            ("OCCUPANCY_POLICY", policy),
+            ("OCCUPANCY_MANIFEST", manifest),
+        ] {
+            match file {
+                Some(file) => std::env::set_var(var, root.join(file)),
+                None => std::env::remove_var(var),
+            }
         }
     }
     let t = trybuild::TestCases::new();
@@ -43,6 +63,23 @@ fn ui_policy_strict() {
     with_policy(Some("tests/ui/policy/strict.toml"), |t| {
         t.pass("tests/ui/policy/strict-pass/*.rs");
         t.compile_fail("tests/ui/policy/strict/*.rs");
+    });
+}
+
+#[test]
+fn ui_kernel_manifest() {
+    with_env(None, Some("tests/ui/fixtures/probe.manifest.json"), |t| {
+        t.pass("tests/ui/kernel/pass/*.rs");
+        t.compile_fail("tests/ui/kernel/warn/*.rs");
+        t.compile_fail("tests/ui/kernel/fail/*.rs");
+    });
+}
+
+/// The policy names the committed manifest and the kernel class.
+#[test]
+fn ui_policy_manifest() {
+    with_policy(Some("tests/ui/policy/manifest.toml"), |t| {
+        t.compile_fail("tests/ui/policy/manifest/*.rs");
     });
 }
 

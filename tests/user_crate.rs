@@ -1,7 +1,9 @@
 //! A user's crate (`tests/fixtures/user-crate`, outside the workspace) built with plain
 //! cargo: the warnings show in `cargo build`, the policy file and `OCCUPANCY_POLICY` are
-//! honoured and tracked (cargo rebuilds when they change), `-D warnings` escalates, and a
-//! passing wrapper compiles to the same code as without the attribute.
+//! honoured and tracked (cargo rebuilds when they change), `-D warnings` escalates, a
+//! passing wrapper compiles to the same code as without the attribute, and
+//! `kernel = "..."` reads the committed `kernels.manifest.json` or the one
+//! `OCCUPANCY_MANIFEST` names, both tracked.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,6 +19,11 @@ fn target_dir() -> PathBuf {
 /// Runs `cargo <args[0]> --manifest-path <fixture> <args[1..]>`; returns whether it
 /// succeeded and its stderr.
 fn cargo(args: &[&str], policy: Option<&Path>) -> (bool, String) {
+    cargo_with(args, policy, None)
+}
+
+/// [`cargo`] with `OCCUPANCY_MANIFEST` set to `manifest` (removed when `None`).
+fn cargo_with(args: &[&str], policy: Option<&Path>, manifest: Option<&Path>) -> (bool, String) {
     let mut command = Command::new(env!("CARGO"));
     command
         .arg(args[0])
@@ -30,6 +37,10 @@ fn cargo(args: &[&str], policy: Option<&Path>) -> (bool, String) {
     match policy {
         Some(path) => command.env("OCCUPANCY_POLICY", path),
         None => command.env_remove("OCCUPANCY_POLICY"),
+    };
+    match manifest {
+        Some(path) => command.env("OCCUPANCY_MANIFEST", path),
+        None => command.env_remove("OCCUPANCY_MANIFEST"),
     };
     let output = command.output().expect("run cargo");
     (
@@ -164,4 +175,58 @@ fn function_body(ir: &str, name: &str) -> String {
     let mut body: Vec<String> = text.lines().skip(1).map(str::to_owned).collect();
     body.insert(0, String::from("define"));
     body.join("\n")
+}
+
+/// `kernel = "k_plain"`: the crate's committed kernels.manifest.json (10 and 12 registers:
+/// 100%), or the file `OCCUPANCY_MANIFEST` names; cargo rebuilds when that file or the
+/// variable changes.
+#[test]
+fn kernel_resources_from_the_manifest_are_tracked() {
+    let k_plain = |regs: u32| {
+        format!(
+            "{{\"format\": 1, \"kernels\": [\
+             {{\"name\": \"k_plain\", \"arch\": \"sm_80\", \"origin\": \"cubin\", \"registers_per_thread\": {regs}, \
+               \"static_smem_bytes\": 0, \"local_bytes\": 0, \"spill_store_bytes\": 0, \"spill_load_bytes\": 0, \"barriers\": 0}},\
+             {{\"name\": \"k_plain\", \"arch\": \"sm_90\", \"origin\": \"cubin\", \"registers_per_thread\": {regs}, \
+               \"static_smem_bytes\": 0, \"local_bytes\": 0, \"spill_store_bytes\": 0, \"spill_load_bytes\": 0, \"barriers\": 0}}]}}"
+        )
+    };
+    let warning = "warning: use of deprecated macro `low_occupancy`: launch_plain on sm_90: 25% \
+                   occupancy (16 of 64 warps), below the 50% floor";
+
+    // The committed manifest: no warning about launch_plain.
+    let (ok, stderr) = cargo_with(&["build"], None, None);
+    assert!(ok, "{stderr}");
+    assert!(!stderr.contains("launch_plain"), "{stderr}");
+
+    // OCCUPANCY_MANIFEST (as a build script would set it) wins: 96 registers, 25%.
+    let edited = target_dir().join("manifest-edit.json");
+    std::fs::create_dir_all(target_dir()).unwrap();
+    std::fs::write(&edited, k_plain(96)).unwrap();
+    let (ok, stderr) = cargo_with(&["build"], None, Some(&edited));
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains(warning), "{stderr}");
+    assert!(
+        stderr.contains(
+            "= note: k_plain: 96 regs/thread, 0 B static shared memory, 0 barriers, from its \
+             sm_90 cubin in the resource manifest $OCCUPANCY_MANIFEST"
+        ),
+        "{stderr}"
+    );
+
+    // Editing that file rebuilds (the expansion `include_bytes!`s it): 32 registers, 100%.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    std::fs::write(&edited, k_plain(32)).unwrap();
+    let (ok, stderr) = cargo_with(&["build"], None, Some(&edited));
+    assert!(ok, "{stderr}");
+    assert!(!stderr.contains("launch_plain"), "{stderr}");
+
+    // And back to 96, then unsetting the variable rebuilds with the committed manifest.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    std::fs::write(&edited, k_plain(96)).unwrap();
+    let (ok, stderr) = cargo_with(&["build"], None, Some(&edited));
+    assert!(ok && stderr.contains(warning), "{stderr}");
+    let (ok, stderr) = cargo_with(&["build"], None, None);
+    assert!(ok, "{stderr}");
+    assert!(!stderr.contains("launch_plain"), "{stderr}");
 }

@@ -63,18 +63,6 @@ fn a_million_random_configurations_agree_with_the_header() {
         .map(|o| o.blocks_per_sm)
         .ok();
         checked += 1;
-        // Above the function's max threads per block the header still counts (it only checks
-        // the device's limit); the driver answers 0 (recorded on the H200), and so does the
-        // engine.
-        if block > kernel.max_threads_per_block.unwrap_or(1024) {
-            if engine != Some(0) {
-                wrong.push(format!(
-                    "{} block {block} over the launch bounds: engine {engine:?}",
-                    arch.sm
-                ));
-            }
-            continue;
-        }
         if header != engine {
             wrong.push(format!(
                 "{} {kernel:?} block {block} dyn {dynamic}: header {header:?} engine {engine:?}",

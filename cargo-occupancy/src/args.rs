@@ -1,6 +1,7 @@
 //! Value parsers for command-line arguments: targets, block shapes, byte sizes, carveouts.
 
 use occupancy_core::arch::Target;
+use occupancy_core::lint::{KernelClass, MinOccupancy};
 use occupancy_core::occupancy::{BlockDim, Carveout};
 
 /// A target: `sm_90`, `9.0`, `H100`, `RTX 4090`...
@@ -55,6 +56,32 @@ pub fn carveout(s: &str) -> Result<Carveout, String> {
         .parse()
         .map_err(|_| format!("`{s}` is not a carveout: -1, default or 0..100"))?;
     Carveout::from_attribute(value).map_err(|e| e.to_string())
+}
+
+/// Blocks in a grid: `1024`, `64x64`, `(64, 64)` or `8x8x8`.
+pub fn grid(s: &str) -> Result<u64, String> {
+    let dims = block(s).map_err(|_| format!("`{s}` is not a grid: write 1024, 64x64 or 8x8x8"))?;
+    if dims.threads() == 0 {
+        return Err(format!("grid `{s}` has a zero dimension"));
+    }
+    Ok(dims.threads())
+}
+
+/// An occupancy floor: `50%`, `37.5%` or a fraction `0.5`.
+pub fn floor(s: &str) -> Result<MinOccupancy, String> {
+    let t = s.trim();
+    let parsed = match t.strip_suffix('%') {
+        Some(digits) => MinOccupancy::from_percent_str(digits.trim()),
+        None => MinOccupancy::from_fraction_str(t),
+    };
+    parsed.map_err(|e| e.message)
+}
+
+/// A kernel class: `memory_bound`, `balanced` or `compute_bound`.
+pub fn class(s: &str) -> Result<KernelClass, String> {
+    KernelClass::from_name(s.trim()).ok_or_else(|| {
+        format!("`{s}` is not a kernel class: memory_bound, balanced or compute_bound")
+    })
 }
 
 #[cfg(test)]

@@ -3,18 +3,20 @@
 use std::fmt::Write as _;
 
 use clap::Args;
+use occupancy_core::analysis;
 use occupancy_core::arch::Target;
+use occupancy_core::cluster::{Cluster, Topology, max_active_clusters};
+use occupancy_core::lint::{Finding, KernelClass, LaunchSpec, LintLevels, MinOccupancy, check};
 use occupancy_core::occupancy::{
-    BlockDim, Carveout, Kernel, Launch, Occupancy, Resource, UNLIMITED, max_potential_block_size,
-    occupancy,
+    BlockDim, Carveout, Kernel, Launch, Occupancy, Resource, UNLIMITED, occupancy,
 };
 use serde_json::json;
 
 use crate::args;
 
-/// Arguments of `calc`.
+/// The configuration `calc` and `sweep` share: target, kernel and launch.
 #[derive(Args, Debug)]
-pub struct CalcArgs {
+pub struct ConfigArgs {
     /// Target: compute capability (sm_90, 9.0, 90) or GPU name (H100, "RTX 4090").
     #[arg(long, value_parser = args::target)]
     pub arch: Target,
@@ -47,7 +49,29 @@ pub struct CalcArgs {
     pub json: bool,
 }
 
-impl CalcArgs {
+/// Arguments of `calc`: the configuration, and what the lints need beyond it.
+#[derive(Args, Debug)]
+pub struct CalcArgs {
+    /// The configuration.
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// Blocks in the grid (a count, `XxY` or `XxYxZ`), for waves, tail_effect and undersized_grid
+    /// on a named GPU.
+    #[arg(long, value_parser = args::grid)]
+    pub grid: Option<u64>,
+    /// Blocks per thread-block cluster (cc 9.0+; above 8 needs the non-portable attribute,
+    /// assumed set).
+    #[arg(long)]
+    pub cluster: Option<u32>,
+    /// The low_occupancy floor: 50%, 0.5 (default: the class's floor, else 50%).
+    #[arg(long, value_parser = args::floor)]
+    pub min_occupancy: Option<MinOccupancy>,
+    /// Kernel class, which sets the default floor: memory_bound, balanced, compute_bound.
+    #[arg(long, value_parser = args::class)]
+    pub class: Option<KernelClass>,
+}
+
+impl ConfigArgs {
     /// The kernel these arguments describe.
     pub(crate) fn kernel(&self) -> Kernel {
         Kernel {
@@ -62,20 +86,149 @@ impl CalcArgs {
 }
 
 /// Runs `calc`: the text to print, or an error message.
-pub fn run(a: &CalcArgs) -> Result<String, String> {
+pub fn run(c: &CalcArgs) -> Result<String, String> {
+    let a = &c.config;
     let kernel = a.kernel();
     let launch = Launch::new(a.block).with_dynamic_smem(a.smem);
     let occ = occupancy(a.arch.arch, &kernel, &launch).map_err(|e| e.to_string())?;
-    let potential = a
-        .arch
-        .sm_count()
-        .map(|sms| max_potential_block_size(a.arch.arch, &kernel, sms, |_| a.smem))
-        .transpose()
-        .map_err(|e| e.to_string())?;
+    let targets = [a.arch];
+    let (min_occupancy, class) = match (c.min_occupancy, c.class) {
+        (Some(floor), _) => (floor, None),
+        (None, Some(class)) => (class.default_floor(), Some(class)),
+        (None, None) => (MinOccupancy::DEFAULT, None),
+    };
+    let spec = LaunchSpec {
+        min_occupancy,
+        class,
+        grid_blocks: c.grid,
+        cluster: c.cluster.map(|n| Cluster::linear(n).allow_non_portable()),
+        ..LaunchSpec::new("launch", &targets, kernel, launch)
+    };
+    let findings = check(&spec);
+    let suggestions = suggestions(c, &kernel, &launch, &occ);
     if a.json {
-        return Ok(to_json(a, &occ, potential.map(|p| p.min_grid_size)));
+        return Ok(to_json(a, &occ, &findings, &suggestions));
     }
-    Ok(table(a, &occ, a.arch.sm_count()))
+    let mut out = table(a, &occ, a.arch.sm_count());
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "Findings (floor {min_occupancy}{})",
+        class.map_or(String::new(), |c| format!(", {c}"))
+    );
+    if findings.is_empty() {
+        let _ = writeln!(out, "  none");
+    }
+    for f in &findings {
+        let level = LintLevels::default().get(f.lint);
+        let _ = writeln!(
+            out,
+            "  {level}[{}]: {}",
+            f.lint.name,
+            f.message
+                .trim_start_matches("launch on ")
+                .trim_start_matches("launch: ")
+        );
+        for note in &f.notes {
+            let _ = writeln!(out, "      = note: {note}");
+        }
+        for help in &f.helps {
+            let _ = writeln!(out, "      = help: {help}");
+        }
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(out, "Suggestions");
+    for (what, text) in &suggestions {
+        let _ = writeln!(out, "  {what:<34}{text}");
+    }
+    Ok(out)
+}
+
+/// Suggestions beyond the findings, as (label, text) rows: the block sizes with the best
+/// occupancy, the register budget, the shared memory free to add, waves and clusters.
+fn suggestions(
+    c: &CalcArgs,
+    kernel: &Kernel,
+    launch: &Launch,
+    occ: &Occupancy,
+) -> Vec<(String, String)> {
+    let a = &c.config;
+    let arch = a.arch.arch;
+    let mut rows = Vec::new();
+    let blocks = |o: &Occupancy| format!("{} blocks/SM, {:.1}%", o.blocks_per_sm, o.percent());
+    if let Ok(best) = analysis::best_block_sizes(arch, kernel, |_| launch.dynamic_smem_bytes)
+        && !best.is_empty()
+    {
+        let sizes: Vec<String> = best
+            .iter()
+            .take(4)
+            .map(|c| format!("{} ({})", c.value, blocks(&c.occupancy)))
+            .collect();
+        rows.push(("best block sizes".to_owned(), sizes.join(", ")));
+    }
+    if let Ok(budget) = analysis::register_budget(arch, kernel, launch)
+        && !budget.is_empty()
+    {
+        let levels: Vec<String> = budget
+            .iter()
+            .take(5)
+            .map(|l| {
+                format!(
+                    "<= {}: {}",
+                    l.max_registers_per_thread,
+                    blocks(&l.occupancy)
+                )
+            })
+            .collect();
+        rows.push((
+            format!("register budget ({} threads)", occ.threads_per_block),
+            levels.join("; "),
+        ));
+    }
+    if occ.blocks_per_sm > 0
+        && let Ok(free) = analysis::free_dynamic_smem(arch, kernel, launch)
+    {
+        rows.push((
+            "dynamic smem free to add".to_owned(),
+            format!("{free} B per block keep {} blocks/SM", occ.blocks_per_sm),
+        ));
+    }
+    if let (Some(grid), Some(sms)) = (c.grid, a.arch.sm_count())
+        && let Some(w) = analysis::waves(occ, sms, grid)
+    {
+        rows.push((
+            "waves".to_owned(),
+            format!(
+                "{:.2} ({} blocks at a time; last wave {} blocks, {:.1}% of its slots idle)",
+                w.waves(),
+                w.blocks_per_wave,
+                if w.tail_blocks == 0 {
+                    w.blocks_per_wave
+                } else {
+                    w.tail_blocks
+                },
+                w.tail_idle() * 100.0
+            ),
+        ));
+    }
+    if let (Some(n), Some(topology)) = (c.cluster, Topology::of_target(&a.arch))
+        && let Ok(r) = max_active_clusters(
+            arch,
+            &topology,
+            kernel,
+            launch,
+            &Cluster::linear(n).allow_non_portable(),
+        )
+    {
+        rows.push((
+            format!("clusters of {n} at a time"),
+            format!(
+                "{} ({} blocks/SM for cluster launches)",
+                r.max_active_clusters, r.blocks_per_sm
+            ),
+        ));
+    }
+    rows
 }
 
 fn limit_text(v: u32) -> String {
@@ -86,7 +239,7 @@ fn limit_text(v: u32) -> String {
     }
 }
 
-fn table(a: &CalcArgs, occ: &Occupancy, sm_count: Option<u32>) -> String {
+fn table(a: &ConfigArgs, occ: &Occupancy, sm_count: Option<u32>) -> String {
     let arch = a.arch.arch;
     let mut out = String::new();
     let gpu = match a.arch.gpu {
@@ -222,7 +375,12 @@ fn table(a: &CalcArgs, occ: &Occupancy, sm_count: Option<u32>) -> String {
     out
 }
 
-fn to_json(a: &CalcArgs, occ: &Occupancy, min_grid_size: Option<u32>) -> String {
+fn to_json(
+    a: &ConfigArgs,
+    occ: &Occupancy,
+    findings: &[Finding],
+    suggestions: &[(String, String)],
+) -> String {
     let limit = |v: u32| {
         if v == UNLIMITED {
             serde_json::Value::Null
@@ -266,7 +424,15 @@ fn to_json(a: &CalcArgs, occ: &Occupancy, min_grid_size: Option<u32>) -> String 
         "max_warps_per_sm": occ.max_warps_per_sm,
         "occupancy": occ.fraction(),
         "launch_error": occ.zero_reason.map(|r| r.to_string()),
-        "min_grid_size": min_grid_size,
+        "min_grid_size": a.arch.sm_count().map(|sms| occ.blocks_per_sm * sms),
+        "findings": findings.iter().map(|f| json!({
+            "lint": f.lint.name,
+            "level": LintLevels::default().get(f.lint).name(),
+            "message": f.message,
+            "notes": f.notes,
+            "helps": f.helps,
+        })).collect::<Vec<_>>(),
+        "suggestions": suggestions.iter().map(|(k, v)| json!({"what": k, "text": v})).collect::<Vec<_>>(),
     });
     let mut s = serde_json::to_string_pretty(&value).unwrap_or_default();
     s.push('\n');

@@ -8,6 +8,7 @@ mod batch;
 mod calc;
 mod inspect;
 mod plot;
+mod report;
 mod sweep;
 
 use std::ffi::OsString;
@@ -37,6 +38,9 @@ enum Command {
     /// Occupancy as threads per block, registers per thread or shared memory per block
     /// vary: the three graphs of NVIDIA's calculator as a table, JSON or SVG.
     Sweep(sweep::SweepArgs),
+    /// Every `#[occupancy::check]` of a crate on each of its targets: occupancy, limiter and
+    /// findings as a table or JSON; exits 1 on a deny-level finding (for CI).
+    Report(report::ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +56,7 @@ fn main() -> ExitCode {
             0 => Ok(()),
             _ => return ExitCode::FAILURE,
         },
+        Command::Report(a) => return report::run(&a),
         Command::Calc(a) => calc::run(&a).map(|text| {
             print!("{text}");
         }),

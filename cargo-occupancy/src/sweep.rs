@@ -34,7 +34,7 @@ use occupancy_core::occupancy::{
 };
 use serde_json::json;
 
-use crate::calc::CalcArgs;
+use crate::calc::ConfigArgs;
 use crate::plot;
 
 /// Arguments of `sweep`: those of `calc`, the parameter to vary and an optional SVG file.
@@ -42,7 +42,7 @@ use crate::plot;
 pub struct SweepArgs {
     /// The configuration (the graphs mark it).
     #[command(flatten)]
-    pub calc: CalcArgs,
+    pub calc: ConfigArgs,
     /// The parameter to vary: block (threads per block), regs (registers per thread), smem
     /// (static + dynamic shared memory per block) or all three.
     #[arg(long, value_enum, default_value_t = Vary::All)]
@@ -425,7 +425,7 @@ pub fn run(a: &SweepArgs) -> Result<String, String> {
 }
 
 /// The target in words: `H100 80GB HBM3 (sm_90 Hopper GH100, cc 9.0)`.
-pub fn target_text(c: &CalcArgs) -> String {
+pub fn target_text(c: &ConfigArgs) -> String {
     let arch = c.arch.arch;
     match c.arch.gpu {
         Some(g) => format!("{} ({} {}, cc {})", g.name, arch.sm, arch.family, arch.cc),
@@ -434,7 +434,7 @@ pub fn target_text(c: &CalcArgs) -> String {
 }
 
 /// The configuration in words: `256 threads, 40 registers, 0 B static + 0 B dynamic ...`.
-pub fn config_text(c: &CalcArgs) -> String {
+pub fn config_text(c: &ConfigArgs) -> String {
     let shape = if c.block.y == 1 && c.block.z == 1 {
         String::new()
     } else {
@@ -474,7 +474,7 @@ fn percent(occ: &Occupancy) -> String {
     format!("{:.1}%", occ.percent())
 }
 
-fn table(c: &CalcArgs, current: &Occupancy, sweeps: &[Sweep]) -> String {
+fn table(c: &ConfigArgs, current: &Occupancy, sweeps: &[Sweep]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -582,7 +582,7 @@ fn table(c: &CalcArgs, current: &Occupancy, sweeps: &[Sweep]) -> String {
     out
 }
 
-fn heading(s: &Sweep, c: &CalcArgs) -> String {
+fn heading(s: &Sweep, c: &ConfigArgs) -> String {
     let arch = c.arch.arch;
     match s.parameter {
         Parameter::Block => format!(
@@ -612,7 +612,7 @@ fn heading(s: &Sweep, c: &CalcArgs) -> String {
     }
 }
 
-fn to_json(c: &CalcArgs, current: &Occupancy, sweeps: &[Sweep]) -> String {
+fn to_json(c: &ConfigArgs, current: &Occupancy, sweeps: &[Sweep]) -> String {
     let point = |value: u32, o: &Occupancy| {
         json!({
             "value": value,

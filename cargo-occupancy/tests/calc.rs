@@ -91,3 +91,50 @@ fn impossible_launch_says_why_and_bad_input_is_an_error() {
         "{err}"
     );
 }
+
+#[test]
+fn findings_and_suggestions() {
+    // sm_80, 256 threads, 41 regs: one register over a step (5 -> 6 blocks).
+    let (ok, out, _) = calc(&[
+        "--arch", "sm_80", "--block", "256", "--regs", "41", "--json",
+    ]);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let findings = v["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(findings[0]["lint"], "register_step");
+    assert_eq!(findings[0]["level"], "warn");
+    assert!(
+        findings[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("40 give 6 blocks/SM (75%) instead of 5 blocks/SM (62.5%)")
+    );
+    let suggestions = v["suggestions"].as_array().unwrap();
+    let budget = suggestions
+        .iter()
+        .find(|s| s["what"] == "register budget (256 threads)")
+        .unwrap();
+    assert!(
+        budget["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("<= 32: 8 blocks/SM, 100.0%; <= 40: 6 blocks/SM, 75.0%")
+    );
+    // Field case 30: one 32x32 block on an 80-SM V100.
+    let (ok, out, _) = calc(&[
+        "--arch", "V100", "--block", "32x32", "--regs", "32", "--grid", "1",
+    ]);
+    assert!(ok);
+    assert!(out.contains("warn[undersized_grid]: Tesla V100-SXM2-16GB: a grid of 1 block cannot fill the GPU once"), "{out}");
+    assert!(out.contains("= note: 79 of 80 SMs get no block"), "{out}");
+    // A compute-bound class lowers the floor: 37.5% is fine there, not at the default 50%.
+    let low = ["--arch", "sm_90", "--block", "256", "--regs", "72"];
+    let (_, out, _) = calc(&low);
+    assert!(out.contains("warn[low_occupancy]"), "{out}");
+    let (_, out, _) = calc(&[&low[..], &["--class", "compute_bound"]].concat());
+    assert!(
+        !out.contains("low_occupancy") && out.contains("Findings (floor 25%, compute_bound)"),
+        "{out}"
+    );
+}

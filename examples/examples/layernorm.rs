@@ -26,7 +26,7 @@ struct LayerNormOut<'a> {
 
 /// Layer norm of the `cols`-long rows of `x` with `gamma`, `beta` (`cols` each): `grid`
 /// blocks (capped at the rows) of 128 threads.
-// occupancy: #[occupancy::check(kernel = "layernorm_rows", block = 128, target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 75%)]
+#[occupancy::check(kernel = "layernorm_rows", block = 128, target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 75%)]
 #[allow(clippy::too_many_arguments)]
 fn launch_layernorm_rows(
     stream: &CudaStream,

@@ -17,7 +17,7 @@ const BLOCK: u32 = 256;
 
 /// One pass of `reduce_sum`: `partial[b]` = the sum of block `b`'s grid-stride share of
 /// `input`, for `grid` blocks of 256 threads; `grid` is capped at `partial.len()`.
-// occupancy: #[occupancy::check(kernel = "reduce_sum", block = 256, target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 75%)]
+#[occupancy::check(kernel = "reduce_sum", block = 256, target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 75%)]
 fn launch_reduce_sum(
     stream: &CudaStream,
     reduce_sum: &CudaFunction,

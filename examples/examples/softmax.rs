@@ -31,7 +31,7 @@ const MAX_CACHED_COLS: usize = 16_384;
 
 /// Softmax of each `cols`-long row of `input` into `out`, one row per block in flight:
 /// `grid` blocks (capped at the number of rows) of 256 threads.
-// occupancy: #[occupancy::check(kernel = "softmax_rows", block = 256, target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 75%)]
+#[occupancy::check(kernel = "softmax_rows", block = 256, target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 75%)]
 fn launch_softmax_rows(
     stream: &CudaStream,
     softmax_rows: &CudaFunction,
@@ -57,7 +57,7 @@ fn launch_softmax_rows(
 /// Softmax of each `cols`-long row (at most 16384) with the row cached in `cols * 4` bytes
 /// of dynamic shared memory: `grid` blocks (capped at the rows) of 512 threads. Raises the
 /// function's dynamic shared memory limit to 64 KiB first.
-// occupancy: #[occupancy::check(kernel = "softmax_rows_cached", block = 512, smem = 64 KiB, opt_in = 64 KiB, target = ["sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 25%)]
+#[occupancy::check(kernel = "softmax_rows_cached", block = 512, smem = 64 KiB, opt_in = 64 KiB, target = ["sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 25%)]
 fn launch_softmax_rows_cached(
     stream: &CudaStream,
     softmax_rows_cached: &CudaFunction,

@@ -230,6 +230,11 @@ impl fmt::Display for Artifact {
 }
 
 impl Gpu {
+    /// The device's context.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
     /// The stream every example launches on.
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream

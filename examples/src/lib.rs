@@ -5,7 +5,7 @@
 //! - [`kernels`]: the compiled kernels (cubins per architecture, PTX) embedded by the build
 //!   script.
 //! - [`data`]: deterministic input generation.
-//! - [`reference`]: CPU references for every kernel, in `f64` where they accumulate.
+//! - [`reference`](mod@reference): CPU references for every kernel, in `f64` where they accumulate.
 //! - [`check`]: relative error and output poisoning.
 //! - [`harness`]: the device, module loading, occupancy reports and the example driver
 //!   ([`harness::run`]) that falls back to the CPU path when no GPU is present.

@@ -33,6 +33,47 @@ impl RegisterStep {
     }
 }
 
+/// The most registers per thread ptxas allocates (`-maxrregcount` takes at most 255), even
+/// where the occupancy model accepts 256.
+pub const PTXAS_MAX_REGISTERS: u32 = 255;
+
+/// The largest register count below the kernel's own (searching down from
+/// `min(registers - 1, 255)` to 1) with which at least `wanted` blocks are resident;
+/// `None` when no such count exists.
+///
+/// # Errors
+///
+/// As [`occupancy`].
+pub fn registers_for_blocks(
+    arch: &Arch,
+    kernel: &Kernel,
+    launch: &Launch,
+    wanted: u32,
+) -> Result<Option<Change<u32>>, OccupancyError> {
+    let start = kernel
+        .registers_per_thread
+        .saturating_sub(1)
+        .min(arch.max_regs_per_thread)
+        .min(PTXAS_MAX_REGISTERS);
+    for registers in (1..=start).rev() {
+        let occ = occupancy(
+            arch,
+            &Kernel {
+                registers_per_thread: registers,
+                ..*kernel
+            },
+            launch,
+        )?;
+        if occ.blocks_per_sm >= wanted {
+            return Ok(Some(Change {
+                value: registers,
+                occupancy: occ,
+            }));
+        }
+    }
+    Ok(None)
+}
+
 /// The largest register count below the kernel's that adds resident blocks, with both
 /// occupancies; `None` when no register count below the current one adds a block (registers
 /// do not limit, or another resource binds first).
@@ -49,30 +90,16 @@ pub fn register_step(
     launch: &Launch,
 ) -> Result<Option<RegisterStep>, OccupancyError> {
     let before = occupancy(arch, kernel, launch)?;
-    // Above the architecture's maximum no block fits, so the search starts at the maximum:
-    // without this, `u32::MAX` registers would take 4 billion engine calls.
-    let start = kernel
-        .registers_per_thread
-        .min(arch.max_regs_per_thread.saturating_add(1));
-    for fewer in (0..start).rev() {
-        let after = occupancy(
-            arch,
-            &Kernel {
-                registers_per_thread: fewer,
-                ..*kernel
-            },
-            launch,
-        )?;
-        if after.blocks_per_sm > before.blocks_per_sm {
-            return Ok(Some(RegisterStep {
+    Ok(
+        registers_for_blocks(arch, kernel, launch, before.blocks_per_sm + 1)?.map(|change| {
+            RegisterStep {
                 registers_per_thread: kernel.registers_per_thread,
-                fewer_registers_per_thread: fewer,
+                fewer_registers_per_thread: change.value,
                 before,
-                after,
-            }));
-        }
-    }
-    Ok(None)
+                after: change.occupancy,
+            }
+        }),
+    )
 }
 
 /// One level of the register budget: the most registers per thread that still gives
@@ -98,7 +125,7 @@ pub fn register_budget(
     launch: &Launch,
 ) -> Result<Vec<BudgetLevel>, OccupancyError> {
     let mut levels: Vec<BudgetLevel> = Vec::new();
-    for registers in 0..=arch.max_regs_per_thread.min(255) {
+    for registers in 0..=arch.max_regs_per_thread.min(PTXAS_MAX_REGISTERS) {
         let occ = occupancy(
             arch,
             &Kernel {
@@ -172,6 +199,42 @@ fn blocks_with_total_smem(
     Ok(occupancy(arch, &k, &l)?.blocks_per_sm)
 }
 
+/// The largest static + dynamic shared memory per block below the current total with which
+/// at least `wanted` blocks are resident (bytes come off the dynamic part first, then the
+/// static part), with its occupancy; `None` when even no shared memory gives that many.
+///
+/// # Errors
+///
+/// As [`occupancy`].
+pub fn smem_for_blocks(
+    arch: &Arch,
+    kernel: &Kernel,
+    launch: &Launch,
+    wanted: u32,
+) -> Result<Option<Change<u32>>, OccupancyError> {
+    let total = kernel
+        .static_smem_bytes
+        .saturating_add(launch.dynamic_smem_bytes);
+    if total == 0 || blocks_with_total_smem(arch, kernel, launch, 0)? < wanted {
+        return Ok(None);
+    }
+    // Blocks fall as bytes grow: find the largest total below the current with `wanted` blocks.
+    let (mut lo, mut hi) = (0u32, total - 1);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if blocks_with_total_smem(arch, kernel, launch, mid)? >= wanted {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let (k, l) = with_total_smem(kernel, launch, lo);
+    Ok(Some(Change {
+        value: lo,
+        occupancy: occupancy(arch, &k, &l)?,
+    }))
+}
+
 /// The largest static + dynamic shared memory per block below the current one that adds
 /// resident blocks (bytes come off the dynamic part first); `None` when no amount of
 /// shared memory adds a block (shared memory does not limit, or another resource binds).
@@ -188,28 +251,14 @@ pub fn smem_step(
     let total = kernel
         .static_smem_bytes
         .saturating_add(launch.dynamic_smem_bytes);
-    let wanted = before.blocks_per_sm + 1;
-    if total == 0 || blocks_with_total_smem(arch, kernel, launch, 0)? < wanted {
-        return Ok(None);
-    }
-    // Blocks fall as bytes grow: find the largest total below the current with `wanted` blocks.
-    let (mut lo, mut hi) = (0u32, total - 1);
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if blocks_with_total_smem(arch, kernel, launch, mid)? >= wanted {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    let (k, l) = with_total_smem(kernel, launch, lo);
-    let after = occupancy(arch, &k, &l)?;
-    Ok(Some(SmemStep {
-        smem_bytes: total,
-        fewer_smem_bytes: lo,
-        before,
-        after,
-    }))
+    Ok(
+        smem_for_blocks(arch, kernel, launch, before.blocks_per_sm + 1)?.map(|change| SmemStep {
+            smem_bytes: total,
+            fewer_smem_bytes: change.value,
+            before,
+            after: change.occupancy,
+        }),
+    )
 }
 
 /// Dynamic shared memory per block that could be added without losing a resident block,
@@ -253,10 +302,7 @@ pub fn larger_block(
     launch: &Launch,
 ) -> Result<Option<Change<u32>>, OccupancyError> {
     let before = occupancy(arch, kernel, launch)?;
-    let limit = kernel
-        .max_threads_per_block
-        .unwrap_or(arch.max_threads_per_block)
-        .min(arch.max_threads_per_block);
+    let limit = kernel.thread_limit(arch);
     // A block over every limit saturates `threads_per_block` at u32::MAX: nothing is larger.
     let Some(first) = (before.threads_per_block / arch.warp_size + 1).checked_mul(arch.warp_size)
     else {
@@ -281,6 +327,50 @@ pub fn larger_block(
     Ok(None)
 }
 
+/// The most barriers per block below the kernel's own with which at least `wanted` blocks
+/// are resident (cc 9.0+, where barriers limit residency).
+///
+/// # Errors
+///
+/// As [`occupancy`].
+pub fn barriers_for_blocks(
+    arch: &Arch,
+    kernel: &Kernel,
+    launch: &Launch,
+    wanted: u32,
+) -> Result<Option<Change<u32>>, OccupancyError> {
+    // Only the counts that can answer, so that `u32::MAX` barriers do not take 4 billion
+    // engine calls: counts above the SM's barriers fit no block (fewer than any `wanted` >
+    // 0), and without a barrier limit (before cc 9.0) every count gives the same occupancy,
+    // so the highest one answers for all.
+    let mut highest = kernel.barriers.saturating_sub(1);
+    if arch.barriers_per_sm > 0 && wanted > 0 {
+        highest = highest.min(arch.barriers_per_sm);
+    }
+    let lowest = if arch.barriers_per_sm == 0 {
+        highest.max(1)
+    } else {
+        1
+    };
+    for barriers in (lowest..=highest).rev() {
+        let occ = occupancy(
+            arch,
+            &Kernel {
+                barriers,
+                ..*kernel
+            },
+            launch,
+        )?;
+        if occ.blocks_per_sm >= wanted {
+            return Ok(Some(Change {
+                value: barriers,
+                occupancy: occ,
+            }));
+        }
+    }
+    Ok(None)
+}
+
 /// The most barriers per block below the current count that adds resident blocks (cc 9.0+).
 ///
 /// # Errors
@@ -292,27 +382,7 @@ pub fn fewer_barriers(
     launch: &Launch,
 ) -> Result<Option<Change<u32>>, OccupancyError> {
     let before = occupancy(arch, kernel, launch)?;
-    // More barriers than the SM has fit no block, and before cc 9.0 (no barrier limit) no
-    // count changes anything: the search starts at the SM's count, so `u32::MAX` barriers
-    // do not take 4 billion engine calls.
-    let start = kernel.barriers.min(arch.barriers_per_sm.saturating_add(1));
-    for barriers in (1..start).rev() {
-        let occ = occupancy(
-            arch,
-            &Kernel {
-                barriers,
-                ..*kernel
-            },
-            launch,
-        )?;
-        if occ.blocks_per_sm > before.blocks_per_sm {
-            return Ok(Some(Change {
-                value: barriers,
-                occupancy: occ,
-            }));
-        }
-    }
-    Ok(None)
+    barriers_for_blocks(arch, kernel, launch, before.blocks_per_sm + 1)
 }
 
 /// When a carveout preference costs resident blocks: the smallest carveout percentage that
@@ -373,10 +443,7 @@ pub fn best_block_sizes(
     kernel: &Kernel,
     dynamic_smem: impl Fn(u32) -> u32,
 ) -> Result<Vec<Change<u32>>, OccupancyError> {
-    let limit = kernel
-        .max_threads_per_block
-        .unwrap_or(arch.max_threads_per_block)
-        .min(arch.max_threads_per_block);
+    let limit = kernel.thread_limit(arch);
     let mut all = Vec::new();
     for threads in (arch.warp_size..=limit).step_by(arch.warp_size as usize) {
         let launch =

@@ -29,7 +29,8 @@
 //! 2. **Virtual GPCs.** A cluster runs inside one virtual GPC ([`crate::arch::Skyline`]):
 //!    the part's skyline of multi-TPC virtual GPCs plus its singleton TPCs, each a virtual
 //!    GPC of 2 SMs.
-//! 3. **One block per SM per cluster.** The blocks of one cluster sit on distinct SMs. A
+//! 3. **One block per SM per cluster** (default and spread scheduling policies; see
+//!    [`SchedulingPolicy`]). The blocks of one cluster sit on distinct SMs. A
 //!    virtual GPC of `s` SMs then holds `floor(s * b / c)` clusters of `c` blocks when
 //!    `s >= c`, and none when `s < c`. (`floor(s * b / c)` is reachable: cluster `i` takes
 //!    SMs `i*c .. i*c+c-1` modulo `s`, which are distinct when `c <= s` and load no SM with
@@ -73,11 +74,17 @@
 //!   that the portable cluster size (8) always fits one virtual GPC. The cluster cap of
 //!   8 blocks per SM is measured on cc 9.0 only: elsewhere the upper bound uses the
 //!   uncapped `b` and the lower bound assumes the cap is no lower than 8.
-//! - Only the cluster size matters in the model. The recording varied neither the shape
-//!   (`4 x 2` against `8 x 1`) nor the cluster scheduling policy attribute, and holds no
-//!   launch at 6 blocks per SM (it holds 0 to 5, 7, 8, and 10 to 32 before the cap), nor
-//!   cluster sizes 5, 6, 7 and 9 to 15. `scripts/gpu/cluster_probe.py` records all of
-//!   those, real co-residency of the answered cluster count, and the SM grouping.
+//! - A second recording (`tests/clusters_h200_sweep.rs`, 10,368 answers from
+//!   `scripts/gpu/cluster_probe.py`): every cluster size 1..16, 2-D and 3-D shapes, plain
+//!   occupancies 1..32, the three scheduling policies and the non-portable attribute on and
+//!   off. The shape does not matter, only the size; the policy does: with
+//!   [`SchedulingPolicy::LoadBalancing`] the blocks of a cluster may share an SM (a virtual
+//!   GPC of `s` SMs holds `floor(s * b / c)` clusters even when `s < c`), with the default
+//!   and spread policies they may not. All 6,624 numeric answers agree; the 3,744 sizes
+//!   above 8 without the non-portable attribute are refused, as
+//!   [`ClusterError::NotPortable`] says. Real cluster launches of exactly the answered count
+//!   were all co-resident, one more was not, and the SMs they ran on group into the
+//!   skyline's virtual GPCs (8, 16 x 5, 18 x 2 SMs and 4 singleton TPCs).
 
 use core::fmt;
 
@@ -131,14 +138,41 @@ impl fmt::Display for ClusterDim {
     }
 }
 
-/// A cluster launch: the cluster shape and whether the function allows non-portable
-/// cluster sizes (`CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` = 1).
+/// How the driver places a cluster's blocks
+/// (`CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE`).
+///
+/// Measured on an H200 (`tests/clusters_h200_sweep.rs`): with the default or the spread
+/// policy the blocks of one cluster run on distinct SMs; with load balancing they may share
+/// an SM, so a virtual GPC of `s` SMs holds `floor(s * b / c)` clusters even when `s < c`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum SchedulingPolicy {
+    /// No preference (`CU_CLUSTER_SCHEDULING_POLICY_DEFAULT`): as [`Self::Spread`].
+    #[default]
+    Default,
+    /// `CU_CLUSTER_SCHEDULING_POLICY_SPREAD`: a cluster's blocks on distinct SMs.
+    Spread,
+    /// `CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING`: a cluster's blocks may share an SM.
+    LoadBalancing,
+}
+
+impl SchedulingPolicy {
+    /// Whether blocks of one cluster may share an SM.
+    pub const fn packs(self) -> bool {
+        matches!(self, Self::LoadBalancing)
+    }
+}
+
+/// A cluster launch: the cluster shape, whether the function allows non-portable cluster
+/// sizes (`CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` = 1), and the scheduling
+/// policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Cluster {
     /// Blocks per cluster along each axis.
     pub dim: ClusterDim,
     /// Whether cluster sizes above the portable maximum (8) are allowed.
     pub non_portable_allowed: bool,
+    /// The scheduling policy preference.
+    pub policy: SchedulingPolicy,
 }
 
 impl Cluster {
@@ -147,6 +181,7 @@ impl Cluster {
         Self {
             dim,
             non_portable_allowed: false,
+            policy: SchedulingPolicy::Default,
         }
     }
 
@@ -158,6 +193,12 @@ impl Cluster {
     /// With non-portable cluster sizes allowed.
     pub const fn allow_non_portable(mut self) -> Self {
         self.non_portable_allowed = true;
+        self
+    }
+
+    /// With a scheduling policy preference.
+    pub const fn with_policy(mut self, policy: SchedulingPolicy) -> Self {
+        self.policy = policy;
         self
     }
 }
@@ -434,9 +475,15 @@ const fn min(a: u32, b: u32) -> u32 {
 }
 
 /// Clusters of `cluster_size` blocks that one virtual GPC of `sms` SMs holds at
-/// `blocks_per_sm` resident blocks per SM, one block per SM per cluster.
-pub const fn vgpc_clusters(sms: u32, blocks_per_sm: u32, cluster_size: u32) -> u32 {
-    if cluster_size == 0 || sms < cluster_size {
+/// `blocks_per_sm` resident blocks per SM: one block per SM per cluster, unless the policy
+/// packs ([`SchedulingPolicy::LoadBalancing`]).
+pub const fn vgpc_clusters(
+    sms: u32,
+    blocks_per_sm: u32,
+    cluster_size: u32,
+    policy: SchedulingPolicy,
+) -> u32 {
+    if cluster_size == 0 || (sms < cluster_size && !policy.packs()) {
         return 0;
     }
     (sms as u64 * blocks_per_sm as u64 / cluster_size as u64) as u32
@@ -448,8 +495,9 @@ pub const fn skyline_clusters(
     sms_per_tpc: u32,
     blocks_per_sm: u32,
     cluster_size: u32,
+    policy: SchedulingPolicy,
 ) -> u32 {
-    let per_singleton = vgpc_clusters(sms_per_tpc, blocks_per_sm, cluster_size);
+    let per_singleton = vgpc_clusters(sms_per_tpc, blocks_per_sm, cluster_size, policy);
     let mut total = skyline.singleton_tpcs * per_singleton;
     let mut i = 0;
     while i < skyline.vgpc_tpcs.len() {
@@ -457,6 +505,7 @@ pub const fn skyline_clusters(
             skyline.vgpc_tpcs[i] * sms_per_tpc,
             blocks_per_sm,
             cluster_size,
+            policy,
         );
         i += 1;
     }
@@ -476,6 +525,7 @@ pub const fn die_range(
     tpcs: u32,
     blocks_per_sm: u32,
     cluster_size: u32,
+    policy: SchedulingPolicy,
 ) -> Option<(u32, u32)> {
     if tpcs as usize >= MAX_DP_TPCS {
         return None;
@@ -494,7 +544,12 @@ pub const fn die_range(
             if lo[t] != UNREACHED {
                 let mut k = 0;
                 while k <= die.max_tpcs_per_gpc as usize && t + k <= t_max {
-                    let v = vgpc_clusters(k as u32 * die.sms_per_tpc, blocks_per_sm, cluster_size);
+                    let v = vgpc_clusters(
+                        k as u32 * die.sms_per_tpc,
+                        blocks_per_sm,
+                        cluster_size,
+                        policy,
+                    );
                     let (a, b) = (lo[t] + v, hi[t] + v);
                     if next_lo[t + k] == UNREACHED || a < next_lo[t + k] {
                         next_lo[t + k] = a;
@@ -511,7 +566,7 @@ pub const fn die_range(
         hi = next_hi;
         g += 1;
     }
-    let per_singleton = vgpc_clusters(die.sms_per_tpc, blocks_per_sm, cluster_size);
+    let per_singleton = vgpc_clusters(die.sms_per_tpc, blocks_per_sm, cluster_size, policy);
     let mut best: Option<(u32, u32)> = None;
     let mut s = 0;
     while s <= die.max_singleton_tpcs && s <= tpcs {
@@ -537,12 +592,18 @@ const fn sm_count_range(
     lower_blocks: u32,
     upper_blocks: u32,
     cluster_size: u32,
+    policy: SchedulingPolicy,
 ) -> (u32, u32) {
-    let upper = vgpc_clusters(sm_count, upper_blocks, cluster_size);
+    let upper = vgpc_clusters(
+        sm_count,
+        upper_blocks,
+        cluster_size,
+        SchedulingPolicy::LoadBalancing,
+    );
     let lower = if cluster_size <= 2 {
-        vgpc_clusters(sm_count, lower_blocks, cluster_size)
+        vgpc_clusters(sm_count, lower_blocks, cluster_size, policy)
     } else {
-        vgpc_clusters(portable_max, lower_blocks, cluster_size)
+        vgpc_clusters(portable_max, lower_blocks, cluster_size, policy)
     };
     (lower, upper)
 }
@@ -595,6 +656,7 @@ pub const fn max_active_clusters(
         });
     }
     let cluster_size = blocks as u32;
+    let policy = cluster.policy;
     let occ = match occupancy(arch, kernel, launch) {
         Ok(occ) => occ,
         Err(e) => return Err(ClusterError::Occupancy(e)),
@@ -610,20 +672,26 @@ pub const fn max_active_clusters(
     let sm_count = topology.sm_count();
     let (lower, upper, model, mut basis) = match *topology {
         Topology::Skyline { skyline, die } => {
-            let lo_model = skyline_clusters(&skyline, die.sms_per_tpc, b_lo, cluster_size);
-            let hi_model = skyline_clusters(&skyline, die.sms_per_tpc, b_hi, cluster_size);
+            let lo_model = skyline_clusters(&skyline, die.sms_per_tpc, b_lo, cluster_size, policy);
+            let hi_model = skyline_clusters(&skyline, die.sms_per_tpc, b_hi, cluster_size, policy);
             match skyline.confidence {
                 LayoutConfidence::Measured => (lo_model, hi_model, Some(lo_model), Basis::Measured),
                 LayoutConfidence::Inferred => {
                     let tpcs = skyline.tpc_count();
                     match (
-                        die_range(die, tpcs, b_lo, cluster_size),
-                        die_range(die, tpcs, b_hi, cluster_size),
+                        die_range(die, tpcs, b_lo, cluster_size, policy),
+                        die_range(die, tpcs, b_hi, cluster_size, policy),
                     ) {
                         (Some((lo, _)), Some((_, hi))) => (lo, hi, Some(lo_model), Basis::Inferred),
                         _ => {
-                            let (lo, hi) =
-                                sm_count_range(sm_count, portable_max, b_lo, b_hi, cluster_size);
+                            let (lo, hi) = sm_count_range(
+                                sm_count,
+                                portable_max,
+                                b_lo,
+                                b_hi,
+                                cluster_size,
+                                policy,
+                            );
                             (lo, hi, Some(lo_model), Basis::Inferred)
                         }
                     }
@@ -633,18 +701,19 @@ pub const fn max_active_clusters(
         Topology::Die { die, sm_count } => {
             let tpcs = sm_count / die.sms_per_tpc;
             match (
-                die_range(die, tpcs, b_lo, cluster_size),
-                die_range(die, tpcs, b_hi, cluster_size),
+                die_range(die, tpcs, b_lo, cluster_size, policy),
+                die_range(die, tpcs, b_hi, cluster_size, policy),
             ) {
                 (Some((lo, _)), Some((_, hi))) => (lo, hi, None, Basis::DieOnly),
                 _ => {
-                    let (lo, hi) = sm_count_range(sm_count, portable_max, b_lo, b_hi, cluster_size);
+                    let (lo, hi) =
+                        sm_count_range(sm_count, portable_max, b_lo, b_hi, cluster_size, policy);
                     (lo, hi, None, Basis::SmCountOnly)
                 }
             }
         }
         Topology::SmCount(n) => {
-            let (lo, hi) = sm_count_range(n, portable_max, b_lo, b_hi, cluster_size);
+            let (lo, hi) = sm_count_range(n, portable_max, b_lo, b_hi, cluster_size, policy);
             (lo, hi, None, Basis::SmCountOnly)
         }
     };
@@ -860,15 +929,21 @@ mod tests {
                                     }
                                     let v = [g0, g1, g2]
                                         .iter()
-                                        .map(|&t| vgpc_clusters(2 * t, b, c))
+                                        .map(|&t| {
+                                            vgpc_clusters(2 * t, b, c, SchedulingPolicy::Default)
+                                        })
                                         .sum::<u32>()
-                                        + s * vgpc_clusters(2, b, c);
+                                        + s * vgpc_clusters(2, b, c, SchedulingPolicy::Default);
                                     best = Some(best.map_or((v, v), |(x, y)| (x.min(v), y.max(v))));
                                 }
                             }
                         }
                     }
-                    assert_eq!(die_range(&die, tpcs, b, c), best, "tpcs {tpcs} b {b} c {c}");
+                    assert_eq!(
+                        die_range(&die, tpcs, b, c, SchedulingPolicy::Default),
+                        best,
+                        "tpcs {tpcs} b {b} c {c}"
+                    );
                 }
             }
         }

@@ -9,7 +9,8 @@
 //! one limit per resource:
 //!
 //! 1. **warps**: `max_warps_per_sm / ceil(threads / 32)`; 0 if the block has more threads
-//!    than the device or the function allows.
+//!    than the device allows (the function's launch bounds do not enter: see
+//!    [`Kernel::max_threads_per_block`]).
 //! 2. **blocks**: the architecture's maximum resident blocks per SM.
 //! 3. **registers**: a warp's registers are rounded up to 256; the register file is split in
 //!    sub-partitions that hold whole warps:
@@ -124,6 +125,13 @@ pub struct Kernel {
     pub barriers: u32,
     /// The function's max threads per block (`__launch_bounds__` first argument, or
     /// `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`); `None`: only the device limit applies.
+    ///
+    /// It bounds the block sizes [`max_potential_block_size`] searches (as
+    /// `cuOccupancyMaxPotentialBlockSize` does), and a launch of more threads fails. It does
+    /// not enter [`occupancy`]: `cuOccupancyMaxActiveBlocksPerMultiprocessor` ignores it
+    /// (measured on an H200: a kernel compiled with `__launch_bounds__(256)` is answered 4
+    /// blocks per SM for 436-thread blocks), and so does `cuda_occupancy.h`. The lints
+    /// report such a launch as `launch_impossible`.
     pub max_threads_per_block: Option<u32>,
     /// The dynamic shared memory opt-in (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`),
     /// bytes; `None`: not set, the default 48 KiB per block (static + dynamic) applies.
@@ -174,6 +182,15 @@ impl Kernel {
     pub const fn with_carveout(mut self, carveout: Carveout) -> Self {
         self.carveout = carveout;
         self
+    }
+
+    /// The most threads per block the kernel can be launched with on `arch`: the device's
+    /// limit, or the launch bounds when smaller.
+    pub const fn thread_limit(&self, arch: &Arch) -> u32 {
+        match self.max_threads_per_block {
+            Some(t) => min(t, arch.max_threads_per_block),
+            None => arch.max_threads_per_block,
+        }
     }
 }
 
@@ -334,11 +351,11 @@ impl BlockLimits {
 /// Why no block fits on an SM: the launch would fail.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ZeroReason {
-    /// More threads than the device (1024) or the function's launch bounds allow.
+    /// More threads than the device allows (1024).
     BlockTooLarge {
         /// Threads per block.
         threads: u64,
-        /// The smaller of the device's and the function's max threads per block.
+        /// The device's max threads per block.
         limit: u32,
     },
     /// The block's z dimension exceeds the device's (64).
@@ -827,7 +844,7 @@ const fn explain_zero(
     let threads = block.threads();
     let warps_per_block = div_ceil(threads, arch.warp_size as u64);
     if limits.warps == 0 {
-        if block.z > arch.max_block_dim_z && threads <= thread_limit(arch, kernel) as u64 {
+        if block.z > arch.max_block_dim_z && threads <= arch.max_threads_per_block as u64 {
             return ZeroReason::BlockDimZTooLarge {
                 z: block.z,
                 limit: arch.max_block_dim_z,
@@ -835,7 +852,7 @@ const fn explain_zero(
         }
         return ZeroReason::BlockTooLarge {
             threads,
-            limit: thread_limit(arch, kernel),
+            limit: arch.max_threads_per_block,
         };
     }
     if limits.registers == 0 {
@@ -884,15 +901,6 @@ const fn explain_zero(
     }
 }
 
-/// The smaller of the device's and the function's max threads per block.
-#[inline(always)]
-const fn thread_limit(arch: &Arch, kernel: &Kernel) -> u32 {
-    match kernel.max_threads_per_block {
-        Some(t) => min(t, arch.max_threads_per_block),
-        None => arch.max_threads_per_block,
-    }
-}
-
 /// Resident blocks per SM for `kernel` launched as `launch` on `arch`: what
 /// `cuOccupancyMaxActiveBlocksPerMultiprocessor` answers (and `cudaOccMaxActiveBlocksPerMultiprocessor`
 /// of `cuda_occupancy.h`, limiters included).
@@ -923,7 +931,8 @@ pub const fn occupancy(
     let max_warps = div_floor(arch.max_threads_per_sm as u64, arch.warp_size as u64) as u32;
 
     // 1. Warps (0 for a block over the thread or z-dimension limit).
-    let warps = if threads > thread_limit(arch, kernel) as u64 || block.z > arch.max_block_dim_z {
+    // The device's limit only: the driver's occupancy ignores the function's launch bounds.
+    let warps = if threads > arch.max_threads_per_block as u64 || block.z > arch.max_block_dim_z {
         0
     } else {
         sat(div(max_warps as u64, warps_per_block))
@@ -1038,10 +1047,7 @@ pub fn max_potential_block_size(
     dynamic_smem: impl Fn(u32) -> u32,
 ) -> Result<PotentialBlockSize, OccupancyError> {
     check_kernel(arch, kernel)?;
-    let limit = match kernel.max_threads_per_block {
-        Some(t) => min(t, arch.max_threads_per_block),
-        None => arch.max_threads_per_block,
-    };
+    let limit = kernel.thread_limit(arch);
     let granularity = arch.warp_size;
     let mut best = PotentialBlockSize {
         block_size: 0,

@@ -6,6 +6,7 @@
 //! min_occupancy = 0.5                        # or "50%": the low_occupancy floor
 //!
 //! class = "balanced"                        # memory_bound | balanced | compute_bound
+//! manifest = "kernels.manifest.json"         # committed resource manifest (`kernel = "..."`)
 //!
 //! [lints]
 //! low_occupancy = "deny"                     # allow | warn | deny
@@ -29,6 +30,9 @@
 //! - `class`: none. A class sets the floor of wrappers that give no `min_occupancy`
 //!   ([`KernelClass::default_floor`]); `min_occupancy` (here or in the attribute) wins over
 //!   any class, and the attribute's `class` wins over this one.
+//! - `manifest`: `kernels.manifest.json`. The committed resource manifest that
+//!   `kernel = "name"` reads when the build's own manifest (`OCCUPANCY_MANIFEST`, set by the
+//!   build helper `occupancy_core::build`) is not there; relative to the crate's directory.
 //! - `[lints]`: each lint's default level ([`crate::lint::Lint::default_level`]).
 //! - `[thresholds]`: [`Thresholds::DEFAULT`].
 //!
@@ -62,10 +66,20 @@ pub struct Policy {
     pub lints: LintLevels,
     /// Thresholds of the granularity lints (`[thresholds]`).
     pub thresholds: Thresholds,
+    /// The committed resource manifest (`manifest`), relative to the crate's directory, when
+    /// the file names one ([`Policy::DEFAULT_MANIFEST`] otherwise).
+    pub manifest: Option<String>,
 }
 
 /// The top-level keys `occupancy.toml` accepts.
-pub const KEYS: &[&str] = &["targets", "min_occupancy", "class", "lints", "thresholds"];
+pub const KEYS: &[&str] = &[
+    "targets",
+    "min_occupancy",
+    "class",
+    "lints",
+    "thresholds",
+    "manifest",
+];
 
 /// The keys of `[thresholds]`.
 pub const THRESHOLD_KEYS: &[&str] = &[
@@ -89,6 +103,7 @@ impl Default for Policy {
             class: None,
             lints: LintLevels::default(),
             thresholds: Thresholds::DEFAULT,
+            manifest: None,
         }
     }
 }
@@ -219,6 +234,7 @@ struct RawPolicy {
     class: Option<Spanned<String>>,
     lints: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
     thresholds: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
+    manifest: Option<Spanned<String>>,
 }
 
 impl Policy {
@@ -228,6 +244,10 @@ impl Policy {
     /// The environment variable that, when set, names the policy file to use instead
     /// (absolute, or relative to the crate's manifest directory).
     pub const ENV_VAR: &'static str = "OCCUPANCY_POLICY";
+
+    /// The committed resource manifest looked for beside the crate's `Cargo.toml` when the
+    /// file has no `manifest` key (the name the build helper's docs use).
+    pub const DEFAULT_MANIFEST: &'static str = "kernels.manifest.json";
 
     /// Parses the text of a policy file.
     ///
@@ -345,6 +365,18 @@ impl Policy {
                         Some(class.span()),
                     ));
                 }
+            }
+        }
+        if let Some(manifest) = raw.manifest {
+            if manifest.get_ref().trim().is_empty() {
+                errors.push(PolicyError::new(
+                    text,
+                    "`manifest` is empty: name the committed resource manifest, e.g. \"kernels.manifest.json\"".into(),
+                    Some("manifest".into()),
+                    Some(manifest.span()),
+                ));
+            } else {
+                policy.manifest = Some(manifest.into_inner());
             }
         }
         for (name, value) in raw.thresholds.iter().flatten() {
@@ -492,6 +524,20 @@ mod tests {
         )
         .unwrap();
         assert_eq!(policy.class, Some(KernelClass::ComputeBound));
+        assert_eq!(policy.manifest, None);
+        assert_eq!(
+            Policy::from_toml("manifest = \"cuda/resources.json\"\n")
+                .unwrap()
+                .manifest
+                .as_deref(),
+            Some("cuda/resources.json")
+        );
+        assert_eq!(
+            errors("manifest = \"\"\n"),
+            [
+                "1:12: `manifest` is empty: name the committed resource manifest, e.g. \"kernels.manifest.json\""
+            ]
+        );
         assert_eq!(
             policy.thresholds,
             Thresholds {

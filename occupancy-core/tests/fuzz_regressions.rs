@@ -3,7 +3,9 @@
 //! on whatever a user writes: a panic there is an ICE-like failure of rustc, a hang is a
 //! build that never ends.)
 
-use occupancy_core::analysis::{fewer_barriers, larger_block, register_step};
+use occupancy_core::analysis::{
+    PTXAS_MAX_REGISTERS, barriers_for_blocks, fewer_barriers, larger_block, register_step,
+};
 use occupancy_core::arch::{SM_80, SM_90};
 use occupancy_core::cluster::{Cluster, ClusterDim, ClusterError, Topology, max_active_clusters};
 use occupancy_core::occupancy::{BlockDim, Kernel, Launch};
@@ -18,26 +20,28 @@ fn larger_block_of_a_block_over_u32_threads() {
     assert_eq!(larger_block(&SM_90, &Kernel::new(0), &launch), Ok(None));
 }
 
-/// fuzz target `engine` (timeout): `u32::MAX` registers per thread walked down one register
-/// at a time, 4 billion engine calls; the answer is the architecture's maximum.
+/// fuzz target `engine` (timeout): `u32::MAX` registers per thread were walked down one
+/// register at a time, 4 billion engine calls (main also fixed it, by starting at ptxas's
+/// maximum).
 #[test]
 fn register_step_from_u32_max_registers() {
     let launch = Launch::new(BlockDim::linear(256));
     let step = register_step(&SM_80, &Kernel::new(u32::MAX), &launch)
         .unwrap()
         .unwrap();
-    // The engine's most registers per thread on cc 7.0+ is 256; 256 x 32 threads -> 8192
-    // per warp x 8 warps = the SM's 65536: 1 block.
-    assert_eq!(SM_80.max_regs_per_thread, 256);
-    assert_eq!(step.fewer_registers_per_thread, 256);
+    // 255 registers x 32 threads -> 8192 per warp (256-register steps) x 8 warps = the SM's
+    // 65536: 1 block.
+    assert_eq!(PTXAS_MAX_REGISTERS, 255);
+    assert_eq!(step.fewer_registers_per_thread, 255);
     assert_eq!(
         (step.before.blocks_per_sm, step.after.blocks_per_sm),
         (0, 1)
     );
-    assert_eq!(step.drop(), u32::MAX - 256);
+    assert_eq!(step.drop(), u32::MAX - 255);
 }
 
-/// fuzz target `engine` (timeout): `u32::MAX` barriers per block walked down one at a time.
+/// fuzz target `engine` (timeout): `u32::MAX` barriers per block were walked down one at a
+/// time (`fewer_barriers`, and the `barriers_for_blocks` it and the lints call).
 #[test]
 fn fewer_barriers_from_u32_max_barriers() {
     let kernel = Kernel::new(32).with_barriers(u32::MAX);
@@ -45,8 +49,22 @@ fn fewer_barriers_from_u32_max_barriers() {
     let change = fewer_barriers(&SM_90, &kernel, &launch).unwrap().unwrap();
     // sm_90 has 64 barriers per SM: 64 per block leave room for exactly one block.
     assert_eq!((change.value, change.occupancy.blocks_per_sm), (64, 1));
-    // Before cc 9.0 barriers do not limit occupancy: no count below gains anything.
+    // Before cc 9.0 barriers do not limit occupancy: no count below gains anything, and the
+    // highest count below answers for all of them (8 blocks of 8 warps fill the 64).
     assert_eq!(fewer_barriers(&SM_80, &kernel, &launch), Ok(None));
+    let same = barriers_for_blocks(&SM_80, &kernel, &launch, 8)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (same.value, same.occupancy.blocks_per_sm),
+        (u32::MAX - 1, 8)
+    );
+    assert_eq!(barriers_for_blocks(&SM_80, &kernel, &launch, 9), Ok(None));
+    // `wanted` 0 is met by the first count tried, whatever its occupancy.
+    let any = barriers_for_blocks(&SM_90, &kernel, &launch, 0)
+        .unwrap()
+        .unwrap();
+    assert_eq!((any.value, any.occupancy.blocks_per_sm), (u32::MAX - 1, 0));
 }
 
 /// fuzz target `engine`: `x * y * z` of a cluster overflowed a u64.

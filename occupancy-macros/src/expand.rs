@@ -2,40 +2,37 @@
 //! that holds the checks. The block contains only items and macro calls that expand to
 //! nothing: it is evaluated during compilation and adds no code.
 //!
-//! - All values literal: the macro runs the lints ([`occupancy_core::lint::check`]) now and
-//!   emits each finding at its level: a warning ([`emit::warning`]), an error
+//! - All values literal: the macro runs the lints now ([`occupancy_attr::Spec::evaluate`],
+//!   target by target with each target's compiled kernel) and emits each finding at its level: a warning ([`emit::warning`]), an error
 //!   ([`emit::error`]), or nothing.
 //! - Some value a constant expression: the macro cannot read it, so it emits `const` items
 //!   that run the engine during compilation ([`occupancy_core::lint::konst`]): a
 //!   `launch_impossible` or denied lint is a const panic with a fixed message; a warned lint
 //!   is a conditional use of a deprecated function (`Check::<{ fires }>::_low_occupancy()`).
-//!   The numbers cannot be printed on that path.
+//!   The numbers cannot be printed on that path. Resources read from a compiled kernel are
+//!   literals in those items, one kernel per target.
+//! - Cargo is told what the result depends on besides the source: `include_bytes!` of every
+//!   file read (policy, manifest, cubin, fatbin) and `option_env!` of every variable read.
 //!
 //! Generated code names the engine through the facade crate, `::occupancy`, with full paths.
 
-use std::path::Path;
-
+use occupancy_attr::{Spec, Value};
 use occupancy_core::lint::konst::Impossible;
-use occupancy_core::lint::{
-    Finding, Input, LOW_OCCUPANCY, LaunchSpec, Level, Lint, PARTIAL_WARP, check,
-};
-use occupancy_core::occupancy::{BlockDim, Carveout, Kernel, Launch};
-use occupancy_core::policy::Policy;
+use occupancy_core::lint::{Finding, Input, LOW_OCCUPANCY, Level, Lint, PARTIAL_WARP};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::{ItemFn, LitStr, Stmt};
 
-use crate::ast::Value;
 use crate::emit;
-use crate::valid::Spec;
 
 /// The wrapper with the checks for `spec` in front of its body.
-pub(crate) fn expand(spec: &Spec, policy_file: Option<&Path>, func: ItemFn) -> TokenStream {
-    let mut checks = tracking(policy_file);
-    if spec.const_inputs().is_empty() {
-        checks.extend(literal_checks(spec));
-    } else {
-        checks.extend(const_checks(spec));
+pub(crate) fn expand(spec: &Spec, func: ItemFn) -> TokenStream {
+    let mut checks = tracking(spec);
+    match spec.evaluate() {
+        Some(evaluation) => {
+            checks.extend(evaluation.findings.iter().map(|f| report(spec, f)));
+        }
+        None => checks.extend(const_checks(spec)),
     }
     with_checks(func, checks)
 }
@@ -50,57 +47,32 @@ pub(crate) fn with_checks(mut func: ItemFn, checks: TokenStream) -> TokenStream 
     quote!(#func)
 }
 
-/// Tells cargo what the expansion depends on besides the source: the policy file and the
-/// `OCCUPANCY_POLICY` variable.
-fn tracking(policy_file: Option<&Path>) -> TokenStream {
-    let var = LitStr::new(Policy::ENV_VAR, Span::call_site());
-    let mut tokens = quote! {
-        const _: ::core::option::Option<&str> = ::core::option_env!(#var);
-    };
-    if let Some(path) = policy_file.and_then(Path::to_str) {
+/// Tells cargo what the expansion depends on besides the source: the files read and the
+/// variables read; and has the compiler type-check a constant `grid`, which the macro does
+/// not use otherwise.
+fn tracking(spec: &Spec) -> TokenStream {
+    let mut tokens = TokenStream::new();
+    for var in &spec.tracked_vars {
+        let var = LitStr::new(var, Span::call_site());
+        tokens.extend(quote! {
+            const _: ::core::option::Option<&str> = ::core::option_env!(#var);
+        });
+    }
+    for path in spec.tracked_files.iter().filter_map(|p| p.to_str()) {
         let path = LitStr::new(path, Span::call_site());
         tokens.extend(quote! { const _: &[u8] = ::core::include_bytes!(#path); });
+    }
+    for dim in spec.grid.iter().flatten() {
+        if let Value::Const(expr) = dim {
+            tokens.extend(quote! { const _: u32 = #expr; });
+        }
     }
     tokens
 }
 
-fn level(spec: &Spec, lint: &Lint) -> Level {
-    if lint.configurable {
-        spec.levels.get(lint)
-    } else {
-        lint.default_level
-    }
-}
-
-/// Every value is known: lint now, with the numbers.
-fn literal_checks(spec: &Spec) -> TokenStream {
-    let value = |v: &Value| v.literal().unwrap_or(0);
-    let mut kernel = Kernel::new(value(&spec.regs))
-        .with_static_smem(value(&spec.static_smem))
-        .with_barriers(value(&spec.barriers));
-    if let Some(v) = &spec.max_threads {
-        kernel = kernel.with_max_threads(value(v));
-    }
-    if let Some(v) = &spec.opt_in {
-        kernel = kernel.with_opt_in(value(v));
-    }
-    if let Some(p) = spec.carveout {
-        kernel = kernel.with_carveout(Carveout::Percent(p));
-    }
-    let [x, y, z] = &spec.block;
-    let launch = Launch::new(BlockDim::new(value(x), value(y), value(z)))
-        .with_dynamic_smem(value(&spec.smem));
-    let targets: Vec<_> = spec.targets.iter().map(|(t, _)| *t).collect();
-    let findings = check(&LaunchSpec {
-        min_occupancy: spec.min_occupancy,
-        ..LaunchSpec::new(&spec.wrapper, &targets, kernel, launch)
-    });
-    findings.iter().map(|f| report(spec, f)).collect()
-}
-
 fn report(spec: &Spec, finding: &Finding) -> TokenStream {
     let span = spec.span_of(finding.input);
-    match level(spec, finding.lint) {
+    match spec.level(finding.lint) {
         Level::Allow => TokenStream::new(),
         Level::Warn => emit::warning(finding.lint.name, span, &finding.to_string()),
         Level::Deny => emit::error(span, &format!("{}: {finding}", finding.lint.name)),
@@ -126,9 +98,15 @@ fn const_checks(spec: &Spec) -> TokenStream {
         Value::Lit { value, span } => quote_spanned!(*span=> #value),
         Value::Const(expr) => quote!(#expr),
     };
-    let regs = tokens(&spec.regs);
-    let static_smem = tokens(&spec.static_smem);
-    let barriers = tokens(&spec.barriers);
+    // The attribute's own values, evaluated once in the outer block; what it does not give
+    // comes from each target's compiled kernel (literals) in the target's block.
+    let or_default = |v: &Option<Value>, default: u32| match v {
+        Some(v) => tokens(v),
+        None => quote!(#default),
+    };
+    let regs = or_default(&spec.regs, 0);
+    let static_smem = or_default(&spec.static_smem, 0);
+    let barriers = or_default(&spec.barriers, 1);
     let mut kernel = quote! {
         #path::occupancy::Kernel::new(#regs)
             .with_static_smem(#static_smem)
@@ -160,7 +138,7 @@ fn const_checks(spec: &Spec) -> TokenStream {
         const __OCCUPANCY_LAUNCH: #path::occupancy::Launch = #launch;
     };
     // partial_warp: once per launch.
-    let partial = level(spec, &PARTIAL_WARP);
+    let partial = spec.level(&PARTIAL_WARP);
     if partial != Level::Allow {
         let fires = quote!(#path::lint::konst::partial_warp(__OCCUPANCY_LAUNCH.block, 32));
         let message = format!(
@@ -176,7 +154,9 @@ fn const_checks(spec: &Spec) -> TokenStream {
         );
         out.extend(quote!({ #check }));
     }
-    for (target, _) in &spec.targets {
+    for (index, target) in spec.targets.iter().enumerate() {
+        let kernel = target_kernel(spec, index);
+        let target = &target.target;
         let arch = format_ident!("{}", target.arch.sm.to_ascii_uppercase());
         let subject = format!("{} on {target}", spec.wrapper);
         let arms = Impossible::ALL.iter().map(|reason| {
@@ -198,20 +178,21 @@ fn const_checks(spec: &Spec) -> TokenStream {
             }
         });
         let mut body = quote! {
+            const KERNEL: #path::occupancy::Kernel = #kernel;
             const RESULT: ::core::result::Result<
                 #path::occupancy::Occupancy,
                 #path::occupancy::OccupancyError,
             > = #path::occupancy::occupancy(
                 &#path::arch::#arch,
-                &__OCCUPANCY_KERNEL,
+                &KERNEL,
                 &__OCCUPANCY_LAUNCH,
             );
-            const _: () = match #path::lint::konst::impossible(&RESULT) {
+            const _: () = match #path::lint::konst::impossible(&KERNEL, &__OCCUPANCY_LAUNCH, &RESULT) {
                 ::core::option::Option::None => {}
                 #(#arms)*
             };
         };
-        let low = level(spec, &LOW_OCCUPANCY);
+        let low = spec.level(&LOW_OCCUPANCY);
         if low != Level::Allow {
             let bp = spec.min_occupancy.basis_points();
             let fires = quote!(#path::lint::konst::below_floor(&RESULT, #bp));
@@ -224,6 +205,54 @@ fn const_checks(spec: &Spec) -> TokenStream {
         out.extend(quote!({ #body }));
     }
     out
+}
+
+/// The kernel of target `index` in the const path: the attribute's values (in
+/// `__OCCUPANCY_KERNEL`) where it gave them, the compiled kernel's literals elsewhere.
+fn target_kernel(spec: &Spec, index: usize) -> TokenStream {
+    let path = quote!(::occupancy);
+    let Some(r) = spec.targets.get(index).and_then(|t| t.resources.as_ref()) else {
+        return quote!(__OCCUPANCY_KERNEL);
+    };
+    let field = |given: bool, field: TokenStream, artifact: TokenStream| {
+        if given {
+            quote!(__OCCUPANCY_KERNEL.#field)
+        } else {
+            artifact
+        }
+    };
+    let regs = r.registers_per_thread;
+    let regs = field(
+        spec.regs.is_some(),
+        quote!(registers_per_thread),
+        quote!(#regs),
+    );
+    let static_smem = r.static_smem_bytes;
+    let static_smem = field(
+        spec.static_smem.is_some(),
+        quote!(static_smem_bytes),
+        quote!(#static_smem),
+    );
+    let barriers = r.barriers.unwrap_or(1);
+    let barriers = field(spec.barriers.is_some(), quote!(barriers), quote!(#barriers));
+    let max_threads = match r.max_threads_per_block() {
+        Some(t) => quote!(::core::option::Option::Some(#t)),
+        None => quote!(::core::option::Option::None),
+    };
+    let max_threads = field(
+        spec.max_threads.is_some(),
+        quote!(max_threads_per_block),
+        max_threads,
+    );
+    quote! {
+        #path::occupancy::Kernel {
+            registers_per_thread: #regs,
+            static_smem_bytes: #static_smem,
+            barriers: #barriers,
+            max_threads_per_block: #max_threads,
+            ..__OCCUPANCY_KERNEL
+        }
+    }
 }
 
 /// A lint whose condition `fires` is a `bool` constant expression: a const panic (deny) or

@@ -4,25 +4,20 @@
 //! names the engine as `::occupancy`, so the user's crate must depend on `occupancy` under
 //! that name. See the facade's documentation for the syntax and the policy file.
 //!
-//! Stages, one file each (data flows one way):
-//! `attr.rs` (tokens -> [`ast::Args`]) -> `valid.rs` (+ `policy.rs`, -> `valid::Spec`) ->
-//! `expand.rs` (-> tokens, diagnostics through `emit.rs`).
+//! The front end (tokens -> checked spec: parsing, policy, compiled-kernel resources) is the
+//! library `occupancy-attr`, shared with `cargo occupancy report`. This crate is the thin
+//! proc-macro layer: `lib.rs` (entry) -> `occupancy_attr::parse` -> `expand.rs` (-> tokens,
+//! diagnostics through `emit.rs`).
 #![deny(missing_docs)]
 
 use proc_macro::TokenStream;
 use proc_macro2::Span;
-use quote::ToTokens;
 use syn::ItemFn;
 
-mod ast;
-mod attr;
 mod emit;
-mod errors;
 mod expand;
-mod policy;
-mod valid;
 
-use errors::Errors;
+use occupancy_attr::Env;
 
 /// Checks the launch configuration of a CUDA launch wrapper on every target and reports
 /// occupancy problems as warnings or errors. See the `occupancy` crate for the syntax.
@@ -45,20 +40,9 @@ fn run(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> proc_m
             return out;
         }
     };
-    let mut errors = Errors::default();
-    let args = attr::parse(args, &mut errors);
-    let loaded = policy::load(attribute).map_err(|e| errors.push(e)).ok();
-    let spec = loaded.as_ref().and_then(|loaded| {
-        valid::validate(args, &loaded.policy, &func.sig.ident, attribute)
-            .map_err(|e| errors.push(e))
-            .ok()
-    });
-    let file = loaded.as_ref().and_then(|l| l.file.as_deref());
-    match (errors.finish(()), spec) {
-        (Ok(()), Some(spec)) => expand::expand(&spec, file, func),
-        (Err(e), _) => expand::with_checks(func, e.to_compile_error()),
-        // Unreachable: every `None` above comes with an error.
-        (Ok(()), None) => func.into_token_stream(),
+    match occupancy_attr::parse(args, &func.sig, attribute, &Env::from_process()) {
+        Ok(spec) => expand::expand(&spec, func),
+        Err(e) => expand::with_checks(func, e.to_compile_error()),
     }
 }
 

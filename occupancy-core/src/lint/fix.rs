@@ -22,34 +22,6 @@ fn blocks(arch: &Arch, kernel: &Kernel, launch: &Launch) -> Option<Occupancy> {
     occupancy(arch, kernel, launch).ok()
 }
 
-/// The most registers per thread ptxas allocates (`-maxrregcount` takes at most 255), even
-/// where the occupancy model allows 256.
-pub(crate) const PTXAS_MAX_REGISTERS: u32 = 255;
-
-/// The largest registers per thread below the kernel's own count (searching 255 ..= 1
-/// downwards) with which at least `wanted` blocks are resident.
-pub(crate) fn registers_for(
-    arch: &Arch,
-    kernel: &Kernel,
-    launch: &Launch,
-    wanted: u32,
-) -> Option<(u32, Occupancy)> {
-    let start = kernel
-        .registers_per_thread
-        .saturating_sub(1)
-        .min(arch.max_regs_per_thread)
-        .min(PTXAS_MAX_REGISTERS);
-    (1..=start).rev().find_map(|regs| {
-        let k = Kernel {
-            registers_per_thread: regs,
-            ..*kernel
-        };
-        blocks(arch, &k, launch)
-            .filter(|occ| occ.blocks_per_sm >= wanted)
-            .map(|occ| (regs, occ))
-    })
-}
-
 /// The largest dynamic shared memory per block, below the launch's own, with which at least
 /// `wanted` blocks are resident (the engine's [`available_dynamic_smem`]).
 pub(crate) fn dynamic_smem_for(
@@ -64,52 +36,6 @@ pub(crate) fn dynamic_smem_for(
     }
     let occ = blocks(arch, kernel, &launch.with_dynamic_smem(bytes))?;
     Some((bytes, occ))
-}
-
-/// The largest static shared memory per block, below the kernel's own, with which at least
-/// `wanted` blocks are resident (bisection: resident blocks never grow with more bytes).
-pub(crate) fn static_smem_for(
-    arch: &Arch,
-    kernel: &Kernel,
-    launch: &Launch,
-    wanted: u32,
-) -> Option<(u32, Occupancy)> {
-    let with = |bytes: u32| Kernel {
-        static_smem_bytes: bytes,
-        ..*kernel
-    };
-    let fits = |bytes: u32| {
-        blocks(arch, &with(bytes), launch).is_some_and(|occ| occ.blocks_per_sm >= wanted)
-    };
-    if kernel.static_smem_bytes == 0 || !fits(0) {
-        return None;
-    }
-    let (mut lo, mut hi) = (0u32, kernel.static_smem_bytes - 1);
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if fits(mid) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    Some((lo, blocks(arch, &with(lo), launch)?))
-}
-
-/// The largest barrier count below the kernel's own with which at least `wanted` blocks
-/// are resident.
-pub(crate) fn barriers_for(
-    arch: &Arch,
-    kernel: &Kernel,
-    launch: &Launch,
-    wanted: u32,
-) -> Option<(u32, Occupancy)> {
-    (1..kernel.barriers).rev().find_map(|barriers| {
-        let k = kernel.with_barriers(barriers);
-        blocks(arch, &k, launch)
-            .filter(|occ| occ.blocks_per_sm >= wanted)
-            .map(|occ| (barriers, occ))
-    })
 }
 
 /// The result with no carveout preference, when the kernel sets one that is smaller than
@@ -127,15 +53,6 @@ pub(crate) fn default_carveout_for(
     blocks(arch, &k, launch).filter(|occ| occ.blocks_per_sm >= wanted)
 }
 
-/// The largest threads per block the kernel may be launched with: the device's limit, or
-/// the launch bounds when smaller.
-pub(crate) fn thread_limit(arch: &Arch, kernel: &Kernel) -> u32 {
-    match kernel.max_threads_per_block {
-        Some(t) => t.min(arch.max_threads_per_block),
-        None => arch.max_threads_per_block,
-    }
-}
-
 /// Among 1-D blocks of a multiple of 32 threads up to the thread limit (same kernel, same
 /// dynamic shared memory), the one whose occupancy satisfies `good` and whose size is
 /// nearest to `threads` (the larger on a tie), other than `threads` itself.
@@ -146,7 +63,7 @@ pub(crate) fn block_size_for(
     threads: u64,
     good: impl Fn(&Occupancy) -> bool,
 ) -> Option<(u32, Occupancy)> {
-    let limit = thread_limit(arch, kernel);
+    let limit = kernel.thread_limit(arch);
     let step = arch.warp_size;
     let mut best: Option<(u32, Occupancy)> = None;
     let mut size = step;
@@ -179,7 +96,7 @@ pub(crate) fn largest_block_that_launches(
     launch: &Launch,
 ) -> Option<(u32, Occupancy)> {
     let step = arch.warp_size;
-    let top = thread_limit(arch, kernel) / step * step;
+    let top = kernel.thread_limit(arch) / step * step;
     (1..=top / step).rev().map(|w| w * step).find_map(|size| {
         let l = Launch {
             block: BlockDim::linear(size),
@@ -211,21 +128,6 @@ mod tests {
     use crate::arch::{SM_80, SM_90};
 
     #[test]
-    fn register_search_is_exact() {
-        // sm_90, 256 threads (8 warps), 96 regs: 3072 per warp, 5 warps per sub-partition,
-        // 20 warps / 8 = 2 blocks. 4 blocks need 8 warps per sub-partition: 16384 / 8 = 2048
-        // per warp = 64 regs/thread.
-        let launch = Launch::new(BlockDim::linear(256));
-        let (regs, occ) = registers_for(&SM_90, &Kernel::new(96), &launch, 4).unwrap();
-        assert_eq!((regs, occ.blocks_per_sm), (64, 4));
-        // 8 blocks (100%) need 1024 per warp = 32 regs/thread.
-        let (regs, occ) = registers_for(&SM_90, &Kernel::new(96), &launch, 8).unwrap();
-        assert_eq!((regs, occ.blocks_per_sm), (32, 8));
-        // Nothing below the kernel's own count reaches 9 blocks (warps limit 8).
-        assert_eq!(registers_for(&SM_90, &Kernel::new(96), &launch, 9), None);
-    }
-
-    #[test]
     fn smem_searches_are_exact() {
         // sm_90, 256 threads, 32 regs, 40 KiB dynamic: 41 KiB per block, 228 KiB / 41 = 5.
         let kernel = Kernel::new(32);
@@ -238,14 +140,6 @@ mod tests {
         // of 128).
         let (bytes, occ) = dynamic_smem_for(&SM_90, &kernel, &launch, 8).unwrap();
         assert_eq!((bytes, occ.blocks_per_sm), (28160, 8));
-        // The same with static shared memory instead.
-        let kernel = Kernel::new(32).with_static_smem(40 * 1024);
-        let launch = Launch::new(BlockDim::linear(256));
-        let (bytes, occ) = static_smem_for(&SM_90, &kernel, &launch, 8).unwrap();
-        assert_eq!((bytes, occ.blocks_per_sm), (28160, 8));
-        // sm_80: 164 KiB = 167936 / 8 = 20992, minus 1024 = 19968.
-        let (bytes, _) = static_smem_for(&SM_80, &kernel, &launch, 8).unwrap();
-        assert_eq!(bytes, 19968);
     }
 
     #[test]

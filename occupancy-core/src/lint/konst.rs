@@ -6,7 +6,7 @@
 //! message cannot carry the computed numbers (a const panic takes a fixed string), so it
 //! names the reason only; `cargo occupancy calc` gives the numbers.
 
-use crate::occupancy::{BlockDim, Occupancy, OccupancyError, ZeroReason};
+use crate::occupancy::{BlockDim, Kernel, Launch, Occupancy, OccupancyError, ZeroReason};
 
 /// Why a launch cannot run, without the numbers: a [`ZeroReason`] or an
 /// [`OccupancyError`] reduced to its kind.
@@ -14,6 +14,9 @@ use crate::occupancy::{BlockDim, Occupancy, OccupancyError, ZeroReason};
 pub enum Impossible {
     /// [`ZeroReason::BlockTooLarge`].
     BlockTooLarge,
+    /// More threads than the kernel's launch bounds (which the occupancy itself ignores, as
+    /// the driver's does; see [`crate::occupancy::Kernel::max_threads_per_block`]).
+    ExceedsLaunchBounds,
     /// [`ZeroReason::BlockDimZTooLarge`].
     BlockDimZTooLarge,
     /// [`ZeroReason::RegistersPerThread`].
@@ -38,8 +41,9 @@ pub enum Impossible {
 
 impl Impossible {
     /// Every kind, for code generation.
-    pub const ALL: [Impossible; 11] = [
+    pub const ALL: [Impossible; 12] = [
         Impossible::BlockTooLarge,
+        Impossible::ExceedsLaunchBounds,
         Impossible::BlockDimZTooLarge,
         Impossible::RegistersPerThread,
         Impossible::RegistersPerBlock,
@@ -56,6 +60,7 @@ impl Impossible {
     pub const fn variant_name(self) -> &'static str {
         match self {
             Impossible::BlockTooLarge => "BlockTooLarge",
+            Impossible::ExceedsLaunchBounds => "ExceedsLaunchBounds",
             Impossible::BlockDimZTooLarge => "BlockDimZTooLarge",
             Impossible::RegistersPerThread => "RegistersPerThread",
             Impossible::RegistersPerBlock => "RegistersPerBlock",
@@ -72,8 +77,9 @@ impl Impossible {
     /// What is wrong, in words, without numbers.
     pub const fn describe(self) -> &'static str {
         match self {
-            Impossible::BlockTooLarge => {
-                "the block has more threads than the device or the kernel's launch bounds allow"
+            Impossible::BlockTooLarge => "the block has more threads than the device allows",
+            Impossible::ExceedsLaunchBounds => {
+                "the block has more threads than the kernel's launch bounds allow"
             }
             Impossible::BlockDimZTooLarge => "the block's z dimension exceeds 64",
             Impossible::RegistersPerThread => {
@@ -99,8 +105,19 @@ impl Impossible {
     }
 }
 
-/// Why the launch cannot run, or `None` when at least one block fits.
-pub const fn impossible(result: &Result<Occupancy, OccupancyError>) -> Option<Impossible> {
+/// Why the launch of `kernel` as `launch` cannot run, given the engine's `result` for it,
+/// or `None` when it can.
+pub const fn impossible(
+    kernel: &Kernel,
+    launch: &Launch,
+    result: &Result<Occupancy, OccupancyError>,
+) -> Option<Impossible> {
+    if let Some(bound) = kernel.max_threads_per_block
+        && launch.block.threads() > bound as u64
+        && result.is_ok()
+    {
+        return Some(Impossible::ExceedsLaunchBounds);
+    }
     match result {
         Err(OccupancyError::EmptyBlock { .. }) => Some(Impossible::EmptyBlock),
         Err(OccupancyError::CarveoutOutOfRange { .. }) => Some(Impossible::CarveoutOutOfRange),
@@ -145,13 +162,11 @@ pub const fn partial_warp(block: BlockDim, warp_size: u32) -> bool {
 mod tests {
     use super::*;
     use crate::arch::SM_90;
-    use crate::occupancy::{Kernel, Launch, occupancy};
+    use crate::occupancy::occupancy;
 
-    const LOW: Result<Occupancy, OccupancyError> = occupancy(
-        &SM_90,
-        &Kernel::new(96),
-        &Launch::new(BlockDim::linear(256)),
-    );
+    const K96: Kernel = Kernel::new(96);
+    const L256: Launch = Launch::new(BlockDim::linear(256));
+    const LOW: Result<Occupancy, OccupancyError> = occupancy(&SM_90, &K96, &L256);
 
     #[test]
     fn const_forms_agree_with_the_lints() {
@@ -160,20 +175,32 @@ mod tests {
         const QUIET: bool = below_floor(&LOW, 2500);
         const { assert!(FIRES) };
         const { assert!(!QUIET) };
-        assert_eq!(impossible(&LOW), None);
-        let big = occupancy(
-            &SM_90,
-            &Kernel::new(32),
-            &Launch::new(BlockDim::new(64, 32, 1)),
+        assert_eq!(impossible(&K96, &L256, &LOW), None);
+        let (k32, big) = (Kernel::new(32), Launch::new(BlockDim::new(64, 32, 1)));
+        let result = occupancy(&SM_90, &k32, &big);
+        assert_eq!(
+            impossible(&k32, &big, &result),
+            Some(Impossible::BlockTooLarge)
         );
-        assert_eq!(impossible(&big), Some(Impossible::BlockTooLarge));
-        assert!(!below_floor(&big, 10000));
-        let over = occupancy(
-            &SM_90,
-            &Kernel::new(32),
-            &Launch::new(BlockDim::linear(128)).with_dynamic_smem(64 * 1024),
+        assert!(!below_floor(&result, 10000));
+        let over = Launch::new(BlockDim::linear(128)).with_dynamic_smem(64 * 1024);
+        let result = occupancy(&SM_90, &k32, &over);
+        assert_eq!(
+            impossible(&k32, &over, &result),
+            Some(Impossible::SmemPerBlock)
         );
-        assert_eq!(impossible(&over), Some(Impossible::SmemPerBlock));
+        // 512 threads of a __launch_bounds__(256) kernel: the occupancy counts them (as the
+        // driver's query does), the launch fails.
+        let (bounded, l512) = (
+            Kernel::new(32).with_max_threads(256),
+            Launch::new(BlockDim::linear(512)),
+        );
+        let result = occupancy(&SM_90, &bounded, &l512);
+        assert_eq!(result.unwrap().blocks_per_sm, 4);
+        assert_eq!(
+            impossible(&bounded, &l512, &result),
+            Some(Impossible::ExceedsLaunchBounds)
+        );
         assert!(partial_warp(BlockDim::new(10, 10, 1), 32));
         assert!(!partial_warp(BlockDim::new(16, 8, 1), 32));
     }

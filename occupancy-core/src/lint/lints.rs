@@ -2,34 +2,8 @@
 
 use super::floor::percent;
 use super::{Context, Finding, Input, Level, Lint, Scope, bytes, fix};
+use crate::analysis::{self, Change};
 use crate::occupancy::{Occupancy, OccupancyError, Resource, ZeroReason};
-
-/// Declares a lint: its doc comment is both the rustdoc of the `static` and its
-/// [`Lint::docs`].
-macro_rules! declare_lint {
-    (
-        $(#[doc = $doc:literal])*
-        pub static $NAME:ident = Lint {
-            name: $name:literal,
-            default_level: $level:expr,
-            configurable: $configurable:expr,
-            scope: $scope:expr,
-            summary: $summary:literal,
-            check: $check:path $(,)?
-        };
-    ) => {
-        $(#[doc = $doc])*
-        pub static $NAME: Lint = Lint {
-            name: $name,
-            default_level: $level,
-            configurable: $configurable,
-            scope: $scope,
-            summary: $summary,
-            docs: concat!($($doc, "\n"),*),
-            check: $check,
-        };
-    };
-}
 
 declare_lint! {
     /// ### What it does
@@ -149,6 +123,57 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
             helps,
         })
     };
+    let best_block = || {
+        crate::occupancy::max_potential_block_size(arch, kernel, 0, |_| launch.dynamic_smem_bytes)
+            .ok()
+            .filter(|best| best.block_size > 0)
+            .and_then(|best| {
+                let l = crate::occupancy::Launch {
+                    block: crate::occupancy::BlockDim::linear(best.block_size),
+                    ..*launch
+                };
+                let occ = crate::occupancy::occupancy(arch, kernel, &l).ok()?;
+                Some(format!(
+                    "block = {} gives this kernel its highest occupancy on {}: {}",
+                    best.block_size,
+                    arch.sm,
+                    occupancy_text(&occ)
+                ))
+            })
+    };
+    if let Some(bound) = kernel.max_threads_per_block
+        && threads > u64::from(bound)
+        && threads <= u64::from(arch.max_threads_per_block)
+    {
+        return finding(
+            Input::Block,
+            format!(
+                "{subject}: block of {} exceeds the kernel's launch bounds of {bound} threads",
+                block_text(block, threads),
+            ),
+            vec![format!(
+                "__launch_bounds__({bound}) is compiled into the kernel: a larger block fails to launch \
+                 (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES), although the driver's occupancy query still \
+                 counts it"
+            )],
+            best_block().into_iter().collect(),
+        );
+    }
+    if let Some(error) = super::waves::cluster_error(cx) {
+        let help = match error {
+            crate::cluster::ClusterError::NotPortable { .. } => vec![
+                "set CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED on the function (cc 9.0: up to 16 blocks)"
+                    .to_owned(),
+            ],
+            _ => vec![],
+        };
+        return finding(
+            Input::Cluster,
+            format!("{subject}: {error}"),
+            vec!["the cluster launch fails (CUDA_ERROR_INVALID_CLUSTER_SIZE)".to_owned()],
+            help,
+        );
+    }
     let occ = match cx.result {
         Err(OccupancyError::OptInOverLimit {
             requested_bytes,
@@ -179,61 +204,20 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
         Ok(occ) if occ.blocks_per_sm == 0 => occ,
         Ok(_) => return None,
     };
-    let best_block = || {
-        crate::occupancy::max_potential_block_size(arch, kernel, 0, |_| launch.dynamic_smem_bytes)
-            .ok()
-            .filter(|best| best.block_size > 0)
-            .and_then(|best| {
-                let l = crate::occupancy::Launch {
-                    block: crate::occupancy::BlockDim::linear(best.block_size),
-                    ..*launch
-                };
-                let occ = crate::occupancy::occupancy(arch, kernel, &l).ok()?;
-                Some(format!(
-                    "block = {} gives this kernel its highest occupancy on {}: {}",
-                    best.block_size,
-                    arch.sm,
-                    occupancy_text(&occ)
-                ))
-            })
-    };
     match occ.zero_reason {
-        Some(ZeroReason::BlockTooLarge { threads, limit }) => {
-            let bounded = kernel
-                .max_threads_per_block
-                .is_some_and(|m| m < arch.max_threads_per_block);
-            let (message, note) = if bounded {
-                (
-                    format!(
-                        "{subject}: block of {} exceeds the kernel's launch bounds of {limit} threads",
-                        block_text(block, threads),
-                    ),
-                    format!(
-                        "__launch_bounds__({limit}) is compiled into the kernel: a larger block \
-                         fails to launch (CUDA_ERROR_INVALID_VALUE)"
-                    ),
-                )
-            } else {
-                (
-                    format!(
-                        "{subject}: block of {} exceeds the {limit} threads per block {} allows",
-                        block_text(block, threads),
-                        arch.sm,
-                    ),
-                    format!(
-                        "{} runs at most {limit} threads per block: the launch fails \
-                         (CUDA_ERROR_INVALID_VALUE)",
-                        arch.sm
-                    ),
-                )
-            };
-            finding(
-                Input::Block,
-                message,
-                vec![note],
-                best_block().into_iter().collect(),
-            )
-        }
+        Some(ZeroReason::BlockTooLarge { threads, limit }) => finding(
+            Input::Block,
+            format!(
+                "{subject}: block of {} exceeds the {limit} threads per block {} allows",
+                block_text(block, threads),
+                arch.sm,
+            ),
+            vec![format!(
+                "{} runs at most {limit} threads per block: the launch fails (CUDA_ERROR_INVALID_VALUE)",
+                arch.sm
+            )],
+            best_block().into_iter().collect(),
+        ),
         Some(ZeroReason::BlockDimZTooLarge { z, limit }) => finding(
             Input::Block,
             format!(
@@ -252,7 +236,9 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
         ),
         Some(ZeroReason::RegistersPerThread { registers, limit }) => {
             let mut helps = Vec::new();
-            if let Some((regs, occ)) = fix::registers_for(arch, kernel, launch, 1) {
+            if let Some((regs, occ)) =
+                analysis_pair(analysis::registers_for_blocks(arch, kernel, launch, 1))
+            {
                 helps.push(format!(
                     "{regs} regs/thread (e.g. -maxrregcount={regs}) launches and gives {}",
                     occupancy_text(&occ)
@@ -275,7 +261,9 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
                 .div_ceil(u64::from(arch.sub_partitions))
                 * u64::from(arch.sub_partitions);
             let mut helps = Vec::new();
-            if let Some((regs, occ)) = fix::registers_for(arch, kernel, launch, 1) {
+            if let Some((regs, occ)) =
+                analysis_pair(analysis::registers_for_blocks(arch, kernel, launch, 1))
+            {
                 helps.push(format!(
                     "{regs} regs/thread (e.g. __launch_bounds__({threads}, 1)) launches and gives {}",
                     occupancy_text(&occ)
@@ -478,7 +466,8 @@ fn low_occupancy(cx: &Context<'_>) -> Option<Finding> {
     );
     if let Some(wanted) = wanted {
         if binding.contains(Resource::Registers)
-            && let Some((regs, new)) = fix::registers_for(arch, kernel, launch, wanted)
+            && let Some((regs, new)) =
+                analysis_pair(analysis::registers_for_blocks(arch, kernel, launch, wanted))
         {
             helps.push(format!(
                 "{regs} regs/thread (e.g. __launch_bounds__({}, {})) gives {}",
@@ -504,7 +493,7 @@ fn low_occupancy(cx: &Context<'_>) -> Option<Finding> {
                     ));
                 }
             } else if let Some((bytes_fit, new)) =
-                fix::static_smem_for(arch, kernel, launch, wanted)
+                analysis_pair(analysis::smem_for_blocks(arch, kernel, launch, wanted))
             {
                 helps.push(format!(
                     "{} of static shared memory per block gives {}",
@@ -514,7 +503,8 @@ fn low_occupancy(cx: &Context<'_>) -> Option<Finding> {
             }
         }
         if binding.contains(Resource::Barriers)
-            && let Some((barriers, new)) = fix::barriers_for(arch, kernel, launch, wanted)
+            && let Some((barriers, new)) =
+                analysis_pair(analysis::barriers_for_blocks(arch, kernel, launch, wanted))
         {
             helps.push(format!(
                 "barriers = {barriers} gives {}",
@@ -681,8 +671,15 @@ fn partial_warp(cx: &Context<'_>) -> Option<Finding> {
 // ---------------------------------------------------------------------------------------
 // Shared wording
 
+/// An analysis search's answer as `(value, occupancy)`; an engine error counts as no fix.
+pub(super) fn analysis_pair<T>(
+    result: Result<Option<Change<T>>, OccupancyError>,
+) -> Option<(T, Occupancy)> {
+    result.ok().flatten().map(|c| (c.value, c.occupancy))
+}
+
 /// `256 threads` or `(16, 16) = 256 threads`.
-fn block_text(block: crate::occupancy::BlockDim, threads: u64) -> String {
+pub(super) fn block_text(block: crate::occupancy::BlockDim, threads: u64) -> String {
     if block.y == 1 && block.z == 1 {
         format!("{threads} threads")
     } else {
@@ -691,7 +688,7 @@ fn block_text(block: crate::occupancy::BlockDim, threads: u64) -> String {
 }
 
 /// `75% (6 blocks/SM, 48 of 64 warps)`.
-fn occupancy_text(occ: &Occupancy) -> String {
+pub(super) fn occupancy_text(occ: &Occupancy) -> String {
     format!(
         "{} ({}/SM, {} of {} warps)",
         percent(occ.active_warps_per_sm(), occ.max_warps_per_sm),
@@ -702,11 +699,11 @@ fn occupancy_text(occ: &Occupancy) -> String {
 }
 
 /// `1 block`, `6 blocks`.
-fn count(n: u32, noun: &str) -> String {
+pub(super) fn count(n: u32, noun: &str) -> String {
     count64(n.into(), noun)
 }
 
-fn count64(n: u64, noun: &str) -> String {
+pub(super) fn count64(n: u64, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {

@@ -38,13 +38,46 @@ use core::fmt;
 use crate::arch::Target;
 use crate::occupancy::{Kernel, Launch, Occupancy, OccupancyError, occupancy};
 
+/// Declares a lint: its doc comment is both the rustdoc of the `static` and its
+/// [`Lint::docs`].
+macro_rules! declare_lint {
+    (
+        $(#[doc = $doc:literal])*
+        pub static $NAME:ident = Lint {
+            name: $name:literal,
+            default_level: $level:expr,
+            configurable: $configurable:expr,
+            scope: $scope:expr,
+            summary: $summary:literal,
+            check: $check:path $(,)?
+        };
+    ) => {
+        $(#[doc = $doc])*
+        pub static $NAME: Lint = Lint {
+            name: $name,
+            default_level: $level,
+            configurable: $configurable,
+            scope: $scope,
+            summary: $summary,
+            docs: concat!($($doc, "\n"),*),
+            check: $check,
+        };
+    };
+}
+
+mod artifact;
 mod fix;
 mod floor;
 pub mod konst;
 mod lints;
+mod steps;
+mod waves;
 
+pub use artifact::{LAUNCH_BOUNDS_MISMATCH, REGISTER_SPILL};
 pub use floor::{FloorError, MinOccupancy};
 pub use lints::{LAUNCH_IMPOSSIBLE, LOW_OCCUPANCY, PARTIAL_WARP};
+pub use steps::{BARRIER_LIMIT, BLOCK_LIMIT, CARVEOUT_LIMIT, REGISTER_STEP, SMEM_STEP};
+pub use waves::{CLUSTER_LIMIT, TAIL_EFFECT, UNDERSIZED_GRID};
 
 /// How a lint's findings are reported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -135,7 +168,21 @@ impl PartialEq for Lint {
 impl Eq for Lint {}
 
 /// Every lint, in the order findings are reported.
-pub static LINTS: &[&Lint] = &[&LAUNCH_IMPOSSIBLE, &LOW_OCCUPANCY, &PARTIAL_WARP];
+pub static LINTS: &[&Lint] = &[
+    &LAUNCH_IMPOSSIBLE,
+    &LOW_OCCUPANCY,
+    &PARTIAL_WARP,
+    &REGISTER_STEP,
+    &SMEM_STEP,
+    &BLOCK_LIMIT,
+    &BARRIER_LIMIT,
+    &CARVEOUT_LIMIT,
+    &REGISTER_SPILL,
+    &LAUNCH_BOUNDS_MISMATCH,
+    &TAIL_EFFECT,
+    &UNDERSIZED_GRID,
+    &CLUSTER_LIMIT,
+];
 
 /// The candidate closest to `input` by Jaro-Winkler similarity, if above 0.8.
 pub fn closest<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {

@@ -18,6 +18,11 @@ fn texts(findings: &[Finding]) -> Vec<String> {
         .collect()
 }
 
+/// The findings of one lint only.
+fn only<'a>(lint: &Lint, findings: &'a [Finding]) -> Vec<&'a Finding> {
+    findings.iter().filter(|f| f.lint == lint).collect()
+}
+
 #[test]
 fn low_occupancy_registers() {
     // sm_90, 256 threads = 8 warps, 96 regs: 96 x 32 = 3072 per warp; 65536 / 4 = 16384 per
@@ -85,6 +90,10 @@ fn low_occupancy_shared_memory_and_carveout() {
         Launch::new(BlockDim::linear(256)).with_dynamic_smem(8 * 1024),
         MinOccupancy::DEFAULT,
     );
+    let findings: Vec<Finding> = only(&LOW_OCCUPANCY, &findings)
+        .into_iter()
+        .cloned()
+        .collect();
     assert_eq!(
         texts(&findings),
         [
@@ -128,6 +137,11 @@ fn low_occupancy_block_limit_suggests_a_block_size() {
         Launch::new(BlockDim::linear(32)),
         MinOccupancy::DEFAULT,
     );
+    // block_limit reports the same launch (see its own test).
+    let findings: Vec<Finding> = only(&LOW_OCCUPANCY, &findings)
+        .into_iter()
+        .cloned()
+        .collect();
     assert_eq!(
         texts(&findings),
         [
@@ -330,4 +344,499 @@ fn extreme_inputs_do_not_panic() {
             }
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Granularity, artifact and grid lints: each pinned where it must fire, with the exact
+// numbers of its help, and where it must not.
+
+/// The findings of one lint for a spec built by `edit` from a default spec (floor 0%, so
+/// that `low_occupancy` stays out of the way).
+fn lint_findings(
+    lint: &Lint,
+    targets: &[&str],
+    kernel: Kernel,
+    launch: Launch,
+    edit: impl FnOnce(&mut LaunchSpec<'_>),
+) -> Vec<Finding> {
+    let targets: Vec<Target> = targets.iter().map(|t| Target::parse(t).unwrap()).collect();
+    let mut spec = LaunchSpec {
+        min_occupancy: MinOccupancy::ZERO,
+        ..LaunchSpec::new("launch", &targets, kernel, launch)
+    };
+    edit(&mut spec);
+    check(&spec)
+        .into_iter()
+        .filter(|f| f.lint == lint)
+        .collect()
+}
+
+#[test]
+fn register_step_41_to_40_on_sm_80() {
+    // 41 x 32 = 1312 -> 1536 per warp: 16384 / 1536 = 10 warps x 4 / 8 = 5 blocks (62.5%).
+    // 40 x 32 = 1280: 12 warps x 4 / 8 = 6 blocks (75%).
+    let f = lint_findings(
+        &REGISTER_STEP,
+        &["sm_80"],
+        Kernel::new(41),
+        Launch::new(BlockDim::linear(256)),
+        |_| {},
+    );
+    assert_eq!(
+        texts(&f),
+        [
+            "register_step: launch on sm_80: 41 regs/thread is 1 register over a register allocation step: 40 give \
+          6 blocks/SM (75%) instead of 5 blocks/SM (62.5%)\n\
+          = note: registers are allocated per warp in units of 256: 41 x 32 = 1312 rounded up to 1536 per warp; \
+          40 x 32 = 1280\n\
+          = note: register budget for 256-thread blocks on sm_80: <= 32 regs: 8 blocks/SM (100%), <= 40 regs: \
+          6 blocks/SM (75%), <= 48 regs: 5 blocks/SM (62.5%)\n\
+          = help: -maxrregcount=40 or __launch_bounds__(256, 6) asks ptxas for at most 40 registers"
+        ]
+    );
+    assert_eq!(f[0].input, Input::Registers);
+    // 33 -> 32: 6 -> 8 blocks.
+    let f = lint_findings(
+        &REGISTER_STEP,
+        &["sm_80"],
+        Kernel::new(33),
+        Launch::new(BlockDim::linear(256)),
+        |_| {},
+    );
+    assert!(
+        f[0].message.contains("33 regs/thread is 1 register over"),
+        "{}",
+        f[0].message
+    );
+    assert!(
+        f[0].message
+            .contains("32 give 8 blocks/SM (100%) instead of 6 blocks/SM (75%)"),
+        "{}",
+        f[0].message
+    );
+    // 40 sits on a step (the next one is 8 registers down): silent at the default threshold,
+    // fires when the policy allows 8.
+    let at_step = || (Kernel::new(40), Launch::new(BlockDim::linear(256)));
+    let (k, l) = at_step();
+    assert!(lint_findings(&REGISTER_STEP, &["sm_80"], k, l, |_| {}).is_empty());
+    let (k, l) = at_step();
+    let f = lint_findings(&REGISTER_STEP, &["sm_80"], k, l, |s| {
+        s.thresholds.register_step_max_drop = 8
+    });
+    assert!(
+        f[0].message.contains("is 8 registers over"),
+        "{}",
+        f[0].message
+    );
+    // Registers do not bind (1024 threads, 16 regs: warp-limited): silent.
+    assert!(
+        lint_findings(
+            &REGISTER_STEP,
+            &["sm_80"],
+            Kernel::new(16),
+            Launch::new(BlockDim::linear(1024)),
+            |_| {}
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn smem_step_320_bytes_on_sm_86() {
+    // 50496 + 1024 = 51520 -> 51584 per block: 102400 / 51584 = 1 block (4 of 48 warps).
+    // 2 blocks need 51200 per block: 50176 B of static + dynamic, 320 B less.
+    let kernel = Kernel::new(32).with_opt_in(101376);
+    let f = lint_findings(
+        &SMEM_STEP,
+        &["sm_86"],
+        kernel,
+        Launch::new(BlockDim::linear(128)).with_dynamic_smem(50496),
+        |_| {},
+    );
+    assert_eq!(
+        texts(&f),
+        [
+            "smem_step: launch on sm_86: shared memory per block is 320 B over a step: 49 KiB of static + dynamic \
+          gives 2 blocks/SM (16.67%) instead of 1 block/SM (8.33%)\n\
+          = note: 0 B static + 50496 B dynamic + 1 KiB reserved, rounded up to 128 = 51584 B per block; 100 KiB \
+          carveout / 51584 B = 1 block; 2 blocks need at most 50 KiB per block\n\
+          = help: smem = 50176 (320 B less dynamic shared memory per block)"
+        ]
+    );
+    // 824 B over the step: beyond the default 512.
+    let f = lint_findings(
+        &SMEM_STEP,
+        &["sm_86"],
+        kernel,
+        Launch::new(BlockDim::linear(128)).with_dynamic_smem(51000),
+        |_| {},
+    );
+    assert!(f.is_empty());
+}
+
+#[test]
+fn block_limit_on_sm_86_and_sm_75() {
+    let f = lint_findings(
+        &BLOCK_LIMIT,
+        &["sm_86"],
+        Kernel::new(32),
+        Launch::new(BlockDim::linear(64)),
+        |_| {},
+    );
+    assert_eq!(
+        texts(&f),
+        [
+            "block_limit: launch on sm_86: 64-thread blocks hit the limit of 16 resident blocks per SM: 32 of 48 \
+          warps (66.67%)\n\
+          = note: sm_86 holds at most 16 blocks per SM: 16 x 2 warps = 32 of 48 warps\n\
+          = help: block = 96 gives 100% (16 blocks/SM, 48 of 48 warps)"
+        ]
+    );
+    // cc 7.5 (16 blocks, 32 warps): 32-thread blocks use half; 64 fill it.
+    let f = lint_findings(
+        &BLOCK_LIMIT,
+        &["sm_75"],
+        Kernel::new(32),
+        Launch::new(BlockDim::linear(32)),
+        |_| {},
+    );
+    assert_eq!(
+        f[0].helps,
+        ["block = 64 gives 100% (16 blocks/SM, 32 of 32 warps)"]
+    );
+    // 96 threads fill cc 8.6 exactly: silent.
+    assert!(
+        lint_findings(
+            &BLOCK_LIMIT,
+            &["sm_86"],
+            Kernel::new(32),
+            Launch::new(BlockDim::linear(96)),
+            |_| {}
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn barrier_limit_on_sm_90_only() {
+    // 64 barriers per SM / 16 = 4 blocks of 4 warps = 16 of 64 (25%); 12 barriers: 5 blocks.
+    let kernel = Kernel::new(32).with_barriers(16);
+    let f = lint_findings(
+        &BARRIER_LIMIT,
+        &["sm_90", "sm_80"],
+        kernel,
+        Launch::new(BlockDim::linear(128)),
+        |_| {},
+    );
+    assert_eq!(
+        texts(&f),
+        [
+            "barrier_limit: launch on sm_90: 16 barriers per block allow 4 blocks/SM (25%)\n\
+          = note: sm_90 has 64 block barriers per SM: 64 / 16 = 4 blocks\n\
+          = help: barriers = 12 (named barrier ids 0 to 11) gives 5 blocks/SM (31.25%)"
+        ]
+    );
+}
+
+#[test]
+fn carveout_limit_on_sm_90() {
+    // Field case 34: carveout 0% -> the 8 KiB carveout; 1 KiB reserved per block -> 8 blocks
+    // (50%); no preference -> 16 (100%); 4% (9338 B) snaps to 16 KiB, 3% (7004 B) to 8 KiB.
+    let kernel = Kernel::new(10).with_carveout(Carveout::Percent(0));
+    let f = lint_findings(
+        &CARVEOUT_LIMIT,
+        &["sm_90"],
+        kernel,
+        Launch::new(BlockDim::linear(128)),
+        |_| {},
+    );
+    assert_eq!(
+        texts(&f),
+        [
+            "carveout_limit: launch on sm_90: the carveout preference of 0% gives 8 blocks/SM (50%); the largest \
+          carveout gives 16 blocks/SM (100%)\n\
+          = note: 0% of 228 KiB is snapped up to the 8 KiB carveout: 8 KiB / 1 KiB per block = 8 blocks\n\
+          = help: carveout = 4% (or no preference) gives 16 blocks/SM (100%)"
+        ]
+    );
+    let kernel = Kernel::new(10).with_carveout(Carveout::Percent(4));
+    assert!(
+        lint_findings(
+            &CARVEOUT_LIMIT,
+            &["sm_90"],
+            kernel,
+            Launch::new(BlockDim::linear(128)),
+            |_| {}
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn register_spill_names_the_bytes_and_the_budget() {
+    // sm_90, 256 threads, 32 regs: 8 blocks (100%), the most at 32 regs; one step down,
+    // 6 blocks (75%) allow 40 regs.
+    let spills = |s: &mut LaunchSpec<'_>| {
+        s.artifact = ArtifactFacts {
+            spill_store_bytes: Some(352),
+            spill_load_bytes: Some(380),
+            local_bytes: Some(192),
+            min_blocks_per_sm: Some(8),
+        }
+    };
+    let f = lint_findings(
+        &REGISTER_SPILL,
+        &["sm_90"],
+        Kernel::new(32),
+        Launch::new(BlockDim::linear(256)),
+        spills,
+    );
+    assert_eq!(
+        texts(&f),
+        [
+            "register_spill: launch on sm_90: the kernel spills registers: 352 B of spill stores and 380 B of spill \
+          loads per thread\n\
+          = note: at 32 regs/thread the launch gets 100% (8 blocks/SM, 64 of 64 warps); spills trade that \
+          occupancy for local-memory traffic through L1 and L2\n\
+          = help: one step down, 6 blocks/SM (75%) allow 40 regs/thread (__launch_bounds__(256, 6)): fewer spills \
+          at lower occupancy; measure both"
+        ]
+    );
+    // 36 regs spilling at 6 blocks: up to 40 keep 6.
+    let f = lint_findings(
+        &REGISTER_SPILL,
+        &["sm_90"],
+        Kernel::new(36),
+        Launch::new(BlockDim::linear(256)),
+        spills,
+    );
+    assert_eq!(
+        f[0].helps,
+        [
+            "up to 40 regs/thread keep 6 blocks/SM (75%): let ptxas use them (-maxrregcount=40 or \
+          __launch_bounds__(256, 6)) instead of spilling"
+        ]
+    );
+    // A stack frame with no spills (a local array): silent. Unknown spills: said so.
+    let frame = |spills: Option<u32>| {
+        move |s: &mut LaunchSpec<'_>| {
+            s.artifact = ArtifactFacts {
+                spill_store_bytes: spills,
+                spill_load_bytes: spills,
+                local_bytes: Some(64),
+                min_blocks_per_sm: None,
+            }
+        }
+    };
+    assert!(
+        lint_findings(
+            &REGISTER_SPILL,
+            &["sm_90"],
+            Kernel::new(32),
+            Launch::new(BlockDim::linear(256)),
+            frame(Some(0))
+        )
+        .is_empty()
+    );
+    let f = lint_findings(
+        &REGISTER_SPILL,
+        &["sm_90"],
+        Kernel::new(32),
+        Launch::new(BlockDim::linear(256)),
+        frame(None),
+    );
+    assert!(f[0].message.ends_with("the kernel uses 64 B of local memory per thread (stack frame); the artifact does not say how much of it is register spills"), "{}", f[0].message);
+    // No artifact facts (literal regs): silent.
+    assert!(
+        lint_findings(
+            &REGISTER_SPILL,
+            &["sm_90"],
+            Kernel::new(32),
+            Launch::new(BlockDim::linear(256)),
+            |_| {}
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn launch_bounds_mismatch_when_min_blocks_are_not_reached() {
+    // __launch_bounds__(256, 4) on sm_86 with 48 KiB dynamic: 49152 + 1024 = 50176 per block
+    // -> 102400 / 50176 = 2 blocks. 4 blocks: 102400 / 4 = 25600 - 1024 = 24576 B.
+    let kernel = Kernel::new(32).with_max_threads(256).with_opt_in(49152);
+    let launch = Launch::new(BlockDim::linear(256)).with_dynamic_smem(49152);
+    let with_bounds = |s: &mut LaunchSpec<'_>| s.artifact.min_blocks_per_sm = Some(4);
+    let f = lint_findings(
+        &LAUNCH_BOUNDS_MISMATCH,
+        &["sm_86"],
+        kernel,
+        launch,
+        with_bounds,
+    );
+    assert_eq!(
+        texts(&f),
+        [
+            "launch_bounds_mismatch: launch on sm_86: the kernel's __launch_bounds__(256, 4) asks for 4 blocks per \
+          SM, this launch gets 2\n\
+          = note: this launch is limited by shared memory: 33.33% (2 blocks/SM, 16 of 48 warps)\n\
+          = help: at most 24576 B of static + dynamic shared memory per block reaches 4 blocks\n\
+          = help: or compile with __launch_bounds__(256, 2): ptxas may then use more registers per thread"
+        ]
+    );
+    // 4 blocks reached: silent.
+    let launch = Launch::new(BlockDim::linear(256)).with_dynamic_smem(24576);
+    assert!(
+        lint_findings(
+            &LAUNCH_BOUNDS_MISMATCH,
+            &["sm_86"],
+            kernel,
+            launch,
+            with_bounds
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn tail_effect_and_undersized_grid_on_named_gpus() {
+    // H100: 8 blocks of 256 threads per SM x 132 SMs = 1056 at a time; 1300 blocks = 1 wave
+    // + 244: the tail idles 812 / 1056 of its slots, over 2 waves = 38.45% of the launch.
+    let grid = |n: u64| move |s: &mut LaunchSpec<'_>| s.grid_blocks = Some(n);
+    let f = lint_findings(
+        &TAIL_EFFECT,
+        &["H100", "sm_90"],
+        Kernel::new(32),
+        Launch::new(BlockDim::linear(256)),
+        grid(1300),
+    );
+    assert_eq!(
+        texts(&f),
+        [
+            "tail_effect: launch on H100 80GB HBM3: a grid of 1300 blocks runs 1.23 waves: the last wave fills 244 of \
+          1056 block slots, 38.45% of the launch's block slots idle\n\
+          = note: 1056 blocks at a time: 8/SM x 132 SMs on H100 80GB HBM3\n\
+          = help: a grid of 1056 or 2112 blocks is a whole number of waves (more or less work per block), or loop \
+          over the work with a grid of 1056 (grid-stride)"
+        ]
+    );
+    // 100000 blocks = 94.7 waves: the tail wastes 0.32%.
+    assert!(
+        lint_findings(
+            &TAIL_EFFECT,
+            &["H100"],
+            Kernel::new(32),
+            Launch::new(BlockDim::linear(256)),
+            grid(100_000)
+        )
+        .is_empty()
+    );
+    // Field case 30: one 32x32 block on a V100 (80 SMs, 2 blocks of 1024 per SM).
+    let f = lint_findings(
+        &UNDERSIZED_GRID,
+        &["V100"],
+        Kernel::new(32),
+        Launch::new(BlockDim::new(32, 32, 1)),
+        grid(1),
+    );
+    assert_eq!(
+        texts(&f),
+        [
+            "undersized_grid: launch on Tesla V100-SXM2-16GB: a grid of 1 block cannot fill the GPU once (0.63% of a \
+          wave)\n\
+          = note: 160 blocks at a time: 2/SM x 80 SMs on Tesla V100-SXM2-16GB\n\
+          = note: 79 of 80 SMs get no block\n\
+          = help: at least 80 blocks give every SM one, 160 fill the GPU: split the work into more blocks"
+        ]
+    );
+    // A grid under a wave is undersized, not a tail; no grid or no GPU name: silent.
+    assert!(
+        lint_findings(
+            &TAIL_EFFECT,
+            &["V100"],
+            Kernel::new(32),
+            Launch::new(BlockDim::new(32, 32, 1)),
+            grid(1)
+        )
+        .is_empty()
+    );
+    assert!(
+        lint_findings(
+            &UNDERSIZED_GRID,
+            &["sm_70"],
+            Kernel::new(32),
+            Launch::new(BlockDim::new(32, 32, 1)),
+            grid(1)
+        )
+        .is_empty()
+    );
+    assert!(
+        lint_findings(
+            &UNDERSIZED_GRID,
+            &["V100"],
+            Kernel::new(32),
+            Launch::new(BlockDim::new(32, 32, 1)),
+            |_| {}
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn cluster_limit_and_cluster_errors() {
+    use crate::cluster::Cluster;
+    // H200, one 256-thread block per SM (224 KiB dynamic): clusters of 16 hold 7 = 112
+    // blocks, 20 fewer than 132; clusters of 2 hold 66 = 132.
+    let kernel = Kernel::new(32).with_opt_in(229_376);
+    let launch = Launch::new(BlockDim::linear(256)).with_dynamic_smem(229_376);
+    let cluster = |n: u32| {
+        move |s: &mut LaunchSpec<'_>| s.cluster = Some(Cluster::linear(n).allow_non_portable())
+    };
+    let f = lint_findings(&CLUSTER_LIMIT, &["H200"], kernel, launch, cluster(16));
+    assert_eq!(
+        f[0].message,
+        "launch on H200: clusters of 16 hold 7 x 16 = 112 blocks at a time, 20 fewer than the 132 of a plain launch \
+         (1/SM x 132 SMs)"
+    );
+    assert!(lint_findings(&CLUSTER_LIMIT, &["H200"], kernel, launch, cluster(2)).is_empty());
+    // Bare sm_90, 128-thread blocks: 16 resident plain, 8 for a cluster launch.
+    let f = lint_findings(
+        &CLUSTER_LIMIT,
+        &["sm_90"],
+        Kernel::new(32),
+        Launch::new(BlockDim::linear(128)),
+        cluster(2),
+    );
+    assert_eq!(
+        f[0].message,
+        "launch on sm_90: a cluster launch holds 8 blocks per SM, the plain launch 16"
+    );
+    // Clusters on cc 8.0, or 16 without the non-portable attribute: the launch fails.
+    let f = lint_findings(
+        &LAUNCH_IMPOSSIBLE,
+        &["sm_80"],
+        Kernel::new(32),
+        Launch::new(BlockDim::linear(128)),
+        cluster(2),
+    );
+    assert_eq!(f[0].input, Input::Cluster);
+    assert!(
+        f[0].message
+            .contains("compute capability 8.0 has no thread-block clusters"),
+        "{}",
+        f[0].message
+    );
+    let portable = |s: &mut LaunchSpec<'_>| s.cluster = Some(Cluster::linear(16));
+    let f = lint_findings(
+        &LAUNCH_IMPOSSIBLE,
+        &["sm_90"],
+        Kernel::new(32),
+        Launch::new(BlockDim::linear(128)),
+        portable,
+    );
+    assert_eq!(f.len(), 1);
+    assert!(
+        f[0].helps[0].contains("NON_PORTABLE_CLUSTER_SIZE_ALLOWED"),
+        "{:?}",
+        f[0].helps
+    );
 }

@@ -1,17 +1,17 @@
 //! Finding and reading the crate's policy file.
 //!
-//! The file is `$CARGO_MANIFEST_DIR/occupancy.toml`, or the path in `$OCCUPANCY_POLICY`
-//! (absolute, or relative to `$CARGO_MANIFEST_DIR`) when that is set and not empty. No file:
-//! the built-in defaults ([`Policy::default`]). The expansion tells cargo about both (an
-//! `include_bytes!` of the file, an `option_env!` of the variable) so that the crate is
-//! rebuilt when either changes.
+//! The file is `<crate>/occupancy.toml`, or the path in `$OCCUPANCY_POLICY` (absolute, or
+//! relative to the crate) when that is set and not empty. No file: the built-in defaults
+//! ([`Policy::default`]). The expansion tells cargo about both (an `include_bytes!` of the
+//! file, an `option_env!` of the variable) so that the crate is rebuilt when either changes.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use occupancy_core::policy::Policy;
 use proc_macro2::Span;
 use syn::Error;
 
+use crate::Env;
 use crate::errors::Errors;
 
 /// A policy and the file it came from.
@@ -21,24 +21,16 @@ pub(crate) struct Loaded {
     pub(crate) file: Option<PathBuf>,
 }
 
-/// Reads the policy for the crate being compiled.
+/// Reads the policy for the crate `env` describes.
 ///
 /// # Errors
 ///
 /// An unreadable file named by `OCCUPANCY_POLICY`, or any problem in the file (each with
 /// the file, line, column and key), on `span` (the attribute).
-pub(crate) fn load(span: Span) -> Result<Loaded, Error> {
-    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
-    let from_env = std::env::var_os(Policy::ENV_VAR).filter(|v| !v.is_empty());
-    let (path, required) = match (from_env, &manifest_dir) {
-        (Some(value), dir) => {
-            let path = PathBuf::from(value);
-            let path = match dir {
-                Some(dir) if path.is_relative() => dir.join(path),
-                _ => path,
-            };
-            (path, true)
-        }
+pub(crate) fn load(env: &Env, span: Span) -> Result<Loaded, Error> {
+    let from_env = env.var(Policy::ENV_VAR).filter(|v| !v.is_empty());
+    let (path, required) = match (from_env, &env.crate_dir) {
+        (Some(value), _) => (env.resolve(PathBuf::from(value)), true),
         (None, Some(dir)) => (dir.join(Policy::FILE_NAME), false),
         (None, None) => {
             return Ok(Loaded {
@@ -70,7 +62,7 @@ pub(crate) fn load(span: Span) -> Result<Loaded, Error> {
             ));
         }
     };
-    let shown = display(&path);
+    let shown = path.display().to_string();
     match Policy::from_toml(&text) {
         Ok(policy) => Ok(Loaded {
             policy,
@@ -85,8 +77,4 @@ pub(crate) fn load(span: Span) -> Result<Loaded, Error> {
             errors.finish(()).and(Err(generic))
         }
     }
-}
-
-fn display(path: &Path) -> String {
-    path.display().to_string()
 }

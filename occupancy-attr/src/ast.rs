@@ -8,7 +8,7 @@ use syn::{Expr, Ident, LitStr};
 /// A number the attribute was given: a literal (read now) or a constant expression (read by
 /// the compiler; the check then runs in a generated `const`).
 #[derive(Clone)]
-pub(crate) enum Value {
+pub enum Value {
     /// A literal, units applied (`8 KiB` -> 8192).
     Lit {
         /// The value.
@@ -22,17 +22,26 @@ pub(crate) enum Value {
 
 impl Value {
     /// The literal value, `None` for a constant expression.
-    pub(crate) fn literal(&self) -> Option<u32> {
+    pub fn literal(&self) -> Option<u32> {
         match self {
             Value::Lit { value, .. } => Some(*value),
             Value::Const(_) => None,
         }
     }
+
+    /// A literal with no span of its own (a default the attribute did not write).
+    pub fn unspanned(value: u32) -> Value {
+        Value::Lit {
+            value,
+            span: Span::call_site(),
+        }
+    }
 }
 
-/// `block = 256 | (16, 16) | (8, 8, 4) | BLOCK`: one to three dimensions.
+/// `block = 256 | (16, 16) | (8, 8, 4) | BLOCK`, and the same shapes for `grid` and
+/// `cluster`: one to three dimensions.
 #[derive(Clone)]
-pub(crate) struct Block {
+pub(crate) struct Dims {
     /// x, then y and z when given.
     pub(crate) dims: Vec<Value>,
 }
@@ -60,7 +69,7 @@ pub(crate) struct LevelArg {
 /// Everything the attribute was given. Each field is `None` when the key is absent.
 #[derive(Default)]
 pub(crate) struct Args {
-    pub(crate) block: Option<Arg<Block>>,
+    pub(crate) block: Option<Arg<Dims>>,
     pub(crate) smem: Option<Arg<Value>>,
     pub(crate) regs: Option<Arg<Value>>,
     pub(crate) static_smem: Option<Arg<Value>>,
@@ -70,12 +79,15 @@ pub(crate) struct Args {
     pub(crate) max_threads: Option<Arg<Value>>,
     pub(crate) target: Option<Arg<Vec<LitStr>>>,
     pub(crate) min_occupancy: Option<Arg<(MinOccupancy, Span)>>,
+    pub(crate) class: Option<Arg<LitStr>>,
+    pub(crate) grid: Option<Arg<Dims>>,
+    pub(crate) cluster: Option<Arg<Dims>>,
     pub(crate) levels: Vec<LevelArg>,
-    /// Reserved: resources from the build helper's manifest.
+    /// The compiled kernel's name: in the resource manifest, or in `cubin` / `fatbin`.
     pub(crate) kernel: Option<Arg<LitStr>>,
-    /// Reserved: resources from a cubin.
+    /// A cubin to read the resources from, relative to the crate.
     pub(crate) cubin: Option<Arg<LitStr>>,
-    /// Reserved: resources from a fatbin.
+    /// A fatbin to read the resources from, relative to the crate.
     pub(crate) fatbin: Option<Arg<LitStr>>,
     /// Every key written, valid or not (so that a malformed `regs` is not also reported
     /// missing).

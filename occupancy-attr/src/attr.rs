@@ -11,11 +11,11 @@ use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Error, Expr, ExprLit, ExprUnary, Ident, Lit, LitStr, Result, Token, UnOp, bracketed};
 
-use crate::ast::{Arg, Args, Block, LevelArg, Percent, Value};
+use crate::ast::{Arg, Args, Dims, LevelArg, Percent, Value};
 use crate::errors::Errors;
 
 /// Every key the attribute accepts, for "did you mean" and the unknown-key message.
-pub(crate) const KEYS: &[&str] = &[
+pub const KEYS: &[&str] = &[
     "block",
     "smem",
     "regs",
@@ -26,6 +26,9 @@ pub(crate) const KEYS: &[&str] = &[
     "max_threads",
     "target",
     "min_occupancy",
+    "class",
+    "grid",
+    "cluster",
     "allow",
     "warn",
     "deny",
@@ -128,7 +131,10 @@ fn parse_argument(input: ParseStream<'_>, args: &mut Args) -> Result<()> {
         ));
     }
     match name.as_str() {
-        "block" => args.block = Some(arg(key.clone(), parse_block(input)?)),
+        "block" => args.block = Some(arg(key.clone(), parse_dims(input, Shape::BLOCK)?)),
+        "grid" => args.grid = Some(arg(key.clone(), parse_dims(input, Shape::GRID)?)),
+        "cluster" => args.cluster = Some(arg(key.clone(), parse_dims(input, Shape::CLUSTER)?)),
+        "class" => args.class = Some(arg(key.clone(), parse_string(input, &name)?)),
         "smem" => args.smem = Some(arg(key.clone(), parse_bytes(input)?)),
         "static_smem" => args.static_smem = Some(arg(key.clone(), parse_bytes(input)?)),
         "opt_in" => args.opt_in = Some(arg(key.clone(), parse_bytes(input)?)),
@@ -164,6 +170,9 @@ fn is_set(args: &Args, name: &str) -> bool {
         "carveout" => args.carveout.is_some(),
         "target" => args.target.is_some(),
         "min_occupancy" => args.min_occupancy.is_some(),
+        "class" => args.class.is_some(),
+        "grid" => args.grid.is_some(),
+        "cluster" => args.cluster.is_some(),
         "kernel" => args.kernel.is_some(),
         "cubin" => args.cubin.is_some(),
         "fatbin" => args.fatbin.is_some(),
@@ -182,8 +191,32 @@ fn end(input: ParseStream<'_>, key: &Ident) -> Result<()> {
     }
 }
 
-/// `256`, `(16, 16)`, `(8, 8, 4)`, or a constant expression.
-fn parse_block(input: ParseStream<'_>) -> Result<Block> {
+/// What a one-to-three-dimensional value is called in messages, with examples.
+#[derive(Clone, Copy)]
+struct Shape {
+    /// `block`, `grid`, `cluster`.
+    name: &'static str,
+    /// How to write it: `256, (16, 16) or (8, 8, 4)`.
+    examples: &'static str,
+}
+
+impl Shape {
+    const BLOCK: Shape = Shape {
+        name: "block",
+        examples: "256, (16, 16) or (8, 8, 4)",
+    };
+    const GRID: Shape = Shape {
+        name: "grid",
+        examples: "1024, (64, 64) or (64, 64, 2)",
+    };
+    const CLUSTER: Shape = Shape {
+        name: "cluster",
+        examples: "2, (2, 1) or (2, 1, 1)",
+    };
+}
+
+/// `256`, `(16, 16)`, `(8, 8, 4)`, or a constant expression; every literal at least 1.
+fn parse_dims(input: ParseStream<'_>, shape: Shape) -> Result<Dims> {
     let is_group = input.cursor().group(Delimiter::Parenthesis).is_some();
     if is_group {
         let fork = input.fork();
@@ -196,26 +229,31 @@ fn parse_block(input: ParseStream<'_>) -> Result<Block> {
                 return Err(Error::new(
                     paren.span.join(),
                     format!(
-                        "a block has 1 to 3 dimensions, found {}: write 256, (16, 16) or (8, 8, 4)",
-                        dims.len()
+                        "a {} has 1 to 3 dimensions, found {}: write {}",
+                        shape.name,
+                        dims.len(),
+                        shape.examples
                     ),
                 ));
             }
             let dims: Vec<Value> = dims.into_iter().collect();
-            check_dims(&dims)?;
-            return Ok(Block { dims });
+            check_dims(&dims, shape)?;
+            return Ok(Dims { dims });
         }
     }
     let value = parse_count(input)?;
-    check_dims(std::slice::from_ref(&value))?;
-    Ok(Block { dims: vec![value] })
+    check_dims(std::slice::from_ref(&value), shape)?;
+    Ok(Dims { dims: vec![value] })
 }
 
-fn check_dims(dims: &[Value]) -> Result<()> {
+fn check_dims(dims: &[Value], shape: Shape) -> Result<()> {
     let mut errors = Errors::default();
     for dim in dims {
         if let Value::Lit { value: 0, span } = dim {
-            errors.push(Error::new(*span, "a block dimension must be at least 1"));
+            errors.push(Error::new(
+                *span,
+                format!("a {} dimension must be at least 1", shape.name),
+            ));
         }
     }
     errors.finish(())

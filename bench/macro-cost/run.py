@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Macro cost: `cargo check` time of a crate with 200 launch wrappers, annotated with
+`#[occupancy::check]`, with a minimal identity attribute (parses the function with syn and
+re-emits it), and with no attribute. Prints the added milliseconds per wrapper of each.
+
+    python3 bench/macro-cost/run.py [--wrappers 200] [--runs 7]
+
+Each variant is a generated crate in target/macro-cost/ sharing one target directory (the
+dependencies are built once, before timing). A timed run touches the crate's lib.rs and
+runs `cargo check` with incremental compilation off, so that only that crate is checked and
+every attribute expands again; the median of the runs is reported.
+"""
+
+import argparse
+import os
+import pathlib
+import statistics
+import subprocess
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+WORK = ROOT / "target" / "macro-cost"
+
+
+def wrapper(i, attribute):
+    block = [128, 256, 512, 1024][i % 4]
+    regs = [16, 24, 32][i % 3]
+    attr = {
+        "ours": f'#[occupancy::check(block = {block}, regs = {regs}, target = ["sm_80", "sm_90", "sm_86"])]\n',
+        "identity": "#[identity_attr::identity]\n",
+        "none": "",
+    }[attribute]
+    return (
+        f"/// Launch wrapper {i}.\n{attr}pub fn launch_{i}(n: u32, x: &mut [f32], a: f32) -> u32 {{\n"
+        f"    for v in x.iter_mut() {{ *v *= a; }}\n"
+        f"    n.div_ceil({block})\n}}\n\n"
+    )
+
+
+def make_crate(attribute, wrappers):
+    crate = WORK / f"gen-{attribute}"
+    (crate / "src").mkdir(parents=True, exist_ok=True)
+    deps = {
+        "ours": f'occupancy = {{ path = "{ROOT}" }}\n',
+        "identity": f'identity-attr = {{ path = "{ROOT / "bench/macro-cost/identity"}" }}\n',
+        "none": "",
+    }[attribute]
+    (crate / "Cargo.toml").write_text(
+        f'[package]\nname = "gen-{attribute}"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n\n'
+        f"[dependencies]\n{deps}\n[workspace]\n"
+    )
+    # A policy that allows nothing the wrappers trigger, so all three variants compile alike.
+    (crate / "occupancy.toml").write_text('min_occupancy = "0%"\n')
+    body = "#![deny(warnings)]\n//! Generated.\n\n" + "".join(wrapper(i, attribute) for i in range(wrappers))
+    (crate / "src" / "lib.rs").write_text(body)
+    return crate
+
+
+def check(crate, env):
+    (crate / "src" / "lib.rs").touch()
+    start = time.perf_counter()
+    subprocess.run(["cargo", "check", "-q", "--manifest-path", str(crate / "Cargo.toml")], env=env, check=True)
+    return time.perf_counter() - start
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--wrappers", type=int, default=200)
+    ap.add_argument("--runs", type=int, default=7)
+    args = ap.parse_args()
+    env = dict(os.environ, CARGO_TARGET_DIR=str(WORK / "target"), CARGO_INCREMENTAL="0")
+    crates = {a: make_crate(a, args.wrappers) for a in ("none", "identity", "ours")}
+    for crate in crates.values():
+        subprocess.run(["cargo", "check", "-q", "--manifest-path", str(crate / "Cargo.toml")], env=env, check=True)
+    times = {a: [] for a in crates}
+    for _ in range(args.runs):
+        for a, crate in crates.items():  # interleaved, so drift hits every variant alike
+            times[a].append(check(crate, env))
+    median = {a: statistics.median(t) for a, t in times.items()}
+    print(f"cargo check of {args.wrappers} wrappers, median of {args.runs} runs:")
+    for a in crates:
+        spread = max(times[a]) - min(times[a])
+        print(f"  {a:<9} {median[a] * 1000:8.1f} ms  (spread {spread * 1000:.1f} ms)")
+    per = lambda a: (median[a] - median["none"]) * 1000 / args.wrappers
+    print(f"added per wrapper: identity {per('identity'):.3f} ms, occupancy::check {per('ours'):.3f} ms "
+          f"({per('ours') / per('identity'):.2f}x the identity attribute)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,349 @@
+//! `cargo occupancy report` on the examples crate and on small fixture crates.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// Runs `cargo-occupancy occupancy report <args>` (as cargo runs it), with no manifest or
+/// policy from the environment: (exit code, stdout, stderr).
+fn report(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))
+        .arg("occupancy")
+        .arg("report")
+        .args(args)
+        .env_remove("OCCUPANCY_MANIFEST")
+        .env_remove("OCCUPANCY_POLICY")
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn json(args: &[&str]) -> (i32, Value) {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    let (code, stdout, stderr) = report(&all);
+    let value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}{stderr}"));
+    (code, value)
+}
+
+fn wrapper<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["wrappers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["wrapper"] == name)
+        .unwrap_or_else(|| panic!("no wrapper {name} in {report:#}"))
+}
+
+/// (target, percent, findings as `lint (level)`) of each target of a wrapper.
+fn rows(w: &Value) -> Vec<(String, f64, Vec<String>)> {
+    w["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let target = t["target"].as_str().unwrap().to_owned();
+            let findings = w["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|f| f["target"] == t["target"])
+                .map(|f| {
+                    format!(
+                        "{} ({})",
+                        f["lint"].as_str().unwrap(),
+                        f["level"].as_str().unwrap()
+                    )
+                })
+                .collect();
+            (target, t["occupancy_percent"].as_f64().unwrap(), findings)
+        })
+        .collect()
+}
+
+/// Every wrapper of the examples, with the committed manifest (the same numbers as a build
+/// with NVRTC 12.9): the warnings the build shows, and no failure.
+#[test]
+fn examples_list_every_wrapper() {
+    let examples = root().join("examples");
+    let manifest = examples.join("kernels.manifest.json");
+    let (code, stdout, stderr) = report(&[
+        examples.to_str().unwrap(),
+        "--kernel-manifest",
+        manifest.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let wrappers = [
+        ("examples/conv2d.rs", "launch_conv2d"),
+        ("examples/conv2d.rs", "launch_conv2d_20x20"),
+        ("examples/histogram.rs", "launch_histogram_partial"),
+        ("examples/histogram.rs", "launch_histogram_merge"),
+        ("examples/layernorm.rs", "launch_layernorm_rows"),
+        ("examples/reduce.rs", "launch_reduce_sum"),
+        ("examples/saxpy.rs", "launch_saxpy"),
+        ("examples/saxpy.rs", "launch_vector_add"),
+        ("examples/sgemm.rs", "launch_sgemm_tiled"),
+        ("examples/sgemm.rs", "launch_sgemm_128x128"),
+        ("examples/softmax.rs", "launch_softmax_rows"),
+        ("examples/softmax.rs", "launch_softmax_rows_cached"),
+        ("examples/transpose.rs", "launch_transpose"),
+    ];
+    for (file, name) in wrappers {
+        let line = stdout
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("{name} missing:\n{stdout}"));
+        assert!(line.starts_with(&format!("{file}:")), "{line}");
+    }
+    assert!(
+        stdout.contains(
+            "13 wrappers (13 evaluated, 0 with constants left to the compiler, 0 with errors): 0 \
+             deny-level findings, 5 warnings, 0 errors"
+        ),
+        "{stdout}"
+    );
+
+    let (code, report) = json(&[
+        examples.to_str().unwrap(),
+        "--kernel-manifest",
+        manifest.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(report["wrappers"].as_array().unwrap().len(), 13);
+    assert_eq!(report["manifest_origin"], "--kernel-manifest");
+    // vector_add, 64 threads: the 16-block limit of sm_86 leaves 32 of 48 warps.
+    let vector_add = rows(wrapper(&report, "launch_vector_add"));
+    let sm86 = vector_add.iter().find(|r| r.0 == "sm_86").unwrap();
+    assert!((sm86.1 - 200.0 / 3.0).abs() < 1e-9, "{sm86:?}");
+    assert_eq!(sm86.2, ["low_occupancy (warn)", "block_limit (warn)"]);
+    // transpose_tiled: 39 regs on sm_80 -> 75%, below its 80% floor; 100% elsewhere.
+    let transpose = rows(wrapper(&report, "launch_transpose"));
+    let percents: Vec<f64> = transpose.iter().map(|r| r.1).collect();
+    assert_eq!(percents, [100.0, 75.0, 100.0, 100.0, 100.0, 100.0, 100.0]);
+    let tiled = wrapper(&report, "launch_sgemm_tiled");
+    let b200 = &tiled["targets"][5];
+    assert_eq!(
+        (
+            b200["target"].as_str(),
+            b200["registers_per_thread"].as_u64(),
+            b200["cubin"].as_str()
+        ),
+        (Some("B200"), Some(80), Some("sm_100"))
+    );
+    assert_eq!(b200["occupancy_percent"], 37.5);
+    // The merge pass allows undersized_grid: in the JSON at level allow, not in the table.
+    let merge = wrapper(&report, "launch_histogram_merge");
+    let levels: Vec<&str> = merge["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["level"].as_str().unwrap())
+        .collect();
+    assert!(
+        !levels.is_empty() && levels.iter().all(|l| *l == "allow"),
+        "{levels:?}"
+    );
+}
+
+#[test]
+fn warnings_only_exit_zero_and_every_spelling_is_found() {
+    let (code, stdout, stderr) = report(&[fixture("report-warn").to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    // The policy's `manifest` is the one in effect (no build output for this crate).
+    assert!(
+        stdout.contains("resource manifest: no build output found; `kernel = ...` falls back to the policy's `manifest`, else kernels.manifest.json"),
+        "{stdout}"
+    );
+    let (code, report) = json(&[
+        "--manifest-path",
+        fixture("report-warn/Cargo.toml").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    let names: Vec<(&str, &str)> = report["wrappers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            (
+                w["location"].as_str().unwrap(),
+                w["wrapper"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("src/lib.rs:10", "launch_regs"),
+            ("src/lib.rs:14", "launch_min"),
+            ("src/lib.rs:18", "launch_plain"),
+            ("src/tiles.rs:7", "launch"),
+            ("examples/demo.rs:3", "launch_demo"),
+        ]
+    );
+    // `use occupancy::check` + `#[check]`, `block = BLOCK` with `const BLOCK: u32 = 2 * 128`:
+    // the manifest's k_regs, 52 and 46 registers.
+    let regs = wrapper(&report, "launch_regs");
+    assert_eq!(regs["kernel"], "k_regs");
+    assert_eq!(
+        rows(regs),
+        [
+            (
+                "sm_80".to_owned(),
+                50.0,
+                vec![
+                    "low_occupancy (warn)".to_owned(),
+                    "register_step (allow)".to_owned()
+                ]
+            ),
+            (
+                "sm_90".to_owned(),
+                62.5,
+                vec!["low_occupancy (warn)".to_owned()]
+            ),
+        ]
+    );
+    assert_eq!(
+        wrapper(&report, "launch_min")["constant_inputs"],
+        serde_json::json!(["block"])
+    );
+    // A method, its cubin relative to the crate: the sm_80 cubin on sm_86 too.
+    let tiles = wrapper(&report, "launch");
+    let cubins: Vec<&str> = tiles["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["cubin"].as_str().unwrap())
+        .collect();
+    assert_eq!(cubins, ["sm_80", "sm_80"]);
+    assert_eq!(tiles["findings"][0]["lint"], "partial_warp");
+    assert_eq!(tiles["findings"][0]["level"], "allow");
+    assert_eq!(rows(wrapper(&report, "launch_demo"))[0].1, 25.0);
+    assert_eq!(report["summary"]["deny"], 0);
+    assert_eq!(report["summary"]["warn"], 3);
+    assert_eq!(report["failed"], false);
+}
+
+#[test]
+fn deny_findings_and_errors_exit_one() {
+    let (code, stdout, stderr) = report(&[fixture("report-deny").to_str().unwrap()]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    let row = |name: &str| {
+        *lines
+            .iter()
+            .find(|l| l.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("{name}: {stdout}"))
+    };
+    assert!(row("launch_gemm").contains("25% (16/64 warps)"), "{stdout}");
+    assert!(
+        row("launch_gemm").ends_with("low_occupancy (deny)"),
+        "{stdout}"
+    );
+    assert!(
+        row("launch_wide").contains("0% (cannot launch)"),
+        "{stdout}"
+    );
+    assert!(
+        row("launch_wide").ends_with("launch_impossible (deny)"),
+        "{stdout}"
+    );
+    assert!(
+        row("launch_typo")
+            .ends_with("error: src/lib.rs:13:20: unknown key `blok`; did you mean `block`?"),
+        "{stdout}"
+    );
+    assert!(row("launch_ok").contains("100% (64/64 warps)"), "{stdout}");
+    assert!(
+        row("launch_bounded").contains("0% (cannot launch)  launch bounds"),
+        "{stdout}"
+    );
+    assert!(
+        row("launch_bounded").ends_with("launch_impossible (deny)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("5 wrappers (4 evaluated, 0 with constants left to the compiler, 1 with errors): 3 deny-level findings, 0 warnings, 1 error"),
+        "{stdout}"
+    );
+}
+
+/// Without --kernel-manifest, the newest `target/*/build/<package>-*/out/occupancy/manifest.json`.
+#[test]
+fn finds_the_newest_build_manifest() {
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-newest");
+    let _ = std::fs::remove_dir_all(&work);
+    let krate = work.join("crate");
+    std::fs::create_dir_all(krate.join("src")).unwrap();
+    std::fs::write(
+        krate.join("Cargo.toml"),
+        "[package]\nname = \"newest\"\nversion = \"0.0.0\"\nedition = \"2024\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        krate.join("src/lib.rs"),
+        "#[occupancy::check(kernel = \"k_plain\", block = 256, target = \"sm_90\")]\nfn launch() {}\n",
+    )
+    .unwrap();
+    let probe =
+        std::fs::read_to_string(root().join("tests/ui/fixtures/probe.manifest.json")).unwrap();
+    let with_regs = |regs: u32| {
+        let mut m: Value = serde_json::from_str(&probe).unwrap();
+        for k in m["kernels"].as_array_mut().unwrap() {
+            if k["name"] == "k_plain" {
+                k["registers_per_thread"] = regs.into();
+            }
+        }
+        m.to_string()
+    };
+    let write = |dir: &str, regs: u32| {
+        let out = work.join(dir).join("out/occupancy");
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("manifest.json"), with_regs(regs)).unwrap();
+    };
+    // In the crate's target/ and in a parent's; another package's is ignored.
+    write("crate/target/release/build/newest-0123abcd", 64);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write("target/debug/build/newest-89ef4567", 128);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write("target/debug/build/newest-extra-01234567", 200);
+    let (code, found) = json(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 0, "{found:#}");
+    assert_eq!(found["manifest_origin"], "the newest build");
+    assert!(
+        found["manifest"]
+            .as_str()
+            .unwrap()
+            .ends_with("target/debug/build/newest-89ef4567/out/occupancy/manifest.json"),
+        "{found:#}"
+    );
+    assert_eq!(
+        found["wrappers"][0]["targets"][0]["registers_per_thread"],
+        128
+    );
+    // 128 regs -> 4096 per warp -> 4 warps per sub-partition -> 16 / 8 = 2 blocks = 25%.
+    assert_eq!(
+        found["wrappers"][0]["targets"][0]["occupancy_percent"],
+        25.0
+    );
+
+    // Not a crate.
+    let (code, _, stderr) = report(&[work.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no Cargo.toml there"), "{stderr}");
+}

@@ -1,0 +1,386 @@
+//! The kernel's resources per target, from what the attribute names:
+//!
+//! - `kernel = "name"` alone: the resource manifest, looked for in this order:
+//!   1. `$OCCUPANCY_MANIFEST` (absolute, or relative to the crate): the build helper
+//!      (`occupancy_core::build::Kernels`) sets it for the crate through `cargo:rustc-env`,
+//!      pointing at `$OUT_DIR/occupancy/manifest.json`;
+//!   2. `$OUT_DIR/occupancy/manifest.json` when the crate has a build script;
+//!   3. the policy's `manifest = "path"` (relative to the crate);
+//!   4. `kernels.manifest.json` beside the crate's `Cargo.toml` (the committed fallback).
+//! - `cubin = "path"` / `fatbin = "path"` (relative to the crate): that file, with
+//!   `kernel = "name"` choosing among its kernels (optional when it holds only one).
+//!
+//! On each target the resources are those of the cubin the CUDA driver would load there:
+//! the same compute capability, else the highest lower one of the same major version (an
+//! `sm_80` cubin runs on 8.6), as [`Manifest::lookup`] does.
+
+use std::path::PathBuf;
+
+use occupancy_core::arch::Target;
+use occupancy_core::policy::Policy;
+use occupancy_core::resources::manifest::{LookupError, Manifest};
+use occupancy_core::resources::{InputKind, KernelResources, SmTarget, cubin, detect, fatbin};
+use proc_macro2::Span;
+use syn::{Error, LitStr};
+
+use crate::ast::{Arg, Args};
+use crate::errors::Errors;
+use crate::spec::{ManifestOrigin, Source, SourceKind};
+use crate::{Env, MANIFEST_VAR, OUT_DIR_MANIFEST};
+
+/// The resources found: where, and per target (in the order given).
+pub(crate) struct Resolved {
+    pub(crate) source: Source,
+    pub(crate) resources: Vec<KernelResources>,
+    /// The key to point at for the compiled kernel (`kernel`, else `cubin` / `fatbin`).
+    pub(crate) key_span: Span,
+}
+
+/// One target to find resources for: the target, the span of the string that named it, and
+/// whether the attribute named it (else the policy did: errors then go on the kernel).
+pub(crate) struct WantedTarget {
+    pub(crate) target: Target,
+    pub(crate) span: Span,
+    pub(crate) from_attribute: bool,
+}
+
+/// Reads the resources the attribute names, for every target. `None` when it names none, or
+/// on an error (pushed to `errors`).
+pub(crate) fn resolve(
+    args: &Args,
+    policy: &Policy,
+    env: &Env,
+    targets: &[WantedTarget],
+    errors: &mut Errors,
+) -> Option<Resolved> {
+    let binary = match (&args.cubin, &args.fatbin) {
+        (Some(_), Some(fatbin)) => {
+            errors.push(Error::new(
+                fatbin.key.span(),
+                "`cubin` and `fatbin` are two sources of the same resources: give one",
+            ));
+            return None;
+        }
+        (Some(cubin), None) => Some((SourceKind::Cubin, cubin)),
+        (None, Some(fatbin)) => Some((SourceKind::Fatbin, fatbin)),
+        (None, None) => None,
+    };
+    if let Some(kernel) = &args.kernel
+        && kernel.value.value().trim().is_empty()
+    {
+        errors.push(Error::new(
+            kernel.value.span(),
+            "the kernel name is empty: give the name of the `__global__` function",
+        ));
+        return None;
+    }
+    let (manifest, source, name_lit, key_span) = match binary {
+        Some((kind, file)) => {
+            let (path, manifest) = read_binary(kind, &file.value, env)
+                .map_err(|e| errors.push(e))
+                .ok()?;
+            let name = match &args.kernel {
+                Some(kernel) => kernel.value.value(),
+                None => only_kernel(&manifest, kind, &file.value)
+                    .map_err(|e| errors.push(e))
+                    .ok()?,
+            };
+            let source = Source {
+                kind,
+                kernel: name,
+                path,
+                shown: file.value.value(),
+            };
+            let key_span = args
+                .kernel
+                .as_ref()
+                .map_or(file.key.span(), |k| k.key.span());
+            let name_lit = args.kernel.as_ref().map_or(&file.value, |k| &k.value);
+            (manifest, source, name_lit, key_span)
+        }
+        None => {
+            let Arg { key, value } = args.kernel.as_ref()?;
+            let (path, origin, shown) = find_manifest(policy, env, value)
+                .map_err(|e| errors.push(e))
+                .ok()?;
+            let manifest = Manifest::load(&path)
+                .map_err(|e| {
+                    errors.push(Error::new(
+                        value.span(),
+                        format!("cannot use the resource manifest {shown}: {e}"),
+                    ));
+                })
+                .ok()?;
+            let source = Source {
+                kind: SourceKind::Manifest(origin),
+                kernel: value.value(),
+                path,
+                shown,
+            };
+            (manifest, source, value, key.span())
+        }
+    };
+
+    let mut resources = Vec::with_capacity(targets.len());
+    let mut missing = false;
+    for wanted in targets {
+        match manifest.lookup(&source.kernel, &arch_name(&wanted.target)) {
+            Ok(found) => resources.push(found.clone()),
+            Err(e) if !e.kernel_found => {
+                errors.push(Error::new(name_lit.span(), not_found(&e, &source)));
+                return None;
+            }
+            Err(_) => {
+                let span = if wanted.from_attribute {
+                    wanted.span
+                } else {
+                    name_lit.span()
+                };
+                errors.push(Error::new(
+                    span,
+                    no_cubin_for(&manifest, &wanted.target, &source),
+                ));
+                missing = true;
+            }
+        }
+    }
+    if missing {
+        return None;
+    }
+    Some(Resolved {
+        source,
+        resources,
+        key_span,
+    })
+}
+
+/// The name to look a target up by: `sm_90a` when the attribute wrote a suffix, else the
+/// compute capability (`sm_86` for `RTX 3090`).
+fn arch_name(target: &Target) -> String {
+    match target.gpu {
+        Some(_) => target.arch.sm.to_owned(),
+        None => target.to_string(),
+    }
+}
+
+/// Finds the manifest for `kernel = "..."` (the order is in the module docs).
+fn find_manifest(
+    policy: &Policy,
+    env: &Env,
+    kernel: &LitStr,
+) -> Result<(PathBuf, ManifestOrigin, String), Error> {
+    if let Some(value) = env.var(MANIFEST_VAR).filter(|v| !v.is_empty()) {
+        let path = env.resolve(PathBuf::from(value));
+        return Ok((path, ManifestOrigin::EnvVar, format!("${MANIFEST_VAR}")));
+    }
+    if let Some(out_dir) = env.var("OUT_DIR").filter(|v| !v.is_empty()) {
+        let path = PathBuf::from(out_dir).join(OUT_DIR_MANIFEST);
+        if path.is_file() {
+            return Ok((
+                path,
+                ManifestOrigin::OutDir,
+                format!("$OUT_DIR/{OUT_DIR_MANIFEST}"),
+            ));
+        }
+    }
+    if let Some(file) = &policy.manifest {
+        return Ok((env.resolve(file), ManifestOrigin::Policy, file.clone()));
+    }
+    let default = Policy::DEFAULT_MANIFEST;
+    match &env.crate_dir {
+        Some(dir) if dir.join(default).is_file() => Ok((
+            dir.join(default),
+            ManifestOrigin::Default,
+            default.to_owned(),
+        )),
+        dir => {
+            let place = dir
+                .as_ref()
+                .map_or_else(|| "the crate".to_owned(), |d| d.display().to_string());
+            Err(Error::new(
+                kernel.span(),
+                format!(
+                    "no resource manifest to read `{}` from: ${MANIFEST_VAR} is not set (a build \
+                     script calling occupancy_core::build::Kernels sets it) and there is no \
+                     {default} in {place} (or the policy's `manifest`); or give \
+                     `cubin = \"path\"`, `fatbin = \"path\"` or `regs = N`",
+                    kernel.value()
+                ),
+            ))
+        }
+    }
+}
+
+/// Reads a cubin or fatbin, relative to the crate; its kernels as a manifest.
+fn read_binary(kind: SourceKind, file: &LitStr, env: &Env) -> Result<(PathBuf, Manifest), Error> {
+    let written = file.value();
+    let what = match kind {
+        SourceKind::Cubin => "cubin",
+        _ => "fatbin",
+    };
+    if written.trim().is_empty() {
+        return Err(Error::new(
+            file.span(),
+            format!("the {what} path is empty: give a path relative to the crate"),
+        ));
+    }
+    let path = env.resolve(&written);
+    let bytes = std::fs::read(&path).map_err(|e| {
+        Error::new(
+            file.span(),
+            format!(
+                "cannot read the {what} `{written}` ({}): {e}; paths are relative to the \
+                 crate's directory",
+                lexical(&path).display()
+            ),
+        )
+    })?;
+    let fail = |e: occupancy_core::resources::ResourceError| {
+        Error::new(
+            file.span(),
+            format!("cannot read the {what} `{written}`: {e}"),
+        )
+    };
+    let kernels = match (kind, detect(&bytes)) {
+        (SourceKind::Cubin, Some(InputKind::Fatbin)) => {
+            return Err(Error::new(
+                file.span(),
+                format!("`{written}` is a fatbin, not a cubin: write `fatbin = \"{written}\"`"),
+            ));
+        }
+        (SourceKind::Cubin, _) => cubin::parse(&bytes).map_err(fail)?.kernels,
+        (_, Some(InputKind::Cubin)) => {
+            return Err(Error::new(
+                file.span(),
+                format!("`{written}` is a cubin, not a fatbin: write `cubin = \"{written}\"`"),
+            ));
+        }
+        (_, Some(InputKind::Fatbin)) => {
+            fatbin::kernels(&fatbin::parse(&bytes).map_err(fail)?).map_err(fail)?
+        }
+        (_, Some(InputKind::HostElf)) => {
+            fatbin::kernels(&fatbin::parse_host_elf(&bytes).map_err(fail)?).map_err(fail)?
+        }
+        (_, _) => {
+            return Err(Error::new(
+                file.span(),
+                format!(
+                    "cannot read the fatbin `{written}`: not a fatbin (no magic 0x{:08X}) nor a \
+                     host ELF with a .nv_fatbin section",
+                    fatbin::FATBIN_MAGIC
+                ),
+            ));
+        }
+    };
+    let mut manifest = Manifest::new(concat!("occupancy-attr ", env!("CARGO_PKG_VERSION")));
+    manifest.add_kernels(None, kernels);
+    let path = std::path::absolute(&path).unwrap_or(path);
+    Ok((path, manifest))
+}
+
+/// The name of the only kernel of a cubin or fatbin, or an error listing them.
+fn only_kernel(manifest: &Manifest, kind: SourceKind, file: &LitStr) -> Result<String, Error> {
+    let kernels = available(manifest);
+    let what = match kind {
+        SourceKind::Cubin => "cubin",
+        _ => "fatbin",
+    };
+    match kernels.as_slice() {
+        [(name, _)] => Ok(name.clone()),
+        [] => Err(Error::new(
+            file.span(),
+            format!("the {what} `{}` holds no kernel", file.value()),
+        )),
+        many => Err(Error::new(
+            file.span(),
+            format!(
+                "the {what} `{}` holds {} kernels: choose one with `kernel = \"...\"`: {}",
+                file.value(),
+                many.len(),
+                list(many)
+            ),
+        )),
+    }
+}
+
+/// Every kernel's display name with its architectures, sorted.
+fn available(manifest: &Manifest) -> Vec<(String, Vec<SmTarget>)> {
+    let mut out: Vec<(String, Vec<SmTarget>)> = Vec::new();
+    for k in &manifest.kernels {
+        let name = k.resources.display_name().to_owned();
+        match out.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, archs)) if !archs.contains(&k.resources.arch) => archs.push(k.resources.arch),
+            Some(_) => {}
+            None => out.push((name, vec![k.resources.arch])),
+        }
+    }
+    for (_, archs) in &mut out {
+        archs.sort();
+    }
+    out.sort();
+    out
+}
+
+/// `a (sm_80, sm_90), b (sm_80)`.
+fn list(kernels: &[(String, Vec<SmTarget>)]) -> String {
+    kernels
+        .iter()
+        .map(|(name, archs)| {
+            let archs: Vec<String> = archs.iter().map(SmTarget::to_string).collect();
+            format!("{name} ({})", archs.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn not_found(e: &LookupError, source: &Source) -> String {
+    let mut message = format!("no kernel `{}` in {}", e.kernel, source.describe());
+    if let Some(s) = &e.suggestion {
+        message.push_str(&format!(" (did you mean `{s}`?)"));
+    }
+    if e.available.is_empty() {
+        message.push_str(": it holds no kernel");
+    } else {
+        message.push_str(&format!("; it has: {}", list(&e.available)));
+    }
+    message
+}
+
+fn no_cubin_for(manifest: &Manifest, target: &Target, source: &Source) -> String {
+    let mut archs: Vec<SmTarget> = manifest
+        .kernels
+        .iter()
+        .map(|k| &k.resources)
+        .filter(|k| k.names().contains(&source.kernel.as_str()))
+        .map(|k| k.arch)
+        .collect();
+    archs.sort();
+    archs.dedup();
+    let archs: Vec<String> = archs.iter().map(SmTarget::to_string).collect();
+    format!(
+        "`{}` has no cubin that runs on {target} (compute capability {}) in {}: it was \
+         compiled for {} (the driver loads a cubin of the same compute capability, or of a \
+         lower one with the same major version)",
+        source.kernel,
+        target.arch.cc,
+        source.describe(),
+        archs.join(", ")
+    )
+}
+
+/// `path` with `.` and `..` components resolved by name (the file need not exist), for
+/// messages.
+fn lexical(path: &std::path::Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir if out.file_name().is_some() => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}

@@ -1,0 +1,353 @@
+//! Checks that need more than syntax: required keys, targets, lint levels, value ranges,
+//! kernel classes, clusters, and the compiled kernel's resources. Produces the [`Spec`]
+//! every front end works from, with the policy applied (attribute values win).
+
+use occupancy_core::arch::Target;
+use occupancy_core::cluster::{Cluster, ClusterDim};
+use occupancy_core::lint::{Input, KernelClass, closest};
+use proc_macro2::Span;
+use syn::{Error, Ident, Result};
+
+use crate::artifact::{self, WantedTarget};
+use crate::ast::{Arg, Args, Dims, Value};
+use crate::errors::Errors;
+use crate::policy::Loaded;
+use crate::spec::{SourceKind, Spec, TargetSpec};
+use crate::{Env, MANIFEST_VAR};
+
+/// Checks `args` against each other, the policy and the compiled kernel.
+///
+/// # Errors
+///
+/// Every problem, combined, each on its token.
+pub(crate) fn validate(
+    args: Args,
+    loaded: &Loaded,
+    env: &Env,
+    wrapper: &Ident,
+    attribute: Span,
+) -> Result<Spec> {
+    let policy = &loaded.policy;
+    let mut errors = Errors::default();
+    let mut keys = Vec::new();
+    let mut key = |input: Input, arg_key: &Ident| keys.push((input, arg_key.span()));
+
+    let block = match &args.block {
+        Some(Arg { key: k, value }) => {
+            key(Input::Block, k);
+            three(value)
+        }
+        None if written(&args, "block") => three_ones(),
+        None => {
+            errors.push(Error::new(
+                attribute,
+                "missing `block`: the threads per block of the launch, e.g. `block = 256` or \
+                 `block = (16, 16)`",
+            ));
+            three_ones()
+        }
+    };
+    let has_source = args.kernel.is_some() || args.cubin.is_some() || args.fatbin.is_some();
+    if args.regs.is_none()
+        && !has_source
+        && !["regs", "kernel", "cubin", "fatbin"]
+            .iter()
+            .any(|k| written(&args, k))
+    {
+        errors.push(Error::new(
+            attribute,
+            "missing the kernel's resources: `kernel = \"name\"` (from the build's resource \
+             manifest), `cubin = \"path\"`, `fatbin = \"path\"`, or `regs = N` (ptxas -v: \
+             `Used N registers`)",
+        ));
+    }
+    let mut optional = |arg: &Option<Arg<Value>>, input: Input| {
+        arg.as_ref().map(|Arg { key: k, value }| {
+            key(input, k);
+            value.clone()
+        })
+    };
+    let regs = optional(&args.regs, Input::Registers);
+    let smem = optional(&args.smem, Input::DynamicSmem).unwrap_or(Value::unspanned(0));
+    let static_smem = optional(&args.static_smem, Input::StaticSmem);
+    let barriers = optional(&args.barriers, Input::Barriers);
+    let max_threads = optional(&args.max_threads, Input::MaxThreads);
+    let opt_in = optional(&args.opt_in, Input::OptIn);
+    let carveout = args.carveout.as_ref().map(|Arg { key: k, value }| {
+        key(Input::Carveout, k);
+        value.value
+    });
+    let grid = args.grid.as_ref().map(|Arg { key: k, value }| {
+        key(Input::Grid, k);
+        three(value)
+    });
+
+    // Constants are evaluated in an item inside the body, where `Self` does not exist.
+    let grid_values = grid.iter().flatten();
+    for value in block
+        .iter()
+        .chain([&smem])
+        .chain(regs.iter())
+        .chain(static_smem.iter())
+        .chain(barriers.iter())
+        .chain(max_threads.iter())
+        .chain(opt_in.iter())
+        .chain(grid_values)
+    {
+        if let Value::Const(expr) = value
+            && let Some(token) = find_self(quote::ToTokens::to_token_stream(expr))
+        {
+            errors.push(Error::new(
+                token.span(),
+                "`Self` cannot be used in the attribute: the check is an item inside the \
+                 function; name the type instead (`Gemm::TILE`)",
+            ));
+        }
+    }
+
+    // Ranges the hardware and toolchain define (the lints handle everything else).
+    if let Some(Value::Lit { value, span }) = barriers
+        && value > 16
+    {
+        errors.push(Error::new(
+            span,
+            format!("{value} barriers: a block has at most 16 (named barriers 0 to 15)"),
+        ));
+    }
+    if let Some(Value::Lit { value, span }) = max_threads
+        && !(1..=1024).contains(&value)
+    {
+        errors.push(Error::new(
+            span,
+            format!("max_threads = {value}: `__launch_bounds__` takes 1 to 1024 threads per block"),
+        ));
+    }
+
+    // Targets: the attribute's, else the policy's.
+    let mut targets: Vec<WantedTarget> = Vec::new();
+    match &args.target {
+        Some(Arg { value, .. }) => {
+            for name in value {
+                match Target::parse(&name.value()) {
+                    Ok(target) if targets.iter().any(|t| t.target == target) => {
+                        errors.push(Error::new(
+                            name.span(),
+                            format!("target `{}` is listed twice", name.value()),
+                        ));
+                    }
+                    Ok(target) => targets.push(WantedTarget {
+                        target,
+                        span: name.span(),
+                        from_attribute: true,
+                    }),
+                    Err(e) => errors.push(Error::new(name.span(), e)),
+                }
+            }
+        }
+        None => targets.extend(policy.targets.iter().map(|t| WantedTarget {
+            target: *t,
+            span: attribute,
+            from_attribute: false,
+        })),
+    }
+
+    // The kernel class and the floor.
+    let class = args.class.as_ref().and_then(|Arg { value, .. }| {
+        let name = value.value();
+        match KernelClass::from_name(&name) {
+            Some(class) => Some(class),
+            None => {
+                let names = KernelClass::ALL.map(KernelClass::name);
+                let hint = match closest(&name, names) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => "expected `memory_bound`, `balanced` or `compute_bound`".to_owned(),
+                };
+                errors.push(Error::new(
+                    value.span(),
+                    format!("unknown kernel class `{name}`; {hint}"),
+                ));
+                None
+            }
+        }
+    });
+    let (min_occupancy, class) =
+        policy.floor(args.min_occupancy.as_ref().map(|arg| arg.value.0), class);
+
+    // The cluster: literal, and only where the targets have clusters.
+    let cluster = args
+        .cluster
+        .as_ref()
+        .and_then(|arg| cluster(arg, &targets, &mut errors));
+    if let Some(Arg { key: k, .. }) = &args.cluster {
+        key(Input::Cluster, k);
+    }
+
+    // Levels: the policy's, then the attribute's.
+    let mut levels = policy.lints.clone();
+    let mut seen: Vec<String> = Vec::new();
+    for level_arg in &args.levels {
+        let name = level_arg.lint.to_string();
+        if seen.contains(&name) {
+            errors.push(Error::new(
+                level_arg.lint.span(),
+                format!("`{name}` is given a level twice"),
+            ));
+            continue;
+        }
+        seen.push(name.clone());
+        if let Err(e) = levels.set(&name, level_arg.level) {
+            errors.push(Error::new(level_arg.lint.span(), e));
+        }
+    }
+
+    // The compiled kernel's resources, per target.
+    let resolved = artifact::resolve(&args, policy, env, &targets, &mut errors);
+    let mut tracked_files: Vec<std::path::PathBuf> = loaded.file.iter().cloned().collect();
+    let mut tracked_vars = vec![occupancy_core::policy::Policy::ENV_VAR];
+    let mut resources: Vec<_> = targets.iter().map(|_| None).collect();
+    let source = resolved.map(|resolved| {
+        keys.push((Input::Kernel, resolved.key_span));
+        tracked_files.push(resolved.source.path.clone());
+        if matches!(resolved.source.kind, SourceKind::Manifest(_)) {
+            tracked_vars.push(MANIFEST_VAR);
+        }
+        resources = resolved.resources.into_iter().map(Some).collect();
+        resolved.source
+    });
+
+    errors.finish(Spec {
+        wrapper: wrapper.to_string(),
+        targets: targets
+            .into_iter()
+            .zip(resources)
+            .map(|(wanted, resources)| TargetSpec {
+                target: wanted.target,
+                span: wanted.span,
+                resources,
+            })
+            .collect(),
+        min_occupancy,
+        class,
+        levels,
+        thresholds: policy.thresholds,
+        block,
+        smem,
+        regs,
+        static_smem,
+        barriers,
+        max_threads,
+        opt_in,
+        carveout,
+        grid,
+        cluster,
+        source,
+        tracked_files,
+        tracked_vars,
+        attribute,
+        keys,
+    })
+}
+
+/// `cluster = 2 | (2, 1) | (2, 1, 1)`: literal, on targets with clusters (cc 9.0+), within
+/// each target's largest cluster. A size above the portable maximum (8) is taken to come
+/// with `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` set by the wrapper.
+fn cluster(arg: &Arg<Dims>, targets: &[WantedTarget], errors: &mut Errors) -> Option<Cluster> {
+    let mut dims = [1u32; 3];
+    for (slot, value) in dims.iter_mut().zip(&arg.value.dims) {
+        match value {
+            Value::Lit { value, .. } => *slot = *value,
+            Value::Const(expr) => {
+                errors.push(Error::new_spanned(
+                    expr,
+                    "`cluster` takes literal numbers: 2, (2, 1) or (2, 1, 1)",
+                ));
+                return None;
+            }
+        }
+    }
+    let dim = ClusterDim::new(dims[0], dims[1], dims[2]);
+    let blocks = dim.blocks();
+    let without: Vec<String> = targets
+        .iter()
+        .filter(|t| t.target.arch.cluster_max_portable == 0)
+        .map(|t| format!("{} ({})", t.target, t.target.arch.cc))
+        .collect();
+    if !without.is_empty() {
+        errors.push(Error::new(
+            arg.key.span(),
+            format!(
+                "thread-block clusters need compute capability 9.0 or later; {} {} none: \
+                 remove `cluster` or {}",
+                without.join(", "),
+                if without.len() == 1 { "has" } else { "have" },
+                if without.len() == 1 {
+                    "that target"
+                } else {
+                    "those targets"
+                }
+            ),
+        ));
+        return None;
+    }
+    let mut portable = true;
+    for t in targets {
+        let arch = t.target.arch;
+        let max = arch.cluster_max_nonportable.max(arch.cluster_max_portable);
+        if blocks > u64::from(max) {
+            let why = if arch.cluster_max_nonportable == 0 {
+                format!(
+                    "the portable maximum is {}, and the non-portable maximum of {} is unknown",
+                    arch.cluster_max_portable, arch.sm
+                )
+            } else {
+                format!("the most {} allows is {max}", arch.sm)
+            };
+            errors.push(Error::new(
+                arg.key.span(),
+                format!(
+                    "a cluster of {blocks} blocks cannot launch on {}: {why}",
+                    t.target
+                ),
+            ));
+            return None;
+        }
+        portable &= blocks <= u64::from(arch.cluster_max_portable);
+    }
+    let cluster = Cluster::new(dim);
+    Some(if portable {
+        cluster
+    } else {
+        cluster.allow_non_portable()
+    })
+}
+
+/// x, y, z from one to three dimensions (missing ones are 1).
+fn three(dims: &Dims) -> [Value; 3] {
+    let mut values = dims.dims.iter().cloned();
+    [
+        values.next().unwrap_or(Value::unspanned(1)),
+        values.next().unwrap_or(Value::unspanned(1)),
+        values.next().unwrap_or(Value::unspanned(1)),
+    ]
+}
+
+fn three_ones() -> [Value; 3] {
+    [
+        Value::unspanned(1),
+        Value::unspanned(1),
+        Value::unspanned(1),
+    ]
+}
+
+/// The first `Self` in `tokens`, groups included.
+fn find_self(tokens: proc_macro2::TokenStream) -> Option<proc_macro2::Ident> {
+    tokens.into_iter().find_map(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) if ident == "Self" => Some(ident),
+        proc_macro2::TokenTree::Group(group) => find_self(group.stream()),
+        _ => None,
+    })
+}
+
+fn written(args: &Args, key: &str) -> bool {
+    args.written.iter().any(|k| k == key)
+}

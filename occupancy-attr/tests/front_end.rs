@@ -1,0 +1,422 @@
+//! The front end on real files: the manifest lookup order, per-target resources from a
+//! fatbin, overrides, the new keys, and that no input makes it panic.
+
+use std::path::{Path, PathBuf};
+
+use occupancy_attr::{Env, MANIFEST_VAR, ManifestOrigin, SourceKind, Spec, parse};
+use proc_macro2::{Span, TokenStream};
+use proptest::prelude::*;
+use quote::quote;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/ui/fixtures")
+}
+
+fn parse_with(args: TokenStream, env: &Env) -> Result<Spec, Vec<String>> {
+    let func: syn::ItemFn = syn::parse_quote!(
+        fn launch() {}
+    );
+    parse(args, &func.sig, Span::call_site(), env)
+        .map_err(|e| e.into_iter().map(|e| e.to_string()).collect())
+}
+
+fn err(args: TokenStream, env: &Env) -> Vec<String> {
+    match parse_with(args, env) {
+        Ok(_) => panic!("parsed without an error"),
+        Err(errors) => errors,
+    }
+}
+
+fn ok(args: TokenStream, env: &Env) -> Spec {
+    parse_with(args, env).unwrap_or_else(|e| panic!("{e:#?}"))
+}
+
+/// A scratch crate directory of its own under the target's tmp folder.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The probe manifest with k_plain's registers set to `regs` on every architecture.
+fn manifest_with_k_plain_regs(regs: u32) -> String {
+    let text = std::fs::read_to_string(fixtures().join("probe.manifest.json")).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for kernel in json["kernels"].as_array_mut().unwrap() {
+        if kernel["name"] == "k_plain" {
+            kernel["registers_per_thread"] = regs.into();
+        }
+    }
+    json.to_string()
+}
+
+fn regs_per_target(spec: &Spec) -> Vec<u32> {
+    (0..spec.targets.len())
+        .map(|i| spec.kernel(i).unwrap().registers_per_thread)
+        .collect()
+}
+
+#[test]
+fn manifest_lookup_order() {
+    let dir = scratch("manifest-order");
+    let args = || quote!(kernel = "k_plain", block = 256, target = ["sm_80", "sm_90"]);
+
+    // Nothing to read.
+    let errors = err(args(), &Env::new(&dir));
+    assert_eq!(errors.len(), 1);
+    assert!(
+        errors[0].starts_with("no resource manifest to read `k_plain` from"),
+        "{errors:?}"
+    );
+
+    // 4. kernels.manifest.json beside Cargo.toml: the probe's own numbers (10 and 12).
+    std::fs::copy(
+        fixtures().join("probe.manifest.json"),
+        dir.join("kernels.manifest.json"),
+    )
+    .unwrap();
+    let spec = ok(args(), &Env::new(&dir));
+    let source = spec.source.as_ref().unwrap();
+    assert_eq!(source.kind, SourceKind::Manifest(ManifestOrigin::Default));
+    assert_eq!(regs_per_target(&spec), [10, 12]);
+    assert_eq!(spec.tracked_files, [dir.join("kernels.manifest.json")]);
+    assert_eq!(spec.tracked_vars, ["OCCUPANCY_POLICY", MANIFEST_VAR]);
+
+    // 3. The policy's `manifest` wins over the default name; the policy file is tracked too.
+    std::fs::write(dir.join("policy.json"), manifest_with_k_plain_regs(77)).unwrap();
+    std::fs::write(dir.join("occupancy.toml"), "manifest = \"policy.json\"\n").unwrap();
+    let spec = ok(args(), &Env::new(&dir));
+    assert_eq!(
+        spec.source.as_ref().unwrap().kind,
+        SourceKind::Manifest(ManifestOrigin::Policy)
+    );
+    assert_eq!(regs_per_target(&spec), [77, 77]);
+    assert_eq!(
+        spec.tracked_files,
+        [dir.join("occupancy.toml"), dir.join("policy.json")]
+    );
+
+    // 2. $OUT_DIR/occupancy/manifest.json wins over the policy's.
+    std::fs::create_dir_all(dir.join("out/occupancy")).unwrap();
+    std::fs::write(
+        dir.join("out/occupancy/manifest.json"),
+        manifest_with_k_plain_regs(78),
+    )
+    .unwrap();
+    let env = Env::new(&dir).with_var("OUT_DIR", dir.join("out"));
+    let spec = ok(args(), &env);
+    assert_eq!(
+        spec.source.as_ref().unwrap().kind,
+        SourceKind::Manifest(ManifestOrigin::OutDir)
+    );
+    assert_eq!(regs_per_target(&spec), [78, 78]);
+
+    // 1. $OCCUPANCY_MANIFEST wins over everything (relative to the crate here).
+    std::fs::write(dir.join("env.json"), manifest_with_k_plain_regs(79)).unwrap();
+    let spec = ok(args(), &env.clone().with_var(MANIFEST_VAR, "env.json"));
+    assert_eq!(
+        spec.source.as_ref().unwrap().kind,
+        SourceKind::Manifest(ManifestOrigin::EnvVar)
+    );
+    assert_eq!(spec.source.as_ref().unwrap().path, dir.join("env.json"));
+    assert_eq!(regs_per_target(&spec), [79, 79]);
+
+    // A variable naming a missing file is an error, not a fall-through.
+    let errors = err(args(), &env.with_var(MANIFEST_VAR, "gone.json"));
+    assert!(
+        errors[0].starts_with(
+            "cannot use the resource manifest $OCCUPANCY_MANIFEST: cannot read resource manifest"
+        ),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn fatbin_resources_per_target() {
+    let env = Env::new(fixtures());
+    let spec = ok(
+        quote!(
+            fatbin = "probe.fatbin",
+            kernel = "k_regs",
+            block = 256,
+            target = ["sm_80", "sm_86", "H100"]
+        ),
+        &env,
+    );
+    // sm_86 runs the sm_80 cubin; the H100 (9.0) the sm_90a one.
+    let archs: Vec<String> = spec
+        .targets
+        .iter()
+        .map(|t| t.resources.as_ref().unwrap().arch.to_string())
+        .collect();
+    assert_eq!(archs, ["sm_80", "sm_80", "sm_90a"]);
+    assert_eq!(regs_per_target(&spec), [52, 52, 46]);
+    let evaluation = spec.evaluate().unwrap();
+    let percents: Vec<f64> = evaluation
+        .targets
+        .iter()
+        .map(|t| t.occupancy.as_ref().unwrap().percent())
+        .collect();
+    assert_eq!(percents[0], 50.0);
+    assert!((percents[1] - 200.0 / 3.0).abs() < 1e-9, "{percents:?}");
+    assert_eq!(percents[2], 62.5);
+    // 50%, 66.67% and 62.5% are not below the default 50% floor; 52 registers on sm_80 and
+    // sm_86 are 4 over the 48 that give a fifth block (register_step); on sm_90 the 46
+    // would have to drop to 40 (6, over the default 4).
+    let found: Vec<(&str, String)> = evaluation
+        .findings
+        .iter()
+        .map(|f| (f.lint.name, f.target.unwrap().to_string()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("register_step", "sm_80".to_owned()),
+            ("register_step", "sm_86".to_owned())
+        ]
+    );
+}
+
+#[test]
+fn artifact_facts_and_launch_bounds() {
+    let env = Env::new(fixtures()).with_var(MANIFEST_VAR, "probe.manifest.json");
+    let spec = ok(
+        quote!(kernel = "k_spill", block = 128, target = ["sm_80", "sm_90"]),
+        &env,
+    );
+    let facts: Vec<_> = (0..2).map(|i| spec.artifact(i)).collect();
+    assert_eq!(facts[0].spill_store_bytes, Some(480));
+    assert_eq!(facts[0].spill_load_bytes, Some(568));
+    assert_eq!(facts[1].spill_store_bytes, Some(484));
+    assert_eq!(facts[0].local_bytes, Some(192));
+    assert_eq!(facts[0].min_blocks_per_sm, None);
+
+    // k_bounds: __launch_bounds__(256, 2) (the minimum from the PTX the manifest was written with).
+    let spec = ok(
+        quote!(kernel = "k_bounds", block = 512, target = "sm_90"),
+        &env,
+    );
+    assert_eq!(spec.artifact(0).min_blocks_per_sm, Some(2));
+    assert_eq!(spec.kernel(0).unwrap().max_threads_per_block, Some(256));
+    let evaluation = spec.evaluate().unwrap();
+    // The driver's occupancy ignores launch bounds (4 blocks of 16 warps); the lint does not.
+    assert_eq!(
+        evaluation.targets[0]
+            .occupancy
+            .as_ref()
+            .unwrap()
+            .blocks_per_sm,
+        4
+    );
+    let finding = &evaluation.findings[0];
+    assert_eq!(finding.lint.name, "launch_impossible");
+    assert!(
+        finding.notes.iter().any(|n| n
+            == "k_bounds: 16 regs/thread, 1 KiB static shared memory, 1 barrier, \
+                __launch_bounds__(256, 2), from its sm_90 cubin in the resource manifest \
+                $OCCUPANCY_MANIFEST"),
+        "{:?}",
+        finding.notes
+    );
+
+    // Literal values override the artifact's, target by target.
+    let spec = ok(
+        quote!(
+            kernel = "k_bounds",
+            block = 512,
+            max_threads = 1024,
+            regs = 40,
+            static_smem = 0,
+            target = ["sm_80", "sm_90"]
+        ),
+        &env,
+    );
+    for i in 0..2 {
+        let kernel = spec.kernel(i).unwrap();
+        assert_eq!(
+            (
+                kernel.registers_per_thread,
+                kernel.static_smem_bytes,
+                kernel.max_threads_per_block
+            ),
+            (40, 0, Some(1024))
+        );
+    }
+    // A constant leaves the evaluation to the compiler.
+    let spec = ok(
+        quote!(kernel = "k_bounds", block = BLOCK, target = "sm_90"),
+        &env,
+    );
+    assert!(spec.evaluate().is_none());
+    assert_eq!(spec.const_inputs(), [occupancy_core::lint::Input::Block]);
+}
+
+#[test]
+fn grid_cluster_class_and_thresholds() {
+    let dir = scratch("new-keys");
+    std::fs::write(
+        dir.join("occupancy.toml"),
+        "class = \"compute_bound\"\n[thresholds]\nsmem_step_max_bytes = 256\n",
+    )
+    .unwrap();
+    let env = Env::new(&dir);
+    let spec = ok(
+        quote!(block = 256, regs = 32, grid = (64, 64), target = "sm_90"),
+        &env,
+    );
+    assert_eq!(spec.grid_blocks(), Some(4096));
+    assert_eq!(spec.min_occupancy.basis_points(), 2500);
+    assert_eq!(spec.class.map(|c| c.name()), Some("compute_bound"));
+    assert_eq!(spec.thresholds.smem_step_max_bytes, 256);
+    assert_eq!(spec.thresholds.register_step_max_drop, 4);
+
+    let spec = ok(
+        quote!(block = 256, regs = 32, grid = GRID, class = "memory_bound"),
+        &env,
+    );
+    assert_eq!(spec.grid_blocks(), None);
+    assert!(spec.const_inputs().is_empty());
+    assert_eq!(spec.min_occupancy.basis_points(), 6250);
+    assert!(spec.evaluate().is_some());
+
+    let spec = ok(
+        quote!(block = 128, regs = 32, cluster = (2, 2), target = "H200"),
+        &env,
+    );
+    let cluster = spec.cluster.unwrap();
+    assert_eq!(
+        (cluster.dim.blocks(), cluster.non_portable_allowed),
+        (4, false)
+    );
+    let spec = ok(
+        quote!(block = 128, regs = 32, cluster = 16, target = "sm_90"),
+        &env,
+    );
+    assert!(spec.cluster.unwrap().non_portable_allowed);
+
+    let errors = err(
+        quote!(
+            block = 256,
+            regs = 32,
+            cluster = 2,
+            class = "compute",
+            grid = (0, 1)
+        ),
+        &env,
+    );
+    assert_eq!(
+        errors,
+        [
+            "a grid dimension must be at least 1",
+            "unknown kernel class `compute`; did you mean `compute_bound`?",
+            "thread-block clusters need compute capability 9.0 or later; sm_80 (8.0) has none: \
+             remove `cluster` or that target",
+        ]
+    );
+}
+
+#[test]
+fn cubin_errors_name_the_problem() {
+    let env = Env::new(fixtures());
+    let errors = err(
+        quote!(
+            cubin = "truncated.sm_80.cubin",
+            kernel = "k_plain",
+            block = 256
+        ),
+        &env,
+    );
+    assert_eq!(
+        errors,
+        [
+            "cannot read the cubin `truncated.sm_80.cubin`: cubin: section headers: Invalid ELF section header offset/size/alignment"
+        ]
+    );
+    let errors = err(
+        quote!(
+            cubin = "probe.sm_80.cubin",
+            kernel = "k_plain",
+            block = 256,
+            target = ["sm_90", "sm_89"]
+        ),
+        &env,
+    );
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with("`k_plain` has no cubin that runs on sm_90 (compute capability 9.0) in the cubin probe.sm_80.cubin: it was compiled for sm_80"),
+        "{errors:?}"
+    );
+}
+
+/// Words and punctuation the attribute is made of, and some it is not.
+const VOCABULARY: &[&str] = &[
+    "block",
+    "regs",
+    "smem",
+    "kernel",
+    "cubin",
+    "fatbin",
+    "grid",
+    "cluster",
+    "class",
+    "target",
+    "min_occupancy",
+    "carveout",
+    "barriers",
+    "max_threads",
+    "opt_in",
+    "static_smem",
+    "allow",
+    "deny",
+    "low_occupancy",
+    "=",
+    ",",
+    "(",
+    ")",
+    "[",
+    "]",
+    "%",
+    "-",
+    "*",
+    "0",
+    "1",
+    "32",
+    "256",
+    "4294967295",
+    "99999999999",
+    "1.5",
+    "KiB",
+    "B",
+    "\"sm_90\"",
+    "\"sm_80\"",
+    "\"H100\"",
+    "\"k_plain\"",
+    "\"probe.sm_80.cubin\"",
+    "\"probe.fatbin\"",
+    "\"truncated.sm_80.cubin\"",
+    "\"probe.manifest.json\"",
+    "\"memory_bound\"",
+    "\"\"",
+    "Self",
+    "TILE",
+    "::",
+    "'a",
+    "true",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Any sequence of attribute-like tokens parses to a spec or to errors: never a panic.
+    #[test]
+    fn never_panics(words in proptest::collection::vec(proptest::sample::select(VOCABULARY), 0..24)) {
+        let text = words.join(" ");
+        if let Ok(tokens) = text.parse::<TokenStream>() {
+            let env = Env::new(fixtures()).with_var(MANIFEST_VAR, "probe.manifest.json");
+            if let Ok(spec) = parse_with(tokens, &env) {
+                let _ = spec.evaluate();
+            }
+        }
+    }
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The main job: build the example launch wrappers (the warnings are #[occupancy::check] at
+# work), then run every example: on a machine with a CUDA GPU each launches its kernels and
+# checks them against its CPU reference and the driver; without one, each runs its CPU
+# reference and prints the occupancy the engine predicts for its launches.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== cargo build --release --examples (warnings from #[occupancy::check] follow) =="
+# Cargo replays the warnings of a cached build too.
+cargo build --release --examples 2>&1 | grep -v -E '^\s+(Compiling|Checking|Finished|Running)\b' || true
+
+status=0
+for example in saxpy reduce sgemm softmax layernorm transpose histogram conv2d verify_driver; do
+  echo
+  echo "== $example =="
+  ./target/release/examples/"$example" || status=1
+done
+exit "$status"

@@ -1,0 +1,12 @@
+#![deny(deprecated)]
+
+const BLOCK: u32 = 256;
+
+// The same launch as manifest_regs.rs with the block as a constant: one warning per target,
+// without the numbers.
+#[occupancy::check(kernel = "k_regs", block = BLOCK, target = ["sm_80", "sm_90"], min_occupancy = 75%)]
+fn launch_regs() {}
+
+fn main() {
+    launch_regs();
+}

@@ -1,0 +1,23 @@
+#![deny(deprecated)]
+
+// Lints that read `grid` and `cluster`.
+
+// undersized_grid: 264 blocks of 128 threads on an H200 (16 per SM x 132 SMs = 2112 per
+// wave) use an eighth of the GPU.
+#[occupancy::check(block = 128, regs = 32, grid = (132, 2), target = "H200")]
+fn launch_small() {}
+
+// tail_effect: 2112 + 200 blocks: a second wave with 200 of 2112 slots busy.
+#[occupancy::check(block = 128, regs = 32, grid = 2312, target = "H200")]
+fn launch_tail() {}
+
+// cluster_limit: a cluster launch holds at most 8 blocks per SM on cc 9.0; these blocks
+// would fit 16.
+#[occupancy::check(block = 128, regs = 32, cluster = 2, target = "H200")]
+fn launch_cluster() {}
+
+fn main() {
+    launch_small();
+    launch_tail();
+    launch_cluster();
+}
