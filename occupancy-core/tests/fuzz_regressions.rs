@@ -6,7 +6,7 @@
 use occupancy_core::analysis::{
     PTXAS_MAX_REGISTERS, barriers_for_blocks, fewer_barriers, larger_block, register_step,
 };
-use occupancy_core::arch::{SM_80, SM_90};
+use occupancy_core::arch::{SM_80, SM_90, Target};
 use occupancy_core::cluster::{Cluster, ClusterDim, ClusterError, Topology, max_active_clusters};
 use occupancy_core::occupancy::{BlockDim, Kernel, Launch};
 
@@ -89,5 +89,35 @@ fn cluster_of_more_than_u64_blocks() {
             })
         ),
         "{result:?}"
+    );
+}
+
+/// fuzz target `policy`: a target of three bytes that are not all ASCII digits (`s` and a
+/// two-byte combining mark) was split at byte 2, inside the mark. The attribute's `target`
+/// takes the same parser.
+#[test]
+fn target_with_a_multibyte_char_in_the_digits() {
+    for input in ["s\u{656}", "\u{656}0", "sm_9\u{e9}", "9\u{656}"] {
+        let e = Target::parse(input).unwrap_err();
+        assert_eq!((e.input.as_str(), e.compute_capability), (input, None));
+    }
+    assert_eq!(Target::parse("sm_90").unwrap().to_string(), "sm_90");
+}
+
+#[cfg(feature = "policy")]
+#[test]
+fn policy_with_a_multibyte_target() {
+    use occupancy_core::policy::Policy;
+    // The fuzzer's input, as found.
+    let text = "targets = [\"s\u{656}\", \"smPPPH100PPnts\"]";
+    let errors: Vec<String> = Policy::from_toml(text)
+        .unwrap_err()
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors[0].starts_with("1:12: `targets`: unknown target `s\u{656}`"),
+        "{errors:?}"
     );
 }
