@@ -304,7 +304,11 @@ pub fn larger_block(
     let prepared = Prepared::new(arch, kernel)?;
     let before = prepared.occupancy(launch)?;
     let limit = kernel.thread_limit(arch);
-    let first = (before.threads_per_block / arch.warp_size + 1) * arch.warp_size;
+    // A block over every limit saturates `threads_per_block` at u32::MAX: nothing is larger.
+    let Some(first) = (before.threads_per_block / arch.warp_size + 1).checked_mul(arch.warp_size)
+    else {
+        return Ok(None);
+    };
     for threads in (first..=limit).step_by(arch.warp_size as usize) {
         let occ = prepared.occupancy(&Launch {
             block: BlockDim::linear(threads),
@@ -332,7 +336,20 @@ pub fn barriers_for_blocks(
     launch: &Launch,
     wanted: u32,
 ) -> Result<Option<Change<u32>>, OccupancyError> {
-    for barriers in (1..kernel.barriers).rev() {
+    // Only the counts that can answer, so that `u32::MAX` barriers do not take 4 billion
+    // engine calls: counts above the SM's barriers fit no block (fewer than any `wanted` >
+    // 0), and without a barrier limit (before cc 9.0) every count gives the same occupancy,
+    // so the highest one answers for all.
+    let mut highest = kernel.barriers.saturating_sub(1);
+    if arch.barriers_per_sm > 0 && wanted > 0 {
+        highest = highest.min(arch.barriers_per_sm);
+    }
+    let lowest = if arch.barriers_per_sm == 0 {
+        highest.max(1)
+    } else {
+        1
+    };
+    for barriers in (lowest..=highest).rev() {
         let occ = occupancy(
             arch,
             &Kernel {

@@ -120,7 +120,8 @@ impl ClusterDim {
         }
     }
 
-    /// Blocks per cluster, `x * y * z` (u64, saturating).
+    /// Blocks per cluster, `x * y * z` (u64, saturating: three `u32::MAX` dimensions do not
+    /// fit in a u64).
     pub const fn blocks(&self) -> u64 {
         (self.x as u64 * self.y as u64).saturating_mul(self.z as u64)
     }

@@ -187,7 +187,8 @@ fn parse_compute_capability(input: &str) -> Option<Result<Target, ComputeCapabil
     let cc = if let Some((major, minor)) = digits.split_once('.') {
         ComputeCapability::new(small_number(major)?, small_number(minor)?)
     } else {
-        if digits.len() < 2 || digits.len() > 3 {
+        // ASCII digits only: the split below is a byte index (`sٖ` has 3 bytes, 2 chars).
+        if digits.len() < 2 || digits.len() > 3 || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
         let (major, minor) = digits.split_at(digits.len() - 1);
