@@ -397,8 +397,14 @@ fn parse_u32(digits: &str, factor: u64, span: Span) -> Result<u32> {
     } else {
         frac.parse().map_err(|_| too_large())?
     };
+    // At most 9 fraction digits, so `scale` fits; `whole` can be up to 39 digits, so the
+    // products are checked (a 38-digit size must be an error, not an overflow panic).
     let scale = 10u128.pow(frac.len() as u32);
-    let scaled = (whole * scale + frac_value) * u128::from(factor);
+    let scaled = whole
+        .checked_mul(scale)
+        .and_then(|v| v.checked_add(frac_value))
+        .and_then(|v| v.checked_mul(u128::from(factor)))
+        .ok_or_else(too_large)?;
     if !scaled.is_multiple_of(scale) {
         return Err(Error::new(
             span,
@@ -609,6 +615,31 @@ mod tests {
             .unwrap()
             .value;
         assert_eq!(block.dims.len(), 2);
+    }
+
+    /// fuzz target `attribute`: a 38-digit size times its unit overflowed a u128 (a panic
+    /// in every debug build of a user's crate, where proc macros run with overflow checks).
+    #[test]
+    fn huge_sizes_are_errors_not_overflows() {
+        let big = "9".repeat(38);
+        for (args, digits) in [
+            (format!("smem = {big} KiB"), big.clone()),
+            (format!("smem = {big}.5 KiB"), format!("{big}.5")),
+            (
+                format!("opt_in = {big}.123456789 KiB"),
+                format!("{big}.123456789"),
+            ),
+        ] {
+            assert_eq!(
+                errors(args.parse().unwrap()),
+                [format!("`{digits}` is too large: the most is 4294967295")],
+                "{args}"
+            );
+        }
+        // The largest that fits still parses: 4 GiB - 1 KiB, and u32::MAX bytes.
+        let smem = |args: &str| lit(&parse_ok(args.parse().unwrap()).unwrap().smem.unwrap().value);
+        assert_eq!(smem("smem = 4194303 KiB"), Some(4_294_966_272));
+        assert_eq!(smem("smem = 4294967295"), Some(u32::MAX));
     }
 
     #[test]
