@@ -66,22 +66,22 @@ mod tests {
     }
 
     #[test]
-    fn passing_wrapper_keeps_its_body_and_adds_only_items() {
+    fn passing_wrapper_keeps_its_body_and_adds_only_tracking() {
         let out = expand(quote!(block = 256, regs = 32));
         // The original statements follow the check block, unchanged.
         assert!(
             out.ends_with("let blocks = n . div_ceil (256) ; blocks }"),
             "{out}"
         );
+        // The check block holds only the tracking closure, never called: no warning, no code,
+        // and no `const _` item (each costs the compiler about 0.3 ms).
         assert!(
-            out.starts_with("pub fn launch (n : u32) -> u32 { {"),
+            out.starts_with(
+                "pub fn launch (n : u32) -> u32 { { let _ = || (:: core :: option_env ! (\"OCCUPANCY_POLICY\") ,"
+            ),
             "{out}"
         );
-        // The check block holds only the tracking item: no warning, no runtime statement.
-        assert!(
-            out.contains(":: core :: option_env ! (\"OCCUPANCY_POLICY\")"),
-            "{out}"
-        );
+        assert!(!out.contains("const _"), "{out}");
         assert!(!out.contains("macro_rules"), "{out}");
         assert!(!out.contains("compile_error"), "{out}");
     }
