@@ -82,12 +82,12 @@ declare_lint! {
     /// are used, and gives the smallest block size that lifts it.
     ///
     /// ### Why is this bad
-    /// On cc 8.6, 16 blocks of 64 threads hold 32 of the SM's 48 warps (66.7%) whatever the
+    /// On cc 8.6, 16 blocks of 64 threads hold 32 of the SM's 48 warps (66.67%) whatever the
     /// kernel's registers and shared memory; 96-thread blocks fill all 48.
     ///
     /// ### Example
     /// ```rust,ignore
-    /// #[occupancy::check(block = 64, regs = 32, target = "sm_86")] // 66.7%
+    /// #[occupancy::check(block = 64, regs = 32, target = "sm_86")] // 66.67%
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
     /// Use instead:
@@ -121,9 +121,9 @@ declare_lint! {
     /// #[occupancy::check(block = 128, regs = 32, barriers = 16, target = "sm_90")] // 4 blocks
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
-    /// Use instead (named barrier ids 0 to 7 in the kernel):
+    /// Use instead (named barrier ids 0 to 3 in the kernel):
     /// ```rust,ignore
-    /// #[occupancy::check(block = 128, regs = 32, barriers = 8, target = "sm_90")] // 8 blocks
+    /// #[occupancy::check(block = 128, regs = 32, barriers = 4, target = "sm_90")] // 16 blocks
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
     pub static BARRIER_LIMIT = Lint {

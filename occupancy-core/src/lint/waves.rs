@@ -55,8 +55,9 @@ declare_lint! {
     /// #[occupancy::check(block = (32, 32), regs = 32, grid = 1, target = "V100")]
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
-    /// Use instead: split the work into at least one block per SM (80), better a full wave
-    /// (160 blocks of 1024 threads at 2 per SM), e.g. with a grid-stride loop.
+    /// Use instead: split the work into a full wave, 160 blocks of 1024 threads at 2 per SM
+    /// (one block per SM, 80, still leaves half the block slots idle), e.g. with a
+    /// grid-stride loop.
     pub static UNDERSIZED_GRID = Lint {
         name: "undersized_grid",
         default_level: Level::Warn,
