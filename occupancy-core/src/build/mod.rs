@@ -11,7 +11,7 @@
 //! // }
 //! ```
 //!
-//! ```ignore
+//! ```text
 //! // src/lib.rs
 //! mod kernels {
 //!     include!(concat!(env!("OUT_DIR"), "/occupancy/kernels.rs"));

@@ -24,7 +24,7 @@ declare_lint! {
     /// than its launch needs spills for nothing.
     ///
     /// ### Example
-    /// ```rust,ignore
+    /// ```text
     /// // Compiled with __launch_bounds__(256, 8): 32 registers, 352 B of spill stores.
     /// #[occupancy::check(kernel = "sgemm_8x8", block = 256, target = "sm_90")]
     /// fn launch(stream: &CudaStream) { /* ... */ }
@@ -55,7 +55,7 @@ declare_lint! {
     /// memory or barriers bind first, the kernel pays for occupancy it does not get.
     ///
     /// ### Example
-    /// ```rust,ignore
+    /// ```text
     /// // Kernel: __launch_bounds__(256, 4); launched with 48 KiB of shared memory per block.
     /// #[occupancy::check(kernel = "tile", block = 256, smem = 48 KiB, target = "sm_86")]
     /// fn launch(stream: &CudaStream) { /* ... */ } // 2 blocks/SM: min_blocks 4 not reached

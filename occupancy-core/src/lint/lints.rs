@@ -18,14 +18,14 @@ declare_lint! {
     /// `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`). Always an error; its level cannot be changed.
     ///
     /// ### Example
-    /// ```rust,ignore
+    /// ```text
     /// // 64 KiB of dynamic shared memory without the opt-in: over the 48 KiB default.
     /// #[occupancy::check(block = 256, regs = 32, smem = 64 KiB)]
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
     /// Use instead (and call `cuFuncSetAttribute` with
     /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` = 65536 in the wrapper):
-    /// ```rust,ignore
+    /// ```text
     /// #[occupancy::check(block = 256, regs = 32, smem = 64 KiB, opt_in = 64 KiB)]
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
@@ -53,14 +53,14 @@ declare_lint! {
     /// `allow(low_occupancy)`.
     ///
     /// ### Example
-    /// ```rust,ignore
+    /// ```text
     /// // sm_90: 96 regs -> 3072 per warp -> 5 warps per sub-partition -> 2 blocks of 8 warps
     /// // = 16 of 64 warps (25%).
     /// #[occupancy::check(block = 256, regs = 96, target = "sm_90")]
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
     /// Use instead (compile the kernel with `__launch_bounds__(256, 4)`):
-    /// ```rust,ignore
+    /// ```text
     /// #[occupancy::check(block = 256, regs = 64, target = "sm_90")]
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
@@ -83,12 +83,12 @@ declare_lint! {
     /// takes registers, a scheduler slot and a place in the SM's warp limit like a full one.
     ///
     /// ### Example
-    /// ```rust,ignore
+    /// ```text
     /// #[occupancy::check(block = (10, 10), regs = 32)] // 100 threads: 4 warps, 28 idle lanes
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
     /// Use instead:
-    /// ```rust,ignore
+    /// ```text
     /// #[occupancy::check(block = (16, 8), regs = 32)] // 128 threads: 4 full warps
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```

@@ -140,7 +140,10 @@ pub struct Lint {
     /// One line: what the lint reports.
     pub summary: &'static str,
     /// Markdown, clippy's sections: `### What it does`, `### Why is this bad`,
-    /// `### Example` (fires, then the fixed version).
+    /// `### Example` (fires, then the fixed version). The examples are `text` blocks, since a
+    /// doctest cannot run the attribute; `occupancy-attr/tests/lint_docs.rs` checks them
+    /// (the first fires, the second does not, the numbers their comments state are the
+    /// engine's).
     pub docs: &'static str,
     /// The check. Private: lints are added to this module's registry, not from outside.
     pub(crate) check: fn(&Context<'_>) -> Option<Finding>,

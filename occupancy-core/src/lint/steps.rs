@@ -23,12 +23,12 @@ declare_lint! {
     /// when asked (`-maxrregcount` or `__launch_bounds__`), often without spilling.
     ///
     /// ### Example
-    /// ```rust,ignore
+    /// ```text
     /// #[occupancy::check(block = 256, regs = 41, target = "sm_80")] // 5 blocks, 62.5%
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
     /// Use instead (compile the kernel with `__launch_bounds__(256, 6)`):
-    /// ```rust,ignore
+    /// ```text
     /// #[occupancy::check(block = 256, regs = 40, target = "sm_80")] // 6 blocks, 75%
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
@@ -56,12 +56,12 @@ declare_lint! {
     /// or a slightly smaller tile often buy a whole block.
     ///
     /// ### Example
-    /// ```rust,ignore
+    /// ```text
     /// #[occupancy::check(block = 128, regs = 32, smem = 50496, opt_in = 99 KiB, target = "sm_86")]
     /// fn launch(stream: &CudaStream) { /* ... */ } // 1 block/SM
     /// ```
     /// Use instead:
-    /// ```rust,ignore
+    /// ```text
     /// #[occupancy::check(block = 128, regs = 32, smem = 50176, opt_in = 99 KiB, target = "sm_86")]
     /// fn launch(stream: &CudaStream) { /* ... */ } // 2 blocks/SM
     /// ```
@@ -86,12 +86,12 @@ declare_lint! {
     /// kernel's registers and shared memory; 96-thread blocks fill all 48.
     ///
     /// ### Example
-    /// ```rust,ignore
+    /// ```text
     /// #[occupancy::check(block = 64, regs = 32, target = "sm_86")] // 66.67%
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
     /// Use instead:
-    /// ```rust,ignore
+    /// ```text
     /// #[occupancy::check(block = 96, regs = 32, target = "sm_86")] // 100%
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
@@ -117,12 +117,12 @@ declare_lint! {
     /// uses; 8 allow 8.
     ///
     /// ### Example
-    /// ```rust,ignore
+    /// ```text
     /// #[occupancy::check(block = 128, regs = 32, barriers = 16, target = "sm_90")] // 4 blocks
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
     /// Use instead (named barrier ids 0 to 3 in the kernel):
-    /// ```rust,ignore
+    /// ```text
     /// #[occupancy::check(block = 128, regs = 32, barriers = 4, target = "sm_90")] // 16 blocks
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
@@ -149,12 +149,12 @@ declare_lint! {
     /// reserves per block, 8 blocks per SM at most, where the default allows 16 and more.
     ///
     /// ### Example
-    /// ```rust,ignore
+    /// ```text
     /// #[occupancy::check(block = 128, regs = 10, carveout = 0%, target = "sm_90")] // 8 blocks
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
     /// Use instead:
-    /// ```rust,ignore
+    /// ```text
     /// #[occupancy::check(block = 128, regs = 10, carveout = 4%, target = "sm_90")] // 16 blocks
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```

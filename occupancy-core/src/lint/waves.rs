@@ -24,7 +24,7 @@ declare_lint! {
     /// 38% of its block slots sit idle.
     ///
     /// ### Example
-    /// ```rust,ignore
+    /// ```text
     /// #[occupancy::check(block = 256, regs = 32, grid = 1300, target = "H100")]
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
@@ -51,7 +51,7 @@ declare_lint! {
     /// empty.
     ///
     /// ### Example
-    /// ```rust,ignore
+    /// ```text
     /// #[occupancy::check(block = (32, 32), regs = 32, grid = 1, target = "V100")]
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
@@ -82,7 +82,7 @@ declare_lint! {
     /// 12 of the 132 SMs are idle for the whole launch; clusters of 16 hold 7 (112 SMs).
     ///
     /// ### Example
-    /// ```rust,ignore
+    /// ```text
     /// #[occupancy::check(block = 256, regs = 32, smem = 224 KiB, opt_in = 224 KiB, cluster = 16, target = "H200")]
     /// fn launch(stream: &CudaStream) { /* ... */ } // 7 clusters: 112 of 132 SMs
     /// ```
