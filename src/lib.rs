@@ -99,7 +99,7 @@
 //! attribute reads them (with static shared memory, barriers, `__launch_bounds__`, spills,
 //! local memory and `__cluster_dims__`) from what the compiler produced:
 //!
-//! ```ignore
+//! ```text
 //! #[occupancy::check(kernel = "sgemm_tiled", block = (16, 16), target = ["sm_80", "H100"])]
 //! #[occupancy::check(cubin = "kernels/sgemm.sm_80.cubin", kernel = "sgemm_tiled", block = 256)]
 //! #[occupancy::check(fatbin = "kernels/sgemm.fatbin", block = 256)] // its only kernel

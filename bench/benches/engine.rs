@@ -7,7 +7,7 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use occupancy_bench::{DYNAMIC_SMEM, KERNEL, current_archs, engine_sweep, engine_sweep_prepared};
 use occupancy_core::arch::{ARCHS, SM_90};
-use occupancy_core::occupancy::{BlockDim, Launch, occupancy};
+use occupancy_core::occupancy::{BlockDim, Launch, Prepared, occupancy};
 
 fn one_evaluation(c: &mut Criterion) {
     let mut group = c.benchmark_group("one_evaluation");
@@ -15,6 +15,16 @@ fn one_evaluation(c: &mut Criterion) {
     group.bench_function("engine", |b| {
         b.iter(|| {
             occupancy(black_box(&SM_90), black_box(&KERNEL), black_box(&launch))
+                .map(|o| o.blocks_per_sm)
+        })
+    });
+    // The kernel's launch-independent part computed once, as `Header::new` builds the
+    // header's device and function structs once.
+    let prepared = Prepared::new(&SM_90, &KERNEL).unwrap();
+    group.bench_function("engine_prepared", |b| {
+        b.iter(|| {
+            black_box(&prepared)
+                .occupancy(black_box(&launch))
                 .map(|o| o.blocks_per_sm)
         })
     });
