@@ -3,12 +3,17 @@
 `#[occupancy::check]`, with a minimal identity attribute (parses the function with syn and
 re-emits it), and with no attribute. Prints the added milliseconds per wrapper of each.
 
-    python3 bench/macro-cost/run.py [--wrappers 200] [--runs 7]
+    python3 bench/macro-cost/run.py [--wrappers 200] [--runs 7] [--macro-opt-level 3]
 
 Each variant is a generated crate in target/macro-cost/ sharing one target directory (the
 dependencies are built once, before timing). A timed run touches the crate's lib.rs and
 runs `cargo check` with incremental compilation off, so that only that crate is checked and
 every attribute expands again; the median of the runs is reported.
+
+Cargo builds proc macros (and their dependencies) with the profile's `build-override`
+settings, which for `dev` means opt-level 0. `--macro-opt-level 3` adds
+`[profile.dev.build-override] opt-level = 3` to every variant, the setting README.md
+suggests to crates with many checked wrappers.
 """
 
 import argparse
@@ -37,7 +42,7 @@ def wrapper(i, attribute):
     )
 
 
-def make_crate(attribute, wrappers):
+def make_crate(attribute, wrappers, macro_opt_level):
     crate = WORK / f"gen-{attribute}"
     (crate / "src").mkdir(parents=True, exist_ok=True)
     deps = {
@@ -48,6 +53,7 @@ def make_crate(attribute, wrappers):
     (crate / "Cargo.toml").write_text(
         f'[package]\nname = "gen-{attribute}"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n\n'
         f"[dependencies]\n{deps}\n[workspace]\n"
+        + ("" if macro_opt_level is None else f"\n[profile.dev.build-override]\nopt-level = {macro_opt_level}\n")
     )
     # A policy that allows nothing the wrappers trigger, so all three variants compile alike.
     (crate / "occupancy.toml").write_text('min_occupancy = "0%"\n')
@@ -67,9 +73,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--wrappers", type=int, default=200)
     ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--macro-opt-level", type=int, choices=[0, 1, 2, 3], default=None)
     args = ap.parse_args()
     env = dict(os.environ, CARGO_TARGET_DIR=str(WORK / "target"), CARGO_INCREMENTAL="0")
-    crates = {a: make_crate(a, args.wrappers) for a in ("none", "identity", "ours")}
+    crates = {a: make_crate(a, args.wrappers, args.macro_opt_level) for a in ("none", "identity", "ours")}
     for crate in crates.values():
         subprocess.run(["cargo", "check", "-q", "--manifest-path", str(crate / "Cargo.toml")], env=env, check=True)
     times = {a: [] for a in crates}
@@ -77,7 +84,8 @@ def main():
         for a, crate in crates.items():  # interleaved, so drift hits every variant alike
             times[a].append(check(crate, env))
     median = {a: statistics.median(t) for a, t in times.items()}
-    print(f"cargo check of {args.wrappers} wrappers, median of {args.runs} runs:")
+    level = "default" if args.macro_opt_level is None else args.macro_opt_level
+    print(f"cargo check of {args.wrappers} wrappers, median of {args.runs} runs, proc-macro opt-level {level}:")
     for a in crates:
         spread = max(times[a]) - min(times[a])
         print(f"  {a:<9} {median[a] * 1000:8.1f} ms  (spread {spread * 1000:.1f} ms)")
