@@ -47,8 +47,18 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Args {
     let mut args = Args::default();
     for segment in split_top_level_commas(tokens, errors) {
         let parser = |input: ParseStream<'_>| parse_argument(input, &mut args);
-        if let Err(e) = parser.parse2(segment) {
+        if let Err(e) = parser.parse2(segment.clone()) {
             errors.push(e);
+            // Keys written in a segment that does not parse (`block = 256; regs = 32`) count
+            // as written: the syntax error is the one to report, not a "missing" one too.
+            let trees: Vec<TokenTree> = segment.into_iter().collect();
+            for pair in trees.windows(2) {
+                if let [TokenTree::Ident(key), TokenTree::Punct(eq)] = pair
+                    && eq.as_char() == '='
+                {
+                    args.written.push(key.to_string());
+                }
+            }
         }
     }
     args
@@ -277,7 +287,7 @@ fn parse_count(input: ParseStream<'_>) -> Result<Value> {
                             ),
                         ));
                     }
-                    let value = parse_u32(int.base10_digits(), 1, int.span())?;
+                    let value = parse_u32(int.base10_digits(), None, int.span())?;
                     Ok(Value::Lit {
                         value,
                         span: int.span(),
@@ -320,11 +330,11 @@ fn parse_bytes(input: ParseStream<'_>) -> Result<Value> {
         }
         if fork.is_empty() {
             input.advance_to(&fork);
-            let factor = match &unit {
-                None => 1,
-                Some((name, unit_span)) => unit_factor(name, *unit_span)?,
+            let unit = match &unit {
+                None => None,
+                Some((name, unit_span)) => Some((name.as_str(), unit_factor(name, *unit_span)?)),
             };
-            let value = parse_u32(&digits, factor, lit_span)?;
+            let value = parse_u32(&digits, unit, span)?;
             return Ok(Value::Lit { value, span });
         }
     }
@@ -369,8 +379,9 @@ fn is_integer_suffix(suffix: &str) -> bool {
     )
 }
 
-/// `digits` (a decimal, maybe with a fraction) times `factor`, as a whole `u32`.
-fn parse_u32(digits: &str, factor: u64, span: Span) -> Result<u32> {
+/// `digits` (a decimal, maybe with a fraction) times the unit's factor (bytes per unit), as
+/// a whole `u32`.
+fn parse_u32(digits: &str, unit: Option<(&str, u64)>, span: Span) -> Result<u32> {
     if digits.starts_with('-') {
         return Err(Error::new(span, "must not be negative"));
     }
@@ -383,13 +394,19 @@ fn parse_u32(digits: &str, factor: u64, span: Span) -> Result<u32> {
             format!("`{digits}` is not a plain decimal number"),
         ));
     }
-    let too_large = || {
-        Error::new(
+    let factor = unit.map_or(1, |(_, factor)| factor);
+    let too_large = || match unit {
+        None => Error::new(
             span,
-            format!("`{digits}` is too large: the most is {} ", u32::MAX)
-                .trim_end()
-                .to_owned(),
-        )
+            format!("`{digits}` is too large: the most is {}", u32::MAX),
+        ),
+        Some((name, _)) => Error::new(
+            span,
+            format!(
+                "`{digits} {name}` is too large: the most is {} bytes",
+                u32::MAX
+            ),
+        ),
     };
     let whole: u128 = whole.parse().map_err(|_| too_large())?;
     let frac_value: u128 = if frac.is_empty() {
@@ -632,10 +649,15 @@ mod tests {
         ] {
             assert_eq!(
                 errors(args.parse().unwrap()),
-                [format!("`{digits}` is too large: the most is 4294967295")],
+                [format!("`{digits} KiB` is too large: the most is 4294967295 bytes")],
                 "{args}"
             );
         }
+        // A size whose digits fit a u32 but whose bytes do not names the unit.
+        assert_eq!(
+            errors(quote!(opt_in = 4194304 KiB)),
+            ["`4194304 KiB` is too large: the most is 4294967295 bytes"]
+        );
         // The largest that fits still parses: 4 GiB - 1 KiB, and u32::MAX bytes.
         let smem = |args: &str| lit(&parse_ok(args.parse().unwrap()).unwrap().smem.unwrap().value);
         assert_eq!(smem("smem = 4194303 KiB"), Some(4_294_966_272));
