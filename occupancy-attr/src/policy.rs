@@ -70,11 +70,28 @@ pub(crate) fn load(env: &Env, span: Span) -> Result<Loaded, Error> {
         }),
         Err(problems) => {
             let mut errors = Errors::default();
+            let count = problems.len();
             for problem in problems {
                 errors.push(Error::new(span, problem.in_file(&shown)));
             }
-            let generic = Error::new(span, format!("invalid policy file {shown}"));
-            errors.finish(()).and(Err(generic))
+            // Every wrapper of the crate reads the file, so each repeats its problems: say
+            // so once per wrapper, so that 50 copies do not look like 50 problems.
+            let problems = if count == 1 { "problem" } else { "problems" };
+            let summary = Error::new(
+                span,
+                format!(
+                    "the policy file {shown} has {count} {problems} (above); every \
+                     #[occupancy::check] of the crate reads it and reports them until it is \
+                     fixed"
+                ),
+            );
+            match errors.finish(()) {
+                Ok(()) => Err(summary),
+                Err(mut all) => {
+                    all.combine(summary);
+                    Err(all)
+                }
+            }
         }
     }
 }
