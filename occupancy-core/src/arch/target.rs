@@ -119,8 +119,12 @@ pub struct TargetError {
 }
 
 impl TargetError {
+    /// Suggests the nearest known compute capabilities below and above `cc`: a digit swap
+    /// (`sm_35` -> `sm_53`) is not a near miss, the next architecture is.
     fn unknown_cc(input: &str, cc: ComputeCapability) -> Self {
-        let suggestions = closest(input, ARCHS.iter().map(|arch| (arch.sm, arch.sm)));
+        let below = ARCHS.iter().filter(|a| a.cc < cc).max_by_key(|a| a.cc);
+        let above = ARCHS.iter().filter(|a| a.cc > cc).min_by_key(|a| a.cc);
+        let suggestions = below.into_iter().chain(above).map(|a| a.sm).collect();
         Self {
             input: input.to_owned(),
             compute_capability: Some(cc),
@@ -228,21 +232,30 @@ fn normalize(name: &str) -> String {
     words.concat()
 }
 
-/// Up to three canonical names whose candidate spelling is closest to `input`.
+/// Up to three targets closest to `input`, one per canonical name, each shown in its
+/// closest accepted spelling (`H1000` -> `H100`, not `H100 80GB HBM3`). Candidates are
+/// `(spelling, canonical name)`.
 fn closest(
     input: &str,
     candidates: impl Iterator<Item = (&'static str, &'static str)>,
 ) -> Vec<&'static str> {
     let key = normalize(input);
-    let mut scored: Vec<(f64, &'static str)> = candidates
-        .map(|(spelling, canonical)| (strsim::jaro_winkler(&key, &normalize(spelling)), canonical))
-        .filter(|(score, _)| *score > 0.7)
+    let mut scored: Vec<(f64, &'static str, &'static str)> = candidates
+        .map(|(spelling, canonical)| {
+            let score = strsim::jaro_winkler(&key, &normalize(spelling));
+            (score, spelling, canonical)
+        })
+        .filter(|(score, _, _)| *score > 0.7)
         .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    // Best first; among equal scores the shortest spelling (`RTX 4090` and `GeForce RTX
+    // 4090` normalise alike), then the table's order (the sort is stable).
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.len().cmp(&b.1.len())));
+    let mut seen: Vec<&'static str> = Vec::new();
     let mut out: Vec<&'static str> = Vec::new();
-    for (_, name) in scored {
-        if !out.contains(&name) {
-            out.push(name);
+    for (_, spelling, canonical) in scored {
+        if !seen.contains(&canonical) {
+            seen.push(canonical);
+            out.push(spelling);
         }
         if out.len() == 3 {
             break;
@@ -294,7 +307,17 @@ mod tests {
     fn unknown_names_suggest_close_ones() {
         let err = Target::parse("H1000").unwrap_err();
         assert_eq!(err.compute_capability, None);
-        assert!(err.suggestions.contains(&"H100 80GB HBM3"), "{err}");
+        assert_eq!(err.suggestions[0], "H100", "{err}");
+        // Each suggestion is a spelling that parses.
+        for name in &err.suggestions {
+            assert!(Target::parse(name).is_ok(), "{name}");
+        }
+        let err = Target::parse("H10").unwrap_err();
+        assert_eq!(err.suggestions[0], "H100", "{err}");
+        // An unknown compute capability suggests its neighbours, not digit swaps.
+        assert_eq!(Target::parse("sm_95").unwrap_err().suggestions, ["sm_90", "sm_100"]);
+        assert_eq!(Target::parse("sm_35").unwrap_err().suggestions, ["sm_50"]);
+        assert_eq!(Target::parse("sm_130").unwrap_err().suggestions, ["sm_121"]);
         let err = Target::parse("sm_95").unwrap_err();
         assert_eq!(err.compute_capability, Some(ComputeCapability::new(9, 5)));
         assert!(
@@ -303,7 +326,7 @@ mod tests {
             "{err}"
         );
         let err = Target::parse("RTX 4900").unwrap_err();
-        assert!(err.suggestions.contains(&"GeForce RTX 4090"), "{err}");
+        assert_eq!(err.suggestions[0], "RTX 4090", "{err}");
         assert!(Target::parse("").is_err());
         assert!(Target::parse("sm_").is_err());
     }
