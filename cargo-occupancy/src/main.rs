@@ -40,6 +40,15 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// Every `#[occupancy::check]` of a crate on each of its targets: occupancy, limiter and
     /// findings as a table or JSON; exits 1 on a deny-level finding (for CI).
+    ///
+    /// It reads the source text of src/, examples/, benches/ and tests/ and does not
+    /// evaluate `cfg`: a wrapper inside `#[cfg_attr(predicate, occupancy::check(...))]`, or
+    /// under an item or module with `#[cfg(...)]` (`#[cfg(feature = "x")] mod m;` included),
+    /// is checked as if the predicate held and marked conditional (a `^ conditional, under
+    /// ...` line; `conditional` in the JSON).
+    ///
+    /// Exit status: 0 when no wrapper has a deny-level finding or an error; 1 when one has,
+    /// conditional wrappers included, or a file does not parse; 2 when the report cannot run.
     Report(report::ReportArgs),
 }
 

@@ -12,11 +12,14 @@
 //!   or `#[alias(...)]` where the file has `use occupancy::check;`, `use occupancy::check as
 //!   alias;`, `use occupancy::{check, ..}` or `use occupancy::*` (anywhere in the file), on
 //!   free functions, methods in `impl` blocks and default methods of traits, in nested
-//!   modules too;
+//!   modules too; also inside `#[cfg_attr(predicate, ..., occupancy::check(...), ...)]`,
+//!   nested `cfg_attr` included;
 //! - constants: a value the attribute gives as the name of a `const` defined in the same
 //!   file as integer arithmetic (`const BLOCK: u32 = 2 * 128;`) is replaced by its value, so
 //!   that such wrappers get numbers; other constant expressions are left to the compiler
-//!   and the wrapper is listed as not evaluated;
+//!   and the wrapper is listed as not evaluated. A constant declared with another primitive
+//!   type than `u32` (`const BU: usize = 256;`) given to a `u32` value (`block`, `grid`,
+//!   `smem`, `regs`, ...) is an error, as it is for the compiler (E0308); `BU as u32` is not;
 //! - the policy: `occupancy.toml` beside `Cargo.toml`, or `$OCCUPANCY_POLICY`, as the
 //!   attribute reads it;
 //! - the resource manifest for `kernel = "..."`: `--kernel-manifest PATH`; else
@@ -26,13 +29,24 @@
 //!   is what the build helper gave the last build; else the attribute's own fallback (the
 //!   policy's `manifest`, then `kernels.manifest.json` beside `Cargo.toml`).
 //!
-//! It reads source text, not the build: a file that does not parse is an error (its
-//! wrappers cannot be checked) and fails the report; a wrapper under a `#[cfg(...)]` the
-//! build leaves out is still reported; a wrapper written by a macro (`macro_rules!`) is not
-//! found; a constant the build can evaluate but this reader cannot leaves the wrapper
-//! "not evaluated".
+//! It reads source text, not the build, and does not evaluate `cfg`: a wrapper inside
+//! `cfg_attr(predicate, ...)`, or on or inside an item with `#[cfg(...)]` (a function, an
+//! `impl`, a trait, an inline module, or a file brought in by `#[cfg(...)] mod name;`, and
+//! the files under it) is checked as if the predicate held, and listed as conditional (a
+//! `^ conditional, under ...` line under its rows; `conditional`, the predicates, in the
+//! JSON) with a summary line counting them. Its deny-level findings and errors fail the
+//! report like any other: report cannot tell which features CI builds with, and code the
+//! default build leaves out is built by some other configuration.
+//!
+//! Also: a file that does not parse is an error (its wrappers cannot be checked) and fails
+//! the report; a wrapper written by a macro (`macro_rules!`) is not found; a constant the
+//! build can evaluate but this reader cannot leaves the wrapper "not evaluated".
+//!
+//! Exit status: 0 when no wrapper has a deny-level finding or an error (warnings pass); 1
+//! when one has, conditional or not, or a file cannot be read; 2 when the report cannot run
+//! (no crate there, no such `--kernel-manifest`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -116,7 +130,7 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
         env = env.with_var(Policy::ENV_VAR, policy);
     }
 
-    let mut wrappers = Vec::new();
+    let mut parsed = Vec::new();
     let mut unreadable = Vec::new();
     for file in rust_files(&crate_dir) {
         let shown = file
@@ -139,10 +153,20 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
                 continue;
             }
         };
-        let mut finder = Finder::new(&syntax);
-        finder.visit_file(&syntax);
-        for found in finder.found {
-            wrappers.push(evaluate(&shown, found, &finder.consts, &env));
+        parsed.push(Parsed {
+            path: file,
+            shown,
+            syntax,
+        });
+    }
+    let inherited = module_conditions(&crate_dir, &parsed);
+    let mut wrappers = Vec::new();
+    for file in &parsed {
+        let conditions = inherited.get(&file.path).cloned().unwrap_or_default();
+        let mut finder = Finder::new(&file.syntax, conditions);
+        finder.visit_file(&file.syntax);
+        for found in std::mem::take(&mut finder.found) {
+            wrappers.push(evaluate(&file.shown, found, &finder, &env));
         }
     }
 
@@ -312,12 +336,213 @@ fn rust_files(crate_dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// A file that parsed: its path, its path as shown (relative to the crate) and its syntax.
+struct Parsed {
+    path: PathBuf,
+    shown: String,
+    syntax: syn::File,
+}
+
+/// For each file that a `mod` declaration carrying `#[cfg(...)]` brings in (directly or
+/// through other modules), those conditions, outermost first: `#[cfg(feature = "x")] mod
+/// broken;` in `src/lib.rs` makes every wrapper of `src/broken.rs` and of the files under it
+/// conditional.
+fn module_conditions(crate_dir: &Path, files: &[Parsed]) -> BTreeMap<PathBuf, Vec<String>> {
+    let known: BTreeSet<&Path> = files.iter().map(|f| f.path.as_path()).collect();
+    // Child file -> (the file declaring it, the declaration's conditions): the first
+    // declaration found wins.
+    let mut parents: BTreeMap<PathBuf, (PathBuf, Vec<String>)> = BTreeMap::new();
+    for file in files {
+        let mut declared = Vec::new();
+        let base = file.path.parent().unwrap_or(crate_dir);
+        module_declarations(
+            &file.syntax.items,
+            &module_dir(crate_dir, &file.path),
+            base,
+            &file.shown,
+            &[],
+            &mut declared,
+        );
+        for (child, conditions) in declared {
+            if known.contains(child.as_path()) && child != file.path {
+                parents
+                    .entry(child)
+                    .or_insert_with(|| (file.path.clone(), conditions));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    for file in files {
+        let mut chain = Vec::new();
+        let mut seen = BTreeSet::new();
+        let mut at = &file.path;
+        while let Some((parent, conditions)) = parents.get(at) {
+            if !seen.insert(at) {
+                break;
+            }
+            chain.push(conditions.clone());
+            at = parent;
+        }
+        chain.reverse();
+        let conditions = chain.concat();
+        if !conditions.is_empty() {
+            out.insert(file.path.clone(), conditions);
+        }
+    }
+    out
+}
+
+/// The files that the `mod name;` declarations of `items` bring in, each with the `cfg`
+/// conditions on it and on the inline modules around it. `dir`: where `mod name;` looks for
+/// `name.rs` and `name/mod.rs`; `base`: what `#[path = "..."]` is relative to.
+fn module_declarations(
+    items: &[syn::Item],
+    dir: &Path,
+    base: &Path,
+    shown: &str,
+    conditions: &[String],
+    out: &mut Vec<(PathBuf, Vec<String>)>,
+) {
+    for item in items {
+        let syn::Item::Mod(m) = item else {
+            continue;
+        };
+        let name = m.ident.to_string();
+        let mut inner = conditions.to_vec();
+        let line = m.mod_token.span.start().line;
+        inner.extend(cfgs(&m.attrs, &format!("mod {name} ({shown}:{line})")));
+        let explicit = m.attrs.iter().find_map(|a| match &a.meta {
+            Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        });
+        match (&m.content, explicit) {
+            (Some((_, items)), explicit) => {
+                let sub = dir.join(explicit.unwrap_or(name));
+                module_declarations(items, &sub, &sub, shown, &inner, out);
+            }
+            (None, Some(path)) => out.push((normalize(&base.join(path)), inner)),
+            (None, None) => {
+                let file = dir.join(format!("{name}.rs"));
+                let folder = dir.join(&name).join("mod.rs");
+                out.push((file, inner.clone()));
+                out.push((folder, inner));
+            }
+        }
+    }
+}
+
+/// The folder where a file's `mod name;` looks: the file's own folder for crate roots and
+/// `mod.rs`, else a folder named after the file (`src/a.rs`: `src/a/`).
+fn module_dir(crate_dir: &Path, file: &Path) -> PathBuf {
+    let parent = file.parent().unwrap_or(crate_dir);
+    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let roots = ["examples", "tests", "benches", "src/bin"].map(|r| crate_dir.join(r));
+    let is_root_folder = |dir: &Path| roots.iter().any(|r| r == dir);
+    let crate_root = is_root_folder(parent)
+        || (matches!(name, "lib.rs" | "main.rs")
+            && (parent == crate_dir.join("src") || parent.parent().is_some_and(is_root_folder)));
+    if name == "mod.rs" || crate_root {
+        parent.to_path_buf()
+    } else {
+        parent.join(file.file_stem().unwrap_or_default())
+    }
+}
+
+/// `a/./b/../c` -> `a/c`, without the file system.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `cfg(PREDICATE) on WHAT` for each `#[cfg(...)]` of an item.
+fn cfgs(attrs: &[Attribute], what: &str) -> Vec<String> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg"))
+        .filter_map(|a| match &a.meta {
+            Meta::List(list) => Some(format!(
+                "cfg({}) on {what}",
+                predicate_text(list.tokens.clone())
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A cfg predicate as written, spaced as rustfmt would: `not(feature = "nodeny")`.
+fn predicate_text(tokens: TokenStream) -> String {
+    match syn::parse2::<Meta>(tokens.clone()) {
+        Ok(meta) => meta_text(&meta),
+        Err(_) => tokens.to_string(),
+    }
+}
+
+fn meta_text(meta: &Meta) -> String {
+    let path = |p: &syn::Path| {
+        let segments: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+        let leading = if p.leading_colon.is_some() { "::" } else { "" };
+        format!("{leading}{}", segments.join("::"))
+    };
+    match meta {
+        Meta::Path(p) => path(p),
+        Meta::NameValue(nv) => format!(
+            "{} = {}",
+            path(&nv.path),
+            quote::ToTokens::to_token_stream(&nv.value)
+        ),
+        Meta::List(list) => {
+            let items: Vec<String> = split_top_level(list.tokens.clone())
+                .into_iter()
+                .map(predicate_text)
+                .collect();
+            format!("{}({})", path(&list.path), items.join(", "))
+        }
+    }
+}
+
+/// `tokens` split at the commas outside any group; no empty pieces.
+fn split_top_level(tokens: TokenStream) -> Vec<TokenStream> {
+    let mut pieces = Vec::new();
+    let mut current = Vec::new();
+    for tree in tokens {
+        match &tree {
+            TokenTree::Punct(p) if p.as_char() == ',' => {
+                if !current.is_empty() {
+                    pieces.push(std::mem::take(&mut current).into_iter().collect());
+                }
+            }
+            _ => current.push(tree),
+        }
+    }
+    if !current.is_empty() {
+        pieces.push(current.into_iter().collect());
+    }
+    pieces
+}
+
 /// One attribute found in a file.
 struct Found {
     line: usize,
     args: TokenStream,
     sig: Signature,
     attribute: Span,
+    /// The `cfg` and `cfg_attr` predicates it is under (see [`Finder::conditions`]).
+    conditions: Vec<String>,
 }
 
 /// Walks a file for the attribute, with the names it goes by and the file's constants.
@@ -326,18 +551,31 @@ struct Finder {
     aliases: Vec<String>,
     /// `const NAME: _ = <integer arithmetic>;` anywhere in the file.
     consts: BTreeMap<String, u32>,
+    /// Constants declared with a primitive type other than `u32` (every declaration of the
+    /// name, if several): name -> type. The macro passes values on as `u32`: E0308.
+    mistyped: BTreeMap<String, String>,
+    /// The conditions around the item being visited: those of the `mod` declarations that
+    /// bring the file in, then `cfg(...) on <item>` for each enclosing item with `#[cfg]`.
+    conditions: Vec<String>,
     found: Vec<Found>,
 }
 
+/// Primitive types a constant may be declared with; all but `u32` fail the build when the
+/// attribute is given the constant.
+const PRIMITIVES: &[&str] = &[
+    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
+    "f64", "bool", "char",
+];
+
 impl Finder {
-    fn new(file: &syn::File) -> Finder {
+    fn new(file: &syn::File, conditions: Vec<String>) -> Finder {
         let mut collector = Collector::default();
         collector.visit_file(file);
         let mut consts = BTreeMap::new();
         // Constants may name constants: settle them in a few rounds.
         for _ in 0..8 {
             let before = consts.len();
-            for (name, expr) in &collector.consts {
+            for (name, _, expr) in &collector.consts {
                 if !consts.contains_key(name)
                     && let Some(v) = const_value(expr, &consts)
                 {
@@ -348,20 +586,38 @@ impl Finder {
                 break;
             }
         }
+        let mut types: BTreeMap<&str, Vec<Option<String>>> = BTreeMap::new();
+        for (name, ty, _) in &collector.consts {
+            let primitive = match ty {
+                syn::Type::Path(p) if p.qself.is_none() => p
+                    .path
+                    .get_ident()
+                    .map(ToString::to_string)
+                    .filter(|t| PRIMITIVES.contains(&t.as_str())),
+                _ => None,
+            };
+            types.entry(name).or_default().push(primitive);
+        }
+        let mistyped = types
+            .into_iter()
+            .filter_map(|(name, types)| {
+                let all_wrong = types
+                    .iter()
+                    .all(|t| t.as_deref().is_some_and(|t| t != "u32"));
+                all_wrong.then(|| (name.to_owned(), types[0].clone().unwrap_or_default()))
+            })
+            .collect();
         Finder {
             aliases: collector.aliases,
             consts,
+            mistyped,
+            conditions,
             found: Vec::new(),
         }
     }
 
-    fn is_check(&self, attr: &Attribute) -> bool {
-        let segments: Vec<String> = attr
-            .path()
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+    fn is_check(&self, path: &syn::Path) -> bool {
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
         match segments.as_slice() {
             [a, b] => a == "occupancy" && b == "check",
             [one] => self.aliases.contains(one),
@@ -370,39 +626,113 @@ impl Finder {
     }
 
     fn consider(&mut self, attrs: &[Attribute], sig: &Signature) {
-        let ours: Vec<&Attribute> = attrs.iter().filter(|a| self.is_check(a)).collect();
-        for attr in ours {
-            let args = match &attr.meta {
-                Meta::List(list) => list.tokens.clone(),
-                Meta::Path(_) => TokenStream::new(),
-                // `#[occupancy::check = ...]`: not an attribute macro call; the parse below
-                // reports it as malformed arguments.
-                Meta::NameValue(nv) => quote::quote!(= #nv),
-            };
-            self.found.push(Found {
-                line: attr.pound_token.span.start().line,
-                args,
-                sig: sig.clone(),
-                attribute: attr.pound_token.span,
-            });
+        for attr in attrs {
+            if self.is_check(attr.path()) {
+                let conditions = self.conditions.clone();
+                self.push(&attr.meta, attr.pound_token.span, sig, conditions);
+            } else if attr.path().is_ident("cfg_attr")
+                && let Meta::List(list) = &attr.meta
+            {
+                let conditions = self.conditions.clone();
+                self.cfg_attr(list.tokens.clone(), sig, conditions);
+            }
         }
+    }
+
+    /// The attribute inside `cfg_attr(predicate, attr, ...)`, in nested `cfg_attr` too.
+    fn cfg_attr(&mut self, tokens: TokenStream, sig: &Signature, mut conditions: Vec<String>) {
+        let mut pieces = split_top_level(tokens).into_iter();
+        let Some(predicate) = pieces.next() else {
+            return;
+        };
+        conditions.push(format!("cfg_attr({})", predicate_text(predicate)));
+        for piece in pieces {
+            let Ok(meta) = syn::parse2::<Meta>(piece) else {
+                continue;
+            };
+            if self.is_check(meta.path()) {
+                let path = meta.path();
+                let at = match (&path.leading_colon, path.segments.first()) {
+                    (Some(colons), _) => colons.spans[0],
+                    (None, Some(first)) => first.ident.span(),
+                    (None, None) => Span::call_site(),
+                };
+                self.push(&meta, at, sig, conditions.clone());
+            } else if let Meta::List(list) = &meta
+                && list.path.is_ident("cfg_attr")
+            {
+                self.cfg_attr(list.tokens.clone(), sig, conditions.clone());
+            }
+        }
+    }
+
+    fn push(&mut self, meta: &Meta, attribute: Span, sig: &Signature, conditions: Vec<String>) {
+        let args = match meta {
+            Meta::List(list) => list.tokens.clone(),
+            Meta::Path(_) => TokenStream::new(),
+            // `#[occupancy::check = ...]`: not an attribute macro call; the parse reports it
+            // as malformed arguments.
+            Meta::NameValue(nv) => quote::quote!(= #nv),
+        };
+        self.found.push(Found {
+            line: attribute.start().line,
+            args,
+            sig: sig.clone(),
+            attribute,
+            conditions,
+        });
+    }
+
+    /// Visits an item with its `#[cfg(...)]` conditions added while inside.
+    fn within(&mut self, attrs: &[Attribute], what: &str, visit: impl FnOnce(&mut Finder)) {
+        let depth = self.conditions.len();
+        self.conditions.extend(cfgs(attrs, what));
+        visit(self);
+        self.conditions.truncate(depth);
     }
 }
 
 impl<'ast> Visit<'ast> for Finder {
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        self.consider(&f.attrs, &f.sig);
-        syn::visit::visit_item_fn(self, f);
+        self.within(&f.attrs, &format!("fn {}", f.sig.ident), |this| {
+            this.consider(&f.attrs, &f.sig);
+            syn::visit::visit_item_fn(this, f);
+        });
     }
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        self.consider(&f.attrs, &f.sig);
-        syn::visit::visit_impl_item_fn(self, f);
+        self.within(&f.attrs, &format!("fn {}", f.sig.ident), |this| {
+            this.consider(&f.attrs, &f.sig);
+            syn::visit::visit_impl_item_fn(this, f);
+        });
     }
     fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
-        if f.default.is_some() {
-            self.consider(&f.attrs, &f.sig);
-        }
-        syn::visit::visit_trait_item_fn(self, f);
+        self.within(&f.attrs, &format!("fn {}", f.sig.ident), |this| {
+            if f.default.is_some() {
+                this.consider(&f.attrs, &f.sig);
+            }
+            syn::visit::visit_trait_item_fn(this, f);
+        });
+    }
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        self.within(&m.attrs, &format!("mod {}", m.ident), |this| {
+            syn::visit::visit_item_mod(this, m);
+        });
+    }
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        let what = match &*i.self_ty {
+            syn::Type::Path(p) => p
+                .path
+                .segments
+                .last()
+                .map_or_else(|| "impl".to_owned(), |s| format!("impl {}", s.ident)),
+            _ => "impl".to_owned(),
+        };
+        self.within(&i.attrs, &what, |this| syn::visit::visit_item_impl(this, i));
+    }
+    fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
+        self.within(&t.attrs, &format!("trait {}", t.ident), |this| {
+            syn::visit::visit_item_trait(this, t);
+        });
     }
 }
 
@@ -410,7 +740,7 @@ impl<'ast> Visit<'ast> for Finder {
 #[derive(Default)]
 struct Collector {
     aliases: Vec<String>,
-    consts: Vec<(String, Expr)>,
+    consts: Vec<(String, syn::Type, Expr)>,
 }
 
 impl<'ast> Visit<'ast> for Collector {
@@ -418,8 +748,11 @@ impl<'ast> Visit<'ast> for Collector {
         uses(&item.tree, &[], &mut self.aliases);
     }
     fn visit_item_const(&mut self, item: &'ast syn::ItemConst) {
-        self.consts
-            .push((item.ident.to_string(), (*item.expr).clone()));
+        self.consts.push((
+            item.ident.to_string(),
+            (*item.ty).clone(),
+            (*item.expr).clone(),
+        ));
         syn::visit::visit_item_const(self, item);
     }
 }
@@ -517,6 +850,8 @@ struct Wrapper {
     location: String,
     name: String,
     kernel: Option<String>,
+    /// The `cfg` / `cfg_attr` predicates it is under; evaluated as if they held.
+    conditions: Vec<String>,
     outcome: Outcome,
 }
 
@@ -546,6 +881,7 @@ impl Wrapper {
             "location": self.location,
             "wrapper": self.name,
             "kernel": self.kernel,
+            "conditional": self.conditions,
         });
         match &self.outcome {
             Outcome::Errors(errors) => value["errors"] = json!(errors),
@@ -602,39 +938,133 @@ fn finding_json(spec: &Spec, f: &Finding) -> Json {
 }
 
 /// Parses and evaluates one attribute with the attribute's own front end.
-fn evaluate(file: &str, found: Found, consts: &BTreeMap<String, u32>, env: &Env) -> Wrapper {
+fn evaluate(file: &str, found: Found, finder: &Finder, env: &Env) -> Wrapper {
     let location = format!("{file}:{}", found.line);
     let name = found.sig.ident.to_string();
-    let args = substitute(found.args, consts);
-    match occupancy_attr::parse(args, &found.sig, found.attribute, env) {
-        Err(errors) => Wrapper {
-            location,
-            name,
-            kernel: None,
-            outcome: Outcome::Errors(
-                errors
+    let at = |span: Span| {
+        let at = span.start();
+        format!("{file}:{}:{}", at.line, at.column + 1)
+    };
+    // What the compiler rejects before the macro's checks run: E0308.
+    let mut errors: Vec<String> = mistyped_uses(&found.args, &finder.mistyped)
+        .into_iter()
+        .map(|(span, message)| format!("{}: {message}", at(span)))
+        .collect();
+    let args = substitute(found.args, &finder.consts);
+    let conditions = found.conditions;
+    let spec = match occupancy_attr::parse(args, &found.sig, found.attribute, env) {
+        Err(parse_errors) => {
+            errors.extend(
+                parse_errors
                     .into_iter()
-                    .map(|e| {
-                        let at = e.span().start();
-                        format!("{file}:{}:{}: {e}", at.line, at.column + 1)
-                    })
-                    .collect(),
-            ),
+                    .map(|e| format!("{}: {e}", at(e.span()))),
+            );
+            None
+        }
+        Ok(spec) => Some(spec),
+    };
+    let kernel = spec
+        .as_ref()
+        .and_then(|s| s.source.as_ref())
+        .map(|s| s.kernel.clone());
+    let outcome = match spec {
+        Some(spec) if errors.is_empty() => match spec.evaluate() {
+            Some(evaluation) => Outcome::Evaluated(Box::new(spec), evaluation),
+            None => Outcome::Constant(spec.const_inputs().iter().map(|i| i.key()).collect()),
         },
-        Ok(spec) => {
-            let kernel = spec.source.as_ref().map(|s| s.kernel.clone());
-            let outcome = match spec.evaluate() {
-                Some(evaluation) => Outcome::Evaluated(Box::new(spec), evaluation),
-                None => Outcome::Constant(spec.const_inputs().iter().map(|i| i.key()).collect()),
-            };
-            Wrapper {
-                location,
-                name,
-                kernel,
-                outcome,
+        _ => Outcome::Errors(errors),
+    };
+    Wrapper {
+        location,
+        name,
+        kernel,
+        conditions,
+        outcome,
+    }
+}
+
+/// The keys whose values the macro passes on as `u32`, and what they are.
+const U32_KEYS: &[(&str, &str)] = &[
+    ("block", "block dimensions are u32"),
+    ("grid", "grid dimensions are u32"),
+    ("smem", "`smem` is a u32"),
+    ("static_smem", "`static_smem` is a u32"),
+    ("opt_in", "`opt_in` is a u32"),
+    ("regs", "`regs` is a u32"),
+    ("barriers", "`barriers` is a u32"),
+    ("max_threads", "`max_threads` is a u32"),
+];
+
+/// Each use of a constant declared with another primitive type than `u32` as (part of) a
+/// value the macro passes on as `u32`, which the build rejects (E0308): (the constant's
+/// span, the message). Not flagged: a constant cast with `as`, given to a call or a macro
+/// (`f(N)`, `m!(N)`), followed by a method (`N.min(4)`), or named by a path (`Self::N`,
+/// `m::N`).
+fn mistyped_uses(tokens: &TokenStream, mistyped: &BTreeMap<String, String>) -> Vec<(Span, String)> {
+    fn scan(
+        trees: &[TokenTree],
+        what: &str,
+        mistyped: &BTreeMap<String, String>,
+        out: &mut Vec<(Span, String)>,
+    ) {
+        for (i, tree) in trees.iter().enumerate() {
+            let previous = i.checked_sub(1).map(|j| &trees[j]);
+            let cast = matches!(trees.get(i + 1), Some(TokenTree::Ident(n)) if n == "as");
+            // `N.min(4) as u32`: what the method gives may be cast.
+            let method =
+                matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.');
+            match tree {
+                TokenTree::Ident(ident) => {
+                    let name = ident.to_string();
+                    let in_path =
+                        matches!(previous, Some(TokenTree::Punct(p)) if p.as_char() == ':');
+                    if let Some(ty) = mistyped.get(&name)
+                        && !in_path
+                        && !cast
+                        && !method
+                    {
+                        let article = if ty.starts_with(['i', 'f']) {
+                            "an"
+                        } else {
+                            "a"
+                        };
+                        out.push((
+                            ident.span(),
+                            format!(
+                                "`{name}` is {article} {ty}; {what} (the build fails with E0308, \
+                                 mismatched types: declare `const {name}: u32` or write \
+                                 `{name} as u32`)"
+                            ),
+                        ));
+                    }
+                }
+                TokenTree::Group(group) => {
+                    let call = matches!(previous, Some(TokenTree::Ident(_)))
+                        || matches!(previous, Some(TokenTree::Punct(p)) if p.as_char() == '!');
+                    if !call && !cast {
+                        let inner: Vec<TokenTree> = group.stream().into_iter().collect();
+                        scan(&inner, what, mistyped, out);
+                    }
+                }
+                _ => {}
             }
         }
     }
+    let mut out = Vec::new();
+    if mistyped.is_empty() {
+        return out;
+    }
+    for piece in split_top_level(tokens.clone()) {
+        let trees: Vec<TokenTree> = piece.into_iter().collect();
+        let Some(TokenTree::Ident(key)) = trees.first() else {
+            continue;
+        };
+        let key = key.to_string();
+        if let Some((_, what)) = U32_KEYS.iter().find(|(k, _)| *k == key) {
+            scan(&trees[1..], what, mistyped, &mut out);
+        }
+    }
+    out
 }
 
 /// `low_occupancy (warn)`, one per reported finding.
@@ -662,6 +1092,8 @@ fn table(wrappers: &[Wrapper]) -> String {
         "findings",
     ];
     let mut rows: Vec<[String; 7]> = Vec::new();
+    // After a row: the note on the wrapper's conditions.
+    let mut notes: BTreeMap<usize, String> = BTreeMap::new();
     for w in wrappers {
         let kernel = w.kernel.clone().unwrap_or_else(|| "-".to_owned());
         match &w.outcome {
@@ -748,6 +1180,12 @@ fn table(wrappers: &[Wrapper]) -> String {
                 }
             }
         }
+        if !w.conditions.is_empty() && !rows.is_empty() {
+            notes.insert(
+                rows.len() - 1,
+                format!("  ^ {}", conditional_note(&w.conditions)),
+            );
+        }
     }
     let mut widths = header.map(str::len);
     for row in &rows {
@@ -755,8 +1193,7 @@ fn table(wrappers: &[Wrapper]) -> String {
             *w = (*w).max(cell.chars().count());
         }
     }
-    let mut s = String::new();
-    let mut line = |cells: &[String]| {
+    let line = |cells: &[String]| {
         let mut l = String::new();
         for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
             if i + 1 == cells.len() {
@@ -765,14 +1202,32 @@ fn table(wrappers: &[Wrapper]) -> String {
                 let _ = write!(l, "{cell:<w$}  ");
             }
         }
-        s.push_str(l.trim_end());
-        s.push('\n');
+        let mut l = l.trim_end().to_owned();
+        l.push('\n');
+        l
     };
-    line(&header.map(str::to_owned));
-    for row in &rows {
-        line(row);
+    let mut s = line(&header.map(str::to_owned));
+    for (i, row) in rows.iter().enumerate() {
+        s.push_str(&line(row));
+        if let Some(note) = notes.get(&i) {
+            s.push_str(note);
+            s.push('\n');
+        }
     }
     s
+}
+
+/// `conditional, under cfg_attr(not(feature = "x")): checked as if the predicate held`.
+fn conditional_note(conditions: &[String]) -> String {
+    format!(
+        "conditional, under {}: checked as if {} held",
+        conditions.join(" and "),
+        if conditions.len() == 1 {
+            "the predicate"
+        } else {
+            "the predicates"
+        }
+    )
 }
 
 /// `66.67`, `50`, `37.5`: at most two decimals, no trailing zeros.
@@ -791,6 +1246,10 @@ struct Counts {
 }
 
 fn counts(wrappers: &[Wrapper]) -> Counts {
+    counts_of(&wrappers.iter().collect::<Vec<_>>())
+}
+
+fn counts_of(wrappers: &[&Wrapper]) -> Counts {
     let mut c = Counts {
         wrappers: wrappers.len(),
         evaluated: 0,
@@ -837,6 +1296,30 @@ fn summary_text(wrappers: &[Wrapper]) -> String {
         plural(c.warn),
         c.errors,
         plural(c.errors),
+    ) + &conditional_summary(wrappers)
+}
+
+/// The line on the conditional wrappers, if any: how many, and what they add to the exit
+/// status.
+fn conditional_summary(wrappers: &[Wrapper]) -> String {
+    let some: Vec<&Wrapper> = wrappers
+        .iter()
+        .filter(|w| !w.conditions.is_empty())
+        .collect();
+    if some.is_empty() {
+        return String::new();
+    }
+    let c = counts_of(&some);
+    format!(
+        "{} conditional wrapper{} (under #[cfg] or cfg_attr, which report does not evaluate; \
+         checked as if the predicates held): {} deny-level finding{}, {} error{} among them, \
+         counted in the exit status like the others\n",
+        c.wrappers,
+        plural(c.wrappers),
+        c.deny,
+        plural(c.deny),
+        c.errors,
+        plural(c.errors),
     )
 }
 
@@ -849,6 +1332,7 @@ fn summary_json(wrappers: &[Wrapper]) -> Json {
         "errors": c.errors,
         "deny": c.deny,
         "warn": c.warn,
+        "conditional": wrappers.iter().filter(|w| !w.conditions.is_empty()).count(),
     })
 }
 
@@ -862,7 +1346,7 @@ mod tests {
 
     fn finder(text: &str) -> Finder {
         let file = syn::parse_file(text).unwrap();
-        let mut finder = Finder::new(&file);
+        let mut finder = Finder::new(&file, Vec::new());
         finder.visit_file(&file);
         finder
     }
@@ -920,6 +1404,87 @@ mod tests {
         assert_eq!(
             finder("use occupancy::*; #[check] fn f() {}").found.len(),
             1
+        );
+    }
+
+    #[test]
+    fn finds_the_attribute_inside_cfg_attr() {
+        let f = finder(
+            r#"
+            use occupancy::check as occ;
+            #[cfg_attr(not(feature = "x"), occupancy::check(block = 64, regs = 32))]
+            fn one() {}
+            #[cfg_attr(any(unix, windows), inline, ::occupancy::check(block = 64), derive(Debug))]
+            fn two() {}
+            #[cfg_attr(all(), cfg_attr(feature = "y",
+                occ(block = 64)))]
+            fn three() {}
+            #[cfg_attr(feature = "z", other::check(block = 1), check(block = 1))]
+            fn not_ours() {}
+            #[cfg(feature = "w")]
+            impl S {
+                #[cfg_attr(debug_assertions, occupancy::check(block = 64))]
+                fn four(&self) {}
+            }
+            "#,
+        );
+        let found: Vec<(String, usize, String)> = f
+            .found
+            .iter()
+            .map(|w| (w.sig.ident.to_string(), w.line, w.conditions.join(" & ")))
+            .collect();
+        let expected = [
+            ("one", 3, r#"cfg_attr(not(feature = "x"))"#),
+            ("two", 5, "cfg_attr(any(unix, windows))"),
+            ("three", 8, r#"cfg_attr(all()) & cfg_attr(feature = "y")"#),
+            (
+                "four",
+                14,
+                r#"cfg(feature = "w") on impl S & cfg_attr(debug_assertions)"#,
+            ),
+        ]
+        .map(|(n, l, c)| (n.to_owned(), l, c.to_owned()));
+        assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn constants_of_another_type_than_u32() {
+        let f = finder(
+            "const BU: usize = 256; const BI: i64 = 8; const OK: u32 = 1; const T: Dim = 4; \
+             const TWICE: u64 = 1; mod m { const TWICE: u32 = 1; }",
+        );
+        assert_eq!(
+            f.mistyped.keys().collect::<Vec<_>>(),
+            ["BI", "BU"],
+            "an alias may be u32; a name also declared u32 is not flagged"
+        );
+        let flagged = |tokens: TokenStream| -> Vec<String> {
+            mistyped_uses(&tokens, &f.mistyped)
+                .into_iter()
+                .map(|(_, m)| m.split(';').next().unwrap().to_owned())
+                .collect()
+        };
+        assert_eq!(
+            flagged(quote::quote!(
+                block = (BU, 2),
+                grid = BU * 2,
+                regs = BI,
+                smem = OK
+            )),
+            ["`BU` is a usize", "`BU` is a usize", "`BI` is an i64"]
+        );
+        assert!(
+            flagged(quote::quote!(
+                block = BU as u32,
+                grid = (BU * 2) as u32,
+                regs = conv(BI),
+                smem = m!(BU),
+                barriers = Self::BU,
+                max_threads = BU.min(4) as u32,
+                kernel = "BU",
+                allow(BU)
+            ))
+            .is_empty()
         );
     }
 

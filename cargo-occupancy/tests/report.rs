@@ -376,3 +376,91 @@ fn a_file_that_does_not_parse_fails_the_report() {
     assert_eq!(code, 1);
     assert_eq!(found["failed"], true);
 }
+
+/// Wrappers inside `cfg_attr` (nested too) are found; those and the ones under `#[cfg]`
+/// items and `#[cfg] mod` files are checked as if the predicate held, marked conditional,
+/// and fail the report like any other. A `usize` constant is the compiler's E0308.
+#[test]
+fn conditional_wrappers_are_checked_and_marked() {
+    let (code, stdout, stderr) = report(&[fixture("report-cfg").to_str().unwrap()]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    // After the crate and manifest lines and the blank line.
+    let body: Vec<&str> = stdout.lines().skip(3).collect();
+    let expected = r#"location                wrapper        kernel  target  occupancy           limiter                 findings
+src/broken/deeper.rs:3  launch_deeper  -       sm_90   100% (64/64 warps)  warps,registers         -
+  ^ conditional, under cfg(feature = "broken") on mod broken (src/lib.rs:7): checked as if the predicate held
+src/broken.rs:5         launch_broken  -       sm_90   0% (cannot launch)  warps                   launch_impossible (deny)
+  ^ conditional, under cfg(feature = "broken") on mod broken (src/lib.rs:7): checked as if the predicate held
+src/lib.rs:13           launch_plain   -       sm_90   100% (64/64 warps)  warps,registers         -
+src/lib.rs:17           launch_nodeny  -       sm_90   25% (16/64 warps)   registers               low_occupancy (deny)
+  ^ conditional, under cfg_attr(not(feature = "nodeny")): checked as if the predicate held
+src/lib.rs:24           launch_nested  -       sm_90   100% (64/64 warps)  warps,registers         -
+  ^ conditional, under cfg_attr(feature = "fast") and cfg_attr(target_os = "linux"): checked as if the predicates held
+src/lib.rs:29           launch_usize   -       -       -                   -                       error: src/lib.rs:29:29: `BU` is a usize; block dimensions are u32 (the build fails with E0308, mismatched types: declare `const BU: u32` or write `BU as u32`)
+src/lib.rs:33           launch_cast    -       -       -                   -                       not evaluated: constant block (checked by the compiler)
+src/lib.rs:39           launch_test    -       sm_90   100% (64/64 warps)  warps,registers,blocks  -
+  ^ conditional, under cfg(test) on mod tests: checked as if the predicate held
+
+8 wrappers (6 evaluated, 1 with constants left to the compiler, 1 with errors): 2 deny-level findings, 0 warnings, 1 error
+5 conditional wrappers (under #[cfg] or cfg_attr, which report does not evaluate; checked as if the predicates held): 2 deny-level findings, 0 errors among them, counted in the exit status like the others"#;
+    assert_eq!(body.join("\n"), expected, "{stdout}");
+
+    let (code, report) = json(&[fixture("report-cfg").to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let conditional: Vec<(&str, Vec<&str>)> = report["wrappers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            let predicates = w["conditional"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_str().unwrap())
+                .collect();
+            (w["wrapper"].as_str().unwrap(), predicates)
+        })
+        .collect();
+    let broken = r#"cfg(feature = "broken") on mod broken (src/lib.rs:7)"#;
+    assert_eq!(
+        conditional,
+        [
+            ("launch_deeper", vec![broken]),
+            ("launch_broken", vec![broken]),
+            ("launch_plain", vec![]),
+            (
+                "launch_nodeny",
+                vec![r#"cfg_attr(not(feature = "nodeny"))"#]
+            ),
+            (
+                "launch_nested",
+                vec![
+                    r#"cfg_attr(feature = "fast")"#,
+                    r#"cfg_attr(target_os = "linux")"#
+                ]
+            ),
+            ("launch_usize", vec![]),
+            ("launch_cast", vec![]),
+            ("launch_test", vec!["cfg(test) on mod tests"]),
+        ]
+    );
+    assert_eq!(
+        wrapper(&report, "launch_usize")["errors"],
+        serde_json::json!([
+            "src/lib.rs:29:29: `BU` is a usize; block dimensions are u32 (the build fails with \
+             E0308, mismatched types: declare `const BU: u32` or write `BU as u32`)"
+        ])
+    );
+    assert_eq!(
+        rows(wrapper(&report, "launch_nodeny")),
+        [(
+            "sm_90".to_owned(),
+            25.0,
+            vec!["low_occupancy (deny)".to_owned()]
+        )]
+    );
+    assert_eq!(report["summary"]["conditional"], 5);
+    assert_eq!(report["summary"]["deny"], 2);
+    assert_eq!(report["summary"]["errors"], 1);
+    assert_eq!(report["failed"], true);
+}
