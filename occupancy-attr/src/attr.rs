@@ -649,7 +649,9 @@ mod tests {
         ] {
             assert_eq!(
                 errors(args.parse().unwrap()),
-                [format!("`{digits} KiB` is too large: the most is 4294967295 bytes")],
+                [format!(
+                    "`{digits} KiB` is too large: the most is 4294967295 bytes"
+                )],
                 "{args}"
             );
         }

@@ -426,7 +426,10 @@ proptest! {
 #[test]
 fn a_syntax_error_is_not_followed_by_a_missing_key_error() {
     let env = Env::new(scratch("syntax_then_missing"));
-    for args in [quote!(block = 256; regs = 32), quote!(block = 256 regs = 32)] {
+    for args in [
+        quote!(block = 256; regs = 32),
+        quote!(block = 256 regs = 32),
+    ] {
         let errors = err(args.clone(), &env);
         assert_eq!(errors.len(), 1, "{args}: {errors:#?}");
         assert!(!errors[0].contains("missing"), "{args}: {errors:#?}");
@@ -434,8 +437,10 @@ fn a_syntax_error_is_not_followed_by_a_missing_key_error() {
     // A key that is really missing still is.
     assert_eq!(
         err(quote!(block = 256), &env),
-        ["missing the kernel's resources: `kernel = \"name\"` (from the build's resource \
+        [
+            "missing the kernel's resources: `kernel = \"name\"` (from the build's resource \
           manifest), `cubin = \"path\"`, `fatbin = \"path\"`, or `regs = N` (ptxas -v: \
-          `Used N registers`)"]
+          `Used N registers`)"
+        ]
     );
 }

@@ -315,7 +315,10 @@ mod tests {
         let err = Target::parse("H10").unwrap_err();
         assert_eq!(err.suggestions[0], "H100", "{err}");
         // An unknown compute capability suggests its neighbours, not digit swaps.
-        assert_eq!(Target::parse("sm_95").unwrap_err().suggestions, ["sm_90", "sm_100"]);
+        assert_eq!(
+            Target::parse("sm_95").unwrap_err().suggestions,
+            ["sm_90", "sm_100"]
+        );
         assert_eq!(Target::parse("sm_35").unwrap_err().suggestions, ["sm_50"]);
         assert_eq!(Target::parse("sm_130").unwrap_err().suggestions, ["sm_121"]);
         let err = Target::parse("sm_95").unwrap_err();
