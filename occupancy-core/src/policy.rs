@@ -626,7 +626,7 @@ mod tests {
         assert_eq!(
             errors("targets = [\"sm_90\", \"sm_95\"]\n"),
             [
-                "1:21: `targets`: unknown compute capability 9.5 (`sm_95`); did you mean `sm_90`, `sm_50` or `sm_52`?"
+                "1:21: `targets`: unknown compute capability 9.5 (`sm_95`); did you mean `sm_90` or `sm_100`?"
             ]
         );
         assert_eq!(
