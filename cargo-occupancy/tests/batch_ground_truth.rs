@@ -2,30 +2,16 @@
 //! vector and every recorded H200 driver answer, converted to batch rows.
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+
+mod common;
+use common::batch;
 
 fn data(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/data")
         .join(rel)
-}
-
-/// Runs the binary's `batch` on `input`; returns stdout.
-fn batch(input: String) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))
-        .args(["occupancy", "batch"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
 }
 
 fn columns(line: &str) -> Vec<&str> {
@@ -37,8 +23,6 @@ fn header_vectors_agree_through_batch() {
     let text = std::fs::read_to_string(data("header-vectors.tsv")).unwrap();
     let out = batch(text.clone());
     let header = columns(text.lines().next().unwrap());
-    let out_header = columns(out.lines().next().unwrap());
-    let col = |name: &str| out_header.iter().position(|h| *h == name).unwrap();
     let expected_col = |name: &str| header.iter().position(|h| *h == name).unwrap();
     let (mut n, mut wrong) = (0, Vec::new());
     for (input, output) in text.lines().skip(1).zip(out.lines().skip(1)) {
@@ -54,7 +38,6 @@ fn header_vectors_agree_through_batch() {
         if (ours[0], ours[3], ours[4]) != (expected.0, expected.1, "") {
             wrong.push(format!("{input}\n  -> {ours:?}"));
         }
-        let _ = col;
     }
     assert_eq!(n, 4400);
     assert!(

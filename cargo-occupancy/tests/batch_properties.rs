@@ -2,8 +2,7 @@
 //! exactly as the library's `occupancy()` does, on every architecture, errors included.
 //! Each case is 400 random rows sent through one run of the binary.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
 use occupancy_core::arch::{ARCHS, Arch};
 use occupancy_core::occupancy::{BlockDim, Carveout, Kernel, Launch, occupancy};
@@ -126,19 +125,7 @@ fn batch(rows: &[Row]) -> Vec<Vec<String>> {
         input.push_str(&row.tsv());
         input.push('\n');
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))
-        .args(["occupancy", "batch"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    String::from_utf8(out.stdout)
-        .unwrap()
+    common::batch(input)
         .lines()
         .skip(1)
         .map(|l| l.split('\t').skip(9).map(str::to_owned).collect())
