@@ -1,15 +1,17 @@
 //! Times the front end on one wrapper, outside rustc: `cargo run --release -p occupancy-attr
-//! --example parse_cost -- CRATE_DIR`.
+//! --example parse_cost -- CRATE_DIR ['ATTRIBUTE ARGUMENTS']` (default arguments: `block = 256,
+//! regs = 24, target = ["sm_80", "sm_90", "sm_86"]`).
 use std::time::Instant;
 
 fn main() {
     let dir = std::env::args().nth(1).unwrap_or_else(|| ".".into());
     let env = occupancy_attr::Env::new(&dir);
     let item: syn::ItemFn = syn::parse_str("pub fn launch_0(n: u32) -> u32 { n }").unwrap();
-    let args: proc_macro2::TokenStream =
-        r#"block = 256, regs = 24, target = ["sm_80", "sm_90", "sm_86"]"#
-            .parse()
-            .unwrap();
+    let args: proc_macro2::TokenStream = std::env::args()
+        .nth(2)
+        .unwrap_or_else(|| r#"block = 256, regs = 24, target = ["sm_80", "sm_90", "sm_86"]"#.into())
+        .parse()
+        .unwrap();
     let n = 2000;
     let start = Instant::now();
     for _ in 0..n {

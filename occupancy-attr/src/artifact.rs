@@ -14,17 +14,21 @@
 //! the same compute capability, else the highest lower one of the same major version (an
 //! `sm_80` cubin runs on 8.6), as [`Manifest::lookup`] does.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use occupancy_core::arch::Target;
 use occupancy_core::policy::Policy;
 use occupancy_core::resources::manifest::{LookupError, Manifest};
-use occupancy_core::resources::{InputKind, KernelResources, SmTarget, cubin, detect, fatbin};
+use occupancy_core::resources::{
+    InputKind, KernelResources, ResourceError, SmTarget, cubin, detect, fatbin,
+};
 use proc_macro2::Span;
 use syn::{Error, LitStr};
 
 use crate::ast::{Arg, Args};
 use crate::errors::Errors;
+use crate::memo::Memo;
 use crate::spec::{ManifestOrigin, Source, SourceKind};
 use crate::{Env, MANIFEST_VAR, OUT_DIR_MANIFEST};
 
@@ -79,6 +83,7 @@ pub(crate) fn resolve(
             let (path, manifest) = read_binary(kind, &file.value, env)
                 .map_err(|e| errors.push(e))
                 .ok()?;
+            let manifest = Arc::new(manifest);
             let name = match &args.kernel {
                 Some(kernel) => kernel.value.value(),
                 None => only_kernel(&manifest, kind, &file.value)
@@ -103,7 +108,7 @@ pub(crate) fn resolve(
             let (path, origin, shown) = find_manifest(policy, env, value)
                 .map_err(|e| errors.push(e))
                 .ok()?;
-            let manifest = Manifest::load(&path)
+            let manifest = load_manifest(&path)
                 .map_err(|e| {
                     errors.push(Error::new(
                         value.span(),
@@ -161,6 +166,20 @@ fn arch_name(target: &Target) -> String {
         Some(_) => target.arch.sm.to_owned(),
         None => target.to_string(),
     }
+}
+
+/// [`Manifest::load`], with the parse of an unchanged file reused (see [`Memo`]).
+fn load_manifest(path: &Path) -> Result<Arc<Manifest>, ResourceError> {
+    static PARSED: Memo<Result<Arc<Manifest>, ResourceError>> = Memo::new();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        ResourceError::new(format!(
+            "cannot read resource manifest {}: {e}",
+            path.display()
+        ))
+    })?;
+    PARSED
+        .get_or_parse(text, |text| Manifest::from_json(text).map(Arc::new))
+        .map_err(|e| e.context(path.display()))
 }
 
 /// Finds the manifest for `kernel = "..."` (the order is in the module docs).

@@ -48,6 +48,7 @@ mod ast;
 mod attr;
 mod errors;
 mod eval;
+mod memo;
 mod policy;
 mod spec;
 mod valid;

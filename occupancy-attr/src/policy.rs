@@ -7,12 +7,13 @@
 
 use std::path::PathBuf;
 
-use occupancy_core::policy::Policy;
+use occupancy_core::policy::{Policy, PolicyError};
 use proc_macro2::Span;
 use syn::Error;
 
 use crate::Env;
 use crate::errors::Errors;
+use crate::memo::Memo;
 
 /// A policy and the file it came from.
 pub(crate) struct Loaded {
@@ -63,7 +64,8 @@ pub(crate) fn load(env: &Env, span: Span) -> Result<Loaded, Error> {
         }
     };
     let shown = path.display().to_string();
-    match Policy::from_toml(&text) {
+    static PARSED: Memo<Result<Policy, Vec<PolicyError>>> = Memo::new();
+    match PARSED.get_or_parse(text, Policy::from_toml) {
         Ok(policy) => Ok(Loaded {
             policy,
             file: Some(std::path::absolute(&path).unwrap_or(path)),
