@@ -7,13 +7,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== cargo build --release --examples (warnings from #[occupancy::check] follow) =="
-# Cargo replays the warnings of a cached build too.
-cargo build --release --examples 2>&1 | grep -v -E '^\s+(Compiling|Checking|Finished|Running)\b' || true
+# Cargo replays the warnings of a cached build too. A failed build stops the script (pipefail);
+# grep finding nothing to print does not.
+cargo build --release --examples 2>&1 | { grep -v -E '^\s+(Compiling|Checking|Finished|Running)\b' || true; }
 
+target_dir="${CARGO_TARGET_DIR:-target}"
 status=0
 for example in saxpy reduce sgemm softmax layernorm transpose histogram conv2d verify_driver; do
   echo
   echo "== $example =="
-  ./target/release/examples/"$example" || status=1
+  "$target_dir/release/examples/$example" || status=1
 done
 exit "$status"
