@@ -1096,18 +1096,22 @@ fn table(wrappers: &[Wrapper]) -> String {
     let mut notes: BTreeMap<usize, String> = BTreeMap::new();
     for w in wrappers {
         let kernel = w.kernel.clone().unwrap_or_else(|| "-".to_owned());
+        // The wrapper's location, name and kernel on its first row only.
+        let lead = |first: bool| {
+            if first {
+                [w.location.clone(), w.name.clone(), kernel.clone()]
+            } else {
+                [String::new(), String::new(), String::new()]
+            }
+        };
         match &w.outcome {
             Outcome::Errors(errors) => {
                 for (i, e) in errors.iter().enumerate() {
-                    let first = i == 0;
+                    let [location, name, kernel] = lead(i == 0);
                     rows.push([
-                        if first {
-                            w.location.clone()
-                        } else {
-                            String::new()
-                        },
-                        if first { w.name.clone() } else { String::new() },
-                        if first { kernel.clone() } else { String::new() },
+                        location,
+                        name,
+                        kernel,
                         "-".into(),
                         "-".into(),
                         "-".into(),
@@ -1164,14 +1168,11 @@ fn table(wrappers: &[Wrapper]) -> String {
                         ),
                         Err(e) => (format!("error: {e}"), "-".to_owned()),
                     };
+                    let [location, name, kernel] = lead(first);
                     rows.push([
-                        if first {
-                            w.location.clone()
-                        } else {
-                            String::new()
-                        },
-                        if first { w.name.clone() } else { String::new() },
-                        if first { kernel.clone() } else { String::new() },
+                        location,
+                        name,
+                        kernel,
                         t.target.to_string(),
                         occupancy,
                         limiter,
