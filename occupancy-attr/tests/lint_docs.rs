@@ -24,7 +24,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use occupancy_attr::{Env, Evaluation, Spec, parse};
+use occupancy_attr::{Env, Evaluation, Spec, Wrapper, parse};
 use occupancy_core::arch::ARCHS;
 use occupancy_core::cluster::{ClusterCount, Topology, max_active_clusters};
 use occupancy_core::lint::{LINTS, Level, Lint};
@@ -435,7 +435,8 @@ fn run(
         )
         .unwrap();
     }
-    let spec = parse(args, &func.sig, Span::call_site(), &Env::new(&dir)).map_err(|e| {
+    let wrapper = Wrapper::new(&func.sig, &func.block);
+    let spec = parse(args, &wrapper, Span::call_site(), &Env::new(&dir)).map_err(|e| {
         let errors: Vec<String> = e.into_iter().map(|e| e.to_string()).collect();
         format!("the attribute does not parse: {errors:?}")
     })?;
@@ -448,10 +449,10 @@ fn run(
 /// The findings of `lint` in `evaluation`, rendered as the macro renders them.
 fn findings_of(evaluation: &Evaluation, lint: &str) -> Vec<String> {
     evaluation
-        .findings
+        .diagnostics
         .iter()
-        .filter(|f| f.lint.name == lint)
-        .map(|f| f.to_string())
+        .filter(|d| d.finding.lint.name == lint)
+        .map(|d| d.finding.to_string())
         .collect()
 }
 
@@ -481,7 +482,8 @@ fn verify(check: Check, lint: &str, spec: &Spec, evaluation: &Evaluation) -> Res
     if let Kernel = check {
         return Ok(());
     }
-    for (index, t) in evaluation.targets.iter().enumerate() {
+    let case = &evaluation.cases[0];
+    for (index, t) in case.targets.iter().enumerate() {
         let occ = || {
             t.occupancy
                 .as_ref()
@@ -503,7 +505,7 @@ fn verify(check: Check, lint: &str, spec: &Spec, evaluation: &Evaluation) -> Res
             WarpsPerBlock(n) => (n.to_string(), occ()?.warps_per_block.to_string()),
             DynamicSmem(n) => (n.to_string(), t.launch.dynamic_smem_bytes.to_string()),
             Clusters(n) => {
-                let cluster = spec.cluster(index).ok_or("no cluster")?;
+                let cluster = spec.cluster(case.kernel, index).ok_or("no cluster")?;
                 let topology = Topology::of_target(&t.target).ok_or("not a named GPU")?;
                 let r =
                     max_active_clusters(t.target.arch, &topology, &t.kernel, &t.launch, &cluster)
@@ -644,7 +646,7 @@ fn examples_fire_and_fixes_do_not() {
                 0 if !fired => writeln!(
                     problems,
                     "{whence} should fire; the findings: {:#?}",
-                    evaluation.findings
+                    evaluation.diagnostics
                 )
                 .unwrap(),
                 0 if spec.level(lint) == Level::Allow => writeln!(

@@ -4,7 +4,7 @@
 
 use super::floor::percent;
 use super::lints::{analysis_pair, count, occupancy_text};
-use super::{Context, Finding, Input, Level, Lint, Scope, bytes};
+use super::{Context, Finding, Input, Level, Lint, Scope, bytes_text};
 use crate::analysis;
 use crate::occupancy::{Carveout, Occupancy, Resource};
 
@@ -261,7 +261,7 @@ fn smem_step(cx: &Context<'_>) -> Option<Finding> {
             format!(
                 "smem = {} ({} less dynamic shared memory per block)",
                 dynamic - shave,
-                bytes(shave.into())
+                bytes_text(shave.into())
             ),
         )
     } else {
@@ -269,8 +269,8 @@ fn smem_step(cx: &Context<'_>) -> Option<Finding> {
             Input::StaticSmem,
             format!(
                 "at most {} of static + dynamic shared memory per block ({} less)",
-                bytes(step.fewer_smem_bytes.into()),
-                bytes(shave.into())
+                bytes_text(step.fewer_smem_bytes.into()),
+                bytes_text(shave.into())
             ),
         )
     };
@@ -279,24 +279,24 @@ fn smem_step(cx: &Context<'_>) -> Option<Finding> {
         format!(
             "{}: shared memory per block is {} over a step: {} of static + dynamic gives {} instead of {}",
             cx.subject(Scope::Target),
-            bytes(shave.into()),
-            bytes(step.fewer_smem_bytes.into()),
+            bytes_text(shave.into()),
+            bytes_text(step.fewer_smem_bytes.into()),
             blocks_and_percent(&step.after),
             blocks_and_percent(&step.before),
         ),
         vec![format!(
             "{} static + {} dynamic + {} reserved, rounded up to {} = {} per block; {} carveout / {} = {}; \
              {} need at most {} per block",
-            bytes(kernel.static_smem_bytes.into()),
-            bytes(dynamic.into()),
-            bytes(arch.reserved_smem_per_block_bytes.into()),
+            bytes_text(kernel.static_smem_bytes.into()),
+            bytes_text(dynamic.into()),
+            bytes_text(arch.reserved_smem_per_block_bytes.into()),
             arch.smem_alloc_granularity_bytes,
-            bytes(occ.smem_per_block_bytes.into()),
-            bytes(occ.smem_per_sm_bytes.into()),
-            bytes(occ.smem_per_block_bytes.into()),
+            bytes_text(occ.smem_per_block_bytes.into()),
+            bytes_text(occ.smem_per_sm_bytes.into()),
+            bytes_text(occ.smem_per_block_bytes.into()),
             count(occ.blocks_per_sm, "block"),
             count(step.after.blocks_per_sm, "block"),
-            bytes(step.after.smem_per_block_bytes.into()),
+            bytes_text(step.after.smem_per_block_bytes.into()),
         )],
         vec![help],
     )
@@ -390,10 +390,10 @@ fn carveout_limit(cx: &Context<'_>) -> Option<Finding> {
         ),
         vec![format!(
             "{current}% of {} is snapped up to the {} carveout: {} / {} per block = {}",
-            bytes(arch.smem_per_sm_bytes.into()),
-            bytes(occ.smem_per_sm_bytes.into()),
-            bytes(occ.smem_per_sm_bytes.into()),
-            bytes(occ.smem_per_block_bytes.into()),
+            bytes_text(arch.smem_per_sm_bytes.into()),
+            bytes_text(occ.smem_per_sm_bytes.into()),
+            bytes_text(occ.smem_per_sm_bytes.into()),
+            bytes_text(occ.smem_per_block_bytes.into()),
             count(occ.limits.shared_memory, "block"),
         )],
         vec![format!(
