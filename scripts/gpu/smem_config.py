@@ -13,7 +13,7 @@ Without a GPU, `--compile-only` checks that the kernels build (NVRTC from cuda.b
 
 Kernels: `probe_s<S>_r<R>`, S bytes of static shared memory (0, 128, 4096, 4224, 8448,
 16384) and R live accumulators per thread (1, 16, 24, 56, 120: 14 to 128 registers), each
-using its dynamic shared memory too; `probe_tiny` (12 registers). Launches, in this order (the plan's `index` is the ncu ID):
+using its dynamic shared memory too; `probe_tiny` (the fewest registers ptxas gives). Launches, in this order (the plan's `index` is the ncu ID):
 
 - A: two kernels x blocks 32..1024 x 17 dynamic sizes 0 .. 200000 B (opt-in set only when
   more than 48 KiB - static is asked for), grid 264;
@@ -24,7 +24,7 @@ using its dynamic shared memory too; `probe_tiny` (12 registers). Launches, in t
 - F: grids of 1 to 2500 blocks of 256 and 1024 threads of a kernel that runs long enough
   (2000 steps per thread) for its achieved occupancy to show the grid's ceiling;
 - G (`--set G`, on its own): blocks of 64 to 1024 threads in steps that include odd warp
-  counts x dynamic sizes 128 B .. 8 KiB, and 128 B of static shared memory.
+  counts x dynamic sizes 0 .. 8 KiB, and 128 B of static shared memory.
 
 Launches the driver answers 0 resident blocks for are left out. Before each launch the
 carveout and the opt-in are set (or reset to the default) explicitly, so no launch inherits
@@ -83,8 +83,7 @@ extern "C" __global__ void probe_tiny(const float* __restrict__ in, float* __res
                                       int iters, int dyn_floats)
 {
     extern __shared__ float dyn[];
-    if (dyn_floats > 0 && threadIdx.x == 0) dyn[0] = in[0];
-    out[(size_t)blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;
+    if (dyn_floats > 0 && threadIdx.x == 0) dyn[0] = 1.0f;
 }
 """
 
@@ -110,7 +109,7 @@ def plan_g():
     blocks = [64, 96, 128, 160, 192, 256, 384, 512, 640, 768, 896, 1024]
     for k in [(0, 1), (0, 16), (0, 24), (0, 56)]:
         for block in blocks:
-            for d in [128, 256, 512, 1024, 2048, 4096, 8192]:
+            for d in [0, 128, 256, 512, 1024, 2048, 4096, 8192]:
                 out.append(("G", k, block, 264, d, -1, None, 1))
     for k in [(128, 1), (128, 16)]:
         for block in blocks:
