@@ -590,7 +590,7 @@ fn wrappers(crate_dir: Option<&Path>) -> Result<Vec<report::KernelWrapper>, Stri
 }
 
 fn kib(bytes: u32) -> String {
-    if bytes % 1024 == 0 {
+    if bytes.is_multiple_of(1024) {
         format!("{} KiB", bytes / 1024)
     } else {
         format!("{bytes} B")

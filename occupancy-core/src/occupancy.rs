@@ -610,11 +610,11 @@ impl Occupancy {
     /// shared memory exceeds the per-block limit (the launch cannot run).
     pub const fn shared_memory_limit_at(&self, smem_per_sm_bytes: u32) -> u32 {
         if self.limits.shared_memory == 0 {
-            0
-        } else if self.smem_per_block_bytes == 0 {
-            UNLIMITED
-        } else {
-            smem_per_sm_bytes / self.smem_per_block_bytes
+            return 0;
+        }
+        match smem_per_sm_bytes.checked_div(self.smem_per_block_bytes) {
+            Some(blocks) => blocks,
+            None => UNLIMITED,
         }
     }
 
