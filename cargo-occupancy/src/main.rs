@@ -8,6 +8,7 @@ mod batch;
 mod calc;
 mod inspect;
 mod plot;
+mod profile;
 mod report;
 mod sweep;
 
@@ -50,6 +51,14 @@ enum Command {
     /// Exit status: 0 when no wrapper has a deny-level finding or an error; 1 when one has,
     /// conditional wrappers included, or a file does not parse; 2 when the report cannot run.
     Report(report::ReportArgs),
+    /// Theoretical occupancy beside what Nsight Compute measured, per launch: the engine's
+    /// and ncu's block limits, achieved occupancy, waves, the grid's ceiling and the gap.
+    ///
+    /// `--import FILE.csv`: an ncu CSV export (`ncu --section LaunchStats --section Occupancy
+    /// --csv ./app`, or `ncu --import report.ncu-rep --csv`; `.gz` too). `-- <command>`: runs
+    /// the command under ncu (when it is on the PATH). Exit status: 0 when the engine agrees
+    /// with ncu on every launch, 1 when not, 2 when it cannot run.
+    Profile(profile::ProfileArgs),
 }
 
 fn main() -> ExitCode {
@@ -66,6 +75,7 @@ fn main() -> ExitCode {
             _ => return ExitCode::FAILURE,
         },
         Command::Report(a) => return report::run(&a),
+        Command::Profile(a) => return profile::run(&a),
         Command::Calc(a) => calc::run(&a).map(|text| {
             print!("{text}");
         }),

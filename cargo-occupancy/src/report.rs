@@ -1226,6 +1226,56 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
+/// A wrapper that names a compiled kernel (`kernel = "..."`), for `profile`.
+pub struct KernelWrapper {
+    /// The wrapper function's name.
+    pub wrapper: String,
+    /// `file:line`, relative to the crate.
+    pub location: String,
+    /// The kernel it names.
+    pub kernel: String,
+    /// Registers per thread of the kernel's cubin, per compute capability (`"9.0"`).
+    pub registers: Vec<(String, u32)>,
+}
+
+/// The wrappers of the crate at `path` that name a kernel, as `report --json` lists them
+/// (the one entry point `profile` uses, so that it depends on the report's output, not on
+/// its internals).
+///
+/// # Errors
+///
+/// What `report` cannot run on (no crate there).
+pub fn kernel_wrappers(path: &Path) -> Result<Vec<KernelWrapper>, String> {
+    let args = ReportArgs {
+        path: Some(path.to_path_buf()),
+        manifest_path: None,
+        kernel_manifest: None,
+        json: true,
+    };
+    let (text, _) = report(&args)?;
+    let json: Json = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let wrappers = json["wrappers"].as_array().cloned().unwrap_or_default();
+    Ok(wrappers
+        .iter()
+        .filter_map(|w| {
+            Some(KernelWrapper {
+                wrapper: w["wrapper"].as_str()?.to_owned(),
+                location: w["location"].as_str()?.to_owned(),
+                kernel: w["kernel"].as_str()?.to_owned(),
+                registers: w["targets"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|t| {
+                        let regs = u32::try_from(t["registers_per_thread"].as_u64()?).ok()?;
+                        Some((t["compute_capability"].as_str()?.to_owned(), regs))
+                    })
+                    .collect(),
+            })
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

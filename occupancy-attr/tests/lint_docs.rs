@@ -125,6 +125,8 @@ const CLAIMS: &[Claim] = &[
     claim("launch_bounds_mismatch", 0, "2 blocks/SM: min_blocks 4 not reached", &[Blocks(2), Says("this launch gets 2")]),
 
     claim("undersized_grid", 0, "one block per SM, 80,", &[Says("at least 80 blocks give every SM one, 160 fill the GPU")]),
+    claim("undersized_grid", 0, "at most 50% achieved", &[Says("at most 50% achieved: 1 block on 80 SMs")]),
+    claim("tail_effect", 0, "at most 25% achieved", &[Says("the last wave alone: at most 25% achieved: 244 blocks on 132 SMs")]),
 
     claim("cluster_limit", 0, "7 clusters: 112 of 132 SMs", &[Clusters(7), Says("7 x 16 = 112 blocks"), Says("132 SMs")]),
 ];

@@ -64,6 +64,11 @@ declare_lint! {
     /// #[occupancy::check(block = 256, regs = 64, target = "sm_90")]
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
+    ///
+    /// ### Measured
+    /// on an H200, sgemm_tiled at 75% with `__launch_bounds__(256, 8)` (32 registers, a few
+    /// spills): 6.89 -> 6.58 ms; sgemm_128x128_8x8 at 25% forced to 64 registers for 50%: 4.46
+    /// -> 37.9 ms, 8.5 times slower from spills (docs/ACHIEVED.md).
     pub static LOW_OCCUPANCY = Lint {
         name: "low_occupancy",
         default_level: Level::Warn,
@@ -92,6 +97,10 @@ declare_lint! {
     /// #[occupancy::check(block = (16, 8), regs = 32)] // 128 threads: 4 full warps
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
+    ///
+    /// ### Measured
+    /// conv2d on an H200, blocks of (20, 20) against (32, 12): 1.173 -> 1.088 ms, achieved
+    /// occupancy 78.2% -> 90.6% (docs/ACHIEVED.md).
     pub static PARTIAL_WARP = Lint {
         name: "partial_warp",
         default_level: Level::Warn,

@@ -32,6 +32,11 @@ declare_lint! {
     /// #[occupancy::check(block = 256, regs = 40, target = "sm_80")] // 6 blocks, 75%
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
+    ///
+    /// ### Measured
+    /// a compute-bound kernel on an H200, 43 against 39 registers (`__launch_bounds__(256, 6)`,
+    /// no spills): 62.5% -> 75% theoretical, 40.6% -> 47.0% achieved, but 0.369 -> 0.397 ms:
+    /// not faster (docs/ACHIEVED.md says why).
     pub static REGISTER_STEP = Lint {
         name: "register_step",
         default_level: Level::Warn,
@@ -65,6 +70,10 @@ declare_lint! {
     /// #[occupancy::check(block = 128, regs = 32, smem = 50176, opt_in = 99 KiB, target = "sm_86")]
     /// fn launch(stream: &CudaStream) { /* ... */ } // 2 blocks/SM
     /// ```
+    ///
+    /// ### Measured
+    /// a shared-memory staged copy on an H200, 57600 against 57344 B per block: 75% -> 100%
+    /// theoretical, 0.424 -> 0.364 ms, achieved 73.8% -> 98.2% (docs/ACHIEVED.md).
     pub static SMEM_STEP = Lint {
         name: "smem_step",
         default_level: Level::Warn,
@@ -95,6 +104,10 @@ declare_lint! {
     /// #[occupancy::check(block = 96, regs = 32, target = "sm_86")] // 100%
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
+    ///
+    /// ### Measured
+    /// vector_add on an H200, blocks of 32 against 64 threads (one wave each): 0.609 against
+    /// 0.445 ms, achieved occupancy 49.1% against 96.9% (docs/ACHIEVED.md).
     pub static BLOCK_LIMIT = Lint {
         name: "block_limit",
         default_level: Level::Warn,
