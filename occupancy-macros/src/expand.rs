@@ -4,7 +4,7 @@
 //!
 //! - All values literal: the macro runs the lints now ([`occupancy_attr::Spec::evaluate`],
 //!   target by target with each target's compiled kernel) and emits each finding at its level: a warning ([`emit::warning`]), an error
-//!   ([`emit::error`]), or nothing.
+//!   ([`emit::denied`]), or nothing.
 //! - Some value a constant expression: the macro cannot read it, so it emits `const` items
 //!   that run the engine during compilation ([`occupancy_core::lint::konst`]): a
 //!   `launch_impossible` or denied lint is a const panic with a fixed message; a warned lint
@@ -88,8 +88,8 @@ fn report(spec: &Spec, finding: &Finding) -> TokenStream {
     let span = spec.span_of(finding.input);
     match spec.level(finding.lint) {
         Level::Allow => TokenStream::new(),
-        Level::Warn => emit::warning(finding.lint.name, span, &finding.to_string()),
-        Level::Deny => emit::error(span, &format!("{}: {finding}", finding.lint.name)),
+        Level::Warn => emit::warning(span, finding),
+        Level::Deny => emit::denied(span, finding),
     }
 }
 
