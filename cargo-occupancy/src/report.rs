@@ -90,7 +90,7 @@ pub enum Format {
     Table,
     /// Every wrapper, target and finding (findings at level allow too).
     Json,
-    /// SARIF 2.1.0 (`crate::sarif`).
+    /// A SARIF 2.1.0 log: one result per reported finding, for CI code scanning.
     Sarif,
 }
 
