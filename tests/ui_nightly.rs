@@ -16,10 +16,14 @@
 
 #[test]
 fn ui_nightly() {
+    // The built-in policy, and the committed probe manifest for `kernel = "..."` (an
+    // absolute path: the cases compile in the target directory, wherever it is).
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/ui/fixtures/probe.manifest.json");
     // SAFETY: this binary's only test; nothing else reads the environment meanwhile.
     unsafe {
         std::env::remove_var("OCCUPANCY_POLICY");
-        std::env::remove_var("OCCUPANCY_MANIFEST");
+        std::env::set_var("OCCUPANCY_MANIFEST", manifest);
     }
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui-nightly/*.rs");

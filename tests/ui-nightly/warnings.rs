@@ -7,15 +7,10 @@
 #[occupancy::check(block = 200, regs = 128, target = ["sm_80", "sm_90"])]
 fn launch_everything_wrong() {}
 
-// k_regs in the sm_80 cubin: 52 regs -> 1792 per warp -> 4 blocks = 50% < 60%; 4 registers
-// over an allocation step. The warnings point at `kernel`, where the registers came from.
-#[occupancy::check(
-    cubin = "../../../../tests/ui/fixtures/probe.sm_80.cubin",
-    kernel = "k_regs",
-    block = 256,
-    target = "sm_80",
-    min_occupancy = 60%,
-)]
+// k_regs in the resource manifest (`OCCUPANCY_MANIFEST`, set by tests/ui_nightly.rs): its
+// sm_80 cubin has 52 regs -> 1792 per warp -> 4 blocks = 50% < 60%; 4 registers over an
+// allocation step. The warnings point at `kernel`, where the registers came from.
+#[occupancy::check(kernel = "k_regs", block = 256, target = "sm_80", min_occupancy = 60%)]
 fn launch_regs() {}
 
 // Denied: `error: low_occupancy: ...` with the same children.
