@@ -10,6 +10,7 @@ mod inspect;
 mod plot;
 mod profile;
 mod report;
+mod sarif;
 mod sweep;
 
 use std::ffi::OsString;
@@ -40,7 +41,8 @@ enum Command {
     /// vary: the three graphs of NVIDIA's calculator as a table, JSON or SVG.
     Sweep(sweep::SweepArgs),
     /// Every `#[occupancy::check]` of a crate on each of its targets: occupancy, limiter and
-    /// findings as a table or JSON; exits 1 on a deny-level finding (for CI).
+    /// findings as a table, JSON or SARIF 2.1.0 (`--format`); exits 1 on a deny-level
+    /// finding (for CI).
     ///
     /// It reads the source text of src/, examples/, benches/ and tests/ and does not
     /// evaluate `cfg`: a wrapper inside `#[cfg_attr(predicate, occupancy::check(...))]`, or

@@ -1,6 +1,7 @@
 //! `cargo occupancy report`: every `#[occupancy::check]` of a crate, evaluated on each of its
 //! targets by the attribute's own front end (`occupancy_attr::parse`, then
-//! `Spec::evaluate`), as a table or JSON. Exits 1 when a finding is deny-level (this includes
+//! `Spec::evaluate`), as a table, JSON or a SARIF 2.1.0 log (rendered by `crate::sarif`).
+//! Exits 1 when a finding is deny-level (this includes
 //! `launch_impossible`) or an attribute has an error: the same wrappers that fail
 //! `cargo build`, without building, for CI.
 //!
@@ -72,9 +73,30 @@ pub struct ReportArgs {
     /// The resource manifest for `kernel = "..."` (default: the newest build's, see the docs).
     #[arg(long, value_name = "PATH")]
     pub kernel_manifest: Option<PathBuf>,
-    /// Print JSON instead of a table.
-    #[arg(long)]
+    /// Output: a table, JSON, or a SARIF 2.1.0 log for CI code scanning (one result per
+    /// reported finding, at the attribute key; the lints as rules).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Print JSON instead of a table (the same as `--format json`).
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+}
+
+/// What `report` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One row per wrapper and target, then a summary.
+    Table,
+    /// Every wrapper, target and finding (findings at level allow too).
+    Json,
+    /// A SARIF 2.1.0 log: one result per reported finding, for CI code scanning.
+    Sarif,
+}
+
+impl ReportArgs {
+    fn format(&self) -> Format {
+        if self.json { Format::Json } else { self.format }
+    }
 }
 
 /// Runs `report`: prints the table (or JSON) and returns the exit status.
@@ -171,7 +193,10 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
 
     // A file that does not parse may hold wrappers the build would reject: no pass.
     let failed = wrappers.iter().any(Wrapper::fails) || !unreadable.is_empty();
-    let text = if args.json {
+    let format = args.format();
+    let text = if format == Format::Sarif {
+        crate::sarif::log(&crate_dir, &wrappers, &unreadable)
+    } else if format == Format::Json {
         let json = json!({
             "crate": package,
             "path": crate_dir.display().to_string(),
@@ -741,15 +766,16 @@ fn uses(tree: &UseTree, prefix: &[String], out: &mut Vec<String>) {
 }
 
 /// One wrapper's result.
-struct Wrapper {
-    location: String,
-    name: String,
+pub(crate) struct Wrapper {
+    /// `file:line` of the attribute, the file relative to the crate.
+    pub(crate) location: String,
+    pub(crate) name: String,
     /// The `cfg` / `cfg_attr` predicates it is under; evaluated as if they held.
-    conditions: Vec<String>,
-    outcome: Outcome,
+    pub(crate) conditions: Vec<String>,
+    pub(crate) outcome: Outcome,
 }
 
-enum Outcome {
+pub(crate) enum Outcome {
     /// Front-end errors: `line:column: message` each.
     Errors(Vec<String>),
     /// A value the compiler must evaluate: the inputs given as constants, and why the
@@ -1250,7 +1276,8 @@ pub fn kernel_wrappers(path: &Path) -> Result<Vec<KernelWrapper>, String> {
         path: Some(path.to_path_buf()),
         manifest_path: None,
         kernel_manifest: None,
-        json: true,
+        format: Format::Json,
+        json: false,
     };
     let (text, _) = report(&args)?;
     let json: Json = serde_json::from_str(&text).map_err(|e| e.to_string())?;

@@ -6,7 +6,7 @@
 //! - All values known: the macro runs the lints now ([`occupancy_attr::Spec::evaluate`],
 //!   plan by plan, kernel by kernel, target by target with each target's compiled kernel)
 //!   and emits each diagnostic at its level: a warning ([`emit::warning`]), an error
-//!   ([`emit::error`]), or nothing.
+//!   ([`emit::denied`]), or nothing.
 //! - Every value the front end read from a name (a constant of the crate, a `const fn`, a
 //!   helper's constants) is asserted during compilation: `const _: () = { assert!(TERM ==
 //!   value, "..."); ... };`, one item for the wrapper (`Self` and generic parameters: an
@@ -157,8 +157,8 @@ fn report(spec: &Spec, diagnostic: &Diagnostic) -> TokenStream {
     let span = spec.span_of(finding.input, diagnostic.plan);
     match spec.level(finding.lint) {
         Level::Allow => TokenStream::new(),
-        Level::Warn => emit::warning(finding.lint.name, span, &finding.to_string()),
-        Level::Deny => emit::error(span, &format!("{}: {finding}", finding.lint.name)),
+        Level::Warn => emit::warning(span, finding),
+        Level::Deny => emit::denied(span, finding),
     }
 }
 

@@ -9,6 +9,8 @@
 //! proc-macro layer: `lib.rs` (entry) -> `occupancy_attr::parse` -> `expand.rs` (-> tokens,
 //! diagnostics through `emit.rs`).
 #![deny(missing_docs)]
+// `proc_macro::Diagnostic` (rust-lang/rust#54140), behind the opt-in feature only.
+#![cfg_attr(feature = "nightly", feature(proc_macro_diagnostic))]
 
 use proc_macro::TokenStream;
 use proc_macro2::{Delimiter, Span, TokenTree};
