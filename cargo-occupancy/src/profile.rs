@@ -735,11 +735,11 @@ mod tests {
     fn a_header_is_required_and_rule_rows_are_skipped() {
         assert!(parse("\"0\",\"1\"\n").is_err());
         let text = "==PROF== Connected\n\
-            \"ID\",\"Process ID\",\"Kernel Name\",\"Block Size\",\"Grid Size\",\"CC\",\"Metric Name\",\"Metric Value\",\"Rule Name\"\n\
+            \"ID\",\"Process ID\",\"Kernel Name\",\"Block Size\",\"Grid Size\",\"CC\",\"Metric Name\",\"Metric Unit\",\"Metric Value\",\"Rule Name\"\n\
             program output\n\
-            \"0\",\"7\",\"k, with a comma\",\"(32, 1, 1)\",\"(1, 1, 1)\",\"9.0\",\"Block Limit SM\",\"32\",\n\
-            \"0\",\"7\",\"k, with a comma\",\"(32, 1, 1)\",\"(1, 1, 1)\",\"9.0\",\"\",\"\",\"SomeRule\"\n\
-            \"1\",\"7\",\"k, with a comma\",\"(64, 1, 1)\",\"(1, 1, 1)\",\"9.0\",\"Grid Size\",\"1,056\",\n";
+            \"0\",\"7\",\"k, with a comma\",\"(32, 1, 1)\",\"(1, 1, 1)\",\"9.0\",\"Block Limit SM\",\"block\",\"32\",\n\
+            \"0\",\"7\",\"k, with a comma\",\"(32, 1, 1)\",\"(1, 1, 1)\",\"9.0\",\"\",\"\",\"\",\"SomeRule\"\n\
+            \"1\",\"7\",\"k, with a comma\",\"(64, 1, 1)\",\"(1, 1, 1)\",\"9.0\",\"Grid Size\",\"\",\"1,056\",\n";
         let launches = parse(text).unwrap();
         assert_eq!(launches.len(), 2);
         assert_eq!(launches[0].kernel, "k, with a comma");

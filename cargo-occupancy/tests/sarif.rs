@@ -143,7 +143,7 @@ fn examples_log_validates_with_one_result_per_finding() {
                 "warning",
                 "launch_conv2d_20x20",
                 "-",
-                "block"
+                "conv2d_config((20, 20), SMEM_20X20, shape)"
             ),
             (
                 "low_occupancy",
@@ -185,22 +185,20 @@ fn examples_log_validates_with_one_result_per_finding() {
             .next(),
         Some("launch_vector_add on sm_86: 66.67% occupancy (32 of 48 warps), below the 75% floor")
     );
+    // The block is read from the body: the result points at the body's `block_dim`, the
+    // line of examples/examples/saxpy.rs that states it.
+    let source = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/examples/saxpy.rs"),
+    )
+    .unwrap();
+    let line = source
+        .lines()
+        .position(|l| l.contains("block_dim: (VECTOR_ADD_BLOCK, 1, 1)"))
+        .unwrap()
+        + 1;
     assert_eq!(
-        vector_add["locations"][0]["physicalLocation"]["region"]["startLine"],
-        json["wrappers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|w| w["wrapper"] == "launch_vector_add")
-            .unwrap()["location"]
-            .as_str()
-            .unwrap()
-            .rsplit(':')
-            .next()
-            .unwrap()
-            .parse::<u64>()
-            .unwrap(),
-        "the key is on the attribute's line"
+        vector_add["locations"][0]["physicalLocation"]["region"]["startLine"], line as u64,
+        "the body's block_dim"
     );
 
     // Every lint is a rule, in the lints' order, with its documentation as help.
