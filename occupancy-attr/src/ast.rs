@@ -82,6 +82,9 @@ pub(crate) struct Args {
     pub(crate) class: Option<Arg<LitStr>>,
     pub(crate) grid: Option<Arg<Dims>>,
     pub(crate) cluster: Option<Arg<Dims>>,
+    /// `non_portable = true`: the wrapper sets
+    /// `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` (clusters above 8 blocks).
+    pub(crate) non_portable: Option<Arg<syn::LitBool>>,
     pub(crate) levels: Vec<LevelArg>,
     /// The compiled kernel's name: in the resource manifest, or in `cubin` / `fatbin`.
     pub(crate) kernel: Option<Arg<LitStr>>,

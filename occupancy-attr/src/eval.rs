@@ -44,7 +44,7 @@ impl Spec {
     /// one more note saying which cubin and what it holds.
     pub fn evaluate(&self) -> Option<Evaluation> {
         let launch = self.launch()?;
-        let grid_blocks = self.grid_blocks();
+        let grid = self.grid_dim();
         let mut launch_findings = Vec::new();
         let mut target_findings = Vec::new();
         let mut targets = Vec::with_capacity(self.targets.len());
@@ -54,7 +54,7 @@ impl Spec {
             let spec = LaunchSpec {
                 min_occupancy: self.min_occupancy,
                 class: self.class,
-                grid_blocks,
+                grid,
                 cluster: self.cluster(index),
                 artifact: self.artifact(index),
                 thresholds: self.thresholds,
@@ -89,8 +89,8 @@ impl Spec {
     }
 
     /// `transpose_tiled: 39 regs/thread, 4224 B static shared memory, 1 barrier, from its
-    /// sm_80 cubin in the resource manifest kernels.manifest.json` (and what the attribute
-    /// overrides).
+    /// sm_80 cubin in the resource manifest kernels.manifest.json` (`ptxas -v log` when the
+    /// manifest's numbers came from one; and what the attribute overrides).
     fn resources_note(&self, r: &KernelResources, source: &Source) -> String {
         let mut facts = vec![
             format!("{} regs/thread", r.registers_per_thread),
@@ -109,7 +109,7 @@ impl Spec {
         }
         let from = match source.kind {
             SourceKind::Cubin => format!("from {}", source.describe()),
-            _ => format!("from its {} cubin in {}", r.arch, source.describe()),
+            _ => format!("from its {} {} in {}", r.arch, r.origin, source.describe()),
         };
         let mut note = format!("{}: {}, {from}", source.kernel, facts.join(", "));
         let overridden: Vec<&str> = [
