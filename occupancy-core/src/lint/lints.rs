@@ -12,12 +12,17 @@ declare_lint! {
     /// Reports a launch that cannot run on a target: no block fits on an SM (the block has
     /// more threads than the device or the kernel's `__launch_bounds__` allow, its registers
     /// or shared memory exceed the per-block limits, its dynamic shared memory exceeds the
-    /// opt-in set on the function, it uses more barriers than the SM has), or the opt-in
-    /// itself exceeds what the architecture allows.
+    /// opt-in set on the function, it uses more barriers than the SM has), the opt-in
+    /// itself exceeds what the architecture allows, the kernel's static shared memory is
+    /// over the 48 KiB ptxas compiles, or a thread-block cluster cannot launch: clusters
+    /// before cc 9.0, a cluster over 8 blocks without the non-portable attribute
+    /// (`non_portable = true`) or over the architecture's largest (16 on cc 9.0), a grid
+    /// that is not a whole number of clusters along each dimension.
     ///
     /// ### Why is this bad
     /// The launch fails at run time (`CUDA_ERROR_INVALID_VALUE`,
-    /// `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`). Always an error; its level cannot be changed.
+    /// `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`, `CUDA_ERROR_INVALID_CLUSTER_SIZE`), or the
+    /// kernel does not compile. Always an error; its level cannot be changed.
     ///
     /// ### Example
     /// ```text
@@ -36,7 +41,7 @@ declare_lint! {
         default_level: Level::Deny,
         configurable: false,
         scope: Scope::Target,
-        summary: "the launch cannot run on the target: 0 blocks fit on an SM",
+        summary: "the launch cannot run on the target (no block fits, or the cluster or grid is invalid)",
         check: launch_impossible,
     };
 }

@@ -84,7 +84,8 @@ declare_lint! {
     ///
     /// ### Example
     /// ```text
-    /// #[occupancy::check(block = 256, regs = 32, smem = 224 KiB, opt_in = 224 KiB, cluster = 16, target = "H200")]
+    /// // A non-portable cluster size: the wrapper sets the attribute that allows it.
+    /// #[occupancy::check(block = 256, regs = 32, smem = 224 KiB, opt_in = 224 KiB, cluster = 16, non_portable = true, target = "H200")]
     /// fn launch(stream: &CudaStream) { /* ... */ } // 7 clusters: 112 of 132 SMs
     /// ```
     /// Use instead: `cluster = 2` (66 clusters, every SM), if the algorithm allows.
@@ -210,6 +211,10 @@ fn undersized_grid(cx: &Context<'_>) -> Option<Finding> {
 fn cluster_limit(cx: &Context<'_>) -> Option<Finding> {
     let cluster = cx.spec.cluster?;
     let occ = cx.result.ok().filter(|occ| occ.blocks_per_sm > 0)?;
+    // A cluster launch that cannot run is launch_impossible's.
+    if cluster_error(cx).is_some() {
+        return None;
+    }
     let (arch, kernel, launch) = (cx.target.arch, &cx.spec.kernel, &cx.spec.launch);
     let size = cluster.dim.blocks();
     let mut notes = Vec::new();
