@@ -25,7 +25,10 @@ fn rows(what: &str) -> Vec<Row> {
 fn dims_after(text: &str, label: &str) -> [u32; 3] {
     let rest = &text[text.find(label).unwrap() + label.len()..];
     let inner = &rest[rest.find('(').unwrap() + 1..rest.find(')').unwrap()];
-    let v: Vec<u32> = inner.split(',').map(|n| n.trim().parse().unwrap()).collect();
+    let v: Vec<u32> = inner
+        .split(',')
+        .map(|n| n.trim().parse().unwrap())
+        .collect();
     [v[0], v[1], v[2]]
 }
 
@@ -49,7 +52,10 @@ fn the_non_portable_maximum_is_16_and_the_portable_8() {
             ("non_portable=1".to_owned(), SM_90.cluster_max_nonportable),
         ]
     );
-    assert_eq!((SM_90.cluster_max_portable, SM_90.cluster_max_nonportable), (8, 16));
+    assert_eq!(
+        (SM_90.cluster_max_portable, SM_90.cluster_max_nonportable),
+        (8, 16)
+    );
 }
 
 #[test]
@@ -109,7 +115,10 @@ fn clusters_at_a_time_agree_and_17_is_refused() {
         );
         if size <= 16 {
             let got = got.unwrap();
-            assert_eq!(got.max_active_clusters, ClusterCount::Exact(row.u32("answer")));
+            assert_eq!(
+                got.max_active_clusters,
+                ClusterCount::Exact(row.u32("answer"))
+            );
             if size == 3 {
                 // One wave of the cluster launch: 327 x 3 = 981 blocks, not 8 x 132 = 1056.
                 assert_eq!(got.blocks_at_a_time(), Some(981));
@@ -118,7 +127,10 @@ fn clusters_at_a_time_agree_and_17_is_refused() {
             // The occupancy query answers for 17 (16 clusters), but the launch fails (see
             // the launch rows): the engine refuses it, as the launch does.
             assert_eq!(row.u32("answer"), 16);
-            assert!(matches!(got, Err(ClusterError::TooLarge { max: 16, .. })), "{got:?}");
+            assert!(
+                matches!(got, Err(ClusterError::TooLarge { max: 16, .. })),
+                "{got:?}"
+            );
         }
     }
 }
@@ -131,9 +143,16 @@ fn ptxas_compiles_at_most_48_kib_of_static_shared_memory() {
         let input = row.str("input");
         let bytes: u32 = input.split_whitespace().nth(1).unwrap().parse().unwrap();
         let compiled = row.str("answer") == "ok";
-        assert_eq!(compiled, bytes <= MAX_STATIC_SMEM_PER_BLOCK_BYTES, "{input}");
+        assert_eq!(
+            compiled,
+            bytes <= MAX_STATIC_SMEM_PER_BLOCK_BYTES,
+            "{input}"
+        );
         if !compiled {
-            assert!(row.str("answer").contains("uses too much shared data (0xc001 bytes, 0xc000 max)"));
+            assert!(
+                row.str("answer")
+                    .contains("uses too much shared data (0xc001 bytes, 0xc000 max)")
+            );
         }
     }
 }

@@ -462,7 +462,10 @@ fn case_28_h100_cluster_16_needs_the_non_portable_attribute() {
     // themselves: tests/clusters_h200.rs).
     let row = case("28");
     assert_eq!(row.str("cc"), "9.0");
-    assert!(row.str("notes").contains("16 -> 7 (112) and needs non-portable attr"));
+    assert!(
+        row.str("notes")
+            .contains("16 -> 7 (112) and needs non-portable attr")
+    );
     let dynamic = row.u32("dyn_smem_B");
     let kernel = Kernel::new(32).with_opt_in(dynamic);
     let launch = Launch::new(BlockDim::linear(row.u32("block_threads"))).with_dynamic_smem(dynamic);
@@ -497,8 +500,18 @@ fn case_28_h100_cluster_16_needs_the_non_portable_attribute() {
         "{}",
         f[0].message
     );
-    assert!(f[0].message.contains("20 fewer than the 132 of a plain launch"), "{}", f[0].message);
+    assert!(
+        f[0].message
+            .contains("20 fewer than the 132 of a plain launch"),
+        "{}",
+        f[0].message
+    );
     // Clusters of the row's 4 (portable) need no attribute: 30 clusters = 120 blocks.
     let f = findings(Cluster::linear(row.u32("cluster_size")));
-    assert!(f[0].message.contains("clusters of 4 hold 30 x 4 = 120 blocks"), "{}", f[0].message);
+    assert!(
+        f[0].message
+            .contains("clusters of 4 hold 30 x 4 = 120 blocks"),
+        "{}",
+        f[0].message
+    );
 }

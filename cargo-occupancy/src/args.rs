@@ -1,8 +1,8 @@
 //! Value parsers for command-line arguments: targets, block shapes, byte sizes, carveouts.
 
 use occupancy_core::arch::{MAX_GRID_DIM, Target};
-use occupancy_core::lint::{KernelClass, MinOccupancy};
 use occupancy_core::cluster::ClusterDim;
+use occupancy_core::lint::{KernelClass, MinOccupancy};
 use occupancy_core::occupancy::{BlockDim, Carveout, GridDim};
 
 /// A target: `sm_90`, `9.0`, `H100`, `RTX 4090`...
@@ -101,8 +101,8 @@ pub fn grid(s: &str) -> Result<GridDim, String> {
 /// A thread-block cluster shape: `2`, `2x1`, `2x2x1` or `(2, 2, 1)`; every dimension at
 /// least 1. Whether the target allows it is the lints' call (`launch_impossible`).
 pub fn cluster(s: &str) -> Result<ClusterDim, String> {
-    let [x, y, z] = dims(s)
-        .ok_or_else(|| format!("`{s}` is not a cluster shape: write 2, 2x1 or 2x2x1"))?;
+    let [x, y, z] =
+        dims(s).ok_or_else(|| format!("`{s}` is not a cluster shape: write 2, 2x1 or 2x2x1"))?;
     if x == 0 || y == 0 || z == 0 {
         return Err(format!("cluster `{s}` has a zero dimension"));
     }
@@ -139,7 +139,11 @@ mod tests {
         assert!(block("1x2x3x4").is_err());
         assert!(block("0x4").is_err());
         assert_eq!(block("4294967295"), Ok(BlockDim::new(u32::MAX, 1, 1)));
-        assert!(block("65536x65536").unwrap_err().contains("4294967296 threads"));
+        assert!(
+            block("65536x65536")
+                .unwrap_err()
+                .contains("4294967296 threads")
+        );
         assert_eq!(grid("(4, 3)"), Ok(GridDim::new(4, 3, 1)));
         assert!(grid("1x70000").is_err());
         assert_eq!(cluster("3"), Ok(ClusterDim::new(3, 1, 1)));

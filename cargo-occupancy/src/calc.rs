@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use clap::Args;
 use occupancy_core::analysis;
-use occupancy_core::arch::Target;
 use occupancy_core::analysis::LaunchWaves;
+use occupancy_core::arch::Target;
 use occupancy_core::cluster::{Cluster, ClusterDim, Topology, max_active_clusters};
 use occupancy_core::lint::{
     ArtifactFacts, Finding, KernelClass, LaunchSpec, Level, LintLevels, MinOccupancy, check,
@@ -145,9 +145,7 @@ pub fn run(c: &CalcArgs) -> Result<Calc, String> {
     };
     let findings = check(&spec);
     let levels = LintLevels::default();
-    let denied = findings
-        .iter()
-        .any(|f| levels.get(f.lint) == Level::Deny);
+    let denied = findings.iter().any(|f| levels.get(f.lint) == Level::Deny);
     // A kernel the calculator refuses (an opt-in over the architecture's limit): no table,
     // but the findings say why the launch cannot run.
     let occ = match occupancy(a.arch.arch, &kernel, &launch) {
@@ -492,7 +490,11 @@ fn table(c: &CalcArgs, occ: &Occupancy) -> String {
     );
     if let Some(sms) = a.arch.sm_count() {
         let plain = u64::from(occ.blocks_per_sm) * u64::from(sms);
-        let fill = match at_a_time(c, &a.kernel(), &Launch::new(a.block).with_dynamic_smem(a.smem)) {
+        let fill = match at_a_time(
+            c,
+            &a.kernel(),
+            &Launch::new(a.block).with_dynamic_smem(a.smem),
+        ) {
             Some(LaunchWaves {
                 waves,
                 clusters: Some((clusters, size)),

@@ -20,7 +20,9 @@ fn calc(args: &[&str]) -> (i32, String, String) {
 /// The `Findings` section of calc's output.
 fn findings(out: &str) -> &str {
     let start = out.find("Findings").unwrap_or(0);
-    let end = out[start..].find("\nSuggestions").map_or(out.len(), |e| start + e);
+    let end = out[start..]
+        .find("\nSuggestions")
+        .map_or(out.len(), |e| start + e);
     &out[start..end]
 }
 
@@ -154,7 +156,16 @@ fn findings_and_suggestions() {
 #[test]
 fn item_1_a_grid_not_a_multiple_of_the_cluster_cannot_launch() {
     let (code, out, _) = calc(&[
-        "--arch", "H100", "--block", "256", "--regs", "32", "--cluster", "3", "--grid", "1000",
+        "--arch",
+        "H100",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--cluster",
+        "3",
+        "--grid",
+        "1000",
     ]);
     assert_eq!(code, 1, "{out}");
     let f = findings(&out);
@@ -168,29 +179,71 @@ fn item_1_a_grid_not_a_multiple_of_the_cluster_cannot_launch() {
         "{f}"
     );
     // The grid's waves are not reported for a launch that does not run.
-    assert!(!f.contains("tail_effect") && !f.contains("undersized_grid"), "{f}");
+    assert!(
+        !f.contains("tail_effect") && !f.contains("undersized_grid"),
+        "{f}"
+    );
     let (code, out, _) = calc(&[
-        "--arch", "H100", "--block", "256", "--regs", "32", "--cluster", "3", "--grid", "999",
+        "--arch",
+        "H100",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--cluster",
+        "3",
+        "--grid",
+        "999",
     ]);
     assert_eq!(code, 0, "{out}");
     // 1 to 3 dimensions, each checked.
     let (code, out, _) = calc(&[
-        "--arch", "H200", "--block", "256", "--regs", "32", "--cluster", "2x2x1", "--grid", "4x3",
+        "--arch",
+        "H200",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--cluster",
+        "2x2x1",
+        "--grid",
+        "4x3",
     ]);
     assert_eq!(code, 1, "{out}");
     assert!(
         out.contains("the grid's y dimension 3 is not a multiple of the cluster's 2 (grid (4, 3), cluster (2, 2))"),
         "{out}"
     );
-    assert!(out.contains("cluster                           (2, 2) = 4 blocks"), "{out}");
-    let (code, _, err) = calc(&["--arch", "H200", "--block", "256", "--regs", "32", "--cluster", "2x0"]);
+    assert!(
+        out.contains("cluster                           (2, 2) = 4 blocks"),
+        "{out}"
+    );
+    let (code, _, err) = calc(&[
+        "--arch",
+        "H200",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--cluster",
+        "2x0",
+    ]);
     assert_eq!(code, 2);
     assert!(err.contains("cluster `2x0` has a zero dimension"), "{err}");
 }
 
 #[test]
 fn item_2_clusters_over_8_need_non_portable() {
-    let args = ["--arch", "H200", "--block", "128", "--regs", "32", "--cluster", "12"];
+    let args = [
+        "--arch",
+        "H200",
+        "--block",
+        "128",
+        "--regs",
+        "32",
+        "--cluster",
+        "12",
+    ];
     let (code, out, _) = calc(&args);
     assert_eq!(code, 1, "{out}");
     let f = findings(&out);
@@ -206,10 +259,24 @@ fn item_2_clusters_over_8_need_non_portable() {
     // clusters on the H200); 17 does not (measured: CUDA_ERROR_INVALID_CLUSTER_SIZE).
     let (code, out, _) = calc(&[&args[..], &["--non-portable"]].concat());
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("cluster                           12 blocks, non-portable sizes allowed"), "{out}");
-    assert!(out.contains("clusters of 12 at a time          74 (8 blocks/SM for cluster launches)"), "{out}");
+    assert!(
+        out.contains("cluster                           12 blocks, non-portable sizes allowed"),
+        "{out}"
+    );
+    assert!(
+        out.contains("clusters of 12 at a time          74 (8 blocks/SM for cluster launches)"),
+        "{out}"
+    );
     let (code, out, _) = calc(&[
-        "--arch", "H200", "--block", "128", "--regs", "32", "--cluster", "17", "--non-portable",
+        "--arch",
+        "H200",
+        "--block",
+        "128",
+        "--regs",
+        "32",
+        "--cluster",
+        "17",
+        "--non-portable",
     ]);
     assert_eq!(code, 1);
     assert!(
@@ -217,7 +284,15 @@ fn item_2_clusters_over_8_need_non_portable() {
         "{out}"
     );
     // --non-portable is about clusters.
-    let (code, _, err) = calc(&["--arch", "H200", "--block", "128", "--regs", "32", "--non-portable"]);
+    let (code, _, err) = calc(&[
+        "--arch",
+        "H200",
+        "--block",
+        "128",
+        "--regs",
+        "32",
+        "--non-portable",
+    ]);
     assert_eq!(code, 2);
     assert!(err.contains("--cluster"), "{err}");
 }
@@ -228,7 +303,16 @@ fn item_3_waves_of_a_cluster_launch_use_the_cluster_capped_capacity() {
     // (cuOccupancyMaxActiveClusters on the H200), not the plain 1056. 999 blocks fill the
     // GPU once and leave a tail of 18.
     let (code, out, _) = calc(&[
-        "--arch", "H200", "--block", "256", "--regs", "32", "--cluster", "3", "--grid", "999",
+        "--arch",
+        "H200",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--cluster",
+        "3",
+        "--grid",
+        "999",
     ]);
     assert_eq!(code, 0, "{out}");
     assert!(
@@ -248,13 +332,27 @@ fn item_3_waves_of_a_cluster_launch_use_the_cluster_capped_capacity() {
         out.contains("waves                             1.02 (981 blocks at a time; last wave 18 blocks, 98.2% of its slots idle)"),
         "{out}"
     );
-    let (_, out, _) = calc(&["--arch", "H200", "--block", "256", "--regs", "32", "--cluster", "3", "--json"]);
+    let (_, out, _) = calc(&[
+        "--arch",
+        "H200",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--cluster",
+        "3",
+        "--json",
+    ]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["min_grid_size"], 981);
     // Without clusters, 999 of 1056 is undersized.
-    let (_, out, _) = calc(&["--arch", "H200", "--block", "256", "--regs", "32", "--grid", "999"]);
+    let (_, out, _) = calc(&[
+        "--arch", "H200", "--block", "256", "--regs", "32", "--grid", "999",
+    ]);
     assert!(
-        findings(&out).contains("warn[undersized_grid]: H200: a grid of 999 blocks cannot fill the GPU once (94.6"),
+        findings(&out).contains(
+            "warn[undersized_grid]: H200: a grid of 999 blocks cannot fill the GPU once (94.6"
+        ),
         "{out}"
     );
 }
@@ -262,7 +360,16 @@ fn item_3_waves_of_a_cluster_launch_use_the_cluster_capped_capacity() {
 #[test]
 fn item_4_static_shared_memory_over_48_kib_cannot_be_compiled() {
     let (code, out, _) = calc(&[
-        "--arch", "sm_86", "--block", "256", "--regs", "32", "--static-smem", "51584", "--opt-in", "64KiB",
+        "--arch",
+        "sm_86",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--static-smem",
+        "51584",
+        "--opt-in",
+        "64KiB",
     ]);
     assert_eq!(code, 1, "{out}");
     let f = findings(&out);
@@ -273,14 +380,24 @@ fn item_4_static_shared_memory_over_48_kib_cannot_be_compiled() {
         ),
         "{f}"
     );
-    assert!(f.contains("uses too much shared data (0xc980 bytes, 0xc000 max)"), "{f}");
+    assert!(
+        f.contains("uses too much shared data (0xc980 bytes, 0xc000 max)"),
+        "{f}"
+    );
     assert!(
         f.contains("static_smem = 0, smem = 51584, opt_in = 65536 (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) gives 16.67% (1 block/SM, 8 of 48 warps)"),
         "{f}"
     );
     // 48 KiB exactly compiles.
     let (code, out, _) = calc(&[
-        "--arch", "sm_86", "--block", "256", "--regs", "32", "--static-smem", "48KiB",
+        "--arch",
+        "sm_86",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--static-smem",
+        "48KiB",
     ]);
     assert_eq!(code, 0, "{out}");
 }
@@ -289,7 +406,16 @@ fn item_4_static_shared_memory_over_48_kib_cannot_be_compiled() {
 fn item_5_min_blocks_reports_launch_bounds_mismatch() {
     // __launch_bounds__(256, 4) on sm_86 with 48 KiB of dynamic shared memory: 2 blocks/SM.
     let args = [
-        "--arch", "sm_86", "--block", "256", "--regs", "32", "--smem", "48KiB", "--max-threads", "256",
+        "--arch",
+        "sm_86",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--smem",
+        "48KiB",
+        "--max-threads",
+        "256",
     ];
     let (code, out, _) = calc(&[&args[..], &["--min-blocks", "4"]].concat());
     assert_eq!(code, 0, "{out}");
@@ -301,7 +427,12 @@ fn item_5_min_blocks_reports_launch_bounds_mismatch() {
         ),
         "{f}"
     );
-    assert!(f.contains("= help: at most 24576 B of static + dynamic shared memory per block reaches 4 blocks"), "{f}");
+    assert!(
+        f.contains(
+            "= help: at most 24576 B of static + dynamic shared memory per block reaches 4 blocks"
+        ),
+        "{f}"
+    );
     assert!(out.contains("launch bounds (min blocks per SM) 4"), "{out}");
     // Reached, or not given: silent.
     let (_, out, _) = calc(&[&args[..], &["--min-blocks", "2"]].concat());
@@ -317,8 +448,14 @@ fn item_6_no_figure_saturates_and_no_fix_exceeds_the_limits() {
     let (code, out, _) = calc(&["--arch", "sm_90", "--block", "4294967295", "--regs", "32"]);
     assert_eq!(code, 1, "{out}");
     // 4294967295 threads = 134217728 warps x 1024 registers per warp.
-    assert!(out.contains("threads per block                 4294967295 (134217728 warps)"), "{out}");
-    assert!(out.contains("registers per block               137438953472\n"), "{out}");
+    assert!(
+        out.contains("threads per block                 4294967295 (134217728 warps)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("registers per block               137438953472\n"),
+        "{out}"
+    );
     assert!(!out.contains("4294967296"), "{out}");
     assert!(
         out.contains("= help: a block of at most 1024 threads (a multiple of 32; the most sm_90 allows is 1024)"),
@@ -326,9 +463,21 @@ fn item_6_no_figure_saturates_and_no_fix_exceeds_the_limits() {
     );
     // Shared memory past u32: 4294967295 static + 4294967295 dynamic + 1 KiB reserved.
     let (_, out, _) = calc(&[
-        "--arch", "sm_90", "--block", "256", "--regs", "32", "--static-smem", "4294967295", "--smem", "4294967295",
+        "--arch",
+        "sm_90",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--static-smem",
+        "4294967295",
+        "--smem",
+        "4294967295",
     ]);
-    assert!(out.contains("shared memory per block           8589935616 B"), "{out}");
+    assert!(
+        out.contains("shared memory per block           8589935616 B"),
+        "{out}"
+    );
     // Inputs whose figures would not fit are refused: a block of 2^32 threads, a register
     // count past an SM's register file.
     let (code, _, err) = calc(&["--arch", "sm_90", "--block", "65536x65536", "--regs", "32"]);
@@ -356,7 +505,9 @@ fn item_7_exit_status_follows_reports_rule() {
     }
     // 1 also when the calculator refuses the kernel (an opt-in over the architecture's
     // limit): the finding says why, there is no table.
-    let (code, out, _) = calc(&["--arch", "sm_90", "--block", "256", "--regs", "32", "--opt-in", "300KiB"]);
+    let (code, out, _) = calc(&[
+        "--arch", "sm_90", "--block", "256", "--regs", "32", "--opt-in", "300KiB",
+    ]);
     assert_eq!(code, 1, "{out}");
     assert!(
         out.contains("deny[launch_impossible]: sm_90: opt-in of 300 KiB of dynamic shared memory exceeds the 227 KiB"),

@@ -480,11 +480,20 @@ fn a_manifest_from_a_ptxas_log_is_named_as_one() {
     let log = root().join("occupancy-core/tests/fixtures/ptxas/ptxas-12.9.sm_90.log");
     let manifest = krate.join("kernels.manifest.json");
     let out = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))
-        .args(["occupancy", "inspect", log.to_str().unwrap(), "--write-manifest"])
+        .args([
+            "occupancy",
+            "inspect",
+            log.to_str().unwrap(),
+            "--write-manifest",
+        ])
         .arg(&manifest)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // k_call from the log: 32 registers, 64 B stack frame; 40 KiB of dynamic shared memory
     // give 5 blocks of 8 warps on sm_90 (62.5%), under an 80% floor.
     std::fs::write(

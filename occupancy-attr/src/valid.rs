@@ -175,12 +175,21 @@ pub(crate) fn validate(
 
     // The cluster: literal, and only where the targets have clusters. Above the portable
     // size it needs `non_portable = true` (else `launch_impossible` says so).
-    let non_portable = args.non_portable.as_ref().is_some_and(|arg| arg.value.value);
+    let non_portable = args
+        .non_portable
+        .as_ref()
+        .is_some_and(|arg| arg.value.value);
     let cluster = args
         .cluster
         .as_ref()
         .and_then(|arg| cluster(arg, &targets, &mut errors))
-        .map(|c| if non_portable { c.allow_non_portable() } else { c });
+        .map(|c| {
+            if non_portable {
+                c.allow_non_portable()
+            } else {
+                c
+            }
+        });
     if let Some(Arg { key: k, .. }) = &args.cluster {
         key(Input::Cluster, k);
     }

@@ -305,7 +305,13 @@ fn grid_cluster_class_and_thresholds() {
         .collect();
     assert!(lints.contains(&"launch_impossible"), "{lints:?}");
     let spec = ok(
-        quote!(block = 128, regs = 32, cluster = 16, non_portable = true, target = "sm_90"),
+        quote!(
+            block = 128,
+            regs = 32,
+            cluster = 16,
+            non_portable = true,
+            target = "sm_90"
+        ),
         &env,
     );
     assert!(spec.non_portable && spec.cluster.unwrap().non_portable_allowed);
@@ -319,16 +325,33 @@ fn grid_cluster_class_and_thresholds() {
     assert!(!lints.contains(&"launch_impossible"), "{lints:?}");
     assert_eq!(
         err(quote!(block = 128, regs = 32, non_portable = true), &env),
-        ["`non_portable` applies to thread-block cluster launches: add `cluster = ...` or remove it"]
+        [
+            "`non_portable` applies to thread-block cluster launches: add `cluster = ...` or remove it"
+        ]
     );
     assert_eq!(
-        err(quote!(block = 128, regs = 32, cluster = 9, non_portable = 1, target = "H200"), &env),
+        err(
+            quote!(
+                block = 128,
+                regs = 32,
+                cluster = 9,
+                non_portable = 1,
+                target = "H200"
+            ),
+            &env
+        ),
         ["`non_portable` takes `true` or `false`"]
     );
     // Issue 13, item 1: a grid that is not a whole number of clusters is `launch_impossible`
     // on the grid (it was a front-end error before, not a finding `report` could count).
     let spec = ok(
-        quote!(block = 256, regs = 32, cluster = 3, grid = 1000, target = "H200"),
+        quote!(
+            block = 256,
+            regs = 32,
+            cluster = 3,
+            grid = 1000,
+            target = "H200"
+        ),
         &env,
     );
     let evaluation = spec.evaluate().unwrap();

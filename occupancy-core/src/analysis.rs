@@ -520,7 +520,10 @@ impl Waves {
 /// plain launch; [`launch_waves`] takes clusters into account); `None` when no block fits
 /// (the launch cannot run) or the GPU has no SMs.
 pub fn waves(occupancy: &Occupancy, sm_count: u32, grid_blocks: u64) -> Option<Waves> {
-    waves_of(occupancy.blocks_per_sm as u64 * sm_count as u64, grid_blocks)
+    waves_of(
+        occupancy.blocks_per_sm as u64 * sm_count as u64,
+        grid_blocks,
+    )
 }
 
 /// Waves of `grid_blocks` blocks, `blocks_per_wave` at a time; `None` for 0 at a time.

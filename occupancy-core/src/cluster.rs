@@ -428,7 +428,7 @@ pub const fn check_grid(grid: &GridDim, dim: &ClusterDim) -> Result<(), ClusterE
         if c[axis] == 0 {
             return Err(ClusterError::EmptyCluster { dim: *dim });
         }
-        if g[axis] % c[axis] != 0 {
+        if !g[axis].is_multiple_of(c[axis]) {
             return Err(ClusterError::GridNotMultiple {
                 axis,
                 grid: *grid,

@@ -202,7 +202,10 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
         return finding(
             input,
             format!("{subject}: {error}"),
-            vec!["the cluster launch fails (CUDA_ERROR_INVALID_CLUSTER_SIZE, measured on an H200)".to_owned()],
+            vec![
+                "the cluster launch fails (CUDA_ERROR_INVALID_CLUSTER_SIZE, measured on an H200)"
+                    .to_owned(),
+            ],
             helps,
         );
     }
@@ -510,7 +513,11 @@ fn whole_cluster_grids(grid: GridDim, cluster: ClusterDim) -> Vec<String> {
         helps.push(format!(
             "grid = {up} ({whole}; the kernel must skip the {} extra {})",
             up.blocks() - grid.blocks(),
-            if up.blocks() - grid.blocks() == 1 { "block" } else { "blocks" }
+            if up.blocks() - grid.blocks() == 1 {
+                "block"
+            } else {
+                "blocks"
+            }
         ));
     }
     if let Some(down) = round(false) {
@@ -693,13 +700,13 @@ fn limiter_note(cx: &Context<'_>, occ: &Occupancy, resource: Resource) -> String
             let raw = u64::from(kernel.static_smem_bytes)
                 + u64::from(launch.dynamic_smem_bytes)
                 + u64::from(arch.reserved_smem_per_block_bytes);
-            let per_block = if raw == u64::from(occ.smem_per_block_bytes) {
+            let per_block = if raw == occ.smem_per_block_bytes {
                 format!("{} per block", bytes(raw))
             } else {
                 format!(
                     "{} rounded up to {} per block",
                     bytes(raw),
-                    bytes(occ.smem_per_block_bytes.into())
+                    bytes(occ.smem_per_block_bytes)
                 )
             };
             format!(
@@ -709,7 +716,7 @@ fn limiter_note(cx: &Context<'_>, occ: &Occupancy, resource: Resource) -> String
                 bytes(launch.dynamic_smem_bytes.into()),
                 bytes(arch.reserved_smem_per_block_bytes.into()),
                 bytes(occ.smem_per_sm_bytes.into()),
-                bytes(occ.smem_per_block_bytes.into()),
+                bytes(occ.smem_per_block_bytes),
                 count(n, "block"),
             )
         }

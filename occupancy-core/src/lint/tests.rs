@@ -938,7 +938,12 @@ fn a_grid_that_is_not_a_whole_number_of_clusters_cannot_launch() {
         },
     );
     assert_eq!(f.len(), 1);
-    assert!(f[0].ends_with("= help: grid = 2 (whole clusters of 2; the kernel must skip the 1 extra block)"), "{f:?}");
+    assert!(
+        f[0].ends_with(
+            "= help: grid = 2 (whole clusters of 2; the kernel must skip the 1 extra block)"
+        ),
+        "{f:?}"
+    );
 }
 
 #[test]
@@ -948,9 +953,13 @@ fn clusters_over_8_need_the_non_portable_attribute() {
     // CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED and run with it; 16 runs, 17 fails.
     let launch = Launch::new(BlockDim::linear(128));
     for dim in [ClusterDim::linear(9), ClusterDim::new(4, 4, 1)] {
-        let f = findings_of(&[&LAUNCH_IMPOSSIBLE], &["H200"], Kernel::new(32), launch, |s| {
-            s.cluster = Some(Cluster::new(dim))
-        });
+        let f = findings_of(
+            &[&LAUNCH_IMPOSSIBLE],
+            &["H200"],
+            Kernel::new(32),
+            launch,
+            |s| s.cluster = Some(Cluster::new(dim)),
+        );
         assert_eq!(
             f,
             [format!(
@@ -963,19 +972,29 @@ fn clusters_over_8_need_the_non_portable_attribute() {
                 dim.blocks()
             )]
         );
-        let allowed = findings_of(&[&LAUNCH_IMPOSSIBLE], &["H200"], Kernel::new(32), launch, |s| {
-            s.cluster = Some(Cluster::new(dim).allow_non_portable())
-        });
+        let allowed = findings_of(
+            &[&LAUNCH_IMPOSSIBLE],
+            &["H200"],
+            Kernel::new(32),
+            launch,
+            |s| s.cluster = Some(Cluster::new(dim).allow_non_portable()),
+        );
         assert!(allowed.is_empty(), "{allowed:?}");
     }
-    let f = findings_of(&[&LAUNCH_IMPOSSIBLE], &["H200"], Kernel::new(32), launch, |s| {
-        s.cluster = Some(Cluster::linear(17).allow_non_portable())
-    });
+    let f = findings_of(
+        &[&LAUNCH_IMPOSSIBLE],
+        &["H200"],
+        Kernel::new(32),
+        launch,
+        |s| s.cluster = Some(Cluster::linear(17).allow_non_portable()),
+    );
     assert_eq!(
         f,
-        ["launch_impossible: launch on H200: a cluster of 17 blocks exceeds the maximum of 16 on this compute \
+        [
+            "launch_impossible: launch on H200: a cluster of 17 blocks exceeds the maximum of 16 on this compute \
           capability\n\
-          = note: the cluster launch fails (CUDA_ERROR_INVALID_CLUSTER_SIZE, measured on an H200)"]
+          = note: the cluster launch fails (CUDA_ERROR_INVALID_CLUSTER_SIZE, measured on an H200)"
+        ]
     );
 }
 
@@ -1022,7 +1041,12 @@ fn waves_of_a_cluster_launch_use_the_clusters_at_a_time() {
         s.grid = Some(GridDim::linear(999))
     });
     assert_eq!(f.len(), 1);
-    assert!(f[0].starts_with("undersized_grid: launch on H200: a grid of 999 blocks cannot fill the GPU once (94.6"), "{f:?}");
+    assert!(
+        f[0].starts_with(
+            "undersized_grid: launch on H200: a grid of 999 blocks cannot fill the GPU once (94.6"
+        ),
+        "{f:?}"
+    );
 }
 
 #[test]
@@ -1091,8 +1115,17 @@ fn partial_warp_suggests_only_blocks_that_launch() {
         "{f:?}"
     );
     // 1000 threads: 992 launches, 1024 too; with __launch_bounds__(1000) only 992.
-    let f = findings_of(&[&PARTIAL_WARP], &["sm_90"], Kernel::new(32), Launch::new(BlockDim::linear(1000)), |_| {});
-    assert!(f[0].ends_with("= help: a block of 992 or 1024 threads (a multiple of 32)"), "{f:?}");
+    let f = findings_of(
+        &[&PARTIAL_WARP],
+        &["sm_90"],
+        Kernel::new(32),
+        Launch::new(BlockDim::linear(1000)),
+        |_| {},
+    );
+    assert!(
+        f[0].ends_with("= help: a block of 992 or 1024 threads (a multiple of 32)"),
+        "{f:?}"
+    );
     let f = findings_of(
         &[&PARTIAL_WARP],
         &["sm_90"],
@@ -1100,5 +1133,8 @@ fn partial_warp_suggests_only_blocks_that_launch() {
         Launch::new(BlockDim::linear(1000)),
         |_| {},
     );
-    assert!(f[0].ends_with("= help: a block of 992 threads (a multiple of 32)"), "{f:?}");
+    assert!(
+        f[0].ends_with("= help: a block of 992 threads (a multiple of 32)"),
+        "{f:?}"
+    );
 }
