@@ -5,7 +5,7 @@ Run on the GPU machine (needs `cuda.bindings` with NVRTC, a driver, numpy; `ptxa
 PATH for the last part):
 
     python3 scripts/gpu/cluster_limits_probe.py            # prints one TSV to stdout
-    python3 scripts/gpu/cluster_limits_probe.py --compile-only
+    python3 scripts/gpu/cluster_limits_probe.py --compile-only --ptxas-archs sm_50,sm_52,...
 
 Rows (`what`, `input`, `answer`):
 
@@ -16,7 +16,9 @@ Rows (`what`, `input`, `answer`):
 - `launch`: `cuLaunchKernelEx` with a cluster shape, a grid and the non-portable attribute,
   then `cuCtxSynchronize`: the CUresult of each (`CUDA_SUCCESS` when it ran).
 - `ptxas_static_smem`: whether ptxas accepts 49152 and 49153 bytes of static shared memory
-  for sm_90 and sm_110 (the ptxas on the PATH, with its error line).
+  for sm_90 and sm_110, or the `--ptxas-archs` given (the ptxas on the PATH, with its error
+  line). `--compile-only` needs no GPU: with the pip package `nvidia-cuda-nvcc-cu12`'s
+  ptxas on the PATH it checks every architecture that ptxas knows.
 """
 
 import argparse
@@ -121,7 +123,7 @@ def set_non_portable(func, value):
     ok(cu.cuFuncSetAttribute(func, attr, value))
 
 
-def ptxas_rows():
+def ptxas_rows(archs):
     rows = []
     ptxas = shutil.which("ptxas")
     if ptxas is None:
@@ -130,11 +132,12 @@ def ptxas_rows():
     release = [line for line in version.splitlines() if "release" in line]
     rows.append(("ptxas_version", "-", (release or ["?"])[0].strip()))
     with tempfile.TemporaryDirectory() as tmp:
-        for sm in ("sm_90", "sm_110"):
+        for sm in archs:
             for n in (49152, 49153):
                 ptx = os.path.join(tmp, "k.ptx")
                 with open(ptx, "w") as f:
-                    f.write(PTX_STATIC.format(version="8.8" if sm == "sm_90" else "9.0", sm=sm, bytes=n))
+                    ptx_isa = "9.0" if sm == "sm_110" else "8.8"
+                    f.write(PTX_STATIC.format(version=ptx_isa, sm=sm, bytes=n))
                 p = subprocess.run(
                     [ptxas, f"-arch={sm}", ptx, "-o", os.path.join(tmp, "k.cubin")],
                     capture_output=True,
@@ -150,10 +153,14 @@ def ptxas_rows():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     ap.add_argument("--compile-only", action="store_true", help="build the kernel and stop")
+    ap.add_argument(
+        "--ptxas-archs", default="sm_90,sm_110", help="architectures for the ptxas check"
+    )
     args = ap.parse_args()
+    archs = [a.strip() for a in args.ptxas_archs.split(",") if a.strip()]
     if args.compile_only:
         print(f"compiled {len(compile_cubin('90'))} bytes of sm_90 cubin")
-        for row in ptxas_rows():
+        for row in ptxas_rows(archs):
             print("\t".join(row))
         return 0
 
@@ -221,7 +228,7 @@ def main():
             f"{name_of(status)} / sync {name_of(sync)}",
         ))
     ok(cu.cuMemFree(out))
-    rows.extend(ptxas_rows())
+    rows.extend(ptxas_rows(archs))
     print("what\tinput\tanswer")
     for row in rows:
         print("\t".join(row))

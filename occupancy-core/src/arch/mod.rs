@@ -183,8 +183,9 @@ pub const MAX_GRID_DIM: [u32; 3] = [2_147_483_647, 65_535, 65_535];
 /// The most static shared memory (`__shared__` arrays of fixed size) a kernel may have per
 /// block, bytes: 48 KiB on every compute capability, whatever the dynamic shared memory
 /// opt-in. ptxas refuses more ("Entry function 'k' uses too much shared data (0xc001
-/// bytes, 0xc000 max)"): measured with ptxas 12.9 for sm_50 to sm_121 and ptxas 13.0 for
-/// sm_90 and sm_110 (`scripts/gpu/cluster_limits_probe.py`, docs/VERIFIED.md). PG: "kernels
+/// bytes, 0xc000 max)"): measured with ptxas 12.9 for every architecture of [`ARCHS`] but
+/// sm_110 (which it does not know) and with ptxas 13.0 for sm_90 and sm_110
+/// (`scripts/gpu/cluster_limits_probe.py`, docs/VERIFIED.md). PG: "kernels
 /// relying on shared memory allocations over 48 KB per block ... must use dynamic shared
 /// memory (rather than statically sized arrays)".
 pub const MAX_STATIC_SMEM_PER_BLOCK_BYTES: u32 = 48 * 1024;
