@@ -15,9 +15,10 @@ use crate::cluster::{
 declare_lint! {
     /// ### What it does
     /// With a grid (`grid = 1300`) and a named GPU target, counts the waves the grid runs in
-    /// (blocks per SM x SMs at a time) and reports a last, partial wave that leaves more than
-    /// the policy's share (`thresholds.tail_effect_max_waste`, 10% by default) of the
-    /// launch's block slots idle, assuming blocks of equal duration.
+    /// (blocks per SM x SMs at a time; for a cluster launch, the clusters resident at once x
+    /// blocks per cluster, as `crate::cluster` models them) and reports a last, partial wave
+    /// that leaves more than the policy's share (`thresholds.tail_effect_max_waste`, 10% by
+    /// default) of the launch's block slots idle, assuming blocks of equal duration.
     ///
     /// ### Why is this bad
     /// A grid of 1300 blocks on an H100 at 8 blocks per SM (1056 at a time) runs one full
@@ -44,7 +45,8 @@ declare_lint! {
 declare_lint! {
     /// ### What it does
     /// With a grid and a named GPU target, reports a grid with fewer blocks than the GPU
-    /// holds at once (blocks per SM x SMs), naming how many SMs get no block at all.
+    /// holds at once (blocks per SM x SMs, or for a cluster launch the clusters resident at
+    /// once x blocks per cluster), naming how many SMs get no block at all.
     ///
     /// ### Why is this bad
     /// A launch of one 1024-thread block on an 80-SM V100 uses one SM; 79 sit idle whatever
