@@ -132,7 +132,8 @@
 //! | `barriers` | block barriers the kernel uses, 0 to 16 | the compiled kernel's, else `1` |
 //! | `max_threads` | the kernel's `__launch_bounds__` max threads, 1 to 1024 | the compiled kernel's, else none |
 //! | `grid` | blocks in the grid: `1024`, `(64, 64)`, `(x, y, z)`, constants, candidates (for waves and tails) | read from the body, else none |
-//! | `cluster` | blocks per thread-block cluster: `2`, `(2, 1)`, `(2, 1, 1)`; literal; cc 9.0+ targets only | the compiled kernel's `__cluster_dims__`, else none |
+//! | `cluster` | blocks per thread-block cluster: `2`, `(2, 1)`, `(2, 1, 1)`; literal; cc 9.0+ targets only; with `grid`, each grid dimension must be a multiple of the cluster's | the compiled kernel's `__cluster_dims__`, else none |
+//! | `non_portable` | `true` when the wrapper sets `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED`: clusters over the portable 8 blocks (up to 16 on cc 9.0); without it such a cluster is `launch_impossible` | `false` |
 //! | `class` | the kernel class, which sets the floor: `"memory_bound"` (62.5%), `"balanced"` (37.5%), `"compute_bound"` (25%) | policy `class` |
 //! | `target` | `"sm_90"` or `["sm_80", "H100", "RTX 4090"]`: compute capabilities (`sm_90`, `sm_90a`, `9.0`) or GPU names | policy `targets` |
 //! | `min_occupancy` | the `low_occupancy` floor: `50%`, `37.5%` or `0.5`; wins over any `class` | the class's floor, else policy `min_occupancy` |
@@ -151,7 +152,7 @@
 //!
 //! | lint | default | what |
 //! |---|---|---|
-//! | `launch_impossible` | deny, fixed | 0 blocks fit, or the launch fails: block over 1024 threads or the launch bounds, registers or shared memory over the per-block limits, dynamic shared memory over the opt-in, opt-in over the architecture's limit, an invalid cluster |
+//! | `launch_impossible` | deny, fixed | 0 blocks fit, or the launch fails: block over 1024 threads or the launch bounds, registers or shared memory over the per-block limits, dynamic shared memory over the opt-in, opt-in over the architecture's limit, static shared memory over the 48 KiB ptxas compiles, an invalid cluster (before cc 9.0, over 8 blocks without `non_portable`, over 16, a grid that is not a whole number of clusters) |
 //! | `low_occupancy` | warn | theoretical occupancy below the floor on a target |
 //! | `partial_warp` | warn | threads per block not a multiple of 32 |
 //! | `register_step` | warn | dropping a few registers per thread (policy `thresholds.register_step_max_drop`, 4) adds resident blocks |
@@ -161,8 +162,8 @@
 //! | `carveout_limit` | warn | the carveout preference costs resident blocks |
 //! | `register_spill` | warn | the compiled kernel spills registers (needs `kernel` / `cubin` / `fatbin`) |
 //! | `launch_bounds_mismatch` | warn | the launch does not reach the kernel's `__launch_bounds__` min blocks per SM |
-//! | `tail_effect` | warn | with `grid` on a named GPU: the last wave leaves over 10% (`thresholds.tail_effect_max_waste`) of the launch's block slots idle |
-//! | `undersized_grid` | warn | with `grid` on a named GPU: the grid cannot fill the GPU once |
+//! | `tail_effect` | warn | with `grid` on a named GPU: the last wave leaves over 10% (`thresholds.tail_effect_max_waste`) of the launch's block slots idle (a cluster launch's wave: the clusters resident at once x cluster size) |
+//! | `undersized_grid` | warn | with `grid` on a named GPU: the grid cannot fill the GPU once (likewise) |
 //! | `cluster_limit` | warn | with `cluster`: the cluster launch holds fewer blocks than the plain launch |
 //!
 //! Their documentation: [`lint::LINTS`]. Warnings are ordinary rustc warnings (of the
