@@ -1047,7 +1047,7 @@ pub fn launch_carveout_bytes(
         return Ok(None);
     }
     let blocks = occ.blocks_per_sm as u64;
-    let per_block = occ.smem_per_block_bytes as u64;
+    let per_block = occ.smem_per_block_bytes;
     let threads = occ.threads_per_block as u64;
     let carveout = |bytes: u64| {
         u32::try_from(bytes)
