@@ -3,7 +3,15 @@
 `#[occupancy::check]`, with a minimal identity attribute (parses the function with syn and
 re-emits it), and with no attribute. Prints the added milliseconds per wrapper of each.
 
-    python3 bench/macro-cost/run.py [--wrappers 200] [--runs 7] [--macro-opt-level 3]
+Two styles of wrappers, each in all three variants:
+
+- `literal`: the launch values in the attribute (`block = 256, regs = 24`), a body with
+  no launch configuration;
+- `body`: the attribute gives only the registers; the body builds a `LaunchConfig` from
+  constants of another module (`consts::BLOCK_1`, `consts::SMEM`, arithmetic and a cast),
+  which the attribute reads and the compiler confirms.
+
+    python3 bench/macro-cost/run.py [--wrappers 200] [--runs 7] [--macro-opt-level 3] [--styles literal,body]
 
 Each variant is a generated crate in target/macro-cost/ sharing one target directory (the
 dependencies are built once, before timing). A timed run touches the crate's lib.rs and
@@ -27,23 +35,55 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 WORK = ROOT / "target" / "macro-cost"
 
 
-def wrapper(i, attribute):
+def wrapper(i, attribute, style):
     block = [128, 256, 512, 1024][i % 4]
     regs = [16, 24, 32][i % 3]
+    launch = f"block = {block}, " if style == "literal" else ""
     attr = {
-        "ours": f'#[occupancy::check(block = {block}, regs = {regs}, target = ["sm_80", "sm_90", "sm_86"])]\n',
+        "ours": f'#[occupancy::check({launch}regs = {regs}, target = ["sm_80", "sm_90", "sm_86"])]\n',
         "identity": "#[identity_attr::identity]\n",
         "none": "",
     }[attribute]
+    if style == "literal":
+        return (
+            f"/// Launch wrapper {i}.\n{attr}pub fn launch_{i}(n: u32, x: &mut [f32], a: f32) -> u32 {{\n"
+            f"    for v in x.iter_mut() {{ *v *= a; }}\n"
+            f"    n.div_ceil({block})\n}}\n\n"
+        )
+    b = i % 4
     return (
-        f"/// Launch wrapper {i}.\n{attr}pub fn launch_{i}(n: u32, x: &mut [f32], a: f32) -> u32 {{\n"
-        f"    for v in x.iter_mut() {{ *v *= a; }}\n"
-        f"    n.div_ceil({block})\n}}\n\n"
+        f"/// Launch wrapper {i}.\n{attr}pub fn launch_{i}(n: u32) -> LaunchConfig {{\n"
+        f"    let cfg = LaunchConfig {{\n"
+        f"        grid_dim: (n.div_ceil(consts::BLOCK_{b}), 1, 1),\n"
+        f"        block_dim: (consts::BLOCK_{b}, 1, 1),\n"
+        f"        shared_mem_bytes: consts::SMEM * consts::WARP as u32,\n"
+        f"    }};\n"
+        f"    cfg\n}}\n\n"
     )
 
 
-def make_crate(attribute, wrappers, macro_opt_level):
-    crate = WORK / f"gen-{attribute}"
+BODY_PRELUDE = """#[derive(Clone, Copy)]
+pub struct LaunchConfig {
+    pub grid_dim: (u32, u32, u32),
+    pub block_dim: (u32, u32, u32),
+    pub shared_mem_bytes: u32,
+}
+
+mod consts;
+
+"""
+
+CONSTS = """pub const WARP: usize = 32;
+pub const BLOCK_0: u32 = 128;
+pub const BLOCK_1: u32 = 2 * BLOCK_0;
+pub const BLOCK_2: u32 = BLOCK_1 * 2;
+pub const BLOCK_3: u32 = 1024;
+pub const SMEM: u32 = 16;
+"""
+
+
+def make_crate(attribute, style, wrappers, macro_opt_level):
+    crate = WORK / f"gen-{style}-{attribute}"
     (crate / "src").mkdir(parents=True, exist_ok=True)
     deps = {
         "ours": f'occupancy = {{ path = "{ROOT}" }}\n',
@@ -51,14 +91,19 @@ def make_crate(attribute, wrappers, macro_opt_level):
         "none": "",
     }[attribute]
     (crate / "Cargo.toml").write_text(
-        f'[package]\nname = "gen-{attribute}"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n\n'
+        f'[package]\nname = "gen-{style}-{attribute}"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n\n'
         f"[dependencies]\n{deps}\n[workspace]\n"
         + ("" if macro_opt_level is None else f"\n[profile.dev.build-override]\nopt-level = {macro_opt_level}\n")
     )
     # A policy that allows nothing the wrappers trigger, so all three variants compile alike.
     (crate / "occupancy.toml").write_text('min_occupancy = "0%"\n')
-    body = "#![deny(warnings)]\n//! Generated.\n\n" + "".join(wrapper(i, attribute) for i in range(wrappers))
+    prelude = BODY_PRELUDE if style == "body" else ""
+    body = "#![deny(warnings)]\n//! Generated.\n\n" + prelude + "".join(
+        wrapper(i, attribute, style) for i in range(wrappers)
+    )
     (crate / "src" / "lib.rs").write_text(body)
+    if style == "body":
+        (crate / "src" / "consts.rs").write_text(CONSTS)
     return crate
 
 
@@ -74,24 +119,31 @@ def main():
     ap.add_argument("--wrappers", type=int, default=200)
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--macro-opt-level", type=int, choices=[0, 1, 2, 3], default=None)
+    ap.add_argument("--styles", default="literal,body")
     args = ap.parse_args()
     env = dict(os.environ, CARGO_TARGET_DIR=str(WORK / "target"), CARGO_INCREMENTAL="0")
-    crates = {a: make_crate(a, args.wrappers, args.macro_opt_level) for a in ("none", "identity", "ours")}
+    styles = args.styles.split(",")
+    crates = {
+        (s, a): make_crate(a, s, args.wrappers, args.macro_opt_level)
+        for s in styles
+        for a in ("none", "identity", "ours")
+    }
     for crate in crates.values():
         subprocess.run(["cargo", "check", "-q", "--manifest-path", str(crate / "Cargo.toml")], env=env, check=True)
-    times = {a: [] for a in crates}
+    times = {k: [] for k in crates}
     for _ in range(args.runs):
-        for a, crate in crates.items():  # interleaved, so drift hits every variant alike
-            times[a].append(check(crate, env))
-    median = {a: statistics.median(t) for a, t in times.items()}
+        for k, crate in crates.items():  # interleaved, so drift hits every variant alike
+            times[k].append(check(crate, env))
+    median = {k: statistics.median(t) for k, t in times.items()}
     level = "default" if args.macro_opt_level is None else args.macro_opt_level
     print(f"cargo check of {args.wrappers} wrappers, median of {args.runs} runs, proc-macro opt-level {level}:")
-    for a in crates:
-        spread = max(times[a]) - min(times[a])
-        print(f"  {a:<9} {median[a] * 1000:8.1f} ms  (spread {spread * 1000:.1f} ms)")
-    per = lambda a: (median[a] - median["none"]) * 1000 / args.wrappers
-    print(f"added per wrapper: identity {per('identity'):.3f} ms, occupancy::check {per('ours'):.3f} ms "
-          f"({per('ours') / per('identity'):.2f}x the identity attribute)")
+    for k in crates:
+        spread = max(times[k]) - min(times[k])
+        print(f"  {k[0]:<8} {k[1]:<9} {median[k] * 1000:8.1f} ms  (spread {spread * 1000:.1f} ms)")
+    for s in styles:
+        per = lambda a: (median[(s, a)] - median[(s, "none")]) * 1000 / args.wrappers
+        print(f"{s}: added per wrapper: identity {per('identity'):.3f} ms, occupancy::check {per('ours'):.3f} ms "
+              f"({per('ours') / per('identity'):.2f}x the identity attribute)")
 
 
 if __name__ == "__main__":

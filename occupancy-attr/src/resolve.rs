@@ -204,6 +204,9 @@ pub(crate) struct Resolver<'c> {
     next_choice: u32,
     /// Constants evaluated so far, by their path from the crate root.
     cache: HashMap<String, Result<Known, String>>,
+    /// Why the last lookup found nothing, when a file or an import on the way could not be
+    /// read (for the message).
+    failure: Option<String>,
 }
 
 impl<'c> Resolver<'c> {
@@ -220,6 +223,7 @@ impl<'c> Resolver<'c> {
             steps: 0,
             next_choice: 0,
             cache: HashMap::new(),
+            failure: None,
         }
     }
 
@@ -767,6 +771,7 @@ impl<'c> Resolver<'c> {
 
     /// Resolves a path of the crate (not a local).
     fn resolve(&mut self, path: &Path, scope: &Scope) -> Result<Def, String> {
+        self.failure = None;
         let Some(module) = scope.module.clone() else {
             return Err(format!(
                 "`{}` is not a literal, and the crate's sources are not available here",
@@ -811,6 +816,10 @@ impl<'c> Resolver<'c> {
     }
 
     fn not_found(&mut self, name: &str, module: &ModuleId) -> String {
+        // A module or import on the way could not be read: that is why.
+        if let Some(why) = self.failure.take() {
+            return why;
+        }
         let place = self.place_of(module);
         format!(
             "`{name}` is not defined in {} ({place}) nor imported there",
@@ -877,7 +886,13 @@ impl<'c> Resolver<'c> {
         if depth > 16 {
             return None;
         }
-        let (index, inline, _) = self.krate.as_mut()?.items(module).ok()?;
+        let (index, inline, _) = match self.krate.as_mut()?.items(module) {
+            Ok(found) => found,
+            Err(why) => {
+                self.failure.get_or_insert(why);
+                return None;
+            }
+        };
         let items = index.items.inline(&inline)?;
         if let Some(c) = unique(items.consts.iter().filter(|c| c.name == name)) {
             return Some(Def::Const(c.clone(), module.clone(), None));
@@ -898,8 +913,11 @@ impl<'c> Resolver<'c> {
         }
         let uses = items.uses.clone();
         for u in uses.iter().filter(|u| u.binding.as_deref() == Some(name)) {
-            if let Ok(def) = self.use_target(module, &u.path, u.leading_colon, depth + 1) {
-                return Some(def);
+            match self.use_target(module, &u.path, u.leading_colon, depth + 1) {
+                Ok(def) => return Some(def),
+                Err(why) => {
+                    self.failure.get_or_insert(why);
+                }
             }
         }
         for u in uses.iter().filter(|u| u.binding.is_none()) {

@@ -966,6 +966,26 @@ mod tests {
         );
     }
 
+    /// A file is parsed once per compilation: the same text gives the same index (the
+    /// memo), a changed text a new one.
+    #[test]
+    fn each_file_is_parsed_once_per_text() {
+        let dir = std::env::temp_dir().join(format!("occupancy-memo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("consts.rs");
+        std::fs::write(&file, "pub const A: u32 = 1;").unwrap();
+        let first = index_file(&file).unwrap();
+        let again = index_file(&file).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        std::fs::write(&file, "pub const A: u32 = 2;").unwrap();
+        let changed = index_file(&file).unwrap();
+        assert!(!Arc::ptr_eq(&first, &changed));
+        assert_eq!(changed.items.consts[0].expr, Expr::Int(2, None));
+        // Not a regular file: said so.
+        assert_eq!(index_file(&dir).unwrap_err(), "it is not a regular file");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn unparsable_text_says_why() {
         assert!(

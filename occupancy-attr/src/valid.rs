@@ -397,7 +397,7 @@ fn resolve_value(
     let span = syn::spanned::Spanned::span(&**expr);
     let lowered = cexpr::lower(expr);
     let eval = resolver.eval(&lowered, scope, Some(cexpr::IntTy::U32));
-    let text = quote::ToTokens::to_token_stream(&**expr).to_string();
+    let text = cexpr::text(&lowered);
     match eval.as_slice() {
         [b] if b.picks.is_empty() => match &b.val {
             Val::Int(k) if (0..=i128::from(u32::MAX)).contains(&k.value) => {
