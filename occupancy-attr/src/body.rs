@@ -20,7 +20,7 @@
 //! `get_function("saxpy")`, `get_func("module", "saxpy")`, cust's `module.saxpy<<<..>>>`),
 //! may stand in for the attribute's `kernel`.
 
-use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::spanned::Spanned;
 
 use crate::cexpr::{self, Expr};
@@ -71,22 +71,18 @@ struct Construction<'a> {
     launched: bool,
 }
 
-/// The items declared in `block` (at any depth): `const NAME: u32 = ...;` inside the body.
+/// The constants declared at the top of the body (`const NAME: u32 = ...;`), visible in all
+/// of it. (Items in nested blocks are not read: a name they declare is unknown there.)
 pub(crate) fn items(block: &syn::Block) -> Items {
-    let mut found = Vec::new();
-    collect_items(&block.stmts, &mut found, 0);
-    Items::from_syn(&found)
-}
-
-fn collect_items(stmts: &[syn::Stmt], out: &mut Vec<syn::Item>, depth: usize) {
-    if depth > 16 {
-        return;
-    }
-    for stmt in stmts {
-        if let syn::Stmt::Item(item @ syn::Item::Const(_)) = stmt {
-            out.push(item.clone());
-        }
-    }
+    let consts: Vec<syn::Item> = block
+        .stmts
+        .iter()
+        .filter_map(|stmt| match stmt {
+            syn::Stmt::Item(item @ syn::Item::Const(_)) => Some(item.clone()),
+            _ => None,
+        })
+        .collect();
+    Items::from_syn(&consts)
 }
 
 /// Reads `block` in `scope` (the wrapper's module, `Self`, its parameters as opaque names).
@@ -203,6 +199,20 @@ impl<'a> Walk<'a> {
             return;
         }
         let mark = (self.scope.locals.len(), self.scope.opaque.len());
+        // Items of a nested block shadow the module's (the top-level ones are read as the
+        // body's items): the reader does not read them, so a name they declare is unknown
+        // there rather than resolved to another item of the same name.
+        if depth > 0 {
+            for stmt in &block.stmts {
+                if let syn::Stmt::Item(item) = stmt
+                    && let Some(name) = item_name(item)
+                {
+                    self.scope
+                        .opaque
+                        .push((name, "an item declared in a nested block".to_owned()));
+                }
+            }
+        }
         for stmt in &block.stmts {
             self.stmt(stmt, depth + 1);
         }
@@ -250,7 +260,7 @@ impl<'a> Walk<'a> {
                 }
             }
             syn::Stmt::Expr(e, _) => self.expr(e, depth + 1),
-            syn::Stmt::Macro(m) => self.mac(&m.mac, depth),
+            syn::Stmt::Macro(m) => self.mac(&m.mac),
             syn::Stmt::Item(_) => {}
         }
     }
@@ -417,7 +427,7 @@ impl<'a> Walk<'a> {
                 self.expr(&c.body, d);
                 self.scope.opaque.truncate(mark);
             }
-            syn::Expr::Macro(m) => self.mac(&m.mac, depth),
+            syn::Expr::Macro(m) => self.mac(&m.mac),
             syn::Expr::Try(t) => self.expr(&t.expr, d),
             syn::Expr::Paren(p) => self.expr(&p.expr, d),
             syn::Expr::Group(g) => self.expr(&g.expr, d),
@@ -489,7 +499,7 @@ impl<'a> Walk<'a> {
         }
     }
 
-    fn mac(&mut self, mac: &'a syn::Macro, _depth: usize) {
+    fn mac(&mut self, mac: &'a syn::Macro) {
         if mac
             .path
             .segments
@@ -499,6 +509,16 @@ impl<'a> Walk<'a> {
             self.cust.push((mac.tokens.clone(), self.scope.clone()));
         }
     }
+}
+
+/// The name an item declares in the value namespace, if any.
+fn item_name(item: &syn::Item) -> Option<String> {
+    Some(match item {
+        syn::Item::Const(c) => c.ident.to_string(),
+        syn::Item::Static(s) => s.ident.to_string(),
+        syn::Item::Fn(f) => f.sig.ident.to_string(),
+        _ => return None,
+    })
 }
 
 /// `affine_{}` -> `affine_*` (each `{...}` placeholder a `*`; `{{` and `}}` literal braces).
@@ -616,7 +636,6 @@ fn cust_launch(
     let span = trees
         .get(open)
         .map_or_else(Span::call_site, TokenTree::span);
-    let _ = Delimiter::None;
     Some(BodyLaunch {
         name: None,
         span,

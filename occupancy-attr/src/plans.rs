@@ -181,9 +181,9 @@ fn launch_plans(
     for (branch, config) in &branches {
         let (block, smem, grid) = match config {
             Some(c) => (
-                dims(&c.block, launch.block_span, "block_dim"),
-                scalar(&c.smem, launch.smem_span),
-                dims(&c.grid, launch.grid_span, "grid_dim"),
+                dims(&c.block, "block_dim"),
+                u32_value(&c.smem),
+                dims(&c.grid, "grid_dim"),
             ),
             None => {
                 let why = whole_unknown(branch);
@@ -498,8 +498,7 @@ fn run_time(errors: &mut Errors, what: &str, example: &str, why: &str, span: Spa
 }
 
 /// A dimension tuple of the body: three known values, or why not.
-fn dims(v: &Val, span: Span, field: &str) -> Field<[Known; 3]> {
-    let _ = span;
+fn dims(v: &Val, field: &str) -> Field<[Known; 3]> {
     match v {
         Val::Tuple(items) if items.len() == 3 => {
             let mut out = Vec::with_capacity(3);
@@ -511,11 +510,6 @@ fn dims(v: &Val, span: Span, field: &str) -> Field<[Known; 3]> {
         Val::Unknown(why) => Err(why.clone()),
         _ => Err(format!("`{field}` is not a tuple of three")),
     }
-}
-
-fn scalar(v: &Val, span: Span) -> Field<Known> {
-    let _ = span;
-    u32_value(v)
 }
 
 fn u32_value(v: &Val) -> Field<Known> {

@@ -419,7 +419,7 @@ impl<'c> Resolver<'c> {
             let def = def.clone();
             let module = scope.module.clone();
             let known = self.const_value(&def, module, None, &format!("body::{name}"));
-            return single(self.named(known, path, scope, expected, "the wrapper's body"));
+            return single(self.named(known, path, scope, "the wrapper's body"));
         }
         let def = match self.resolve(path, scope) {
             Ok(def) => def,
@@ -459,7 +459,7 @@ impl<'c> Resolver<'c> {
                         Err(why) => Val::Unknown(why),
                     });
                 }
-                single(self.named(known, path, scope, expected, &place))
+                single(self.named(known, path, scope, &place))
             }
             Def::Builtin(value, ty) => {
                 // A fact of the language: `u32::MAX` names the same everywhere, unless a
@@ -489,14 +489,7 @@ impl<'c> Resolver<'c> {
     }
 
     /// A constant's value as a [`Val`], with the name as written as its term.
-    fn named(
-        &self,
-        known: Result<Known, String>,
-        path: &Path,
-        scope: &Scope,
-        _expected: Option<IntTy>,
-        place: &str,
-    ) -> Val {
+    fn named(&self, known: Result<Known, String>, path: &Path, scope: &Scope, place: &str) -> Val {
         match known {
             Ok(k) => {
                 let term = match scope.terms {
@@ -534,10 +527,9 @@ impl<'c> Resolver<'c> {
         if self.stack.iter().any(|k| k == key) {
             return Err(format!("`{}` is defined in terms of itself", def.name));
         }
-        if def.cfg {
-            // Counted (a second definition would have made it ambiguous), but the value may
-            // depend on the configuration: the compiler's confirmation decides.
-        }
+        // A definition under `#[cfg]` is used (a second one of the name would have made it
+        // ambiguous); that its value may depend on the configuration is the compiler's
+        // confirmation's to catch.
         let Some(ty) = def.ty else {
             return Err(format!(
                 "`{}` is a `{}`, not an integer",
@@ -859,7 +851,6 @@ impl<'c> Resolver<'c> {
                     }),
                     None => match IntTy::from_name(name) {
                         Some(ty) => Def::Primitive(ty),
-                        None if i == 0 && is_extern_root(name) => Def::External(name.clone()),
                         None => Def::External(name.clone()),
                     },
                 },
@@ -1208,10 +1199,6 @@ fn visible(vis: &Vis, declared_in: &ModuleId, from: &ModuleId) -> bool {
             })
         }
     }
-}
-
-fn is_extern_root(name: &str) -> bool {
-    matches!(name, "std" | "core" | "alloc") || !name.is_empty()
 }
 
 fn seg(name: &str) -> Segment {

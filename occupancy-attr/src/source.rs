@@ -54,8 +54,6 @@ pub(crate) struct ConstDef {
     pub(crate) ty_text: String,
     pub(crate) expr: Expr,
     pub(crate) vis: Vis,
-    /// Under `#[cfg(...)]` or `#[cfg_attr(...)]`.
-    pub(crate) cfg: bool,
 }
 
 /// What a function returns, as far as the reader cares.
@@ -156,13 +154,10 @@ impl Items {
 
     fn add(&mut self, item: &syn::Item) {
         match item {
-            syn::Item::Const(c) => self.consts.push(const_def(
-                &c.ident,
-                &c.ty,
-                &c.expr,
-                vis(&c.vis),
-                has_cfg(&c.attrs),
-            )),
+            syn::Item::Const(c) => {
+                self.consts
+                    .push(const_def(&c.ident, &c.ty, &c.expr, vis(&c.vis)))
+            }
             syn::Item::Fn(f) => {
                 if is_check_candidate(&f.attrs) {
                     self.wrappers.push(wrapper_def(&f.sig));
@@ -185,13 +180,10 @@ impl Items {
                 };
                 for item in &i.items {
                     match item {
-                        syn::ImplItem::Const(c) => def.consts.push(const_def(
-                            &c.ident,
-                            &c.ty,
-                            &c.expr,
-                            vis(&c.vis),
-                            has_cfg(&c.attrs),
-                        )),
+                        syn::ImplItem::Const(c) => {
+                            def.consts
+                                .push(const_def(&c.ident, &c.ty, &c.expr, vis(&c.vis)))
+                        }
                         syn::ImplItem::Fn(f) => {
                             if is_check_candidate(&f.attrs) {
                                 def.wrappers.push(wrapper_def(&f.sig));
@@ -244,13 +236,7 @@ impl Items {
     }
 }
 
-fn const_def(
-    ident: &syn::Ident,
-    ty: &syn::Type,
-    expr: &syn::Expr,
-    vis: Vis,
-    cfg: bool,
-) -> ConstDef {
+fn const_def(ident: &syn::Ident, ty: &syn::Type, expr: &syn::Expr, vis: Vis) -> ConstDef {
     let ty_name = cexpr::type_name(ty);
     ConstDef {
         name: ident.to_string(),
@@ -260,7 +246,6 @@ fn const_def(
             .replace(' ', ""),
         expr: cexpr::lower(expr),
         vis,
-        cfg,
     }
 }
 
@@ -376,12 +361,6 @@ fn vis(v: &syn::Visibility) -> Vis {
         }
         _ => Vis::Private,
     }
-}
-
-fn has_cfg(attrs: &[syn::Attribute]) -> bool {
-    attrs
-        .iter()
-        .any(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"))
 }
 
 fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
@@ -916,17 +895,17 @@ mod tests {
         )
         .unwrap();
         let items = &index.items;
-        let consts: Vec<(&str, Option<IntTy>, bool)> = items
+        let consts: Vec<(&str, Option<IntTy>, &Vis)> = items
             .consts
             .iter()
-            .map(|c| (c.name.as_str(), c.ty, c.cfg))
+            .map(|c| (c.name.as_str(), c.ty, &c.vis))
             .collect();
         assert_eq!(
             consts,
             [
-                ("BLOCK", Some(IntTy::U32), false),
-                ("BIG", Some(IntTy::Usize), false),
-                ("SMEM", Some(IntTy::U32), true)
+                ("BLOCK", Some(IntTy::U32), &Vis::Pub),
+                ("BIG", Some(IntTy::Usize), &Vis::Private),
+                ("SMEM", Some(IntTy::U32), &Vis::Private)
             ]
         );
         let fns: Vec<(&str, Returns)> = items

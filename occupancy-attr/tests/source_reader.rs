@@ -368,3 +368,29 @@ fn deep_and_huge_bodies_are_not_read_never_overflowed() {
         assert_eq!(blocks(&spec), [[Some(256), Some(1), Some(1)]]);
     }
 }
+
+#[test]
+fn an_item_of_a_nested_block_shadows_the_module() {
+    let dir = crate_with(
+        "nested-item",
+        &[(
+            "src/lib.rs",
+            &format!(
+                "{CONFIG}const B: u32 = 256;\n\
+                 #[occupancy::check(regs = 32, target = \"sm_90\")]\n\
+                 pub fn nested(n: u32) {{ {{ const B: u32 = 64; let cfg = LaunchConfig {{ grid_dim: (n, 1, 1), block_dim: (B, 1, 1), shared_mem_bytes: 0 }}; let _ = cfg; }} }}\n\
+                 #[occupancy::check(regs = 32, target = \"sm_90\")]\n\
+                 pub fn top(n: u32) {{ const B: u32 = 64; let cfg = LaunchConfig {{ grid_dim: (n, 1, 1), block_dim: (B, 1, 1), shared_mem_bytes: 0 }}; let _ = cfg; }}\n"
+            ),
+        )],
+    );
+    // The nested block's `B` is not the module's: unknown, never the module's 256.
+    let errors = spec_of(&dir, "src/lib.rs", "nested").err().unwrap();
+    assert!(
+        errors[0].contains("`B` is an item declared in a nested block"),
+        "{errors:?}"
+    );
+    // At the top of the body it is read, as the body's own constant.
+    let spec = spec_of(&dir, "src/lib.rs", "top").unwrap();
+    assert_eq!(blocks(&spec), [[Some(64), Some(1), Some(1)]]);
+}
