@@ -22,6 +22,7 @@
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::spanned::Spanned;
+use syn::visit::Visit;
 
 use crate::cexpr::{self, Expr};
 use crate::resolve::{Eval, Resolver, Scope};
@@ -86,7 +87,19 @@ pub(crate) fn items(block: &syn::Block) -> Items {
 }
 
 /// Reads `block` in `scope` (the wrapper's module, `Self`, its parameters as opaque names).
-pub(crate) fn read(block: &syn::Block, scope: Scope, resolver: &mut Resolver<'_>) -> BodyRead {
+pub(crate) fn read(block: &syn::Block, mut scope: Scope, resolver: &mut Resolver<'_>) -> BodyRead {
+    // Names assigned to after their `let` (`b = 1024;`, `x += 1`, `&mut x`) have no one value
+    // the reader knows: unknown everywhere. A configuration's own name is handled field by
+    // field instead (`cfg.grid_dim = ..` leaves its block read).
+    let mut mutations = Mutations::default();
+    mutations.visit_block(block);
+    for (name, _) in &mutations.assigned {
+        if !mutations.configs.contains(name) {
+            scope
+                .opaque
+                .push((name.clone(), "assigned after its `let`".to_owned()));
+        }
+    }
     let mut walk = Walk {
         scope,
         found: Vec::new(),
@@ -123,10 +136,15 @@ pub(crate) fn read(block: &syn::Block, scope: Scope, resolver: &mut Resolver<'_>
             continue;
         }
         let lowered = cexpr::lower(c.expr);
-        let value = match &c.name {
+        let mut value = match &c.name {
             Some(name) => resolver.eval(&Expr::Path(cexpr::Path::ident(name)), &c.scope, None),
             None => resolver.eval(&lowered, &c.scope, None),
         };
+        if let Some(name) = &c.name {
+            for (_, field) in mutations.assigned.iter().filter(|(n, _)| n == name) {
+                value = crate::resolve::map(value, |v| reassigned(v, name, field.as_deref()));
+            }
+        }
         if !value
             .iter()
             .any(|b| matches!(b.val, crate::resolve::Val::Config(_)))
@@ -152,6 +170,112 @@ pub(crate) fn read(block: &syn::Block, scope: Scope, resolver: &mut Resolver<'_>
         }
     }
     read
+}
+
+/// A configuration whose `field` (or the whole of it) is assigned after it is built: that
+/// part is unknown.
+fn reassigned(v: crate::resolve::Val, name: &str, field: Option<&str>) -> crate::resolve::Val {
+    use crate::resolve::Val;
+    let Val::Config(mut c) = v else { return v };
+    let why = |f: &str| Val::Unknown(format!("`{name}.{f}` is assigned after `{name}` is built"));
+    match field {
+        Some("block_dim") => c.block = why("block_dim"),
+        Some("grid_dim") => c.grid = why("grid_dim"),
+        Some("shared_mem_bytes") => c.smem = why("shared_mem_bytes"),
+        Some(_) => {}
+        None => {
+            let whole = Val::Unknown(format!(
+                "`{name}` is assigned or lent mutably after it is built"
+            ));
+            c.block = whole.clone();
+            c.grid = whole.clone();
+            c.smem = whole;
+        }
+    }
+    Val::Config(c)
+}
+
+/// What the body assigns after a `let`, found before the walk. (A method taking `&mut self`
+/// on a local is not seen; the integers the reader reads are `Copy` values whose methods
+/// the reader knows do not mutate them.)
+#[derive(Default)]
+struct Mutations {
+    /// (name, the field assigned, or `None` for the whole value).
+    assigned: Vec<(String, Option<String>)>,
+    /// Names bound by `let` to a configuration (a literal or a call).
+    configs: Vec<String>,
+}
+
+impl Mutations {
+    /// `target` is assigned to (`cfg.block_dim = ..`, `cfg = ..`, `x += ..`) or lent
+    /// mutably.
+    fn record(&mut self, target: &syn::Expr) {
+        match strip(target) {
+            syn::Expr::Path(p) => {
+                if let Some(name) = p.path.get_ident() {
+                    self.assigned.push((name.to_string(), None));
+                }
+            }
+            syn::Expr::Field(f) => match (strip(&f.base), &f.member) {
+                (syn::Expr::Path(p), syn::Member::Named(field)) if p.path.get_ident().is_some() => {
+                    let name = p
+                        .path
+                        .get_ident()
+                        .map(ToString::to_string)
+                        .unwrap_or_default();
+                    self.assigned.push((name, Some(field.to_string())));
+                }
+                _ => self.record(&f.base),
+            },
+            syn::Expr::Index(i) => self.record(&i.expr),
+            _ => {}
+        }
+    }
+}
+
+impl<'ast> syn::visit::Visit<'ast> for Mutations {
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        if let (Some(name), Some(init)) = (cexpr::pattern_name(&local.pat), &local.init)
+            && matches!(strip(&init.expr), syn::Expr::Struct(_) | syn::Expr::Call(_))
+        {
+            self.configs.push(name);
+        }
+        syn::visit::visit_local(self, local);
+    }
+    fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
+        self.record(&e.left);
+        syn::visit::visit_expr_assign(self, e);
+    }
+    fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
+        if is_compound_assignment(&e.op) {
+            self.record(&e.left);
+        }
+        syn::visit::visit_expr_binary(self, e);
+    }
+    fn visit_expr_reference(&mut self, e: &'ast syn::ExprReference) {
+        if e.mutability.is_some() {
+            self.record(&e.expr);
+        }
+        syn::visit::visit_expr_reference(self, e);
+    }
+}
+
+/// `+=`, `*=`, ...
+fn is_compound_assignment(op: &syn::BinOp) -> bool {
+    use syn::BinOp as B;
+    matches!(
+        op,
+        B::AddAssign(_)
+            | B::SubAssign(_)
+            | B::MulAssign(_)
+            | B::DivAssign(_)
+            | B::RemAssign(_)
+            | B::BitXorAssign(_)
+            | B::BitAndAssign(_)
+            | B::BitOrAssign(_)
+            | B::ShlAssign(_)
+            | B::ShrAssign(_)
+    )
 }
 
 fn is_for_num_elems(e: &Expr) -> bool {

@@ -394,3 +394,32 @@ fn an_item_of_a_nested_block_shadows_the_module() {
     let spec = spec_of(&dir, "src/lib.rs", "top").unwrap();
     assert_eq!(blocks(&spec), [[Some(64), Some(1), Some(1)]]);
 }
+
+#[test]
+fn assignments_after_the_let_are_not_read_as_the_let() {
+    let dir = crate_with(
+        "assigned",
+        &[(
+            "src/lib.rs",
+            &format!(
+                "{CONFIG}fn tune(_: &mut LaunchConfig) {{}}\n\
+                 #[occupancy::check(regs = 32, target = \"sm_90\")]\n\
+                 pub fn local(n: u32, big: bool) {{ let mut b = 32; if big {{ b = 1024; }} let cfg = LaunchConfig {{ grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 }}; let _ = cfg; }}\n\
+                 #[occupancy::check(regs = 32, target = \"sm_90\")]\n\
+                 pub fn field(n: u32) {{ let mut cfg = LaunchConfig {{ grid_dim: (n, 1, 1), block_dim: (64, 1, 1), shared_mem_bytes: 0 }}; cfg.block_dim = (128, 1, 1); let _ = cfg; }}\n\
+                 #[occupancy::check(regs = 32, target = \"sm_90\")]\n\
+                 pub fn grid_only(n: u32) {{ let mut cfg = LaunchConfig {{ grid_dim: (1, 1, 1), block_dim: (64, 1, 1), shared_mem_bytes: 0 }}; cfg.grid_dim.0 = n; let _ = cfg; }}\n\
+                 #[occupancy::check(regs = 32, target = \"sm_90\")]\n\
+                 pub fn lent(n: u32) {{ let mut cfg = LaunchConfig {{ grid_dim: (n, 1, 1), block_dim: (64, 1, 1), shared_mem_bytes: 0 }}; tune(&mut cfg); let _ = cfg; }}\n"
+            ),
+        )],
+    );
+    let first_error = |name: &str| spec_of(&dir, "src/lib.rs", name).err().unwrap()[0].clone();
+    assert!(first_error("local").contains("`b` is assigned after its `let`"));
+    assert!(first_error("field").contains("`cfg.block_dim` is assigned after `cfg` is built"));
+    assert!(first_error("lent").contains("`cfg` is assigned or lent mutably after it is built"));
+    // A field the checks do not need stays read: the block is known, the grid is not.
+    let spec = spec_of(&dir, "src/lib.rs", "grid_only").unwrap();
+    assert_eq!(blocks(&spec), [[Some(64), Some(1), Some(1)]]);
+    assert!(spec.plans[0].grid.is_none());
+}
