@@ -335,6 +335,18 @@ pub fn check_signature(tokens: &TokenStream) -> Result<(), syn::Error> {
     limits::Limits::BODY.check(tokens, "the function's signature")
 }
 
+/// Checks one source file's tokens (`file` names it in the message) against the limits that
+/// keep `syn` (whose parser, `Clone` and `Drop` recurse) within the stack: call it before
+/// `syn` parses a file. Iterative: any input is safe to give it.
+///
+/// # Errors
+///
+/// On the first group nested too deeply, the first token past 2 M, or the first token of
+/// an expression or type chained too deeply to parse within the stack.
+pub fn check_source_limits(tokens: &TokenStream, file: &str) -> Result<(), syn::Error> {
+    limits::Limits::SOURCE_FILE.check(tokens, file)
+}
+
 /// The names the wrapper's parameters bind.
 fn param_names(sig: &Signature) -> Vec<String> {
     let mut names = Vec::new();
