@@ -21,7 +21,7 @@ use crate::ast::{Arg, Candidates, Dims, Value};
 use crate::body::{BodyLaunch, BodyRead};
 use crate::cexpr;
 use crate::errors::Errors;
-use crate::resolve::{Branch, ConfigVal, Known, Val};
+use crate::resolve::{ConfigVal, Known, Val};
 use crate::spec::{Confirmation, HelperCheck, Plan};
 
 /// The most plans one wrapper checks (launches x run-time candidates).
@@ -59,7 +59,7 @@ pub(crate) fn plans(
     let launches: &[BodyLaunch] = body.map_or(&[], |b| b.launches.as_slice());
     let mut plans = Vec::new();
     if launches.is_empty() {
-        let Some(block) = keys.block else {
+        if keys.block.is_none() {
             if block_written {
                 // A malformed `block` was reported already: a "missing" error is noise.
                 return Vec::new();
@@ -82,23 +82,13 @@ pub(crate) fn plans(
                 ),
             ));
             return Vec::new();
-        };
-        for b in &block.value.items {
-            for s in smem_items(keys) {
-                for g in grid_items(keys) {
-                    plans.push(Plan {
-                        block: three(b),
-                        smem: s.0.clone(),
-                        grid: g.as_ref().map(|(g, _)| g.clone()),
-                        label: None,
-                        block_span: block.key.span(),
-                        smem_span: s.1,
-                        grid_span: g.as_ref().map_or(attribute, |(_, span)| *span),
-                        origin: None,
-                    });
-                }
-            }
         }
+        let choices = [
+            key_values(keys, BLOCK).unwrap_or_default(),
+            key_values(keys, SMEM).unwrap_or_else(|| vec![(Vec::new(), Span::call_site())]),
+            key_values(keys, GRID).unwrap_or_else(|| vec![(Vec::new(), attribute)]),
+        ];
+        push_plans(&choices, None, &mut plans);
     } else {
         for (index, launch) in launches.iter().enumerate() {
             let name = match &launch.name {
@@ -130,28 +120,17 @@ pub(crate) fn plans(
     plans
 }
 
-fn smem_items(keys: &Keys<'_>) -> Vec<(Value, Span)> {
-    match keys.smem {
-        Some(arg) => arg
-            .value
-            .items
-            .iter()
-            .map(|v| (v.clone(), arg.key.span()))
-            .collect(),
-        None => vec![(Value::unspanned(0), Span::call_site())],
-    }
-}
+/// The three values of a launch, in the order of [`Row::values`].
+const BLOCK: usize = 0;
+const SMEM: usize = 1;
+const GRID: usize = 2;
+const FIELDS: [&str; 3] = ["block", "smem", "grid"];
 
-fn grid_items(keys: &Keys<'_>) -> Vec<Option<([Value; 3], Span)>> {
-    match keys.grid {
-        Some(arg) => arg
-            .value
-            .items
-            .iter()
-            .map(|d| Some((three(d), arg.key.span())))
-            .collect(),
-        None => vec![None],
-    }
+/// One branch of a launch: its block (3 values), dynamic shared memory (1) and grid (3), each
+/// known or why not.
+struct Row<'c> {
+    values: [Field<Vec<Known>>; 3],
+    config: Option<&'c ConfigVal>,
 }
 
 /// The plans of one launch of the body: one per branch of its run-time choices, times the
@@ -164,219 +143,126 @@ fn launch_plans(
     errors: &mut Errors,
     plans: &mut Vec<Plan>,
 ) {
-    let branches: Vec<(&Branch, Option<&ConfigVal>)> = launch
+    let spans = [launch.block_span, launch.smem_span, launch.grid_span];
+    let mut rows: Vec<Row<'_>> = launch
         .value
         .iter()
-        .map(|b| match &b.val {
-            Val::Config(c) => (b, Some(&**c)),
-            _ => (b, None),
+        .map(|branch| match &branch.val {
+            Val::Config(c) => Row {
+                values: [
+                    dims(&c.block, "block_dim"),
+                    u32_value(&c.smem).map(|k| vec![k]),
+                    dims(&c.grid, "grid_dim"),
+                ],
+                config: Some(&**c),
+            },
+            other => {
+                let why = match other {
+                    Val::Unknown(why) => why.clone(),
+                    _ => "not a launch configuration".to_owned(),
+                };
+                Row {
+                    values: [Err(why.clone()), Err(why.clone()), Err(why)],
+                    config: None,
+                }
+            }
         })
         .collect();
-    let whole_unknown = |b: &Branch| match &b.val {
-        Val::Unknown(why) => why.clone(),
-        _ => "not a launch configuration".to_owned(),
-    };
-    // Each branch's three values.
-    let mut rows = Vec::new();
-    for (branch, config) in &branches {
-        let (block, smem, grid) = match config {
-            Some(c) => (
-                dims(&c.block, "block_dim"),
-                u32_value(&c.smem),
-                dims(&c.grid, "grid_dim"),
-            ),
-            None => {
-                let why = whole_unknown(branch);
-                (Err(why.clone()), Err(why.clone()), Err(why))
-            }
-        };
-        rows.push((block, smem, grid, *config));
-    }
+
+    // The keys' values: their literal candidates (`None` for a key with a constant the
+    // front end could not read), each with its key.
+    let given: [Option<(&Ident, Option<Vec<Vec<u32>>>)>; 3] = [
+        keys.block.map(|arg| (&arg.key, literal_dims(&arg.value))),
+        keys.smem.map(|arg| {
+            let values = arg
+                .value
+                .items
+                .iter()
+                .map(|v| v.literal().map(|v| vec![v]))
+                .collect();
+            (&arg.key, values)
+        }),
+        keys.grid.map(|arg| (&arg.key, literal_dims(&arg.value))),
+    ];
+
     // Drift: a key that states another value than the body, where the body states it in
     // every branch. Where the key's one value differs from the body's one reading only in
     // values read from names, the key wins and the compiler checks the body's expression
     // against it (the reader may have misread a name; the compiler settles it).
     let single = rows.len() == 1;
-    if let Some(arg) = keys.block
-        && let Some(body) = all_known(rows.iter().map(|r| r.0.as_ref().ok().map(|d| d.to_vec())))
-    {
-        let given: Option<Vec<Vec<u32>>> = arg
-            .value
-            .items
+    for field in [BLOCK, SMEM, GRID] {
+        let Some((key, Some(given))) = &given[field] else {
+            continue;
+        };
+        let Some(body): Option<Vec<Vec<u32>>> = rows
             .iter()
-            .map(|d| literal3(&three(d)).map(|v| v.to_vec()))
-            .collect();
-        if let Some(given) = given
-            && !same_set(&given, &values(&body))
-        {
-            let reconciled = single
-                && given.len() == 1
-                && rows[0]
-                    .0
-                    .as_mut()
-                    .is_ok_and(|d| reconcile(d, &given[0], "block", launch.block_span, out));
-            if !reconciled {
-                let shown = |v: &[Vec<u32>]| {
-                    dims_list(&v.iter().map(|d| [d[0], d[1], d[2]]).collect::<Vec<_>>())
-                };
-                drift(
-                    errors,
-                    &arg.key,
-                    "block",
-                    &shown(&given),
-                    &shown(&values(&body)),
-                    launch.block_span,
-                    name,
-                );
-            }
+            .map(|r| {
+                r.values[field]
+                    .as_ref()
+                    .ok()
+                    .map(|v| v.iter().map(|k| k.value as u32).collect())
+            })
+            .collect()
+        else {
+            continue;
+        };
+        if same_set(given, &body) {
+            continue;
         }
-    }
-    if let Some(arg) = keys.smem
-        && let Some(body) = all_known(
-            rows.iter()
-                .map(|r| r.1.as_ref().ok().map(|k| vec![k.clone()])),
-        )
-    {
-        let given: Option<Vec<Vec<u32>>> = arg
-            .value
-            .items
-            .iter()
-            .map(|v| v.literal().map(|v| vec![v]))
-            .collect();
-        if let Some(given) = given
-            && !same_set(&given, &values(&body))
-        {
-            let reconciled = single
-                && given.len() == 1
-                && rows[0].1.as_mut().is_ok_and(|k| {
-                    reconcile(
-                        std::slice::from_mut(k),
-                        &given[0],
-                        "smem",
-                        launch.smem_span,
-                        out,
-                    )
-                });
-            if !reconciled {
-                let shown =
-                    |v: &[Vec<u32>]| list_text(v.iter().map(|b| bytes_text(u64::from(b[0]))));
-                drift(
-                    errors,
-                    &arg.key,
-                    "smem",
-                    &shown(&given),
-                    &shown(&values(&body)),
-                    launch.smem_span,
-                    name,
-                );
-            }
-        }
-    }
-    if let Some(arg) = keys.grid
-        && let Some(body) = all_known(rows.iter().map(|r| r.2.as_ref().ok().map(|d| d.to_vec())))
-    {
-        let given: Option<Vec<Vec<u32>>> = arg
-            .value
-            .items
-            .iter()
-            .map(|d| literal3(&three(d)).map(|v| v.to_vec()))
-            .collect();
-        if let Some(given) = given
-            && !same_set(&given, &values(&body))
-        {
-            let reconciled = single
-                && given.len() == 1
-                && rows[0]
-                    .2
-                    .as_mut()
-                    .is_ok_and(|d| reconcile(d, &given[0], "grid", launch.grid_span, out));
-            if !reconciled {
-                let shown = |v: &[Vec<u32>]| {
-                    dims_list(&v.iter().map(|d| [d[0], d[1], d[2]]).collect::<Vec<_>>())
-                };
-                drift(
-                    errors,
-                    &arg.key,
-                    "grid",
-                    &shown(&given),
-                    &shown(&values(&body)),
-                    launch.grid_span,
-                    name,
-                );
-            }
+        let reconciled = single
+            && given.len() == 1
+            && rows[0].values[field]
+                .as_mut()
+                .is_ok_and(|v| reconcile(v, &given[0], FIELDS[field], spans[field], out));
+        if !reconciled {
+            let shown = |v: &[Vec<u32>]| match field {
+                SMEM => list_text(v.iter().map(|b| bytes_text(u64::from(b[0])))),
+                _ => dims_list(&v.iter().map(|d| [d[0], d[1], d[2]]).collect::<Vec<_>>()),
+            };
+            drift(
+                errors,
+                key,
+                FIELDS[field],
+                &shown(given),
+                &shown(&body),
+                spans[field],
+                name,
+            );
         }
     }
 
     let mut reported = false;
-    for (block, smem, grid, config) in rows {
-        let blocks: Vec<([Value; 3], Span)> = match block {
-            Ok(d) => {
-                d.iter().for_each(|k| confirm(k, launch.block_span, out));
-                vec![(
-                    d.each_ref().map(|k| lit(k, launch.block_span)),
-                    launch.block_span,
-                )]
-            }
-            Err(why) => match keys.block {
-                Some(arg) => arg
-                    .value
-                    .items
-                    .iter()
-                    .map(|d| (three(d), arg.key.span()))
-                    .collect(),
-                None => {
-                    if !reported {
-                        run_time(
-                            errors,
-                            "the block size",
-                            "block = [32, 1024]",
-                            &why,
-                            launch.block_span,
-                        );
-                        reported = true;
-                    }
-                    continue;
+    for row in rows {
+        // Each value as the body states it (confirmed where read from a name), else the
+        // key's candidates, else (block, smem) an error.
+        let mut choices: [Vec<(Vec<Value>, Span)>; 3] = Default::default();
+        for field in [BLOCK, SMEM, GRID] {
+            choices[field] = match &row.values[field] {
+                Ok(known) => {
+                    known.iter().for_each(|k| confirm(k, spans[field], out));
+                    vec![(
+                        known.iter().map(|k| lit(k, spans[field])).collect(),
+                        spans[field],
+                    )]
                 }
-            },
-        };
-        let smems: Vec<(Value, Span)> = match smem {
-            Ok(k) => {
-                confirm(&k, launch.smem_span, out);
-                vec![(lit(&k, launch.smem_span), launch.smem_span)]
-            }
-            Err(why) => match keys.smem {
-                Some(arg) => arg
-                    .value
-                    .items
-                    .iter()
-                    .map(|v| (v.clone(), arg.key.span()))
-                    .collect(),
-                None => {
-                    if !reported {
-                        run_time(
-                            errors,
-                            "the dynamic shared memory",
-                            "smem = [4 KiB, 64 KiB]",
-                            &why,
-                            launch.smem_span,
-                        );
-                        reported = true;
+                Err(why) => match key_values(keys, field) {
+                    Some(values) => values,
+                    None if field == GRID => vec![(Vec::new(), spans[field])],
+                    None => {
+                        if !reported {
+                            let (what, example) = match field {
+                                BLOCK => ("the block size", "block = [32, 1024]"),
+                                _ => ("the dynamic shared memory", "smem = [4 KiB, 64 KiB]"),
+                            };
+                            run_time(errors, what, example, why, spans[field]);
+                            reported = true;
+                        }
+                        Vec::new()
                     }
-                    continue;
-                }
-            },
-        };
-        let grids: Vec<Option<([Value; 3], Span)>> = match grid {
-            Ok(d) => {
-                d.iter().for_each(|k| confirm(k, launch.grid_span, out));
-                vec![Some((
-                    d.each_ref().map(|k| lit(k, launch.grid_span)),
-                    launch.grid_span,
-                ))]
-            }
-            Err(_) => grid_items(keys),
-        };
-        if let Some(config) = config {
+                },
+            };
+        }
+        if let Some(config) = row.config {
             for (written, read) in &config.helpers {
                 let span = launch.span;
                 if let (Some(written), Some(read)) = (
@@ -395,39 +281,77 @@ fn launch_plans(
                 }
             }
         }
-        let origin = config.map(|c| {
+        let origin = row.config.map(|c| {
             let mut from = c.origin.clone();
             from.reverse();
             from.join(" via ")
         });
-        for (b, b_span) in &blocks {
-            for (s, s_span) in &smems {
-                for g in &grids {
-                    plans.push(Plan {
-                        block: b.clone(),
-                        smem: s.clone(),
-                        grid: g.as_ref().map(|(g, _)| g.clone()),
-                        label: None,
-                        block_span: *b_span,
-                        smem_span: *s_span,
-                        grid_span: g.as_ref().map_or(launch.grid_span, |(_, s)| *s),
-                        origin: origin.clone(),
-                    });
-                }
+        push_plans(&choices, origin, plans);
+    }
+}
+
+/// One plan for every combination of the block, shared memory and grid `choices` (an empty
+/// value: the default, 0 B of shared memory, or no grid).
+fn push_plans(
+    choices: &[Vec<(Vec<Value>, Span)>; 3],
+    origin: Option<String>,
+    plans: &mut Vec<Plan>,
+) {
+    for (b, b_span) in &choices[BLOCK] {
+        for (s, s_span) in &choices[SMEM] {
+            for (g, g_span) in &choices[GRID] {
+                plans.push(Plan {
+                    block: to3(b),
+                    smem: s.first().cloned().unwrap_or(Value::unspanned(0)),
+                    grid: (!g.is_empty()).then(|| to3(g)),
+                    label: None,
+                    block_span: *b_span,
+                    smem_span: *s_span,
+                    grid_span: *g_span,
+                    origin: origin.clone(),
+                });
             }
         }
     }
 }
 
-/// Every branch's values, if every branch is known.
-fn all_known(rows: impl Iterator<Item = Option<Vec<Known>>>) -> Option<Vec<Vec<Known>>> {
-    rows.collect()
+/// A key's candidates as values with the key's span (`field` as in [`Row::values`]).
+fn key_values(keys: &Keys<'_>, field: usize) -> Option<Vec<(Vec<Value>, Span)>> {
+    let dims = |arg: &Arg<Candidates<Dims>>| {
+        arg.value
+            .items
+            .iter()
+            .map(|d| (three(d).to_vec(), arg.key.span()))
+            .collect()
+    };
+    match field {
+        BLOCK => keys.block.map(dims),
+        GRID => keys.grid.map(dims),
+        _ => keys.smem.map(|arg| {
+            arg.value
+                .items
+                .iter()
+                .map(|v| (vec![v.clone()], arg.key.span()))
+                .collect()
+        }),
+    }
 }
 
-fn values(rows: &[Vec<Known>]) -> Vec<Vec<u32>> {
-    rows.iter()
-        .map(|r| r.iter().map(|k| k.value as u32).collect())
+/// The literal dimensions of every candidate; `None` when one is a constant expression.
+fn literal_dims(c: &Candidates<Dims>) -> Option<Vec<Vec<u32>>> {
+    c.items
+        .iter()
+        .map(|d| literal3(&three(d)).map(|v| v.to_vec()))
         .collect()
+}
+
+fn to3(v: &[Value]) -> [Value; 3] {
+    let one = || Value::unspanned(1);
+    [
+        v.first().cloned().unwrap_or_else(one),
+        v.get(1).cloned().unwrap_or_else(one),
+        v.get(2).cloned().unwrap_or_else(one),
+    ]
 }
 
 /// The attribute's `given` over the body's reading `body`, where they differ only in values
@@ -498,15 +422,9 @@ fn run_time(errors: &mut Errors, what: &str, example: &str, why: &str, span: Spa
 }
 
 /// A dimension tuple of the body: three known values, or why not.
-fn dims(v: &Val, field: &str) -> Field<[Known; 3]> {
+fn dims(v: &Val, field: &str) -> Field<Vec<Known>> {
     match v {
-        Val::Tuple(items) if items.len() == 3 => {
-            let mut out = Vec::with_capacity(3);
-            for item in items {
-                out.push(u32_value(item)?);
-            }
-            Ok([out[0].clone(), out[1].clone(), out[2].clone()])
-        }
+        Val::Tuple(items) if items.len() == 3 => items.iter().map(u32_value).collect(),
         Val::Unknown(why) => Err(why.clone()),
         _ => Err(format!("`{field}` is not a tuple of three")),
     }
