@@ -126,6 +126,9 @@ const SMEM: usize = 1;
 const GRID: usize = 2;
 const FIELDS: [&str; 3] = ["block", "smem", "grid"];
 
+/// A key and its literal candidates (`None` when one is a constant expression).
+type Given<'k> = (&'k Ident, Option<Vec<Vec<u32>>>);
+
 /// One branch of a launch: its block (3 values), dynamic shared memory (1) and grid (3), each
 /// known or why not.
 struct Row<'c> {
@@ -171,7 +174,7 @@ fn launch_plans(
 
     // The keys' values: their literal candidates (`None` for a key with a constant the
     // front end could not read), each with its key.
-    let given: [Option<(&Ident, Option<Vec<Vec<u32>>>)>; 3] = [
+    let given: [Option<Given<'_>>; 3] = [
         keys.block.map(|arg| (&arg.key, literal_dims(&arg.value))),
         keys.smem.map(|arg| {
             let values = arg
