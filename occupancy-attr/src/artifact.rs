@@ -10,6 +10,10 @@
 //! - `cubin = "path"` / `fatbin = "path"` (relative to the crate): that file, with
 //!   `kernel = "name"` choosing among its kernels (optional when it holds only one).
 //!
+//! The name may carry its module, the stem of the file it was compiled from or read from
+//! (`kernel = "conv2d::transpose_filters_f32"`); a name that several modules define must
+//! (see [`Manifest::lookup`]).
+//!
 //! On each target the resources are those of the cubin the CUDA driver would load there:
 //! the same compute capability, else the highest lower one of the same major version (an
 //! `sm_80` cubin runs on 8.6), as [`Manifest::lookup`] does.
@@ -131,20 +135,24 @@ pub(crate) fn resolve(
     for wanted in targets {
         match manifest.lookup(&source.kernel, &arch_name(&wanted.target)) {
             Ok(found) => resources.push(found.clone()),
+            Err(e) if !e.choices.is_empty() || !e.conflicting.is_empty() => {
+                errors.push(Error::new(
+                    name_lit.span(),
+                    format!("{e} (in {})", source.describe()),
+                ));
+                return None;
+            }
             Err(e) if !e.kernel_found => {
                 errors.push(Error::new(name_lit.span(), not_found(&e, &source)));
                 return None;
             }
-            Err(_) => {
+            Err(e) => {
                 let span = if wanted.from_attribute {
                     wanted.span
                 } else {
                     name_lit.span()
                 };
-                errors.push(Error::new(
-                    span,
-                    no_cubin_for(&manifest, &wanted.target, &source),
-                ));
+                errors.push(Error::new(span, no_cubin_for(&e, &wanted.target, &source)));
                 missing = true;
             }
         }
@@ -365,17 +373,8 @@ fn not_found(e: &LookupError, source: &Source) -> String {
     message
 }
 
-fn no_cubin_for(manifest: &Manifest, target: &Target, source: &Source) -> String {
-    let mut archs: Vec<SmTarget> = manifest
-        .kernels
-        .iter()
-        .map(|k| &k.resources)
-        .filter(|k| k.names().contains(&source.kernel.as_str()))
-        .map(|k| k.arch)
-        .collect();
-    archs.sort();
-    archs.dedup();
-    let archs: Vec<String> = archs.iter().map(SmTarget::to_string).collect();
+fn no_cubin_for(e: &LookupError, target: &Target, source: &Source) -> String {
+    let archs: Vec<String> = e.compiled_for.iter().map(SmTarget::to_string).collect();
     format!(
         "`{}` has no cubin that runs on {target} (compute capability {}) in {}: it was \
          compiled for {} (the driver loads a cubin of the same compute capability, or of a \
