@@ -539,6 +539,16 @@ fn kernel_files(dir: &Path) -> Result<Vec<String>, BuildError> {
     Ok(files)
 }
 
+impl Nvrtc {
+    /// The libnvrtc the build helper uses for `targets`: `configured` (a file, its folder, or
+    /// `none`), else `$OCCUPANCY_NVRTC`, else the search of the module docs; the first library
+    /// whose supported architectures cover every target (any, for no targets). The error
+    /// says why there is none.
+    pub fn find(targets: &[SmTarget], configured: Option<&Path>) -> Result<Self, String> {
+        find_nvrtc(targets, configured)
+    }
+}
+
 /// The NVRTC to use, or why there is none.
 fn find_nvrtc(targets: &[SmTarget], configured: Option<&Path>) -> Result<Nvrtc, String> {
     // An explicit choice in code (tests, tools) wins over the environment.
