@@ -82,6 +82,7 @@ pub struct Kernels {
     nvrtc: Option<PathBuf>,
     ptxas_options: Vec<String>,
     ptxas: Option<PathBuf>,
+    write_manifest: Option<bool>,
 }
 
 /// What [`Kernels::try_compile`] did.
@@ -136,6 +137,7 @@ impl Kernels {
             nvrtc: None,
             ptxas_options: Vec::new(),
             ptxas: None,
+            write_manifest: None,
         }
     }
 
@@ -186,6 +188,14 @@ impl Kernels {
     /// `OCCUPANCY_PTXAS` says (meant for tests and tools). Default: [`Ptxas::find`].
     pub fn ptxas(mut self, path: impl AsRef<Path>) -> Self {
         self.ptxas = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Whether to rewrite the committed manifest after compiling, whatever
+    /// `OCCUPANCY_WRITE_MANIFEST` says (meant for tests and tools). Default: that variable is
+    /// `1`.
+    pub fn write_manifest(mut self, write: bool) -> Self {
+        self.write_manifest = Some(write);
         self
     }
 
@@ -257,7 +267,10 @@ impl Kernels {
                     .write(&path)
                     .map_err(|e| BuildError(e.to_string()))?;
                 if let Some(src) = &manifest_src {
-                    if std::env::var(ENV_WRITE_MANIFEST).is_ok_and(|v| v == "1") {
+                    let write = self.write_manifest.unwrap_or_else(|| {
+                        std::env::var(ENV_WRITE_MANIFEST).is_ok_and(|v| v == "1")
+                    });
+                    if write {
                         manifest.write(src).map_err(|e| BuildError(e.to_string()))?;
                     } else if let Ok(committed) = Manifest::load(src)
                         && committed.sources != manifest.sources
