@@ -1,17 +1,19 @@
 //! A crate that ships PTX (`tests/fixtures/ptx-crate`: `kernels/*.ptx` embedded with
-//! `include_str!`, the build helper in `build.rs` as the README's "Use it" shows), built
-//! with plain cargo from a copy: its wrappers get warnings with ptxas's numbers, a
-//! module-qualified name selects one of two same-named kernels and an unqualified one is
-//! an error listing both, and a second `cargo build` is fresh (no build-script run, no
-//! recompilation) without a committed manifest, with one, and with one and no ptxas.
+//! `include_str!`, a `kernels/scale.cu` beside them, the build helper in `build.rs` and its
+//! `kernels.rs` as the README's "Use it" shows), built with plain cargo from a copy: its
+//! wrappers get warnings with ptxas's numbers, a module-qualified name selects one of two
+//! same-named kernels and an unqualified one is an error listing both, and a second
+//! `cargo build` is fresh (no build-script run, no recompilation) without a committed
+//! manifest, with one, and with one and no compiler.
 //!
-//! Needs ptxas (`pip install nvidia-cuda-nvcc-cu12`, or `OCCUPANCY_PTXAS`); without it, it
-//! skips with a message, and `OCCUPANCY_REQUIRE_PTXAS=1` (set by CI) makes that a failure.
+//! Needs ptxas (`pip install nvidia-cuda-nvcc-cu12`, or `OCCUPANCY_PTXAS`) and NVRTC (`pip
+//! install nvidia-cuda-nvrtc-cu12`, or `OCCUPANCY_NVRTC`); without them, it skips with a
+//! message, and `OCCUPANCY_REQUIRE_PTXAS=1` (set by CI) makes that a failure.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use occupancy_core::build::Ptxas;
+use occupancy_core::build::{Nvrtc, Ptxas};
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ptx-crate")
@@ -117,11 +119,23 @@ fn assert_warnings(stderr: &str) {
         !stderr.contains("launch_affine"),
         "affine_f32/f64 reach 100%:\n{stderr}"
     );
+    assert!(
+        !stderr.contains("launch_scale"),
+        "scale_f32 reaches 100%:\n{stderr}"
+    );
 }
 
-fn ptxas() -> Option<Ptxas> {
-    match Ptxas::find(None) {
-        Ok(p) => Some(p),
+/// NVRTC and ptxas, or `None`.
+fn tools() -> Option<(Nvrtc, Ptxas)> {
+    let found = Nvrtc::find(&[], None)
+        .map_err(|e| format!("NVRTC: {e}"))
+        .and_then(|n| {
+            Ptxas::find(None)
+                .map(|p| (n, p))
+                .map_err(|e| format!("ptxas: {e}"))
+        });
+    match found {
+        Ok(tools) => Some(tools),
         Err(why) => {
             assert_ne!(
                 std::env::var("OCCUPANCY_REQUIRE_PTXAS").as_deref(),
@@ -136,7 +150,9 @@ fn ptxas() -> Option<Ptxas> {
 
 #[test]
 fn warnings_with_ptxas_numbers_and_a_fresh_second_build() {
-    let Some(ptxas) = ptxas() else { return };
+    let Some((nvrtc, ptxas)) = tools() else {
+        return;
+    };
     let dir = copy("fresh");
 
     // 1. No committed manifest: ptxas assembles the PTX; the second build is fresh.
@@ -178,7 +194,7 @@ fn warnings_with_ptxas_numbers_and_a_fresh_second_build() {
     assert!(ok, "{stderr}");
     assert_fresh(&stderr);
     assert_warnings(&stderr);
-    if ptxas.version.to_string() == "12.9" {
+    if (ptxas.version.to_string(), nvrtc.version) == ("12.9".to_string(), (12, 9)) {
         assert_eq!(
             written,
             std::fs::read_to_string(fixture().join("kernels.manifest.json")).unwrap(),
@@ -186,6 +202,9 @@ fn warnings_with_ptxas_numbers_and_a_fresh_second_build() {
              OCCUPANCY_WRITE_MANIFEST=1 cargo build --manifest-path tests/fixtures/ptx-crate/Cargo.toml"
         );
     }
+
+    // The .cu kernel's numbers are NVRTC's, in the same manifest.
+    assert!(written.contains("\"source\": \"scale.cu\""), "{written}");
 
     // 4. No ptxas: the committed manifest, the same numbers; fresh on the second build.
     let none = [("OCCUPANCY_PTXAS", "none")];
