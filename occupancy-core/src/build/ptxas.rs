@@ -30,10 +30,11 @@ pub const ENV_PTXAS: &str = "OCCUPANCY_PTXAS";
 
 /// Where the PyPI wheels put ptxas below `site-packages`, newest first: `nvidia-cuda-nvcc`
 /// (CUDA 13) and `nvidia-cuda-nvcc-cu12` / `-cu11`.
-pub const WHEEL_EXECUTABLES: &[&str] = &["nvidia/cu13/bin/ptxas", "nvidia/cuda_nvcc/bin/ptxas"];
+pub(crate) const WHEEL_EXECUTABLES: &[&str] =
+    &["nvidia/cu13/bin/ptxas", "nvidia/cuda_nvcc/bin/ptxas"];
 
 /// How to get a ptxas, for messages.
-pub const INSTALL_HINT: &str = "install it with `pip install nvidia-cuda-nvcc-cu12` (ptxas \
+pub(crate) const INSTALL_HINT: &str = "install it with `pip install nvidia-cuda-nvcc-cu12` (ptxas \
      alone, no GPU or CUDA toolkit needed) or set OCCUPANCY_PTXAS=/path/to/ptxas";
 
 /// Options the assembler sets itself, refused in [`Ptxas::assemble`]'s `options`.
@@ -95,7 +96,7 @@ impl Ptxas {
 
     /// The ptxas to use: `configured` (an executable, its folder, or `none`), else
     /// `$OCCUPANCY_PTXAS` (the same), else the first that runs of: the PyPI wheels in every
-    /// site-packages `python3` reports ([`WHEEL_EXECUTABLES`]), `$CUDA_PATH/bin`,
+    /// site-packages `python3` reports (`nvidia/cu13/bin/ptxas`, `nvidia/cuda_nvcc/bin/ptxas`), `$CUDA_PATH/bin`,
     /// `$CUDA_HOME/bin`, `/usr/local/cuda/bin`, then `PATH`. The error says why there is
     /// none and how to install one.
     pub fn find(configured: Option<&Path>) -> Result<Self, String> {

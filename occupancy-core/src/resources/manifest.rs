@@ -467,7 +467,7 @@ impl Manifest {
         &self,
         kernel: &str,
         arch: &str,
-    ) -> std::result::Result<&KernelResources, LookupError> {
+    ) -> std::result::Result<&KernelResources, Box<LookupError>> {
         let groups = self.groups(kernel);
         let group = match groups.as_slice() {
             [] => return Err(self.lookup_error(kernel, arch, None)),
@@ -526,7 +526,7 @@ impl Manifest {
         kernel: &str,
         arch: &str,
         found: Option<&Vec<&ManifestKernel>>,
-    ) -> LookupError {
+    ) -> Box<LookupError> {
         let names = self.kernel_names();
         let available = names
             .iter()
@@ -550,7 +550,7 @@ impl Manifest {
                 .max_by(|a, b| a.0.total_cmp(&b.0))
                 .map(|(_, n)| n.to_string())
         };
-        LookupError {
+        Box::new(LookupError {
             kernel: kernel.to_string(),
             arch: arch.to_string(),
             available,
@@ -559,7 +559,7 @@ impl Manifest {
             suggestion,
             choices: Vec::new(),
             conflicting: Vec::new(),
-        }
+        })
     }
 
     /// Compares the recorded source hashes with the files in `kernels_dir`: one line per file
