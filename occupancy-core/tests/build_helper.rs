@@ -458,6 +458,18 @@ fn assembles_ptx_files_per_target_with_qualified_names() {
         .unwrap_err();
     assert!(e.0.contains("pip install nvidia-cuda-nvcc-cu12"), "{e}");
 
+    // PTX for a higher architecture than every target: a warning, no kernels.
+    let only75 = Kernels::new("kernels").targets(["sm_75"]).nvrtc("none");
+    let o = only75.run_in(&dir, &out, &mut |_| {}).unwrap();
+    assert_eq!(
+        o.warnings,
+        [
+            "probe.ptx is PTX for sm_90 (`.target sm_90`): not assembled for any target (sm_75), \
+          where the driver cannot load it; its kernels are not in the manifest"
+        ]
+    );
+    assert!(o.manifest.lookup("probe::k_plain", "sm_90").is_err());
+
     // PTX that ptxas rejects: a build error with ptxas's log.
     fs::write(
         dir.join("kernels/broken.ptx"),

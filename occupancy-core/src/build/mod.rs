@@ -123,6 +123,8 @@ struct Artifacts {
     cubins: Vec<(String, SmTarget, PathBuf)>,
     /// `(stem, path)` of every module's PTX.
     ptx: Vec<(String, PathBuf)>,
+    /// Warnings: PTX files assembled for no target (all below their `.target`).
+    unused: Vec<String>,
 }
 
 impl Kernels {
@@ -262,6 +264,7 @@ impl Kernels {
             Ok(tools) => {
                 let (manifest, artifacts) =
                     self.compile_all(&tools, &dir, &files, &targets, out_dir)?;
+                warnings.extend(artifacts.unused.iter().cloned());
                 let path = out_dir.join("manifest.json");
                 manifest
                     .write(&path)
@@ -325,6 +328,7 @@ impl Kernels {
                 let none = Artifacts {
                     cubins: Vec::new(),
                     ptx: Vec::new(),
+                    unused: Vec::new(),
                 };
                 write_kernels_rs(out_dir, false, &files, &none, &targets, &path)?;
                 Outcome {
@@ -378,6 +382,7 @@ impl Kernels {
         let mut artifacts = Artifacts {
             cubins: Vec::new(),
             ptx: Vec::new(),
+            unused: Vec::new(),
         };
         for file in files {
             let path = dir.join(file);
@@ -503,6 +508,20 @@ impl Kernels {
                 .cubins
                 .push((stem.to_string(), target, cubin_path));
             kernels.extend(out.kernels);
+        }
+        if let Some(t) = module
+            .target
+            .filter(|t| targets.iter().all(|x| x.sm < t.sm))
+        {
+            artifacts.unused.push(format!(
+                "{file} is PTX for {t} (`.target {t}`): not assembled for any target ({}), \
+                 where the driver cannot load it; its kernels are not in the manifest",
+                targets
+                    .iter()
+                    .map(SmTarget::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
         Ok((ptxas.version, kernels))
     }
