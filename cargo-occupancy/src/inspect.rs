@@ -5,6 +5,7 @@
 //! `$OCCUPANCY_PTXAS`); without `--arch` it only supplies `.minnctapersm` and the other
 //! directives to the cubins given with it.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use occupancy_core::build::Ptxas;
@@ -102,7 +103,7 @@ pub fn run(args: &InspectArgs) -> i32 {
         }
     }
     // A ptxas log beside its cubin (as the build helper leaves them) says less: drop it.
-    let from_cubins: Vec<(String, String, SmTarget)> = found
+    let from_cubins: HashSet<(String, String, SmTarget)> = found
         .iter()
         .filter(|f| f.kernel.origin == resources::Origin::Cubin)
         .map(|f| (stem(&f.file), f.kernel.name.clone(), f.kernel.arch))
@@ -426,15 +427,14 @@ fn manifest(found: &[Found], source: Option<&Path>) -> Result<Manifest, String> 
             return Err(format!("--source {}: no .cu files there", dir.display()));
         }
     }
-    let mut seen: Vec<(&Path, &str, SmTarget)> = Vec::new();
+    let mut seen: HashSet<(&Path, &str, SmTarget)> = HashSet::new();
     for f in found {
         // Every (artifact, kernel) pair: one kernel name may be in several modules, each
         // qualified by its file's stem. Only a file given twice is not repeated.
         let key = (f.file.as_path(), f.kernel.name.as_str(), f.kernel.arch);
-        if seen.contains(&key) {
+        if !seen.insert(key) {
             continue;
         }
-        seen.push(key);
         let file_name = f
             .file
             .file_name()

