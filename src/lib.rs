@@ -93,6 +93,16 @@
 //! which does not hide real deprecations). Cargo hides warnings of dependencies, so only
 //! the crate's author sees them. rust-analyzer draws them as a strikethrough on the key.
 //!
+//! With the `nightly` feature, on a nightly compiler only (it is never turned on by
+//! detecting the compiler), findings go through `proc_macro::Diagnostic` instead:
+//! `warning: low_occupancy: launch_sgemm on sm_90: ...` (`error: ...` when denied) at the
+//! same key, each note and help a `= note:` / `= help:` child. Those are not rustc lints:
+//! `#[allow(deprecated)]` and `#[allow(warnings)]` do not silence them, `-D warnings` and
+//! `#![deny(warnings)]` do not make them errors (rustc's `-A warnings` and cargo's
+//! `--cap-lints allow` for dependencies do hide them); use the attribute's `allow(..)` /
+//! `deny(..)` or `occupancy.toml`'s `[lints]`. Wrappers with constant values keep the
+//! `const` check and its deprecation warning.
+//!
 //! ## Resources from the compiled kernel
 //!
 //! Registers per thread are decided by ptxas, per architecture and toolkit version, so the
@@ -186,3 +196,12 @@
 
 pub use occupancy_core::*;
 pub use occupancy_macros::check;
+
+/// What the attribute's expansion calls; not part of the API.
+#[doc(hidden)]
+pub mod __private {
+    /// Type-checks only when both arguments are the same function item (each function has
+    /// its own type): the expansion's check that the helper the front end read is the one
+    /// the body calls. Never called: it sits in dead code.
+    pub const fn same_item<T>(_: &T, _: &T) {}
+}

@@ -8,7 +8,9 @@ mod batch;
 mod calc;
 mod inspect;
 mod plot;
+mod profile;
 mod report;
+mod sarif;
 mod sweep;
 
 use std::ffi::OsString;
@@ -40,7 +42,8 @@ enum Command {
     /// vary: the three graphs of NVIDIA's calculator as a table, JSON or SVG.
     Sweep(sweep::SweepArgs),
     /// Every `#[occupancy::check]` of a crate on each of its targets: occupancy, limiter and
-    /// findings as a table or JSON; exits 1 on a deny-level finding (for CI).
+    /// findings as a table, JSON or SARIF 2.1.0 (`--format`); exits 1 on a deny-level
+    /// finding (for CI).
     ///
     /// It reads the source text of src/, examples/, benches/ and tests/ and does not
     /// evaluate `cfg`: a wrapper inside `#[cfg_attr(predicate, occupancy::check(...))]`, or
@@ -51,6 +54,14 @@ enum Command {
     /// Exit status: 0 when no wrapper has a deny-level finding or an error; 1 when one has,
     /// conditional wrappers included, or a file does not parse; 2 when the report cannot run.
     Report(report::ReportArgs),
+    /// Theoretical occupancy beside what Nsight Compute measured, per launch: the engine's
+    /// and ncu's block limits, achieved occupancy, waves, the grid's ceiling and the gap.
+    ///
+    /// `--import FILE.csv`: an ncu CSV export (`ncu --section LaunchStats --section Occupancy
+    /// --csv ./app`, or `ncu --import report.ncu-rep --csv`; `.gz` too). `-- <command>`: runs
+    /// the command under ncu (when it is on the PATH). Exit status: 0 when the engine agrees
+    /// with ncu on every launch, 1 when not, 2 when it cannot run.
+    Profile(profile::ProfileArgs),
 }
 
 fn main() -> ExitCode {
@@ -67,6 +78,7 @@ fn main() -> ExitCode {
             _ => return ExitCode::FAILURE,
         },
         Command::Report(a) => return report::run(&a),
+        Command::Profile(a) => return profile::run(&a),
         Command::Calc(a) => calc::run(&a).map(|text| {
             print!("{text}");
         }),

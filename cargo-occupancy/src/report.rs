@@ -1,6 +1,7 @@
 //! `cargo occupancy report`: every `#[occupancy::check]` of a crate, evaluated on each of its
 //! targets by the attribute's own front end (`occupancy_attr::parse`, then
-//! `Spec::evaluate`), as a table or JSON. Exits 1 when a finding is deny-level (this includes
+//! `Spec::evaluate`), as a table, JSON or a SARIF 2.1.0 log (rendered by `crate::sarif`).
+//! Exits 1 when a finding is deny-level (this includes
 //! `launch_impossible`) or an attribute has an error: the same wrappers that fail
 //! `cargo build`, without building, for CI.
 //!
@@ -14,12 +15,11 @@
 //!   free functions, methods in `impl` blocks and default methods of traits, in nested
 //!   modules too; also inside `#[cfg_attr(predicate, ..., occupancy::check(...), ...)]`,
 //!   nested `cfg_attr` included;
-//! - constants: a value the attribute gives as the name of a `const` defined in the same
-//!   file as integer arithmetic (`const BLOCK: u32 = 2 * 128;`) is replaced by its value, so
-//!   that such wrappers get numbers; other constant expressions are left to the compiler
-//!   and the wrapper is listed as not evaluated. A constant declared with another primitive
-//!   type than `u32` (`const BU: usize = 256;`) given to a `u32` value (`block`, `grid`,
-//!   `smem`, `regs`, ...) is an error, as it is for the compiler (E0308); `BU as u32` is not;
+//! - each wrapper's body and the crate's sources, with the attribute's own reader
+//!   (`occupancy_attr`): the launches the body makes, constants from any module of the crate
+//!   (imports, `crate::` paths, associated constants, casts, `const fn`s, helpers returning
+//!   a `LaunchConfig`), run-time candidates; a constant the reader cannot evaluate leaves
+//!   the wrapper "not evaluated" (the build checks it with the compiler);
 //! - the policy: `occupancy.toml` beside `Cargo.toml`, or `$OCCUPANCY_POLICY`, as the
 //!   attribute reads it;
 //! - the resource manifest for `kernel = "..."`: `--kernel-manifest PATH`; else
@@ -53,8 +53,8 @@ use std::process::ExitCode;
 use std::time::SystemTime;
 
 use clap::Args;
-use occupancy_attr::{Env, Evaluation, KEYS, MANIFEST_VAR, Spec};
-use occupancy_core::lint::{Finding, LAUNCH_IMPOSSIBLE, Level};
+use occupancy_attr::{Diagnostic, Env, Evaluation, MANIFEST_VAR, Spec};
+use occupancy_core::lint::{LAUNCH_IMPOSSIBLE, Level};
 use occupancy_core::policy::Policy;
 use proc_macro2::{Span, TokenStream, TokenTree};
 use serde_json::{Value as Json, json};
@@ -73,9 +73,30 @@ pub struct ReportArgs {
     /// The resource manifest for `kernel = "..."` (default: the newest build's, see the docs).
     #[arg(long, value_name = "PATH")]
     pub kernel_manifest: Option<PathBuf>,
-    /// Print JSON instead of a table.
-    #[arg(long)]
+    /// Output: a table, JSON, or a SARIF 2.1.0 log for CI code scanning (one result per
+    /// reported finding, at the attribute key; the lints as rules).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Print JSON instead of a table (the same as `--format json`).
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+}
+
+/// What `report` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One row per wrapper and target, then a summary.
+    Table,
+    /// Every wrapper, target and finding (findings at level allow too).
+    Json,
+    /// A SARIF 2.1.0 log: one result per reported finding, for CI code scanning.
+    Sarif,
+}
+
+impl ReportArgs {
+    fn format(&self) -> Format {
+        if self.json { Format::Json } else { self.format }
+    }
 }
 
 /// Runs `report`: prints the table (or JSON) and returns the exit status.
@@ -166,13 +187,16 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
         let mut finder = Finder::new(&file.syntax, conditions);
         finder.visit_file(&file.syntax);
         for found in std::mem::take(&mut finder.found) {
-            wrappers.push(evaluate(&file.shown, found, &finder, &env));
+            wrappers.push(evaluate(file, found, &env));
         }
     }
 
     // A file that does not parse may hold wrappers the build would reject: no pass.
     let failed = wrappers.iter().any(Wrapper::fails) || !unreadable.is_empty();
-    let text = if args.json {
+    let format = args.format();
+    let text = if format == Format::Sarif {
+        crate::sarif::log(&crate_dir, &wrappers, &unreadable)
+    } else if format == Format::Json {
         let json = json!({
             "crate": package,
             "path": crate_dir.display().to_string(),
@@ -540,77 +564,29 @@ struct Found {
     line: usize,
     args: TokenStream,
     sig: Signature,
+    /// The function's body (`None` for a trait method without a default).
+    body: Option<syn::Block>,
     attribute: Span,
     /// The `cfg` and `cfg_attr` predicates it is under (see [`Finder::conditions`]).
     conditions: Vec<String>,
 }
 
-/// Walks a file for the attribute, with the names it goes by and the file's constants.
+/// Walks a file for the attribute, with the names it goes by.
 struct Finder {
     /// Single-segment names bound to `occupancy::check` by `use`.
     aliases: Vec<String>,
-    /// `const NAME: _ = <integer arithmetic>;` anywhere in the file.
-    consts: BTreeMap<String, u32>,
-    /// Constants declared with a primitive type other than `u32` (every declaration of the
-    /// name, if several): name -> type. The macro passes values on as `u32`: E0308.
-    mistyped: BTreeMap<String, String>,
     /// The conditions around the item being visited: those of the `mod` declarations that
     /// bring the file in, then `cfg(...) on <item>` for each enclosing item with `#[cfg]`.
     conditions: Vec<String>,
     found: Vec<Found>,
 }
 
-/// Primitive types a constant may be declared with; all but `u32` fail the build when the
-/// attribute is given the constant.
-const PRIMITIVES: &[&str] = &[
-    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
-    "f64", "bool", "char",
-];
-
 impl Finder {
     fn new(file: &syn::File, conditions: Vec<String>) -> Finder {
         let mut collector = Collector::default();
         collector.visit_file(file);
-        let mut consts = BTreeMap::new();
-        // Constants may name constants: settle them in a few rounds.
-        for _ in 0..8 {
-            let before = consts.len();
-            for (name, _, expr) in &collector.consts {
-                if !consts.contains_key(name)
-                    && let Some(v) = const_value(expr, &consts)
-                {
-                    consts.insert(name.clone(), v);
-                }
-            }
-            if consts.len() == before {
-                break;
-            }
-        }
-        let mut types: BTreeMap<&str, Vec<Option<String>>> = BTreeMap::new();
-        for (name, ty, _) in &collector.consts {
-            let primitive = match ty {
-                syn::Type::Path(p) if p.qself.is_none() => p
-                    .path
-                    .get_ident()
-                    .map(ToString::to_string)
-                    .filter(|t| PRIMITIVES.contains(&t.as_str())),
-                _ => None,
-            };
-            types.entry(name).or_default().push(primitive);
-        }
-        let mistyped = types
-            .into_iter()
-            .filter_map(|(name, types)| {
-                let all_wrong = types
-                    .iter()
-                    .all(|t| t.as_deref().is_some_and(|t| t != "u32"));
-                all_wrong.then(|| (name.to_owned(), types[0].clone().unwrap_or_default()))
-            })
-            .collect();
         Finder {
             aliases: collector.aliases,
-            consts,
-            mistyped,
             conditions,
             found: Vec::new(),
         }
@@ -625,22 +601,28 @@ impl Finder {
         }
     }
 
-    fn consider(&mut self, attrs: &[Attribute], sig: &Signature) {
+    fn consider(&mut self, attrs: &[Attribute], sig: &Signature, body: Option<&syn::Block>) {
         for attr in attrs {
             if self.is_check(attr.path()) {
                 let conditions = self.conditions.clone();
-                self.push(&attr.meta, attr.pound_token.span, sig, conditions);
+                self.push(&attr.meta, attr.pound_token.span, sig, body, conditions);
             } else if attr.path().is_ident("cfg_attr")
                 && let Meta::List(list) = &attr.meta
             {
                 let conditions = self.conditions.clone();
-                self.cfg_attr(list.tokens.clone(), sig, conditions);
+                self.cfg_attr(list.tokens.clone(), sig, body, conditions);
             }
         }
     }
 
     /// The attribute inside `cfg_attr(predicate, attr, ...)`, in nested `cfg_attr` too.
-    fn cfg_attr(&mut self, tokens: TokenStream, sig: &Signature, mut conditions: Vec<String>) {
+    fn cfg_attr(
+        &mut self,
+        tokens: TokenStream,
+        sig: &Signature,
+        body: Option<&syn::Block>,
+        mut conditions: Vec<String>,
+    ) {
         let mut pieces = split_top_level(tokens).into_iter();
         let Some(predicate) = pieces.next() else {
             return;
@@ -657,16 +639,23 @@ impl Finder {
                     (None, Some(first)) => first.ident.span(),
                     (None, None) => Span::call_site(),
                 };
-                self.push(&meta, at, sig, conditions.clone());
+                self.push(&meta, at, sig, body, conditions.clone());
             } else if let Meta::List(list) = &meta
                 && list.path.is_ident("cfg_attr")
             {
-                self.cfg_attr(list.tokens.clone(), sig, conditions.clone());
+                self.cfg_attr(list.tokens.clone(), sig, body, conditions.clone());
             }
         }
     }
 
-    fn push(&mut self, meta: &Meta, attribute: Span, sig: &Signature, conditions: Vec<String>) {
+    fn push(
+        &mut self,
+        meta: &Meta,
+        attribute: Span,
+        sig: &Signature,
+        body: Option<&syn::Block>,
+        conditions: Vec<String>,
+    ) {
         let args = match meta {
             Meta::List(list) => list.tokens.clone(),
             Meta::Path(_) => TokenStream::new(),
@@ -678,6 +667,7 @@ impl Finder {
             line: attribute.start().line,
             args,
             sig: sig.clone(),
+            body: body.cloned(),
             attribute,
             conditions,
         });
@@ -695,20 +685,20 @@ impl Finder {
 impl<'ast> Visit<'ast> for Finder {
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
         self.within(&f.attrs, &format!("fn {}", f.sig.ident), |this| {
-            this.consider(&f.attrs, &f.sig);
+            this.consider(&f.attrs, &f.sig, Some(&f.block));
             syn::visit::visit_item_fn(this, f);
         });
     }
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
         self.within(&f.attrs, &format!("fn {}", f.sig.ident), |this| {
-            this.consider(&f.attrs, &f.sig);
+            this.consider(&f.attrs, &f.sig, Some(&f.block));
             syn::visit::visit_impl_item_fn(this, f);
         });
     }
     fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
         self.within(&f.attrs, &format!("fn {}", f.sig.ident), |this| {
-            if f.default.is_some() {
-                this.consider(&f.attrs, &f.sig);
+            if let Some(body) = &f.default {
+                this.consider(&f.attrs, &f.sig, Some(body));
             }
             syn::visit::visit_trait_item_fn(this, f);
         });
@@ -736,24 +726,15 @@ impl<'ast> Visit<'ast> for Finder {
     }
 }
 
-/// First pass: `use` bindings of `occupancy::check` and `const` items.
+/// First pass: `use` bindings of `occupancy::check`.
 #[derive(Default)]
 struct Collector {
     aliases: Vec<String>,
-    consts: Vec<(String, syn::Type, Expr)>,
 }
 
 impl<'ast> Visit<'ast> for Collector {
     fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
         uses(&item.tree, &[], &mut self.aliases);
-    }
-    fn visit_item_const(&mut self, item: &'ast syn::ItemConst) {
-        self.consts.push((
-            item.ident.to_string(),
-            (*item.ty).clone(),
-            (*item.expr).clone(),
-        ));
-        syn::visit::visit_item_const(self, item);
     }
 }
 
@@ -784,82 +765,22 @@ fn uses(tree: &UseTree, prefix: &[String], out: &mut Vec<String>) {
     }
 }
 
-/// The value of integer arithmetic on literals and known constants, if it is a `u32`.
-fn const_value(expr: &Expr, known: &BTreeMap<String, u32>) -> Option<u32> {
-    let v: u64 = match expr {
-        Expr::Lit(lit) => match &lit.lit {
-            syn::Lit::Int(i) => i.base10_parse().ok()?,
-            _ => return None,
-        },
-        Expr::Paren(p) => u64::from(const_value(&p.expr, known)?),
-        Expr::Group(g) => u64::from(const_value(&g.expr, known)?),
-        Expr::Cast(c) => u64::from(const_value(&c.expr, known)?),
-        Expr::Path(p) => u64::from(*known.get(&p.path.get_ident()?.to_string())?),
-        Expr::Binary(b) => {
-            let l = u64::from(const_value(&b.left, known)?);
-            let r = u64::from(const_value(&b.right, known)?);
-            match b.op {
-                syn::BinOp::Add(_) => l.checked_add(r)?,
-                syn::BinOp::Sub(_) => l.checked_sub(r)?,
-                syn::BinOp::Mul(_) => l.checked_mul(r)?,
-                syn::BinOp::Div(_) => l.checked_div(r)?,
-                syn::BinOp::Rem(_) => l.checked_rem(r)?,
-                syn::BinOp::Shl(_) => l.checked_shl(u32::try_from(r).ok()?)?,
-                _ => return None,
-            }
-        }
-        _ => return None,
-    };
-    u32::try_from(v).ok()
-}
-
-/// The attribute's tokens with each identifier that names a known constant (and is not a
-/// key) replaced by the constant's value.
-fn substitute(tokens: TokenStream, consts: &BTreeMap<String, u32>) -> TokenStream {
-    let mut out = Vec::new();
-    let mut previous_colons = false;
-    for tree in tokens {
-        let replaced = match &tree {
-            TokenTree::Ident(ident) => {
-                let name = ident.to_string();
-                match consts.get(&name) {
-                    Some(v) if !KEYS.contains(&name.as_str()) && !previous_colons => {
-                        let mut lit = proc_macro2::Literal::u32_unsuffixed(*v);
-                        lit.set_span(ident.span());
-                        TokenTree::Literal(lit)
-                    }
-                    _ => tree.clone(),
-                }
-            }
-            TokenTree::Group(group) => {
-                let mut g =
-                    proc_macro2::Group::new(group.delimiter(), substitute(group.stream(), consts));
-                g.set_span(group.span());
-                TokenTree::Group(g)
-            }
-            _ => tree.clone(),
-        };
-        previous_colons = matches!(&tree, TokenTree::Punct(p) if p.as_char() == ':');
-        out.push(replaced);
-    }
-    out.into_iter().collect()
-}
-
 /// One wrapper's result.
-struct Wrapper {
-    location: String,
-    name: String,
-    kernel: Option<String>,
+pub(crate) struct Wrapper {
+    /// `file:line` of the attribute, the file relative to the crate.
+    pub(crate) location: String,
+    pub(crate) name: String,
     /// The `cfg` / `cfg_attr` predicates it is under; evaluated as if they held.
-    conditions: Vec<String>,
-    outcome: Outcome,
+    pub(crate) conditions: Vec<String>,
+    pub(crate) outcome: Outcome,
 }
 
-enum Outcome {
+pub(crate) enum Outcome {
     /// Front-end errors: `line:column: message` each.
     Errors(Vec<String>),
-    /// A value the compiler must evaluate: the inputs given as constants.
-    Constant(Vec<&'static str>),
+    /// A value the compiler must evaluate: the inputs given as constants, and why the
+    /// reader could not evaluate them.
+    Constant(Vec<&'static str>, Vec<String>),
     /// Evaluated: the spec (for levels) and the evaluation.
     Evaluated(Box<Spec>, Evaluation),
 }
@@ -868,11 +789,18 @@ impl Wrapper {
     fn fails(&self) -> bool {
         match &self.outcome {
             Outcome::Errors(_) => true,
-            Outcome::Constant(_) => false,
+            Outcome::Constant(..) => false,
             Outcome::Evaluated(spec, evaluation) => evaluation
-                .findings
+                .diagnostics
                 .iter()
-                .any(|f| spec.level(f.lint) == Level::Deny),
+                .any(|d| spec.level(d.finding.lint) == Level::Deny),
+        }
+    }
+
+    fn kernel(&self) -> Option<String> {
+        match &self.outcome {
+            Outcome::Evaluated(spec, _) => spec.source.as_ref().map(|s| s.kernel.clone()),
+            _ => None,
         }
     }
 
@@ -880,27 +808,39 @@ impl Wrapper {
         let mut value = json!({
             "location": self.location,
             "wrapper": self.name,
-            "kernel": self.kernel,
+            "kernel": self.kernel(),
             "conditional": self.conditions,
         });
         match &self.outcome {
             Outcome::Errors(errors) => value["errors"] = json!(errors),
-            Outcome::Constant(inputs) => value["constant_inputs"] = json!(inputs),
+            Outcome::Constant(inputs, unread) => {
+                value["constant_inputs"] = json!(inputs);
+                value["unread"] = json!(unread);
+            }
             Outcome::Evaluated(spec, evaluation) => {
                 value["source"] = json!(spec.source.as_ref().map(|s| s.describe()));
                 value["min_occupancy_percent"] =
                     json!(f64::from(spec.min_occupancy.basis_points()) / 100.0);
-                value["targets"] = evaluation
-                    .targets
-                    .iter()
-                    .zip(&spec.targets)
-                    .map(|(t, ts)| {
+                value["plans"] = spec.plans.iter().map(plan_json).collect();
+                let mut rows = Vec::new();
+                for case in &evaluation.cases {
+                    for (t, ts) in case.targets.iter().zip(&spec.targets) {
+                        let index = spec
+                            .targets
+                            .iter()
+                            .position(|x| x.target == ts.target)
+                            .unwrap_or(0);
+                        let resources = spec.resources(case.kernel, index);
                         let mut row = json!({
+                            "plan": case.plan,
+                            "kernel": case.kernel.and_then(|k| spec.kernels.get(k)).map(|k| k.name.clone()),
                             "target": t.target.to_string(),
                             "compute_capability": t.target.arch.cc.to_string(),
+                            "block": [t.launch.block.x, t.launch.block.y, t.launch.block.z],
+                            "dynamic_smem_bytes": t.launch.dynamic_smem_bytes,
                             "registers_per_thread": t.kernel.registers_per_thread,
                             "static_smem_bytes": t.kernel.static_smem_bytes,
-                            "cubin": ts.resources.as_ref().map(|r| r.arch.to_string()),
+                            "cubin": resources.map(|r| r.arch.to_string()),
                         });
                         match &t.occupancy {
                             Ok(o) => {
@@ -912,13 +852,19 @@ impl Wrapper {
                             }
                             Err(e) => row["error"] = json!(e.to_string()),
                         }
-                        row
-                    })
-                    .collect();
+                        rows.push(row);
+                    }
+                }
+                value["targets"] = json!(rows);
                 value["findings"] = evaluation
-                    .findings
+                    .diagnostics
                     .iter()
-                    .map(|f| finding_json(spec, f))
+                    .map(|d| finding_json(spec, d))
+                    .collect();
+                value["confirmations"] = spec
+                    .confirmations
+                    .iter()
+                    .map(|c| json!({"expression": c.text, "value": c.value, "from": c.what}))
                     .collect();
             }
         }
@@ -926,11 +872,27 @@ impl Wrapper {
     }
 }
 
-fn finding_json(spec: &Spec, f: &Finding) -> Json {
+/// A plan's values (`null` where known only at run time).
+fn plan_json(plan: &occupancy_attr::Plan) -> Json {
+    let v = |x: &occupancy_attr::Value| x.literal();
+    json!({
+        "label": plan.label,
+        "block": plan.block.iter().map(v).collect::<Vec<_>>(),
+        "dynamic_smem_bytes": v(&plan.smem),
+        "grid": plan.grid.as_ref().map(|g| g.iter().map(v).collect::<Vec<_>>()),
+        "from": plan.origin,
+    })
+}
+
+fn finding_json(spec: &Spec, d: &Diagnostic) -> Json {
+    let f = &d.finding;
     json!({
         "lint": f.lint.name,
         "level": spec.level(f.lint).name(),
+        "plan": d.plan,
         "target": f.target.map(|t| t.to_string()),
+        "targets": d.targets.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "kernels": d.kernels,
         "message": f.message,
         "notes": f.notes,
         "helps": f.helps,
@@ -938,141 +900,51 @@ fn finding_json(spec: &Spec, f: &Finding) -> Json {
 }
 
 /// Parses and evaluates one attribute with the attribute's own front end.
-fn evaluate(file: &str, found: Found, finder: &Finder, env: &Env) -> Wrapper {
-    let location = format!("{file}:{}", found.line);
+fn evaluate(file: &Parsed, found: Found, env: &Env) -> Wrapper {
+    let shown = &file.shown;
+    let location = format!("{shown}:{}", found.line);
     let name = found.sig.ident.to_string();
     let at = |span: Span| {
         let at = span.start();
-        format!("{file}:{}:{}", at.line, at.column + 1)
+        format!("{shown}:{}:{}", at.line, at.column + 1)
     };
-    // What the compiler rejects before the macro's checks run: E0308.
-    let mut errors: Vec<String> = mistyped_uses(&found.args, &finder.mistyped)
-        .into_iter()
-        .map(|(span, message)| format!("{}: {message}", at(span)))
-        .collect();
-    let args = substitute(found.args, &finder.consts);
     let conditions = found.conditions;
-    let spec = match occupancy_attr::parse(args, &found.sig, found.attribute, env) {
-        Err(parse_errors) => {
-            errors.extend(
-                parse_errors
-                    .into_iter()
-                    .map(|e| format!("{}: {e}", at(e.span()))),
-            );
-            None
-        }
-        Ok(spec) => Some(spec),
+    let env = env.clone().with_source_file(&file.path);
+    let wrapper = occupancy_attr::Wrapper {
+        sig: &found.sig,
+        body: found.body.as_ref(),
+        unread: None,
     };
-    let kernel = spec
-        .as_ref()
-        .and_then(|s| s.source.as_ref())
-        .map(|s| s.kernel.clone());
-    let outcome = match spec {
-        Some(spec) if errors.is_empty() => match spec.evaluate() {
+    let outcome = match occupancy_attr::parse(found.args, &wrapper, found.attribute, &env) {
+        Err(errors) => Outcome::Errors(
+            errors
+                .into_iter()
+                .map(|e| format!("{}: {e}", at(e.span())))
+                .collect(),
+        ),
+        Ok(spec) => match spec.evaluate() {
             Some(evaluation) => Outcome::Evaluated(Box::new(spec), evaluation),
-            None => Outcome::Constant(spec.const_inputs().iter().map(|i| i.key()).collect()),
+            None => Outcome::Constant(
+                spec.const_inputs().iter().map(|i| i.key()).collect(),
+                spec.unread.clone(),
+            ),
         },
-        _ => Outcome::Errors(errors),
     };
     Wrapper {
         location,
         name,
-        kernel,
         conditions,
         outcome,
     }
 }
 
-/// The keys whose values the macro passes on as `u32`, and what they are.
-const U32_KEYS: &[(&str, &str)] = &[
-    ("block", "block dimensions are u32"),
-    ("grid", "grid dimensions are u32"),
-    ("smem", "`smem` is a u32"),
-    ("static_smem", "`static_smem` is a u32"),
-    ("opt_in", "`opt_in` is a u32"),
-    ("regs", "`regs` is a u32"),
-    ("barriers", "`barriers` is a u32"),
-    ("max_threads", "`max_threads` is a u32"),
-];
-
-/// Each use of a constant declared with another primitive type than `u32` as (part of) a
-/// value the macro passes on as `u32`, which the build rejects (E0308): (the constant's
-/// span, the message). Not flagged: a constant cast with `as`, given to a call or a macro
-/// (`f(N)`, `m!(N)`), followed by a method (`N.min(4)`), or named by a path (`Self::N`,
-/// `m::N`).
-fn mistyped_uses(tokens: &TokenStream, mistyped: &BTreeMap<String, String>) -> Vec<(Span, String)> {
-    fn scan(
-        trees: &[TokenTree],
-        what: &str,
-        mistyped: &BTreeMap<String, String>,
-        out: &mut Vec<(Span, String)>,
-    ) {
-        for (i, tree) in trees.iter().enumerate() {
-            let previous = i.checked_sub(1).map(|j| &trees[j]);
-            let cast = matches!(trees.get(i + 1), Some(TokenTree::Ident(n)) if n == "as");
-            // `N.min(4) as u32`: what the method gives may be cast.
-            let method =
-                matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.');
-            match tree {
-                TokenTree::Ident(ident) => {
-                    let name = ident.to_string();
-                    let in_path =
-                        matches!(previous, Some(TokenTree::Punct(p)) if p.as_char() == ':');
-                    if let Some(ty) = mistyped.get(&name)
-                        && !in_path
-                        && !cast
-                        && !method
-                    {
-                        let article = if ty.starts_with(['i', 'f']) {
-                            "an"
-                        } else {
-                            "a"
-                        };
-                        out.push((
-                            ident.span(),
-                            format!(
-                                "`{name}` is {article} {ty}; {what} (the build fails with E0308, \
-                                 mismatched types: declare `const {name}: u32` or write \
-                                 `{name} as u32`)"
-                            ),
-                        ));
-                    }
-                }
-                TokenTree::Group(group) => {
-                    let call = matches!(previous, Some(TokenTree::Ident(_)))
-                        || matches!(previous, Some(TokenTree::Punct(p)) if p.as_char() == '!');
-                    if !call && !cast {
-                        let inner: Vec<TokenTree> = group.stream().into_iter().collect();
-                        scan(&inner, what, mistyped, out);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    let mut out = Vec::new();
-    if mistyped.is_empty() {
-        return out;
-    }
-    for piece in split_top_level(tokens.clone()) {
-        let trees: Vec<TokenTree> = piece.into_iter().collect();
-        let Some(TokenTree::Ident(key)) = trees.first() else {
-            continue;
-        };
-        let key = key.to_string();
-        if let Some((_, what)) = U32_KEYS.iter().find(|(k, _)| *k == key) {
-            scan(&trees[1..], what, mistyped, &mut out);
-        }
-    }
-    out
-}
-
 /// `low_occupancy (warn)`, one per reported finding.
-fn findings_cell(spec: &Spec, findings: &[&Finding]) -> String {
+fn findings_cell(spec: &Spec, findings: &[&Diagnostic]) -> String {
     let names: Vec<String> = findings
         .iter()
-        .filter(|f| spec.level(f.lint) != Level::Allow)
-        .map(|f| format!("{} ({})", f.lint.name, spec.level(f.lint)))
+        .map(|d| d.finding.lint)
+        .filter(|lint| spec.level(lint) != Level::Allow)
+        .map(|lint| format!("{} ({})", lint.name, spec.level(lint)))
         .collect();
     if names.is_empty() {
         "-".to_owned()
@@ -1095,19 +967,16 @@ fn table(wrappers: &[Wrapper]) -> String {
     // After a row: the note on the wrapper's conditions.
     let mut notes: BTreeMap<usize, String> = BTreeMap::new();
     for w in wrappers {
-        let kernel = w.kernel.clone().unwrap_or_else(|| "-".to_owned());
-        // The wrapper's location, name and kernel on its first row only.
-        let lead = |first: bool| {
-            if first {
-                [w.location.clone(), w.name.clone(), kernel.clone()]
-            } else {
-                [String::new(), String::new(), String::new()]
-            }
-        };
+        let kernel = w.kernel().unwrap_or_else(|| "-".to_owned());
         match &w.outcome {
             Outcome::Errors(errors) => {
                 for (i, e) in errors.iter().enumerate() {
-                    let [location, name, kernel] = lead(i == 0);
+                    let lead = if i == 0 {
+                        [w.location.clone(), w.name.clone(), kernel.clone()]
+                    } else {
+                        Default::default()
+                    };
+                    let [location, name, kernel] = lead;
                     rows.push([
                         location,
                         name,
@@ -1119,7 +988,7 @@ fn table(wrappers: &[Wrapper]) -> String {
                     ]);
                 }
             }
-            Outcome::Constant(inputs) => rows.push([
+            Outcome::Constant(inputs, unread) => rows.push([
                 w.location.clone(),
                 w.name.clone(),
                 kernel,
@@ -1127,57 +996,99 @@ fn table(wrappers: &[Wrapper]) -> String {
                 "-".into(),
                 "-".into(),
                 format!(
-                    "not evaluated: constant {} (checked by the compiler)",
-                    inputs.join(", ")
+                    "not evaluated: constant {} (checked by the compiler){}",
+                    inputs.join(", "),
+                    if unread.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; not read: {}", unread.join("; "))
+                    }
                 ),
             ]),
             Outcome::Evaluated(spec, evaluation) => {
-                let launch: Vec<&Finding> = evaluation
-                    .findings
-                    .iter()
-                    .filter(|f| f.target.is_none())
-                    .collect();
-                for (i, t) in evaluation.targets.iter().enumerate() {
-                    let first = i == 0;
-                    let mut findings: Vec<&Finding> =
-                        if first { launch.clone() } else { Vec::new() };
-                    findings.extend(
-                        evaluation
-                            .findings
-                            .iter()
-                            .filter(|f| f.target == Some(t.target)),
-                    );
-                    let impossible = findings.iter().any(|f| *f.lint == LAUNCH_IMPOSSIBLE);
-                    let (occupancy, limiter) = match &t.occupancy {
-                        Ok(o) if o.blocks_per_sm == 0 => {
-                            ("0% (cannot launch)".to_owned(), o.limiters.to_string())
-                        }
-                        // Fits by the occupancy model, refused at launch (the kernel's
-                        // __launch_bounds__).
-                        Ok(_) if impossible => {
-                            ("0% (cannot launch)".to_owned(), "launch bounds".to_owned())
-                        }
-                        Ok(o) => (
-                            format!(
-                                "{}% ({}/{} warps)",
-                                trim(o.percent()),
-                                o.active_warps_per_sm(),
-                                o.max_warps_per_sm
-                            ),
-                            o.limiters.to_string(),
-                        ),
-                        Err(e) => (format!("error: {e}"), "-".to_owned()),
+                let mut first_of_wrapper = true;
+                for case in &evaluation.cases {
+                    let plan = &spec.plans[case.plan];
+                    let case_kernel = case
+                        .kernel
+                        .and_then(|k| spec.kernels.get(k))
+                        .map(|k| k.name.clone());
+                    let of_case = |d: &&Diagnostic| {
+                        d.plan == case.plan
+                            && (d.kernels.is_empty()
+                                || case_kernel
+                                    .as_ref()
+                                    .is_none_or(|k| d.kernels.first() == Some(k)))
                     };
-                    let [location, name, kernel] = lead(first);
-                    rows.push([
-                        location,
-                        name,
-                        kernel,
-                        t.target.to_string(),
-                        occupancy,
-                        limiter,
-                        findings_cell(spec, &findings),
-                    ]);
+                    let launch: Vec<&Diagnostic> = evaluation
+                        .diagnostics
+                        .iter()
+                        .filter(|d| d.targets.is_empty())
+                        .filter(of_case)
+                        .collect();
+                    for (i, t) in case.targets.iter().enumerate() {
+                        let first = i == 0;
+                        let mut findings: Vec<&Diagnostic> =
+                            if first { launch.clone() } else { Vec::new() };
+                        findings.extend(
+                            evaluation
+                                .diagnostics
+                                .iter()
+                                .filter(|d| d.targets.first() == Some(&t.target))
+                                .filter(of_case),
+                        );
+                        let impossible = findings
+                            .iter()
+                            .any(|d| *d.finding.lint == LAUNCH_IMPOSSIBLE);
+                        let (occupancy, limiter) = match &t.occupancy {
+                            Ok(o) if o.blocks_per_sm == 0 => {
+                                ("0% (cannot launch)".to_owned(), o.limiters.to_string())
+                            }
+                            // Fits by the occupancy model, refused at launch (the kernel's
+                            // __launch_bounds__).
+                            Ok(_) if impossible => {
+                                ("0% (cannot launch)".to_owned(), "launch bounds".to_owned())
+                            }
+                            Ok(o) => (
+                                format!(
+                                    "{}% ({}/{} warps)",
+                                    trim(o.percent()),
+                                    o.active_warps_per_sm(),
+                                    o.max_warps_per_sm
+                                ),
+                                o.limiters.to_string(),
+                            ),
+                            Err(e) => (format!("error: {e}"), "-".to_owned()),
+                        };
+                        let (location, name, kernel_cell) = if first {
+                            let name = match &plan.label {
+                                Some(label) => format!("{} ({label})", w.name),
+                                None => w.name.clone(),
+                            };
+                            let location = if first_of_wrapper {
+                                w.location.clone()
+                            } else {
+                                String::new()
+                            };
+                            (
+                                location,
+                                name,
+                                case_kernel.clone().unwrap_or_else(|| kernel.clone()),
+                            )
+                        } else {
+                            Default::default()
+                        };
+                        first_of_wrapper = false;
+                        rows.push([
+                            location,
+                            name,
+                            kernel_cell,
+                            t.target.to_string(),
+                            occupancy,
+                            limiter,
+                            findings_cell(spec, &findings),
+                        ]);
+                    }
                 }
             }
         }
@@ -1262,11 +1173,11 @@ fn counts_of(wrappers: &[&Wrapper]) -> Counts {
     for w in wrappers {
         match &w.outcome {
             Outcome::Errors(e) => c.errors += e.len(),
-            Outcome::Constant(_) => c.constant += 1,
+            Outcome::Constant(..) => c.constant += 1,
             Outcome::Evaluated(spec, evaluation) => {
                 c.evaluated += 1;
-                for f in &evaluation.findings {
-                    match spec.level(f.lint) {
+                for d in &evaluation.diagnostics {
+                    match spec.level(d.finding.lint) {
                         Level::Deny => c.deny += 1,
                         Level::Warn => c.warn += 1,
                         Level::Allow => {}
@@ -1339,6 +1250,57 @@ fn summary_json(wrappers: &[Wrapper]) -> Json {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// A wrapper that names a compiled kernel (`kernel = "..."`), for `profile`.
+pub struct KernelWrapper {
+    /// The wrapper function's name.
+    pub wrapper: String,
+    /// `file:line`, relative to the crate.
+    pub location: String,
+    /// The kernel it names.
+    pub kernel: String,
+    /// Registers per thread of the kernel's cubin, per compute capability (`"9.0"`).
+    pub registers: Vec<(String, u32)>,
+}
+
+/// The wrappers of the crate at `path` that name a kernel, as `report --json` lists them
+/// (the one entry point `profile` uses, so that it depends on the report's output, not on
+/// its internals).
+///
+/// # Errors
+///
+/// What `report` cannot run on (no crate there).
+pub fn kernel_wrappers(path: &Path) -> Result<Vec<KernelWrapper>, String> {
+    let args = ReportArgs {
+        path: Some(path.to_path_buf()),
+        manifest_path: None,
+        kernel_manifest: None,
+        format: Format::Json,
+        json: false,
+    };
+    let (text, _) = report(&args)?;
+    let json: Json = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let wrappers = json["wrappers"].as_array().cloned().unwrap_or_default();
+    Ok(wrappers
+        .iter()
+        .filter_map(|w| {
+            Some(KernelWrapper {
+                wrapper: w["wrapper"].as_str()?.to_owned(),
+                location: w["location"].as_str()?.to_owned(),
+                kernel: w["kernel"].as_str()?.to_owned(),
+                registers: w["targets"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|t| {
+                        let regs = u32::try_from(t["registers_per_thread"].as_u64()?).ok()?;
+                        Some((t["compute_capability"].as_str()?.to_owned(), regs))
+                    })
+                    .collect(),
+            })
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -1446,72 +1408,5 @@ mod tests {
         ]
         .map(|(n, l, c)| (n.to_owned(), l, c.to_owned()));
         assert_eq!(found, expected);
-    }
-
-    #[test]
-    fn constants_of_another_type_than_u32() {
-        let f = finder(
-            "const BU: usize = 256; const BI: i64 = 8; const OK: u32 = 1; const T: Dim = 4; \
-             const TWICE: u64 = 1; mod m { const TWICE: u32 = 1; }",
-        );
-        assert_eq!(
-            f.mistyped.keys().collect::<Vec<_>>(),
-            ["BI", "BU"],
-            "an alias may be u32; a name also declared u32 is not flagged"
-        );
-        let flagged = |tokens: TokenStream| -> Vec<String> {
-            mistyped_uses(&tokens, &f.mistyped)
-                .into_iter()
-                .map(|(_, m)| m.split(';').next().unwrap().to_owned())
-                .collect()
-        };
-        assert_eq!(
-            flagged(quote::quote!(
-                block = (BU, 2),
-                grid = BU * 2,
-                regs = BI,
-                smem = OK
-            )),
-            ["`BU` is a usize", "`BU` is a usize", "`BI` is an i64"]
-        );
-        assert!(
-            flagged(quote::quote!(
-                block = BU as u32,
-                grid = (BU * 2) as u32,
-                regs = conv(BI),
-                smem = m!(BU),
-                barriers = Self::BU,
-                max_threads = BU.min(4) as u32,
-                kernel = "BU",
-                allow(BU)
-            ))
-            .is_empty()
-        );
-    }
-
-    #[test]
-    fn constants_are_substituted_when_plain_arithmetic() {
-        let f = finder(
-            "const TILE: u32 = 16; const BLOCK: u32 = TILE * TILE; const SMEM: u32 = (BLOCK + 4) * 4 as u32; \
-             const BIG: u64 = 1 << 40; const F: f32 = 1.0; const NEG: u32 = 1 - 2;",
-        );
-        assert_eq!(f.consts.get("BLOCK"), Some(&256));
-        assert_eq!(f.consts.get("SMEM"), Some(&1040));
-        assert_eq!(f.consts.get("BIG"), None);
-        assert_eq!(f.consts.get("F"), None);
-        assert_eq!(f.consts.get("NEG"), None);
-        let tokens = substitute(
-            quote::quote!(
-                block = (TILE, TILE),
-                smem = SMEM,
-                regs = Gemm::TILE,
-                grid = OTHER
-            ),
-            &f.consts,
-        );
-        assert_eq!(
-            tokens.to_string(),
-            "block = (16 , 16) , smem = 1040 , regs = Gemm :: TILE , grid = OTHER"
-        );
     }
 }

@@ -13,7 +13,7 @@ use cudarc::driver::{
     CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg,
 };
 use occupancy_examples::check::{Comparison, POISON_F32};
-use occupancy_examples::harness::{self, Gpu, HarnessError, Planned, Report};
+use occupancy_examples::harness::{self, Gpu, HarnessError, Report};
 use occupancy_examples::{data, reference};
 
 const WIDTH: usize = 1920;
@@ -31,14 +31,27 @@ const SMEM_32X8: u32 = smem_bytes(32, 8, RADIUS);
 /// 2,404 bytes: (24 x 24 + 25) floats.
 const SMEM_20X20: u32 = smem_bytes(20, 20, RADIUS);
 
-/// One conv2d launch of `block`, one block per output tile, with the radius-2 dynamic
-/// shared memory `smem`.
-#[allow(clippy::too_many_arguments)]
+/// The configuration of a conv2d launch of `block` threads over a `width` x `height`
+/// image: one block per output tile, with `smem` bytes of dynamic shared memory (the tile,
+/// its radius-2 halo and the filter). `#[occupancy::check]` reads it through the wrappers'
+/// calls, with their arguments.
+fn conv2d_config(block: (u32, u32), smem: u32, shape: (usize, usize)) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (
+            shape.0.div_ceil(block.0 as usize).max(1) as u32,
+            shape.1.div_ceil(block.1 as usize).clamp(1, 65_535) as u32,
+            1,
+        ),
+        block_dim: (block.0, block.1, 1),
+        shared_mem_bytes: smem,
+    }
+}
+
+/// Launches conv2d with `config` over the `width` x `height` image.
 fn launch(
     stream: &CudaStream,
     conv2d: &CudaFunction,
-    block: (u32, u32),
-    smem: u32,
+    config: LaunchConfig,
     image: &CudaSlice<f32>,
     out: &mut CudaSlice<f32>,
     (width, height): (usize, usize),
@@ -50,15 +63,6 @@ fn launch(
     if image.len() < len || out.len() < len || filter.len() < fw * fw {
         return Err(invalid);
     }
-    let config = LaunchConfig {
-        grid_dim: (
-            width.div_ceil(block.0 as usize).max(1) as u32,
-            height.div_ceil(block.1 as usize).clamp(1, 65_535) as u32,
-            1,
-        ),
-        block_dim: (block.0, block.1, 1),
-        shared_mem_bytes: smem,
-    };
     let width = i32::try_from(width).map_err(|_| invalid)?;
     let height = i32::try_from(height).map_err(|_| invalid)?;
     let radius = RADIUS as i32;
@@ -79,7 +83,7 @@ fn launch(
 }
 
 /// `out` = `image` (width x height) convolved with the 5 x 5 `filter`: blocks of 32 x 8.
-#[occupancy::check(kernel = "conv2d", block = (32, 8), smem = 1828, target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 75%)]
+#[occupancy::check(kernel = "conv2d", min_occupancy = 75%)]
 fn launch_conv2d(
     stream: &CudaStream,
     conv2d: &CudaFunction,
@@ -88,20 +92,12 @@ fn launch_conv2d(
     shape: (usize, usize),
     filter: &CudaSlice<f32>,
 ) -> Result<LaunchConfig, DriverError> {
-    launch(
-        stream,
-        conv2d,
-        (32, 8),
-        SMEM_32X8,
-        image,
-        out,
-        shape,
-        filter,
-    )
+    let config = conv2d_config((32, 8), SMEM_32X8, shape);
+    launch(stream, conv2d, config, image, out, shape, filter)
 }
 
 /// The same with blocks of 20 x 20 (deliberately not a multiple of 32 threads).
-#[occupancy::check(kernel = "conv2d", block = (20, 20), smem = 2404, target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 75%)]
+#[occupancy::check(kernel = "conv2d", min_occupancy = 75%)]
 // Deliberately sub-optimal (see the module docs): its occupancy warnings stay warnings
 // under `-D warnings` (CI runs clippy with it).
 #[warn(warnings)]
@@ -113,16 +109,8 @@ fn launch_conv2d_20x20(
     shape: (usize, usize),
     filter: &CudaSlice<f32>,
 ) -> Result<LaunchConfig, DriverError> {
-    launch(
-        stream,
-        conv2d,
-        (20, 20),
-        SMEM_20X20,
-        image,
-        out,
-        shape,
-        filter,
-    )
+    let config = conv2d_config((20, 20), SMEM_20X20, shape);
+    launch(stream, conv2d, config, image, out, shape, filter)
 }
 
 fn inputs() -> (Vec<f32>, Vec<f32>) {
@@ -190,32 +178,6 @@ fn gpu(gpu: &Gpu, report: &mut Report) -> Result<(), HarnessError> {
     Ok(())
 }
 
-/// The wrappers' configurations, as their attributes state them.
-const PLANS: &[Planned] = &[
-    Planned {
-        wrapper: "launch_conv2d",
-        kernel: "conv2d",
-        block: (32, 8, 1),
-        dynamic_smem_bytes: 1828,
-        opt_in_bytes: None,
-        targets: &[
-            "sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090",
-        ],
-        min_occupancy_percent: Some(75.0),
-    },
-    Planned {
-        wrapper: "launch_conv2d_20x20",
-        kernel: "conv2d",
-        block: (20, 20, 1),
-        dynamic_smem_bytes: 2404,
-        opt_in_bytes: None,
-        targets: &[
-            "sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090",
-        ],
-        min_occupancy_percent: Some(75.0),
-    },
-];
-
 fn main() -> ExitCode {
-    harness::run("conv2d", PLANS, cpu, gpu)
+    harness::run("conv2d", cpu, gpu)
 }

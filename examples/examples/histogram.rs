@@ -10,7 +10,7 @@ use cudarc::driver::{
     CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg,
 };
 use occupancy_examples::check::{Comparison, POISON_U32};
-use occupancy_examples::harness::{self, Gpu, HarnessError, Planned, Report};
+use occupancy_examples::harness::{self, Gpu, HarnessError, Report};
 use occupancy_examples::{data, reference};
 
 /// Bytes: odd, skewed towards values below 32.
@@ -21,7 +21,7 @@ const BLOCK: u32 = 256;
 
 /// Pass 1: block `b` of `grid` (capped at `partial.len() / 256`) counts its grid-stride
 /// share of `data` into `partial[b * 256 ..][..256]`. Blocks of 256 threads.
-#[occupancy::check(kernel = "histogram256_partial", block = 256, target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 75%)]
+#[occupancy::check(kernel = "histogram256_partial", min_occupancy = 75%)]
 fn launch_histogram_partial(
     stream: &CudaStream,
     histogram256_partial: &CudaFunction,
@@ -51,7 +51,7 @@ fn launch_histogram_partial(
 /// Pass 2: `bins[b]` = the sum of bin `b` over the first `num_partials` histograms of
 /// `partial`. One block of 256 threads (one per bin).
 // One block by design (256 bins, merged once): undersized_grid is expected here.
-#[occupancy::check(kernel = "histogram256_merge", block = 256, grid = 1, target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], allow(undersized_grid))]
+#[occupancy::check(kernel = "histogram256_merge", allow(undersized_grid))]
 fn launch_histogram_merge(
     stream: &CudaStream,
     histogram256_merge: &CudaFunction,
@@ -128,32 +128,6 @@ fn gpu(gpu: &Gpu, report: &mut Report) -> Result<(), HarnessError> {
     Ok(())
 }
 
-/// The wrappers' configurations, as their attributes state them.
-const PLANS: &[Planned] = &[
-    Planned {
-        wrapper: "launch_histogram_partial",
-        kernel: "histogram256_partial",
-        block: (256, 1, 1),
-        dynamic_smem_bytes: 0,
-        opt_in_bytes: None,
-        targets: &[
-            "sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090",
-        ],
-        min_occupancy_percent: Some(75.0),
-    },
-    Planned {
-        wrapper: "launch_histogram_merge",
-        kernel: "histogram256_merge",
-        block: (256, 1, 1),
-        dynamic_smem_bytes: 0,
-        opt_in_bytes: None,
-        targets: &[
-            "sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090",
-        ],
-        min_occupancy_percent: None,
-    },
-];
-
 fn main() -> ExitCode {
-    harness::run("histogram", PLANS, cpu, gpu)
+    harness::run("histogram", cpu, gpu)
 }

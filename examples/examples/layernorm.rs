@@ -8,7 +8,7 @@ use cudarc::driver::{
     CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg,
 };
 use occupancy_examples::check::{Comparison, POISON_F32};
-use occupancy_examples::harness::{self, Gpu, HarnessError, Planned, Report};
+use occupancy_examples::harness::{self, Gpu, HarnessError, Report};
 use occupancy_examples::{data, reference};
 
 const ROWS: usize = 2048;
@@ -26,7 +26,7 @@ struct LayerNormOut<'a> {
 
 /// Layer norm of the `cols`-long rows of `x` with `gamma`, `beta` (`cols` each): `grid`
 /// blocks (capped at the rows) of 128 threads.
-#[occupancy::check(kernel = "layernorm_rows", block = 128, target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 75%)]
+#[occupancy::check(kernel = "layernorm_rows", min_occupancy = 75%)]
 #[allow(clippy::too_many_arguments)]
 fn launch_layernorm_rows(
     stream: &CudaStream,
@@ -133,19 +133,6 @@ fn gpu(gpu: &Gpu, report: &mut Report) -> Result<(), HarnessError> {
     Ok(())
 }
 
-/// The wrappers' configurations, as their attributes state them.
-const PLANS: &[Planned] = &[Planned {
-    wrapper: "launch_layernorm_rows",
-    kernel: "layernorm_rows",
-    block: (128, 1, 1),
-    dynamic_smem_bytes: 0,
-    opt_in_bytes: None,
-    targets: &[
-        "sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090",
-    ],
-    min_occupancy_percent: Some(75.0),
-}];
-
 fn main() -> ExitCode {
-    harness::run("layernorm", PLANS, cpu, gpu)
+    harness::run("layernorm", cpu, gpu)
 }

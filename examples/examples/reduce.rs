@@ -7,7 +7,7 @@ use cudarc::driver::{
     CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg,
 };
 use occupancy_examples::check::{Comparison, POISON_F32};
-use occupancy_examples::harness::{self, Gpu, HarnessError, Planned, Report};
+use occupancy_examples::harness::{self, Gpu, HarnessError, Report};
 use occupancy_examples::{data, reference};
 
 /// Elements: 2^24 + 12345, not a multiple of the block.
@@ -17,7 +17,7 @@ const BLOCK: u32 = 256;
 
 /// One pass of `reduce_sum`: `partial[b]` = the sum of block `b`'s grid-stride share of
 /// `input`, for `grid` blocks of 256 threads; `grid` is capped at `partial.len()`.
-#[occupancy::check(kernel = "reduce_sum", block = 256, target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 75%)]
+#[occupancy::check(kernel = "reduce_sum", min_occupancy = 75%)]
 fn launch_reduce_sum(
     stream: &CudaStream,
     reduce_sum: &CudaFunction,
@@ -92,19 +92,6 @@ fn gpu(gpu: &Gpu, report: &mut Report) -> Result<(), HarnessError> {
     Ok(())
 }
 
-/// The wrappers' configurations, as their attributes state them.
-const PLANS: &[Planned] = &[Planned {
-    wrapper: "launch_reduce_sum",
-    kernel: "reduce_sum",
-    block: (256, 1, 1),
-    dynamic_smem_bytes: 0,
-    opt_in_bytes: None,
-    targets: &[
-        "sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090",
-    ],
-    min_occupancy_percent: Some(75.0),
-}];
-
 fn main() -> ExitCode {
-    harness::run("reduce", PLANS, cpu, gpu)
+    harness::run("reduce", cpu, gpu)
 }

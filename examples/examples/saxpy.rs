@@ -10,7 +10,7 @@ use cudarc::driver::{
     CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg,
 };
 use occupancy_examples::check::{Comparison, POISON_F32};
-use occupancy_examples::harness::{self, Gpu, HarnessError, Planned, Report};
+use occupancy_examples::harness::{self, Gpu, HarnessError, Report};
 use occupancy_examples::{data, reference};
 
 /// Elements: odd, so the last block is partly idle.
@@ -23,7 +23,7 @@ const SAXPY_BLOCK: u32 = 256;
 const VECTOR_ADD_BLOCK: u32 = 64;
 
 /// `out = a * x + y` over the shortest of `x`, `y`, `out`: `grid` blocks of 256 threads.
-#[occupancy::check(kernel = "saxpy", block = 256, target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 75%)]
+#[occupancy::check(kernel = "saxpy", min_occupancy = 75%)]
 fn launch_saxpy(
     stream: &CudaStream,
     saxpy: &CudaFunction,
@@ -48,7 +48,7 @@ fn launch_saxpy(
 }
 
 /// `c = a + b` over the shortest of the three: `grid` blocks of 64 threads.
-#[occupancy::check(kernel = "vector_add", block = 64, target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 75%)]
+#[occupancy::check(kernel = "vector_add", min_occupancy = 75%)]
 // Deliberately sub-optimal (see the module docs): its occupancy warnings stay warnings
 // under `-D warnings` (CI runs clippy with it).
 #[warn(warnings)]
@@ -137,32 +137,6 @@ fn gpu(gpu: &Gpu, report: &mut Report) -> Result<(), HarnessError> {
     Ok(())
 }
 
-/// The wrappers' configurations, as their attributes state them.
-const PLANS: &[Planned] = &[
-    Planned {
-        wrapper: "launch_saxpy",
-        kernel: "saxpy",
-        block: (256, 1, 1),
-        dynamic_smem_bytes: 0,
-        opt_in_bytes: None,
-        targets: &[
-            "sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090",
-        ],
-        min_occupancy_percent: Some(75.0),
-    },
-    Planned {
-        wrapper: "launch_vector_add",
-        kernel: "vector_add",
-        block: (64, 1, 1),
-        dynamic_smem_bytes: 0,
-        opt_in_bytes: None,
-        targets: &[
-            "sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090",
-        ],
-        min_occupancy_percent: Some(75.0),
-    },
-];
-
 fn main() -> ExitCode {
-    harness::run("saxpy", PLANS, cpu, gpu)
+    harness::run("saxpy", cpu, gpu)
 }

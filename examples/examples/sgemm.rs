@@ -16,7 +16,7 @@ use cudarc::driver::{
 };
 use occupancy_examples::check::{Comparison, POISON_F32};
 use occupancy_examples::data;
-use occupancy_examples::harness::{self, Gpu, HarnessError, Planned, Report};
+use occupancy_examples::harness::{self, Gpu, HarnessError, Report};
 use occupancy_examples::reference::{self, Gemm};
 
 const M: usize = 517;
@@ -76,7 +76,7 @@ impl GemmArgs {
 
 /// `C = alpha A B + beta C` with `sgemm_tiled`: blocks of 16 x 16 threads, one per 64 x 64
 /// tile of C.
-#[occupancy::check(kernel = "sgemm_tiled", block = (16, 16), target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 50%)]
+#[occupancy::check(kernel = "sgemm_tiled", min_occupancy = 50%)]
 #[allow(clippy::too_many_arguments)]
 // Deliberately sub-optimal on Blackwell (80 registers): its occupancy warning stays a
 // warning under `-D warnings` (CI runs clippy with it).
@@ -111,7 +111,7 @@ fn launch_sgemm_tiled(
 
 /// `C = alpha A B + beta C` with `sgemm_128x128_8x8`: blocks of 256 threads, one per
 /// 128 x 128 tile of C.
-#[occupancy::check(kernel = "sgemm_128x128_8x8", block = 256, target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 25%)]
+#[occupancy::check(kernel = "sgemm_128x128_8x8", min_occupancy = 25%)]
 #[allow(clippy::too_many_arguments)]
 fn launch_sgemm_128x128(
     stream: &CudaStream,
@@ -265,32 +265,6 @@ fn gpu(gpu: &Gpu, report: &mut Report) -> Result<(), HarnessError> {
     Ok(())
 }
 
-/// The wrappers' configurations, as their attributes state them.
-const PLANS: &[Planned] = &[
-    Planned {
-        wrapper: "launch_sgemm_tiled",
-        kernel: "sgemm_tiled",
-        block: (16, 16, 1),
-        dynamic_smem_bytes: 0,
-        opt_in_bytes: None,
-        targets: &[
-            "sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090",
-        ],
-        min_occupancy_percent: Some(50.0),
-    },
-    Planned {
-        wrapper: "launch_sgemm_128x128",
-        kernel: "sgemm_128x128_8x8",
-        block: (256, 1, 1),
-        dynamic_smem_bytes: 0,
-        opt_in_bytes: None,
-        targets: &[
-            "sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090",
-        ],
-        min_occupancy_percent: Some(25.0),
-    },
-];
-
 fn main() -> ExitCode {
-    harness::run("sgemm", PLANS, cpu, gpu)
+    harness::run("sgemm", cpu, gpu)
 }

@@ -14,7 +14,7 @@ use cudarc::driver::{
     CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg,
 };
 use occupancy_examples::check::{Comparison, POISON_F32};
-use occupancy_examples::harness::{self, Gpu, HarnessError, Planned, Report};
+use occupancy_examples::harness::{self, Gpu, HarnessError, Report};
 use occupancy_examples::{data, reference};
 
 const ROWS: usize = 1000;
@@ -31,7 +31,7 @@ const MAX_CACHED_COLS: usize = 16_384;
 
 /// Softmax of each `cols`-long row of `input` into `out`, one row per block in flight:
 /// `grid` blocks (capped at the number of rows) of 256 threads.
-#[occupancy::check(kernel = "softmax_rows", block = 256, target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 75%)]
+#[occupancy::check(kernel = "softmax_rows", min_occupancy = 75%)]
 fn launch_softmax_rows(
     stream: &CudaStream,
     softmax_rows: &CudaFunction,
@@ -57,7 +57,7 @@ fn launch_softmax_rows(
 /// Softmax of each `cols`-long row (at most 16384) with the row cached in `cols * 4` bytes
 /// of dynamic shared memory: `grid` blocks (capped at the rows) of 512 threads. Raises the
 /// function's dynamic shared memory limit to 64 KiB first.
-#[occupancy::check(kernel = "softmax_rows_cached", block = 512, smem = 64 KiB, opt_in = 64 KiB, target = ["sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 25%)]
+#[occupancy::check(kernel = "softmax_rows_cached", smem = 64 KiB, opt_in = 64 KiB, target = ["sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 25%)]
 fn launch_softmax_rows_cached(
     stream: &CudaStream,
     softmax_rows_cached: &CudaFunction,
@@ -170,30 +170,6 @@ fn gpu(gpu: &Gpu, report: &mut Report) -> Result<(), HarnessError> {
     Ok(())
 }
 
-/// The wrappers' configurations, as their attributes state them.
-const PLANS: &[Planned] = &[
-    Planned {
-        wrapper: "launch_softmax_rows",
-        kernel: "softmax_rows",
-        block: (256, 1, 1),
-        dynamic_smem_bytes: 0,
-        opt_in_bytes: None,
-        targets: &[
-            "sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090",
-        ],
-        min_occupancy_percent: Some(75.0),
-    },
-    Planned {
-        wrapper: "launch_softmax_rows_cached",
-        kernel: "softmax_rows_cached",
-        block: (512, 1, 1),
-        dynamic_smem_bytes: 65536,
-        opt_in_bytes: Some(65536),
-        targets: &["sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"],
-        min_occupancy_percent: Some(25.0),
-    },
-];
-
 fn main() -> ExitCode {
-    harness::run("softmax", PLANS, cpu, gpu)
+    harness::run("softmax", cpu, gpu)
 }

@@ -16,7 +16,7 @@ use cudarc::driver::{
     CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg,
 };
 use occupancy_examples::check::{Comparison, POISON_F32};
-use occupancy_examples::harness::{self, Gpu, HarnessError, Planned, Report};
+use occupancy_examples::harness::{self, Gpu, HarnessError, Report};
 use occupancy_examples::{data, reference};
 
 const ROWS: usize = 1999;
@@ -24,7 +24,7 @@ const COLS: usize = 3001;
 
 /// `out` (cols x rows) = `input` (rows x cols) transposed, `grid` blocks of 32 x 8 threads;
 /// `None`: one block per 32 x 32 tile.
-#[occupancy::check(kernel = "transpose_tiled", block = (32, 8), target = ["sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090"], min_occupancy = 80%)]
+#[occupancy::check(kernel = "transpose_tiled", min_occupancy = 80%)]
 // Deliberately sub-optimal (see the module docs): its occupancy warnings stay warnings
 // under `-D warnings` (CI runs clippy with it).
 #[warn(warnings)]
@@ -108,19 +108,6 @@ fn gpu(gpu: &Gpu, report: &mut Report) -> Result<(), HarnessError> {
     Ok(())
 }
 
-/// The wrappers' configurations, as their attributes state them.
-const PLANS: &[Planned] = &[Planned {
-    wrapper: "launch_transpose",
-    kernel: "transpose_tiled",
-    block: (32, 8, 1),
-    dynamic_smem_bytes: 0,
-    opt_in_bytes: None,
-    targets: &[
-        "sm_75", "sm_80", "sm_86", "sm_89", "H200", "B200", "RTX 5090",
-    ],
-    min_occupancy_percent: Some(80.0),
-}];
-
 fn main() -> ExitCode {
-    harness::run("transpose", PLANS, cpu, gpu)
+    harness::run("transpose", cpu, gpu)
 }

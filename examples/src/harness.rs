@@ -11,7 +11,7 @@ use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaStream, DriverError, LaunchConfig, sys,
 };
 use cudarc::nvrtc::Ptx;
-use occupancy_core::arch::{Arch, ComputeCapability, Target};
+use occupancy_core::arch::{Arch, ComputeCapability};
 use occupancy_core::occupancy::{
     BlockDim, Carveout, Kernel, Launch, Occupancy, OccupancyError, occupancy,
 };
@@ -596,98 +596,13 @@ impl Report {
     }
 }
 
-/// One launch wrapper's configuration, as its `#[occupancy::check]` attribute states it:
-/// the engine's occupancy for it on each target is printed by [`run`].
-#[derive(Clone, Copy, Debug)]
-pub struct Planned {
-    /// The wrapper's name.
-    pub wrapper: &'static str,
-    /// The kernel it launches.
-    pub kernel: &'static str,
-    /// Threads per block.
-    pub block: (u32, u32, u32),
-    /// Dynamic shared memory per block, bytes (the largest the wrapper launches with).
-    pub dynamic_smem_bytes: u32,
-    /// The dynamic shared memory opt-in the wrapper sets, bytes.
-    pub opt_in_bytes: Option<u32>,
-    /// Target GPUs or architectures, as the attribute names them.
-    pub targets: &'static [&'static str],
-    /// The attribute's `min_occupancy`, percent.
-    pub min_occupancy_percent: Option<f64>,
-}
-
-/// Prints the engine's occupancy of every planned launch on each of its targets, with the
-/// kernel's resources from the build's manifest (the numbers the attribute macro will use).
-pub fn predict(plans: &[Planned]) {
-    let Some(manifest) = manifest() else { return };
-    println!("  engine occupancy per target (resources from the build's manifest):");
-    for p in plans {
-        let (x, y, z) = p.block;
-        println!(
-            "    {}: {}, block {}, {} B dynamic shared memory{}{}",
-            p.wrapper,
-            p.kernel,
-            dim3(p.block),
-            p.dynamic_smem_bytes,
-            p.opt_in_bytes
-                .map(|b| format!(", opt-in {b} B"))
-                .unwrap_or_default(),
-            p.min_occupancy_percent
-                .map(|f| format!(", floor {f}%"))
-                .unwrap_or_default(),
-        );
-        for &name in p.targets {
-            let line = match Target::parse(name) {
-                Err(e) => format!("unknown target: {e}"),
-                Ok(t) => match manifest.lookup(p.kernel, t.arch.sm) {
-                    Err(e) => format!("no resources: {e}"),
-                    Ok(res) => {
-                        let mut k = res.to_kernel();
-                        if let Some(b) = p.opt_in_bytes {
-                            k = k.with_opt_in(b);
-                        }
-                        let launch = Launch::new(BlockDim::new(x, y, z))
-                            .with_dynamic_smem(p.dynamic_smem_bytes);
-                        match occupancy(t.arch, &k, &launch) {
-                            Err(e) => format!("engine refuses: {e}"),
-                            Ok(o) => {
-                                let verdict = match (o.blocks_per_sm, p.min_occupancy_percent) {
-                                    (0, _) => format!(" CANNOT LAUNCH: {:?}", o.zero_reason),
-                                    (_, Some(f)) if o.percent() < f => {
-                                        format!(" below the {f}% floor")
-                                    }
-                                    _ => String::new(),
-                                };
-                                format!(
-                                    "{:>3} regs, {:>5} B static: {:>2} blocks/SM, {:>2} of {} warps, {:>6.2}% (limited by {}){verdict}",
-                                    res.registers_per_thread,
-                                    res.static_smem_bytes,
-                                    o.blocks_per_sm,
-                                    o.active_warps_per_sm(),
-                                    o.max_warps_per_sm,
-                                    o.percent(),
-                                    o.limiters,
-                                )
-                            }
-                        }
-                    }
-                },
-            };
-            let label = match Target::parse(name) {
-                Ok(t) if t.gpu.is_some() => format!("{name} ({})", t.arch.sm),
-                _ => name.to_owned(),
-            };
-            println!("      {label:<18} {line}");
-        }
-    }
-}
-
 /// The `main` of every example: on a GPU, `gpu` launches and checks; without one, `cpu`
-/// runs the CPU reference and the example exits 0 saying that no GPU was found. Both paths
-/// end with the engine's per-target occupancy of the `plans` ([`predict`]).
+/// runs the CPU reference and the example exits 0 saying that no GPU was found. (The
+/// engine's occupancy of each wrapper on each target is what `#[occupancy::check]` prints
+/// at build time, and `cargo occupancy report examples` lists: read from the wrappers' own
+/// launch code, stated once.)
 pub fn run(
     example: &str,
-    plans: &[Planned],
     cpu: impl FnOnce(),
     gpu: impl FnOnce(&Gpu, &mut Report) -> Result<(), HarnessError>,
 ) -> ExitCode {
@@ -695,7 +610,6 @@ pub fn run(
         Ok(Device::Missing(why)) => {
             println!("{example}: no GPU found ({why}); running the CPU reference only");
             cpu();
-            predict(plans);
             println!("{example}: CPU reference done; nothing was launched (no GPU)");
             ExitCode::SUCCESS
         }
@@ -703,7 +617,6 @@ pub fn run(
             println!("{example}: on {device}");
             let mut report = Report::default();
             let result = gpu(&device, &mut report);
-            predict(plans);
             match result {
                 Ok(()) => report.finish(example),
                 Err(e) => {

@@ -52,25 +52,39 @@ fuzz_target!(|data: &[u8]| {
     if !paths_stay_inside(tokens.clone()) {
         return;
     }
-    let result = SIGNATURE.with(|sig| occupancy_attr::parse(tokens, sig, Span::call_site(), &ENV));
+    let result = SIGNATURE.with(|sig| {
+        occupancy_attr::parse(
+            tokens,
+            &occupancy_attr::Wrapper::signature(sig),
+            Span::call_site(),
+            &ENV,
+        )
+    });
     match result {
         Ok(spec) => {
             if let Some(source) = &spec.source {
                 let _ = source.describe();
             }
             let _ = spec.const_inputs();
-            let _ = (spec.launch(), spec.grid_blocks());
-            for index in 0..spec.targets.len() {
-                let _ = (
-                    spec.kernel(index),
-                    spec.artifact(index),
-                    spec.cluster(index),
-                );
+            for plan in &spec.plans {
+                let _ = (plan.launch(), plan.grid_blocks());
+            }
+            for k in spec.kernel_indices() {
+                for index in 0..spec.targets.len() {
+                    let _ = (
+                        spec.kernel(k, index),
+                        spec.artifact(k, index),
+                        spec.cluster(k, index),
+                    );
+                }
             }
             if let Some(evaluation) = spec.evaluate() {
-                for finding in &evaluation.findings {
-                    let _ = (spec.level(finding.lint), spec.span_of(finding.input));
-                    let _ = finding.to_string();
+                for d in &evaluation.diagnostics {
+                    let _ = (
+                        spec.level(d.finding.lint),
+                        spec.span_of(d.finding.input, d.plan),
+                    );
+                    let _ = d.finding.to_string();
                 }
             }
         }

@@ -7,6 +7,7 @@ fn main() {
     let dir = std::env::args().nth(1).unwrap_or_else(|| ".".into());
     let env = occupancy_attr::Env::new(&dir);
     let item: syn::ItemFn = syn::parse_str("pub fn launch_0(n: u32) -> u32 { n }").unwrap();
+    let wrapper = occupancy_attr::Wrapper::new(&item.sig, &item.block);
     let args: proc_macro2::TokenStream = std::env::args()
         .nth(2)
         .unwrap_or_else(|| r#"block = 256, regs = 24, target = ["sm_80", "sm_90", "sm_86"]"#.into())
@@ -15,13 +16,9 @@ fn main() {
     let n = 2000;
     let start = Instant::now();
     for _ in 0..n {
-        let spec = occupancy_attr::parse(
-            args.clone(),
-            &item.sig,
-            proc_macro2::Span::call_site(),
-            &env,
-        )
-        .unwrap();
+        let spec =
+            occupancy_attr::parse(args.clone(), &wrapper, proc_macro2::Span::call_site(), &env)
+                .unwrap();
         std::hint::black_box(spec.evaluate());
     }
     println!(
@@ -31,13 +28,8 @@ fn main() {
     let start = Instant::now();
     for _ in 0..n {
         std::hint::black_box(
-            occupancy_attr::parse(
-                args.clone(),
-                &item.sig,
-                proc_macro2::Span::call_site(),
-                &env,
-            )
-            .unwrap(),
+            occupancy_attr::parse(args.clone(), &wrapper, proc_macro2::Span::call_site(), &env)
+                .unwrap(),
         );
     }
     println!(

@@ -12,7 +12,8 @@
 //!
 //! The name may carry its module, the stem of the file it was compiled from or read from
 //! (`kernel = "conv2d::transpose_filters_f32"`); a name that several modules define must
-//! (see [`Manifest::lookup`]).
+//! (see [`Manifest::lookup`]). A family's glob with a module (`"conv2d::affine_*"`) matches
+//! the qualified names, one without (`"affine_*"`) the names alone.
 //!
 //! On each target the resources are those of the cubin the CUDA driver would load there:
 //! the same compute capability, else the highest lower one of the same major version (an
@@ -24,22 +25,21 @@ use std::sync::Arc;
 use occupancy_core::arch::Target;
 use occupancy_core::policy::Policy;
 use occupancy_core::resources::manifest::{LookupError, Manifest};
-use occupancy_core::resources::{
-    InputKind, KernelResources, ResourceError, SmTarget, cubin, detect, fatbin,
-};
+use occupancy_core::resources::{InputKind, ResourceError, SmTarget, cubin, detect, fatbin};
 use proc_macro2::Span;
 use syn::{Error, LitStr};
 
-use crate::ast::{Arg, Args};
+use crate::ast::{Arg, Args, Candidates};
 use crate::errors::Errors;
 use crate::memo::Memo;
-use crate::spec::{ManifestOrigin, Source, SourceKind};
+use crate::spec::{KernelSpec, ManifestOrigin, Source, SourceKind};
 use crate::{Env, MANIFEST_VAR, OUT_DIR_MANIFEST};
 
-/// The resources found: where, and per target (in the order given).
+/// The resources found: where, and for each kernel of the family, per target (in the
+/// order given).
 pub(crate) struct Resolved {
     pub(crate) source: Source,
-    pub(crate) resources: Vec<KernelResources>,
+    pub(crate) kernels: Vec<KernelSpec>,
     /// The key to point at for the compiled kernel (`kernel`, else `cubin` / `fatbin`).
     pub(crate) key_span: Span,
 }
@@ -52,10 +52,64 @@ pub(crate) struct WantedTarget {
     pub(crate) from_attribute: bool,
 }
 
-/// Reads the resources the attribute names, for every target. `None` when it names none, or
-/// on an error (pushed to `errors`).
+/// The kernels asked for: names and globs, each with its span, and the span of what named
+/// them (the `kernel` key, or the body's literal).
+pub(crate) struct WantedKernels {
+    pub(crate) names: Vec<(String, Span)>,
+    pub(crate) key_span: Span,
+}
+
+impl WantedKernels {
+    /// What the attribute's `kernel` gives.
+    pub(crate) fn from_arg(arg: &Arg<Candidates<LitStr>>) -> WantedKernels {
+        WantedKernels {
+            names: arg
+                .value
+                .items
+                .iter()
+                .map(|l| (l.value(), l.span()))
+                .collect(),
+            key_span: arg.key.span(),
+        }
+    }
+}
+
+/// Whether `name` is a glob (`affine_*`, `conv?d`).
+pub(crate) fn is_glob(name: &str) -> bool {
+    name.contains(['*', '?'])
+}
+
+/// `*` matches any run of characters, `?` one character; the rest matches itself.
+pub(crate) fn glob_match(pattern: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    // The classic two-pointer match with backtracking to the last `*`: linear in practice,
+    // O(p * n) at worst, no recursion.
+    let (mut i, mut j) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while j < n.len() {
+        if i < p.len() && (p[i] == '?' || p[i] == n[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some((i, j));
+            i += 1;
+        } else if let Some((si, sj)) = star {
+            i = si + 1;
+            j = sj + 1;
+            star = Some((si, sj + 1));
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|c| *c == '*')
+}
+
+/// Reads the resources of the kernels `wanted` names (or the only kernel of a cubin or
+/// fatbin), for every target. `None` when nothing names a kernel, or on an error (pushed to
+/// `errors`).
 pub(crate) fn resolve(
     args: &Args,
+    wanted: Option<WantedKernels>,
     policy: &Policy,
     env: &Env,
     targets: &[WantedTarget],
@@ -73,98 +127,170 @@ pub(crate) fn resolve(
         (None, Some(fatbin)) => Some((SourceKind::Fatbin, fatbin)),
         (None, None) => None,
     };
-    if let Some(kernel) = &args.kernel
-        && kernel.value.value().trim().is_empty()
+    if let Some(w) = &wanted
+        && let Some((_, span)) = w.names.iter().find(|(n, _)| n.trim().is_empty())
     {
         errors.push(Error::new(
-            kernel.value.span(),
+            *span,
             "the kernel name is empty: give the name of the `__global__` function",
         ));
         return None;
     }
-    let (manifest, source, name_lit, key_span) = match binary {
+    let (manifest, source, wanted) = match binary {
         Some((kind, file)) => {
             let (path, manifest) = read_binary(kind, &file.value, env)
                 .map_err(|e| errors.push(e))
                 .ok()?;
             let manifest = Arc::new(manifest);
-            let name = match &args.kernel {
-                Some(kernel) => kernel.value.value(),
-                None => only_kernel(&manifest, kind, &file.value)
-                    .map_err(|e| errors.push(e))
-                    .ok()?,
+            let wanted = match wanted {
+                Some(w) => w,
+                None => WantedKernels {
+                    names: vec![(
+                        only_kernel(&manifest, kind, &file.value)
+                            .map_err(|e| errors.push(e))
+                            .ok()?,
+                        file.value.span(),
+                    )],
+                    key_span: file.key.span(),
+                },
             };
             let source = Source {
                 kind,
-                kernel: name,
+                kernel: names_text(&wanted),
                 path,
                 shown: file.value.value(),
             };
-            let key_span = args
-                .kernel
-                .as_ref()
-                .map_or(file.key.span(), |k| k.key.span());
-            let name_lit = args.kernel.as_ref().map_or(&file.value, |k| &k.value);
-            (manifest, source, name_lit, key_span)
+            (manifest, source, wanted)
         }
         None => {
-            let Arg { key, value } = args.kernel.as_ref()?;
-            let (path, origin, shown) = find_manifest(policy, env, value)
+            let wanted = wanted?;
+            let first = wanted.names.first()?;
+            let (path, origin, shown) = find_manifest(policy, env, &first.0, first.1)
                 .map_err(|e| errors.push(e))
                 .ok()?;
             let manifest = load_manifest(&path)
                 .map_err(|e| {
                     errors.push(Error::new(
-                        value.span(),
+                        first.1,
                         format!("cannot use the resource manifest {shown}: {e}"),
                     ));
                 })
                 .ok()?;
             let source = Source {
                 kind: SourceKind::Manifest(origin),
-                kernel: value.value(),
+                kernel: names_text(&wanted),
                 path,
                 shown,
             };
-            (manifest, source, value, key.span())
+            (manifest, source, wanted)
         }
     };
 
-    let mut resources = Vec::with_capacity(targets.len());
-    let mut missing = false;
-    for wanted in targets {
-        match manifest.lookup(&source.kernel, &arch_name(&wanted.target)) {
-            Ok(found) => resources.push(found.clone()),
-            Err(e) if !e.choices.is_empty() || !e.conflicting.is_empty() => {
+    // Every name, globs expanded in the manifest's order (sorted by name), duplicates once.
+    let mut names: Vec<(String, Span)> = Vec::new();
+    let mut failed = false;
+    for (name, span) in &wanted.names {
+        if is_glob(name) {
+            // `conv2d::affine_*` matches module-qualified names, `affine_*` the names alone.
+            let matching: Vec<String> = if name.contains("::") {
+                manifest
+                    .kernel_names()
+                    .iter()
+                    .map(|n| n.qualified())
+                    .filter(|n| glob_match(name, n))
+                    .collect()
+            } else {
+                available(&manifest)
+                    .into_iter()
+                    .map(|(n, _)| n)
+                    .filter(|n| glob_match(name, n))
+                    .collect()
+            };
+            if matching.is_empty() {
                 errors.push(Error::new(
-                    name_lit.span(),
-                    format!("{e} (in {})", source.describe()),
+                    *span,
+                    format!(
+                        "no kernel matches `{name}` in {}; it has: {}",
+                        source.describe(),
+                        list(&available(&manifest))
+                    ),
                 ));
-                return None;
+                failed = true;
             }
-            Err(e) if !e.kernel_found => {
-                errors.push(Error::new(name_lit.span(), not_found(&e, &source)));
-                return None;
+            for m in matching {
+                if !names.iter().any(|(n, _)| *n == m) {
+                    names.push((m, *span));
+                }
             }
-            Err(e) => {
-                let span = if wanted.from_attribute {
-                    wanted.span
-                } else {
-                    name_lit.span()
-                };
-                errors.push(Error::new(span, no_cubin_for(&e, &wanted.target, &source)));
-                missing = true;
+        } else if names.iter().any(|(n, _)| n == name) {
+            errors.push(Error::new(
+                *span,
+                format!("kernel `{name}` is listed twice"),
+            ));
+            failed = true;
+        } else {
+            names.push((name.clone(), *span));
+        }
+    }
+    if failed {
+        return None;
+    }
+
+    let mut kernels = Vec::with_capacity(names.len());
+    let mut missing = false;
+    for (name, name_span) in &names {
+        let mut resources = Vec::with_capacity(targets.len());
+        for target in targets {
+            match manifest.lookup(name, &arch_name(&target.target)) {
+                Ok(found) => resources.push(found.clone()),
+                Err(e) if !e.choices.is_empty() || !e.conflicting.is_empty() => {
+                    errors.push(Error::new(
+                        *name_span,
+                        format!("{e} (in {})", source.describe()),
+                    ));
+                    return None;
+                }
+                Err(e) if !e.kernel_found => {
+                    errors.push(Error::new(*name_span, not_found(&e, &source)));
+                    return None;
+                }
+                Err(e) => {
+                    let span = if target.from_attribute {
+                        target.span
+                    } else {
+                        *name_span
+                    };
+                    errors.push(Error::new(
+                        span,
+                        no_cubin_for(&e, &target.target, name, &source),
+                    ));
+                    missing = true;
+                }
             }
         }
+        kernels.push(KernelSpec {
+            name: name.clone(),
+            resources,
+        });
     }
     if missing {
         return None;
     }
     Some(Resolved {
         source,
-        resources,
-        key_span,
+        kernels,
+        key_span: wanted.key_span,
     })
+}
+
+/// `saxpy`, or `affine_f32, affine_f16` for a family.
+fn names_text(wanted: &WantedKernels) -> String {
+    wanted
+        .names
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The name to look a target up by: `sm_90a` when the attribute wrote a suffix, else the
@@ -194,7 +320,8 @@ fn load_manifest(path: &Path) -> Result<Arc<Manifest>, ResourceError> {
 fn find_manifest(
     policy: &Policy,
     env: &Env,
-    kernel: &LitStr,
+    kernel: &str,
+    kernel_span: Span,
 ) -> Result<(PathBuf, ManifestOrigin, String), Error> {
     if let Some(value) = env.var(MANIFEST_VAR).filter(|v| !v.is_empty()) {
         let path = env.resolve(PathBuf::from(value));
@@ -225,13 +352,12 @@ fn find_manifest(
                 .as_ref()
                 .map_or_else(|| "the crate".to_owned(), |d| d.display().to_string());
             Err(Error::new(
-                kernel.span(),
+                kernel_span,
                 format!(
-                    "no resource manifest to read `{}` from: ${MANIFEST_VAR} is not set (a build \
-                     script calling occupancy_core::build::Kernels sets it) and there is no \
-                     {default} in {place} (or the policy's `manifest`); or give \
-                     `cubin = \"path\"`, `fatbin = \"path\"` or `regs = N`",
-                    kernel.value()
+                    "no resource manifest to read `{kernel}` from: ${MANIFEST_VAR} is not set (a \
+                     build script calling occupancy_core::build::Kernels sets it) and there is \
+                     no {default} in {place} (or the policy's `manifest`); or give \
+                     `cubin = \"path\"`, `fatbin = \"path\"` or `regs = N`"
                 ),
             ))
         }
@@ -373,13 +499,13 @@ fn not_found(e: &LookupError, source: &Source) -> String {
     message
 }
 
-fn no_cubin_for(e: &LookupError, target: &Target, source: &Source) -> String {
+fn no_cubin_for(e: &LookupError, target: &Target, kernel: &str, source: &Source) -> String {
     let archs: Vec<String> = e.compiled_for.iter().map(SmTarget::to_string).collect();
     format!(
         "`{}` has no cubin that runs on {target} (compute capability {}) in {}: it was \
          compiled for {} (the driver loads a cubin of the same compute capability, or of a \
          lower one with the same major version)",
-        source.kernel,
+        kernel,
         target.arch.cc,
         source.describe(),
         archs.join(", ")

@@ -5,18 +5,21 @@ use occupancy_core::lint::{Level, MinOccupancy};
 use proc_macro2::Span;
 use syn::{Expr, Ident, LitStr};
 
-/// A number the attribute was given: a literal (read now) or a constant expression (read by
-/// the compiler; the check then runs in a generated `const`).
+/// A number of the launch: known now (a literal, or a constant the source reader resolved
+/// and the expansion has the compiler confirm), or a constant expression only the compiler
+/// can evaluate (the check then runs in a generated `const`).
 #[derive(Clone)]
 pub enum Value {
-    /// A literal, units applied (`8 KiB` -> 8192).
+    /// Known now: a literal with its units applied (`8 KiB` -> 8192), or a value read from
+    /// the crate's sources.
     Lit {
         /// The value.
         value: u32,
-        /// The literal's span (the number, and its unit if any).
+        /// Where it is written (the literal, the constant, the body's expression).
         span: Span,
     },
-    /// A constant expression of type `u32` (`BLOCK`, `TILE * TILE * 4`).
+    /// A constant expression of type `u32` (`BLOCK`, `TILE * TILE * 4`) that the source
+    /// reader could not evaluate.
     Const(Box<Expr>),
 }
 
@@ -46,6 +49,14 @@ pub(crate) struct Dims {
     pub(crate) dims: Vec<Value>,
 }
 
+/// One value, or a list of run-time candidates (`block = [32, 1024]`).
+#[derive(Clone)]
+pub(crate) struct Candidates<T> {
+    pub(crate) items: Vec<T>,
+    /// Written as a list `[...]`.
+    pub(crate) list: bool,
+}
+
 /// One `key = value` or `key(...)` argument: the key (for spans and messages) and its value.
 #[derive(Clone)]
 pub(crate) struct Arg<T> {
@@ -69,8 +80,8 @@ pub(crate) struct LevelArg {
 /// Everything the attribute was given. Each field is `None` when the key is absent.
 #[derive(Default)]
 pub(crate) struct Args {
-    pub(crate) block: Option<Arg<Dims>>,
-    pub(crate) smem: Option<Arg<Value>>,
+    pub(crate) block: Option<Arg<Candidates<Dims>>>,
+    pub(crate) smem: Option<Arg<Candidates<Value>>>,
     pub(crate) regs: Option<Arg<Value>>,
     pub(crate) static_smem: Option<Arg<Value>>,
     pub(crate) opt_in: Option<Arg<Value>>,
@@ -80,11 +91,12 @@ pub(crate) struct Args {
     pub(crate) target: Option<Arg<Vec<LitStr>>>,
     pub(crate) min_occupancy: Option<Arg<(MinOccupancy, Span)>>,
     pub(crate) class: Option<Arg<LitStr>>,
-    pub(crate) grid: Option<Arg<Dims>>,
+    pub(crate) grid: Option<Arg<Candidates<Dims>>>,
     pub(crate) cluster: Option<Arg<Dims>>,
     pub(crate) levels: Vec<LevelArg>,
-    /// The compiled kernel's name: in the resource manifest, or in `cubin` / `fatbin`.
-    pub(crate) kernel: Option<Arg<LitStr>>,
+    /// The compiled kernel's name (`"saxpy"`), names (`["affine_f32", "affine_f16"]`) or a
+    /// glob (`"affine_*"`): in the resource manifest, or in `cubin` / `fatbin`.
+    pub(crate) kernel: Option<Arg<Candidates<LitStr>>>,
     /// A cubin to read the resources from, relative to the crate.
     pub(crate) cubin: Option<Arg<LitStr>>,
     /// A fatbin to read the resources from, relative to the crate.

@@ -11,7 +11,7 @@ use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Error, Expr, ExprLit, ExprUnary, Ident, Lit, LitStr, Result, Token, UnOp, bracketed};
 
-use crate::ast::{Arg, Args, Dims, LevelArg, Percent, Value};
+use crate::ast::{Arg, Args, Candidates, Dims, LevelArg, Percent, Value};
 use crate::errors::Errors;
 
 /// Every key the attribute accepts, for "did you mean" and the unknown-key message.
@@ -45,6 +45,10 @@ const UNITS: &[(&str, u64)] = &[("B", 1), ("KiB", 1024), ("KB", 1024)];
 /// duplicate argument as errors (so that the checks of `valid.rs` still run on the rest).
 pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Args {
     let mut args = Args::default();
+    if let Err(e) = crate::limits::Limits::ATTRIBUTE.check(&tokens, "the attribute") {
+        errors.push(e);
+        return args;
+    }
     for segment in split_top_level_commas(tokens, errors) {
         let parser = |input: ParseStream<'_>| parse_argument(input, &mut args);
         if let Err(e) = parser.parse2(segment.clone()) {
@@ -141,11 +145,17 @@ fn parse_argument(input: ParseStream<'_>, args: &mut Args) -> Result<()> {
         ));
     }
     match name.as_str() {
-        "block" => args.block = Some(arg(key.clone(), parse_dims(input, Shape::BLOCK)?)),
-        "grid" => args.grid = Some(arg(key.clone(), parse_dims(input, Shape::GRID)?)),
+        "block" => {
+            let value = candidates(input, &name, |i| parse_dims(i, Shape::BLOCK))?;
+            args.block = Some(arg(key.clone(), value));
+        }
+        "grid" => {
+            let value = candidates(input, &name, |i| parse_dims(i, Shape::GRID))?;
+            args.grid = Some(arg(key.clone(), value));
+        }
         "cluster" => args.cluster = Some(arg(key.clone(), parse_dims(input, Shape::CLUSTER)?)),
         "class" => args.class = Some(arg(key.clone(), parse_string(input, &name)?)),
-        "smem" => args.smem = Some(arg(key.clone(), parse_bytes(input)?)),
+        "smem" => args.smem = Some(arg(key.clone(), candidates(input, &name, parse_bytes)?)),
         "static_smem" => args.static_smem = Some(arg(key.clone(), parse_bytes(input)?)),
         "opt_in" => args.opt_in = Some(arg(key.clone(), parse_bytes(input)?)),
         "regs" => args.regs = Some(arg(key.clone(), parse_count(input)?)),
@@ -156,12 +166,58 @@ fn parse_argument(input: ParseStream<'_>, args: &mut Args) -> Result<()> {
         "min_occupancy" => {
             args.min_occupancy = Some(arg(key.clone(), parse_min_occupancy(input)?));
         }
-        "kernel" => args.kernel = Some(arg(key.clone(), parse_string(input, &name)?)),
+        "kernel" => {
+            let value = candidates(input, &name, |i| parse_string(i, "kernel"))?;
+            args.kernel = Some(arg(key.clone(), value));
+        }
         "cubin" => args.cubin = Some(arg(key.clone(), parse_string(input, &name)?)),
         "fatbin" => args.fatbin = Some(arg(key.clone(), parse_string(input, &name)?)),
         _ => {}
     }
     end(input, &key)
+}
+
+/// The most candidates one key takes.
+pub(crate) const MAX_CANDIDATES: usize = 64;
+
+/// One value, or a list of candidates `[a, b, ...]` (each parsed by `one`).
+fn candidates<T>(
+    input: ParseStream<'_>,
+    key: &str,
+    one: impl Fn(ParseStream<'_>) -> Result<T>,
+) -> Result<Candidates<T>> {
+    if !input.peek(syn::token::Bracket) {
+        return Ok(Candidates {
+            items: vec![one(input)?],
+            list: false,
+        });
+    }
+    let content;
+    let brackets = bracketed!(content in input);
+    let mut items = Vec::new();
+    while !content.is_empty() {
+        items.push(one(&content)?);
+        if content.is_empty() {
+            break;
+        }
+        content.parse::<Token![,]>()?;
+    }
+    if items.is_empty() {
+        return Err(Error::new(
+            brackets.span.join(),
+            format!("the list of `{key}` candidates is empty: give at least one value"),
+        ));
+    }
+    if items.len() > MAX_CANDIDATES {
+        return Err(Error::new(
+            brackets.span.join(),
+            format!(
+                "{} `{key}` candidates: at most {MAX_CANDIDATES}",
+                items.len()
+            ),
+        ));
+    }
+    Ok(Candidates { items, list: true })
 }
 
 fn arg<T>(key: Ident, value: T) -> Arg<T> {
@@ -233,7 +289,7 @@ fn parse_dims(input: ParseStream<'_>, shape: Shape) -> Result<Dims> {
         let content;
         let paren = syn::parenthesized!(content in fork);
         let dims = Punctuated::<Value, Token![,]>::parse_terminated_with(&content, parse_count)?;
-        if fork.is_empty() {
+        if fork.is_empty() || fork.peek(Token![,]) {
             input.advance_to(&fork);
             if dims.is_empty() || dims.len() > 3 {
                 return Err(Error::new(
@@ -328,7 +384,7 @@ fn parse_bytes(input: ParseStream<'_>) -> Result<Value> {
             span = lit_span.join(ident.span()).unwrap_or(lit_span);
             unit = Some((ident.to_string(), ident.span()));
         }
-        if fork.is_empty() {
+        if fork.is_empty() || fork.peek(Token![,]) {
             input.advance_to(&fork);
             let unit = match &unit {
                 None => None,
@@ -592,9 +648,13 @@ mod tests {
             min_occupancy = 37.5%, allow(partial_warp), deny(low_occupancy),
         })
         .unwrap();
-        let dims: Vec<_> = args.block.unwrap().value.dims.iter().map(lit).collect();
+        let dims: Vec<_> = args.block.unwrap().value.items[0]
+            .dims
+            .iter()
+            .map(lit)
+            .collect();
         assert_eq!(dims, [Some(16), Some(8), Some(2)]);
-        assert_eq!(lit(&args.smem.unwrap().value), Some(8192));
+        assert_eq!(lit(&args.smem.unwrap().value.items[0]), Some(8192));
         assert_eq!(lit(&args.regs.unwrap().value), Some(40));
         assert_eq!(lit(&args.static_smem.unwrap().value), Some(49152));
         assert_eq!(lit(&args.opt_in.unwrap().value), Some(102400));
@@ -609,7 +669,8 @@ mod tests {
 
     #[test]
     fn sizes_and_fractions() {
-        let smem = |tokens: TokenStream| lit(&parse_ok(tokens).unwrap().smem.unwrap().value);
+        let smem =
+            |tokens: TokenStream| lit(&parse_ok(tokens).unwrap().smem.unwrap().value.items[0]);
         assert_eq!(smem(quote!(smem = 1.5 KiB)), Some(1536));
         assert_eq!(smem(quote!(smem = 512 B)), Some(512));
         assert_eq!(smem(quote!(smem = 0x100)), Some(256));
@@ -623,14 +684,18 @@ mod tests {
             .unwrap()
             .block
             .unwrap()
-            .value;
+            .value
+            .items
+            .remove(0);
         assert_eq!(block.dims.len(), 1);
         assert!(lit(&block.dims[0]).is_none());
         let block = parse_ok(quote!(block = (TILE, 4)))
             .unwrap()
             .block
             .unwrap()
-            .value;
+            .value
+            .items
+            .remove(0);
         assert_eq!(block.dims.len(), 2);
     }
 
@@ -661,9 +726,59 @@ mod tests {
             ["`4194304 KiB` is too large: the most is 4294967295 bytes"]
         );
         // The largest that fits still parses: 4 GiB - 1 KiB, and u32::MAX bytes.
-        let smem = |args: &str| lit(&parse_ok(args.parse().unwrap()).unwrap().smem.unwrap().value);
+        let smem = |args: &str| {
+            lit(&parse_ok(args.parse().unwrap())
+                .unwrap()
+                .smem
+                .unwrap()
+                .value
+                .items[0])
+        };
         assert_eq!(smem("smem = 4194303 KiB"), Some(4_294_966_272));
         assert_eq!(smem("smem = 4294967295"), Some(u32::MAX));
+    }
+
+    #[test]
+    fn candidates_and_kernel_families() {
+        let args = parse_ok(quote! {
+            block = [32, (16, 16), 1024], smem = [4 KiB, 64 KiB], grid = [(64, 64), 132],
+            kernel = ["affine_f32", "affine_f16"],
+        })
+        .unwrap();
+        let block = args.block.unwrap().value;
+        assert!(block.list);
+        let dims: Vec<Vec<Option<u32>>> = block
+            .items
+            .iter()
+            .map(|d| d.dims.iter().map(lit).collect())
+            .collect();
+        assert_eq!(
+            dims,
+            [vec![Some(32)], vec![Some(16), Some(16)], vec![Some(1024)]]
+        );
+        let smem: Vec<_> = args.smem.unwrap().value.items.iter().map(lit).collect();
+        assert_eq!(smem, [Some(4096), Some(65536)]);
+        assert_eq!(args.grid.unwrap().value.items.len(), 2);
+        let kernels: Vec<String> = args
+            .kernel
+            .unwrap()
+            .value
+            .items
+            .iter()
+            .map(LitStr::value)
+            .collect();
+        assert_eq!(kernels, ["affine_f32", "affine_f16"]);
+        let single = parse_ok(quote!(block = 256, kernel = "affine_*")).unwrap();
+        assert!(!single.block.unwrap().value.list);
+        assert_eq!(
+            errors(quote!(block = [])),
+            ["the list of `block` candidates is empty: give at least one value"]
+        );
+        let many = format!("smem = [{}]", vec!["1"; 65].join(", "));
+        assert_eq!(
+            errors(many.parse().unwrap()),
+            ["65 `smem` candidates: at most 64"]
+        );
     }
 
     #[test]

@@ -1,29 +1,51 @@
-//! Running the engine and the lints on a [`Spec`], target by target.
+//! Running the engine and the lints on a [`Spec`]: every plan, every kernel of the family,
+//! every target; then the findings grouped into diagnostics.
 //!
 //! The kernel's resources differ per target (ptxas allocates registers per architecture),
-//! so [`occupancy_core::lint::check`] runs once per target, with that target's kernel and
-//! artifact facts and a one-target [`LaunchSpec`]. Launch-scoped lints (which do not depend
-//! on the GPU) are kept from the first target only, as `check` itself does for a list of
-//! targets; findings keep `check`'s order: launch-scoped first, then target by target.
+//! so [`occupancy_core::lint::check`] runs once per (plan, kernel, target), with that
+//! target's kernel and artifact facts and a one-target [`LaunchSpec`]. Launch-scoped lints
+//! (which do not depend on the GPU) are kept from the first target only, as `check` itself
+//! does for a list of targets.
+//!
+//! Grouping, so that a family of 89 kernels or a target list with three names of one
+//! architecture does not print the same warning many times:
+//!
+//! 1. one diagnostic per lint, plan and target for all the kernels it fires on: the worst
+//!    kernel's finding (lowest occupancy on that target), with a note listing the others,
+//!    worst first;
+//! 2. then one per distinct result: targets whose diagnostics are the same but for the
+//!    target's name (`sm_89`, `RTX 4090`, `L4`) are named together in one.
 
 use occupancy_core::arch::Target;
-use occupancy_core::lint::{Finding, LaunchSpec, Scope, check};
+use occupancy_core::lint::{Finding, LaunchSpec, Scope, bytes_text, check};
 use occupancy_core::occupancy::{Kernel, Launch, Occupancy, OccupancyError, occupancy};
 use occupancy_core::resources::KernelResources;
 
 use crate::spec::{Source, SourceKind, Spec};
 
-/// The engine's answer and the lints' findings for every target of a [`Spec`].
+/// The engine's answer and the lints' diagnostics for every plan, kernel and target of a
+/// [`Spec`].
 #[derive(Clone, Debug)]
 pub struct Evaluation {
-    /// One per target, in order.
-    pub targets: Vec<TargetEvaluation>,
-    /// Every finding, whatever its level ([`Spec::level`] decides what to report):
-    /// launch-scoped lints first, then target by target.
-    pub findings: Vec<Finding>,
+    /// One per (plan, kernel), plans in order, kernels in order within each.
+    pub cases: Vec<Case>,
+    /// Every diagnostic, whatever its level ([`Spec::level`] decides what to report):
+    /// launch-scoped lints first, then target by target, plan by plan.
+    pub diagnostics: Vec<Diagnostic>,
 }
 
-/// One target of an [`Evaluation`].
+/// One plan with one kernel, on every target.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// Index into [`Spec::plans`].
+    pub plan: usize,
+    /// Index into [`Spec::kernels`]; `None` when the attribute gives the resources.
+    pub kernel: Option<usize>,
+    /// One per target, in order.
+    pub targets: Vec<TargetEvaluation>,
+}
+
+/// One target of a [`Case`].
 #[derive(Clone, Debug)]
 pub struct TargetEvaluation {
     /// The target.
@@ -36,65 +58,173 @@ pub struct TargetEvaluation {
     pub occupancy: Result<Occupancy, OccupancyError>,
 }
 
+/// A finding as it is reported: for one plan, for one or more kernels and targets.
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    /// The finding (of the worst kernel; naming every target it concerns).
+    pub finding: Finding,
+    /// Index into [`Spec::plans`].
+    pub plan: usize,
+    /// The kernels it concerns, worst first (empty without compiled kernels).
+    pub kernels: Vec<String>,
+    /// The targets it concerns (empty for launch-scoped lints).
+    pub targets: Vec<Target>,
+}
+
 impl Spec {
-    /// Runs the engine and every lint on each target. `None` when a value is a constant
-    /// expression (only the compiler can evaluate it: see [`Spec::const_inputs`]).
+    /// Runs the engine and every lint on each plan, kernel and target. `None` when a value
+    /// is a constant expression the front end could not read (only the compiler can
+    /// evaluate it: see [`Spec::const_inputs`]).
     ///
     /// Target-scoped findings on a target whose resources came from a compiled kernel get
-    /// one more note saying which cubin and what it holds.
+    /// one more note saying which artifact and what it holds.
     pub fn evaluate(&self) -> Option<Evaluation> {
-        let launch = self.launch()?;
-        let grid_blocks = self.grid_blocks();
-        let mut launch_findings = Vec::new();
-        let mut target_findings = Vec::new();
-        let mut targets = Vec::with_capacity(self.targets.len());
-        for (index, target) in self.targets.iter().enumerate() {
-            let kernel = self.kernel(index)?;
-            let one = [target.target];
-            let spec = LaunchSpec {
-                min_occupancy: self.min_occupancy,
-                class: self.class,
-                grid_blocks,
-                cluster: self.cluster(index),
-                artifact: self.artifact(index),
-                thresholds: self.thresholds,
-                ..LaunchSpec::new(&self.wrapper, &one, kernel, launch)
-            };
-            for mut finding in check(&spec) {
-                match finding.lint.scope {
-                    Scope::Launch if index == 0 => launch_findings.push(finding),
-                    Scope::Launch => {}
-                    Scope::Target => {
-                        if let (Some(resources), Some(source)) =
-                            (target.resources.as_ref(), self.source.as_ref())
-                        {
-                            finding.notes.push(self.resources_note(resources, source));
+        let family = self.kernels.len() > 1;
+        let mut cases = Vec::new();
+        // (plan, kernel, finding, occupancy percent on its target) in check order.
+        let mut found: Vec<(usize, Option<usize>, Finding, f64)> = Vec::new();
+        for (p, plan) in self.plans.iter().enumerate() {
+            let launch = plan.launch()?;
+            let grid_blocks = plan.grid_blocks();
+            for k in self.kernel_indices() {
+                let mut parts: Vec<String> = plan.label.iter().cloned().collect();
+                if family && let Some(kernel) = k.and_then(|k| self.kernels.get(k)) {
+                    parts.push(format!("kernel {}", kernel.name));
+                }
+                let subject = if parts.is_empty() {
+                    self.wrapper.clone()
+                } else {
+                    format!("{} ({})", self.wrapper, parts.join(", "))
+                };
+                let mut targets = Vec::with_capacity(self.targets.len());
+                for (index, target) in self.targets.iter().enumerate() {
+                    let kernel = self.kernel(k, index)?;
+                    let one = [target.target];
+                    let spec = LaunchSpec {
+                        min_occupancy: self.min_occupancy,
+                        class: self.class,
+                        grid_blocks,
+                        cluster: self.cluster(k, index),
+                        artifact: self.artifact(k, index),
+                        thresholds: self.thresholds,
+                        ..LaunchSpec::new(&subject, &one, kernel, launch)
+                    };
+                    let result = occupancy(target.target.arch, &kernel, &launch);
+                    let percent = result.as_ref().map_or(-1.0, Occupancy::percent);
+                    for mut finding in check(&spec) {
+                        match finding.lint.scope {
+                            Scope::Launch if index > 0 => continue,
+                            Scope::Launch => {}
+                            Scope::Target => {
+                                if let (Some(resources), Some(source)) =
+                                    (self.resources(k, index), self.source.as_ref())
+                                {
+                                    let name = k
+                                        .and_then(|k| self.kernels.get(k))
+                                        .map_or("", |k| k.name.as_str());
+                                    finding
+                                        .notes
+                                        .push(self.resources_note(name, resources, source));
+                                }
+                            }
                         }
-                        target_findings.push(finding);
+                        found.push((p, k, finding, percent));
                     }
+                    targets.push(TargetEvaluation {
+                        target: target.target,
+                        kernel,
+                        launch,
+                        occupancy: result,
+                    });
+                }
+                cases.push(Case {
+                    plan: p,
+                    kernel: k,
+                    targets,
+                });
+            }
+        }
+        let by_kernel = self.group_kernels(found);
+        Some(Evaluation {
+            cases,
+            diagnostics: group_targets(by_kernel),
+        })
+    }
+
+    /// Stage 1: one diagnostic per (plan, lint, target) over the kernels it fires on.
+    fn group_kernels(&self, found: Vec<(usize, Option<usize>, Finding, f64)>) -> Vec<Diagnostic> {
+        let mut groups: Vec<Vec<(Option<usize>, Finding, f64)>> = Vec::new();
+        let mut keys: Vec<(usize, &'static str, Option<Target>)> = Vec::new();
+        let mut plans_of: Vec<usize> = Vec::new();
+        for (p, k, finding, percent) in found {
+            let key = (p, finding.lint.name, finding.target);
+            match keys.iter().position(|x| *x == key) {
+                Some(i) => groups[i].push((k, finding, percent)),
+                None => {
+                    keys.push(key);
+                    plans_of.push(p);
+                    groups.push(vec![(k, finding, percent)]);
                 }
             }
-            targets.push(TargetEvaluation {
-                target: target.target,
-                kernel,
-                launch,
-                occupancy: occupancy(target.target.arch, &kernel, &launch),
+        }
+        // Launch-scoped findings first, as `check` orders them.
+        let mut out: Vec<Diagnostic> = Vec::new();
+        for (group, plan) in groups.into_iter().zip(plans_of) {
+            let mut members = group;
+            // Worst first: the lowest occupancy on this target (an impossible launch, -1,
+            // first of all); a stable sort keeps the family's order among equals.
+            members.sort_by(|a, b| a.2.total_cmp(&b.2));
+            let kernel_name =
+                |k: Option<usize>| k.and_then(|k| self.kernels.get(k)).map(|k| k.name.clone());
+            let kernels: Vec<String> = members
+                .iter()
+                .filter_map(|(k, _, _)| kernel_name(*k))
+                .collect();
+            let (_, mut finding, _) = members[0].clone();
+            if members.len() > 1 {
+                let others: Vec<String> = members[1..]
+                    .iter()
+                    .filter_map(|(k, _, percent)| {
+                        let name = kernel_name(*k)?;
+                        Some(if *percent >= 0.0 && finding.target.is_some() {
+                            format!("{name} ({})", percent_text(*percent))
+                        } else {
+                            name
+                        })
+                    })
+                    .collect();
+                finding.notes.push(format!(
+                    "also {} more kernel{} of the family, worst first: {}",
+                    others.len(),
+                    if others.len() == 1 { "" } else { "s" },
+                    others.join(", ")
+                ));
+            }
+            let targets = finding.target.into_iter().collect();
+            out.push(Diagnostic {
+                finding,
+                plan,
+                kernels,
+                targets,
             });
         }
-        launch_findings.extend(target_findings);
-        Some(Evaluation {
-            targets,
-            findings: launch_findings,
-        })
+        let (mut launch, target): (Vec<_>, Vec<_>) = out
+            .into_iter()
+            .partition(|d| d.finding.lint.scope == Scope::Launch);
+        launch.extend(target);
+        launch
     }
 
     /// `transpose_tiled: 39 regs/thread, 4224 B static shared memory, 1 barrier, from its
     /// sm_80 cubin in the resource manifest kernels.manifest.json` (and what the attribute
     /// overrides).
-    fn resources_note(&self, r: &KernelResources, source: &Source) -> String {
+    fn resources_note(&self, kernel: &str, r: &KernelResources, source: &Source) -> String {
         let mut facts = vec![
             format!("{} regs/thread", r.registers_per_thread),
-            format!("{} static shared memory", bytes(r.static_smem_bytes)),
+            format!(
+                "{} static shared memory",
+                bytes_text(r.static_smem_bytes.into())
+            ),
         ];
         if let Some(b) = r.barriers {
             facts.push(format!("{b} barrier{}", if b == 1 { "" } else { "s" }));
@@ -111,7 +241,12 @@ impl Spec {
             SourceKind::Cubin => format!("from {}", source.describe()),
             _ => format!("from its {} cubin in {}", r.arch, source.describe()),
         };
-        let mut note = format!("{}: {}, {from}", source.kernel, facts.join(", "));
+        let name = if kernel.is_empty() {
+            &source.kernel
+        } else {
+            kernel
+        };
+        let mut note = format!("{name}: {}, {from}", facts.join(", "));
         let overridden: Vec<&str> = [
             ("regs", self.regs.is_some()),
             ("static_smem", self.static_smem.is_some()),
@@ -132,11 +267,62 @@ impl Spec {
     }
 }
 
-/// `8 KiB` when a whole number of KiB, `4224 B` otherwise.
-fn bytes(n: u32) -> String {
-    if n >= 1024 && n.is_multiple_of(1024) {
-        format!("{} KiB", n / 1024)
-    } else {
-        format!("{n} B")
+/// Stage 2: diagnostics that differ only in their target's name, as one naming them all.
+fn group_targets(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = Vec::new();
+    for d in diagnostics {
+        let Some(target) = d.targets.first().copied() else {
+            out.push(d);
+            continue;
+        };
+        let masked = mask(&d.finding, &target);
+        let same = out.iter_mut().find(|o| {
+            o.plan == d.plan
+                && o.finding.lint == d.finding.lint
+                && o.kernels == d.kernels
+                && o.targets
+                    .first()
+                    .is_some_and(|t| t.arch.cc == target.arch.cc)
+                && o.targets
+                    .first()
+                    .is_some_and(|t| mask(&o.finding, t) == masked)
+        });
+        match same {
+            Some(o) => o.targets.push(target),
+            None => out.push(d),
+        }
     }
+    for d in &mut out {
+        if d.targets.len() > 1 {
+            let first = d.targets[0].to_string();
+            let all: Vec<String> = d.targets.iter().map(ToString::to_string).collect();
+            let needle = format!(" on {first}");
+            if let Some(at) = d.finding.message.find(&needle) {
+                let joined = format!(" on {}", all.join(", "));
+                d.finding
+                    .message
+                    .replace_range(at..at + needle.len(), &joined);
+            }
+        }
+    }
+    out
+}
+
+/// The finding's text with its target's name (in the message's subject, `... on sm_89:`)
+/// replaced, for comparing across targets.
+fn mask(f: &Finding, target: &Target) -> (String, Vec<String>, Vec<String>) {
+    let subject = format!(" on {target}");
+    (
+        f.message.replacen(&subject, " on \u{0}", 1),
+        f.notes.clone(),
+        f.helps.clone(),
+    )
+}
+
+/// `37.5%`, `66.67%`.
+fn percent_text(percent: f64) -> String {
+    let rounded = (percent * 100.0).round() / 100.0;
+    let text = format!("{rounded:.2}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text}%")
 }

@@ -1,37 +1,51 @@
-//! The front end of `#[occupancy::check(...)]`: the attribute's tokens, the launch wrapper's
-//! signature and the crate's environment in, a checked [`Spec`] (or every problem, each on
-//! its token) out; then [`Spec::evaluate`] runs the lints of
-//! [`occupancy_core::lint`] on every target.
+//! The front end of `#[occupancy::check(...)]`: the attribute's tokens, the launch
+//! wrapper (signature and body) and the crate's environment in, a checked [`Spec`] (or every
+//! problem, each on its token) out; then [`Spec::evaluate`] runs the lints of
+//! [`occupancy_core::lint`] on every launch, kernel and target.
 //!
 //! One entry point, [`parse`], serves every front end: the proc macro (`occupancy-macros`,
-//! which turns the result into warnings and errors), `cargo occupancy report` (which parses
-//! every wrapper of a crate with `syn` and prints a table), and fuzzers. It never panics on
-//! any input and does no I/O beyond reading the files the attribute and the policy name.
+//! which turns the result into warnings, errors and compile-time confirmations), `cargo
+//! occupancy report` (which parses every wrapper of a crate with `syn` and prints a table),
+//! and fuzzers. It never panics on any input and does no I/O beyond reading the files the
+//! attribute and the policy name and the crate's own sources.
 //!
 //! Stages, one file each, data flowing one way:
 //!
-//! 1. `attr.rs`: tokens -> the arguments as written (`ast.rs`), every syntax error collected;
+//! 1. `attr.rs`: tokens -> the arguments as written (`ast.rs`), every syntax error collected
+//!    (after the nesting limits of `limits.rs`);
 //! 2. `policy.rs`: the crate's `occupancy.toml` (or `$OCCUPANCY_POLICY`);
-//! 3. `artifact.rs`: the kernel's resources per target, from the resource manifest, a cubin
-//!    or a fatbin;
-//! 4. `valid.rs`: arguments + policy + resources -> [`Spec`], with every value checked;
-//! 5. `eval.rs`: [`Spec`] -> [`Evaluation`] (engine results and lint findings per target).
+//! 3. `source.rs`: the crate's sources as an index (modules, constants, `const fn`s,
+//!    helpers, impls, imports), each file parsed once per compilation; `cexpr.rs`: the
+//!    integer expressions it keeps; `resolve.rs`: their evaluation, with a term the compiler
+//!    confirms for every value read from a name;
+//! 4. `body.rs`: the launches the wrapper's body makes (`LaunchConfig` literals,
+//!    `for_num_elems`, the crate's helpers, cust's `launch!`) and the kernel it names;
+//! 5. `artifact.rs`: the kernels' resources per target, from the resource manifest, a cubin
+//!    or a fatbin (one kernel, a list, or a glob);
+//! 6. `valid.rs` and `plans.rs`: arguments + policy + body + resources -> [`Spec`], with every
+//!    value checked, drift between the attribute and the body an error, one [`Plan`] per
+//!    launch and run-time candidate;
+//! 7. `eval.rs`: [`Spec`] -> [`Evaluation`] (engine results per plan, kernel and target;
+//!    diagnostics grouped over a family's kernels and over targets with the same result).
 //!
 //! ```
-//! use occupancy_attr::{Env, parse};
+//! use occupancy_attr::{Env, Wrapper, parse};
 //! use quote::quote;
 //!
-//! let func: syn::ItemFn = syn::parse_quote!(fn launch_sgemm() {});
+//! let func: syn::ItemFn = syn::parse_quote!(fn launch_sgemm() {
+//!     let cfg = LaunchConfig { grid_dim: (64, 64, 1), block_dim: (16, 16, 1), shared_mem_bytes: 0 };
+//!     launch(cfg);
+//! });
 //! let env = Env::default(); // no crate directory: built-in policy, no manifest
 //! let spec = parse(
-//!     quote!(block = (16, 16), regs = 96, target = "sm_90"),
-//!     &func.sig,
+//!     quote!(regs = 96, target = "sm_90"),
+//!     &Wrapper::new(&func.sig, &func.block),
 //!     proc_macro2::Span::call_site(),
 //!     &env,
 //! )
 //! .unwrap();
 //! let evaluation = spec.evaluate().unwrap();
-//! assert_eq!(evaluation.findings[0].message,
+//! assert_eq!(evaluation.diagnostics[0].finding.message,
 //!     "launch_sgemm on sm_90: 25% occupancy (16 of 64 warps), below the 50% floor");
 //! ```
 #![deny(missing_docs)]
@@ -41,22 +55,32 @@ use std::path::{Path, PathBuf};
 
 use occupancy_core::policy::Policy;
 use proc_macro2::{Span, TokenStream};
-use syn::Signature;
+use syn::{Block, Signature};
 
 mod artifact;
 mod ast;
 mod attr;
+mod body;
+mod cexpr;
 mod errors;
 mod eval;
+mod limits;
 mod memo;
+mod plans;
 mod policy;
+mod resolve;
+mod source;
 mod spec;
 mod valid;
 
 pub use ast::Value;
 pub use attr::KEYS;
+pub use eval::{Case, Diagnostic};
 pub use eval::{Evaluation, TargetEvaluation};
-pub use spec::{ManifestOrigin, Source, SourceKind, Spec, TargetSpec};
+pub use spec::{
+    Confirmation, HelperCheck, KernelSpec, ManifestOrigin, Plan, Source, SourceKind, Spec,
+    TargetSpec,
+};
 
 use errors::Errors;
 
@@ -78,6 +102,13 @@ pub struct Env {
     /// resolved and where `occupancy.toml` and `kernels.manifest.json` are looked for.
     /// `None`: no policy file, no committed manifest, relative paths stay relative.
     pub crate_dir: Option<PathBuf>,
+    /// The file the wrapper is in, absolute (the proc macro's `Span::local_file`): where the
+    /// source reader starts. `None`: constants are not resolved from the crate's sources.
+    pub source_file: Option<PathBuf>,
+    /// The crate name of the package's library (`occupancy_examples`), when the crate being
+    /// compiled is another target of the package (an example, a test, a binary): paths
+    /// starting with it are read from `src/lib.rs`.
+    pub lib_name: Option<String>,
     vars: Vec<(String, OsString)>,
 }
 
@@ -88,8 +119,14 @@ impl Env {
     /// The environment of the running process: `CARGO_MANIFEST_DIR` and [`Env::VARS`] (what
     /// cargo gives rustc, and so the proc macro).
     pub fn from_process() -> Env {
+        let lib_name = std::env::var("CARGO_PKG_NAME")
+            .ok()
+            .map(|name| name.replace('-', "_"))
+            .filter(|lib| std::env::var("CARGO_CRATE_NAME").ok().as_ref() != Some(lib));
         let mut env = Env {
             crate_dir: std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from),
+            source_file: None,
+            lib_name,
             vars: Vec::new(),
         };
         for name in Env::VARS {
@@ -104,8 +141,23 @@ impl Env {
     pub fn new(crate_dir: impl Into<PathBuf>) -> Env {
         Env {
             crate_dir: Some(crate_dir.into()),
+            source_file: None,
+            lib_name: None,
             vars: Vec::new(),
         }
+    }
+
+    /// The same environment with the wrapper's file (absolute) set.
+    pub fn with_source_file(mut self, file: impl Into<PathBuf>) -> Env {
+        self.source_file = Some(file.into());
+        self
+    }
+
+    /// The same environment with the package library's crate name set (see
+    /// [`Env::lib_name`]).
+    pub fn with_lib_name(mut self, name: impl Into<String>) -> Env {
+        self.lib_name = Some(name.into());
+        self
     }
 
     /// The same environment with `name` set to `value` (replacing an earlier value).
@@ -133,32 +185,122 @@ impl Env {
     }
 }
 
+/// The launch wrapper the attribute is on, as the front end sees it.
+pub struct Wrapper<'a> {
+    /// Its signature (its name is the wrapper's name in messages; its parameters and
+    /// generics are run-time values to the body reader).
+    pub sig: &'a Signature,
+    /// Its body, read for the launches it makes; `None` when not read.
+    pub body: Option<&'a Block>,
+    /// Why the body was not read (too deeply nested, say), for the notes.
+    pub unread: Option<String>,
+}
+
+impl<'a> Wrapper<'a> {
+    /// A wrapper with a body to read.
+    pub fn new(sig: &'a Signature, body: &'a Block) -> Wrapper<'a> {
+        Wrapper {
+            sig,
+            body: Some(body),
+            unread: None,
+        }
+    }
+
+    /// A wrapper whose body is not read (the attribute's keys alone).
+    pub fn signature(sig: &'a Signature) -> Wrapper<'a> {
+        Wrapper {
+            sig,
+            body: None,
+            unread: None,
+        }
+    }
+}
+
 /// Parses and checks the arguments of one `#[occupancy::check(...)]`: `args` are the tokens
-/// inside the parentheses, `sig` the signature of the function it is on (its name is the
-/// wrapper's name in messages), `attribute` the span of the attribute (for problems with no
-/// token of their own, such as a missing key), `env` the crate's directory and variables.
+/// inside the parentheses, `wrapper` the function it is on, `attribute` the span of the
+/// attribute (for problems with no token of their own, such as a missing key), `env` the
+/// crate's directory, the wrapper's file and the variables.
 ///
-/// Reads the policy file, and the resource manifest, cubin or fatbin the attribute names.
+/// Reads the launches the body makes (see the crate docs), the constants they and the
+/// attribute name from the crate's sources, the policy file, and the resource manifest,
+/// cubin or fatbin the attribute names.
 ///
 /// # Errors
 ///
 /// Every problem found, combined (`syn::Error` iterates over them), each on the span of the
 /// token that caused it: malformed or unknown keys (with "did you mean"), values out of
-/// range, unknown targets, lints or kernel classes, an unreadable or malformed policy file,
-/// manifest, cubin or fatbin, a kernel that is not there, a target with no cubin that runs
-/// on it, a cluster on a target without clusters.
+/// range, a key that differs from what the body launches, a block or shared memory known
+/// only at run time without candidates, unknown targets, lints or kernel classes, an
+/// unreadable or malformed policy file, manifest, cubin or fatbin, a kernel that is not
+/// there, a target with no cubin that runs on it, a cluster on a target without clusters.
 pub fn parse(
     args: TokenStream,
-    sig: &Signature,
+    wrapper: &Wrapper<'_>,
     attribute: Span,
     env: &Env,
 ) -> Result<Spec, syn::Error> {
     let mut errors = Errors::default();
     let args = attr::parse(args, &mut errors);
+    let sig = wrapper.sig;
     let spec = match policy::load(env, attribute) {
-        Ok(loaded) => valid::validate(args, &loaded, env, &sig.ident, attribute)
-            .map_err(|e| errors.push(e))
-            .ok(),
+        Ok(loaded) => {
+            let mut unread = wrapper.unread.clone();
+            let (mut krate, location) = match (&env.crate_dir, &env.source_file) {
+                (Some(dir), Some(file)) => {
+                    let signature = quote::ToTokens::to_token_stream(sig).to_string();
+                    let (krate, location) = source::Crate::locate(
+                        dir,
+                        file,
+                        env.lib_name.clone(),
+                        &sig.ident.to_string(),
+                        &signature,
+                    );
+                    if location.is_none() {
+                        unread.get_or_insert_with(|| {
+                            format!("{} is not in the crate's module tree", source::shown(file))
+                        });
+                    }
+                    (Some(krate), location)
+                }
+                _ => (None, None),
+            };
+            let (module, self_ty) = match location {
+                Some((module, self_ty)) => (Some(module), self_ty),
+                None => (None, None),
+            };
+            let body_items = wrapper.body.map(body::items).unwrap_or_default();
+            let mut resolver = resolve::Resolver::new(krate.as_mut(), module.clone(), body_items);
+            let mut scope = resolve::Scope::new(module, self_ty, resolve::Terms::AsWritten);
+            for name in param_names(sig) {
+                scope.opaque.push((
+                    name,
+                    "a parameter of the wrapper, a run-time value".to_owned(),
+                ));
+            }
+            for param in &sig.generics.params {
+                let name = match param {
+                    syn::GenericParam::Const(c) => c.ident.to_string(),
+                    syn::GenericParam::Type(t) => t.ident.to_string(),
+                    syn::GenericParam::Lifetime(_) => continue,
+                };
+                scope.opaque.push((
+                    name,
+                    "a generic parameter of the wrapper, known only per instantiation".to_owned(),
+                ));
+            }
+            let body = wrapper
+                .body
+                .map(|b| body::read(b, scope.clone(), &mut resolver));
+            let reading = valid::Reading {
+                resolver: &mut resolver,
+                scope,
+                body,
+                unread,
+            };
+            valid::validate(args, &loaded, env, &sig.ident, attribute, reading)
+                .map_err(|e| errors.push(e))
+                .ok()
+        }
         Err(e) => {
             errors.push(e);
             None
@@ -170,4 +312,41 @@ pub fn parse(
         // Every `None` above comes with an error; this arm only keeps the function total.
         (Ok(()), None) => Err(syn::Error::new(attribute, "invalid #[occupancy::check]")),
     }
+}
+
+/// The wrapper's body parsed for reading, or why it is not read: tokens nested deeper or
+/// more numerous than the front end parses safely (`syn` and the reader recurse), or a body
+/// that does not parse. Not reading a body is not an error: the attribute's keys still work.
+pub fn parse_body(body: &proc_macro2::Group) -> Result<Block, String> {
+    limits::Limits::BODY
+        .check(&body.stream(), "the body")
+        .map_err(|e| e.to_string())?;
+    syn::parse2(proc_macro2::TokenTree::Group(body.clone()).into())
+        .map_err(|e| format!("it does not parse: {e}"))
+}
+
+/// Checks that the wrapper's tokens outside its body (attributes, signature) are within the
+/// nesting limits `syn` parses safely.
+///
+/// # Errors
+///
+/// An error on the first token past the limits.
+pub fn check_signature(tokens: &TokenStream) -> Result<(), syn::Error> {
+    limits::Limits::BODY.check(tokens, "the function's signature")
+}
+
+/// The names the wrapper's parameters bind.
+fn param_names(sig: &Signature) -> Vec<String> {
+    let mut names = Vec::new();
+    for input in &sig.inputs {
+        match input {
+            syn::FnArg::Receiver(_) => names.push("self".to_owned()),
+            syn::FnArg::Typed(t) => {
+                if let Some(name) = cexpr::pattern_name(&t.pat) {
+                    names.push(name);
+                }
+            }
+        }
+    }
+    names
 }

@@ -9,17 +9,18 @@ use occupancy_core::lint::{
 };
 use occupancy_core::occupancy::{BlockDim, Carveout, Kernel, Launch};
 use occupancy_core::resources::KernelResources;
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
 
 use crate::ast::Value;
 
-/// A checked launch description: the attribute's values with the policy applied (the
-/// attribute wins), and the kernel's resources per target when the attribute names a
-/// compiled kernel.
+/// A checked launch description: the launches the wrapper makes (read from its body, or
+/// given in the attribute, one [`Plan`] per combination of run-time candidates), the
+/// kernels they launch (one, or a family) with their resources per target, the policy
+/// applied (the attribute wins), and what the compiler must confirm.
 pub struct Spec {
     /// The wrapper function's name.
     pub wrapper: String,
-    /// The targets, in the attribute's (or the policy's) order, each with its resources.
+    /// The targets, in the attribute's (or the policy's) order.
     pub targets: Vec<TargetSpec>,
     /// The `low_occupancy` floor, resolved by `Policy::floor`: the attribute's
     /// `min_occupancy`, else its `class`'s floor, else the policy's.
@@ -30,10 +31,12 @@ pub struct Spec {
     pub levels: LintLevels,
     /// The policy's `[thresholds]`.
     pub thresholds: Thresholds,
-    /// Threads per block, x, y, z (missing dimensions are literal 1s).
-    pub block: [Value; 3],
-    /// Dynamic shared memory per block, bytes (`smem`; literal 0 when not given).
-    pub smem: Value,
+    /// Every launch to check: each launch of the body, once per combination of its
+    /// run-time candidates (or the attribute's `block`, `smem`, `grid`). Never empty.
+    pub plans: Vec<Plan>,
+    /// The kernels launched, with their resources per target (a family has several); empty
+    /// when the attribute gives the resources literally (`regs = N`).
+    pub kernels: Vec<KernelSpec>,
     /// Registers per thread given in the attribute (`regs`): overrides the artifact's.
     pub regs: Option<Value>,
     /// Static shared memory per block given in the attribute (`static_smem`), bytes.
@@ -46,11 +49,9 @@ pub struct Spec {
     pub opt_in: Option<Value>,
     /// The preferred carveout (`carveout`), percent.
     pub carveout: Option<u8>,
-    /// Blocks in the grid, x, y, z (`grid`; missing dimensions are literal 1s).
-    pub grid: Option<[Value; 3]>,
     /// The thread-block cluster (`cluster`, cc 9.0+).
     pub cluster: Option<Cluster>,
-    /// Where the kernel's resources come from (`kernel`, `cubin`, `fatbin`), if anywhere.
+    /// Where the kernels' resources come from (`kernel`, `cubin`, `fatbin`), if anywhere.
     pub source: Option<Source>,
     /// Files the result depends on (policy, manifest, cubin, fatbin), absolute: the
     /// expansion `include_bytes!`s them so that cargo rebuilds when one changes.
@@ -58,10 +59,51 @@ pub struct Spec {
     /// Environment variables the result depends on: the expansion reads them with
     /// `option_env!` so that cargo rebuilds when one changes.
     pub tracked_vars: Vec<&'static str>,
+    /// Values the front end read from names (constants of the crate, helpers' constants,
+    /// `const fn`s): the expansion asserts each during compilation.
+    pub confirmations: Vec<Confirmation>,
+    /// Helpers the body calls and the front end read: the expansion has the compiler check
+    /// that the function read is the function called.
+    pub helpers: Vec<HelperCheck>,
+    /// What the front end could not read, and why (for notes on the compile-time path).
+    pub unread: Vec<String>,
     /// The attribute's span, for diagnostics about inputs it did not give.
     pub attribute: Span,
     /// The key of each input the attribute gave, to point diagnostics at.
     pub(crate) keys: Vec<(Input, Span)>,
+}
+
+/// One launch to check: block, dynamic shared memory and grid, with where each is written.
+pub struct Plan {
+    /// Threads per block, x, y, z.
+    pub block: [Value; 3],
+    /// Dynamic shared memory per block, bytes.
+    pub smem: Value,
+    /// Blocks in the grid, x, y, z; `None` when known only at run time (most real grids
+    /// depend on the data) and not given as a candidate.
+    pub grid: Option<[Value; 3]>,
+    /// How messages name this launch when the wrapper has several plans (`block = 32`,
+    /// `cfg_small`); `None` when it is the only one.
+    pub label: Option<String>,
+    /// Where the block is written: the body's expression, else the attribute's key.
+    pub block_span: Span,
+    /// Where the dynamic shared memory is written.
+    pub smem_span: Span,
+    /// Where the grid is written.
+    pub grid_span: Span,
+    /// Where the configuration came from, for notes (`cudarc's LaunchConfig::for_num_elems
+    /// in the body`); `None` for the attribute's keys alone.
+    pub origin: Option<String>,
+}
+
+/// A kernel of the wrapper and its resources on each target (the cubin the driver would
+/// load there: same compute capability, else the highest lower one of the same major
+/// version).
+pub struct KernelSpec {
+    /// Its name (the `__global__` function's, demangled).
+    pub name: String,
+    /// One per target of [`Spec::targets`], in order.
+    pub resources: Vec<KernelResources>,
 }
 
 /// One target of a [`Spec`].
@@ -71,10 +113,37 @@ pub struct TargetSpec {
     /// The string that named it in the attribute; the attribute's span when it came from the
     /// policy.
     pub span: Span,
-    /// The resources of the kernel compiled for it (the cubin the driver would load on this
-    /// target: same compute capability, else the highest lower one of the same major
-    /// version), when the attribute names a compiled kernel.
-    pub resources: Option<KernelResources>,
+}
+
+/// An assertion the expansion emits: `expr`, evaluated by the compiler, equals `value`.
+pub struct Confirmation {
+    /// The expression, valid in the wrapper's body, spanned at what the user wrote.
+    pub expr: TokenStream,
+    /// The value the front end read.
+    pub value: i128,
+    /// The expression names `Self` or a generic parameter: it is asserted in an inline
+    /// `const { }` in the body (evaluated by `cargo build`, not `cargo check`) rather than
+    /// in a `const` item.
+    pub in_body: bool,
+    /// The expression as a person writes it (`TILE * 4`), for the assertion's message.
+    pub text: String,
+    /// What it was read from (`` `TILE` = 16 in src/consts.rs ``).
+    pub what: String,
+    /// Set when the attribute states another value than the front end read: the
+    /// assertion is then the attribute's claim about the body's expression.
+    pub from_attribute: Option<&'static str>,
+    /// Where to report a failed assertion.
+    pub span: Span,
+}
+
+/// A helper function the body calls, read from the crate's sources.
+pub struct HelperCheck {
+    /// The call's path as written (`launch_cfg::<128>`).
+    pub written: TokenStream,
+    /// The function read, from the crate root (`crate::launch::launch_cfg::<128>`).
+    pub read: TokenStream,
+    /// The call, for a failed check.
+    pub span: Span,
 }
 
 /// Where a kernel's resources were read.
@@ -82,7 +151,8 @@ pub struct TargetSpec {
 pub struct Source {
     /// Manifest, cubin or fatbin.
     pub kind: SourceKind,
-    /// The kernel's name, as the attribute gave it (or the only kernel of a cubin/fatbin).
+    /// The kernel's name (or the family's names and globs) as the attribute or the body gave
+    /// it (or the only kernel of a cubin/fatbin).
     pub kernel: String,
     /// The file read, absolute.
     pub path: PathBuf,
@@ -124,10 +194,18 @@ pub(crate) struct KernelValues {
 }
 
 impl Spec {
-    /// The span to point at for `input`: its key; for a resource the attribute did not give
-    /// but the compiled kernel did, the `kernel` (or `cubin`, `fatbin`) key; else the
-    /// attribute.
-    pub fn span_of(&self, input: Input) -> Span {
+    /// The span to point at for `input` on `plan`: the body's expression or the key for the
+    /// launch's own values; for a resource the attribute did not give but the compiled
+    /// kernel did, the `kernel` (or `cubin`, `fatbin`) key; else the attribute.
+    pub fn span_of(&self, input: Input, plan: usize) -> Span {
+        if let Some(p) = self.plans.get(plan) {
+            match input {
+                Input::Block => return p.block_span,
+                Input::DynamicSmem => return p.smem_span,
+                Input::Grid => return p.grid_span,
+                _ => {}
+            }
+        }
         let key = |input: Input| {
             self.keys
                 .iter()
@@ -156,10 +234,10 @@ impl Spec {
         }
     }
 
-    /// The engine inputs given as constant expressions, in attribute order. When there is
-    /// any, the macro cannot lint now: it emits `const` checks instead, and
-    /// [`Spec::evaluate`] returns `None`. (A constant `grid` is not one of them: the
-    /// lints that need the grid are skipped instead.)
+    /// The engine inputs given as constant expressions the front end could not read, in
+    /// attribute order. When there is any, the macro cannot lint now: it emits `const`
+    /// checks instead, and [`Spec::evaluate`] returns `None`. (A constant `grid` is not one
+    /// of them: the lints that need the grid are skipped instead.)
     pub fn const_inputs(&self) -> Vec<Input> {
         let mut inputs = Vec::new();
         let mut add = |input: Input, value: &Value| {
@@ -167,10 +245,12 @@ impl Spec {
                 inputs.push(input);
             }
         };
-        for dim in &self.block {
-            add(Input::Block, dim);
+        for plan in &self.plans {
+            for dim in &plan.block {
+                add(Input::Block, dim);
+            }
+            add(Input::DynamicSmem, &plan.smem);
         }
-        add(Input::DynamicSmem, &self.smem);
         let given = [
             (Input::Registers, &self.regs),
             (Input::StaticSmem, &self.static_smem),
@@ -186,9 +266,14 @@ impl Spec {
         inputs
     }
 
-    /// The engine inputs of target `index`, merged: see [`KernelValues`].
-    pub(crate) fn kernel_values(&self, index: usize) -> KernelValues {
-        let resources = self.targets.get(index).and_then(|t| t.resources.as_ref());
+    /// The resources of `kernel` (an index into [`Spec::kernels`]) on target `index`.
+    pub fn resources(&self, kernel: Option<usize>, index: usize) -> Option<&KernelResources> {
+        self.kernels.get(kernel?)?.resources.get(index)
+    }
+
+    /// The engine inputs of `kernel` on target `index`, merged: see [`KernelValues`].
+    pub(crate) fn kernel_values(&self, kernel: Option<usize>, index: usize) -> KernelValues {
+        let resources = self.resources(kernel, index);
         let from = |given: &Option<Value>, artifact: Option<u32>, default: u32| match given {
             Some(value) => value.clone(),
             None => Value::unspanned(artifact.unwrap_or(default)),
@@ -206,46 +291,40 @@ impl Spec {
         }
     }
 
-    /// The kernel as the engine sees it on target `index`; `None` when a value is a
-    /// constant expression.
-    pub fn kernel(&self, index: usize) -> Option<Kernel> {
-        let values = self.kernel_values(index);
-        let mut kernel = Kernel::new(values.regs.literal()?)
+    /// `kernel` as the engine sees it on target `index`; `None` when a value is a constant
+    /// expression.
+    pub fn kernel(&self, kernel: Option<usize>, index: usize) -> Option<Kernel> {
+        let values = self.kernel_values(kernel, index);
+        let mut k = Kernel::new(values.regs.literal()?)
             .with_static_smem(values.static_smem.literal()?)
             .with_barriers(values.barriers.literal()?);
         if let Some(v) = &values.max_threads {
-            kernel = kernel.with_max_threads(v.literal()?);
+            k = k.with_max_threads(v.literal()?);
         }
         if let Some(v) = &self.opt_in {
-            kernel = kernel.with_opt_in(v.literal()?);
+            k = k.with_opt_in(v.literal()?);
         }
         if let Some(p) = self.carveout {
-            kernel = kernel.with_carveout(Carveout::Percent(p));
+            k = k.with_carveout(Carveout::Percent(p));
         }
-        Some(kernel)
+        Some(k)
     }
 
-    /// The launch (block and dynamic shared memory); `None` when a value is a constant
-    /// expression.
-    pub fn launch(&self) -> Option<Launch> {
-        let [x, y, z] = &self.block;
-        let block = BlockDim::new(x.literal()?, y.literal()?, z.literal()?);
-        Some(Launch::new(block).with_dynamic_smem(self.smem.literal()?))
+    /// The kernel indices to evaluate: each kernel of the family, or `None` once when the
+    /// attribute gives the resources literally.
+    pub fn kernel_indices(&self) -> Vec<Option<usize>> {
+        if self.kernels.is_empty() {
+            vec![None]
+        } else {
+            (0..self.kernels.len()).map(Some).collect()
+        }
     }
 
-    /// Blocks in the grid (x * y * z); `None` without a `grid` or when it is a constant.
-    pub fn grid_blocks(&self) -> Option<u64> {
-        let [x, y, z] = self.grid.as_ref()?;
-        Some(
-            (u64::from(x.literal()?) * u64::from(y.literal()?))
-                .saturating_mul(u64::from(z.literal()?)),
-        )
-    }
-
-    /// What target `index`'s compiled kernel says beyond the engine's inputs: spills, local
-    /// memory, the minimum blocks per SM of `__launch_bounds__`. Empty without an artifact.
-    pub fn artifact(&self, index: usize) -> ArtifactFacts {
-        match self.targets.get(index).and_then(|t| t.resources.as_ref()) {
+    /// What target `index`'s compiled `kernel` says beyond the engine's inputs: spills,
+    /// local memory, the minimum blocks per SM of `__launch_bounds__`. Empty without an
+    /// artifact.
+    pub fn artifact(&self, kernel: Option<usize>, index: usize) -> ArtifactFacts {
+        match self.resources(kernel, index) {
             Some(r) => ArtifactFacts {
                 spill_store_bytes: r.spill_store_bytes,
                 spill_load_bytes: r.spill_load_bytes,
@@ -256,16 +335,35 @@ impl Spec {
         }
     }
 
-    /// The cluster of target `index`: the attribute's, else the compiled kernel's
-    /// `__cluster_dims__` (sm_90+ cubins).
-    pub fn cluster(&self, index: usize) -> Option<Cluster> {
+    /// The cluster of `kernel` on target `index`: the attribute's, else the compiled
+    /// kernel's `__cluster_dims__` (sm_90+ cubins).
+    pub fn cluster(&self, kernel: Option<usize>, index: usize) -> Option<Cluster> {
         self.cluster.or_else(|| {
-            let resources = self.targets.get(index)?.resources.as_ref()?;
+            let resources = self.resources(kernel, index)?;
             let [x, y, z] = resources.cluster_dims?;
             Some(Cluster::new(occupancy_core::cluster::ClusterDim::new(
                 x, y, z,
             )))
         })
+    }
+}
+
+impl Plan {
+    /// The launch (block and dynamic shared memory); `None` when a value is a constant
+    /// expression.
+    pub fn launch(&self) -> Option<Launch> {
+        let [x, y, z] = &self.block;
+        let block = BlockDim::new(x.literal()?, y.literal()?, z.literal()?);
+        Some(Launch::new(block).with_dynamic_smem(self.smem.literal()?))
+    }
+
+    /// Blocks in the grid (x * y * z); `None` without a grid or when it is a constant.
+    pub fn grid_blocks(&self) -> Option<u64> {
+        let [x, y, z] = self.grid.as_ref()?;
+        Some(
+            (u64::from(x.literal()?) * u64::from(y.literal()?))
+                .saturating_mul(u64::from(z.literal()?)),
+        )
     }
 }
 

@@ -1,6 +1,8 @@
 //! Checks that need more than syntax: required keys, targets, lint levels, value ranges,
-//! kernel classes, clusters, and the compiled kernel's resources. Produces the [`Spec`]
-//! every front end works from, with the policy applied (attribute values win).
+//! kernel classes, clusters, and the compiled kernels' resources; the attribute's constants
+//! resolved from the crate's sources, and the launches merged with the body's
+//! (`plans.rs`). Produces the [`Spec`] every front end works from, with the policy applied
+//! (attribute values win).
 
 use occupancy_core::arch::{MAX_GRID_DIM, Target};
 use occupancy_core::cluster::{Cluster, ClusterDim};
@@ -8,58 +10,138 @@ use occupancy_core::lint::{Input, KernelClass, closest};
 use proc_macro2::Span;
 use syn::{Error, Ident, Result};
 
-use crate::artifact::{self, WantedTarget};
-use crate::ast::{Arg, Args, Dims, Value};
+use crate::artifact::{self, WantedKernels, WantedTarget};
+use crate::ast::{Arg, Args, Candidates, Dims, Value};
+use crate::body::BodyRead;
+use crate::cexpr;
 use crate::errors::Errors;
+use crate::plans::{self, Keys, Read};
 use crate::policy::Loaded;
+use crate::resolve::{Resolver, Scope, Val};
 use crate::spec::{SourceKind, Spec, TargetSpec};
 use crate::{Env, MANIFEST_VAR};
 
-/// Checks `args` against each other, the policy and the compiled kernel.
+/// What the front end read besides the attribute: the evaluator over the crate's sources,
+/// the scope the attribute's constants are written in, and the body.
+pub(crate) struct Reading<'r, 'c> {
+    pub(crate) resolver: &'r mut Resolver<'c>,
+    /// The wrapper's scope (its module and `Self`), for the attribute's constants.
+    pub(crate) scope: Scope,
+    /// The body's launches; `None` when it was not read.
+    pub(crate) body: Option<BodyRead>,
+    /// Why the body or the sources were not read.
+    pub(crate) unread: Option<String>,
+}
+
+/// Checks `args` against each other, the policy, the body and the compiled kernels.
 ///
 /// # Errors
 ///
 /// Every problem, combined, each on its token.
 pub(crate) fn validate(
-    args: Args,
+    mut args: Args,
     loaded: &Loaded,
     env: &Env,
     wrapper: &Ident,
     attribute: Span,
+    reading: Reading<'_, '_>,
 ) -> Result<Spec> {
     let policy = &loaded.policy;
     let mut errors = Errors::default();
     let mut keys = Vec::new();
-    let mut key = |input: Input, arg_key: &Ident| keys.push((input, arg_key.span()));
+    let mut read = Read::default();
+    let mut unread: Vec<String> = reading.unread.iter().cloned().collect();
 
-    let block = match &args.block {
-        Some(Arg { key: k, value }) => {
-            key(Input::Block, k);
-            three(value)
+    // The attribute's constants, resolved where the source reader can.
+    {
+        let mut resolve = |value: &mut Value| {
+            resolve_value(
+                value,
+                reading.resolver,
+                &reading.scope,
+                &mut read,
+                &mut unread,
+            );
+        };
+        for arg in [&mut args.block, &mut args.grid].into_iter().flatten() {
+            for dims in &mut arg.value.items {
+                dims.dims.iter_mut().for_each(&mut resolve);
+            }
         }
-        None if written(&args, "block") => three_ones(),
-        None => {
-            errors.push(Error::new(
-                attribute,
-                "missing `block`: the threads per block of the launch, e.g. `block = 256` or \
-                 `block = (16, 16)`",
-            ));
-            three_ones()
+        if let Some(arg) = &mut args.smem {
+            arg.value.items.iter_mut().for_each(&mut resolve);
         }
+        for arg in [
+            &mut args.regs,
+            &mut args.static_smem,
+            &mut args.barriers,
+            &mut args.max_threads,
+            &mut args.opt_in,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            resolve(&mut arg.value);
+        }
+    }
+
+    let mut key = |input: Input, arg_key: &Ident| keys.push((input, arg_key.span()));
+    if let Some(arg) = &args.block {
+        key(Input::Block, &arg.key);
+    }
+    if let Some(arg) = &args.smem {
+        key(Input::DynamicSmem, &arg.key);
+    }
+    if let Some(arg) = &args.grid {
+        key(Input::Grid, &arg.key);
+    }
+    let body = reading.body.as_ref();
+    // The launches: the body's, merged with the keys.
+    let plan_keys = Keys {
+        block: args.block.as_ref(),
+        smem: args.smem.as_ref(),
+        grid: args.grid.as_ref(),
     };
-    let has_source = args.kernel.is_some() || args.cubin.is_some() || args.fatbin.is_some();
+    let plans = plans::plans(
+        &plan_keys,
+        written(&args, "block"),
+        body,
+        reading.unread.as_deref(),
+        attribute,
+        &mut read,
+        &mut errors,
+    );
+
+    let body_kernel = body_kernel(&args, body, &mut errors);
+    let has_source = args.kernel.is_some()
+        || args.cubin.is_some()
+        || args.fatbin.is_some()
+        || body_kernel.is_some();
     if args.regs.is_none()
         && !has_source
         && !["regs", "kernel", "cubin", "fatbin"]
             .iter()
             .any(|k| written(&args, k))
     {
-        errors.push(Error::new(
-            attribute,
-            "missing the kernel's resources: `kernel = \"name\"` (from the build's resource \
-             manifest), `cubin = \"path\"`, `fatbin = \"path\"`, or `regs = N` (ptxas -v: \
-             `Used N registers`)",
-        ));
+        let mut message = "missing the kernel's resources: `kernel = \"name\"` (from the build's \
+             resource manifest), `cubin = \"path\"`, `fatbin = \"path\"`, or `regs = N` (ptxas \
+             -v: `Used N registers`)"
+            .to_owned();
+        if let Some((glob, _)) = body.and_then(|b| b.kernel_pattern.as_ref()) {
+            message.push_str(&format!(
+                "; the body names its kernel at run time: `kernel = \"{glob}\"` checks every \
+                 kernel that matches"
+            ));
+        } else if let Some(b) = body
+            && b.kernels.len() > 1
+        {
+            let names: Vec<&str> = b.kernels.iter().map(|(n, _)| n.as_str()).collect();
+            message.push_str(&format!(
+                "; the body loads several kernels ({}): name them with `kernel = [...]`",
+                names.join(", ")
+            ));
+        }
+        errors.push(Error::new(attribute, message));
     }
     let mut optional = |arg: &Option<Arg<Value>>, input: Input| {
         arg.as_ref().map(|Arg { key: k, value }| {
@@ -68,7 +150,6 @@ pub(crate) fn validate(
         })
     };
     let regs = optional(&args.regs, Input::Registers);
-    let smem = optional(&args.smem, Input::DynamicSmem).unwrap_or(Value::unspanned(0));
     let static_smem = optional(&args.static_smem, Input::StaticSmem);
     let barriers = optional(&args.barriers, Input::Barriers);
     let max_threads = optional(&args.max_threads, Input::MaxThreads);
@@ -77,29 +158,28 @@ pub(crate) fn validate(
         key(Input::Carveout, k);
         value.value
     });
-    let grid = args.grid.as_ref().map(|Arg { key: k, value }| {
-        key(Input::Grid, k);
-        three(value)
-    });
 
-    // Constants are evaluated in an item inside the body, where `Self` does not exist.
-    let grid_values = grid.iter().flatten();
-    for value in block
+    // Constants the reader could not resolve are evaluated in an item inside the body,
+    // where `Self` does not exist.
+    let attribute_values = args
+        .block
         .iter()
-        .chain([&smem])
+        .chain(args.grid.iter())
+        .flat_map(|a| a.value.items.iter().flat_map(|d| d.dims.iter()))
+        .chain(args.smem.iter().flat_map(|a| a.value.items.iter()))
         .chain(regs.iter())
         .chain(static_smem.iter())
         .chain(barriers.iter())
         .chain(max_threads.iter())
-        .chain(opt_in.iter())
-        .chain(grid_values)
-    {
+        .chain(opt_in.iter());
+    for value in attribute_values {
         if let Value::Const(expr) = value
             && let Some(token) = find_self(quote::ToTokens::to_token_stream(expr))
         {
             errors.push(Error::new(
                 token.span(),
-                "`Self` cannot be used in the attribute: the check is an item inside the \
+                "`Self` cannot be used in the attribute here: the source reader could not \
+                 resolve this constant, and the compile-time check is an item inside the \
                  function; name the type instead (`Gemm::TILE`)",
             ));
         }
@@ -181,8 +261,10 @@ pub(crate) fn validate(
     if let Some(Arg { key: k, .. }) = &args.cluster {
         key(Input::Cluster, k);
     }
-    if let (Some(Arg { key: grid_key, .. }), Some(grid)) = (&args.grid, &grid) {
-        grid_checks(grid_key, grid, cluster.map(|c| c.dim), &mut errors);
+    for plan in &plans {
+        if let Some(grid) = &plan.grid {
+            grid_checks(plan.grid_span, grid, cluster.map(|c| c.dim), &mut errors);
+        }
     }
 
     // Levels: the policy's, then the attribute's.
@@ -203,23 +285,31 @@ pub(crate) fn validate(
         }
     }
 
-    // The compiled kernel's resources, per target.
-    let resolved = artifact::resolve(&args, policy, env, &targets, &mut errors);
+    // The compiled kernels' resources, per target.
+    let wanted = args
+        .kernel
+        .as_ref()
+        .map(WantedKernels::from_arg)
+        .or(body_kernel);
+    let resolved = artifact::resolve(&args, wanted, policy, env, &targets, &mut errors);
     let mut tracked_files: Vec<std::path::PathBuf> = loaded.file.iter().cloned().collect();
     let mut tracked_vars = vec![occupancy_core::policy::Policy::ENV_VAR];
-    let mut resources: Vec<_> = targets.iter().map(|_| None).collect();
+    let mut kernels = Vec::new();
     let source = resolved.map(|resolved| {
         keys.push((Input::Kernel, resolved.key_span));
         tracked_files.push(resolved.source.path.clone());
         if matches!(resolved.source.kind, SourceKind::Manifest(_)) {
             tracked_vars.push(MANIFEST_VAR);
         }
-        resources = resolved.resources.into_iter().map(Some).collect();
+        kernels = resolved.kernels;
         resolved.source
     });
     // A kernel compiled with `__cluster_dims__` launches with exactly that cluster.
     if let (Some(Arg { key: k, .. }), Some(given)) = (&args.cluster, cluster) {
-        let compiled = resources.iter().flatten().find_map(|r| r.cluster_dims);
+        let compiled = kernels
+            .iter()
+            .flat_map(|k| k.resources.iter())
+            .find_map(|r| r.cluster_dims);
         if let Some([x, y, z]) = compiled
             && ClusterDim::new(x, y, z) != given.dim
         {
@@ -237,33 +327,111 @@ pub(crate) fn validate(
         wrapper: wrapper.to_string(),
         targets: targets
             .into_iter()
-            .zip(resources)
-            .map(|(wanted, resources)| TargetSpec {
+            .map(|wanted| TargetSpec {
                 target: wanted.target,
                 span: wanted.span,
-                resources,
             })
             .collect(),
         min_occupancy,
         class,
         levels,
         thresholds: policy.thresholds,
-        block,
-        smem,
+        plans,
+        kernels,
         regs,
         static_smem,
         barriers,
         max_threads,
         opt_in,
         carveout,
-        grid,
         cluster,
         source,
         tracked_files,
         tracked_vars,
+        confirmations: read.confirmations,
+        helpers: read.helpers,
+        unread,
         attribute,
         keys,
     })
+}
+
+/// A constant of the attribute, resolved from the crate's sources when the reader can
+/// (then a literal, with the compiler's confirmation recorded); else left to the
+/// compile-time path, with why in `unread`.
+fn resolve_value(
+    value: &mut Value,
+    resolver: &mut Resolver<'_>,
+    scope: &Scope,
+    read: &mut Read,
+    unread: &mut Vec<String>,
+) {
+    let Value::Const(expr) = value else { return };
+    let span = syn::spanned::Spanned::span(&**expr);
+    let lowered = cexpr::lower(expr);
+    let eval = resolver.eval(&lowered, scope, Some(cexpr::IntTy::U32));
+    let text = quote::ToTokens::to_token_stream(&**expr).to_string();
+    match eval.as_slice() {
+        [b] if b.picks.is_empty() => match &b.val {
+            Val::Int(k) if (0..=i128::from(u32::MAX)).contains(&k.value) => {
+                plans::confirm(k, span, read);
+                *value = Value::Lit {
+                    value: k.value as u32,
+                    span,
+                };
+            }
+            Val::Int(k) => unread.push(format!("`{text}` = {} is not a u32", k.value)),
+            Val::Unknown(why) if why.starts_with(&format!("`{text}`")) => unread.push(why.clone()),
+            Val::Unknown(why) => unread.push(format!("`{text}`: {why}")),
+            _ => unread.push(format!("`{text}` is not a number")),
+        },
+        _ => unread.push(format!("`{text}` has several values")),
+    }
+}
+
+/// The kernel the body names as a literal, when the attribute does not: the one name the
+/// body loads. A `kernel` that names another single kernel than the body is drift.
+fn body_kernel(args: &Args, body: Option<&BodyRead>, errors: &mut Errors) -> Option<WantedKernels> {
+    let body = body?;
+    let mut names: Vec<&(String, Span)> = Vec::new();
+    for k in &body.kernels {
+        if !names.iter().any(|n| n.0 == k.0) {
+            names.push(k);
+        }
+    }
+    let [(name, span)] = names.as_slice() else {
+        return None;
+    };
+    match &args.kernel {
+        Some(Arg {
+            value: Candidates { items, list: false },
+            key,
+        }) => {
+            let given = items.first()?.value();
+            if !artifact::is_glob(&given)
+                && given != *name
+                && !given.ends_with(&format!("::{name}"))
+            {
+                errors.push(Error::new(
+                    key.span(),
+                    format!("`kernel = \"{given}\"`, but the body loads the kernel `{name}`: the attribute must check the kernel the body launches"),
+                ));
+                errors.push(Error::new(
+                    *span,
+                    format!("the body loads `{name}` here, not `{given}`"),
+                ));
+            }
+            None
+        }
+        Some(_) => None,
+        None if args.cubin.is_some() || args.fatbin.is_some() || args.regs.is_none() => {
+            Some(WantedKernels {
+                names: vec![(name.clone(), *span)],
+                key_span: *span,
+            })
+        }
+        None => None,
+    }
 }
 
 /// `cluster = 2 | (2, 1) | (2, 1, 1)`: literal, on targets with clusters (cc 9.0+), within
@@ -343,13 +511,13 @@ fn cluster(arg: &Arg<Dims>, targets: &[WantedTarget], errors: &mut Errors) -> Op
 /// The grid's literal dimensions against the device's limits ([`MAX_GRID_DIM`]), and, with
 /// a cluster, each a multiple of the cluster's (or the launch fails with
 /// `CUDA_ERROR_INVALID_CLUSTER_SIZE`).
-fn grid_checks(key: &Ident, grid: &[Value; 3], cluster: Option<ClusterDim>, errors: &mut Errors) {
+fn grid_checks(span: Span, grid: &[Value; 3], cluster: Option<ClusterDim>, errors: &mut Errors) {
     let literal: Vec<Option<u32>> = grid.iter().map(Value::literal).collect();
     for ((axis, value), max) in ["x", "y", "z"].iter().zip(&literal).zip(MAX_GRID_DIM) {
         match value {
-            Some(0) => errors.push(Error::new(key.span(), format!("the grid's {axis} dimension is 0"))),
+            Some(0) => errors.push(Error::new(span, format!("the grid's {axis} dimension is 0"))),
             Some(n) if *n > max => errors.push(Error::new(
-                key.span(),
+                span,
                 format!("the grid's {axis} dimension {n} exceeds the {max} blocks a grid may have along {axis}"),
             )),
             _ => {}
@@ -366,7 +534,7 @@ fn grid_checks(key: &Ident, grid: &[Value; 3], cluster: Option<ClusterDim>, erro
             && n % per_cluster != 0
         {
             errors.push(Error::new(
-                key.span(),
+                span,
                 format!(
                     "the grid's {axis} dimension {n} is not a multiple of the cluster's ({per_cluster}): the launch \
                      fails (CUDA_ERROR_INVALID_CLUSTER_SIZE)"
@@ -383,24 +551,6 @@ fn cluster_text(dim: ClusterDim) -> String {
         (_, _, u64::MAX) => dim.to_string(),
         (_, _, n) => format!("{dim} = {n}"),
     }
-}
-
-/// x, y, z from one to three dimensions (missing ones are 1).
-fn three(dims: &Dims) -> [Value; 3] {
-    let mut values = dims.dims.iter().cloned();
-    [
-        values.next().unwrap_or(Value::unspanned(1)),
-        values.next().unwrap_or(Value::unspanned(1)),
-        values.next().unwrap_or(Value::unspanned(1)),
-    ]
-}
-
-fn three_ones() -> [Value; 3] {
-    [
-        Value::unspanned(1),
-        Value::unspanned(1),
-        Value::unspanned(1),
-    ]
 }
 
 /// The first `Self` in `tokens`, groups included.

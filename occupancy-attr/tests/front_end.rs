@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use occupancy_attr::{Env, MANIFEST_VAR, ManifestOrigin, SourceKind, Spec, parse};
+use occupancy_attr::{Env, MANIFEST_VAR, ManifestOrigin, SourceKind, Spec, Wrapper, parse};
 use proc_macro2::{Span, TokenStream};
 use proptest::prelude::*;
 use quote::quote;
@@ -16,7 +16,7 @@ fn parse_with(args: TokenStream, env: &Env) -> Result<Spec, Vec<String>> {
     let func: syn::ItemFn = syn::parse_quote!(
         fn launch() {}
     );
-    parse(args, &func.sig, Span::call_site(), env)
+    parse(args, &Wrapper::signature(&func.sig), Span::call_site(), env)
         .map_err(|e| e.into_iter().map(|e| e.to_string()).collect())
 }
 
@@ -51,9 +51,18 @@ fn manifest_with_k_plain_regs(regs: u32) -> String {
     json.to_string()
 }
 
+/// The spec's one kernel, if it has a compiled one.
+fn kernel_of(spec: &Spec) -> Option<usize> {
+    (!spec.kernels.is_empty()).then_some(0)
+}
+
 fn regs_per_target(spec: &Spec) -> Vec<u32> {
     (0..spec.targets.len())
-        .map(|i| spec.kernel(i).unwrap().registers_per_thread)
+        .map(|i| {
+            spec.kernel(kernel_of(spec), i)
+                .unwrap()
+                .registers_per_thread
+        })
         .collect()
 }
 
@@ -145,15 +154,13 @@ fn fatbin_resources_per_target() {
         &env,
     );
     // sm_86 runs the sm_80 cubin; the H100 (9.0) the sm_90a one.
-    let archs: Vec<String> = spec
-        .targets
-        .iter()
-        .map(|t| t.resources.as_ref().unwrap().arch.to_string())
+    let archs: Vec<String> = (0..spec.targets.len())
+        .map(|i| spec.resources(Some(0), i).unwrap().arch.to_string())
         .collect();
     assert_eq!(archs, ["sm_80", "sm_80", "sm_90a"]);
     assert_eq!(regs_per_target(&spec), [52, 52, 46]);
     let evaluation = spec.evaluate().unwrap();
-    let percents: Vec<f64> = evaluation
+    let percents: Vec<f64> = evaluation.cases[0]
         .targets
         .iter()
         .map(|t| t.occupancy.as_ref().unwrap().percent())
@@ -165,9 +172,9 @@ fn fatbin_resources_per_target() {
     // sm_86 are 4 over the 48 that give a fifth block (register_step); on sm_90 the 46
     // would have to drop to 40 (6, over the default 4).
     let found: Vec<(&str, String)> = evaluation
-        .findings
+        .diagnostics
         .iter()
-        .map(|f| (f.lint.name, f.target.unwrap().to_string()))
+        .map(|d| (d.finding.lint.name, d.finding.target.unwrap().to_string()))
         .collect();
     assert_eq!(
         found,
@@ -185,7 +192,7 @@ fn artifact_facts_and_launch_bounds() {
         quote!(kernel = "k_spill", block = 128, target = ["sm_80", "sm_90"]),
         &env,
     );
-    let facts: Vec<_> = (0..2).map(|i| spec.artifact(i)).collect();
+    let facts: Vec<_> = (0..2).map(|i| spec.artifact(Some(0), i)).collect();
     assert_eq!(facts[0].spill_store_bytes, Some(480));
     assert_eq!(facts[0].spill_load_bytes, Some(568));
     assert_eq!(facts[1].spill_store_bytes, Some(484));
@@ -197,19 +204,22 @@ fn artifact_facts_and_launch_bounds() {
         quote!(kernel = "k_bounds", block = 512, target = "sm_90"),
         &env,
     );
-    assert_eq!(spec.artifact(0).min_blocks_per_sm, Some(2));
-    assert_eq!(spec.kernel(0).unwrap().max_threads_per_block, Some(256));
+    assert_eq!(spec.artifact(Some(0), 0).min_blocks_per_sm, Some(2));
+    assert_eq!(
+        spec.kernel(Some(0), 0).unwrap().max_threads_per_block,
+        Some(256)
+    );
     let evaluation = spec.evaluate().unwrap();
     // The driver's occupancy ignores launch bounds (4 blocks of 16 warps); the lint does not.
     assert_eq!(
-        evaluation.targets[0]
+        evaluation.cases[0].targets[0]
             .occupancy
             .as_ref()
             .unwrap()
             .blocks_per_sm,
         4
     );
-    let finding = &evaluation.findings[0];
+    let finding = &evaluation.diagnostics[0].finding;
     assert_eq!(finding.lint.name, "launch_impossible");
     assert!(
         finding.notes.iter().any(|n| n
@@ -233,7 +243,7 @@ fn artifact_facts_and_launch_bounds() {
         &env,
     );
     for i in 0..2 {
-        let kernel = spec.kernel(i).unwrap();
+        let kernel = spec.kernel(Some(0), i).unwrap();
         assert_eq!(
             (
                 kernel.registers_per_thread,
@@ -265,7 +275,7 @@ fn grid_cluster_class_and_thresholds() {
         quote!(block = 256, regs = 32, grid = (64, 64), target = "sm_90"),
         &env,
     );
-    assert_eq!(spec.grid_blocks(), Some(4096));
+    assert_eq!(spec.plans[0].grid_blocks(), Some(4096));
     assert_eq!(spec.min_occupancy.basis_points(), 2500);
     assert_eq!(spec.class.map(|c| c.name()), Some("compute_bound"));
     assert_eq!(spec.thresholds.smem_step_max_bytes, 256);
@@ -275,7 +285,7 @@ fn grid_cluster_class_and_thresholds() {
         quote!(block = 256, regs = 32, grid = GRID, class = "memory_bound"),
         &env,
     );
-    assert_eq!(spec.grid_blocks(), None);
+    assert_eq!(spec.plans[0].grid_blocks(), None);
     assert!(spec.const_inputs().is_empty());
     assert_eq!(spec.min_occupancy.basis_points(), 6250);
     assert!(spec.evaluate().is_some());

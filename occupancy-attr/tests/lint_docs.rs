@@ -24,7 +24,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use occupancy_attr::{Env, Evaluation, Spec, parse};
+use occupancy_attr::{Env, Evaluation, Spec, Wrapper, parse};
 use occupancy_core::arch::ARCHS;
 use occupancy_core::cluster::{ClusterCount, Topology, max_active_clusters};
 use occupancy_core::lint::{LINTS, Level, Lint};
@@ -125,6 +125,8 @@ const CLAIMS: &[Claim] = &[
     claim("launch_bounds_mismatch", 0, "2 blocks/SM: min_blocks 4 not reached", &[Blocks(2), Says("this launch gets 2")]),
 
     claim("undersized_grid", 0, "one block per SM, 80,", &[Says("at least 80 blocks give every SM one, 160 fill the GPU")]),
+    claim("undersized_grid", 0, "at most 50% achieved", &[Says("at most 50% achieved: 1 block on 80 SMs")]),
+    claim("tail_effect", 0, "at most 25% achieved", &[Says("the last wave alone: at most 25% achieved: 244 blocks on 132 SMs")]),
 
     claim("cluster_limit", 0, "7 clusters: 112 of 132 SMs", &[Clusters(7), Says("7 x 16 = 112 blocks"), Says("132 SMs")]),
 ];
@@ -435,7 +437,8 @@ fn run(
         )
         .unwrap();
     }
-    let spec = parse(args, &func.sig, Span::call_site(), &Env::new(&dir)).map_err(|e| {
+    let wrapper = Wrapper::new(&func.sig, &func.block);
+    let spec = parse(args, &wrapper, Span::call_site(), &Env::new(&dir)).map_err(|e| {
         let errors: Vec<String> = e.into_iter().map(|e| e.to_string()).collect();
         format!("the attribute does not parse: {errors:?}")
     })?;
@@ -448,10 +451,10 @@ fn run(
 /// The findings of `lint` in `evaluation`, rendered as the macro renders them.
 fn findings_of(evaluation: &Evaluation, lint: &str) -> Vec<String> {
     evaluation
-        .findings
+        .diagnostics
         .iter()
-        .filter(|f| f.lint.name == lint)
-        .map(|f| f.to_string())
+        .filter(|d| d.finding.lint.name == lint)
+        .map(|d| d.finding.to_string())
         .collect()
 }
 
@@ -481,7 +484,8 @@ fn verify(check: Check, lint: &str, spec: &Spec, evaluation: &Evaluation) -> Res
     if let Kernel = check {
         return Ok(());
     }
-    for (index, t) in evaluation.targets.iter().enumerate() {
+    let case = &evaluation.cases[0];
+    for (index, t) in case.targets.iter().enumerate() {
         let occ = || {
             t.occupancy
                 .as_ref()
@@ -503,7 +507,7 @@ fn verify(check: Check, lint: &str, spec: &Spec, evaluation: &Evaluation) -> Res
             WarpsPerBlock(n) => (n.to_string(), occ()?.warps_per_block.to_string()),
             DynamicSmem(n) => (n.to_string(), t.launch.dynamic_smem_bytes.to_string()),
             Clusters(n) => {
-                let cluster = spec.cluster(index).ok_or("no cluster")?;
+                let cluster = spec.cluster(case.kernel, index).ok_or("no cluster")?;
                 let topology = Topology::of_target(&t.target).ok_or("not a named GPU")?;
                 let r =
                     max_active_clusters(t.target.arch, &topology, &t.kernel, &t.launch, &cluster)
@@ -644,7 +648,7 @@ fn examples_fire_and_fixes_do_not() {
                 0 if !fired => writeln!(
                     problems,
                     "{whence} should fire; the findings: {:#?}",
-                    evaluation.findings
+                    evaluation.diagnostics
                 )
                 .unwrap(),
                 0 if spec.level(lint) == Level::Allow => writeln!(

@@ -1,20 +1,53 @@
 //! Diagnostics as tokens: the one place that knows how a warning or an error reaches the
-//! user, so that another backend (the nightly `proc_macro::Diagnostic`) can replace it.
+//! user. Two backends, chosen by the cargo feature `nightly` (never detected from the
+//! compiler):
 //!
-//! Stable Rust has no warning API for proc macros. A warning is a use of a local
-//! `#[deprecated(note = "...")]` item named after the lint, placed in the wrapper's body
-//! with the user's span: rustc prints `warning: use of deprecated macro `low_occupancy`:
-//! <message>`, `#[allow(deprecated)]` on the function silences it, `-D warnings` makes it an
-//! error. The macro never generates a lint attribute itself (a user's
-//! `#![forbid(deprecated)]` would reject it).
+//! - stable (default): Rust has no warning API for proc macros. A warning is a use of a
+//!   local `#[deprecated(note = "...")]` item named after the lint, placed in the wrapper's
+//!   body with the user's span: rustc prints `warning: use of deprecated macro
+//!   `low_occupancy`: <message>`, `#[allow(deprecated)]` on the function silences it,
+//!   `-D warnings` makes it an error. The macro never generates a lint attribute itself (a
+//!   user's `#![forbid(deprecated)]` would reject it). A denied finding is a
+//!   `compile_error!` with the same text.
+//! - `nightly`: `proc_macro::Diagnostic` (rust-lang/rust#54140): `warning: low_occupancy:
+//!   <message>` (or `error:` for a denied finding) at the user's span, each note and help a
+//!   `= note:` / `= help:` child. Rustc's lint levels do not apply to these: no `#[allow]`
+//!   silences them and `-D warnings` does not make them errors (the crate's README says
+//!   so); the attribute's `allow(...)` and `occupancy.toml` `[lints]` do, as on stable.
+//!   Outside a proc macro (the crate's unit tests) the stable tokens are emitted.
+//!
+//! Front-end errors (a bad key, a malformed policy) are `syn::Error`s on both backends.
 
+use occupancy_core::lint::Finding;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::LitStr;
 
-/// A warning named `lint` at `span`: a statement for the wrapper's body that expands to
-/// nothing.
-pub(crate) fn warning(lint: &str, span: Span, text: &str) -> TokenStream {
+/// A warning about `finding` at `span`: a statement for the wrapper's body (stable), or
+/// nothing once the diagnostic is emitted (`nightly`).
+pub(crate) fn warning(span: Span, finding: &Finding) -> TokenStream {
+    #[cfg(feature = "nightly")]
+    if proc_macro::is_available() {
+        nightly::emit(proc_macro::Level::Warning, span, finding);
+        return TokenStream::new();
+    }
+    deprecated_use(finding.lint.name, span, &finding.to_string())
+}
+
+/// An error for a denied `finding` at `span`: `<lint>: <message>`, then its notes and
+/// helps.
+pub(crate) fn denied(span: Span, finding: &Finding) -> TokenStream {
+    #[cfg(feature = "nightly")]
+    if proc_macro::is_available() {
+        nightly::emit(proc_macro::Level::Error, span, finding);
+        return TokenStream::new();
+    }
+    error(span, &format!("{}: {finding}", finding.lint.name))
+}
+
+/// A use of a local deprecated macro named `lint`, with `text` as its note: a statement
+/// that expands to nothing.
+fn deprecated_use(lint: &str, span: Span, text: &str) -> TokenStream {
     let definition = Ident::new(lint, Span::call_site());
     let call = Ident::new(lint, span);
     let note = LitStr::new(text, Span::call_site());
@@ -28,7 +61,32 @@ pub(crate) fn warning(lint: &str, span: Span, text: &str) -> TokenStream {
 }
 
 /// An error at `span`: a statement for the wrapper's body.
-pub(crate) fn error(span: Span, text: &str) -> TokenStream {
+fn error(span: Span, text: &str) -> TokenStream {
     let message = LitStr::new(text, span);
     quote_spanned! {span=> ::core::compile_error!(#message); }
+}
+
+/// The `proc_macro::Diagnostic` backend (nightly compilers only).
+#[cfg(feature = "nightly")]
+mod nightly {
+    use occupancy_core::lint::Finding;
+    use proc_macro::{Diagnostic, Level};
+
+    /// Emits `<lint>: <message>` at `span` with one `note` child per note and one `help`
+    /// child per help, in the finding's order (children without a span of their own: rustc
+    /// renders them `= note:` / `= help:` under the primary span).
+    pub(super) fn emit(level: Level, span: proc_macro2::Span, finding: &Finding) {
+        let mut diagnostic = Diagnostic::spanned(
+            span.unwrap(),
+            level,
+            format!("{}: {}", finding.lint.name, finding.message),
+        );
+        for note in &finding.notes {
+            diagnostic = diagnostic.note(note.as_str());
+        }
+        for help in &finding.helps {
+            diagnostic = diagnostic.help(help.as_str());
+        }
+        diagnostic.emit();
+    }
 }

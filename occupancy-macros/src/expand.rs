@@ -1,10 +1,18 @@
-//! Code generation: the wrapper, unchanged, with one block statement in front of its body
-//! that holds the checks. The block contains only items and macro calls that expand to
-//! nothing: it is evaluated during compilation and adds no code.
+//! Code generation: the wrapper, unchanged (its body's tokens are not even re-printed), with
+//! one block statement in front of its body that holds the checks. The block contains only
+//! items, inline `const` blocks and macro calls that expand to nothing: it is evaluated
+//! during compilation and adds no code.
 //!
-//! - All values literal: the macro runs the lints now ([`occupancy_attr::Spec::evaluate`],
-//!   target by target with each target's compiled kernel) and emits each finding at its level: a warning ([`emit::warning`]), an error
-//!   ([`emit::error`]), or nothing.
+//! - All values known: the macro runs the lints now ([`occupancy_attr::Spec::evaluate`],
+//!   plan by plan, kernel by kernel, target by target with each target's compiled kernel)
+//!   and emits each diagnostic at its level: a warning ([`emit::warning`]), an error
+//!   ([`emit::denied`]), or nothing.
+//! - Every value the front end read from a name (a constant of the crate, a `const fn`, a
+//!   helper's constants) is asserted during compilation: `const _: () = { assert!(TERM ==
+//!   value, "..."); ... };`, one item for the wrapper (`Self` and generic parameters: an
+//!   inline `const { }` in the body instead, evaluated by `cargo build`); each helper read
+//!   is checked to be the function called (`same_item(&written, &read)`, dead code that only
+//!   type-checks when both are the same function item).
 //! - Some value a constant expression: the macro cannot read it, so it emits `const` items
 //!   that run the engine during compilation ([`occupancy_core::lint::konst`]): a
 //!   `launch_impossible` or denied lint is a const panic with a fixed message; a warned lint
@@ -16,35 +24,93 @@
 //!
 //! Generated code names the engine through the facade crate, `::occupancy`, with full paths.
 
-use occupancy_attr::{Spec, Value};
+use occupancy_attr::{Diagnostic, Plan, Spec, Value};
 use occupancy_core::lint::konst::Impossible;
-use occupancy_core::lint::{Finding, Input, LOW_OCCUPANCY, Level, Lint, PARTIAL_WARP};
-use proc_macro2::{Ident, Span, TokenStream};
+use occupancy_core::lint::{Input, LOW_OCCUPANCY, Level, Lint, PARTIAL_WARP};
+use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
-use syn::{ItemFn, LitStr, Stmt};
+use syn::LitStr;
 
 use crate::emit;
 
-/// The wrapper with the checks for `spec` in front of its body.
-pub(crate) fn expand(spec: &Spec, func: ItemFn) -> TokenStream {
+/// The checks for `spec`: tracking, confirmations, and the diagnostics (or the
+/// compile-time path).
+pub(crate) fn expand(spec: &Spec) -> TokenStream {
     let mut checks = tracking(spec);
+    checks.extend(confirmations(spec));
     match spec.evaluate() {
         Some(evaluation) => {
-            checks.extend(evaluation.findings.iter().map(|f| report(spec, f)));
+            checks.extend(evaluation.diagnostics.iter().map(|d| report(spec, d)));
         }
         None => checks.extend(const_checks(spec)),
     }
-    with_checks(func, checks)
+    checks
 }
 
-/// `func` with `checks` as a block statement in front of its body; the body's own tokens
-/// and spans are untouched.
-pub(crate) fn with_checks(mut func: ItemFn, checks: TokenStream) -> TokenStream {
+/// The function: its head as it was, its body's tokens as they were with `checks` as a
+/// block statement in front; the body keeps its own span.
+pub(crate) fn with_checks(head: TokenStream, body: &Group, checks: TokenStream) -> TokenStream {
+    let mut stream = TokenStream::new();
     if !checks.is_empty() {
-        let block = syn::Item::Verbatim(quote!({ #checks }));
-        func.block.stmts.insert(0, Stmt::Item(block));
+        stream.extend(quote!({ #checks }));
     }
-    quote!(#func)
+    stream.extend(body.stream());
+    let mut group = Group::new(Delimiter::Brace, stream);
+    group.set_span(body.span());
+    let mut out = head;
+    out.extend([TokenTree::Group(group)]);
+    out
+}
+
+/// The compiler's confirmation of every value read from a name, and of every helper read.
+fn confirmations(spec: &Spec) -> TokenStream {
+    let mut items = TokenStream::new();
+    let mut in_body = TokenStream::new();
+    for c in &spec.confirmations {
+        let expr = &c.expr;
+        let value = proc_macro2::Literal::i128_unsuffixed(c.value);
+        let message = match c.from_attribute {
+            None => format!(
+                "#[occupancy::check] read `{}` as {} from the crate's sources ({}), but the \
+                 compiler computes another value: the check would be about another launch (a \
+                 shadowed name? a #[cfg]-dependent constant?); write the value in the attribute \
+                 (`block = ...`, `smem = ...`) and the compiler checks it instead",
+                c.text, c.value, c.what
+            ),
+            Some(key) => format!(
+                "#[occupancy::check]: the attribute's `{key}` says {} for the body's `{}`, but \
+                 the compiler computes another value: the attribute must check the launch the \
+                 body makes",
+                c.value, c.text
+            ),
+        };
+        let message = LitStr::new(&message, c.span);
+        let assertion = quote_spanned! {c.span=>
+            ::core::assert!((#expr) == #value, #message);
+        };
+        if c.in_body {
+            in_body.extend(quote_spanned!(c.span=> const { #assertion };));
+        } else {
+            items.extend(assertion);
+        }
+    }
+    let mut out = TokenStream::new();
+    if !items.is_empty() {
+        out.extend(quote!(const _: () = { #items };));
+    }
+    out.extend(in_body);
+    let helpers: Vec<TokenStream> = spec
+        .helpers
+        .iter()
+        .map(|h| {
+            let (written, read) = (&h.written, &h.read);
+            quote_spanned!(h.span=> ::occupancy::__private::same_item(&#written, &#read);)
+        })
+        .collect();
+    if !helpers.is_empty() {
+        out.extend(quote!(if false { #(#helpers)* }));
+    }
+    out
 }
 
 /// Tells cargo what the expansion depends on besides the source: the files read and the
@@ -76,34 +142,54 @@ fn tracking(spec: &Spec) -> TokenStream {
     if !tracked.is_empty() {
         tokens.extend(quote!(if false { let _ = (#(#tracked,)*); }));
     }
-    for dim in spec.grid.iter().flatten() {
-        if let Value::Const(expr) = dim {
-            tokens.extend(quote! { const _: u32 = #expr; });
+    for plan in &spec.plans {
+        for dim in plan.grid.iter().flatten() {
+            if let Value::Const(expr) = dim {
+                tokens.extend(quote! { const _: u32 = #expr; });
+            }
         }
     }
     tokens
 }
 
-fn report(spec: &Spec, finding: &Finding) -> TokenStream {
-    let span = spec.span_of(finding.input);
+fn report(spec: &Spec, diagnostic: &Diagnostic) -> TokenStream {
+    let finding = &diagnostic.finding;
+    let span = spec.span_of(finding.input, diagnostic.plan);
     match spec.level(finding.lint) {
         Level::Allow => TokenStream::new(),
-        Level::Warn => emit::warning(finding.lint.name, span, &finding.to_string()),
-        Level::Deny => emit::error(span, &format!("{}: {finding}", finding.lint.name)),
+        Level::Warn => emit::warning(span, finding),
+        Level::Deny => emit::denied(span, finding),
     }
 }
 
 /// Some value is a constant expression: check during compilation, without the numbers.
 fn const_checks(spec: &Spec) -> TokenStream {
+    spec.plans
+        .iter()
+        .enumerate()
+        .map(|(p, plan)| {
+            let checks = const_plan(spec, p, plan);
+            quote!({ #checks })
+        })
+        .collect()
+}
+
+/// The compile-time checks of one plan, for every kernel and target.
+fn const_plan(spec: &Spec, p: usize, plan: &Plan) -> TokenStream {
     let inputs = spec.const_inputs();
     let span = inputs
         .first()
-        .map_or(spec.attribute, |input| spec.span_of(*input));
+        .map_or(spec.attribute, |input| spec.span_of(*input, p));
     let given: Vec<String> = inputs.iter().map(|i| format!("`{}`", i.key())).collect();
+    let unread: String = spec
+        .unread
+        .iter()
+        .map(|why| format!("\n= note: not read from the crate's sources: {why}"))
+        .collect();
     let why = format!(
         "= note: computed during compilation from the constant{} given to {}: the numbers \
-         cannot be shown\n= help: write the values as literals in the attribute for the \
-         numbers and a fix, or run `cargo occupancy calc` with them",
+         cannot be shown{unread}\n= help: write the values as literals in the attribute for \
+         the numbers and a fix, or run `cargo occupancy calc` with them",
         if given.len() == 1 { "" } else { "s" },
         given.join(", ")
     );
@@ -137,9 +223,9 @@ fn const_checks(spec: &Spec) -> TokenStream {
     if let Some(p) = spec.carveout {
         kernel.extend(quote!(.with_carveout(#path::occupancy::Carveout::Percent(#p))));
     }
-    let [x, y, z] = &spec.block;
+    let [x, y, z] = &plan.block;
     let (x, y, z) = (tokens(x), tokens(y), tokens(z));
-    let smem = tokens(&spec.smem);
+    let smem = tokens(&plan.smem);
     let launch = quote! {
         #path::occupancy::Launch::new(#path::occupancy::BlockDim::new(#x, #y, #z))
             .with_dynamic_smem(#smem)
@@ -157,75 +243,92 @@ fn const_checks(spec: &Spec) -> TokenStream {
         let fires = quote!(#path::lint::konst::partial_warp(__OCCUPANCY_LAUNCH.block, 32));
         let message = format!(
             "{}: threads per block are not a multiple of the 32-thread warp\n{why}",
-            spec.wrapper
+            subject(spec, plan, None)
         );
         let check = conditional(
             &PARTIAL_WARP,
             partial,
-            spec.span_of(Input::Block),
+            spec.span_of(Input::Block, p),
             &fires,
             &message,
         );
         out.extend(quote!({ #check }));
     }
     for (index, target) in spec.targets.iter().enumerate() {
-        let kernel = target_kernel(spec, index);
-        let target = &target.target;
-        let arch = format_ident!("{}", target.arch.sm.to_ascii_uppercase());
-        let subject = format!("{} on {target}", spec.wrapper);
-        let arms = Impossible::ALL.iter().map(|reason| {
-            let variant = Ident::new(reason.variant_name(), Span::call_site());
-            let message = LitStr::new(
-                &format!(
-                    "launch_impossible: {subject}: {}; computed during compilation from the \
+        for k in spec.kernel_indices() {
+            let kernel = target_kernel(spec, k, index);
+            let target = &target.target;
+            let arch = format_ident!("{}", target.arch.sm.to_ascii_uppercase());
+            let subject = format!("{} on {target}", subject(spec, plan, k));
+            let arms = Impossible::ALL.iter().map(|reason| {
+                let variant = Ident::new(reason.variant_name(), Span::call_site());
+                let message = LitStr::new(
+                    &format!(
+                        "launch_impossible: {subject}: {}; computed during compilation from the \
                      constant{} given to {}",
-                    reason.describe(),
-                    if given.len() == 1 { "" } else { "s" },
-                    given.join(", ")
-                ),
-                span,
-            );
-            quote_spanned! {span=>
-                ::core::option::Option::Some(#path::lint::konst::Impossible::#variant) => {
-                    ::core::panic!("{}", #message)
+                        reason.describe(),
+                        if given.len() == 1 { "" } else { "s" },
+                        given.join(", ")
+                    ),
+                    span,
+                );
+                quote_spanned! {span=>
+                    ::core::option::Option::Some(#path::lint::konst::Impossible::#variant) => {
+                        ::core::panic!("{}", #message)
+                    }
                 }
-            }
-        });
-        let mut body = quote! {
-            const KERNEL: #path::occupancy::Kernel = #kernel;
-            const RESULT: ::core::result::Result<
-                #path::occupancy::Occupancy,
-                #path::occupancy::OccupancyError,
-            > = #path::occupancy::occupancy(
-                &#path::arch::#arch,
-                &KERNEL,
-                &__OCCUPANCY_LAUNCH,
-            );
-            const _: () = match #path::lint::konst::impossible(&KERNEL, &__OCCUPANCY_LAUNCH, &RESULT) {
-                ::core::option::Option::None => {}
-                #(#arms)*
+            });
+            let mut body = quote! {
+                const KERNEL: #path::occupancy::Kernel = #kernel;
+                const RESULT: ::core::result::Result<
+                    #path::occupancy::Occupancy,
+                    #path::occupancy::OccupancyError,
+                > = #path::occupancy::occupancy(
+                    &#path::arch::#arch,
+                    &KERNEL,
+                    &__OCCUPANCY_LAUNCH,
+                );
+                const _: () = match #path::lint::konst::impossible(&KERNEL, &__OCCUPANCY_LAUNCH, &RESULT) {
+                    ::core::option::Option::None => {}
+                    #(#arms)*
+                };
             };
-        };
-        let low = spec.level(&LOW_OCCUPANCY);
-        if low != Level::Allow {
-            let bp = spec.min_occupancy.basis_points();
-            let fires = quote!(#path::lint::konst::below_floor(&RESULT, #bp));
-            let message = format!(
-                "{subject}: occupancy below the {} floor\n{why}",
-                spec.min_occupancy
-            );
-            body.extend(conditional(&LOW_OCCUPANCY, low, span, &fires, &message));
+            let low = spec.level(&LOW_OCCUPANCY);
+            if low != Level::Allow {
+                let bp = spec.min_occupancy.basis_points();
+                let fires = quote!(#path::lint::konst::below_floor(&RESULT, #bp));
+                let message = format!(
+                    "{subject}: occupancy below the {} floor\n{why}",
+                    spec.min_occupancy
+                );
+                body.extend(conditional(&LOW_OCCUPANCY, low, span, &fires, &message));
+            }
+            out.extend(quote!({ #body }));
         }
-        out.extend(quote!({ #body }));
     }
     out
 }
 
+/// The wrapper's name with the plan's label and the family's kernel, as messages name it.
+fn subject(spec: &Spec, plan: &Plan, kernel: Option<usize>) -> String {
+    let mut parts: Vec<String> = plan.label.iter().cloned().collect();
+    if spec.kernels.len() > 1
+        && let Some(k) = kernel.and_then(|k| spec.kernels.get(k))
+    {
+        parts.push(format!("kernel {}", k.name));
+    }
+    if parts.is_empty() {
+        spec.wrapper.clone()
+    } else {
+        format!("{} ({})", spec.wrapper, parts.join(", "))
+    }
+}
+
 /// The kernel of target `index` in the const path: the attribute's values (in
 /// `__OCCUPANCY_KERNEL`) where it gave them, the compiled kernel's literals elsewhere.
-fn target_kernel(spec: &Spec, index: usize) -> TokenStream {
+fn target_kernel(spec: &Spec, kernel: Option<usize>, index: usize) -> TokenStream {
     let path = quote!(::occupancy);
-    let Some(r) = spec.targets.get(index).and_then(|t| t.resources.as_ref()) else {
+    let Some(r) = spec.resources(kernel, index) else {
         return quote!(__OCCUPANCY_KERNEL);
     };
     let field = |given: bool, field: TokenStream, artifact: TokenStream| {

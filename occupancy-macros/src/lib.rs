@@ -9,15 +9,17 @@
 //! proc-macro layer: `lib.rs` (entry) -> `occupancy_attr::parse` -> `expand.rs` (-> tokens,
 //! diagnostics through `emit.rs`).
 #![deny(missing_docs)]
+// `proc_macro::Diagnostic` (rust-lang/rust#54140), behind the opt-in feature only.
+#![cfg_attr(feature = "nightly", feature(proc_macro_diagnostic))]
 
 use proc_macro::TokenStream;
-use proc_macro2::Span;
+use proc_macro2::{Delimiter, Span, TokenTree};
 use syn::ItemFn;
 
 mod emit;
 mod expand;
 
-use occupancy_attr::Env;
+use occupancy_attr::{Env, Wrapper};
 
 /// Checks the launch configuration of a CUDA launch wrapper on every target and reports
 /// occupancy problems as warnings or errors. See the `occupancy` crate for the syntax.
@@ -28,22 +30,52 @@ pub fn check(args: TokenStream, item: TokenStream) -> TokenStream {
 
 fn run(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     let attribute = Span::call_site();
-    let func: ItemFn = match syn::parse2(item.clone()) {
-        Ok(func) => func,
-        Err(_) => {
-            let error = syn::Error::new(
-                attribute,
-                "#[occupancy::check] goes on a function with a body: the launch wrapper",
-            );
-            let mut out = error.to_compile_error();
-            out.extend(item);
-            return out;
-        }
+    let not_a_function = |item: proc_macro2::TokenStream| {
+        let error = syn::Error::new(
+            attribute,
+            "#[occupancy::check] goes on a function with a body: the launch wrapper",
+        );
+        let mut out = error.to_compile_error();
+        out.extend(item);
+        out
     };
-    match occupancy_attr::parse(args, &func.sig, attribute, &Env::from_process()) {
-        Ok(spec) => expand::expand(&spec, func),
-        Err(e) => expand::with_checks(func, e.to_compile_error()),
+    // The body is kept as the tokens it is: parsed only to be read, never printed again.
+    let mut trees: Vec<TokenTree> = item.clone().into_iter().collect();
+    let body = match trees.pop() {
+        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace => g,
+        _ => return not_a_function(item),
+    };
+    let head: proc_macro2::TokenStream = trees.into_iter().collect();
+    if let Err(e) = occupancy_attr::check_signature(&head) {
+        let mut out = e.to_compile_error();
+        out.extend(item);
+        return out;
     }
+    let func: ItemFn = match syn::parse2(quote::quote!(#head {})) {
+        Ok(func) => func,
+        Err(_) => return not_a_function(item),
+    };
+    let (block, unread) = match occupancy_attr::parse_body(&body) {
+        Ok(block) => (Some(block), None),
+        Err(why) => (None, Some(why)),
+    };
+    let wrapper = Wrapper {
+        sig: &func.sig,
+        body: block.as_ref(),
+        unread,
+    };
+    let mut env = Env::from_process();
+    if proc_macro::is_available()
+        && let Some(file) = proc_macro::Span::call_site().local_file()
+    {
+        let file = std::path::absolute(&file).unwrap_or(file);
+        env = env.with_source_file(file);
+    }
+    let checks = match occupancy_attr::parse(args, &wrapper, attribute, &env) {
+        Ok(spec) => expand::expand(&spec),
+        Err(e) => e.to_compile_error(),
+    };
+    expand::with_checks(head, &body, checks)
 }
 
 #[cfg(test)]

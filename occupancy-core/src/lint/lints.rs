@@ -1,7 +1,7 @@
 //! The lints: one `static` [`Lint`] each (name, level, docs) and its check.
 
 use super::floor::percent;
-use super::{Context, Finding, Input, Level, Lint, Scope, bytes, fix};
+use super::{Context, Finding, Input, Level, Lint, Scope, bytes_text, fix};
 use crate::analysis::{self, Change};
 use crate::occupancy::{Occupancy, OccupancyError, Resource, ZeroReason};
 
@@ -64,6 +64,11 @@ declare_lint! {
     /// #[occupancy::check(block = 256, regs = 64, target = "sm_90")]
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
+    ///
+    /// ### Measured
+    /// on an H200, sgemm_tiled at 75% with `__launch_bounds__(256, 8)` (32 registers, a few
+    /// spills): 6.89 -> 6.58 ms; sgemm_128x128_8x8 at 25% forced to 64 registers for 50%: 4.46
+    /// -> 37.9 ms, 8.5 times slower from spills (docs/ACHIEVED.md).
     pub static LOW_OCCUPANCY = Lint {
         name: "low_occupancy",
         default_level: Level::Warn,
@@ -92,6 +97,10 @@ declare_lint! {
     /// #[occupancy::check(block = (16, 8), regs = 32)] // 128 threads: 4 full warps
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
+    ///
+    /// ### Measured
+    /// conv2d on an H200, blocks of (20, 20) against (32, 12): 1.173 -> 1.088 ms, achieved
+    /// occupancy 78.2% -> 90.6% (docs/ACHIEVED.md).
     pub static PARTIAL_WARP = Lint {
         name: "partial_warp",
         default_level: Level::Warn,
@@ -184,16 +193,16 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
                 format!(
                     "{subject}: opt-in of {} of dynamic shared memory exceeds the {} {} allows \
                      beside {} of static shared memory",
-                    bytes(requested_bytes.into()),
-                    bytes(limit_bytes.into()),
+                    bytes_text(requested_bytes.into()),
+                    bytes_text(limit_bytes.into()),
                     arch.sm,
-                    bytes(kernel.static_smem_bytes.into()),
+                    bytes_text(kernel.static_smem_bytes.into()),
                 ),
                 vec![format!(
                     "{} allows {} of shared memory per block with the opt-in: \
                      cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, {requested_bytes}) fails",
                     arch.sm,
-                    bytes(arch.smem_per_block_optin_bytes.into()),
+                    bytes_text(arch.smem_per_block_optin_bytes.into()),
                 )],
                 vec![format!("opt_in = {limit_bytes} at most")],
             );
@@ -320,8 +329,8 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
                 format!(
                     "{subject}: {} of dynamic shared memory per block exceeds the {} opt-in set \
                      on the function",
-                    bytes(dynamic_bytes.into()),
-                    bytes(max_bytes.into()),
+                    bytes_text(dynamic_bytes.into()),
+                    bytes_text(max_bytes.into()),
                 ),
                 vec![
                     "a launch with more dynamic shared memory than \
@@ -346,10 +355,10 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
             };
             let breakdown = format!(
                 "{} static + {} dynamic + {} reserved = {} per block",
-                bytes(static_bytes.into()),
-                bytes(dynamic_bytes.into()),
-                bytes(arch.reserved_smem_per_block_bytes.into()),
-                bytes(allocated_bytes),
+                bytes_text(static_bytes.into()),
+                bytes_text(dynamic_bytes.into()),
+                bytes_text(arch.reserved_smem_per_block_bytes.into()),
+                bytes_text(allocated_bytes),
             );
             let max_dynamic = fix::max_dynamic_smem_with_opt_in(arch, kernel, launch);
             let mut helps = Vec::new();
@@ -363,22 +372,22 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
                 message = format!(
                     "{subject}: {} of static + dynamic shared memory per block exceeds the {} {} \
                      allows",
-                    bytes(asked),
-                    bytes(limit.into()),
+                    bytes_text(asked),
+                    bytes_text(limit.into()),
                     arch.sm,
                 );
                 if let Some(max) = max_dynamic.filter(|_| arch.has_carveout()) {
                     helps.push(format!(
                         "smem = {max} at most beside {} of static shared memory",
-                        bytes(static_bytes.into())
+                        bytes_text(static_bytes.into())
                     ));
                 }
             } else {
                 message = format!(
                     "{subject}: {} of static + dynamic shared memory per block exceeds the {} \
                      default without the opt-in",
-                    bytes(asked),
-                    bytes(arch.smem_per_block_default_bytes.into()),
+                    bytes_text(asked),
+                    bytes_text(arch.smem_per_block_default_bytes.into()),
                 );
                 match max_dynamic {
                     Some(max)
@@ -388,7 +397,7 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
                         helps.push(format!(
                             "static shared memory is limited to {} (ptxas): allocate it \
                              dynamically, smem = {asked} with opt_in = {asked}",
-                            bytes(arch.smem_per_block_default_bytes.into()),
+                            bytes_text(arch.smem_per_block_default_bytes.into()),
                         ));
                     }
                     Some(max) if dynamic_bytes <= max => helps.push(format!(
@@ -401,7 +410,7 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
                         "smem = {max} at most, with opt_in = {max} (the most {} allows beside {} of \
                          static shared memory)",
                         arch.sm,
-                        bytes(static_bytes.into())
+                        bytes_text(static_bytes.into())
                     )),
                     None => {}
                 }
@@ -492,7 +501,7 @@ fn low_occupancy(cx: &Context<'_>) -> Option<Finding> {
                     helps.push(format!(
                         "at most {} of dynamic shared memory per block (smem = {bytes_fit}) \
                          gives {}",
-                        bytes(bytes_fit.into()),
+                        bytes_text(bytes_fit.into()),
                         percent(new.active_warps_per_sm(), new.max_warps_per_sm)
                     ));
                 }
@@ -501,7 +510,7 @@ fn low_occupancy(cx: &Context<'_>) -> Option<Finding> {
             {
                 helps.push(format!(
                     "{} of static shared memory per block gives {}",
-                    bytes(bytes_fit.into()),
+                    bytes_text(bytes_fit.into()),
                     percent(new.active_warps_per_sm(), new.max_warps_per_sm)
                 ));
             }
@@ -599,22 +608,22 @@ fn limiter_note(cx: &Context<'_>, occ: &Occupancy, resource: Resource) -> String
                 + u64::from(launch.dynamic_smem_bytes)
                 + u64::from(arch.reserved_smem_per_block_bytes);
             let per_block = if raw == u64::from(occ.smem_per_block_bytes) {
-                format!("{} per block", bytes(raw))
+                format!("{} per block", bytes_text(raw))
             } else {
                 format!(
                     "{} rounded up to {} per block",
-                    bytes(raw),
-                    bytes(occ.smem_per_block_bytes.into())
+                    bytes_text(raw),
+                    bytes_text(occ.smem_per_block_bytes.into())
                 )
             };
             format!(
                 "limited by shared memory: {} static + {} dynamic + {} reserved = {per_block} -> \
                  {} carveout / {} = {}/SM",
-                bytes(kernel.static_smem_bytes.into()),
-                bytes(launch.dynamic_smem_bytes.into()),
-                bytes(arch.reserved_smem_per_block_bytes.into()),
-                bytes(occ.smem_per_sm_bytes.into()),
-                bytes(occ.smem_per_block_bytes.into()),
+                bytes_text(kernel.static_smem_bytes.into()),
+                bytes_text(launch.dynamic_smem_bytes.into()),
+                bytes_text(arch.reserved_smem_per_block_bytes.into()),
+                bytes_text(occ.smem_per_sm_bytes.into()),
+                bytes_text(occ.smem_per_block_bytes.into()),
                 count(n, "block"),
             )
         }

@@ -586,7 +586,7 @@ pub fn check(spec: &LaunchSpec<'_>) -> Vec<Finding> {
 }
 
 /// Bytes for messages: `8 KiB` when a whole number of KiB, `1234 B` otherwise.
-pub(crate) fn bytes(n: u64) -> String {
+pub fn bytes_text(n: u64) -> String {
     if n >= 1024 && n.is_multiple_of(1024) {
         format!("{} KiB", n / 1024)
     } else {

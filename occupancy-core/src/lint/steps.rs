@@ -4,7 +4,7 @@
 
 use super::floor::percent;
 use super::lints::{analysis_pair, count, occupancy_text};
-use super::{Context, Finding, Input, Level, Lint, Scope, bytes};
+use super::{Context, Finding, Input, Level, Lint, Scope, bytes_text};
 use crate::analysis;
 use crate::occupancy::{Carveout, Occupancy, Resource};
 
@@ -32,6 +32,11 @@ declare_lint! {
     /// #[occupancy::check(block = 256, regs = 40, target = "sm_80")] // 6 blocks, 75%
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
+    ///
+    /// ### Measured
+    /// a compute-bound kernel on an H200, 43 against 39 registers (`__launch_bounds__(256, 6)`,
+    /// no spills): 62.5% -> 75% theoretical, 40.6% -> 47.0% achieved, but 0.369 -> 0.397 ms:
+    /// not faster (docs/ACHIEVED.md says why).
     pub static REGISTER_STEP = Lint {
         name: "register_step",
         default_level: Level::Warn,
@@ -65,6 +70,10 @@ declare_lint! {
     /// #[occupancy::check(block = 128, regs = 32, smem = 50176, opt_in = 99 KiB, target = "sm_86")]
     /// fn launch(stream: &CudaStream) { /* ... */ } // 2 blocks/SM
     /// ```
+    ///
+    /// ### Measured
+    /// a shared-memory staged copy on an H200, 57600 against 57344 B per block: 75% -> 100%
+    /// theoretical, 0.424 -> 0.364 ms, achieved 73.8% -> 98.2% (docs/ACHIEVED.md).
     pub static SMEM_STEP = Lint {
         name: "smem_step",
         default_level: Level::Warn,
@@ -95,6 +104,10 @@ declare_lint! {
     /// #[occupancy::check(block = 96, regs = 32, target = "sm_86")] // 100%
     /// fn launch(stream: &CudaStream) { /* ... */ }
     /// ```
+    ///
+    /// ### Measured
+    /// vector_add on an H200, blocks of 32 against 64 threads (one wave each): 0.609 against
+    /// 0.445 ms, achieved occupancy 49.1% against 96.9% (docs/ACHIEVED.md).
     pub static BLOCK_LIMIT = Lint {
         name: "block_limit",
         default_level: Level::Warn,
@@ -261,7 +274,7 @@ fn smem_step(cx: &Context<'_>) -> Option<Finding> {
             format!(
                 "smem = {} ({} less dynamic shared memory per block)",
                 dynamic - shave,
-                bytes(shave.into())
+                bytes_text(shave.into())
             ),
         )
     } else {
@@ -269,8 +282,8 @@ fn smem_step(cx: &Context<'_>) -> Option<Finding> {
             Input::StaticSmem,
             format!(
                 "at most {} of static + dynamic shared memory per block ({} less)",
-                bytes(step.fewer_smem_bytes.into()),
-                bytes(shave.into())
+                bytes_text(step.fewer_smem_bytes.into()),
+                bytes_text(shave.into())
             ),
         )
     };
@@ -279,24 +292,24 @@ fn smem_step(cx: &Context<'_>) -> Option<Finding> {
         format!(
             "{}: shared memory per block is {} over a step: {} of static + dynamic gives {} instead of {}",
             cx.subject(Scope::Target),
-            bytes(shave.into()),
-            bytes(step.fewer_smem_bytes.into()),
+            bytes_text(shave.into()),
+            bytes_text(step.fewer_smem_bytes.into()),
             blocks_and_percent(&step.after),
             blocks_and_percent(&step.before),
         ),
         vec![format!(
             "{} static + {} dynamic + {} reserved, rounded up to {} = {} per block; {} carveout / {} = {}; \
              {} need at most {} per block",
-            bytes(kernel.static_smem_bytes.into()),
-            bytes(dynamic.into()),
-            bytes(arch.reserved_smem_per_block_bytes.into()),
+            bytes_text(kernel.static_smem_bytes.into()),
+            bytes_text(dynamic.into()),
+            bytes_text(arch.reserved_smem_per_block_bytes.into()),
             arch.smem_alloc_granularity_bytes,
-            bytes(occ.smem_per_block_bytes.into()),
-            bytes(occ.smem_per_sm_bytes.into()),
-            bytes(occ.smem_per_block_bytes.into()),
+            bytes_text(occ.smem_per_block_bytes.into()),
+            bytes_text(occ.smem_per_sm_bytes.into()),
+            bytes_text(occ.smem_per_block_bytes.into()),
             count(occ.blocks_per_sm, "block"),
             count(step.after.blocks_per_sm, "block"),
-            bytes(step.after.smem_per_block_bytes.into()),
+            bytes_text(step.after.smem_per_block_bytes.into()),
         )],
         vec![help],
     )
@@ -390,10 +403,10 @@ fn carveout_limit(cx: &Context<'_>) -> Option<Finding> {
         ),
         vec![format!(
             "{current}% of {} is snapped up to the {} carveout: {} / {} per block = {}",
-            bytes(arch.smem_per_sm_bytes.into()),
-            bytes(occ.smem_per_sm_bytes.into()),
-            bytes(occ.smem_per_sm_bytes.into()),
-            bytes(occ.smem_per_block_bytes.into()),
+            bytes_text(arch.smem_per_sm_bytes.into()),
+            bytes_text(occ.smem_per_sm_bytes.into()),
+            bytes_text(occ.smem_per_sm_bytes.into()),
+            bytes_text(occ.smem_per_block_bytes.into()),
             count(occ.limits.shared_memory, "block"),
         )],
         vec![format!(

@@ -713,7 +713,8 @@ fn tail_effect_and_undersized_grid_on_named_gpus() {
         texts(&f),
         [
             "tail_effect: launch on H100 80GB HBM3: a grid of 1300 blocks runs 1.23 waves: the last wave fills 244 of \
-          1056 block slots, 38.45% of the launch's block slots idle\n\
+          1056 block slots, 38.45% of the launch's block slots idle; the last wave alone: at most 25% achieved: 244 \
+          blocks on 132 SMs\n\
           = note: 1056 blocks at a time: 8/SM x 132 SMs on H100 80GB HBM3\n\
           = help: a grid of 1056 or 2112 blocks is a whole number of waves (more or less work per block), or loop \
           over the work with a grid of 1056 (grid-stride)"
@@ -730,7 +731,8 @@ fn tail_effect_and_undersized_grid_on_named_gpus() {
         )
         .is_empty()
     );
-    // Field case 30: one 32x32 block on a V100 (80 SMs, 2 blocks of 1024 per SM).
+    // Field case 30: one 32x32 block on a V100 (80 SMs, 2 blocks of 1024 per SM): one SM
+    // holds its 32 warps, half of the 64 it could.
     let f = lint_findings(
         &UNDERSIZED_GRID,
         &["V100"],
@@ -742,7 +744,7 @@ fn tail_effect_and_undersized_grid_on_named_gpus() {
         texts(&f),
         [
             "undersized_grid: launch on Tesla V100-SXM2-16GB: a grid of 1 block cannot fill the GPU once (0.63% of a \
-          wave)\n\
+          wave): at most 50% achieved: 1 block on 80 SMs\n\
           = note: 160 blocks at a time: 2/SM x 80 SMs on Tesla V100-SXM2-16GB\n\
           = note: 79 of 80 SMs get no block\n\
           = help: at least 80 blocks give every SM one, 160 fill the GPU: split the work into more blocks"

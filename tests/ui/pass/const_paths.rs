@@ -9,7 +9,7 @@ mod config {
     pub const THREADS: u32 = 128;
 }
 
-// Values the macro cannot read: checked by the compiler in a generated const.
+// Constants read from the file, each value confirmed by the compiler in a generated const.
 #[occupancy::check(block = BLOCK, regs = REGS, smem = SMEM_BYTES)]
 fn launch_paths() {}
 
@@ -35,4 +35,11 @@ fn main() {
     launch_module_path();
     launch_partial_allowed();
     S.method(1);
+    launch_unread();
 }
+
+// What the front end cannot read stays on the compile-time path: the compiler checks it.
+const FROM_CORE: u32 = core::mem::size_of::<[u8; 256]>() as u32;
+
+#[occupancy::check(block = FROM_CORE, regs = REGS)]
+fn launch_unread() {}

@@ -1,0 +1,678 @@
+//! The launches to check ([`Plan`]s): what the body launches, merged with the attribute's
+//! `block`, `smem` and `grid` keys.
+//!
+//! - A value the body states (a literal, or a constant the source reader resolved) is used
+//!   as is; a key that states another value is drift: an error on both spans.
+//! - A value the body leaves to run time takes the key's value or candidates; without
+//!   them, `block` and `smem` are an error at the body's expression saying how to give
+//!   candidates, and `grid` is simply unknown (the grid lints then do not run).
+//! - Each run-time choice of the body (`if` / `match` arms) and each candidate of a key is
+//!   one plan per combination; the same configuration twice is one plan.
+//! - Without a readable launch in the body, the keys alone make the plans (`block` is then
+//!   required).
+//!
+//! Every value read from a name becomes a [`Confirmation`] for the compiler.
+
+use occupancy_core::lint::bytes_text;
+use proc_macro2::Span;
+use syn::{Error, Ident};
+
+use crate::ast::{Arg, Candidates, Dims, Value};
+use crate::body::{BodyLaunch, BodyRead};
+use crate::cexpr;
+use crate::errors::Errors;
+use crate::resolve::{Branch, ConfigVal, Known, Val};
+use crate::spec::{Confirmation, HelperCheck, Plan};
+
+/// The most plans one wrapper checks (launches x run-time candidates).
+pub(crate) const MAX_PLANS: usize = 64;
+
+/// The attribute's `block`, `smem`, `grid` (their constants already resolved).
+pub(crate) struct Keys<'a> {
+    pub(crate) block: Option<&'a Arg<Candidates<Dims>>>,
+    pub(crate) smem: Option<&'a Arg<Candidates<Value>>>,
+    pub(crate) grid: Option<&'a Arg<Candidates<Dims>>>,
+}
+
+/// What [`plans`] gives besides the plans.
+#[derive(Default)]
+pub(crate) struct Read {
+    pub(crate) confirmations: Vec<Confirmation>,
+    pub(crate) helpers: Vec<HelperCheck>,
+}
+
+/// A value of one launch as the body gives it: known (with the confirmation it needs), or
+/// unknown (why).
+type Field<T> = Result<T, String>;
+
+/// The plans for `keys` and the launches of `body` (`None`: the body was not read, with
+/// why in `unread`).
+pub(crate) fn plans(
+    keys: &Keys<'_>,
+    block_written: bool,
+    body: Option<&BodyRead>,
+    unread: Option<&str>,
+    attribute: Span,
+    out: &mut Read,
+    errors: &mut Errors,
+) -> Vec<Plan> {
+    let launches: &[BodyLaunch] = body.map_or(&[], |b| b.launches.as_slice());
+    let mut plans = Vec::new();
+    if launches.is_empty() {
+        let Some(block) = keys.block else {
+            if block_written {
+                // A malformed `block` was reported already: a "missing" error is noise.
+                return Vec::new();
+            }
+            let why = match (body, unread) {
+                (_, Some(why)) => format!("the body was not read ({why})"),
+                (Some(_), None) => {
+                    "the body builds no launch configuration the attribute can read \
+                     (a `LaunchConfig { .. }` literal, `LaunchConfig::for_num_elems`, a helper \
+                     of the crate returning a `LaunchConfig`, or cust's `launch!`)"
+                        .to_owned()
+                }
+                (None, None) => "there is no body to read".to_owned(),
+            };
+            errors.push(Error::new(
+                attribute,
+                format!(
+                    "missing `block`: {why}; give the threads per block, e.g. `block = 256` or \
+                     `block = (16, 16)`"
+                ),
+            ));
+            return Vec::new();
+        };
+        for b in &block.value.items {
+            for s in smem_items(keys) {
+                for g in grid_items(keys) {
+                    plans.push(Plan {
+                        block: three(b),
+                        smem: s.0.clone(),
+                        grid: g.as_ref().map(|(g, _)| g.clone()),
+                        label: None,
+                        block_span: block.key.span(),
+                        smem_span: s.1,
+                        grid_span: g.as_ref().map_or(attribute, |(_, span)| *span),
+                        origin: None,
+                    });
+                }
+            }
+        }
+    } else {
+        for (index, launch) in launches.iter().enumerate() {
+            let name = match &launch.name {
+                Some(n) => format!("`{n}`"),
+                None => format!("launch {}", index + 1),
+            };
+            let before = plans.len();
+            launch_plans(launch, &name, keys, out, errors, &mut plans);
+            if launches.len() > 1 {
+                for plan in &mut plans[before..] {
+                    plan.label = Some(name.clone());
+                }
+            }
+        }
+    }
+    dedupe(&mut plans);
+    if plans.len() > MAX_PLANS {
+        errors.push(Error::new(
+            attribute,
+            format!(
+                "{} combinations of launches and candidates: at most {MAX_PLANS} are checked; \
+                 give fewer candidates",
+                plans.len()
+            ),
+        ));
+        plans.truncate(MAX_PLANS);
+    }
+    label(&mut plans);
+    plans
+}
+
+fn smem_items(keys: &Keys<'_>) -> Vec<(Value, Span)> {
+    match keys.smem {
+        Some(arg) => arg
+            .value
+            .items
+            .iter()
+            .map(|v| (v.clone(), arg.key.span()))
+            .collect(),
+        None => vec![(Value::unspanned(0), Span::call_site())],
+    }
+}
+
+fn grid_items(keys: &Keys<'_>) -> Vec<Option<([Value; 3], Span)>> {
+    match keys.grid {
+        Some(arg) => arg
+            .value
+            .items
+            .iter()
+            .map(|d| Some((three(d), arg.key.span())))
+            .collect(),
+        None => vec![None],
+    }
+}
+
+/// The plans of one launch of the body: one per branch of its run-time choices, times the
+/// keys' candidates for what the body leaves to run time.
+fn launch_plans(
+    launch: &BodyLaunch,
+    name: &str,
+    keys: &Keys<'_>,
+    out: &mut Read,
+    errors: &mut Errors,
+    plans: &mut Vec<Plan>,
+) {
+    let branches: Vec<(&Branch, Option<&ConfigVal>)> = launch
+        .value
+        .iter()
+        .map(|b| match &b.val {
+            Val::Config(c) => (b, Some(&**c)),
+            _ => (b, None),
+        })
+        .collect();
+    let whole_unknown = |b: &Branch| match &b.val {
+        Val::Unknown(why) => why.clone(),
+        _ => "not a launch configuration".to_owned(),
+    };
+    // Each branch's three values.
+    let mut rows = Vec::new();
+    for (branch, config) in &branches {
+        let (block, smem, grid) = match config {
+            Some(c) => (
+                dims(&c.block, launch.block_span, "block_dim"),
+                scalar(&c.smem, launch.smem_span),
+                dims(&c.grid, launch.grid_span, "grid_dim"),
+            ),
+            None => {
+                let why = whole_unknown(branch);
+                (Err(why.clone()), Err(why.clone()), Err(why))
+            }
+        };
+        rows.push((block, smem, grid, *config));
+    }
+    // Drift: a key that states another value than the body, where the body states it in
+    // every branch. Where the key's one value differs from the body's one reading only in
+    // values read from names, the key wins and the compiler checks the body's expression
+    // against it (the reader may have misread a name; the compiler settles it).
+    let single = rows.len() == 1;
+    if let Some(arg) = keys.block
+        && let Some(body) = all_known(rows.iter().map(|r| r.0.as_ref().ok().map(|d| d.to_vec())))
+    {
+        let given: Option<Vec<Vec<u32>>> = arg
+            .value
+            .items
+            .iter()
+            .map(|d| literal3(&three(d)).map(|v| v.to_vec()))
+            .collect();
+        if let Some(given) = given
+            && !same_set(&given, &values(&body))
+        {
+            let reconciled = single
+                && given.len() == 1
+                && rows[0]
+                    .0
+                    .as_mut()
+                    .is_ok_and(|d| reconcile(d, &given[0], "block", launch.block_span, out));
+            if !reconciled {
+                let shown = |v: &[Vec<u32>]| {
+                    dims_list(&v.iter().map(|d| [d[0], d[1], d[2]]).collect::<Vec<_>>())
+                };
+                drift(
+                    errors,
+                    &arg.key,
+                    "block",
+                    &shown(&given),
+                    &shown(&values(&body)),
+                    launch.block_span,
+                    name,
+                );
+            }
+        }
+    }
+    if let Some(arg) = keys.smem
+        && let Some(body) = all_known(
+            rows.iter()
+                .map(|r| r.1.as_ref().ok().map(|k| vec![k.clone()])),
+        )
+    {
+        let given: Option<Vec<Vec<u32>>> = arg
+            .value
+            .items
+            .iter()
+            .map(|v| v.literal().map(|v| vec![v]))
+            .collect();
+        if let Some(given) = given
+            && !same_set(&given, &values(&body))
+        {
+            let reconciled = single
+                && given.len() == 1
+                && rows[0].1.as_mut().is_ok_and(|k| {
+                    reconcile(
+                        std::slice::from_mut(k),
+                        &given[0],
+                        "smem",
+                        launch.smem_span,
+                        out,
+                    )
+                });
+            if !reconciled {
+                let shown =
+                    |v: &[Vec<u32>]| list_text(v.iter().map(|b| bytes_text(u64::from(b[0]))));
+                drift(
+                    errors,
+                    &arg.key,
+                    "smem",
+                    &shown(&given),
+                    &shown(&values(&body)),
+                    launch.smem_span,
+                    name,
+                );
+            }
+        }
+    }
+    if let Some(arg) = keys.grid
+        && let Some(body) = all_known(rows.iter().map(|r| r.2.as_ref().ok().map(|d| d.to_vec())))
+    {
+        let given: Option<Vec<Vec<u32>>> = arg
+            .value
+            .items
+            .iter()
+            .map(|d| literal3(&three(d)).map(|v| v.to_vec()))
+            .collect();
+        if let Some(given) = given
+            && !same_set(&given, &values(&body))
+        {
+            let reconciled = single
+                && given.len() == 1
+                && rows[0]
+                    .2
+                    .as_mut()
+                    .is_ok_and(|d| reconcile(d, &given[0], "grid", launch.grid_span, out));
+            if !reconciled {
+                let shown = |v: &[Vec<u32>]| {
+                    dims_list(&v.iter().map(|d| [d[0], d[1], d[2]]).collect::<Vec<_>>())
+                };
+                drift(
+                    errors,
+                    &arg.key,
+                    "grid",
+                    &shown(&given),
+                    &shown(&values(&body)),
+                    launch.grid_span,
+                    name,
+                );
+            }
+        }
+    }
+
+    let mut reported = false;
+    for (block, smem, grid, config) in rows {
+        let blocks: Vec<([Value; 3], Span)> = match block {
+            Ok(d) => {
+                d.iter().for_each(|k| confirm(k, launch.block_span, out));
+                vec![(
+                    d.each_ref().map(|k| lit(k, launch.block_span)),
+                    launch.block_span,
+                )]
+            }
+            Err(why) => match keys.block {
+                Some(arg) => arg
+                    .value
+                    .items
+                    .iter()
+                    .map(|d| (three(d), arg.key.span()))
+                    .collect(),
+                None => {
+                    if !reported {
+                        run_time(
+                            errors,
+                            "the block size",
+                            "block = [32, 1024]",
+                            &why,
+                            launch.block_span,
+                        );
+                        reported = true;
+                    }
+                    continue;
+                }
+            },
+        };
+        let smems: Vec<(Value, Span)> = match smem {
+            Ok(k) => {
+                confirm(&k, launch.smem_span, out);
+                vec![(lit(&k, launch.smem_span), launch.smem_span)]
+            }
+            Err(why) => match keys.smem {
+                Some(arg) => arg
+                    .value
+                    .items
+                    .iter()
+                    .map(|v| (v.clone(), arg.key.span()))
+                    .collect(),
+                None => {
+                    if !reported {
+                        run_time(
+                            errors,
+                            "the dynamic shared memory",
+                            "smem = [4 KiB, 64 KiB]",
+                            &why,
+                            launch.smem_span,
+                        );
+                        reported = true;
+                    }
+                    continue;
+                }
+            },
+        };
+        let grids: Vec<Option<([Value; 3], Span)>> = match grid {
+            Ok(d) => {
+                d.iter().for_each(|k| confirm(k, launch.grid_span, out));
+                vec![Some((
+                    d.each_ref().map(|k| lit(k, launch.grid_span)),
+                    launch.grid_span,
+                ))]
+            }
+            Err(_) => grid_items(keys),
+        };
+        if let Some(config) = config {
+            for (written, read) in &config.helpers {
+                let span = launch.span;
+                if let (Some(written), Some(read)) = (
+                    cexpr::tokens(&cexpr::Expr::Path(written.clone()), span),
+                    cexpr::tokens(&cexpr::Expr::Path(read.clone()), span),
+                ) && !out
+                    .helpers
+                    .iter()
+                    .any(|h| h.read.to_string() == read.to_string())
+                {
+                    out.helpers.push(HelperCheck {
+                        written,
+                        read,
+                        span,
+                    });
+                }
+            }
+        }
+        let origin = config.map(|c| {
+            let mut from = c.origin.clone();
+            from.reverse();
+            from.join(" via ")
+        });
+        for (b, b_span) in &blocks {
+            for (s, s_span) in &smems {
+                for g in &grids {
+                    plans.push(Plan {
+                        block: b.clone(),
+                        smem: s.clone(),
+                        grid: g.as_ref().map(|(g, _)| g.clone()),
+                        label: None,
+                        block_span: *b_span,
+                        smem_span: *s_span,
+                        grid_span: g.as_ref().map_or(launch.grid_span, |(_, s)| *s),
+                        origin: origin.clone(),
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Every branch's values, if every branch is known.
+fn all_known(rows: impl Iterator<Item = Option<Vec<Known>>>) -> Option<Vec<Vec<Known>>> {
+    rows.collect()
+}
+
+fn values(rows: &[Vec<Known>]) -> Vec<Vec<u32>> {
+    rows.iter()
+        .map(|r| r.iter().map(|k| k.value as u32).collect())
+        .collect()
+}
+
+/// The attribute's `given` over the body's reading `body`, where they differ only in values
+/// read from names: those become the attribute's, each with an assertion that the body's
+/// expression has that value. `false` (nothing changed) where a differing value is a
+/// literal of the body: then it is drift.
+fn reconcile(
+    body: &mut [Known],
+    given: &[u32],
+    key: &'static str,
+    span: Span,
+    out: &mut Read,
+) -> bool {
+    let differing: Vec<usize> = (0..body.len().min(given.len()))
+        .filter(|&i| body[i].value != i128::from(given[i]))
+        .collect();
+    if differing.iter().any(|&i| body[i].term.is_none()) {
+        return false;
+    }
+    for i in differing {
+        confirm_as(&body[i], i128::from(given[i]), Some(key), span, out);
+        body[i] = Known {
+            value: i128::from(given[i]),
+            ty: body[i].ty,
+            term: None,
+        };
+    }
+    true
+}
+
+fn drift(
+    errors: &mut Errors,
+    key: &Ident,
+    name: &str,
+    given: &str,
+    body: &str,
+    body_span: Span,
+    launch: &str,
+) {
+    let which = if launch.starts_with('`') {
+        format!(" ({launch})")
+    } else {
+        String::new()
+    };
+    errors.push(Error::new(
+        key.span(),
+        format!(
+            "`{name} = {given}` differs from what the body launches{which}: {body}; the \
+             attribute must check the launch the body makes: remove `{name}` (the body states \
+             it) or make them agree"
+        ),
+    ));
+    errors.push(Error::new(
+        body_span,
+        format!("the body launches {name} {body} here, not {given}"),
+    ));
+}
+
+fn run_time(errors: &mut Errors, what: &str, example: &str, why: &str, span: Span) {
+    errors.push(Error::new(
+        span,
+        format!(
+            "{what} of this launch is known only at run time ({why}): give its candidates in \
+             the attribute, `{example}`, and each is checked; or check the launch when it runs \
+             with `occupancy_core::device::check_launch` (feature `cudarc`)"
+        ),
+    ));
+}
+
+/// A dimension tuple of the body: three known values, or why not.
+fn dims(v: &Val, span: Span, field: &str) -> Field<[Known; 3]> {
+    let _ = span;
+    match v {
+        Val::Tuple(items) if items.len() == 3 => {
+            let mut out = Vec::with_capacity(3);
+            for item in items {
+                out.push(u32_value(item)?);
+            }
+            Ok([out[0].clone(), out[1].clone(), out[2].clone()])
+        }
+        Val::Unknown(why) => Err(why.clone()),
+        _ => Err(format!("`{field}` is not a tuple of three")),
+    }
+}
+
+fn scalar(v: &Val, span: Span) -> Field<Known> {
+    let _ = span;
+    u32_value(v)
+}
+
+fn u32_value(v: &Val) -> Field<Known> {
+    match v {
+        Val::Int(k) if (0..=i128::from(u32::MAX)).contains(&k.value) => Ok(k.clone()),
+        Val::Int(k) => Err(format!("{} is not a u32", k.value)),
+        Val::Unknown(why) => Err(why.clone()),
+        _ => Err("a tuple where a number was expected".to_owned()),
+    }
+}
+
+fn lit(k: &Known, span: Span) -> Value {
+    Value::Lit {
+        value: k.value as u32,
+        span,
+    }
+}
+
+/// Records the compiler's confirmation of `k`, if it was read from names.
+pub(crate) fn confirm(k: &Known, span: Span, out: &mut Read) {
+    confirm_as(k, k.value, None, span, out);
+}
+
+/// Records that the compiler must find `value` for `k`'s expression (the attribute's
+/// `key` where it says so).
+fn confirm_as(k: &Known, value: i128, key: Option<&'static str>, span: Span, out: &mut Read) {
+    let Some(term) = &k.term else { return };
+    let Some(expr) = cexpr::tokens(&term.expr, span) else {
+        return;
+    };
+    let text = expr.to_string();
+    if out
+        .confirmations
+        .iter()
+        .any(|c| c.value == value && c.expr.to_string() == text)
+    {
+        return;
+    }
+    out.confirmations.push(Confirmation {
+        expr,
+        value,
+        in_body: term.in_body,
+        text: cexpr::text(&term.expr),
+        what: term.names.join("; "),
+        from_attribute: key,
+        span,
+    });
+}
+
+fn literal3(v: &[Value; 3]) -> Option<[u32; 3]> {
+    Some([v[0].literal()?, v[1].literal()?, v[2].literal()?])
+}
+
+fn same_set<T: PartialEq>(a: &[T], b: &[T]) -> bool {
+    a.iter().all(|x| b.contains(x)) && b.iter().all(|x| a.contains(x))
+}
+
+/// `(128, 1, 1)` as `128`, `(16, 16, 1)` as `(16, 16)`.
+pub(crate) fn dims_text(d: [u32; 3]) -> String {
+    match d {
+        [x, 1, 1] => x.to_string(),
+        [x, y, 1] => format!("({x}, {y})"),
+        [x, y, z] => format!("({x}, {y}, {z})"),
+    }
+}
+
+fn dims_list(v: &[[u32; 3]]) -> String {
+    let mut distinct: Vec<[u32; 3]> = Vec::new();
+    for d in v {
+        if !distinct.contains(d) {
+            distinct.push(*d);
+        }
+    }
+    list_text(distinct.into_iter().map(dims_text))
+}
+
+fn list_text(items: impl Iterator<Item = String>) -> String {
+    let mut items: Vec<String> = items.collect();
+    items.dedup();
+    match items.len() {
+        1 => items.remove(0),
+        _ => format!("[{}]", items.join(", ")),
+    }
+}
+
+/// x, y, z from one to three dimensions (missing ones are 1).
+pub(crate) fn three(dims: &Dims) -> [Value; 3] {
+    let mut values = dims.dims.iter().cloned();
+    [
+        values.next().unwrap_or(Value::unspanned(1)),
+        values.next().unwrap_or(Value::unspanned(1)),
+        values.next().unwrap_or(Value::unspanned(1)),
+    ]
+}
+
+/// The same configuration twice (from two arms, or a key candidate equal to another) is
+/// checked once.
+fn dedupe(plans: &mut Vec<Plan>) {
+    let key = |p: &Plan| {
+        let v = |x: &Value| x.literal();
+        (
+            p.block.iter().map(v).collect::<Vec<_>>(),
+            v(&p.smem),
+            p.grid.as_ref().map(|g| g.iter().map(v).collect::<Vec<_>>()),
+            p.label.clone(),
+        )
+    };
+    let mut seen = Vec::new();
+    plans.retain(|p| {
+        let k = key(p);
+        // Constant expressions cannot be compared: keep them all.
+        if k.0.iter().any(Option::is_none) || k.1.is_none() {
+            return true;
+        }
+        if seen.contains(&k) {
+            false
+        } else {
+            seen.push(k);
+            true
+        }
+    });
+}
+
+/// Names each plan by what tells it apart from the others: its launch (when the body has
+/// several), then its block, shared memory and grid where they differ.
+fn label(plans: &mut [Plan]) {
+    if plans.len() < 2 {
+        return;
+    }
+    let blocks: Vec<Option<[u32; 3]>> = plans.iter().map(|p| literal3(&p.block)).collect();
+    let smems: Vec<Option<u32>> = plans.iter().map(|p| p.smem.literal()).collect();
+    let grids: Vec<Option<[u32; 3]>> = plans
+        .iter()
+        .map(|p| p.grid.as_ref().and_then(literal3))
+        .collect();
+    let differs = |v: &[Option<_>]| v.windows(2).any(|w| w[0] != w[1]);
+    let (db, ds, dg) = (
+        differs(&blocks),
+        differs(
+            &smems
+                .iter()
+                .map(|s| s.map(|s| [s, 0, 0]))
+                .collect::<Vec<_>>(),
+        ),
+        differs(&grids),
+    );
+    for (i, plan) in plans.iter_mut().enumerate() {
+        let mut parts: Vec<String> = plan.label.take().into_iter().collect();
+        if db && let Some(b) = blocks[i] {
+            parts.push(format!("block = {}", dims_text(b)));
+        }
+        if ds && let Some(s) = smems[i] {
+            parts.push(format!("smem = {}", bytes_text(u64::from(s))));
+        }
+        if dg && let Some(g) = grids[i] {
+            parts.push(format!("grid = {}", dims_text(g)));
+        }
+        plan.label = (!parts.is_empty()).then(|| parts.join(", "));
+    }
+}

@@ -1,0 +1,978 @@
+//! The crate's sources, read once: files -> modules -> the items that matter for launch
+//! configurations (integer `const`s, `const fn`s and helpers returning a `LaunchConfig`,
+//! `impl` blocks with their associated constants, `use` imports, `mod` declarations), with
+//! names resolved the way rustc resolves them for that subset.
+//!
+//! The model is rust-analyzer's `DefMap` at a much smaller scale: a module tree built
+//! lazily from the crate root along the `mod` declarations, each module's items and
+//! imports recorded as plain data ([`Items`]), and queries answered against it. A file is
+//! parsed once per compilation: its [`FileIndex`] is plain data (no tokens, no spans), kept
+//! in a process-wide memo keyed by the file's text, so that every wrapper of a crate reuses
+//! it and nothing can go stale (the text is read again each time and compared).
+//!
+//! What it does not see: items made by macros (`macro_rules!`, derives), `#[cfg]` (an item
+//! under `#[cfg]` counts; two definitions of one name are ambiguous and not used), `include!`,
+//! and items inside function bodies other than the wrapper's. Whatever it resolves is
+//! confirmed by the compiler in the expansion, so a name it resolves wrongly is a build
+//! error, never a wrong lint.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::cexpr::{self, Expr, IntTy};
+
+/// The largest source file read, bytes: far above any hand-written module (the largest
+/// files of rustc's own sources are about 1 MB).
+pub(crate) const MAX_SOURCE_BYTES: u64 = 8 << 20;
+
+/// The most files one expansion loads while searching for a module.
+const MAX_FILES: usize = 256;
+
+/// Who may name an item, as written on it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Vis {
+    /// No `pub`: the module it is in, and that module's descendants.
+    Private,
+    /// `pub`: everyone (the package's library seen from its binaries, examples, tests).
+    Pub,
+    /// `pub(crate)`: the whole crate.
+    Crate,
+    /// `pub(super)`: the parent module and its descendants.
+    Super,
+    /// `pub(in crate::a)`, `pub(self)`: that module (a path from the crate root).
+    In(Vec<String>),
+}
+
+/// An integer `const` (or an associated constant).
+#[derive(Clone, Debug)]
+pub(crate) struct ConstDef {
+    pub(crate) name: String,
+    /// Its declared type when that is an integer type.
+    pub(crate) ty: Option<IntTy>,
+    /// The declared type as written, for messages.
+    pub(crate) ty_text: String,
+    pub(crate) expr: Expr,
+    pub(crate) vis: Vis,
+    /// Under `#[cfg(...)]` or `#[cfg_attr(...)]`.
+    pub(crate) cfg: bool,
+}
+
+/// What a function returns, as far as the reader cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Returns {
+    /// `LaunchConfig` (a launch helper).
+    Config,
+    /// An integer type (a `const fn` the evaluator can run).
+    Int(IntTy),
+    Other,
+}
+
+/// A function: a `const fn` returning an integer, or a helper returning a `LaunchConfig`.
+#[derive(Clone, Debug)]
+pub(crate) struct FnDef {
+    pub(crate) name: String,
+    pub(crate) vis: Vis,
+    pub(crate) is_const: bool,
+    /// Generic parameters in order: `Some(name)` for a `const N: u32`, `None` for a type or
+    /// lifetime parameter.
+    pub(crate) generics: Vec<Option<String>>,
+    /// Parameters in order, `None` for a pattern that is not a plain name.
+    pub(crate) params: Vec<Option<String>>,
+    pub(crate) returns: Returns,
+    /// The body, lowered ([`cexpr::lower_block`]).
+    pub(crate) body: Expr,
+}
+
+/// An `impl` block: its type and associated items.
+#[derive(Clone, Debug)]
+pub(crate) struct ImplDef {
+    /// The last identifier of the self type's path (`Gemm` for `impl<T> ops::Gemm<T>`).
+    pub(crate) self_ty: String,
+    /// Has generic parameters.
+    pub(crate) generic: bool,
+    pub(crate) consts: Vec<ConstDef>,
+    pub(crate) fns: Vec<FnDef>,
+    pub(crate) wrappers: Vec<WrapperDef>,
+}
+
+/// A `mod` item: inline (its items) or in a file.
+#[derive(Clone, Debug)]
+pub(crate) struct ModDef {
+    pub(crate) name: String,
+    pub(crate) vis: Vis,
+    /// `#[path = "..."]`.
+    pub(crate) path_attr: Option<String>,
+    pub(crate) inline: Option<Items>,
+}
+
+/// One name a `use` binds (or a glob).
+#[derive(Clone, Debug)]
+pub(crate) struct UseDef {
+    /// The name bound; `None` for a glob (`use a::*`).
+    pub(crate) binding: Option<String>,
+    /// The path imported, as written (`crate`, `self`, `super` included).
+    pub(crate) path: Vec<String>,
+    pub(crate) leading_colon: bool,
+}
+
+/// A function carrying an attribute that can be `#[occupancy::check]`: where a wrapper is.
+#[derive(Clone, Debug)]
+pub(crate) struct WrapperDef {
+    pub(crate) name: String,
+    /// The signature's tokens as text (to tell apart functions of the same name).
+    pub(crate) signature: String,
+}
+
+/// The items of one module (a file, or an inline `mod { ... }`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Items {
+    pub(crate) consts: Vec<ConstDef>,
+    pub(crate) fns: Vec<FnDef>,
+    pub(crate) impls: Vec<ImplDef>,
+    pub(crate) mods: Vec<ModDef>,
+    pub(crate) uses: Vec<UseDef>,
+    /// Structs, enums, unions, type aliases, traits: names a path can go through to an
+    /// associated constant.
+    pub(crate) types: Vec<String>,
+    pub(crate) wrappers: Vec<WrapperDef>,
+}
+
+/// A parsed file.
+#[derive(Debug)]
+pub(crate) struct FileIndex {
+    pub(crate) items: Items,
+}
+
+impl Items {
+    /// From a list of `syn` items.
+    pub(crate) fn from_syn(items: &[syn::Item]) -> Items {
+        let mut out = Items::default();
+        for item in items {
+            out.add(item);
+        }
+        out
+    }
+
+    fn add(&mut self, item: &syn::Item) {
+        match item {
+            syn::Item::Const(c) => self.consts.push(const_def(
+                &c.ident,
+                &c.ty,
+                &c.expr,
+                vis(&c.vis),
+                has_cfg(&c.attrs),
+            )),
+            syn::Item::Fn(f) => {
+                if is_check_candidate(&f.attrs) {
+                    self.wrappers.push(wrapper_def(&f.sig));
+                }
+                if let Some(def) = fn_def(&f.sig, &f.block, vis(&f.vis)) {
+                    self.fns.push(def);
+                }
+            }
+            syn::Item::Impl(i) => {
+                let Some(self_ty) = cexpr::type_name(&i.self_ty).or_else(|| path_last(&i.self_ty))
+                else {
+                    return;
+                };
+                let mut def = ImplDef {
+                    self_ty,
+                    generic: !i.generics.params.is_empty(),
+                    consts: Vec::new(),
+                    fns: Vec::new(),
+                    wrappers: Vec::new(),
+                };
+                for item in &i.items {
+                    match item {
+                        syn::ImplItem::Const(c) => def.consts.push(const_def(
+                            &c.ident,
+                            &c.ty,
+                            &c.expr,
+                            vis(&c.vis),
+                            has_cfg(&c.attrs),
+                        )),
+                        syn::ImplItem::Fn(f) => {
+                            if is_check_candidate(&f.attrs) {
+                                def.wrappers.push(wrapper_def(&f.sig));
+                            }
+                            if let Some(d) = fn_def(&f.sig, &f.block, vis(&f.vis)) {
+                                def.fns.push(d);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                self.impls.push(def);
+            }
+            syn::Item::Mod(m) => self.mods.push(ModDef {
+                name: m.ident.to_string(),
+                vis: vis(&m.vis),
+                path_attr: path_attr(&m.attrs),
+                inline: m.content.as_ref().map(|(_, items)| Items::from_syn(items)),
+            }),
+            syn::Item::Use(u) => {
+                let mut prefix = Vec::new();
+                uses(
+                    &u.tree,
+                    &mut prefix,
+                    u.leading_colon.is_some(),
+                    &mut self.uses,
+                );
+            }
+            syn::Item::Struct(s) => self.types.push(s.ident.to_string()),
+            syn::Item::Enum(e) => self.types.push(e.ident.to_string()),
+            syn::Item::Union(u) => self.types.push(u.ident.to_string()),
+            syn::Item::Type(t) => self.types.push(t.ident.to_string()),
+            syn::Item::Trait(t) => self.types.push(t.ident.to_string()),
+            _ => {}
+        }
+    }
+
+    /// The inline module at `path` below these items.
+    pub(crate) fn inline(&self, path: &[String]) -> Option<&Items> {
+        let mut items = self;
+        for name in path {
+            items = items
+                .mods
+                .iter()
+                .find(|m| m.name == *name)?
+                .inline
+                .as_ref()?;
+        }
+        Some(items)
+    }
+}
+
+fn const_def(
+    ident: &syn::Ident,
+    ty: &syn::Type,
+    expr: &syn::Expr,
+    vis: Vis,
+    cfg: bool,
+) -> ConstDef {
+    let ty_name = cexpr::type_name(ty);
+    ConstDef {
+        name: ident.to_string(),
+        ty: ty_name.as_deref().and_then(IntTy::from_name),
+        ty_text: quote::ToTokens::to_token_stream(ty)
+            .to_string()
+            .replace(' ', ""),
+        expr: cexpr::lower(expr),
+        vis,
+        cfg,
+    }
+}
+
+fn fn_def(sig: &syn::Signature, block: &syn::Block, vis: Vis) -> Option<FnDef> {
+    let returns = match &sig.output {
+        syn::ReturnType::Type(_, ty) => match cexpr::type_name(ty) {
+            Some(name) if name == "LaunchConfig" => Returns::Config,
+            Some(name) => match IntTy::from_name(&name) {
+                Some(ty) => Returns::Int(ty),
+                None => Returns::Other,
+            },
+            None => Returns::Other,
+        },
+        syn::ReturnType::Default => Returns::Other,
+    };
+    let is_const = sig.constness.is_some();
+    // Only functions the evaluator can use: helpers returning a config, and `const fn`s
+    // returning an integer. The rest are not recorded (and their bodies not lowered).
+    let useful = returns == Returns::Config || (is_const && matches!(returns, Returns::Int(_)));
+    if !useful {
+        return None;
+    }
+    Some(FnDef {
+        name: sig.ident.to_string(),
+        vis,
+        is_const,
+        generics: sig
+            .generics
+            .params
+            .iter()
+            .map(|p| match p {
+                syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+                _ => None,
+            })
+            .collect(),
+        params: sig
+            .inputs
+            .iter()
+            .map(|arg| match arg {
+                syn::FnArg::Typed(t) => cexpr::pattern_name(&t.pat),
+                syn::FnArg::Receiver(_) => Some("self".to_owned()),
+            })
+            .collect(),
+        returns,
+        body: cexpr::lower_block(block),
+    })
+}
+
+fn wrapper_def(sig: &syn::Signature) -> WrapperDef {
+    WrapperDef {
+        name: sig.ident.to_string(),
+        signature: quote::ToTokens::to_token_stream(sig).to_string(),
+    }
+}
+
+/// An attribute that may be `#[occupancy::check]` under any name (`check`, an alias,
+/// inside `cfg_attr`): any attribute but the common built-in ones.
+fn is_check_candidate(attrs: &[syn::Attribute]) -> bool {
+    const BUILTIN: &[&str] = &[
+        "doc",
+        "allow",
+        "warn",
+        "deny",
+        "forbid",
+        "expect",
+        "inline",
+        "must_use",
+        "cfg",
+        "deprecated",
+        "track_caller",
+        "cold",
+        "no_mangle",
+        "export_name",
+        "link_section",
+        "target_feature",
+        "test",
+    ];
+    attrs.iter().any(|a| {
+        !a.path()
+            .get_ident()
+            .is_some_and(|i| BUILTIN.contains(&i.to_string().as_str()))
+    })
+}
+
+fn path_last(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+fn vis(v: &syn::Visibility) -> Vis {
+    match v {
+        syn::Visibility::Public(_) => Vis::Pub,
+        syn::Visibility::Restricted(r) => {
+            let path: Vec<String> = r
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            match path
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .as_slice()
+            {
+                ["crate"] => Vis::Crate,
+                ["super"] => Vis::Super,
+                ["self"] => Vis::Private,
+                _ => Vis::In(path),
+            }
+        }
+        _ => Vis::Private,
+    }
+}
+
+fn has_cfg(attrs: &[syn::Attribute]) -> bool {
+    attrs
+        .iter()
+        .any(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"))
+}
+
+fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
+    attrs.iter().find_map(|a| match &a.meta {
+        syn::Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+fn uses(tree: &syn::UseTree, prefix: &mut Vec<String>, leading: bool, out: &mut Vec<UseDef>) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            uses(&p.tree, prefix, leading, out);
+            prefix.pop();
+        }
+        syn::UseTree::Name(n) => {
+            let name = n.ident.to_string();
+            // `use a::b::{self}` binds `b`.
+            let (binding, path) = if name == "self" {
+                (prefix.last().cloned(), prefix.clone())
+            } else {
+                let mut path = prefix.clone();
+                path.push(name.clone());
+                (Some(name), path)
+            };
+            if let Some(binding) = binding {
+                out.push(UseDef {
+                    binding: Some(binding),
+                    path,
+                    leading_colon: leading,
+                });
+            }
+        }
+        syn::UseTree::Rename(r) => {
+            let mut path = prefix.clone();
+            if r.ident != "self" {
+                path.push(r.ident.to_string());
+            }
+            out.push(UseDef {
+                binding: Some(r.rename.to_string()),
+                path,
+                leading_colon: leading,
+            });
+        }
+        syn::UseTree::Glob(_) => out.push(UseDef {
+            binding: None,
+            path: prefix.clone(),
+            leading_colon: leading,
+        }),
+        syn::UseTree::Group(g) => {
+            for tree in &g.items {
+                uses(tree, prefix, leading, out);
+            }
+        }
+    }
+}
+
+/// Parses `text` into a [`FileIndex`], or says why it cannot.
+pub(crate) fn index_text(text: &str) -> Result<FileIndex, String> {
+    let tokens: proc_macro2::TokenStream = text
+        .parse()
+        .map_err(|e: proc_macro2::LexError| format!("does not lex: {e}"))?;
+    crate::limits::Limits::SOURCE_FILE
+        .check(&tokens, "this file")
+        .map_err(|e| e.to_string())?;
+    let file: syn::File = syn::parse2(tokens).map_err(|e| format!("does not parse: {e}"))?;
+    Ok(FileIndex {
+        items: Items::from_syn(&file.items),
+    })
+}
+
+/// Every file indexed in this process, by path: the text it was indexed from, and the
+/// index (or why there is none).
+type Indexed = HashMap<PathBuf, (String, Result<Arc<FileIndex>, String>)>;
+
+static INDEXED: Mutex<Option<Indexed>> = Mutex::new(None);
+
+/// The index of the file at `path` (absolute), parsing it only if its text changed since
+/// the last time this process indexed it.
+pub(crate) fn index_file(path: &Path) -> Result<Arc<FileIndex>, String> {
+    let text = read_text(path)?;
+    let mut memo = INDEXED.lock().unwrap_or_else(|e| e.into_inner());
+    let memo = memo.get_or_insert_with(HashMap::new);
+    if let Some((known, index)) = memo.get(path)
+        && *known == text
+    {
+        return index.clone();
+    }
+    let index = index_text(&text).map(Arc::new);
+    memo.insert(path.to_path_buf(), (text, index.clone()));
+    index
+}
+
+/// A source file's text: a regular file of at most [`MAX_SOURCE_BYTES`].
+fn read_text(path: &Path) -> Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read it: {e}"))?;
+    if !meta.is_file() {
+        return Err("it is not a regular file".to_owned());
+    }
+    if meta.len() > MAX_SOURCE_BYTES {
+        return Err(format!(
+            "it is {} bytes, over the {MAX_SOURCE_BYTES}-byte limit for a source file",
+            meta.len()
+        ));
+    }
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read it: {e}"))
+}
+
+/// Which crate a module belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum CrateId {
+    /// The crate being compiled.
+    Local,
+    /// The package's library, named from a binary, example, test or bench of the package.
+    PackageLib,
+}
+
+/// A module: its crate and its path from that crate's root.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct ModuleId {
+    pub(crate) krate: CrateId,
+    pub(crate) path: Vec<String>,
+}
+
+impl ModuleId {
+    pub(crate) fn parent(&self) -> Option<ModuleId> {
+        let mut path = self.path.clone();
+        path.pop()?;
+        Some(ModuleId {
+            krate: self.krate,
+            path,
+        })
+    }
+
+    /// `crate::a::b`, or `occupancy_examples::a` for the package's library.
+    pub(crate) fn text(&self, lib_name: Option<&str>) -> String {
+        let root = match self.krate {
+            CrateId::Local => "crate",
+            CrateId::PackageLib => lib_name.unwrap_or("crate"),
+        };
+        std::iter::once(root)
+            .chain(self.path.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join("::")
+    }
+
+    /// Whether `self` is `other` or inside it.
+    pub(crate) fn within(&self, other: &ModuleId) -> bool {
+        self.krate == other.krate && self.path.starts_with(&other.path)
+    }
+}
+
+/// Where a module's items are: the file, the inline modules inside it, and the folder its
+/// `mod name;` files are looked for in.
+#[derive(Clone, Debug)]
+struct Place {
+    file: PathBuf,
+    index: Arc<FileIndex>,
+    inline: Vec<String>,
+    children_dir: PathBuf,
+}
+
+/// The crate's sources for one expansion: the roots, and the modules loaded so far.
+pub(crate) struct Crate {
+    local_root: Option<PathBuf>,
+    lib_root: Option<PathBuf>,
+    /// The package library's crate name (`occupancy_examples`), when it is not the crate
+    /// being compiled.
+    pub(crate) lib_name: Option<String>,
+    places: HashMap<ModuleId, Result<Place, String>>,
+    files_loaded: usize,
+}
+
+impl Crate {
+    /// The crate whose root is found from `file` (the wrapper's file) in the package at
+    /// `package_dir`; `lib_name`: the package's library crate name, if it has one other
+    /// than the crate being compiled.
+    pub(crate) fn for_file(package_dir: &Path, file: &Path, lib_name: Option<String>) -> Crate {
+        let lib = package_dir.join("src/lib.rs");
+        let local_root = crate_root(package_dir, file);
+        let lib_root =
+            (lib.is_file() && local_root.as_deref() != Some(lib.as_path())).then_some(lib);
+        Crate {
+            local_root,
+            lib_name: lib_name.filter(|_| lib_root.is_some()),
+            lib_root,
+            places: HashMap::new(),
+            files_loaded: 0,
+        }
+    }
+
+    /// The crate for the wrapper `name` (with `signature`, to tell apart functions of one
+    /// name) in `file`, and where the wrapper is: its module and the type of the `impl` it
+    /// is in. A file outside the module tree (a custom layout the reader does not follow) is
+    /// read as a crate root of its own: its own constants still resolve.
+    pub(crate) fn locate(
+        package_dir: &Path,
+        file: &Path,
+        lib_name: Option<String>,
+        name: &str,
+        signature: &str,
+    ) -> (Crate, Option<(ModuleId, Option<String>)>) {
+        let mut krate = Crate::for_file(package_dir, file, lib_name.clone());
+        let module = match krate.module_of_file(file) {
+            Some(m) => m,
+            None => {
+                krate = Crate {
+                    local_root: Some(file.to_path_buf()),
+                    ..Crate::for_file(package_dir, file, lib_name)
+                };
+                ModuleId {
+                    krate: CrateId::Local,
+                    path: Vec::new(),
+                }
+            }
+        };
+        let Ok((index, inline, _)) = krate.items(&module) else {
+            return (krate, None);
+        };
+        let Some(items) = index.items.inline(&inline) else {
+            return (krate, None);
+        };
+        let mut found = Vec::new();
+        find_wrapper(items, name, &mut Vec::new(), &mut found);
+        if found.len() > 1 {
+            let exact: Vec<_> = found
+                .iter()
+                .filter(|(_, _, sig)| sig == signature)
+                .cloned()
+                .collect();
+            if !exact.is_empty() {
+                found = exact;
+            }
+        }
+        let location = match found.into_iter().next() {
+            Some((inline, self_ty, _)) => {
+                let mut path = module.path.clone();
+                path.extend(inline);
+                (
+                    ModuleId {
+                        krate: module.krate,
+                        path,
+                    },
+                    self_ty,
+                )
+            }
+            // Not found as written (made by a macro?): the file's module, no `Self`.
+            None => (module, None),
+        };
+        (krate, Some(location))
+    }
+
+    /// The module of `file` in the crate being compiled.
+    pub(crate) fn module_of_file(&mut self, file: &Path) -> Option<ModuleId> {
+        let root = self.local_root.clone()?;
+        let root_id = ModuleId {
+            krate: CrateId::Local,
+            path: Vec::new(),
+        };
+        if same_file(&root, file) {
+            return Some(root_id);
+        }
+        // The path the module tree would give, guessed from the folders: `src/a/b.rs` or
+        // `src/a/b/mod.rs` is `a::b`.
+        let dir = root.parent()?;
+        let relative = file.strip_prefix(dir).ok()?;
+        let mut guess: Vec<String> = relative
+            .with_extension("")
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if guess.last().is_some_and(|l| l == "mod") {
+            guess.pop();
+        }
+        let id = ModuleId {
+            krate: CrateId::Local,
+            path: guess,
+        };
+        if let Ok(place) = self.place(&id)
+            && place.inline.is_empty()
+            && same_file(&place.file, file)
+        {
+            return Some(id);
+        }
+        // `#[path]` or an unusual layout: search the tree breadth-first, up to a bound.
+        let mut queue = vec![root_id];
+        while let Some(id) = queue.pop() {
+            let Ok(place) = self.place(&id) else { continue };
+            if place.inline.is_empty() && same_file(&place.file, file) {
+                return Some(id);
+            }
+            if self.files_loaded >= MAX_FILES {
+                return None;
+            }
+            let items = place.index.items.inline(&place.inline)?;
+            for m in &items.mods {
+                let mut path = id.path.clone();
+                path.push(m.name.clone());
+                queue.insert(
+                    0,
+                    ModuleId {
+                        krate: id.krate,
+                        path,
+                    },
+                );
+            }
+        }
+        None
+    }
+
+    /// The items of module `id`, or why they cannot be read.
+    pub(crate) fn items(
+        &mut self,
+        id: &ModuleId,
+    ) -> Result<(Arc<FileIndex>, Vec<String>, PathBuf), String> {
+        let place = self.place(id)?;
+        Ok((place.index, place.inline, place.file))
+    }
+
+    fn place(&mut self, id: &ModuleId) -> Result<Place, String> {
+        if let Some(place) = self.places.get(id) {
+            return place.clone();
+        }
+        let place = self.load_place(id);
+        self.places.insert(id.clone(), place.clone());
+        place
+    }
+
+    fn load_place(&mut self, id: &ModuleId) -> Result<Place, String> {
+        let Some(parent) = id.parent() else {
+            let root = match id.krate {
+                CrateId::Local => self.local_root.clone(),
+                CrateId::PackageLib => self.lib_root.clone(),
+            }
+            .ok_or_else(|| "the crate's root file was not found".to_owned())?;
+            let index = self.load(&root)?;
+            let children_dir = root.parent().map(Path::to_path_buf).unwrap_or_default();
+            return Ok(Place {
+                file: root,
+                index,
+                inline: Vec::new(),
+                children_dir,
+            });
+        };
+        let parent_place = self.place(&parent)?;
+        let name = id.path.last().cloned().unwrap_or_default();
+        let items = parent_place
+            .index
+            .items
+            .inline(&parent_place.inline)
+            .ok_or_else(|| "an inline module could not be found again".to_owned())?;
+        let decls: Vec<&ModDef> = items.mods.iter().filter(|m| m.name == name).collect();
+        let decl = match decls.as_slice() {
+            [one] => *one,
+            [] => {
+                return Err(format!(
+                    "no module `{name}` in {}",
+                    parent.text(self.lib_name.as_deref())
+                ));
+            }
+            _ => {
+                return Err(format!(
+                    "`{name}` is declared more than once in {} (under #[cfg]?)",
+                    parent.text(self.lib_name.as_deref())
+                ));
+            }
+        };
+        if decl.inline.is_some() {
+            let mut inline = parent_place.inline.clone();
+            inline.push(name.clone());
+            return Ok(Place {
+                file: parent_place.file.clone(),
+                index: parent_place.index.clone(),
+                inline,
+                children_dir: parent_place.children_dir.join(&name),
+            });
+        }
+        let candidates: Vec<PathBuf> = match &decl.path_attr {
+            Some(p) => {
+                let base = parent_place
+                    .file
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default();
+                vec![base.join(p)]
+            }
+            None => vec![
+                parent_place.children_dir.join(format!("{name}.rs")),
+                parent_place.children_dir.join(&name).join("mod.rs"),
+            ],
+        };
+        let file = candidates
+            .iter()
+            .find(|c| c.is_file())
+            .cloned()
+            .ok_or_else(|| {
+                format!(
+                    "the file of `mod {name};` was not found ({})",
+                    candidates
+                        .iter()
+                        .map(|c| c.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                )
+            })?;
+        let index = self.load(&file)?;
+        let is_mod_rs = file.file_name().is_some_and(|n| n == "mod.rs") || decl.path_attr.is_some();
+        let children_dir = if is_mod_rs {
+            file.parent().map(Path::to_path_buf).unwrap_or_default()
+        } else {
+            parent_place.children_dir.join(&name)
+        };
+        Ok(Place {
+            file,
+            index,
+            inline: Vec::new(),
+            children_dir,
+        })
+    }
+
+    fn load(&mut self, file: &Path) -> Result<Arc<FileIndex>, String> {
+        self.files_loaded += 1;
+        index_file(file).map_err(|why| format!("{} {why}", shown(file)))
+    }
+}
+
+/// Every function named `name` that may carry the attribute: (its inline module path, the
+/// type of its impl, its signature).
+fn find_wrapper(
+    items: &Items,
+    name: &str,
+    inline: &mut Vec<String>,
+    out: &mut Vec<(Vec<String>, Option<String>, String)>,
+) {
+    if inline.len() > 32 {
+        return;
+    }
+    for w in items.wrappers.iter().filter(|w| w.name == name) {
+        out.push((inline.clone(), None, w.signature.clone()));
+    }
+    for imp in &items.impls {
+        for w in imp.wrappers.iter().filter(|w| w.name == name) {
+            out.push((
+                inline.clone(),
+                Some(imp.self_ty.clone()),
+                w.signature.clone(),
+            ));
+        }
+    }
+    for m in &items.mods {
+        if let Some(inner) = &m.inline {
+            inline.push(m.name.clone());
+            find_wrapper(inner, name, inline, out);
+            inline.pop();
+        }
+    }
+}
+
+/// The root file of the crate that compiles `file`, in the package at `dir`: by cargo's
+/// layout (`src/lib.rs` or `src/main.rs`, `src/bin/<name>.rs`, `examples/<name>.rs`,
+/// `tests/<name>.rs`, `benches/<name>.rs`, or `<name>/main.rs` in those folders); else
+/// `file` itself.
+fn crate_root(dir: &Path, file: &Path) -> Option<PathBuf> {
+    for kind in ["src/bin", "examples", "tests", "benches"] {
+        let base = dir.join(kind);
+        if let Ok(relative) = file.strip_prefix(&base) {
+            let first = relative.components().next()?;
+            let first = base.join(first);
+            return Some(if first.is_dir() {
+                first.join("main.rs")
+            } else {
+                first
+            });
+        }
+    }
+    if file.starts_with(dir.join("src")) {
+        for root in ["src/lib.rs", "src/main.rs"] {
+            let root = dir.join(root);
+            if root.is_file() {
+                return Some(root);
+            }
+        }
+    }
+    Some(file.to_path_buf())
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
+}
+
+/// The last components of `path`, for messages (`src/consts.rs`).
+pub(crate) fn shown(path: &Path) -> String {
+    let parts: Vec<String> = path
+        .components()
+        .rev()
+        .take(2)
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.into_iter().rev().collect::<Vec<_>>().join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indexes_the_items_that_matter() {
+        let index = index_text(
+            r#"
+            use crate::consts::{TILE, WARP as W};
+            use super::*;
+            pub const BLOCK: u32 = 2 * 128;
+            const BIG: usize = 1 << 20;
+            #[cfg(feature = "x")] const SMEM: u32 = 4096;
+            pub(crate) const fn smem_bytes(t: u32) -> u32 { t * t * 4 }
+            fn launch_cfg<const N: u32>(n: u32) -> LaunchConfig {
+                LaunchConfig { grid_dim: (n.div_ceil(N), 1, 1), block_dim: (N, 1, 1), shared_mem_bytes: 0 }
+            }
+            fn not_a_helper(n: u32) -> u32 { n }
+            struct Softmax;
+            impl Softmax { const BLOCK: u32 = 256; #[occupancy::check(kernel = "s")] fn launch(&self) {} }
+            mod inner { pub const X: u8 = 3; }
+            mod outer;
+            "#,
+        )
+        .unwrap();
+        let items = &index.items;
+        let consts: Vec<(&str, Option<IntTy>, bool)> = items
+            .consts
+            .iter()
+            .map(|c| (c.name.as_str(), c.ty, c.cfg))
+            .collect();
+        assert_eq!(
+            consts,
+            [
+                ("BLOCK", Some(IntTy::U32), false),
+                ("BIG", Some(IntTy::Usize), false),
+                ("SMEM", Some(IntTy::U32), true)
+            ]
+        );
+        let fns: Vec<(&str, Returns)> = items
+            .fns
+            .iter()
+            .map(|f| (f.name.as_str(), f.returns))
+            .collect();
+        assert_eq!(
+            fns,
+            [
+                ("smem_bytes", Returns::Int(IntTy::U32)),
+                ("launch_cfg", Returns::Config)
+            ]
+        );
+        assert_eq!(items.fns[1].generics, [Some("N".to_owned())]);
+        assert_eq!(items.impls[0].self_ty, "Softmax");
+        assert_eq!(items.impls[0].consts[0].name, "BLOCK");
+        assert_eq!(items.impls[0].wrappers[0].name, "launch");
+        let uses: Vec<(Option<&str>, String)> = items
+            .uses
+            .iter()
+            .map(|u| (u.binding.as_deref(), u.path.join("::")))
+            .collect();
+        assert_eq!(
+            uses,
+            [
+                (Some("TILE"), "crate::consts::TILE".to_owned()),
+                (Some("W"), "crate::consts::WARP".to_owned()),
+                (None, "super".to_owned())
+            ]
+        );
+        assert!(items.mods[0].inline.is_some());
+        assert!(items.mods[1].inline.is_none());
+        assert_eq!(
+            items.inline(&["inner".to_owned()]).unwrap().consts[0].name,
+            "X"
+        );
+    }
+
+    #[test]
+    fn unparsable_text_says_why() {
+        assert!(
+            index_text("fn f() -> {}")
+                .unwrap_err()
+                .starts_with("does not parse")
+        );
+        assert!(index_text("fn f(").unwrap_err().starts_with("does not lex"));
+    }
+}
