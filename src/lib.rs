@@ -6,19 +6,28 @@
 //!
 //! # `#[occupancy::check(...)]`
 //!
-//! Put it on a launch wrapper (a free function or a method with a body). During
+//! Put it on a launch wrapper (a free function or a method with a body) and write the launch
+//! as you always do: the attribute reads the configuration from the body. During
 //! `cargo build` it computes the theoretical occupancy of the launch on every target and
-//! reports, at the offending argument, a launch below the policy floor or one that wastes
+//! reports, at the offending expression, a launch below the policy floor or one that wastes
 //! the hardware, with the numbers and a fix computed by the engine; a launch that cannot
 //! run fails the build.
 //!
 //! ```
-//! #[occupancy::check(block = (16, 16), regs = 64, smem = 8 KiB, target = ["sm_80", "H100"])]
-//! fn launch_sgemm() {
-//!     // cudarc: stream.launch_builder(&f).arg(..).launch(cfg) with block_dim (16, 16, 1)
-//!     //         and shared_mem_bytes 8192
+//! # #[derive(Clone, Copy)] struct LaunchConfig { grid_dim: (u32, u32, u32), block_dim: (u32, u32, u32), shared_mem_bytes: u32 }
+//! # fn launch(_: LaunchConfig) {}
+//! const TILE: u32 = 64;
+//!
+//! #[occupancy::check(regs = 64, target = ["sm_80", "H100"])]
+//! fn launch_sgemm(m: u32, n: u32) {
+//!     let cfg = LaunchConfig {
+//!         grid_dim: (n.div_ceil(TILE), m.div_ceil(TILE), 1),
+//!         block_dim: (TILE / 4, TILE / 4, 1),
+//!         shared_mem_bytes: 8 * 1024,
+//!     };
+//!     launch(cfg); // cudarc: unsafe { stream.launch_builder(&f).arg(..).launch(cfg) }
 //! }
-//! # fn main() { launch_sgemm() }
+//! # fn main() { launch_sgemm(100, 100) }
 //! ```
 //!
 //! With `regs = 96` and no `target` (so the policy's default targets, sm_80 and sm_90),
@@ -28,32 +37,103 @@
 //! warning: use of deprecated macro `low_occupancy`: launch_sgemm on sm_90: 25% occupancy (16 of 64 warps), below the 50% floor
 //!          = note: limited by registers: 96 regs/thread -> 96 x 32 = 3072 per warp -> 16384 per sub-partition / 3072 = 5 warps x 4 sub-partitions / 8 warps per block = 2 blocks/SM
 //!          = help: 64 regs/thread (e.g. __launch_bounds__(256, 4)) gives 50%
-//!  --> src/lib.rs:5:38
+//!  --> src/lib.rs:5:20
 //!   |
-//! 5 | #[occupancy::check(block = (16, 16), regs = 96)]
-//!   |                                      ^^^^
+//! 5 | #[occupancy::check(regs = 96)]
+//!   |                    ^^^^
 //! ```
 //!
 //! A denied lint is an error with the same text (`error: low_occupancy: launch_sgemm on
 //! sm_90: ...`); `launch_impossible` is always one.
 //!
+//! ## How the attribute finds the launch
+//!
+//! A launch is a configuration the body builds:
+//!
+//! - a cudarc `LaunchConfig { grid_dim, block_dim, shared_mem_bytes }` literal (`..base`
+//!   included), inline in the launch call or bound with `let`;
+//! - cudarc's `LaunchConfig::for_num_elems(n)`: 1024 threads, `n.div_ceil(1024)` blocks and
+//!   0 B of dynamic shared memory in every cudarc release from 0.5.1 to 0.19 (read from
+//!   their sources; 0.12.2 computes one block more for some `n`, before 0.5.1 it was one
+//!   block of `n` threads);
+//! - a call of the crate's own function returning a `LaunchConfig`, built from its const
+//!   generic parameters, constants and arguments (`launch_cfg::<128>(n)`), bound with `let`
+//!   or passed to a launch method;
+//! - cust's `launch!(module.kernel<<<grid, block, smem, stream>>>(...))`.
+//!
+//! When the body calls a launch method (`.launch(cfg)`, `.launch_cooperative`,
+//! `.launch_on_stream`, `.launch_async`), the configurations passed to it are the launches;
+//! otherwise every configuration it builds is. A wrapper with several launches checks each
+//! (messages name them: ``launch_two_pass (`merge`) on sm_90: ...``). A kernel loaded by a
+//! literal name (`load_function("saxpy")`, `get_function`, `get_func`, cust's
+//! `module.saxpy<<<..>>>`) stands in for `kernel`.
+//!
+//! The values are read from the crate's sources: literals; `let` bindings (shadowing
+//! included); constants in the same file, through `use` imports, `crate::` / `super::` /
+//! `self::` paths and inline modules, in the package's library (from an example, test or
+//! binary: `my_crate::consts::TILE`), associated constants (`Self::BLOCK`, `Gemm::TILE`),
+//! constants declared in the body; integer arithmetic with Rust's checked semantics, `as`
+//! casts between integer types, `div_ceil`, `min`, `max`, `clamp`, `next_power_of_two`,
+//! `pow`, `size_of::<primitive>()`, `u32::MAX`; the crate's `const fn`s. Each file is parsed
+//! once per compilation. Not read: items made by macros, `#[cfg]` (two definitions of one
+//! name are not used), other crates' items, function calls other than the above, method
+//! calls on run-time values: those are run-time values to the reader.
+//!
+//! **Every value read from a name is confirmed by the compiler**: the expansion asserts that
+//! the expression, evaluated by rustc, is the value used (`const _: () = assert!(TILE / 4
+//! == 16, "...")`; a `Self::` or generic expression in an inline `const { }` in the body,
+//! which `cargo build` evaluates and `cargo check` does not), and that a helper read is the
+//! function called. A wrong read (a name shadowed by a macro-made item, a constant that
+//! depends on `#[cfg]`) is a build error at the expression, never a lint about another
+//! launch; writing the value in the attribute (`block = 32`) makes the compiler check the
+//! body's expression against it instead.
+//!
+//! A key that states another value than the body (`block = 256` on a body that launches
+//! 128 threads) is an error on both. Keys are for what the body cannot state.
+//!
+//! ## Run-time values: candidates
+//!
+//! A value the body picks from literal arms (`let b = if n < 1024 { 32 } else { 1024 };`,
+//! a `match` on a dtype) has those arms as candidates: every one is checked, each finding
+//! names the one it is about (`launch_softmax (block = 32) on sm_80: ...`), and values from
+//! the same choice stay together (a block of 32 with the shared memory of the 32 arm). A
+//! value only the data decides takes candidates from its key: `block = [32, 1024]`,
+//! `smem = [4 KiB, 64 KiB]`, `grid = [(64, 64), 132]`; every combination is checked (at
+//! most 64 plans). A `block` or `smem` known only at run time with no candidates is an error
+//! at the body's expression saying so (or check at run time with
+//! `occupancy_core::device::check_launch`, feature `cudarc`); a run-time grid is not an
+//! error: the grid lints (waves, `tail_effect`, `undersized_grid`) then run only on
+//! candidates, if given.
+//!
+//! ## Kernel families
+//!
+//! `kernel = ["affine_f32", "affine_f16"]` or `kernel = "affine_*"` (a glob: `*` any run of
+//! characters, `?` one; over the manifest, cubin or fatbin) checks each kernel. One
+//! diagnostic per lint and target names the worst kernel, with a note listing the others
+//! it concerns, worst first (`also 2 more kernels of the family, worst first: affine_f16
+//! (37.5%), ...`), so that a family of 89 kernels does not print 89 warnings. A body that
+//! names its kernel at run time (`format!("affine_{}", T::NAME)`) gets the glob suggested.
+//! Likewise, targets with the same result (`"sm_89", "RTX 4090", "L4"`) share one
+//! diagnostic that names them all.
+//!
 //! ## Keys
 //!
 //! | key | value | default |
 //! |---|---|---|
-//! | `block` | threads per block: `256`, `(16, 16)`, `(8, 8, 4)`, a constant, or a tuple of constants | required |
-//! | `kernel` | the compiled kernel's name (`"sgemm_tiled"`, a C++ kernel's demangled `"tile<16>"` or its symbol): its resources per target come from the resource manifest, or from `cubin` / `fatbin` | none |
+//! | `block` | threads per block: `256`, `(16, 16)`, `(8, 8, 4)`, constants, or candidates `[32, 1024]` | read from the body; required where it states none |
+//! | `kernel` | the compiled kernel's name (`"sgemm_tiled"`, a C++ kernel's demangled `"tile<16>"` or its symbol), a list `["a", "b"]` or a glob `"affine_*"`: the resources per target come from the resource manifest, or from `cubin` / `fatbin` | the body's `load_function("...")`, else none |
 //! | `cubin` | a cubin to read the resources from, relative to the crate's directory | none |
 //! | `fatbin` | a fatbin (or an nvcc-built host binary with a `.nv_fatbin` section), relative to the crate's directory | none |
 //! | `regs` | registers per thread (ptxas `-v`: `Used N registers`); with `kernel` / `cubin` / `fatbin`, overrides the compiled kernel's | required without `kernel`, `cubin`, `fatbin` |
-//! | `smem` | dynamic shared memory per block: `8192`, `512 B`, `8 KiB`, `48 KB`, `1.5 KiB`, `8KiB`, a constant | `0` |
+//! | `smem` | dynamic shared memory per block: `8192`, `512 B`, `8 KiB`, `48 KB`, `1.5 KiB`, `8KiB`, a constant, candidates `[4 KiB, 64 KiB]` | read from the body, else `0` |
 //! | `static_smem` | static shared memory per block, same forms (ptxas: `N bytes smem`) | `0` |
 //! | `opt_in` | the dynamic shared memory opt-in the wrapper sets (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`), same forms | not set (48 KiB per block) |
 //! | `carveout` | preferred shared-memory carveout, a whole percentage: `50%` or `0.5` | not set (the driver's default) |
 //! | `barriers` | block barriers the kernel uses, 0 to 16 | the compiled kernel's, else `1` |
 //! | `max_threads` | the kernel's `__launch_bounds__` max threads, 1 to 1024 | the compiled kernel's, else none |
-//! | `grid` | blocks in the grid: `1024`, `(64, 64)`, `(x, y, z)`, constants (for waves and tails) | none |
-//! | `cluster` | blocks per thread-block cluster: `2`, `(2, 1)`, `(2, 1, 1)`; literal; cc 9.0+ targets only | the compiled kernel's `__cluster_dims__`, else none |
+//! | `grid` | blocks in the grid: `1024`, `(64, 64)`, `(x, y, z)`, constants, candidates (for waves and tails) | read from the body, else none |
+//! | `cluster` | blocks per thread-block cluster: `2`, `(2, 1)`, `(2, 1, 1)`; literal; cc 9.0+ targets only; with `grid`, each grid dimension must be a multiple of the cluster's | the compiled kernel's `__cluster_dims__`, else none |
+//! | `non_portable` | `true` when the wrapper sets `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED`: clusters over the portable 8 blocks (up to 16 on cc 9.0); without it such a cluster is `launch_impossible` | `false` |
 //! | `class` | the kernel class, which sets the floor: `"memory_bound"` (62.5%), `"balanced"` (37.5%), `"compute_bound"` (25%) | policy `class` |
 //! | `target` | `"sm_90"` or `["sm_80", "H100", "RTX 4090"]`: compute capabilities (`sm_90`, `sm_90a`, `9.0`) or GPU names | policy `targets` |
 //! | `min_occupancy` | the `low_occupancy` floor: `50%`, `37.5%` or `0.5`; wins over any `class` | the class's floor, else policy `min_occupancy` |
@@ -72,7 +152,7 @@
 //!
 //! | lint | default | what |
 //! |---|---|---|
-//! | `launch_impossible` | deny, fixed | 0 blocks fit, or the launch fails: block over 1024 threads or the launch bounds, registers or shared memory over the per-block limits, dynamic shared memory over the opt-in, opt-in over the architecture's limit, an invalid cluster |
+//! | `launch_impossible` | deny, fixed | 0 blocks fit, or the launch fails: block over 1024 threads or the launch bounds, registers or shared memory over the per-block limits, dynamic shared memory over the opt-in, opt-in over the architecture's limit, static shared memory over the 48 KiB ptxas compiles, an invalid cluster (before cc 9.0, over 8 blocks without `non_portable`, over 16, a grid that is not a whole number of clusters) |
 //! | `low_occupancy` | warn | theoretical occupancy below the floor on a target |
 //! | `partial_warp` | warn | threads per block not a multiple of 32 |
 //! | `register_step` | warn | dropping a few registers per thread (policy `thresholds.register_step_max_drop`, 4) adds resident blocks |
@@ -82,8 +162,8 @@
 //! | `carveout_limit` | warn | the carveout preference costs resident blocks |
 //! | `register_spill` | warn | the compiled kernel spills registers (needs `kernel` / `cubin` / `fatbin`) |
 //! | `launch_bounds_mismatch` | warn | the launch does not reach the kernel's `__launch_bounds__` min blocks per SM |
-//! | `tail_effect` | warn | with `grid` on a named GPU: the last wave leaves over 10% (`thresholds.tail_effect_max_waste`) of the launch's block slots idle |
-//! | `undersized_grid` | warn | with `grid` on a named GPU: the grid cannot fill the GPU once |
+//! | `tail_effect` | warn | with `grid` on a named GPU: the last wave leaves over 10% (`thresholds.tail_effect_max_waste`) of the launch's block slots idle (a cluster launch's wave: the clusters resident at once x cluster size) |
+//! | `undersized_grid` | warn | with `grid` on a named GPU: the grid cannot fill the GPU once (likewise) |
 //! | `cluster_limit` | warn | with `cluster`: the cluster launch holds fewer blocks than the plain launch |
 //!
 //! Their documentation: [`lint::LINTS`]. Warnings are ordinary rustc warnings (of the
@@ -145,21 +225,16 @@
 //! `OCCUPANCY_MANIFEST` changes (the expansion `include_bytes!`s the file and reads the
 //! variable with `option_env!`); rust-analyzer does not re-expand on such a change.
 //!
-//! ## Constants
+//! ## Constants the reader cannot evaluate
 //!
-//! Values given as constant expressions (`block = BLOCK`, `smem = TILE * TILE * 4`,
-//! `block = (TILE, TILE)`; each must be a `u32`) cannot be read by the macro. The check then
-//! runs in a generated `const` item, evaluated by the compiler with the engine's
+//! A constant expression of the attribute the source reader cannot evaluate (a constant of
+//! another crate, `size_of` of a non-primitive type; each must then be a `u32`) is left to
+//! the compiler: the check runs in a generated `const` item, evaluated with the engine's
 //! `const fn`s, for three lints: `launch_impossible` and a denied `low_occupancy` or
 //! `partial_warp` fail the build with a const-evaluation error; a warned one warns (the
 //! warning reads "use of deprecated associated function `...::Check::<true>::_low_occupancy`").
-//! Their messages cannot carry the numbers or a fix. The other lints (`register_step`,
-//! `smem_step`, `block_limit`, `carveout_limit`, `barrier_limit`, `register_spill`,
-//! `launch_bounds_mismatch`, `tail_effect`, `undersized_grid`, `cluster_limit`) need the
-//! values as literals and are not checked for a wrapper with constants.
-//! `cargo occupancy report` substitutes constants it finds defined in the same file, so it
-//! can report more than the build. Constants must be reachable from the function body (not
-//! `Self::CONST`: the check is an item inside the body).
+//! Their messages cannot carry the numbers or a fix, and say which name could not be read
+//! and why. The other lints need known values and are not checked for such a wrapper.
 //!
 //! ## Policy: `occupancy.toml`
 //!

@@ -6,6 +6,8 @@ mod common;
 
 use common::{Row, read_tsv};
 use occupancy::arch::{Arch, SM_61, SM_70, SM_75, SM_80, SM_86, SM_89, SM_90, Target};
+use occupancy::cluster::Cluster;
+use occupancy::lint::{LaunchSpec, MinOccupancy, check};
 use occupancy::occupancy::{
     BlockDim, Carveout, Kernel, Launch, Occupancy, OccupancyError, Resource, ZeroReason, occupancy,
 };
@@ -451,4 +453,65 @@ fn case_34_hopper_carveout_0_reserves_1_kib_per_block_in_an_8_kib_config() {
         0,
     );
     assert_eq!((default.blocks_per_sm, default.percent()), (16, 100.0));
+}
+
+#[test]
+fn case_28_h100_cluster_16_needs_the_non_portable_attribute() {
+    // "cluster 8 -> 15 clusters (120 CTAs); 16 -> 7 (112) and needs non-portable attr":
+    // through the lints, as the attribute, report and calc see it (the cluster counts
+    // themselves: tests/clusters_h200.rs).
+    let row = case("28");
+    assert_eq!(row.str("cc"), "9.0");
+    assert!(
+        row.str("notes")
+            .contains("16 -> 7 (112) and needs non-portable attr")
+    );
+    let dynamic = row.u32("dyn_smem_B");
+    let kernel = Kernel::new(32).with_opt_in(dynamic);
+    let launch = Launch::new(BlockDim::linear(row.u32("block_threads"))).with_dynamic_smem(dynamic);
+    let h100 = [Target::parse("H100").unwrap()];
+    let findings = |cluster: Cluster| {
+        // The row's 12.5% is the point of the case: no low_occupancy floor here.
+        let spec = LaunchSpec {
+            cluster: Some(cluster),
+            min_occupancy: MinOccupancy::ZERO,
+            ..LaunchSpec::new("launch", &h100, kernel, launch)
+        };
+        check(&spec)
+    };
+    // Without the attribute: the launch fails, and the help names the attribute.
+    let f = findings(Cluster::linear(16));
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].lint.name, "launch_impossible");
+    assert_eq!(
+        f[0].message,
+        "launch on H100 80GB HBM3: a cluster of 16 blocks exceeds the portable maximum of 8: set \
+         cudaFuncAttributeNonPortableClusterSizeAllowed"
+    );
+    assert!(f[0].helps[0].contains("CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED"));
+    // With it: 7 clusters = 112 blocks at a time, 20 of 132 SMs idle.
+    let f = findings(Cluster::linear(16).allow_non_portable());
+    let names: Vec<&str> = f.iter().map(|f| f.lint.name).collect();
+    assert_eq!(names, ["cluster_limit"]);
+    assert!(
+        f[0].message.starts_with(
+            "launch on H100 80GB HBM3: clusters of 16 hold 7 x 16 = 112 blocks at a time"
+        ),
+        "{}",
+        f[0].message
+    );
+    assert!(
+        f[0].message
+            .contains("20 fewer than the 132 of a plain launch"),
+        "{}",
+        f[0].message
+    );
+    // Clusters of the row's 4 (portable) need no attribute: 30 clusters = 120 blocks.
+    let f = findings(Cluster::linear(row.u32("cluster_size")));
+    assert!(
+        f[0].message
+            .contains("clusters of 4 hold 30 x 4 = 120 blocks"),
+        "{}",
+        f[0].message
+    );
 }

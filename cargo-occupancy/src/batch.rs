@@ -9,7 +9,9 @@
 //!
 //! Output: the input columns as given, then `blocks_per_sm`, `warps_per_sm`, `occupancy`
 //! (fraction, 4 decimals), `limiters` (comma list, `cuda_occupancy.h` convention) and
-//! `error` (empty when fine). A row the engine refuses, or one with more or fewer fields
+//! `error` (empty when fine). An appended column whose name the input already has (a file
+//! of expected answers, say) is named `engine_<name>` instead (`engine_blocks_per_sm`),
+//! so that every output column has one name: the input's columns keep theirs. A row the engine refuses, or one with more or fewer fields
 //! than the header, gets `error` in `blocks_per_sm` and the reason in `error` (its input
 //! columns padded or cut to the header's); the other rows go on. A `max_dynamic_smem` below
 //! the default is a function that lowered its own limit: more dynamic shared memory than
@@ -134,6 +136,31 @@ fn evaluate(
     ))
 }
 
+/// Columns `batch` appends.
+const OUTPUT: [&str; 5] = [
+    "blocks_per_sm",
+    "warps_per_sm",
+    "occupancy",
+    "limiters",
+    "error",
+];
+
+/// The names of the appended columns for an input `header`: [`OUTPUT`], each prefixed with
+/// `engine_` (again, if need be) where the input already has a column of that name.
+fn output_columns(header: &str) -> Vec<String> {
+    let input: Vec<&str> = header.split('\t').map(str::trim).collect();
+    OUTPUT
+        .iter()
+        .map(|name| {
+            let mut name = (*name).to_owned();
+            while input.contains(&name.as_str()) {
+                name.insert_str(0, "engine_");
+            }
+            name
+        })
+        .collect()
+}
+
 /// Runs `batch` from `input` to `output`. Returns the number of rows with an error.
 pub fn run(input: impl BufRead, mut output: impl Write) -> Result<usize, String> {
     let io = |e: std::io::Error| format!("batch: {e}");
@@ -150,12 +177,8 @@ pub fn run(input: impl BufRead, mut output: impl Write) -> Result<usize, String>
         }
     };
     let layout = Layout::new(&header)?;
-    writeln!(
-        output,
-        "{}\tblocks_per_sm\twarps_per_sm\toccupancy\tlimiters\terror",
-        header.trim_end()
-    )
-    .map_err(io)?;
+    let header = header.trim_end();
+    writeln!(output, "{header}\t{}", output_columns(header).join("\t")).map_err(io)?;
     let mut archs = HashMap::new();
     let mut errors = 0;
     for line in lines {
@@ -282,6 +305,38 @@ mod tests {
         let rows: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
         assert_eq!(rows[1][5], "0");
         assert_eq!(rows[2][5], "4");
+    }
+
+    #[test]
+    fn appended_columns_the_input_already_has_are_prefixed() {
+        // Issue 13, item 11: expected answers in the input (header-vectors.tsv has
+        // `blocks_per_sm` and `limiters`) keep their names; the engine's are `engine_*`.
+        let out = batch(
+            "arch\tblock_size\tregisters_per_thread\tblocks_per_sm\tlimiters\tengine_limiters\n\
+             sm_80\t256\t40\t6\tregisters\tx\n",
+        );
+        let rows: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
+        assert_eq!(
+            rows[0],
+            [
+                "arch",
+                "block_size",
+                "registers_per_thread",
+                "blocks_per_sm",
+                "limiters",
+                "engine_limiters",
+                "engine_blocks_per_sm",
+                "warps_per_sm",
+                "occupancy",
+                "engine_engine_limiters",
+                "error"
+            ]
+        );
+        assert_eq!(rows[1][6..], ["6", "48", "0.7500", "registers", ""]);
+        let mut names = rows[0].clone();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), rows[0].len(), "every column has its own name");
     }
 
     #[test]

@@ -4,11 +4,14 @@ use std::fmt::Write as _;
 
 use clap::Args;
 use occupancy_core::analysis;
+use occupancy_core::analysis::LaunchWaves;
 use occupancy_core::arch::Target;
-use occupancy_core::cluster::{Cluster, Topology, max_active_clusters};
-use occupancy_core::lint::{Finding, KernelClass, LaunchSpec, LintLevels, MinOccupancy, check};
+use occupancy_core::cluster::{Cluster, ClusterDim, Topology, max_active_clusters};
+use occupancy_core::lint::{
+    ArtifactFacts, Finding, KernelClass, LaunchSpec, Level, LintLevels, MinOccupancy, check,
+};
 use occupancy_core::occupancy::{
-    BlockDim, Carveout, Kernel, Launch, Occupancy, Resource, UNLIMITED, occupancy,
+    BlockDim, Carveout, GridDim, Kernel, Launch, Occupancy, Resource, UNLIMITED, occupancy,
 };
 use serde_json::json;
 
@@ -23,8 +26,9 @@ pub struct ConfigArgs {
     /// Threads per block: 256, 16x16 or 8x8x4.
     #[arg(long, value_parser = args::block)]
     pub block: BlockDim,
-    /// Registers per thread.
-    #[arg(long)]
+    /// Registers per thread (at most 65536, an SM's whole register file; a kernel has at
+    /// most 255).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=65536))]
     pub regs: u32,
     /// Static shared memory per block (bytes, or with a KiB suffix).
     #[arg(long, default_value = "0", value_parser = args::bytes)]
@@ -41,8 +45,8 @@ pub struct ConfigArgs {
     /// Block barriers per block (1 = only __syncthreads).
     #[arg(long, default_value_t = 1)]
     pub barriers: u32,
-    /// The kernel's max threads per block (__launch_bounds__).
-    #[arg(long)]
+    /// The kernel's max threads per block (__launch_bounds__ first argument, 1 to 1024).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub max_threads: Option<u32>,
     /// Print JSON instead of a table.
     #[arg(long)]
@@ -55,14 +59,22 @@ pub struct CalcArgs {
     /// The configuration.
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// Blocks in the grid (a count, `XxY` or `XxYxZ`), for waves, tail_effect and undersized_grid
-    /// on a named GPU.
+    /// The grid: blocks as a count, `XxY` or `XxYxZ`, for waves, tail_effect and
+    /// undersized_grid on a named GPU (and, with --cluster, a whole number of clusters).
     #[arg(long, value_parser = args::grid)]
-    pub grid: Option<u64>,
-    /// Blocks per thread-block cluster (cc 9.0+; above 8 needs the non-portable attribute,
-    /// assumed set).
-    #[arg(long)]
-    pub cluster: Option<u32>,
+    pub grid: Option<GridDim>,
+    /// Blocks per thread-block cluster (cc 9.0+): `3`, `2x1` or `2x2x1`. Above 8 blocks
+    /// it needs --non-portable.
+    #[arg(long, value_parser = args::cluster)]
+    pub cluster: Option<ClusterDim>,
+    /// The function sets CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: clusters
+    /// above the portable 8 blocks, up to 16 on cc 9.0.
+    #[arg(long, requires = "cluster")]
+    pub non_portable: bool,
+    /// The kernel's minimum resident blocks per SM (__launch_bounds__ second argument,
+    /// `.minnctapersm`), for launch_bounds_mismatch.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub min_blocks: Option<u32>,
     /// The low_occupancy floor: 50%, 0.5 (default: the class's floor, else 50%).
     #[arg(long, value_parser = args::floor)]
     pub min_occupancy: Option<MinOccupancy>,
@@ -85,12 +97,35 @@ impl ConfigArgs {
     }
 }
 
-/// Runs `calc`: the text to print, or an error message.
-pub fn run(c: &CalcArgs) -> Result<String, String> {
+/// What `calc` prints, and whether a finding is deny-level.
+pub struct Calc {
+    /// The table (or JSON), findings and suggestions.
+    pub text: String,
+    /// Whether a finding is deny-level (`launch_impossible`): the exit status is then 1, as
+    /// for `cargo occupancy report`.
+    pub denied: bool,
+}
+
+impl CalcArgs {
+    /// The thread-block cluster, with the non-portable attribute as given.
+    fn cluster(&self) -> Option<Cluster> {
+        self.cluster.map(|dim| {
+            let cluster = Cluster::new(dim);
+            if self.non_portable {
+                cluster.allow_non_portable()
+            } else {
+                cluster
+            }
+        })
+    }
+}
+
+/// Runs `calc`: the text to print and whether a finding is deny-level, or an error message
+/// for input it cannot evaluate.
+pub fn run(c: &CalcArgs) -> Result<Calc, String> {
     let a = &c.config;
     let kernel = a.kernel();
     let launch = Launch::new(a.block).with_dynamic_smem(a.smem);
-    let occ = occupancy(a.arch.arch, &kernel, &launch).map_err(|e| e.to_string())?;
     let targets = [a.arch];
     let (min_occupancy, class) = match (c.min_occupancy, c.class) {
         (Some(floor), _) => (floor, None),
@@ -100,16 +135,38 @@ pub fn run(c: &CalcArgs) -> Result<String, String> {
     let spec = LaunchSpec {
         min_occupancy,
         class,
-        grid_blocks: c.grid,
-        cluster: c.cluster.map(|n| Cluster::linear(n).allow_non_portable()),
+        grid: c.grid,
+        cluster: c.cluster(),
+        artifact: ArtifactFacts {
+            min_blocks_per_sm: c.min_blocks,
+            ..ArtifactFacts::default()
+        },
         ..LaunchSpec::new("launch", &targets, kernel, launch)
     };
     let findings = check(&spec);
-    let suggestions = suggestions(c, &kernel, &launch, &occ);
+    let levels = LintLevels::default();
+    let denied = findings.iter().any(|f| levels.get(f.lint) == Level::Deny);
+    // A kernel the calculator refuses (an opt-in over the architecture's limit): no table,
+    // but the findings say why the launch cannot run.
+    let occ = match occupancy(a.arch.arch, &kernel, &launch) {
+        Ok(occ) => Some(occ),
+        Err(_) if denied => None,
+        Err(e) => return Err(e.to_string()),
+    };
+    let suggestions = match &occ {
+        Some(occ) => suggestions(c, &kernel, &launch, occ),
+        None => Vec::new(),
+    };
     if a.json {
-        return Ok(to_json(a, &occ, &findings, &suggestions));
+        return Ok(Calc {
+            text: to_json(c, occ.as_ref(), &findings, &suggestions),
+            denied,
+        });
     }
-    let mut out = table(a, &occ, a.arch.sm_count());
+    let mut out = match &occ {
+        Some(occ) => table(c, occ),
+        None => heading(a),
+    };
     let _ = writeln!(out);
     let _ = writeln!(
         out,
@@ -120,7 +177,7 @@ pub fn run(c: &CalcArgs) -> Result<String, String> {
         let _ = writeln!(out, "  none");
     }
     for f in &findings {
-        let level = LintLevels::default().get(f.lint);
+        let level = levels.get(f.lint);
         let _ = writeln!(
             out,
             "  {level}[{}]: {}",
@@ -136,12 +193,21 @@ pub fn run(c: &CalcArgs) -> Result<String, String> {
             let _ = writeln!(out, "      = help: {help}");
         }
     }
-    let _ = writeln!(out);
-    let _ = writeln!(out, "Suggestions");
-    for (what, text) in &suggestions {
-        let _ = writeln!(out, "  {what:<34}{text}");
+    if !suggestions.is_empty() {
+        let _ = writeln!(out);
+        let _ = writeln!(out, "Suggestions");
+        for (what, text) in &suggestions {
+            let _ = writeln!(out, "  {what:<34}{text}");
+        }
     }
-    Ok(out)
+    Ok(Calc { text: out, denied })
+}
+
+/// Blocks of the whole GPU resident at once for this launch, with or without clusters
+/// ([`analysis::launch_waves`]); `None` without a named GPU or when it is unknown.
+fn at_a_time(c: &CalcArgs, kernel: &Kernel, launch: &Launch) -> Option<LaunchWaves> {
+    let cluster = c.cluster();
+    analysis::launch_waves(&c.config.arch, kernel, launch, cluster.as_ref(), 0)
 }
 
 /// Suggestions beyond the findings, as (label, text) rows: the block sizes with the best
@@ -203,35 +269,33 @@ fn suggestions(
             ),
         ));
     }
-    if let (Some(grid), Some(sms)) = (c.grid, a.arch.sm_count())
-        && let Some(w) = analysis::waves(occ, sms, grid)
-    {
-        rows.push((
-            "waves".to_owned(),
-            format!(
-                "{:.2} ({} blocks at a time; last wave {} blocks, {:.1}% of its slots idle)",
-                w.waves(),
-                w.blocks_per_wave,
-                if w.tail_blocks == 0 {
-                    w.blocks_per_wave
-                } else {
-                    w.tail_blocks
-                },
-                w.tail_idle() * 100.0
-            ),
-        ));
+    if let Some(grid) = c.grid {
+        let cluster = c.cluster();
+        if let Some(lw) =
+            analysis::launch_waves(&a.arch, kernel, launch, cluster.as_ref(), grid.blocks())
+        {
+            let w = lw.waves;
+            rows.push((
+                "waves".to_owned(),
+                format!(
+                    "{:.2} ({} blocks at a time; last wave {} blocks, {:.1}% of its slots idle)",
+                    w.waves(),
+                    w.blocks_per_wave,
+                    if w.tail_blocks == 0 {
+                        w.blocks_per_wave
+                    } else {
+                        w.tail_blocks
+                    },
+                    w.tail_idle() * 100.0
+                ),
+            ));
+        }
     }
-    if let (Some(n), Some(topology)) = (c.cluster, Topology::of_target(&a.arch))
-        && let Ok(r) = max_active_clusters(
-            arch,
-            &topology,
-            kernel,
-            launch,
-            &Cluster::linear(n).allow_non_portable(),
-        )
+    if let (Some(cluster), Some(topology)) = (c.cluster(), Topology::of_target(&a.arch))
+        && let Ok(r) = max_active_clusters(arch, &topology, kernel, launch, &cluster)
     {
         rows.push((
-            format!("clusters of {n} at a time"),
+            format!("clusters of {} at a time", cluster.dim),
             format!(
                 "{} ({} blocks/SM for cluster launches)",
                 r.max_active_clusters, r.blocks_per_sm
@@ -249,7 +313,13 @@ fn limit_text(v: u32) -> String {
     }
 }
 
-fn table(a: &ConfigArgs, occ: &Occupancy, sm_count: Option<u32>) -> String {
+/// `  threads per block                 256 (8 warps)`: one row of the table.
+fn row(out: &mut String, k: &str, v: String) {
+    let _ = writeln!(out, "  {k:<34}{v}");
+}
+
+/// The first line and the inputs.
+fn heading(a: &ConfigArgs) -> String {
     let arch = a.arch.arch;
     let mut out = String::new();
     let gpu = match a.arch.gpu {
@@ -259,13 +329,58 @@ fn table(a: &ConfigArgs, occ: &Occupancy, sm_count: Option<u32>) -> String {
     let _ = writeln!(
         out,
         "Occupancy of {}-thread blocks ({}) on {gpu}{} {} (cc {})",
-        occ.threads_per_block, a.block, arch.sm, arch.family, arch.cc
+        a.block.threads(),
+        a.block,
+        arch.sm,
+        arch.family,
+        arch.cc
     );
+    out
+}
+
+/// The inputs the lints read beyond the configuration: grid, cluster, minimum blocks.
+fn launch_inputs(out: &mut String, c: &CalcArgs) {
+    if let Some(m) = c.min_blocks {
+        row(out, "launch bounds (min blocks per SM)", m.to_string());
+    }
+    let shape = |text: String, blocks: u64, linear: bool| {
+        if linear {
+            format!("{blocks} blocks")
+        } else {
+            format!("{text} = {blocks} blocks")
+        }
+    };
+    if let Some(grid) = c.grid {
+        let text = shape(grid.to_string(), grid.blocks(), grid.y == 1 && grid.z == 1);
+        row(out, "grid", text);
+    }
+    if let Some(cluster) = c.cluster {
+        row(
+            out,
+            "cluster",
+            format!(
+                "{}{}",
+                shape(
+                    cluster.to_string(),
+                    cluster.blocks(),
+                    cluster.y == 1 && cluster.z == 1
+                ),
+                if c.non_portable {
+                    ", non-portable sizes allowed"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
+}
+
+fn table(c: &CalcArgs, occ: &Occupancy) -> String {
+    let a = &c.config;
+    let arch = a.arch.arch;
+    let mut out = heading(a);
     let _ = writeln!(out);
     let _ = writeln!(out, "Inputs");
-    let row = |out: &mut String, k: &str, v: String| {
-        let _ = writeln!(out, "  {k:<34}{v}");
-    };
     row(
         &mut out,
         "threads per block",
@@ -305,6 +420,7 @@ fn table(a: &ConfigArgs, occ: &Occupancy, sm_count: Option<u32>) -> String {
     if let Some(t) = a.max_threads {
         row(&mut out, "launch bounds (max threads)", t.to_string());
     }
+    launch_inputs(&mut out, c);
     let _ = writeln!(out);
     let _ = writeln!(out, "Allocated");
     row(
@@ -372,12 +488,24 @@ fn table(a: &ConfigArgs, occ: &Occupancy, sm_count: Option<u32>) -> String {
         "theoretical occupancy",
         format!("{:.1}%", occ.percent()),
     );
-    if let Some(sms) = sm_count {
-        row(
-            &mut out,
-            "blocks to fill the GPU once",
-            format!("{} ({} SMs)", occ.blocks_per_sm * sms, sms),
-        );
+    if let Some(sms) = a.arch.sm_count() {
+        let plain = u64::from(occ.blocks_per_sm) * u64::from(sms);
+        let fill = match at_a_time(
+            c,
+            &a.kernel(),
+            &Launch::new(a.block).with_dynamic_smem(a.smem),
+        ) {
+            Some(LaunchWaves {
+                waves,
+                clusters: Some((clusters, size)),
+                ..
+            }) => format!(
+                "{} ({clusters} clusters of {size}; {plain} without clusters, {sms} SMs)",
+                waves.blocks_per_wave
+            ),
+            _ => format!("{plain} ({sms} SMs)"),
+        };
+        row(&mut out, "blocks to fill the GPU once", fill);
     }
     if let Some(reason) = occ.zero_reason {
         row(&mut out, "launch fails", reason.to_string());
@@ -385,12 +513,15 @@ fn table(a: &ConfigArgs, occ: &Occupancy, sm_count: Option<u32>) -> String {
     out
 }
 
+/// The JSON form: the table's numbers (null where the calculator refused the kernel), the
+/// findings and the suggestions.
 fn to_json(
-    a: &ConfigArgs,
-    occ: &Occupancy,
+    c: &CalcArgs,
+    occ: Option<&Occupancy>,
     findings: &[Finding],
     suggestions: &[(String, String)],
 ) -> String {
+    let a = &c.config;
     let limit = |v: u32| {
         if v == UNLIMITED {
             serde_json::Value::Null
@@ -398,14 +529,20 @@ fn to_json(
             json!(v)
         }
     };
-    let value = json!({
+    let kernel = a.kernel();
+    let launch = Launch::new(a.block).with_dynamic_smem(a.smem);
+    let min_grid_size = occ
+        .and_then(|_| at_a_time(c, &kernel, &launch))
+        .map(|lw| lw.waves.blocks_per_wave);
+    let levels = LintLevels::default();
+    let mut value = json!({
         "target": a.arch.to_string(),
         "arch": a.arch.arch.sm,
         "compute_capability": a.arch.arch.cc.to_string(),
         "sm_count": a.arch.sm_count(),
         "inputs": {
             "block": [a.block.x, a.block.y, a.block.z],
-            "threads_per_block": occ.threads_per_block,
+            "threads_per_block": a.block.threads(),
             "registers_per_thread": a.regs,
             "static_smem": a.static_smem,
             "dynamic_smem": a.smem,
@@ -413,37 +550,59 @@ fn to_json(
             "carveout": a.carveout.to_attribute(),
             "barriers": a.barriers,
             "max_threads_per_block": a.max_threads,
+            "min_blocks_per_sm": c.min_blocks,
+            "grid": c.grid.map(GridDim::to_array),
+            "cluster": c.cluster.map(|d| [d.x, d.y, d.z]),
+            "non_portable_cluster_size_allowed": c.non_portable,
         },
-        "allocated": {
-            "registers_per_warp": occ.registers_per_warp,
-            "registers_per_block": occ.registers_per_block,
-            "smem_per_block": occ.smem_per_block_bytes,
-            "smem_per_sm": occ.smem_per_sm_bytes,
-        },
-        "limits": {
-            "warps": limit(occ.limits.warps),
-            "registers": limit(occ.limits.registers),
-            "shared_memory": limit(occ.limits.shared_memory),
-            "blocks": limit(occ.limits.blocks),
-            "barriers": limit(occ.limits.barriers),
-        },
-        "limiters": occ.limiters.iter().map(Resource::name).collect::<Vec<_>>(),
-        "blocks_per_sm": occ.blocks_per_sm,
-        "warps_per_block": occ.warps_per_block,
-        "active_warps_per_sm": occ.active_warps_per_sm(),
-        "max_warps_per_sm": occ.max_warps_per_sm,
-        "occupancy": occ.fraction(),
-        "launch_error": occ.zero_reason.map(|r| r.to_string()),
-        "min_grid_size": a.arch.sm_count().map(|sms| occ.blocks_per_sm * sms),
+        "min_grid_size": min_grid_size,
         "findings": findings.iter().map(|f| json!({
             "lint": f.lint.name,
-            "level": LintLevels::default().get(f.lint).name(),
+            "level": levels.get(f.lint).name(),
             "message": f.message,
             "notes": f.notes,
             "helps": f.helps,
         })).collect::<Vec<_>>(),
         "suggestions": suggestions.iter().map(|(k, v)| json!({"what": k, "text": v})).collect::<Vec<_>>(),
     });
+    let numbers = match occ {
+        Some(occ) => json!({
+            "allocated": {
+                "registers_per_warp": occ.registers_per_warp,
+                "registers_per_block": occ.registers_per_block,
+                "smem_per_block": occ.smem_per_block_bytes,
+                "smem_per_sm": occ.smem_per_sm_bytes,
+            },
+            "limits": {
+                "warps": limit(occ.limits.warps),
+                "registers": limit(occ.limits.registers),
+                "shared_memory": limit(occ.limits.shared_memory),
+                "blocks": limit(occ.limits.blocks),
+                "barriers": limit(occ.limits.barriers),
+            },
+            "limiters": occ.limiters.iter().map(Resource::name).collect::<Vec<_>>(),
+            "blocks_per_sm": occ.blocks_per_sm,
+            "warps_per_block": occ.warps_per_block,
+            "active_warps_per_sm": occ.active_warps_per_sm(),
+            "max_warps_per_sm": occ.max_warps_per_sm,
+            "occupancy": occ.fraction(),
+            "launch_error": occ.zero_reason.map(|r| r.to_string()),
+        }),
+        None => json!({
+            "allocated": null,
+            "limits": null,
+            "limiters": [],
+            "blocks_per_sm": 0,
+            "warps_per_block": null,
+            "active_warps_per_sm": 0,
+            "max_warps_per_sm": a.arch.arch.max_warps_per_sm(),
+            "occupancy": 0.0,
+            "launch_error": findings.first().map(|f| f.message.clone()),
+        }),
+    };
+    if let (Some(object), serde_json::Value::Object(more)) = (value.as_object_mut(), numbers) {
+        object.extend(more);
+    }
     let mut s = serde_json::to_string_pretty(&value).unwrap_or_default();
     s.push('\n');
     s

@@ -30,7 +30,10 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// One launch configuration: allocated resources, each resource's block limit, the
-    /// limiter, resident blocks, active warps, occupancy.
+    /// limiter, resident blocks, active warps, occupancy; then every lint's findings.
+    ///
+    /// Exit status, as for `report`: 0 without a deny-level finding; 1 with one (the launch
+    /// cannot run: `launch_impossible`); 2 when calc cannot run (bad arguments).
     Calc(calc::CalcArgs),
     /// Many configurations: TSV with a header on stdin, answers appended as TSV on stdout.
     Batch,
@@ -79,9 +82,22 @@ fn main() -> ExitCode {
         },
         Command::Report(a) => return report::run(&a),
         Command::Profile(a) => return profile::run(&a),
-        Command::Calc(a) => calc::run(&a).map(|text| {
-            print!("{text}");
-        }),
+        Command::Calc(a) => {
+            return match calc::run(&a) {
+                Ok(calc) => {
+                    print!("{}", calc.text);
+                    if calc.denied {
+                        ExitCode::FAILURE
+                    } else {
+                        ExitCode::SUCCESS
+                    }
+                }
+                Err(message) => {
+                    let _ = writeln!(std::io::stderr(), "error: {message}");
+                    ExitCode::from(2)
+                }
+            };
+        }
         Command::Sweep(a) => sweep::run(&a).map(|text| {
             print!("{text}");
         }),

@@ -24,6 +24,20 @@ fn header_vectors_agree_through_batch() {
     let out = batch(text.clone());
     let header = columns(text.lines().next().unwrap());
     let expected_col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    // The input already has `blocks_per_sm` and `limiters` (the header's answers): the
+    // engine's columns are then named `engine_*`, the others as usual.
+    let out_header = columns(out.lines().next().unwrap());
+    assert_eq!(out_header[..header.len()], header[..]);
+    assert_eq!(
+        out_header[header.len()..],
+        [
+            "engine_blocks_per_sm",
+            "warps_per_sm",
+            "occupancy",
+            "engine_limiters",
+            "error"
+        ]
+    );
     let (mut n, mut wrong) = (0, Vec::new());
     for (input, output) in text.lines().skip(1).zip(out.lines().skip(1)) {
         let (i, o) = (columns(input), columns(output));

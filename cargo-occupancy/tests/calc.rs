@@ -2,7 +2,8 @@
 
 use std::process::Command;
 
-fn calc(args: &[&str]) -> (bool, String, String) {
+/// Runs `cargo occupancy calc <args>`: (exit status, stdout, stderr).
+fn calc(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))
         .arg("occupancy")
         .arg("calc")
@@ -10,15 +11,24 @@ fn calc(args: &[&str]) -> (bool, String, String) {
         .output()
         .unwrap();
     (
-        out.status.success(),
+        out.status.code().unwrap_or(-1),
         String::from_utf8(out.stdout).unwrap(),
         String::from_utf8(out.stderr).unwrap(),
     )
 }
 
+/// The `Findings` section of calc's output.
+fn findings(out: &str) -> &str {
+    let start = out.find("Findings").unwrap_or(0);
+    let end = out[start..]
+        .find("\nSuggestions")
+        .map_or(out.len(), |e| start + e);
+    &out[start..end]
+}
+
 #[test]
 fn table_marks_the_limiter_and_gives_the_result() {
-    let (ok, out, _) = calc(&[
+    let (code, out, _) = calc(&[
         "--arch",
         "A100",
         "--block",
@@ -28,7 +38,7 @@ fn table_marks_the_limiter_and_gives_the_result() {
         "--static-smem",
         "8KiB",
     ]);
-    assert!(ok);
+    assert_eq!(code, 0);
     assert!(out.contains("A100-SXM4-80GB (108 SMs)"), "{out}");
     assert!(
         out.contains("registers per warp                1280 (40 x 32 rounded up to 256)"),
@@ -58,11 +68,11 @@ fn table_marks_the_limiter_and_gives_the_result() {
 
 #[test]
 fn json_has_the_numbers() {
-    let (ok, out, _) = calc(&[
+    let (code, out, _) = calc(&[
         "--arch", "sm_90", "--block", "16x16", "--regs", "64", "--smem", "48KiB", "--opt-in",
         "64KiB", "--json",
     ]);
-    assert!(ok);
+    assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["blocks_per_sm"], 4);
     assert_eq!(
@@ -75,17 +85,19 @@ fn json_has_the_numbers() {
 
 #[test]
 fn impossible_launch_says_why_and_bad_input_is_an_error() {
-    let (ok, out, _) = calc(&[
+    // A launch that cannot run is a deny-level finding: exit status 1, as for `report`.
+    let (code, out, _) = calc(&[
         "--arch", "sm_86", "--block", "256", "--regs", "32", "--smem", "60KiB",
     ]);
-    assert!(ok);
+    assert_eq!(code, 1);
     assert!(out.contains("resident blocks per SM            0"), "{out}");
     assert!(
         out.contains("allowed without the dynamic shared memory opt-in"),
         "{out}"
     );
-    let (ok, _, err) = calc(&["--arch", "H1000", "--block", "256", "--regs", "32"]);
-    assert!(!ok);
+    // Bad arguments: calc cannot run, exit status 2.
+    let (code, _, err) = calc(&["--arch", "H1000", "--block", "256", "--regs", "32"]);
+    assert_eq!(code, 2);
     assert!(
         err.contains("unknown target `H1000`") && err.contains("H100"),
         "{err}"
@@ -95,10 +107,10 @@ fn impossible_launch_says_why_and_bad_input_is_an_error() {
 #[test]
 fn findings_and_suggestions() {
     // sm_80, 256 threads, 41 regs: one register over a step (5 -> 6 blocks).
-    let (ok, out, _) = calc(&[
+    let (code, out, _) = calc(&[
         "--arch", "sm_80", "--block", "256", "--regs", "41", "--json",
     ]);
-    assert!(ok);
+    assert_eq!(code, 0, "warnings only");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let findings = v["findings"].as_array().unwrap();
     assert_eq!(findings.len(), 1, "{findings:?}");
@@ -122,10 +134,10 @@ fn findings_and_suggestions() {
             .starts_with("<= 32: 8 blocks/SM, 100.0%; <= 40: 6 blocks/SM, 75.0%")
     );
     // Field case 30: one 32x32 block on an 80-SM V100.
-    let (ok, out, _) = calc(&[
+    let (code, out, _) = calc(&[
         "--arch", "V100", "--block", "32x32", "--regs", "32", "--grid", "1",
     ]);
-    assert!(ok);
+    assert_eq!(code, 0);
     assert!(out.contains("warn[undersized_grid]: Tesla V100-SXM2-16GB: a grid of 1 block cannot fill the GPU once"), "{out}");
     assert!(out.contains("= note: 79 of 80 SMs get no block"), "{out}");
     // A compute-bound class lowers the floor: 37.5% is fine there, not at the default 50%.
@@ -137,4 +149,373 @@ fn findings_and_suggestions() {
         !out.contains("low_occupancy") && out.contains("Findings (floor 25%, compute_bound)"),
         "{out}"
     );
+}
+
+// Issue 13: field cases the engine got wrong, and CLI corrections. Each test is one item.
+
+#[test]
+fn item_1_a_grid_not_a_multiple_of_the_cluster_cannot_launch() {
+    let (code, out, _) = calc(&[
+        "--arch",
+        "H100",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--cluster",
+        "3",
+        "--grid",
+        "1000",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    let f = findings(&out);
+    assert!(
+        f.contains(
+            "deny[launch_impossible]: H100 80GB HBM3: a grid of 1000 blocks is not a whole number of clusters of 3\n\
+             \x20     = note: the cluster launch fails (CUDA_ERROR_INVALID_CLUSTER_SIZE, measured on an H200)\n\
+             \x20     = help: grid = 1002 (whole clusters of 3; the kernel must skip the 2 extra blocks)\n\
+             \x20     = help: or grid = 999 (1 block fewer, its work done by the others)"
+        ),
+        "{f}"
+    );
+    // The grid's waves are not reported for a launch that does not run.
+    assert!(
+        !f.contains("tail_effect") && !f.contains("undersized_grid"),
+        "{f}"
+    );
+    let (code, out, _) = calc(&[
+        "--arch",
+        "H100",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--cluster",
+        "3",
+        "--grid",
+        "999",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    // 1 to 3 dimensions, each checked.
+    let (code, out, _) = calc(&[
+        "--arch",
+        "H200",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--cluster",
+        "2x2x1",
+        "--grid",
+        "4x3",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("the grid's y dimension 3 is not a multiple of the cluster's 2 (grid (4, 3), cluster (2, 2))"),
+        "{out}"
+    );
+    assert!(
+        out.contains("cluster                           (2, 2) = 4 blocks"),
+        "{out}"
+    );
+    let (code, _, err) = calc(&[
+        "--arch",
+        "H200",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--cluster",
+        "2x0",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cluster `2x0` has a zero dimension"), "{err}");
+}
+
+#[test]
+fn item_2_clusters_over_8_need_non_portable() {
+    let args = [
+        "--arch",
+        "H200",
+        "--block",
+        "128",
+        "--regs",
+        "32",
+        "--cluster",
+        "12",
+    ];
+    let (code, out, _) = calc(&args);
+    assert_eq!(code, 1, "{out}");
+    let f = findings(&out);
+    assert!(
+        f.contains(
+            "deny[launch_impossible]: H200: a cluster of 12 blocks exceeds the portable maximum of 8: set \
+             cudaFuncAttributeNonPortableClusterSizeAllowed"
+        ),
+        "{f}"
+    );
+    assert!(f.contains("non_portable = true (calc: --non-portable); sm_90 then allows up to 16 blocks per cluster"), "{f}");
+    // With the attribute: 12 runs (8 blocks/SM for cluster launches: 5 x 10 + 2 x 12 = 74
+    // clusters on the H200); 17 does not (measured: CUDA_ERROR_INVALID_CLUSTER_SIZE).
+    let (code, out, _) = calc(&[&args[..], &["--non-portable"]].concat());
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("cluster                           12 blocks, non-portable sizes allowed"),
+        "{out}"
+    );
+    assert!(
+        out.contains("clusters of 12 at a time          74 (8 blocks/SM for cluster launches)"),
+        "{out}"
+    );
+    let (code, out, _) = calc(&[
+        "--arch",
+        "H200",
+        "--block",
+        "128",
+        "--regs",
+        "32",
+        "--cluster",
+        "17",
+        "--non-portable",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("a cluster of 17 blocks exceeds the maximum of 16 on this compute capability"),
+        "{out}"
+    );
+    // --non-portable is about clusters.
+    let (code, _, err) = calc(&[
+        "--arch",
+        "H200",
+        "--block",
+        "128",
+        "--regs",
+        "32",
+        "--non-portable",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--cluster"), "{err}");
+}
+
+#[test]
+fn item_3_waves_of_a_cluster_launch_use_the_cluster_capped_capacity() {
+    // H200, clusters of 3, 256 threads, 32 regs: 327 clusters = 981 blocks at a time
+    // (cuOccupancyMaxActiveClusters on the H200), not the plain 1056. 999 blocks fill the
+    // GPU once and leave a tail of 18.
+    let (code, out, _) = calc(&[
+        "--arch",
+        "H200",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--cluster",
+        "3",
+        "--grid",
+        "999",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("blocks to fill the GPU once       981 (327 clusters of 3; 1056 without clusters, 132 SMs)"),
+        "{out}"
+    );
+    let f = findings(&out);
+    assert!(!f.contains("undersized_grid"), "{f}");
+    assert!(
+        f.contains(
+            "warn[tail_effect]: H200: a grid of 999 blocks runs 1.02 waves: the last wave fills 18 of 981 block \
+             slots, 49.08% of the launch's block slots idle"
+        ),
+        "{f}"
+    );
+    assert!(
+        out.contains("waves                             1.02 (981 blocks at a time; last wave 18 blocks, 98.2% of its slots idle)"),
+        "{out}"
+    );
+    let (_, out, _) = calc(&[
+        "--arch",
+        "H200",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--cluster",
+        "3",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["min_grid_size"], 981);
+    // Without clusters, 999 of 1056 is undersized.
+    let (_, out, _) = calc(&[
+        "--arch", "H200", "--block", "256", "--regs", "32", "--grid", "999",
+    ]);
+    assert!(
+        findings(&out).contains(
+            "warn[undersized_grid]: H200: a grid of 999 blocks cannot fill the GPU once (94.6"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn item_4_static_shared_memory_over_48_kib_cannot_be_compiled() {
+    let (code, out, _) = calc(&[
+        "--arch",
+        "sm_86",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--static-smem",
+        "51584",
+        "--opt-in",
+        "64KiB",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    let f = findings(&out);
+    assert!(
+        f.contains(
+            "deny[launch_impossible]: sm_86: 51584 B of static shared memory per block cannot be compiled: ptxas \
+             allows at most 48 KiB, whatever the dynamic shared memory opt-in"
+        ),
+        "{f}"
+    );
+    assert!(
+        f.contains("uses too much shared data (0xc980 bytes, 0xc000 max)"),
+        "{f}"
+    );
+    assert!(
+        f.contains("static_smem = 0, smem = 51584, opt_in = 65536 (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) gives 16.67% (1 block/SM, 8 of 48 warps)"),
+        "{f}"
+    );
+    // 48 KiB exactly compiles.
+    let (code, out, _) = calc(&[
+        "--arch",
+        "sm_86",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--static-smem",
+        "48KiB",
+    ]);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn item_5_min_blocks_reports_launch_bounds_mismatch() {
+    // __launch_bounds__(256, 4) on sm_86 with 48 KiB of dynamic shared memory: 2 blocks/SM.
+    let args = [
+        "--arch",
+        "sm_86",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--smem",
+        "48KiB",
+        "--max-threads",
+        "256",
+    ];
+    let (code, out, _) = calc(&[&args[..], &["--min-blocks", "4"]].concat());
+    assert_eq!(code, 0, "{out}");
+    let f = findings(&out);
+    assert!(
+        f.contains(
+            "warn[launch_bounds_mismatch]: sm_86: the kernel's __launch_bounds__(256, 4) asks for 4 blocks per SM, \
+             this launch gets 2"
+        ),
+        "{f}"
+    );
+    assert!(
+        f.contains(
+            "= help: at most 24576 B of static + dynamic shared memory per block reaches 4 blocks"
+        ),
+        "{f}"
+    );
+    assert!(out.contains("launch bounds (min blocks per SM) 4"), "{out}");
+    // Reached, or not given: silent.
+    let (_, out, _) = calc(&[&args[..], &["--min-blocks", "2"]].concat());
+    assert!(!out.contains("launch_bounds_mismatch"), "{out}");
+    let (_, out, _) = calc(&args);
+    assert!(!out.contains("launch_bounds_mismatch"), "{out}");
+    let (code, _, _) = calc(&[&args[..], &["--min-blocks", "0"]].concat());
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn item_6_no_figure_saturates_and_no_fix_exceeds_the_limits() {
+    let (code, out, _) = calc(&["--arch", "sm_90", "--block", "4294967295", "--regs", "32"]);
+    assert_eq!(code, 1, "{out}");
+    // 4294967295 threads = 134217728 warps x 1024 registers per warp.
+    assert!(
+        out.contains("threads per block                 4294967295 (134217728 warps)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("registers per block               137438953472\n"),
+        "{out}"
+    );
+    assert!(!out.contains("4294967296"), "{out}");
+    assert!(
+        out.contains("= help: a block of at most 1024 threads (a multiple of 32; the most sm_90 allows is 1024)"),
+        "{out}"
+    );
+    // Shared memory past u32: 4294967295 static + 4294967295 dynamic + 1 KiB reserved.
+    let (_, out, _) = calc(&[
+        "--arch",
+        "sm_90",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--static-smem",
+        "4294967295",
+        "--smem",
+        "4294967295",
+    ]);
+    assert!(
+        out.contains("shared memory per block           8589935616 B"),
+        "{out}"
+    );
+    // Inputs whose figures would not fit are refused: a block of 2^32 threads, a register
+    // count past an SM's register file.
+    let (code, _, err) = calc(&["--arch", "sm_90", "--block", "65536x65536", "--regs", "32"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("4294967296 threads"), "{err}");
+    let (code, _, _) = calc(&["--arch", "sm_90", "--block", "256", "--regs", "65537"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn item_7_exit_status_follows_reports_rule() {
+    // 0: no deny-level finding (warnings are fine).
+    let (code, out, _) = calc(&["--arch", "sm_90", "--block", "100", "--regs", "32"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("warn[partial_warp]"), "{out}");
+    // 1: a deny-level finding, in the table and in the JSON.
+    for json in [false, true] {
+        let mut args = vec!["--arch", "sm_90", "--block", "2048", "--regs", "32"];
+        if json {
+            args.push("--json");
+        }
+        let (code, out, _) = calc(&args);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("launch_impossible"), "{out}");
+    }
+    // 1 also when the calculator refuses the kernel (an opt-in over the architecture's
+    // limit): the finding says why, there is no table.
+    let (code, out, _) = calc(&[
+        "--arch", "sm_90", "--block", "256", "--regs", "32", "--opt-in", "300KiB",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("deny[launch_impossible]: sm_90: opt-in of 300 KiB of dynamic shared memory exceeds the 227 KiB"),
+        "{out}"
+    );
+    assert!(!out.contains("Resident blocks per SM allowed by"), "{out}");
+    // 2: calc cannot run (bad arguments).
+    let (code, _, err) = calc(&["--arch", "sm_90", "--block", "0", "--regs", "32"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("zero dimension"), "{err}");
 }

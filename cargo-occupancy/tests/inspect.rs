@@ -82,7 +82,7 @@ fn table_reads_a_folder_and_ptx_adds_min_blocks() {
         .find(|l| l.contains("k_bounds") && l.contains("sm_90 "))
         .unwrap();
     let cells: Vec<&str> = bounds.split_whitespace().collect();
-    // kernel arch regs smem local spill bar max-thr min-blk ...
+    // kernel arch regs smem local spill_st/ld bar max_thr min_blk ...
     assert_eq!(
         &cells[..9],
         [
@@ -91,6 +91,43 @@ fn table_reads_a_folder_and_ptx_adds_min_blocks() {
         "{bounds}"
     );
     assert!(stdout.contains("tile_sum<16>"), "demangled, short");
+}
+
+#[test]
+fn every_column_is_one_token() {
+    // Issue 13, item 10: `spill st/ld` was two words, so tools that split on whitespace saw
+    // an empty `spill` column. Every header and every row of a plain-named cubin now splits
+    // into the same 13 cells.
+    let cubin = fixtures().join("nvrtc-12.9/probe.sm_90.cubin");
+    let (code, stdout, stderr) = inspect(&[cubin.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let mut lines = stdout.lines().skip(1);
+    let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    assert_eq!(
+        header,
+        [
+            "kernel",
+            "arch",
+            "regs",
+            "smem",
+            "local",
+            "spill_st/ld",
+            "bar",
+            "max_thr",
+            "min_blk",
+            "maxnreg",
+            "cluster",
+            "cmem[0]",
+            "cuda"
+        ]
+    );
+    let mut rows = 0;
+    // The table ends at the first empty line (a note on min blocks follows it).
+    for line in lines.take_while(|l| !l.trim().is_empty()) {
+        assert_eq!(line.split_whitespace().count(), header.len(), "{line}");
+        rows += 1;
+    }
+    assert_eq!(rows, 13, "{stdout}");
 }
 
 #[test]

@@ -463,3 +463,59 @@ src/lib.rs:39           launch_test    -       sm_90   100% (64/64 warps)  warps
     assert_eq!(report["summary"]["errors"], 0);
     assert_eq!(report["failed"], true);
 }
+
+/// Issue 13, item 9: a resource manifest written from a ptxas -v log (by `inspect
+/// --write-manifest`) is named as such in the note, not as a cubin.
+#[test]
+fn a_manifest_from_a_ptxas_log_is_named_as_one() {
+    let krate = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-ptxas-log");
+    let _ = std::fs::remove_dir_all(&krate);
+    std::fs::create_dir_all(krate.join("src")).unwrap();
+    std::fs::write(
+        krate.join("Cargo.toml"),
+        "[package]\nname = \"from-log\"\nversion = \"0.0.0\"\nedition = \"2024\"\n",
+    )
+    .unwrap();
+    let log = root().join("occupancy-core/tests/fixtures/ptxas/ptxas-12.9.sm_90.log");
+    let manifest = krate.join("kernels.manifest.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))
+        .args([
+            "occupancy",
+            "inspect",
+            log.to_str().unwrap(),
+            "--write-manifest",
+        ])
+        .arg(&manifest)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // k_call from the log: 32 registers, 64 B stack frame; 40 KiB of dynamic shared memory
+    // give 5 blocks of 8 warps on sm_90 (62.5%), under an 80% floor.
+    std::fs::write(
+        krate.join("src/lib.rs"),
+        "#[occupancy::check(kernel = \"k_call\", block = 256, smem = 40 KiB, min_occupancy = 80%, target = \"sm_90\")]\nfn launch() {}\n",
+    )
+    .unwrap();
+    let (code, found) = json(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 0, "{found:#}");
+    let w = wrapper(&found, "launch");
+    let finding = &w["findings"][0];
+    assert_eq!(finding["lint"], "low_occupancy", "{w:#}");
+    let notes: Vec<&str> = finding["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    let note = notes.last().unwrap();
+    assert!(
+        note.starts_with("k_call: 32 regs/thread, 0 B static shared memory")
+            && note.contains("from its sm_90 ptxas -v log in the resource manifest"),
+        "{notes:#?}"
+    );
+    assert!(!note.contains("cubin"), "{note}");
+}

@@ -14,7 +14,8 @@ use occupancy_core::lint::{
     ArtifactFacts, KernelClass, LaunchSpec, LintLevels, MinOccupancy, Thresholds, check,
 };
 use occupancy_core::occupancy::{
-    BlockDim, Carveout, Kernel, Launch, available_dynamic_smem, max_potential_block_size, occupancy,
+    BlockDim, Carveout, GridDim, Kernel, Launch, available_dynamic_smem, max_potential_block_size,
+    occupancy,
 };
 
 #[derive(Debug, Arbitrary)]
@@ -34,7 +35,7 @@ struct Input {
     smem_per_thread: u32,
     sm_count: u32,
     blocks_per_sm: u32,
-    grid_blocks: Option<u64>,
+    grid: Option<(u32, u32, u32)>,
     cluster: Option<(u32, u32, u32, bool)>,
     min_occupancy_bp: u16,
     class: Option<u8>,
@@ -89,9 +90,8 @@ fuzz_target!(|input: Input| {
                 let _ = (occ.fraction(), occ.percent(), occ.binding());
                 let _ = occ.limiters.to_string();
                 let _ = occ.active_threads_per_sm();
-                if let Some(w) =
-                    analysis::waves(&occ, input.sm_count, input.grid_blocks.unwrap_or(0))
-                {
+                let grid_blocks = input.grid.map_or(0, |(x, y, z)| GridDim::new(x, y, z).blocks());
+                if let Some(w) = analysis::waves(&occ, input.sm_count, grid_blocks) {
                     let _ = (w.waves(), w.waves_started(), w.tail_idle(), w.tail_waste());
                     let _ = w.fills_gpu();
                 }
@@ -134,7 +134,7 @@ fuzz_target!(|input: Input| {
         min_occupancy: MinOccupancy::from_basis_points(input.min_occupancy_bp)
             .unwrap_or(MinOccupancy::DEFAULT),
         class,
-        grid_blocks: input.grid_blocks,
+        grid: input.grid.map(|(x, y, z)| GridDim::new(x, y, z)),
         cluster,
         artifact: ArtifactFacts {
             spill_store_bytes: input.artifact.0,

@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use occupancy_core::lint::{LaunchSpec, check};
-use occupancy_core::occupancy::{BlockDim, Kernel, Launch};
+use occupancy_core::occupancy::{BlockDim, GridDim, Kernel, Launch};
 use occupancy_core::policy::Policy;
 
 fuzz_target!(|data: &[u8]| {
@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
             let spec = LaunchSpec {
                 min_occupancy,
                 class,
-                grid_blocks: Some(1000),
+                grid: Some(GridDim::linear(1000)),
                 thresholds: policy.thresholds,
                 ..LaunchSpec::new("launch", &policy.targets, kernel, launch)
             };

@@ -93,6 +93,9 @@ pub(crate) struct Args {
     pub(crate) class: Option<Arg<LitStr>>,
     pub(crate) grid: Option<Arg<Candidates<Dims>>>,
     pub(crate) cluster: Option<Arg<Dims>>,
+    /// `non_portable = true`: the wrapper sets
+    /// `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` (clusters above 8 blocks).
+    pub(crate) non_portable: Option<Arg<syn::LitBool>>,
     pub(crate) levels: Vec<LevelArg>,
     /// The compiled kernel's name (`"saxpy"`), names (`["affine_f32", "affine_f16"]`) or a
     /// glob (`"affine_*"`): in the resource manifest, or in `cubin` / `fatbin`.

@@ -29,6 +29,7 @@ pub const KEYS: &[&str] = &[
     "class",
     "grid",
     "cluster",
+    "non_portable",
     "allow",
     "warn",
     "deny",
@@ -154,6 +155,7 @@ fn parse_argument(input: ParseStream<'_>, args: &mut Args) -> Result<()> {
             args.grid = Some(arg(key.clone(), value));
         }
         "cluster" => args.cluster = Some(arg(key.clone(), parse_dims(input, Shape::CLUSTER)?)),
+        "non_portable" => args.non_portable = Some(arg(key.clone(), parse_bool(input, &name)?)),
         "class" => args.class = Some(arg(key.clone(), parse_string(input, &name)?)),
         "smem" => args.smem = Some(arg(key.clone(), candidates(input, &name, parse_bytes)?)),
         "static_smem" => args.static_smem = Some(arg(key.clone(), parse_bytes(input)?)),
@@ -239,6 +241,7 @@ fn is_set(args: &Args, name: &str) -> bool {
         "class" => args.class.is_some(),
         "grid" => args.grid.is_some(),
         "cluster" => args.cluster.is_some(),
+        "non_portable" => args.non_portable.is_some(),
         "kernel" => args.kernel.is_some(),
         "cubin" => args.cubin.is_some(),
         "fatbin" => args.fatbin.is_some(),
@@ -610,6 +613,13 @@ fn parse_targets(input: ParseStream<'_>) -> Result<Vec<LitStr>> {
     Err(input.error(
         "expected a target string such as \"sm_90\" or a list such as [\"sm_80\", \"H100\"]",
     ))
+}
+
+/// `true` or `false`.
+fn parse_bool(input: ParseStream<'_>, key: &str) -> Result<syn::LitBool> {
+    input
+        .parse()
+        .map_err(|e| Error::new(e.span(), format!("`{key}` takes `true` or `false`")))
 }
 
 fn parse_string(input: ParseStream<'_>, key: &str) -> Result<LitStr> {

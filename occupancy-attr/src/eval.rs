@@ -85,7 +85,7 @@ impl Spec {
         let mut found: Vec<(usize, Option<usize>, Finding, f64)> = Vec::new();
         for (p, plan) in self.plans.iter().enumerate() {
             let launch = plan.launch()?;
-            let grid_blocks = plan.grid_blocks();
+            let grid = plan.grid_dim();
             for k in self.kernel_indices() {
                 let mut parts: Vec<String> = plan.label.iter().cloned().collect();
                 if family && let Some(kernel) = k.and_then(|k| self.kernels.get(k)) {
@@ -103,7 +103,7 @@ impl Spec {
                     let spec = LaunchSpec {
                         min_occupancy: self.min_occupancy,
                         class: self.class,
-                        grid_blocks,
+                        grid,
                         cluster: self.cluster(k, index),
                         artifact: self.artifact(k, index),
                         thresholds: self.thresholds,
@@ -217,7 +217,7 @@ impl Spec {
 
     /// `transpose_tiled: 39 regs/thread, 4224 B static shared memory, 1 barrier, from its
     /// sm_80 cubin in the resource manifest kernels.manifest.json` (and what the attribute
-    /// overrides).
+    /// overrides; `ptxas -v log` when the manifest's numbers came from one).
     fn resources_note(&self, kernel: &str, r: &KernelResources, source: &Source) -> String {
         let mut facts = vec![
             format!("{} regs/thread", r.registers_per_thread),
@@ -239,7 +239,7 @@ impl Spec {
         }
         let from = match source.kind {
             SourceKind::Cubin => format!("from {}", source.describe()),
-            _ => format!("from its {} cubin in {}", r.arch, source.describe()),
+            _ => format!("from its {} {} in {}", r.arch, r.origin, source.describe()),
         };
         let name = if kernel.is_empty() {
             &source.kernel

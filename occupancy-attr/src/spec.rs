@@ -7,7 +7,7 @@ use occupancy_core::cluster::Cluster;
 use occupancy_core::lint::{
     ArtifactFacts, Input, KernelClass, Level, Lint, LintLevels, MinOccupancy, Thresholds,
 };
-use occupancy_core::occupancy::{BlockDim, Carveout, Kernel, Launch};
+use occupancy_core::occupancy::{BlockDim, Carveout, GridDim, Kernel, Launch};
 use occupancy_core::resources::KernelResources;
 use proc_macro2::{Span, TokenStream};
 
@@ -49,8 +49,12 @@ pub struct Spec {
     pub opt_in: Option<Value>,
     /// The preferred carveout (`carveout`), percent.
     pub carveout: Option<u8>,
-    /// The thread-block cluster (`cluster`, cc 9.0+).
+    /// The thread-block cluster (`cluster`, cc 9.0+), with `non_portable` applied.
     pub cluster: Option<Cluster>,
+    /// `non_portable = true`: the wrapper sets
+    /// `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED`, for the attribute's cluster or
+    /// the compiled kernel's `__cluster_dims__`.
+    pub non_portable: bool,
     /// Where the kernels' resources come from (`kernel`, `cubin`, `fatbin`), if anywhere.
     pub source: Option<Source>,
     /// Files the result depends on (policy, manifest, cubin, fatbin), absolute: the
@@ -341,9 +345,12 @@ impl Spec {
         self.cluster.or_else(|| {
             let resources = self.resources(kernel, index)?;
             let [x, y, z] = resources.cluster_dims?;
-            Some(Cluster::new(occupancy_core::cluster::ClusterDim::new(
-                x, y, z,
-            )))
+            let cluster = Cluster::new(occupancy_core::cluster::ClusterDim::new(x, y, z));
+            Some(if self.non_portable {
+                cluster.allow_non_portable()
+            } else {
+                cluster
+            })
         })
     }
 }
@@ -357,13 +364,15 @@ impl Plan {
         Some(Launch::new(block).with_dynamic_smem(self.smem.literal()?))
     }
 
+    /// The grid; `None` without a grid or when it is a constant.
+    pub fn grid_dim(&self) -> Option<GridDim> {
+        let [x, y, z] = self.grid.as_ref()?;
+        Some(GridDim::new(x.literal()?, y.literal()?, z.literal()?))
+    }
+
     /// Blocks in the grid (x * y * z); `None` without a grid or when it is a constant.
     pub fn grid_blocks(&self) -> Option<u64> {
-        let [x, y, z] = self.grid.as_ref()?;
-        Some(
-            (u64::from(x.literal()?) * u64::from(y.literal()?))
-                .saturating_mul(u64::from(z.literal()?)),
-        )
+        self.grid_dim().map(|grid| grid.blocks())
     }
 }
 

@@ -253,17 +253,29 @@ pub(crate) fn validate(
     let (min_occupancy, class) =
         policy.floor(args.min_occupancy.as_ref().map(|arg| arg.value.0), class);
 
-    // The cluster: literal, and only where the targets have clusters.
+    // The cluster: literal, and only where the targets have clusters. Above the portable
+    // size it needs `non_portable = true` (else `launch_impossible` says so).
+    let non_portable = args
+        .non_portable
+        .as_ref()
+        .is_some_and(|arg| arg.value.value);
     let cluster = args
         .cluster
         .as_ref()
-        .and_then(|arg| cluster(arg, &targets, &mut errors));
+        .and_then(|arg| cluster(arg, &targets, &mut errors))
+        .map(|c| {
+            if non_portable {
+                c.allow_non_portable()
+            } else {
+                c
+            }
+        });
     if let Some(Arg { key: k, .. }) = &args.cluster {
         key(Input::Cluster, k);
     }
     for plan in &plans {
         if let Some(grid) = &plan.grid {
-            grid_checks(plan.grid_span, grid, cluster.map(|c| c.dim), &mut errors);
+            grid_checks(plan.grid_span, grid, &mut errors);
         }
     }
 
@@ -323,6 +335,20 @@ pub(crate) fn validate(
         }
     }
 
+    // `non_portable` is about cluster launches: the attribute's or the compiled kernel's.
+    if let Some(Arg { key: k, .. }) = &args.non_portable
+        && args.cluster.is_none()
+        && !kernels
+            .iter()
+            .flat_map(|k| k.resources.iter())
+            .any(|r| r.cluster_dims.is_some())
+    {
+        errors.push(Error::new(
+            k.span(),
+            "`non_portable` applies to thread-block cluster launches: add `cluster = ...` or remove it",
+        ));
+    }
+
     errors.finish(Spec {
         wrapper: wrapper.to_string(),
         targets: targets
@@ -345,6 +371,7 @@ pub(crate) fn validate(
         opt_in,
         carveout,
         cluster,
+        non_portable,
         source,
         tracked_files,
         tracked_vars,
@@ -435,8 +462,8 @@ fn body_kernel(args: &Args, body: Option<&BodyRead>, errors: &mut Errors) -> Opt
 }
 
 /// `cluster = 2 | (2, 1) | (2, 1, 1)`: literal, on targets with clusters (cc 9.0+), within
-/// each target's largest cluster. A size above the portable maximum (8) is taken to come
-/// with `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED` set by the wrapper.
+/// each target's largest cluster. Whether a size above the portable maximum (8) may launch
+/// is the lints' call (`non_portable`).
 fn cluster(arg: &Arg<Dims>, targets: &[WantedTarget], errors: &mut Errors) -> Option<Cluster> {
     let mut dims = [1u32; 3];
     for (slot, value) in dims.iter_mut().zip(&arg.value.dims) {
@@ -475,7 +502,6 @@ fn cluster(arg: &Arg<Dims>, targets: &[WantedTarget], errors: &mut Errors) -> Op
         ));
         return None;
     }
-    let mut portable = true;
     for t in targets {
         let arch = t.target.arch;
         let max = arch.cluster_max_nonportable.max(arch.cluster_max_portable);
@@ -498,20 +524,13 @@ fn cluster(arg: &Arg<Dims>, targets: &[WantedTarget], errors: &mut Errors) -> Op
             ));
             return None;
         }
-        portable &= blocks <= u64::from(arch.cluster_max_portable);
     }
-    let cluster = Cluster::new(dim);
-    Some(if portable {
-        cluster
-    } else {
-        cluster.allow_non_portable()
-    })
+    Some(Cluster::new(dim))
 }
 
-/// The grid's literal dimensions against the device's limits ([`MAX_GRID_DIM`]), and, with
-/// a cluster, each a multiple of the cluster's (or the launch fails with
-/// `CUDA_ERROR_INVALID_CLUSTER_SIZE`).
-fn grid_checks(span: Span, grid: &[Value; 3], cluster: Option<ClusterDim>, errors: &mut Errors) {
+/// The grid's literal dimensions against the device's limits ([`MAX_GRID_DIM`]). (That a
+/// cluster launch's grid is a whole number of clusters is `launch_impossible`'s.)
+fn grid_checks(span: Span, grid: &[Value; 3], errors: &mut Errors) {
     let literal: Vec<Option<u32>> = grid.iter().map(Value::literal).collect();
     for ((axis, value), max) in ["x", "y", "z"].iter().zip(&literal).zip(MAX_GRID_DIM) {
         match value {
@@ -521,25 +540,6 @@ fn grid_checks(span: Span, grid: &[Value; 3], cluster: Option<ClusterDim>, error
                 format!("the grid's {axis} dimension {n} exceeds the {max} blocks a grid may have along {axis}"),
             )),
             _ => {}
-        }
-    }
-    let Some(dim) = cluster else { return };
-    for ((axis, value), per_cluster) in ["x", "y", "z"]
-        .iter()
-        .zip(&literal)
-        .zip([dim.x, dim.y, dim.z])
-    {
-        if let Some(n) = value
-            && per_cluster > 0
-            && n % per_cluster != 0
-        {
-            errors.push(Error::new(
-                span,
-                format!(
-                    "the grid's {axis} dimension {n} is not a multiple of the cluster's ({per_cluster}): the launch \
-                     fails (CUDA_ERROR_INVALID_CLUSTER_SIZE)"
-                ),
-            ));
         }
     }
 }

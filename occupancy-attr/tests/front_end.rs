@@ -299,11 +299,84 @@ fn grid_cluster_class_and_thresholds() {
         (cluster.dim.blocks(), cluster.non_portable_allowed),
         (4, false)
     );
+    // Issue 13, item 2: above 8 blocks only with `non_portable = true` (the wrapper sets
+    // CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED); without it the launch fails.
     let spec = ok(
         quote!(block = 128, regs = 32, cluster = 16, target = "sm_90"),
         &env,
     );
-    assert!(spec.cluster.unwrap().non_portable_allowed);
+    assert!(!spec.cluster.unwrap().non_portable_allowed);
+    let lints: Vec<&str> = spec
+        .evaluate()
+        .unwrap()
+        .diagnostics
+        .iter()
+        .map(|d| d.finding.lint.name)
+        .collect();
+    assert!(lints.contains(&"launch_impossible"), "{lints:?}");
+    let spec = ok(
+        quote!(
+            block = 128,
+            regs = 32,
+            cluster = 16,
+            non_portable = true,
+            target = "sm_90"
+        ),
+        &env,
+    );
+    assert!(spec.non_portable && spec.cluster.unwrap().non_portable_allowed);
+    let lints: Vec<&str> = spec
+        .evaluate()
+        .unwrap()
+        .diagnostics
+        .iter()
+        .map(|d| d.finding.lint.name)
+        .collect();
+    assert!(!lints.contains(&"launch_impossible"), "{lints:?}");
+    assert_eq!(
+        err(quote!(block = 128, regs = 32, non_portable = true), &env),
+        [
+            "`non_portable` applies to thread-block cluster launches: add `cluster = ...` or remove it"
+        ]
+    );
+    assert_eq!(
+        err(
+            quote!(
+                block = 128,
+                regs = 32,
+                cluster = 9,
+                non_portable = 1,
+                target = "H200"
+            ),
+            &env
+        ),
+        ["`non_portable` takes `true` or `false`"]
+    );
+    // Issue 13, item 1: a grid that is not a whole number of clusters is `launch_impossible`
+    // on the grid (it was a front-end error before, not a finding `report` could count).
+    let spec = ok(
+        quote!(
+            block = 256,
+            regs = 32,
+            cluster = 3,
+            grid = 1000,
+            target = "H200"
+        ),
+        &env,
+    );
+    let evaluation = spec.evaluate().unwrap();
+    let impossible: Vec<_> = evaluation
+        .diagnostics
+        .iter()
+        .map(|d| &d.finding)
+        .filter(|f| f.lint.name == "launch_impossible")
+        .collect();
+    assert_eq!(impossible.len(), 1);
+    assert_eq!(impossible[0].input, occupancy_core::lint::Input::Grid);
+    assert_eq!(
+        impossible[0].message,
+        "launch on H200: a grid of 1000 blocks is not a whole number of clusters of 3"
+    );
 
     let errors = err(
         quote!(

@@ -7,7 +7,8 @@
 //! what the driver would answer for the changed kernel. No I/O; the lint layer turns these
 //! numbers into findings.
 
-use crate::arch::Arch;
+use crate::arch::{Arch, Target};
+use crate::cluster::{Cluster, Topology, max_active_clusters};
 use crate::occupancy::{
     BlockDim, Carveout, Kernel, Launch, Occupancy, OccupancyError, Prepared,
     available_dynamic_smem, occupancy,
@@ -469,7 +470,8 @@ pub fn best_block_sizes(
 pub struct Waves {
     /// Blocks in the grid.
     pub grid_blocks: u64,
-    /// Blocks resident at once on the whole GPU: blocks per SM x SM count.
+    /// Blocks resident at once on the whole GPU: blocks per SM x SM count, or for a cluster
+    /// launch the clusters resident at once x blocks per cluster ([`launch_waves`]).
     pub blocks_per_wave: u64,
     /// Full waves.
     pub full_waves: u64,
@@ -514,10 +516,18 @@ impl Waves {
     }
 }
 
-/// Waves of a grid of `grid_blocks` blocks with `occupancy` on a GPU of `sm_count` SMs;
-/// `None` when no block fits (the launch cannot run) or the GPU has no SMs.
+/// Waves of a grid of `grid_blocks` blocks with `occupancy` on a GPU of `sm_count` SMs (a
+/// plain launch; [`launch_waves`] takes clusters into account); `None` when no block fits
+/// (the launch cannot run) or the GPU has no SMs.
 pub fn waves(occupancy: &Occupancy, sm_count: u32, grid_blocks: u64) -> Option<Waves> {
-    let blocks_per_wave = occupancy.blocks_per_sm as u64 * sm_count as u64;
+    waves_of(
+        occupancy.blocks_per_sm as u64 * sm_count as u64,
+        grid_blocks,
+    )
+}
+
+/// Waves of `grid_blocks` blocks, `blocks_per_wave` at a time; `None` for 0 at a time.
+fn waves_of(blocks_per_wave: u64, grid_blocks: u64) -> Option<Waves> {
     if blocks_per_wave == 0 {
         return None;
     }
@@ -559,6 +569,65 @@ pub fn grid_ceiling(occupancy: &Occupancy, sm_count: u32, grid_blocks: u64) -> O
         per_sm as f64 * f64::from(occupancy.warps_per_block)
             / f64::from(occupancy.max_warps_per_sm),
     )
+}
+
+/// The waves of one launch on a named GPU, and what sets how many blocks run at once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LaunchWaves {
+    /// The waves.
+    pub waves: Waves,
+    /// SMs on the GPU.
+    pub sm_count: u32,
+    /// Resident blocks per SM: the plain occupancy, or for a cluster launch the plain
+    /// occupancy capped for cluster launches ([`crate::cluster::cluster_blocks_per_sm_cap`]).
+    pub blocks_per_sm: u32,
+    /// For a cluster launch: the clusters resident at once
+    /// ([`crate::cluster::ClusterCount::model`]) and the blocks per cluster. A wave is then
+    /// their product, which GPC packing can make smaller than SMs x blocks per SM.
+    pub clusters: Option<(u32, u32)>,
+}
+
+/// The waves of a grid of `grid_blocks` blocks of `kernel` launched as `launch` on
+/// `target`, with or without thread-block clusters.
+///
+/// A plain launch runs SMs x blocks per SM at a time. A cluster launch runs
+/// `cuOccupancyMaxActiveClusters` x cluster size at a time, as [`crate::cluster`] models it:
+/// on an H200, clusters of 3 of a 256-thread, 32-register kernel hold 327 x 3 = 981 blocks,
+/// not the plain 1056.
+///
+/// `None` when the target names no GPU (no SM count), no block fits, the cluster cannot
+/// launch ([`crate::cluster::ClusterError`]), or only bounds are known for the clusters at
+/// a time (no model answer, e.g. cc 10.0 parts whose GPC layout is unknown).
+pub fn launch_waves(
+    target: &Target,
+    kernel: &Kernel,
+    launch: &Launch,
+    cluster: Option<&Cluster>,
+    grid_blocks: u64,
+) -> Option<LaunchWaves> {
+    let sm_count = target.sm_count()?;
+    match cluster {
+        None => {
+            let occ = occupancy(target.arch, kernel, launch).ok()?;
+            Some(LaunchWaves {
+                waves: waves(&occ, sm_count, grid_blocks)?,
+                sm_count,
+                blocks_per_sm: occ.blocks_per_sm,
+                clusters: None,
+            })
+        }
+        Some(cluster) => {
+            let topology = Topology::of_target(target)?;
+            let r = max_active_clusters(target.arch, &topology, kernel, launch, cluster).ok()?;
+            let clusters = r.max_active_clusters.model()?;
+            Some(LaunchWaves {
+                waves: waves_of(r.blocks_at_a_time()?, grid_blocks)?,
+                sm_count,
+                blocks_per_sm: r.blocks_per_sm,
+                clusters: Some((clusters, r.cluster_size)),
+            })
+        }
+    }
 }
 
 #[cfg(test)]

@@ -91,7 +91,7 @@ use core::fmt;
 use crate::arch::{
     Arch, ComputeCapability, Die, Gpu, LayoutConfidence, Skyline, Target, gpc_layout,
 };
-use crate::occupancy::{Kernel, Launch, Occupancy, OccupancyError, occupancy};
+use crate::occupancy::{GridDim, Kernel, Launch, Occupancy, OccupancyError, occupancy};
 
 /// Blocks of one cluster along each axis (the launch attribute
 /// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`, or `__cluster_dims__`).
@@ -391,6 +391,53 @@ impl ClusterOccupancy {
     pub const fn block_slots(&self) -> u64 {
         self.sm_count as u64 * self.blocks_per_sm as u64
     }
+
+    /// Blocks of the whole GPU resident at once in a cluster launch: the most co-resident
+    /// clusters ([`ClusterCount::model`]) x blocks per cluster. This, not SMs x blocks per
+    /// SM, is one wave of a cluster launch: H200, clusters of 3 of a 256-thread kernel at 8
+    /// blocks per SM hold 327 x 3 = 981 blocks, against 1056 for the plain launch
+    /// (`cuOccupancyMaxActiveClusters` on an H200, `tests/data/h200/cluster_limits.tsv`).
+    /// `None` where only bounds are known.
+    pub const fn blocks_at_a_time(&self) -> Option<u64> {
+        match self.max_active_clusters.model() {
+            Some(n) => Some(n as u64 * self.cluster_size as u64),
+            None => None,
+        }
+    }
+}
+
+/// The axes' names, for messages: `x`, `y`, `z`.
+const AXES: [&str; 3] = ["x", "y", "z"];
+
+/// Whether `grid` is a whole number of clusters of `dim` along every axis, as a cluster
+/// launch requires (PG, "Thread Block Clusters": the grid dimension must be a multiple of
+/// the cluster size). Measured on an H200: clusters of 3 in a grid of 999 blocks launch, in
+/// a grid of 1000 they fail with `CUDA_ERROR_INVALID_CLUSTER_SIZE`; so do clusters of
+/// (2, 2) in a (4, 3) grid and of (1, 1, 2) in a (4, 4, 3) grid
+/// (`tests/data/h200/cluster_limits.tsv`).
+///
+/// # Errors
+///
+/// [`ClusterError::EmptyCluster`] for a zero cluster dimension; else
+/// [`ClusterError::GridNotMultiple`] for the first axis that is not a multiple.
+pub const fn check_grid(grid: &GridDim, dim: &ClusterDim) -> Result<(), ClusterError> {
+    let g = grid.to_array();
+    let c = [dim.x, dim.y, dim.z];
+    let mut axis = 0;
+    while axis < 3 {
+        if c[axis] == 0 {
+            return Err(ClusterError::EmptyCluster { dim: *dim });
+        }
+        if !g[axis].is_multiple_of(c[axis]) {
+            return Err(ClusterError::GridNotMultiple {
+                axis,
+                grid: *grid,
+                cluster: *dim,
+            });
+        }
+        axis += 1;
+    }
+    Ok(())
 }
 
 /// Input the calculator refuses, as the driver would.
@@ -427,6 +474,17 @@ pub enum ClusterError {
     },
     /// The kernel and launch are refused by the occupancy calculator.
     Occupancy(OccupancyError),
+    /// The grid is not a whole number of clusters along `axis`: the launch fails
+    /// (`CUDA_ERROR_INVALID_CLUSTER_SIZE`, measured on an H200). Returned by
+    /// [`check_grid`], never by [`max_active_clusters`] (which takes no grid).
+    GridNotMultiple {
+        /// The axis: 0 = x, 1 = y, 2 = z.
+        axis: usize,
+        /// The grid.
+        grid: GridDim,
+        /// The cluster shape.
+        cluster: ClusterDim,
+    },
 }
 
 impl fmt::Display for ClusterError {
@@ -464,6 +522,27 @@ impl fmt::Display for ClusterError {
                  non-portable maximum of this compute capability is unknown"
             ),
             Self::Occupancy(e) => e.fmt(f),
+            Self::GridNotMultiple {
+                axis,
+                grid,
+                cluster,
+            } => {
+                let axis = axis.min(2);
+                let (name, g) = (AXES[axis], grid.to_array()[axis]);
+                let c = [cluster.x, cluster.y, cluster.z][axis];
+                if grid.y == 1 && grid.z == 1 && cluster.y == 1 && cluster.z == 1 {
+                    write!(
+                        f,
+                        "a grid of {g} blocks is not a whole number of clusters of {c}"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "the grid's {name} dimension {g} is not a multiple of the cluster's {c} \
+                         (grid {grid}, cluster {cluster})"
+                    )
+                }
+            }
         }
     }
 }

@@ -73,6 +73,57 @@ impl fmt::Display for BlockDim {
     }
 }
 
+/// Blocks in a grid in up to three dimensions (`gridDim`). The occupancy of one SM does
+/// not depend on it; waves, tails and cluster launches do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GridDim {
+    /// Blocks along x.
+    pub x: u32,
+    /// Blocks along y.
+    pub y: u32,
+    /// Blocks along z.
+    pub z: u32,
+}
+
+impl GridDim {
+    /// A grid of `(x, y, z)` blocks.
+    pub const fn new(x: u32, y: u32, z: u32) -> Self {
+        Self { x, y, z }
+    }
+
+    /// A one-dimensional grid of `blocks` blocks.
+    pub const fn linear(blocks: u32) -> Self {
+        Self {
+            x: blocks,
+            y: 1,
+            z: 1,
+        }
+    }
+
+    /// Blocks in the grid, `x * y * z` (u64, saturating: three `u32::MAX` dimensions do
+    /// not fit in a u64; a grid that large exceeds the device's limits anyway,
+    /// [`crate::arch::MAX_GRID_DIM`]).
+    pub const fn blocks(&self) -> u64 {
+        (self.x as u64 * self.y as u64).saturating_mul(self.z as u64)
+    }
+
+    /// `[x, y, z]`.
+    pub const fn to_array(self) -> [u32; 3] {
+        [self.x, self.y, self.z]
+    }
+}
+
+impl fmt::Display for GridDim {
+    /// `1024` for a 1-D grid, `(64, 64)` or `(8, 8, 2)` otherwise.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.y, self.z) {
+            (1, 1) => write!(f, "{}", self.x),
+            (_, 1) => write!(f, "({}, {})", self.x, self.y),
+            _ => write!(f, "({}, {}, {})", self.x, self.y, self.z),
+        }
+    }
+}
+
 /// The function's preferred shared-memory carveout
 /// (`CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -570,11 +621,13 @@ pub struct Occupancy {
     pub limiters: Limiters,
     /// Registers allocated per warp: `registers_per_thread * 32` rounded up to 256.
     pub registers_per_warp: u32,
-    /// Registers allocated per block: registers per warp x warps per block.
-    pub registers_per_block: u32,
+    /// Registers allocated per block: registers per warp x warps per block (u64: a block
+    /// of 2^32 - 1 threads at 32 registers asks for 137,438,953,472; saturating only past
+    /// u64, which no `u32` block with at most 65536 registers per thread reaches).
+    pub registers_per_block: u64,
     /// Shared memory allocated per block, bytes: static + dynamic + reserved, rounded up to
-    /// the allocation granularity.
-    pub smem_per_block_bytes: u32,
+    /// the allocation granularity (u64: static and dynamic are each up to `u32::MAX`).
+    pub smem_per_block_bytes: u64,
     /// Shared memory per SM in effect (the carveout), bytes.
     pub smem_per_sm_bytes: u32,
     /// Why no block fits, when [`blocks_per_sm`](Self::blocks_per_sm) is 0.
@@ -612,8 +665,9 @@ impl Occupancy {
         if self.limits.shared_memory == 0 {
             return 0;
         }
-        match smem_per_sm_bytes.checked_div(self.smem_per_block_bytes) {
-            Some(blocks) => blocks,
+        match (smem_per_sm_bytes as u64).checked_div(self.smem_per_block_bytes) {
+            // At most `smem_per_sm_bytes`, which is a u32.
+            Some(blocks) => blocks as u32,
             None => UNLIMITED,
         }
     }
@@ -993,7 +1047,7 @@ pub fn launch_carveout_bytes(
         return Ok(None);
     }
     let blocks = occ.blocks_per_sm as u64;
-    let per_block = occ.smem_per_block_bytes as u64;
+    let per_block = occ.smem_per_block_bytes;
     let threads = occ.threads_per_block as u64;
     let carveout = |bytes: u64| {
         u32::try_from(bytes)
@@ -1229,8 +1283,8 @@ impl<'a> Prepared<'a> {
             limits,
             limiters,
             registers_per_warp: sat(per_warp),
-            registers_per_block: sat(per_warp.saturating_mul(warps_per_block)),
-            smem_per_block_bytes: sat(smem_per_block),
+            registers_per_block: per_warp.saturating_mul(warps_per_block),
+            smem_per_block_bytes: smem_per_block,
             smem_per_sm_bytes: smem_per_sm,
             zero_reason: if blocks_per_sm == 0 {
                 Some(explain_zero(arch, kernel, launch, &limits, smem_per_block))

@@ -124,8 +124,12 @@ pub struct Arch {
     pub barriers_per_sm: u32,
     /// Largest portable thread-block-cluster size (8 on cc 9.0+, 0 = no clusters; PG).
     pub cluster_max_portable: u32,
-    /// Largest cluster size with `cudaFuncAttributeNonPortableClusterSizeAllowed` (16 on
-    /// cc 9.0 measured on an H200; 0 = unknown or no clusters).
+    /// Largest cluster size with `cudaFuncAttributeNonPortableClusterSizeAllowed` (0 =
+    /// unknown or no clusters). cc 9.0: 16 (PG), measured on an H200 (driver 580.159.04):
+    /// `cuOccupancyMaxPotentialClusterSize` answers 8 without the attribute and 16 with it;
+    /// a launch of 9 blocks per cluster fails without it (`CUDA_ERROR_INVALID_CLUSTER_SIZE`)
+    /// and runs with it, one of 16 runs and one of 17 fails
+    /// (`tests/data/h200/cluster_limits.tsv`).
     pub cluster_max_nonportable: u32,
 }
 
@@ -175,6 +179,16 @@ impl Arch {
 /// capability from 3.0 on (PG "Maximum x-, y- or z-dimension of a grid of thread blocks";
 /// `CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X/Y/Z` on the H200).
 pub const MAX_GRID_DIM: [u32; 3] = [2_147_483_647, 65_535, 65_535];
+
+/// The most static shared memory (`__shared__` arrays of fixed size) a kernel may have per
+/// block, bytes: 48 KiB on every compute capability, whatever the dynamic shared memory
+/// opt-in. ptxas refuses more ("Entry function 'k' uses too much shared data (0xc001
+/// bytes, 0xc000 max)"): measured with ptxas 12.9 for every architecture of [`ARCHS`] but
+/// sm_110 (which it does not know) and with ptxas 13.0 for sm_90 and sm_110
+/// (`scripts/gpu/cluster_limits_probe.py`, docs/VERIFIED.md). PG: "kernels
+/// relying on shared memory allocations over 48 KB per block ... must use dynamic shared
+/// memory (rather than statically sized arrays)".
+pub const MAX_STATIC_SMEM_PER_BLOCK_BYTES: u32 = 48 * 1024;
 
 /// A shorthand for the rows below: every field but the ones that differ per cc.
 const BASE: Arch = Arch {

@@ -3,19 +3,26 @@
 use super::floor::percent;
 use super::{Context, Finding, Input, Level, Lint, Scope, bytes_text, fix};
 use crate::analysis::{self, Change};
-use crate::occupancy::{Occupancy, OccupancyError, Resource, ZeroReason};
+use crate::arch::{MAX_GRID_DIM, MAX_STATIC_SMEM_PER_BLOCK_BYTES};
+use crate::cluster::{ClusterDim, ClusterError};
+use crate::occupancy::{GridDim, Occupancy, OccupancyError, Resource, ZeroReason};
 
 declare_lint! {
     /// ### What it does
     /// Reports a launch that cannot run on a target: no block fits on an SM (the block has
     /// more threads than the device or the kernel's `__launch_bounds__` allow, its registers
     /// or shared memory exceed the per-block limits, its dynamic shared memory exceeds the
-    /// opt-in set on the function, it uses more barriers than the SM has), or the opt-in
-    /// itself exceeds what the architecture allows.
+    /// opt-in set on the function, it uses more barriers than the SM has), the opt-in
+    /// itself exceeds what the architecture allows, the kernel's static shared memory is
+    /// over the 48 KiB ptxas compiles, or a thread-block cluster cannot launch: clusters
+    /// before cc 9.0, a cluster over 8 blocks without the non-portable attribute
+    /// (`non_portable = true`) or over the architecture's largest (16 on cc 9.0), a grid
+    /// that is not a whole number of clusters along each dimension.
     ///
     /// ### Why is this bad
     /// The launch fails at run time (`CUDA_ERROR_INVALID_VALUE`,
-    /// `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`). Always an error; its level cannot be changed.
+    /// `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`, `CUDA_ERROR_INVALID_CLUSTER_SIZE`), or the
+    /// kernel does not compile. Always an error; its level cannot be changed.
     ///
     /// ### Example
     /// ```text
@@ -34,7 +41,7 @@ declare_lint! {
         default_level: Level::Deny,
         configurable: false,
         scope: Scope::Target,
-        summary: "the launch cannot run on the target: 0 blocks fit on an SM",
+        summary: "the launch cannot run on the target (no block fits, or the cluster or grid is invalid)",
         check: launch_impossible,
     };
 }
@@ -150,6 +157,23 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
                 ))
             })
     };
+    if kernel.static_smem_bytes > MAX_STATIC_SMEM_PER_BLOCK_BYTES {
+        return finding(
+            Input::StaticSmem,
+            format!(
+                "{subject}: {} of static shared memory per block cannot be compiled: ptxas allows at most {}, \
+                 whatever the dynamic shared memory opt-in",
+                bytes_text(kernel.static_smem_bytes.into()),
+                bytes_text(MAX_STATIC_SMEM_PER_BLOCK_BYTES.into()),
+            ),
+            vec![format!(
+                "ptxas: \"uses too much shared data (0x{:x} bytes, 0x{:x} max)\" (ptxas 12.9 and 13.0, every \
+                 architecture)",
+                kernel.static_smem_bytes, MAX_STATIC_SMEM_PER_BLOCK_BYTES
+            )],
+            dynamic_instead(arch, kernel, launch).into_iter().collect(),
+        );
+    }
     if let Some(bound) = kernel.max_threads_per_block
         && threads > u64::from(bound)
         && threads <= u64::from(arch.max_threads_per_block)
@@ -169,18 +193,29 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
         );
     }
     if let Some(error) = super::waves::cluster_error(cx) {
-        let help = match error {
-            crate::cluster::ClusterError::NotPortable { .. } => vec![
-                "set CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED on the function (cc 9.0: up to 16 blocks)"
-                    .to_owned(),
-            ],
-            _ => vec![],
+        let (input, helps) = match error {
+            ClusterError::NotPortable { .. } => (
+                Input::Cluster,
+                vec![format!(
+                    "set CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED \
+                     (cudaFuncAttributeNonPortableClusterSizeAllowed) to 1 on the function and declare it: \
+                     non_portable = true (calc: --non-portable); {} then allows up to {} blocks per cluster",
+                    arch.sm, arch.cluster_max_nonportable
+                )],
+            ),
+            ClusterError::GridNotMultiple { grid, cluster, .. } => {
+                (Input::Grid, whole_cluster_grids(grid, cluster))
+            }
+            _ => (Input::Cluster, vec![]),
         };
         return finding(
-            Input::Cluster,
+            input,
             format!("{subject}: {error}"),
-            vec!["the cluster launch fails (CUDA_ERROR_INVALID_CLUSTER_SIZE)".to_owned()],
-            help,
+            vec![
+                "the cluster launch fails (CUDA_ERROR_INVALID_CLUSTER_SIZE, measured on an H200)"
+                    .to_owned(),
+            ],
+            helps,
         );
     }
     let occ = match cx.result {
@@ -390,16 +425,6 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
                     bytes_text(arch.smem_per_block_default_bytes.into()),
                 );
                 match max_dynamic {
-                    Some(max)
-                        if static_bytes > arch.smem_per_block_default_bytes
-                            && u64::from(max) + u64::from(static_bytes) >= asked =>
-                    {
-                        helps.push(format!(
-                            "static shared memory is limited to {} (ptxas): allocate it \
-                             dynamically, smem = {asked} with opt_in = {asked}",
-                            bytes_text(arch.smem_per_block_default_bytes.into()),
-                        ));
-                    }
                     Some(max) if dynamic_bytes <= max => helps.push(format!(
                         "opt in: opt_in = {dynamic_bytes} (set \
                          CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to {dynamic_bytes}; {} \
@@ -436,6 +461,83 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
             vec![],
         ),
     }
+}
+
+/// The help for static shared memory over ptxas's limit: the same bytes allocated
+/// dynamically (`extern __shared__`), with the opt-in, when the architecture allows that
+/// much per block, and what that launch gives.
+fn dynamic_instead(
+    arch: &crate::arch::Arch,
+    kernel: &crate::occupancy::Kernel,
+    launch: &crate::occupancy::Launch,
+) -> Option<String> {
+    let total = kernel
+        .static_smem_bytes
+        .checked_add(launch.dynamic_smem_bytes)?;
+    let opt_in = kernel.max_dynamic_smem_bytes.unwrap_or(0).max(total);
+    let dynamic = crate::occupancy::Kernel {
+        static_smem_bytes: 0,
+        ..kernel.with_opt_in(opt_in)
+    };
+    let occ = crate::occupancy::occupancy(arch, &dynamic, &launch.with_dynamic_smem(total)).ok()?;
+    (occ.blocks_per_sm > 0).then(|| {
+        format!(
+            "allocate it dynamically (extern __shared__): static_smem = 0, smem = {total}, opt_in = {opt_in} \
+             (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) gives {}",
+            occupancy_text(&occ)
+        )
+    })
+}
+
+/// The grids nearest to `grid` that are whole numbers of clusters: each dimension rounded
+/// up (the kernel then skips the extra blocks), and rounded down where no dimension drops
+/// to 0; within the device's grid limits.
+fn whole_cluster_grids(grid: GridDim, cluster: ClusterDim) -> Vec<String> {
+    let g = grid.to_array();
+    let c = [cluster.x, cluster.y, cluster.z];
+    let round = |up: bool| -> Option<GridDim> {
+        let mut out = [0u32; 3];
+        for axis in 0..3 {
+            let per = c[axis].max(1);
+            let down = g[axis] / per * per;
+            let v = if up && down < g[axis] {
+                down.checked_add(per)?
+            } else {
+                down
+            };
+            if v == 0 || v > MAX_GRID_DIM[axis] {
+                return None;
+            }
+            out[axis] = v;
+        }
+        Some(GridDim::new(out[0], out[1], out[2]))
+    };
+    let whole = if cluster.y == 1 && cluster.z == 1 {
+        format!("whole clusters of {}", cluster.x)
+    } else {
+        format!("each dimension a multiple of the cluster's {cluster}")
+    };
+    let mut helps = Vec::new();
+    if let Some(up) = round(true) {
+        helps.push(format!(
+            "grid = {up} ({whole}; the kernel must skip the {} extra {})",
+            up.blocks() - grid.blocks(),
+            if up.blocks() - grid.blocks() == 1 {
+                "block"
+            } else {
+                "blocks"
+            }
+        ));
+    }
+    if let Some(down) = round(false) {
+        let fewer = grid.blocks() - down.blocks();
+        helps.push(format!(
+            "or grid = {down} ({} fewer, {} work done by the others)",
+            count64(fewer, "block"),
+            if fewer == 1 { "its" } else { "their" }
+        ));
+    }
+    helps
 }
 
 // ---------------------------------------------------------------------------------------
@@ -607,13 +709,13 @@ fn limiter_note(cx: &Context<'_>, occ: &Occupancy, resource: Resource) -> String
             let raw = u64::from(kernel.static_smem_bytes)
                 + u64::from(launch.dynamic_smem_bytes)
                 + u64::from(arch.reserved_smem_per_block_bytes);
-            let per_block = if raw == u64::from(occ.smem_per_block_bytes) {
+            let per_block = if raw == occ.smem_per_block_bytes {
                 format!("{} per block", bytes_text(raw))
             } else {
                 format!(
                     "{} rounded up to {} per block",
                     bytes_text(raw),
-                    bytes_text(occ.smem_per_block_bytes.into())
+                    bytes_text(occ.smem_per_block_bytes)
                 )
             };
             format!(
@@ -623,7 +725,7 @@ fn limiter_note(cx: &Context<'_>, occ: &Occupancy, resource: Resource) -> String
                 bytes_text(launch.dynamic_smem_bytes.into()),
                 bytes_text(arch.reserved_smem_per_block_bytes.into()),
                 bytes_text(occ.smem_per_sm_bytes.into()),
-                bytes_text(occ.smem_per_block_bytes.into()),
+                bytes_text(occ.smem_per_block_bytes),
                 count(n, "block"),
             )
         }
@@ -653,12 +755,36 @@ fn partial_warp(cx: &Context<'_>) -> Option<Finding> {
     }
     let warps = threads.div_ceil(warp);
     let idle = warp - threads % warp;
+    // Suggest only blocks that can launch: multiples of the warp within the
+    // architecture's threads per block (and the kernel's launch bounds).
+    let arch = cx.target.arch;
+    let limit = u64::from(cx.spec.kernel.thread_limit(arch));
     let down = threads / warp * warp;
     let up = down.saturating_add(warp);
-    let help = if down > 0 {
-        format!("a block of {down} or {up} threads (a multiple of {warp})")
+    let sizes: Vec<String> = [down, up]
+        .into_iter()
+        .filter(|&n| n > 0 && n <= limit)
+        .map(|n| n.to_string())
+        .collect();
+    let help = if sizes.is_empty() {
+        let by = if limit < u64::from(arch.max_threads_per_block) {
+            "the kernel's launch bounds allow".to_owned()
+        } else {
+            format!("{} allows", arch.sm)
+        };
+        if limit >= warp {
+            format!(
+                "a block of at most {} threads (a multiple of {warp}; the most {by} is {limit})",
+                limit / warp * warp,
+            )
+        } else {
+            format!("a block of at most {limit} threads (the most {by})")
+        }
     } else {
-        format!("a block of {up} threads (a multiple of {warp})")
+        format!(
+            "a block of {} threads (a multiple of {warp})",
+            sizes.join(" or ")
+        )
     };
     Some(Finding {
         lint: &PARTIAL_WARP,

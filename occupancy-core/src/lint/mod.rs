@@ -387,8 +387,9 @@ pub struct LaunchSpec<'a> {
     pub min_occupancy: MinOccupancy,
     /// The kernel class the floor came from, if any (named in messages).
     pub class: Option<KernelClass>,
-    /// Blocks in the grid (`grid`), for waves, `tail_effect` and `undersized_grid`.
-    pub grid_blocks: Option<u64>,
+    /// The grid (`grid`), for waves, `tail_effect` and `undersized_grid`, and, with a
+    /// cluster, for `launch_impossible` (a grid must be a whole number of clusters).
+    pub grid: Option<crate::occupancy::GridDim>,
     /// Blocks per thread-block cluster (`cluster`, cc 9.0+), for cluster occupancy.
     pub cluster: Option<crate::cluster::Cluster>,
     /// What the kernel's compiled artifact says beyond the engine's inputs.
@@ -408,7 +409,7 @@ impl<'a> LaunchSpec<'a> {
             launch,
             min_occupancy: MinOccupancy::DEFAULT,
             class: None,
-            grid_blocks: None,
+            grid: None,
             cluster: None,
             artifact: ArtifactFacts::default(),
             thresholds: Thresholds::DEFAULT,

@@ -1,7 +1,7 @@
 //! Findings checked against hand arithmetic (see each comment).
 
 use super::*;
-use crate::occupancy::{BlockDim, Carveout};
+use crate::occupancy::{BlockDim, Carveout, GridDim};
 
 fn run(targets: &[&str], kernel: Kernel, launch: Launch, floor: MinOccupancy) -> Vec<Finding> {
     let targets: Vec<Target> = targets.iter().map(|t| Target::parse(t).unwrap()).collect();
@@ -701,7 +701,7 @@ fn launch_bounds_mismatch_when_min_blocks_are_not_reached() {
 fn tail_effect_and_undersized_grid_on_named_gpus() {
     // H100: 8 blocks of 256 threads per SM x 132 SMs = 1056 at a time; 1300 blocks = 1 wave
     // + 244: the tail idles 812 / 1056 of its slots, over 2 waves = 38.45% of the launch.
-    let grid = |n: u64| move |s: &mut LaunchSpec<'_>| s.grid_blocks = Some(n);
+    let grid = |n: u32| move |s: &mut LaunchSpec<'_>| s.grid = Some(GridDim::linear(n));
     let f = lint_findings(
         &TAIL_EFFECT,
         &["H100", "sm_90"],
@@ -840,5 +840,305 @@ fn cluster_limit_and_cluster_errors() {
         f[0].helps[0].contains("NON_PORTABLE_CLUSTER_SIZE_ALLOWED"),
         "{:?}",
         f[0].helps
+    );
+}
+
+/// Renders every finding of `lints` for one launch on `targets`, whatever the floor.
+fn findings_of(
+    lints: &[&Lint],
+    targets: &[&str],
+    kernel: Kernel,
+    launch: Launch,
+    edit: impl FnOnce(&mut LaunchSpec<'_>),
+) -> Vec<String> {
+    let targets: Vec<Target> = targets.iter().map(|t| Target::parse(t).unwrap()).collect();
+    let mut spec = LaunchSpec {
+        min_occupancy: MinOccupancy::ZERO,
+        ..LaunchSpec::new("launch", &targets, kernel, launch)
+    };
+    edit(&mut spec);
+    texts(
+        &check(&spec)
+            .into_iter()
+            .filter(|f| lints.contains(&f.lint))
+            .collect::<Vec<_>>(),
+    )
+}
+
+#[test]
+fn a_grid_that_is_not_a_whole_number_of_clusters_cannot_launch() {
+    use crate::cluster::{Cluster, ClusterDim};
+    // Issue 13, item 1: H100, 256 threads, 32 regs, clusters of 3, grid 1000 (measured on
+    // an H200: CUDA_ERROR_INVALID_CLUSTER_SIZE; 999 launches).
+    let one_d = |grid: u32| {
+        move |s: &mut LaunchSpec<'_>| {
+            s.grid = Some(GridDim::linear(grid));
+            s.cluster = Some(Cluster::linear(3));
+        }
+    };
+    let f = findings_of(
+        &[&LAUNCH_IMPOSSIBLE],
+        &["H100"],
+        Kernel::new(32),
+        Launch::new(BlockDim::linear(256)),
+        one_d(1000),
+    );
+    assert_eq!(
+        f,
+        [
+            "launch_impossible: launch on H100 80GB HBM3: a grid of 1000 blocks is not a whole number of clusters \
+             of 3\n\
+             = note: the cluster launch fails (CUDA_ERROR_INVALID_CLUSTER_SIZE, measured on an H200)\n\
+             = help: grid = 1002 (whole clusters of 3; the kernel must skip the 2 extra blocks)\n\
+             = help: or grid = 999 (1 block fewer, its work done by the others)"
+        ]
+    );
+    assert!(
+        findings_of(
+            &[&LAUNCH_IMPOSSIBLE],
+            &["H100"],
+            Kernel::new(32),
+            Launch::new(BlockDim::linear(256)),
+            one_d(999)
+        )
+        .is_empty()
+    );
+    // Each dimension: a (4, 3) grid of (2, 2) clusters; the input to point at is the grid.
+    let targets = [Target::parse("H200").unwrap()];
+    let spec = LaunchSpec {
+        grid: Some(GridDim::new(4, 3, 1)),
+        cluster: Some(Cluster::new(ClusterDim::new(2, 2, 1))),
+        ..LaunchSpec::new(
+            "launch",
+            &targets,
+            Kernel::new(32),
+            Launch::new(BlockDim::linear(256)),
+        )
+    };
+    let f = check(&spec);
+    let impossible = only(&LAUNCH_IMPOSSIBLE, &f);
+    assert_eq!(impossible.len(), 1);
+    assert_eq!(impossible[0].input, Input::Grid);
+    assert_eq!(
+        impossible[0].to_string(),
+        "launch on H200: the grid's y dimension 3 is not a multiple of the cluster's 2 (grid (4, 3), cluster \
+         (2, 2))\n\
+         = note: the cluster launch fails (CUDA_ERROR_INVALID_CLUSTER_SIZE, measured on an H200)\n\
+         = help: grid = (4, 4) (each dimension a multiple of the cluster's (2, 2); the kernel must skip the 4 \
+         extra blocks)\n\
+         = help: or grid = (4, 2) (4 blocks fewer, their work done by the others)"
+    );
+    // A grid of 1 block with clusters of 2: only rounding up helps.
+    let f = findings_of(
+        &[&LAUNCH_IMPOSSIBLE],
+        &["sm_90"],
+        Kernel::new(32),
+        Launch::new(BlockDim::linear(256)),
+        |s| {
+            s.grid = Some(GridDim::linear(1));
+            s.cluster = Some(Cluster::linear(2));
+        },
+    );
+    assert_eq!(f.len(), 1);
+    assert!(
+        f[0].ends_with(
+            "= help: grid = 2 (whole clusters of 2; the kernel must skip the 1 extra block)"
+        ),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn clusters_over_8_need_the_non_portable_attribute() {
+    use crate::cluster::{Cluster, ClusterDim};
+    // Issue 13, item 2: measured on an H200, clusters of 9 fail to launch without
+    // CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED and run with it; 16 runs, 17 fails.
+    let launch = Launch::new(BlockDim::linear(128));
+    for dim in [ClusterDim::linear(9), ClusterDim::new(4, 4, 1)] {
+        let f = findings_of(
+            &[&LAUNCH_IMPOSSIBLE],
+            &["H200"],
+            Kernel::new(32),
+            launch,
+            |s| s.cluster = Some(Cluster::new(dim)),
+        );
+        assert_eq!(
+            f,
+            [format!(
+                "launch_impossible: launch on H200: a cluster of {} blocks exceeds the portable maximum of 8: set \
+                 cudaFuncAttributeNonPortableClusterSizeAllowed\n\
+                 = note: the cluster launch fails (CUDA_ERROR_INVALID_CLUSTER_SIZE, measured on an H200)\n\
+                 = help: set CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED \
+                 (cudaFuncAttributeNonPortableClusterSizeAllowed) to 1 on the function and declare it: \
+                 non_portable = true (calc: --non-portable); sm_90 then allows up to 16 blocks per cluster",
+                dim.blocks()
+            )]
+        );
+        let allowed = findings_of(
+            &[&LAUNCH_IMPOSSIBLE],
+            &["H200"],
+            Kernel::new(32),
+            launch,
+            |s| s.cluster = Some(Cluster::new(dim).allow_non_portable()),
+        );
+        assert!(allowed.is_empty(), "{allowed:?}");
+    }
+    let f = findings_of(
+        &[&LAUNCH_IMPOSSIBLE],
+        &["H200"],
+        Kernel::new(32),
+        launch,
+        |s| s.cluster = Some(Cluster::linear(17).allow_non_portable()),
+    );
+    assert_eq!(
+        f,
+        [
+            "launch_impossible: launch on H200: a cluster of 17 blocks exceeds the maximum of 16 on this compute \
+          capability\n\
+          = note: the cluster launch fails (CUDA_ERROR_INVALID_CLUSTER_SIZE, measured on an H200)"
+        ]
+    );
+}
+
+#[test]
+fn waves_of_a_cluster_launch_use_the_clusters_at_a_time() {
+    use crate::cluster::Cluster;
+    // Issue 13, item 3: H200, 256 threads, 32 regs: 8 blocks/SM, 1056 at a time plainly;
+    // clusters of 3 hold 21 + 5 x 42 + 2 x 48 = 327 clusters = 981 blocks
+    // (cuOccupancyMaxActiveClusters on the H200: 327). A grid of 999 fills the GPU once.
+    let kernel = Kernel::new(32);
+    let launch = Launch::new(BlockDim::linear(256));
+    let clusters_of_3 = |grid: u32| {
+        move |s: &mut LaunchSpec<'_>| {
+            s.grid = Some(GridDim::linear(grid));
+            s.cluster = Some(Cluster::linear(3));
+        }
+    };
+    let grid_lints: [&Lint; 2] = [&UNDERSIZED_GRID, &TAIL_EFFECT];
+    assert_eq!(
+        findings_of(&grid_lints, &["H200"], kernel, launch, clusters_of_3(999)),
+        [
+            "tail_effect: launch on H200: a grid of 999 blocks runs 1.02 waves: the last wave fills 18 of 981 block \
+             slots, 49.08% of the launch's block slots idle; the last wave alone: at most 12.5% achieved: 18 blocks \
+             on 132 SMs\n\
+             = note: 981 blocks at a time: 327 clusters of 3 on H200 (cluster launches: at most 8/SM x 132 SMs, \
+             less what GPC packing leaves idle)\n\
+             = help: a grid of 981 or 1962 blocks is a whole number of waves (more or less work per block), or loop \
+             over the work with a grid of 981 (grid-stride)"
+        ]
+    );
+    assert_eq!(
+        findings_of(&grid_lints, &["H200"], kernel, launch, clusters_of_3(972)),
+        [
+            "undersized_grid: launch on H200: a grid of 972 blocks cannot fill the GPU once (99.08% of a wave): at most \
+             100% achieved: 972 blocks on 132 SMs\n\
+             = note: 981 blocks at a time: 327 clusters of 3 on H200 (cluster launches: at most 8/SM x 132 SMs, \
+             less what GPC packing leaves idle)\n\
+             = note: only 972 of the 981 blocks a wave of clusters holds are used (99.08%)\n\
+             = help: at least 132 blocks give every SM one, 981 fill the GPU: split the work into more blocks"
+        ]
+    );
+    // 981 = one full wave: neither lint.
+    assert!(findings_of(&grid_lints, &["H200"], kernel, launch, clusters_of_3(981)).is_empty());
+    // The same grid without clusters: 999 of 1056 is undersized.
+    let f = findings_of(&grid_lints, &["H200"], kernel, launch, |s| {
+        s.grid = Some(GridDim::linear(999))
+    });
+    assert_eq!(f.len(), 1);
+    assert!(
+        f[0].starts_with(
+            "undersized_grid: launch on H200: a grid of 999 blocks cannot fill the GPU once (94.6"
+        ),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn static_shared_memory_over_48_kib_cannot_be_compiled() {
+    // Issue 13, item 4: 51584 B static with a 64 KiB opt-in on sm_86 passed; ptxas refuses
+    // it ("uses too much shared data (0xc980 bytes, 0xc000 max)").
+    let kernel = Kernel::new(32).with_static_smem(51_584).with_opt_in(65_536);
+    let f = findings_of(
+        &[&LAUNCH_IMPOSSIBLE],
+        &["sm_86"],
+        kernel,
+        Launch::new(BlockDim::linear(256)),
+        |_| {},
+    );
+    // The dynamic alternative: 51584 + 1024 reserved = 52608 B per block; 100 KiB per SM
+    // holds 1 block of 8 warps = 8 of 48 warps.
+    assert_eq!(
+        f,
+        [
+            "launch_impossible: launch on sm_86: 51584 B of static shared memory per block cannot be compiled: ptxas \
+             allows at most 48 KiB, whatever the dynamic shared memory opt-in\n\
+             = note: ptxas: \"uses too much shared data (0xc980 bytes, 0xc000 max)\" (ptxas 12.9 and 13.0, every \
+             architecture)\n\
+             = help: allocate it dynamically (extern __shared__): static_smem = 0, smem = 51584, opt_in = 65536 \
+             (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) gives 16.67% (1 block/SM, 8 of 48 warps)"
+        ]
+    );
+    // 48 KiB exactly compiles (and fits without the opt-in).
+    assert!(
+        findings_of(
+            &[&LAUNCH_IMPOSSIBLE],
+            &["sm_86"],
+            Kernel::new(32).with_static_smem(49_152),
+            Launch::new(BlockDim::linear(256)),
+            |_| {}
+        )
+        .is_empty()
+    );
+    // Over 48 KiB and over what any opt-in allows (sm_75: 64 KiB): no dynamic fix either.
+    let f = findings_of(
+        &[&LAUNCH_IMPOSSIBLE],
+        &["sm_75"],
+        Kernel::new(32).with_static_smem(50_000),
+        Launch::new(BlockDim::linear(256)).with_dynamic_smem(20_000),
+        |_| {},
+    );
+    assert_eq!(f.len(), 1);
+    assert!(!f[0].contains("help"), "{f:?}");
+}
+
+#[test]
+fn partial_warp_suggests_only_blocks_that_launch() {
+    // Issue 13, item 6: 2^32 - 1 threads: 4294967264 and 4294967296 are no fixes.
+    let f = findings_of(
+        &[&PARTIAL_WARP],
+        &["sm_90"],
+        Kernel::new(32),
+        Launch::new(BlockDim::linear(u32::MAX)),
+        |_| {},
+    );
+    assert_eq!(f.len(), 1);
+    assert!(
+        f[0].ends_with(
+            "= help: a block of at most 1024 threads (a multiple of 32; the most sm_90 allows is 1024)"
+        ),
+        "{f:?}"
+    );
+    // 1000 threads: 992 launches, 1024 too; with __launch_bounds__(1000) only 992.
+    let f = findings_of(
+        &[&PARTIAL_WARP],
+        &["sm_90"],
+        Kernel::new(32),
+        Launch::new(BlockDim::linear(1000)),
+        |_| {},
+    );
+    assert!(
+        f[0].ends_with("= help: a block of 992 or 1024 threads (a multiple of 32)"),
+        "{f:?}"
+    );
+    let f = findings_of(
+        &[&PARTIAL_WARP],
+        &["sm_90"],
+        Kernel::new(32).with_max_threads(1000),
+        Launch::new(BlockDim::linear(1000)),
+        |_| {},
+    );
+    assert!(
+        f[0].ends_with("= help: a block of 992 threads (a multiple of 32)"),
+        "{f:?}"
     );
 }

@@ -4,19 +4,21 @@
 //! grid (`grid = ...` in the attribute).
 
 use super::floor::percent;
-use super::lints::count;
+use super::lints::{count, count64};
 use super::{Context, Finding, Input, Level, Lint, Scope};
-use crate::analysis::{self, Waves};
+use crate::analysis::{self, LaunchWaves};
 use crate::cluster::{
-    ClusterCount, ClusterError, Topology, cluster_blocks_per_sm_cap, max_active_clusters,
+    ClusterCount, ClusterError, Topology, check_grid, cluster_blocks_per_sm_cap,
+    max_active_clusters,
 };
 
 declare_lint! {
     /// ### What it does
     /// With a grid (`grid = 1300`) and a named GPU target, counts the waves the grid runs in
-    /// (blocks per SM x SMs at a time) and reports a last, partial wave that leaves more than
-    /// the policy's share (`thresholds.tail_effect_max_waste`, 10% by default) of the
-    /// launch's block slots idle, assuming blocks of equal duration.
+    /// (blocks per SM x SMs at a time; for a cluster launch, the clusters resident at once x
+    /// blocks per cluster, as `crate::cluster` models them) and reports a last, partial wave
+    /// that leaves more than the policy's share (`thresholds.tail_effect_max_waste`, 10% by
+    /// default) of the launch's block slots idle, assuming blocks of equal duration.
     ///
     /// ### Why is this bad
     /// A grid of 1300 blocks on an H100 at 8 blocks per SM (1056 at a time) runs one full
@@ -48,7 +50,8 @@ declare_lint! {
 declare_lint! {
     /// ### What it does
     /// With a grid and a named GPU target, reports a grid with fewer blocks than the GPU
-    /// holds at once (blocks per SM x SMs), naming how many SMs get no block at all.
+    /// holds at once (blocks per SM x SMs, or for a cluster launch the clusters resident at
+    /// once x blocks per cluster), naming how many SMs get no block at all.
     ///
     /// ### Why is this bad
     /// A launch of one 1024-thread block on an 80-SM V100 uses one SM; 79 sit idle whatever
@@ -93,7 +96,8 @@ declare_lint! {
     ///
     /// ### Example
     /// ```text
-    /// #[occupancy::check(block = 256, regs = 32, smem = 224 KiB, opt_in = 224 KiB, cluster = 16, target = "H200")]
+    /// // A non-portable cluster size: the wrapper sets the attribute that allows it.
+    /// #[occupancy::check(block = 256, regs = 32, smem = 224 KiB, opt_in = 224 KiB, cluster = 16, non_portable = true, target = "H200")]
     /// fn launch(stream: &CudaStream) { /* ... */ } // 7 clusters: 112 of 132 SMs
     /// ```
     /// Use instead: `cluster = 2` (66 clusters, every SM), if the algorithm allows.
@@ -107,14 +111,6 @@ declare_lint! {
     };
 }
 
-/// The waves of the launch on a named GPU, when the spec has a grid and a block fits.
-fn launch_waves(cx: &Context<'_>) -> Option<(Waves, u32, u32)> {
-    let grid = cx.spec.grid_blocks?;
-    let sms = cx.target.sm_count()?;
-    let occ = cx.result.ok().filter(|occ| occ.blocks_per_sm > 0)?;
-    Some((analysis::waves(&occ, sms, grid)?, occ.blocks_per_sm, sms))
-}
-
 /// `at most 12.5% achieved: 117 blocks on 132 SMs`: the grid ceiling of `blocks` blocks of
 /// this launch ([`analysis::grid_ceiling`]).
 fn ceiling_text(occ: &crate::occupancy::Occupancy, sms: u32, blocks: u64) -> Option<String> {
@@ -126,20 +122,49 @@ fn ceiling_text(occ: &crate::occupancy::Occupancy, sms: u32, blocks: u64) -> Opt
     ))
 }
 
-/// `1056 blocks at a time (8/SM x 132 SMs on H100 80GB HBM3)`.
-fn wave_note(cx: &Context<'_>, w: &Waves, blocks_per_sm: u32, sms: u32) -> String {
-    format!(
-        "{} at a time: {blocks_per_sm}/SM x {sms} SMs on {}",
-        count(
-            u32::try_from(w.blocks_per_wave).unwrap_or(u32::MAX),
-            "block"
-        ),
-        cx.target
+/// The waves of the launch on a named GPU, when the spec has a grid and a block fits: for
+/// a cluster launch, at the clusters resident at once ([`analysis::launch_waves`]).
+fn launch_waves(cx: &Context<'_>) -> Option<LaunchWaves> {
+    let grid = cx.spec.grid?;
+    cx.result.ok().filter(|occ| occ.blocks_per_sm > 0)?;
+    // A grid that is not a whole number of clusters does not launch (launch_impossible).
+    if let Some(cluster) = cx.spec.cluster
+        && check_grid(&grid, &cluster.dim).is_err()
+    {
+        return None;
+    }
+    analysis::launch_waves(
+        &cx.target,
+        &cx.spec.kernel,
+        &cx.spec.launch,
+        cx.spec.cluster.as_ref(),
+        grid.blocks(),
     )
 }
 
+/// `1056 blocks at a time: 8/SM x 132 SMs on H200`, or for a cluster launch `981 blocks at
+/// a time: 327 clusters of 3 on H200 (8/SM x 132 SMs without GPC packing)`.
+fn wave_note(cx: &Context<'_>, lw: &LaunchWaves) -> String {
+    let at_a_time = count64(lw.waves.blocks_per_wave, "block");
+    match lw.clusters {
+        None => format!(
+            "{at_a_time} at a time: {}/SM x {} SMs on {}",
+            lw.blocks_per_sm, lw.sm_count, cx.target
+        ),
+        Some((clusters, size)) => format!(
+            "{at_a_time} at a time: {} of {size} on {} (cluster launches: at most {}/SM x {} SMs, less what \
+             GPC packing leaves idle)",
+            count(clusters, "cluster"),
+            cx.target,
+            lw.blocks_per_sm,
+            lw.sm_count
+        ),
+    }
+}
+
 fn tail_effect(cx: &Context<'_>) -> Option<Finding> {
-    let (w, blocks_per_sm, sms) = launch_waves(cx)?;
+    let lw = launch_waves(cx)?;
+    let w = lw.waves;
     if w.full_waves == 0 || w.tail_blocks == 0 {
         return None;
     }
@@ -150,6 +175,7 @@ fn tail_effect(cx: &Context<'_>) -> Option<Finding> {
     let per_wave = w.blocks_per_wave;
     let (down, up) = (w.full_waves * per_wave, (w.full_waves + 1) * per_wave);
     let occ = cx.result.ok()?;
+    let sms = lw.sm_count;
     cx.finding(&TAIL_EFFECT,
         Input::Grid,
         format!(
@@ -162,7 +188,7 @@ fn tail_effect(cx: &Context<'_>) -> Option<Finding> {
             percent(waste_bp, 10000u32),
             ceiling_text(&occ, sms, w.tail_blocks)?,
         ),
-        vec![wave_note(cx, &w, blocks_per_sm, sms)],
+        vec![wave_note(cx, &lw)],
         vec![format!(
             "a grid of {down} or {up} blocks is a whole number of waves (more or less work per block), or \
              loop over the work with a grid of {per_wave} (grid-stride)"
@@ -171,13 +197,20 @@ fn tail_effect(cx: &Context<'_>) -> Option<Finding> {
 }
 
 fn undersized_grid(cx: &Context<'_>) -> Option<Finding> {
-    let (w, blocks_per_sm, sms) = launch_waves(cx)?;
+    let lw = launch_waves(cx)?;
+    let (w, sms) = (lw.waves, lw.sm_count);
     if w.fills_gpu() {
         return None;
     }
     let grid = w.grid_blocks;
     let idle_note = if grid < u64::from(sms) {
         format!("{} of {sms} SMs get no block", u64::from(sms) - grid)
+    } else if lw.clusters.is_some() {
+        format!(
+            "only {grid} of the {} blocks a wave of clusters holds are used ({})",
+            w.blocks_per_wave,
+            percent(grid, w.blocks_per_wave)
+        )
     } else {
         format!(
             "every SM gets a block, but only {grid} of {} block slots are used ({})",
@@ -191,11 +224,11 @@ fn undersized_grid(cx: &Context<'_>) -> Option<Finding> {
         format!(
             "{}: a grid of {} cannot fill the GPU once ({} of a wave): {}",
             cx.subject(Scope::Target),
-            count(u32::try_from(grid).unwrap_or(u32::MAX), "block"),
+            count64(grid, "block"),
             percent(grid, w.blocks_per_wave),
             ceiling_text(&occ, sms, grid)?,
         ),
-        vec![wave_note(cx, &w, blocks_per_sm, sms), idle_note],
+        vec![wave_note(cx, &lw), idle_note],
         vec![format!(
             "at least {sms} blocks give every SM one, {} fill the GPU: split the work into more blocks",
             w.blocks_per_wave
@@ -206,6 +239,10 @@ fn undersized_grid(cx: &Context<'_>) -> Option<Finding> {
 fn cluster_limit(cx: &Context<'_>) -> Option<Finding> {
     let cluster = cx.spec.cluster?;
     let occ = cx.result.ok().filter(|occ| occ.blocks_per_sm > 0)?;
+    // A cluster launch that cannot run is launch_impossible's.
+    if cluster_error(cx).is_some() {
+        return None;
+    }
     let (arch, kernel, launch) = (cx.target.arch, &cx.spec.kernel, &cx.spec.launch);
     let size = cluster.dim.blocks();
     let mut notes = Vec::new();
@@ -276,7 +313,8 @@ fn cluster_limit(cx: &Context<'_>) -> Option<Finding> {
 }
 
 /// Why a cluster launch cannot run on the target (cc before 9.0, a size over the portable
-/// maximum without the non-portable attribute, a size over the largest allowed).
+/// maximum without the non-portable attribute, a size over the largest allowed, a grid that
+/// is not a whole number of clusters).
 pub(super) fn cluster_error(cx: &Context<'_>) -> Option<ClusterError> {
     let cluster = cx.spec.cluster?;
     // The checks do not depend on the GPU's layout: any topology validates.
@@ -288,7 +326,8 @@ pub(super) fn cluster_error(cx: &Context<'_>) -> Option<ClusterError> {
         &cx.spec.launch,
         &cluster,
     ) {
-        Err(ClusterError::Occupancy(_)) | Ok(_) => None,
-        Err(e) => Some(e),
+        Err(ClusterError::Occupancy(_)) | Ok(_) => {}
+        Err(e) => return Some(e),
     }
+    check_grid(&cx.spec.grid?, &cluster.dim).err()
 }

@@ -223,7 +223,8 @@ impl<'de> serde::Deserialize<'de> for Toolkit {
     }
 }
 
-/// Where a [`KernelResources`] was read from.
+/// Where a [`KernelResources`] was read from (recorded in the resource manifest as
+/// `"origin": "cubin"` or `"ptxas_log"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Origin {
@@ -231,6 +232,16 @@ pub enum Origin {
     Cubin,
     /// A `ptxas -v` log: no launch bounds, cluster shape or constant bank sizes.
     PtxasLog,
+}
+
+impl fmt::Display for Origin {
+    /// What to call the artifact in a message: `cubin`, `ptxas -v log`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Origin::Cubin => "cubin",
+            Origin::PtxasLog => "ptxas -v log",
+        })
+    }
 }
 
 /// The resources of one entry kernel compiled for one real architecture.

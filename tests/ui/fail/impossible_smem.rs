@@ -14,9 +14,14 @@ fn launch_opt_in_over() {}
 #[occupancy::check(block = 256, regs = 32, static_smem = 50 KiB, target = "sm_80")]
 fn launch_static_over() {}
 
+// ... whatever the dynamic opt-in: ptxas does not compile it.
+#[occupancy::check(block = 256, regs = 32, static_smem = 51584, opt_in = 64 KiB, target = "sm_86")]
+fn launch_static_over_opted_in() {}
+
 fn main() {
     launch_no_opt_in();
     launch_small_opt_in();
     launch_opt_in_over();
     launch_static_over();
+    launch_static_over_opted_in();
 }

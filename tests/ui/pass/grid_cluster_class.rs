@@ -28,10 +28,14 @@ fn launch_cluster() {}
 #[occupancy::check(block = 512, regs = 32, cluster = (2, 1, 1), grid = (132, 8), target = "H200")]
 fn launch_cluster_3d() {}
 
-// 16 blocks is above the portable 8 (the wrapper sets the non-portable attribute) and
-// within sm_90's 16.
-#[occupancy::check(block = 512, regs = 32, cluster = (4, 4), target = "sm_90")]
+// 16 blocks is above the portable 8: the wrapper sets the non-portable attribute
+// (`non_portable = true`), and sm_90 allows up to 16.
+#[occupancy::check(block = 512, regs = 32, cluster = (4, 4), non_portable = true, target = "sm_90")]
 fn launch_cluster_16() {}
+
+// Clusters of 3 in a grid of 981 blocks on an H200: one full wave of 327 clusters.
+#[occupancy::check(block = 256, regs = 32, cluster = 3, grid = 981, target = "H200", allow(cluster_limit))]
+fn launch_cluster_wave() {}
 
 // A compute-bound kernel's floor is 25%: 96 regs on sm_90 = 2 blocks of 8 warps = 25%.
 #[occupancy::check(block = 256, regs = 96, target = "sm_90", class = "compute_bound")]
@@ -50,6 +54,7 @@ fn main() {
     launch_cluster();
     launch_cluster_3d();
     launch_cluster_16();
+    launch_cluster_wave();
     launch_gemm();
     launch_explicit();
 }

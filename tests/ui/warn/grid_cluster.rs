@@ -16,8 +16,14 @@ fn launch_tail() {}
 #[occupancy::check(block = 128, regs = 32, cluster = 2, target = "H200")]
 fn launch_cluster() {}
 
+// tail_effect of a cluster launch: clusters of 3 hold 327 x 3 = 981 blocks at a time on an
+// H200 (not the plain 8 x 132 = 1056), so 999 blocks are one wave and a tail of 18.
+#[occupancy::check(block = 256, regs = 32, cluster = 3, grid = 999, target = "H200", allow(cluster_limit))]
+fn launch_cluster_tail() {}
+
 fn main() {
     launch_small();
     launch_tail();
     launch_cluster();
+    launch_cluster_tail();
 }

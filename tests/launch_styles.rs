@@ -1,0 +1,159 @@
+//! A crate written in the seven launch styles of real Rust CUDA code
+//! (`tests/fixtures/launch-styles`: cudarc's `for_num_elems`, a `LaunchConfig` literal with
+//! constants of another module cast with `as`, a crate helper with a const generic, an
+//! associated constant, a run-time choice between literal sizes, shared memory that grows
+//! with the data, a family of kernels named at run time), built with plain `cargo build`:
+//! every style gets its warnings with numbers, at the body's expression, with no `block` or
+//! `smem` key where the code states them.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/launch-styles")
+}
+
+/// `cargo build` of the fixture (its own target folder under this build's tmp folder, so
+/// that any `CARGO_TARGET_DIR` works); its stderr.
+fn build() -> String {
+    let output = Command::new(env!("CARGO"))
+        .arg("build")
+        .arg("--manifest-path")
+        .arg(fixture().join("Cargo.toml"))
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("launch-styles"),
+        )
+        .env("CARGO_TERM_COLOR", "never")
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("OCCUPANCY_POLICY")
+        .env_remove("OCCUPANCY_MANIFEST")
+        .output()
+        .expect("run cargo");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    stderr
+}
+
+/// The warning whose first line is `warning: use of deprecated macro `lint`: first`, with its
+/// notes, helps and location (up to the next blank line).
+fn warning<'a>(stderr: &'a str, lint: &str, first: &str) -> &'a str {
+    let head = format!("warning: use of deprecated macro `{lint}`: {first}\n");
+    let start = stderr
+        .find(&head)
+        .unwrap_or_else(|| panic!("no warning {head:?} in:\n{stderr}"));
+    let rest = &stderr[start..];
+    &rest[..rest.find("\n\n").unwrap_or(rest.len())]
+}
+
+#[test]
+fn every_style_gets_its_numbers() {
+    let stderr = build();
+
+    // 1. cudarc's `for_num_elems`: 1024 threads, one block of 32 warps on cc 8.6.
+    let w = warning(
+        &stderr,
+        "low_occupancy",
+        "exp_elems on sm_86: 66.67% occupancy (32 of 48 warps), below the 75% floor",
+    );
+    assert!(
+        w.contains(
+            "= note: limited by warps: 1024 threads = 32 warps per block -> 48 warps per SM / 32 = 1 block/SM"
+        ),
+        "{w}"
+    );
+    assert!(
+        w.contains("= help: block = 768 gives 100% (2 blocks/SM, 48 of 48 warps)"),
+        "{w}"
+    );
+    assert!(
+        w.contains("--> src/ops/unary.rs:9:15") && w.contains("LaunchConfig::for_num_elems"),
+        "{w}"
+    );
+
+    // 2. A literal with constants of another module, `WARP_SIZE as u32` x ROWS_PER_BLOCK =
+    //    64 threads.
+    let w = warning(
+        &stderr,
+        "block_limit",
+        "tiles on sm_86: 64-thread blocks hit the limit of 16 resident blocks per SM: 32 of 48 warps (66.67%)",
+    );
+    assert!(
+        w.contains("block_dim: (WARP_SIZE as u32, ROWS_PER_BLOCK, 1)"),
+        "{w}"
+    );
+
+    // 3. The crate's helper `launch_cfg::<32>`.
+    let w = warning(
+        &stderr,
+        "low_occupancy",
+        "exp_helper on sm_86: 33.33% occupancy (16 of 48 warps), below the 75% floor",
+    );
+    assert!(
+        w.contains(
+            "= note: limited by blocks: sm_86 holds at most 16 resident blocks per SM, 1 warp each"
+        ),
+        "{w}"
+    );
+    assert!(w.contains("launch_cfg::<32>(numel as u32)"), "{w}");
+
+    // 4. `Self::BLOCK` in an impl.
+    let w = warning(
+        &stderr,
+        "block_limit",
+        "rows on sm_80: 32-thread blocks hit the limit of 32 resident blocks per SM: 32 of 64 warps (50%)",
+    );
+    assert!(w.contains("block_dim: (Self::BLOCK, 1, 1)"), "{w}");
+
+    // 5. A run-time choice: the 32 arm, with its own shared memory (the arms stay together:
+    //    no plan pairs 32 threads with the 1024 arm's 4 KiB).
+    warning(
+        &stderr,
+        "low_occupancy",
+        "choose (block = 32, smem = 128 B) on sm_80: 50% occupancy (32 of 64 warps), below the 75% floor",
+    );
+    warning(
+        &stderr,
+        "low_occupancy",
+        "choose (block = 1024, smem = 4 KiB) on sm_86: 66.67% occupancy (32 of 48 warps), below the 75% floor",
+    );
+    assert!(
+        !stderr.contains("choose (block = 32, smem = 4 KiB)"),
+        "{stderr}"
+    );
+
+    // 6. Shared memory that grows with the data: the attribute's candidates, every
+    //    combination.
+    let w = warning(
+        &stderr,
+        "low_occupancy",
+        "sort_rows (block = 256, smem = 40 KiB) on sm_80: 50% occupancy (32 of 64 warps), below the 75% floor",
+    );
+    assert!(
+        w.contains(
+            "= note: limited by shared memory: 0 B static + 40 KiB dynamic + 1 KiB reserved = 41 KiB per block -> 164 KiB carveout / 41 KiB = 4 blocks/SM"
+        ),
+        "{w}"
+    );
+    warning(
+        &stderr,
+        "low_occupancy",
+        "sort_rows (block = 1024, smem = 4 KiB) on sm_86: 66.67% occupancy (32 of 48 warps), below the 75% floor",
+    );
+
+    // 7. A family of kernels named at run time: one warning for the three, worst first.
+    let w = warning(
+        &stderr,
+        "low_occupancy",
+        "badd (kernel badd_f32) on sm_86: 66.67% occupancy (32 of 48 warps), below the 75% floor",
+    );
+    assert!(
+        w.contains(
+            "= note: also 2 more kernels of the family, worst first: badd_f64 (66.67%), badd_u32 (66.67%)"
+        ),
+        "{w}"
+    );
+    // One diagnostic for the family's three kernels on sm_86, none on sm_80 (all at 100%).
+    assert_eq!(stderr.matches("badd (kernel").count(), 1, "{stderr}");
+}
