@@ -198,13 +198,19 @@
 //! `kernel = "name"` alone reads the resource manifest, the first found of:
 //!
 //! 1. `$OCCUPANCY_MANIFEST`: set for the crate by a build script that uses the build helper
-//!    (`occupancy_core::build::Kernels`, which compiles `kernels/*.cu` with NVRTC and prints
+//!    (`occupancy_core::build::Kernels`, which compiles `kernels/*.cu` with NVRTC, assembles
+//!    `kernels/*.ptx` with ptxas and prints
 //!    `cargo:rustc-env=OCCUPANCY_MANIFEST=$OUT_DIR/occupancy/manifest.json`);
 //! 2. `$OUT_DIR/occupancy/manifest.json`, when the crate has a build script;
 //! 3. the policy's `manifest = "path"`, relative to the crate's directory;
 //! 4. `kernels.manifest.json` beside `Cargo.toml` (the committed fallback the build helper
 //!    also uses when NVRTC is missing; write it with `OCCUPANCY_WRITE_MANIFEST=1 cargo build`
 //!    or `cargo occupancy inspect --write-manifest`).
+//!
+//! Kernel names need only be unique per module: a name may carry the stem of the file its
+//! kernel was compiled or read from (`kernel = "conv2d::transpose_filters_f32"` for
+//! `conv2d.cu`, `conv2d.ptx` or `conv2d.sm_80.cubin`), and a name that several modules
+//! define is an error listing the qualified choices.
 //!
 //! On each target the resources are those of the cubin the CUDA driver would load there:
 //! the same compute capability (an `sm_90a` cubin on 9.0), else the highest lower one of the

@@ -1,11 +1,16 @@
 //! `cargo occupancy inspect FILE...`: the resources of compiled kernels, read from cubins,
-//! fatbins, host ELFs with `.nv_fatbin`, ptxas `-v` logs and PTX (for `.minnctapersm`), like
-//! `cuobjdump --dump-resource-usage` but with no CUDA toolkit installed.
+//! fatbins, host ELFs with `.nv_fatbin`, ptxas `-v` logs and PTX, like
+//! `cuobjdump --dump-resource-usage` but with no CUDA toolkit installed. PTX is assembled
+//! with ptxas for each `--arch` (ptxas from the PyPI wheel `nvidia-cuda-nvcc-cu12`, or
+//! `$OCCUPANCY_PTXAS`); without `--arch` it only supplies `.minnctapersm` and the other
+//! directives to the cubins given with it.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use occupancy_core::build::Ptxas;
 use occupancy_core::resources::manifest::{Manifest, SourceFile, sha256_hex};
-use occupancy_core::resources::{self, InputKind, KernelResources, ptx};
+use occupancy_core::resources::{self, InputKind, KernelResources, SmTarget, ptx};
 
 /// Arguments of `inspect`.
 #[derive(Debug, clap::Args)]
@@ -24,6 +29,22 @@ pub struct InspectArgs {
     /// NVRTC can tell when the manifest is older than the sources).
     #[arg(long, value_name = "DIR", requires = "write_manifest")]
     pub source: Option<PathBuf>,
+    /// Assemble the PTX inputs with ptxas for this real architecture (sm_80, sm_90a);
+    /// repeat for several. A PTX is not assembled below its own `.target`.
+    #[arg(long = "arch", value_name = "ARCH", value_parser = arch)]
+    pub archs: Vec<SmTarget>,
+    /// An option for ptxas when it assembles PTX (`--ptxas-option=-maxrregcount=64`); repeat
+    /// for several.
+    #[arg(
+        long = "ptxas-option",
+        value_name = "OPTION",
+        allow_hyphen_values = true
+    )]
+    pub ptxas_options: Vec<String>,
+}
+
+fn arch(s: &str) -> Result<SmTarget, String> {
+    SmTarget::parse(s).map_err(|e| e.to_string())
 }
 
 /// One kernel as found, with the file it came from.
@@ -37,6 +58,7 @@ pub fn run(args: &InspectArgs) -> i32 {
     let mut failed = false;
     let mut found: Vec<Found> = Vec::new();
     let mut ptx_modules: Vec<(PathBuf, ptx::PtxModule)> = Vec::new();
+    let mut ptxas: Option<Result<Ptxas, String>> = None;
     for (path, explicit) in expand(&args.files) {
         let data = match std::fs::read(&path) {
             Ok(d) => d,
@@ -48,13 +70,22 @@ pub fn run(args: &InspectArgs) -> i32 {
         };
         let kind = resources::detect(&data);
         let result = match kind {
-            Some(InputKind::Ptx) => match ptx::parse(&String::from_utf8_lossy(&data)) {
-                Ok(m) => {
-                    ptx_modules.push((path.clone(), m));
-                    Ok(Vec::new())
+            Some(InputKind::Ptx) => {
+                let text = String::from_utf8_lossy(&data);
+                match ptx::parse(&text) {
+                    Ok(m) => {
+                        let assembled = if args.archs.is_empty() {
+                            Ok(Vec::new())
+                        } else {
+                            let ptxas = ptxas.get_or_insert_with(|| Ptxas::find(None));
+                            assemble(ptxas, &text, &m, &path, args)
+                        };
+                        ptx_modules.push((path.clone(), m));
+                        assembled
+                    }
+                    Err(e) => Err(e),
                 }
-                Err(e) => Err(e),
-            },
+            }
             Some(_) => resources::read(&data),
             None if !explicit => continue,
             None => resources::read(&data),
@@ -72,21 +103,30 @@ pub fn run(args: &InspectArgs) -> i32 {
         }
     }
     // A ptxas log beside its cubin (as the build helper leaves them) says less: drop it.
-    let from_cubins: Vec<(String, resources::SmTarget)> = found
+    let from_cubins: HashSet<(String, String, SmTarget)> = found
         .iter()
         .filter(|f| f.kernel.origin == resources::Origin::Cubin)
-        .map(|f| (f.kernel.name.clone(), f.kernel.arch))
+        .map(|f| (stem(&f.file), f.kernel.name.clone(), f.kernel.arch))
         .collect();
     found.retain(|f| {
         f.kernel.origin == resources::Origin::Cubin
-            || !from_cubins.contains(&(f.kernel.name.clone(), f.kernel.arch))
+            || !from_cubins.contains(&(stem(&f.file), f.kernel.name.clone(), f.kernel.arch))
     });
-    // PTX supplies the minimum blocks per SM (and bounds a ptxas log lacks).
+    // PTX supplies the minimum blocks per SM (and bounds a ptxas log lacks): the PTX of the
+    // same module (file stem), else the only PTX with an entry of that name.
     for f in &mut found {
-        if let Some(entry) = ptx_modules
+        let same_module = ptx_modules
             .iter()
-            .find_map(|(_, m)| m.entry(&f.kernel.name))
-        {
+            .filter(|(p, _)| stem(p) == stem(&f.file))
+            .find_map(|(_, m)| m.entry(&f.kernel.name));
+        let mut any = ptx_modules
+            .iter()
+            .filter_map(|(_, m)| m.entry(&f.kernel.name));
+        let only = match (any.next(), any.next()) {
+            (Some(e), None) => Some(e),
+            _ => None,
+        };
+        if let Some(entry) = same_module.or(only) {
             f.kernel.apply_ptx(entry);
         }
     }
@@ -99,14 +139,17 @@ pub fn run(args: &InspectArgs) -> i32 {
         );
     } else {
         print!("{}", table(&found));
+        // With --arch every PTX was assembled (or its error printed).
         let ptx_only: Vec<_> = ptx_modules
             .iter()
+            .filter(|_| args.archs.is_empty())
             .flat_map(|(p, m)| m.entries.iter().map(move |e| (p, e)))
             .filter(|(_, e)| !found.iter().any(|f| f.kernel.name == e.name))
             .collect();
         if !ptx_only.is_empty() {
             println!(
-                "\nPTX entries with no compiled code given (ptxas decides registers; pass the cubin or a ptxas -v log):"
+                "\nPTX entries with no compiled code given (ptxas decides registers: give --arch sm_XX to \
+                 assemble the PTX, or pass the cubin or a ptxas -v log):"
             );
             for (p, e) in ptx_only {
                 println!(
@@ -158,6 +201,45 @@ pub fn run(args: &InspectArgs) -> i32 {
     i32::from(failed)
 }
 
+/// The kernels of one PTX module assembled by ptxas for every `--arch` at or above its
+/// `.target` (a note for the others); an error when ptxas is missing, rejects the PTX, or no
+/// `--arch` can run it.
+fn assemble(
+    ptxas: &Result<Ptxas, String>,
+    text: &str,
+    module: &ptx::PtxModule,
+    path: &Path,
+    args: &InspectArgs,
+) -> resources::Result<Vec<KernelResources>> {
+    let ptxas = ptxas
+        .as_ref()
+        .map_err(|e| resources::ResourceError::new(e.clone()))?;
+    let name = path.display().to_string();
+    let mut kernels = Vec::new();
+    let mut skipped = Vec::new();
+    for &target in &args.archs {
+        match module.target {
+            Some(t) if t.sm > target.sm => skipped.push(target.to_string()),
+            _ => kernels.extend(
+                ptxas
+                    .assemble(text, &name, target, &args.ptxas_options)?
+                    .kernels,
+            ),
+        }
+    }
+    if let Some(t) = module.target.filter(|_| !skipped.is_empty()) {
+        let message = format!(
+            "PTX for {t} (`.target {t}`): not assembled for {}, where the driver cannot load it",
+            skipped.join(", ")
+        );
+        if skipped.len() == args.archs.len() {
+            return Err(resources::ResourceError::new(message));
+        }
+        eprintln!("note: {name}: {message}");
+    }
+    Ok(kernels)
+}
+
 /// Files to read: explicit ones (`true`), and every file under the given folders (`false`).
 fn expand(paths: &[PathBuf]) -> Vec<(PathBuf, bool)> {
     let mut out = Vec::new();
@@ -189,6 +271,12 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
             _ => {}
         }
     }
+}
+
+/// The module stem of a file (`probe` for `out/probe.sm_80.cubin`), which qualifies its
+/// kernels' names in the manifest.
+fn stem(path: &Path) -> String {
+    resources::manifest::module_stem(&path.to_string_lossy()).to_string()
 }
 
 fn opt(v: Option<u32>) -> String {
@@ -339,13 +427,14 @@ fn manifest(found: &[Found], source: Option<&Path>) -> Result<Manifest, String> 
             return Err(format!("--source {}: no .cu files there", dir.display()));
         }
     }
-    let mut seen: Vec<(&str, resources::SmTarget)> = Vec::new();
+    let mut seen: HashSet<(&Path, &str, SmTarget)> = HashSet::new();
     for f in found {
-        // One entry per kernel and architecture (the same cubin may come in several files).
-        if seen.contains(&(f.kernel.name.as_str(), f.kernel.arch)) {
+        // Every (artifact, kernel) pair: one kernel name may be in several modules, each
+        // qualified by its file's stem. Only a file given twice is not repeated.
+        let key = (f.file.as_path(), f.kernel.name.as_str(), f.kernel.arch);
+        if !seen.insert(key) {
             continue;
         }
-        seen.push((f.kernel.name.as_str(), f.kernel.arch));
         let file_name = f
             .file
             .file_name()
@@ -359,7 +448,11 @@ fn manifest(found: &[Found], source: Option<&Path>) -> Result<Manifest, String> 
             })
             .max_by_key(|s| s.len())
             .cloned();
-        m.add_kernels(src.as_deref(), [f.kernel.clone()]);
+        m.add_artifact_kernels(
+            &f.file.display().to_string(),
+            src.as_deref(),
+            [f.kernel.clone()],
+        );
     }
     if let Some(dir) = source {
         for s in &sources {

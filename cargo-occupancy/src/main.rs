@@ -38,7 +38,8 @@ enum Command {
     /// Many configurations: TSV with a header on stdin, answers appended as TSV on stdout.
     Batch,
     /// Resource usage (registers, shared memory, spills, barriers, launch bounds) of compiled
-    /// kernels: cubin, fatbin, ptxas -v log, PTX, or a folder of them.
+    /// kernels: cubin, fatbin, ptxas -v log, PTX (assembled by ptxas for each --arch), or a
+    /// folder of them.
     Inspect(inspect::InspectArgs),
     /// Occupancy as threads per block, registers per thread or shared memory per block
     /// vary: the three graphs of NVIDIA's calculator as a table, JSON or SVG.

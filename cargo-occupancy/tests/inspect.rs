@@ -172,3 +172,67 @@ fn bad_inputs_are_errors_not_panics() {
     assert!(stderr.contains("/nonexistent/x.cubin"), "{stderr}");
     assert!(!stderr.contains("panicked"));
 }
+
+#[test]
+fn write_manifest_keeps_every_module_of_a_kernel_name() {
+    // The same probe kernels from two toolkits, as two modules (file stems) of one build.
+    let dir =
+        std::env::temp_dir().join(format!("occupancy-inspect-modules-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = fixtures();
+    let old = dir.join("old.sm_90.cubin");
+    let new = dir.join("new.sm_90.cubin");
+    std::fs::copy(f.join("nvrtc-11.8/probe.sm_90.cubin"), &old).unwrap();
+    std::fs::copy(f.join("nvrtc-12.9/probe.sm_90.cubin"), &new).unwrap();
+    let out = dir.join("m.json");
+    let (code, _, stderr) = inspect(&[
+        old.to_str().unwrap(),
+        new.to_str().unwrap(),
+        new.to_str().unwrap(), // given twice: not repeated
+        "--write-manifest",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let m = Manifest::load(&out).unwrap();
+    let count = |q: &str| {
+        m.kernels
+            .iter()
+            .filter(|k| k.qualifier() == Some(q))
+            .count()
+    };
+    let old_kernels = cubin_kernels(&old);
+    assert_eq!(
+        (count("old"), count("new")),
+        (old_kernels, cubin_kernels(&new))
+    );
+    assert_eq!(m.kernels.len(), count("old") + count("new"));
+    // Each by its module; the bare name is ambiguous.
+    for (q, file) in [("old", &old), ("new", &new)] {
+        let k = m.lookup(&format!("{q}::k_regs"), "sm_90").unwrap();
+        let want = occupancy_core::resources::read(&std::fs::read(file).unwrap())
+            .unwrap()
+            .into_iter()
+            .find(|k| k.name == "k_regs")
+            .unwrap();
+        assert_eq!(k.registers_per_thread, want.registers_per_thread, "{q}");
+    }
+    let e = m.lookup("k_regs", "sm_90").unwrap_err();
+    assert_eq!(e.choices, ["new::k_regs", "old::k_regs"]);
+    assert_eq!(
+        m.kernels
+            .iter()
+            .find(|k| k.qualifier() == Some("old"))
+            .unwrap()
+            .artifact
+            .as_deref(),
+        Some(old.to_str().unwrap())
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn cubin_kernels(path: &Path) -> usize {
+    occupancy_core::resources::read(&std::fs::read(path).unwrap())
+        .unwrap()
+        .len()
+}

@@ -10,6 +10,11 @@
 //! - `cubin = "path"` / `fatbin = "path"` (relative to the crate): that file, with
 //!   `kernel = "name"` choosing among its kernels (optional when it holds only one).
 //!
+//! The name may carry its module, the stem of the file it was compiled from or read from
+//! (`kernel = "conv2d::transpose_filters_f32"`); a name that several modules define must
+//! (see [`Manifest::lookup`]). A family's glob with a module (`"conv2d::affine_*"`) matches
+//! the qualified names, one without (`"affine_*"`) the names alone.
+//!
 //! On each target the resources are those of the cubin the CUDA driver would load there:
 //! the same compute capability, else the highest lower one of the same major version (an
 //! `sm_80` cubin runs on 8.6), as [`Manifest::lookup`] does.
@@ -186,11 +191,21 @@ pub(crate) fn resolve(
     let mut failed = false;
     for (name, span) in &wanted.names {
         if is_glob(name) {
-            let matching: Vec<String> = available(&manifest)
-                .into_iter()
-                .map(|(n, _)| n)
-                .filter(|n| glob_match(name, n))
-                .collect();
+            // `conv2d::affine_*` matches module-qualified names, `affine_*` the names alone.
+            let matching: Vec<String> = if name.contains("::") {
+                manifest
+                    .kernel_names()
+                    .iter()
+                    .map(|n| n.qualified())
+                    .filter(|n| glob_match(name, n))
+                    .collect()
+            } else {
+                available(&manifest)
+                    .into_iter()
+                    .map(|(n, _)| n)
+                    .filter(|n| glob_match(name, n))
+                    .collect()
+            };
             if matching.is_empty() {
                 errors.push(Error::new(
                     *span,
@@ -228,11 +243,18 @@ pub(crate) fn resolve(
         for target in targets {
             match manifest.lookup(name, &arch_name(&target.target)) {
                 Ok(found) => resources.push(found.clone()),
+                Err(e) if !e.choices.is_empty() || !e.conflicting.is_empty() => {
+                    errors.push(Error::new(
+                        *name_span,
+                        format!("{e} (in {})", source.describe()),
+                    ));
+                    return None;
+                }
                 Err(e) if !e.kernel_found => {
                     errors.push(Error::new(*name_span, not_found(&e, &source)));
                     return None;
                 }
-                Err(_) => {
+                Err(e) => {
                     let span = if target.from_attribute {
                         target.span
                     } else {
@@ -240,7 +262,7 @@ pub(crate) fn resolve(
                     };
                     errors.push(Error::new(
                         span,
-                        no_cubin_for(&manifest, &target.target, name, &source),
+                        no_cubin_for(&e, &target.target, name, &source),
                     ));
                     missing = true;
                 }
@@ -477,17 +499,8 @@ fn not_found(e: &LookupError, source: &Source) -> String {
     message
 }
 
-fn no_cubin_for(manifest: &Manifest, target: &Target, kernel: &str, source: &Source) -> String {
-    let mut archs: Vec<SmTarget> = manifest
-        .kernels
-        .iter()
-        .map(|k| &k.resources)
-        .filter(|k| k.names().contains(&kernel))
-        .map(|k| k.arch)
-        .collect();
-    archs.sort();
-    archs.dedup();
-    let archs: Vec<String> = archs.iter().map(SmTarget::to_string).collect();
+fn no_cubin_for(e: &LookupError, target: &Target, kernel: &str, source: &Source) -> String {
+    let archs: Vec<String> = e.compiled_for.iter().map(SmTarget::to_string).collect();
     format!(
         "`{}` has no cubin that runs on {target} (compute capability {}) in {}: it was \
          compiled for {} (the driver loads a cubin of the same compute capability, or of a \

@@ -261,3 +261,226 @@ fn falls_back_to_the_committed_manifest_without_nvrtc() {
     assert!(e.0.contains("no committed resource manifest"), "{e}");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// ptxas for the PTX tests, or `None` (a failure when `OCCUPANCY_REQUIRE_PTXAS=1`).
+fn ptxas_for_tests() -> Option<occupancy_core::build::Ptxas> {
+    match occupancy_core::build::Ptxas::find(None) {
+        Ok(p) => Some(p),
+        Err(why) => {
+            assert_ne!(
+                std::env::var("OCCUPANCY_REQUIRE_PTXAS").as_deref(),
+                Ok("1"),
+                "ptxas not found: {why}"
+            );
+            eprintln!("skipped: {why}");
+            None
+        }
+    }
+}
+
+/// A small PTX module of this test's own, for sm_75 and later: `k_plain`, the name of a probe
+/// kernel too, with `.maxntid 128`.
+const SMALL_PTX: &str = "\
+.version 7.0
+.target sm_75
+.address_size 64
+
+.visible .entry k_plain(
+\t.param .u64 k_plain_param_0
+)
+.maxntid 128, 1, 1
+{
+\t.reg .b32 \t%r<2>;
+\t.reg .b64 \t%rd<4>;
+\tld.param.u64 \t%rd1, [k_plain_param_0];
+\tcvta.to.global.u64 \t%rd2, %rd1;
+\tmov.u32 \t%r1, %tid.x;
+\tmul.wide.u32 \t%rd3, %r1, 4;
+\tadd.s64 \t%rd2, %rd2, %rd3;
+\tst.global.u32 \t[%rd2], %r1;
+\tret;
+}
+";
+
+#[test]
+fn assembles_ptx_files_per_target_with_qualified_names() {
+    let Some(ptxas) = ptxas_for_tests() else {
+        return;
+    };
+    let dir = scratch("ptx");
+    fs::remove_file(dir.join("kernels/probe.cu")).unwrap();
+    fs::copy(
+        fixtures().join("nvrtc-12.9/probe.sm_90.ptx"),
+        dir.join("kernels/probe.ptx"),
+    )
+    .unwrap();
+    fs::write(dir.join("kernels/small.ptx"), SMALL_PTX).unwrap();
+    let out = dir.join("out");
+    let kernels = || {
+        Kernels::new("kernels")
+            .targets(["sm_75", "sm_90"])
+            .manifest("kernels.manifest.json")
+            .nvrtc("none") // no .cu here: NVRTC is not needed
+    };
+    let mut lines = Vec::new();
+    let outcome = kernels()
+        .run_in(&dir, &out, &mut |l| lines.push(l.to_string()))
+        .unwrap();
+    assert!(outcome.compiled, "{:?}", outcome.warnings);
+    assert!(outcome.warnings.is_empty(), "{:?}", outcome.warnings);
+    // probe.ptx is for sm_90: not assembled for sm_75; small.ptx for both.
+    for f in [
+        "probe.sm_90.cubin",
+        "probe.sm_90.log",
+        "small.sm_75.cubin",
+        "small.sm_90.cubin",
+    ] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    assert!(!out.join("probe.sm_75.cubin").exists());
+    let m = &outcome.manifest;
+    assert_eq!(
+        m.sources
+            .iter()
+            .map(|s| (s.file.as_str(), s.toolkit))
+            .collect::<Vec<_>>(),
+        [
+            ("probe.ptx", Some(ptxas.version)),
+            ("small.ptx", Some(ptxas.version))
+        ]
+    );
+    // The numbers are ptxas's own (its -v log beside the cubin).
+    let log = ptxas::parse(&fs::read_to_string(out.join("probe.sm_90.log")).unwrap()).unwrap();
+    assert_eq!(log.len(), 13);
+    for e in &log {
+        let k = m.lookup(&format!("probe::{}", e.name), "sm_90").unwrap();
+        assert_eq!(
+            (
+                k.registers_per_thread,
+                k.static_smem_bytes,
+                k.local_bytes,
+                k.barriers
+            ),
+            (e.registers, e.smem_bytes, e.stack_frame_bytes, e.barriers),
+            "{}",
+            e.name
+        );
+    }
+    assert_eq!(
+        m.lookup("k_bounds", "sm_90").unwrap().min_blocks_per_sm,
+        Some(2),
+        ".minnctapersm from the PTX"
+    );
+    // k_plain is in both modules: qualified, or an error listing both.
+    let e = m.lookup("k_plain", "sm_90").unwrap_err();
+    assert_eq!(e.choices, ["probe::k_plain", "small::k_plain"]);
+    let small = m.lookup("small::k_plain", "sm_75").unwrap();
+    assert_eq!(
+        (
+            small.arch.to_string().as_str(),
+            small.max_threads_per_block()
+        ),
+        ("sm_75", Some(128))
+    );
+    assert!(
+        m.lookup("probe::k_plain", "sm_75")
+            .unwrap_err()
+            .kernel_found
+    );
+    // kernels.rs embeds what was assembled, and the PTX files themselves.
+    let rs = fs::read_to_string(out.join("kernels.rs")).unwrap();
+    assert!(
+        rs.contains("(\"probe\", \"sm_90\", include_bytes!("),
+        "{rs}"
+    );
+    assert!(!rs.contains("(\"probe\", \"sm_75\""), "{rs}");
+    assert!(
+        rs.contains("(\"small\", \"sm_75\", include_bytes!("),
+        "{rs}"
+    );
+    assert!(rs.contains(&format!(
+        "(\"small\", include_str!({:?}))",
+        dir.join("kernels/small.ptx").display().to_string()
+    )));
+    // Cargo directives: ptxas's variable; no committed manifest yet, so it is not watched
+    // (a missing file would rerun the build script on every build).
+    assert!(lines.contains(&"cargo:rerun-if-env-changed=OCCUPANCY_PTXAS".to_string()));
+    assert!(
+        !lines.iter().any(|l| l.contains("kernels.manifest.json")),
+        "{lines:?}"
+    );
+
+    // Writing it (OCCUPANCY_WRITE_MANIFEST=1) once, then again: an unchanged one is left
+    // untouched, so that cargo sees no change.
+    let write = || {
+        kernels()
+            .write_manifest(true)
+            .run_in(&dir, &out, &mut |_| {})
+    };
+    write().unwrap();
+    let first = fs::metadata(dir.join("kernels.manifest.json")).and_then(|m| m.modified());
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write().unwrap();
+    let second = fs::metadata(dir.join("kernels.manifest.json")).and_then(|m| m.modified());
+    assert_eq!(
+        first.unwrap(),
+        second.unwrap(),
+        "rewritten with the same content"
+    );
+    let mut lines = Vec::new();
+    kernels()
+        .run_in(&dir, &out, &mut |l| lines.push(l.to_string()))
+        .unwrap();
+    assert!(lines.contains(&format!(
+        "cargo:rerun-if-changed={}",
+        dir.join("kernels.manifest.json").display()
+    )));
+
+    // Without ptxas: the committed manifest, with a warning that says why.
+    let fallback = kernels()
+        .ptxas("none")
+        .run_in(&dir, &out, &mut |_| {})
+        .unwrap();
+    assert!(!fallback.compiled);
+    assert!(
+        fallback.warnings[0].contains("not compiled (OCCUPANCY_PTXAS=none)"),
+        "{:?}",
+        fallback.warnings
+    );
+    assert_eq!(
+        fallback.manifest.lookup("small::k_plain", "sm_75").unwrap(),
+        small
+    );
+    fs::remove_file(dir.join("kernels.manifest.json")).unwrap();
+    let e = kernels()
+        .ptxas("none")
+        .run_in(&dir, &out, &mut |_| {})
+        .unwrap_err();
+    assert!(e.0.contains("pip install nvidia-cuda-nvcc-cu12"), "{e}");
+
+    // PTX for a higher architecture than every target: a warning, no kernels.
+    let only75 = Kernels::new("kernels").targets(["sm_75"]).nvrtc("none");
+    let o = only75.run_in(&dir, &out, &mut |_| {}).unwrap();
+    assert_eq!(
+        o.warnings,
+        [
+            "probe.ptx is PTX for sm_90 (`.target sm_90`): not assembled for any target (sm_75), \
+          where the driver cannot load it; its kernels are not in the manifest"
+        ]
+    );
+    assert!(o.manifest.lookup("probe::k_plain", "sm_90").is_err());
+
+    // PTX that ptxas rejects: a build error with ptxas's log.
+    fs::write(
+        dir.join("kernels/broken.ptx"),
+        SMALL_PTX.replace("ret;", "not_an_instruction;\n\tret;"),
+    )
+    .unwrap();
+    let e = kernels().run_in(&dir, &out, &mut |_| {}).unwrap_err();
+    assert!(
+        e.0.starts_with("assembling broken.ptx for sm_75: ptxas"),
+        "{e}"
+    );
+    assert!(e.0.contains("not_an_instruction"), "ptxas's log: {e}");
+    fs::remove_dir_all(&dir).unwrap();
+}

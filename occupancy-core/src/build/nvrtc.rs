@@ -253,38 +253,7 @@ pub const WHEEL_LIBRARIES: &[&str] = &[
 /// Python reports (and a few common prefixes), then CUDA installations (`CUDA_PATH`,
 /// `CUDA_HOME`, `/usr/local/cuda`), then bare names for the system loader.
 pub fn candidates() -> Vec<PathBuf> {
-    let mut roots: Vec<PathBuf> = Vec::new();
-    for python in ["python3", "python"] {
-        let out = std::process::Command::new(python)
-            .args([
-                "-c",
-                "import site,sys\nfor p in list(getattr(site,'getsitepackages',lambda:[])())+[site.getusersitepackages()]+sys.path: print(p)",
-            ])
-            .output();
-        if let Some(out) = out.ok().filter(|o| o.status.success()) {
-            roots.extend(
-                String::from_utf8_lossy(&out.stdout)
-                    .lines()
-                    .filter(|l| !l.is_empty())
-                    .map(PathBuf::from),
-            );
-            break;
-        }
-    }
-    if let Some(venv) = std::env::var_os("VIRTUAL_ENV")
-        && let Ok(dirs) = std::fs::read_dir(Path::new(&venv).join("lib"))
-    {
-        roots.extend(dirs.flatten().map(|d| d.path().join("site-packages")));
-    }
-    let mut out: Vec<PathBuf> = Vec::new();
-    for root in &roots {
-        for rel in WHEEL_LIBRARIES {
-            let p = root.join(rel);
-            if p.is_file() && !out.contains(&p) {
-                out.push(p);
-            }
-        }
-    }
+    let mut out = super::wheels::installed(WHEEL_LIBRARIES);
     for var in ["CUDA_PATH", "CUDA_HOME"] {
         if let Some(dir) = std::env::var_os(var) {
             out.extend(

@@ -27,7 +27,19 @@
 //! assert_eq!((k.registers_per_thread, k.arch.to_string().as_str()), (40, "sm_80"));
 //! assert!(manifest.lookup("q", "sm_80").unwrap_err().to_string().contains("k (sm_80)"));
 //! ```
+//!
+//! # Module-qualified names
+//!
+//! Kernel names are unique only within a module (one PTX file, one `.cu` file), so every
+//! entry keeps the file it came from, and its *qualifier* is that file's stem
+//! ([`ManifestKernel::qualifier`]: `conv2d` for `conv2d.cu`, `conv2d.ptx` or
+//! `conv2d.sm_80.cubin`). A lookup name is `"kernel"` or `"qualifier::kernel"`
+//! (`"conv2d::transpose_filters_f32"`); an unqualified name that more than one module
+//! defines is an error listing the qualified choices ([`LookupError::choices`]).
+//! [`Manifest::kernel_names`] lists every (qualifier, kernel) pair, for tools that match
+//! names themselves (families, globs).
 
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::path::Path;
 
@@ -71,28 +83,160 @@ pub struct ManifestKernel {
     /// The [`SourceFile::file`] it was compiled from, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// The compiled file it was read from, when that is all that is known (the path
+    /// `cargo occupancy inspect --write-manifest` was given: `build/conv2d.sm_80.cubin`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact: Option<String>,
     /// Its resources.
     #[serde(flatten)]
     pub resources: KernelResources,
 }
 
-/// A kernel or architecture the manifest does not have, with what it does have.
+impl ManifestKernel {
+    /// The module the kernel belongs to: the [`module_stem`] of its source, else of its
+    /// artifact (`conv2d` for `conv2d.cu`); `None` when the manifest records neither.
+    pub fn qualifier(&self) -> Option<&str> {
+        self.source
+            .as_deref()
+            .or(self.artifact.as_deref())
+            .map(module_stem)
+    }
+
+    /// Whether `name` names this kernel: one of [`KernelResources::names`], alone or after
+    /// its qualifier and `::` (`conv2d::transpose_filters_f32`).
+    pub fn answers_to(&self, name: &str) -> bool {
+        let names = self.resources.names();
+        if names.contains(&name) {
+            return true;
+        }
+        match (name.split_once("::"), self.qualifier()) {
+            (Some((qualifier, rest)), Some(mine)) => qualifier == mine && names.contains(&rest),
+            _ => false,
+        }
+    }
+}
+
+/// The module stem of a source or artifact file: its name without folders, extension and
+/// a `.sm_XX` / `.compute_XX` architecture part: `kernels/conv2d.cu`, `conv2d.ptx`,
+/// `out/conv2d.sm_90a.cubin` -> `conv2d`; `my.kernels.ptx` -> `my.kernels`.
+pub fn module_stem(file: &str) -> &str {
+    let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    let stem = match name.rsplit_once('.') {
+        Some((stem, _)) if !stem.is_empty() => stem,
+        _ => name,
+    };
+    match stem.rsplit_once('.') {
+        Some((head, arch))
+            if !head.is_empty()
+                && (arch.starts_with("sm_") || arch.starts_with("compute_"))
+                && SmTarget::parse(arch).is_ok() =>
+        {
+            head
+        }
+        _ => stem,
+    }
+}
+
+/// Of the architectures a kernel was compiled for, the one whose cubin the CUDA driver
+/// loads on `want`: `want` itself, else the same SM number with another suffix, else the
+/// highest base target of the same major version not above it (an `sm_80` cubin runs on
+/// 8.6, an `sm_90a` one only on 9.0). `None`: none of them runs there.
+pub fn loadable_arch(
+    available: impl IntoIterator<Item = SmTarget>,
+    want: SmTarget,
+) -> Option<SmTarget> {
+    let available: Vec<SmTarget> = available.into_iter().collect();
+    let exact = available.iter().find(|a| **a == want);
+    let same_sm = || available.iter().find(|a| a.sm == want.sm);
+    let compatible = || {
+        available
+            .iter()
+            .filter(|a| a.variant == Variant::Base && a.sm / 10 == want.sm / 10 && a.sm <= want.sm)
+            .max_by_key(|a| a.sm)
+    };
+    exact.or_else(same_sm).or_else(compatible).copied()
+}
+
+/// One kernel of the manifest (one symbol in one module), with every architecture it was
+/// compiled for: what [`Manifest::kernel_names`] lists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelName<'a> {
+    /// Its module ([`ManifestKernel::qualifier`]).
+    pub qualifier: Option<&'a str>,
+    /// Its symbol (mangled for C++, plain for `extern "C"`).
+    pub symbol: &'a str,
+    /// The name to show ([`KernelResources::display_name`]: `tile_sum<16>`).
+    pub display: &'a str,
+    /// The architectures it was compiled for, sorted.
+    pub archs: Vec<SmTarget>,
+    /// The shortest name [`Manifest::lookup`] selects exactly this kernel by: the display
+    /// name when no other kernel answers to it, else `qualifier::display`, else
+    /// `qualifier::symbol` (C++ overloads in one module), else the symbol.
+    pub selector: String,
+}
+
+impl KernelName<'_> {
+    /// `conv2d::transpose_filters_f32`: the display name after the qualifier (the display
+    /// name alone without one), whether or not another module shares the name.
+    pub fn qualified(&self) -> String {
+        match self.qualifier {
+            Some(q) => format!("{q}::{}", self.display),
+            None => self.display.to_string(),
+        }
+    }
+}
+
+/// A kernel or architecture the manifest does not have, or a name it cannot resolve to one
+/// kernel, with what it does have.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LookupError {
     /// The name asked for.
     pub kernel: String,
     /// The architecture asked for.
     pub arch: String,
-    /// Each kernel's display name with the architectures it was compiled for.
+    /// Every kernel, by its [`KernelName::selector`], with the architectures it was compiled for.
     pub available: Vec<(String, Vec<SmTarget>)>,
-    /// `true`: the kernel exists, not for this architecture.
+    /// `true`: exactly one kernel answers to the name, and it was not compiled for this
+    /// architecture (nor one whose cubin the driver would load there).
     pub kernel_found: bool,
-    /// A close kernel name, when there is one.
+    /// The architectures that one kernel was compiled for, when `kernel_found`.
+    pub compiled_for: Vec<SmTarget>,
+    /// A close kernel name, when there is no kernel of that name and one is close.
     pub suggestion: Option<String>,
+    /// Several kernels answer to the name (one kernel name in several modules): their
+    /// selectors (`conv2d::transpose_filters_f32`), one of which to write instead.
+    pub choices: Vec<String>,
+    /// The one kernel the name selects has different resources for this architecture in
+    /// entries read from different artifacts (two builds of one module): those artifacts.
+    pub conflicting: Vec<String>,
 }
 
 impl fmt::Display for LookupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.choices.is_empty() {
+            return write!(
+                f,
+                "kernel name `{}` is ambiguous: {} kernels answer to it; qualify it with its \
+                 module (the source or artifact file stem): {}",
+                self.kernel,
+                self.choices.len(),
+                self.choices
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        if !self.conflicting.is_empty() {
+            return write!(
+                f,
+                "kernel `{}` has different resources for {} in entries read from {}: keep the \
+                 artifacts of one build only",
+                self.kernel,
+                self.arch,
+                self.conflicting.join(", ")
+            );
+        }
         if self.kernel_found {
             write!(
                 f,
@@ -160,7 +304,8 @@ impl Manifest {
         Ok(m)
     }
 
-    /// Pretty JSON, with a trailing newline (stable: kernels sorted by source, name, arch).
+    /// Pretty JSON, with a trailing newline (stable: kernels sorted by source, artifact,
+    /// name, arch).
     pub fn to_json(&self) -> String {
         let mut sorted = self.clone();
         sorted.sort();
@@ -169,15 +314,21 @@ impl Manifest {
         s
     }
 
-    /// Writes [`Manifest::to_json`] to `path`, creating parent folders.
+    /// Writes [`Manifest::to_json`] to `path`, creating parent folders. A file that already
+    /// holds exactly that text is left untouched (its modification time too, so that cargo
+    /// does not see a change).
     pub fn write(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
+        let json = self.to_json();
+        if std::fs::read(path).is_ok_and(|old| old == json.as_bytes()) {
+            return Ok(());
+        }
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| {
                 ResourceError::new(format!("cannot create {}: {e}", parent.display()))
             })?;
         }
-        std::fs::write(path, self.to_json()).map_err(|e| {
+        std::fs::write(path, json).map_err(|e| {
             ResourceError::new(format!(
                 "cannot write resource manifest {}: {e}",
                 path.display()
@@ -189,29 +340,147 @@ impl Manifest {
     pub fn sort(&mut self) {
         self.sources.sort_by(|a, b| a.file.cmp(&b.file));
         self.kernels.sort_by(|a, b| {
-            (&a.source, &a.resources.name, a.resources.arch).cmp(&(
+            (&a.source, &a.artifact, &a.resources.name, a.resources.arch).cmp(&(
                 &b.source,
+                &b.artifact,
                 &b.resources.name,
                 b.resources.arch,
             ))
         });
     }
 
-    /// Adds kernels read from one source file (or none).
+    /// Adds kernels compiled from one source file (or from none known).
     pub fn add_kernels(
         &mut self,
         source: Option<&str>,
         kernels: impl IntoIterator<Item = KernelResources>,
     ) {
+        self.add(source, None, kernels);
+    }
+
+    /// Adds kernels read from one artifact file (`build/conv2d.sm_80.cubin`), compiled from
+    /// `source` when known; every entry is kept, whatever other artifacts hold.
+    pub fn add_artifact_kernels(
+        &mut self,
+        artifact: &str,
+        source: Option<&str>,
+        kernels: impl IntoIterator<Item = KernelResources>,
+    ) {
+        self.add(source, Some(artifact), kernels);
+    }
+
+    fn add(
+        &mut self,
+        source: Option<&str>,
+        artifact: Option<&str>,
+        kernels: impl IntoIterator<Item = KernelResources>,
+    ) {
         self.kernels
             .extend(kernels.into_iter().map(|resources| ManifestKernel {
                 source: source.map(str::to_string),
+                artifact: artifact.map(str::to_string),
                 resources,
             }));
     }
 
-    /// The resources of `kernel` (its symbol, its demangled name, the demangled name without
-    /// parameters, or an `extern "C"` name) for `arch` (`sm_86`, `8.6`, `sm_90a`).
+    /// Every kernel (one symbol in one module) with its architectures and the name that
+    /// selects it, sorted by qualifier and display name. Tools that match names themselves
+    /// (a family `affine_*`) match against these and look each up by its
+    /// [`KernelName::selector`].
+    pub fn kernel_names(&self) -> Vec<KernelName<'_>> {
+        // One pass with maps: a manifest is input, and may be large.
+        let mut index: HashMap<(Option<&str>, &str), usize> = HashMap::new();
+        let mut kernels: Vec<(&ManifestKernel, BTreeSet<SmTarget>)> = Vec::new();
+        for k in &self.kernels {
+            let key = (k.qualifier(), k.resources.name.as_str());
+            let i = *index.entry(key).or_insert_with(|| {
+                kernels.push((k, BTreeSet::new()));
+                kernels.len() - 1
+            });
+            kernels[i].1.insert(k.resources.arch);
+        }
+        // Every name a kernel answers to without a qualifier, and with its qualifier ->
+        // the kernels.
+        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut by_qualified: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+        for (i, (k, _)) in kernels.iter().enumerate() {
+            for name in k.resources.names() {
+                let list = by_name.entry(name).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+                if let Some(q) = k.qualifier() {
+                    let list = by_qualified.entry((q, name)).or_default();
+                    if list.last() != Some(&i) {
+                        list.push(i);
+                    }
+                }
+            }
+        }
+        // Whether `name` selects kernel `i` alone, as `groups` (and so `lookup`) decides:
+        // every kernel that answers to it is `i` (two lists, read until another shows).
+        let selects_only = |name: &str, i: usize| {
+            let whole = by_name.get(name).into_iter().flatten();
+            let qualified = name
+                .split_once("::")
+                .and_then(|(q, rest)| by_qualified.get(&(q, rest)))
+                .into_iter()
+                .flatten();
+            let mut answering = whole.chain(qualified).peekable();
+            answering.peek().is_some() && answering.all(|&j| j == i)
+        };
+        let mut out: Vec<KernelName<'_>> = kernels
+            .iter()
+            .enumerate()
+            .map(|(i, (k, archs))| {
+                let (qualifier, symbol) = (k.qualifier(), k.resources.name.as_str());
+                let display = k.resources.display_name();
+                let mut tries = vec![display.to_string()];
+                if let Some(q) = qualifier {
+                    tries.push(format!("{q}::{display}"));
+                    tries.push(format!("{q}::{symbol}"));
+                }
+                tries.push(symbol.to_string());
+                let selector = tries
+                    .iter()
+                    .find(|name| selects_only(name, i))
+                    .unwrap_or(&tries[tries.len() - 1])
+                    .clone();
+                KernelName {
+                    qualifier,
+                    symbol,
+                    display,
+                    archs: archs.iter().copied().collect(),
+                    selector,
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            (a.qualifier, a.display, a.symbol).cmp(&(b.qualifier, b.display, b.symbol))
+        });
+        out
+    }
+
+    /// The entries `name` selects, one group per kernel (qualifier and symbol), in manifest
+    /// order.
+    fn groups(&self, name: &str) -> Vec<Vec<&ManifestKernel>> {
+        let mut index: HashMap<(Option<&str>, &str), usize> = HashMap::new();
+        let mut groups: Vec<Vec<&ManifestKernel>> = Vec::new();
+        for k in self.kernels.iter().filter(|k| k.answers_to(name)) {
+            let key = (k.qualifier(), k.resources.name.as_str());
+            let i = *index.entry(key).or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+            groups[i].push(k);
+        }
+        groups
+    }
+
+    /// The resources of `kernel` for `arch` (`sm_86`, `8.6`, `sm_90a`). `kernel` is its
+    /// symbol, its demangled name, the demangled name without parameters, or an `extern "C"`
+    /// name, optionally after its module qualifier and `::` (`conv2d::transpose_filters_f32`,
+    /// see the module docs); a name that several modules define is an error listing them.
     ///
     /// When there is no cubin for exactly that architecture, the one the CUDA driver would
     /// load is used: same SM number with another suffix, else the highest base target of the
@@ -221,74 +490,100 @@ impl Manifest {
         &self,
         kernel: &str,
         arch: &str,
-    ) -> std::result::Result<&KernelResources, LookupError> {
-        let wanted = SmTarget::parse(arch).ok();
-        let candidates: Vec<&KernelResources> = self
-            .kernels
-            .iter()
-            .map(|k| &k.resources)
-            .filter(|k| k.names().contains(&kernel))
-            .collect();
-        if let Some(want) = wanted {
-            let exact = candidates.iter().find(|k| k.arch == want);
-            let same_sm = || candidates.iter().find(|k| k.arch.sm == want.sm);
-            let compatible = || {
-                candidates
+    ) -> std::result::Result<&KernelResources, Box<LookupError>> {
+        let groups = self.groups(kernel);
+        let group = match groups.as_slice() {
+            [] => return Err(self.lookup_error(kernel, arch, None)),
+            [one] => one,
+            many => {
+                let names = self.kernel_names();
+                let selectors: HashMap<(Option<&str>, &str), &str> = names
                     .iter()
-                    .filter(|k| {
-                        k.arch.variant == Variant::Base
-                            && k.arch.sm / 10 == want.sm / 10
-                            && k.arch.sm <= want.sm
+                    .map(|n| ((n.qualifier, n.symbol), n.selector.as_str()))
+                    .collect();
+                let mut e = self.lookup_error(kernel, arch, None);
+                e.suggestion = None;
+                e.choices = many
+                    .iter()
+                    .filter_map(|g| {
+                        selectors
+                            .get(&(g[0].qualifier(), g[0].resources.name.as_str()))
+                            .map(|s| s.to_string())
                     })
-                    .max_by_key(|k| k.arch.sm)
-            };
-            if let Some(k) = exact.or_else(same_sm).or_else(compatible) {
-                return Ok(k);
+                    .collect();
+                return Err(e);
             }
+        };
+        let chosen = SmTarget::parse(arch)
+            .ok()
+            .and_then(|want| loadable_arch(group.iter().map(|k| k.resources.arch), want));
+        let Some(chosen) = chosen else {
+            return Err(self.lookup_error(kernel, arch, Some(group)));
+        };
+        let same: Vec<&ManifestKernel> = group
+            .iter()
+            .copied()
+            .filter(|k| k.resources.arch == chosen)
+            .collect();
+        if same.iter().any(|k| k.resources != same[0].resources) {
+            let mut e = self.lookup_error(kernel, &chosen.to_string(), Some(group));
+            e.kernel_found = false;
+            e.compiled_for.clear();
+            e.conflicting = same
+                .iter()
+                .map(|k| {
+                    k.artifact
+                        .clone()
+                        .or_else(|| k.source.clone())
+                        .unwrap_or_else(|| "an unnamed file".to_string())
+                })
+                .collect();
+            return Err(e);
         }
-        Err(self.lookup_error(kernel, arch, !candidates.is_empty()))
+        Ok(&same[0].resources)
     }
 
-    fn lookup_error(&self, kernel: &str, arch: &str, kernel_found: bool) -> LookupError {
-        let mut available: Vec<(String, Vec<SmTarget>)> = Vec::new();
-        for k in &self.kernels {
-            let name = k
-                .resources
-                .demangled
-                .as_deref()
-                .and_then(super::short_name)
-                .unwrap_or(&k.resources.name);
-            match available.iter_mut().find(|(n, _)| n == name) {
-                Some((_, archs)) => {
-                    if !archs.contains(&k.resources.arch) {
-                        archs.push(k.resources.arch);
-                    }
-                }
-                None => available.push((name.to_string(), vec![k.resources.arch])),
-            }
-        }
-        for (_, archs) in &mut available {
-            archs.sort();
-        }
-        available.sort();
-        let suggestion = if kernel_found {
+    /// The error for `kernel` on `arch`: `found` is the one kernel that answers to the name,
+    /// when there is one.
+    fn lookup_error(
+        &self,
+        kernel: &str,
+        arch: &str,
+        found: Option<&Vec<&ManifestKernel>>,
+    ) -> Box<LookupError> {
+        let names = self.kernel_names();
+        let available = names
+            .iter()
+            .map(|n| (n.selector.clone(), n.archs.clone()))
+            .collect();
+        let mut compiled_for: Vec<SmTarget> = found
+            .map(|g| g.iter().map(|k| k.resources.arch).collect())
+            .unwrap_or_default();
+        compiled_for.sort();
+        compiled_for.dedup();
+        let suggestion = if found.is_some() {
             None
         } else {
+            let qualified: Vec<String> = names.iter().map(KernelName::qualified).collect();
             self.kernels
                 .iter()
                 .flat_map(|k| k.resources.names())
+                .chain(qualified.iter().map(String::as_str))
                 .map(|n| (strsim::jaro_winkler(kernel, n), n))
                 .filter(|(score, _)| *score > 0.8)
                 .max_by(|a, b| a.0.total_cmp(&b.0))
                 .map(|(_, n)| n.to_string())
         };
-        LookupError {
+        Box::new(LookupError {
             kernel: kernel.to_string(),
             arch: arch.to_string(),
             available,
-            kernel_found,
+            kernel_found: found.is_some(),
+            compiled_for,
             suggestion,
-        }
+            choices: Vec::new(),
+            conflicting: Vec::new(),
+        })
     }
 
     /// Compares the recorded source hashes with the files in `kernels_dir`: one line per file
@@ -423,6 +718,159 @@ mod tests {
             e.to_string()
                 .starts_with("kernel `k_a` was not compiled for sm_75"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn module_stems_drop_folders_extensions_and_architectures() {
+        for (file, stem) in [
+            ("conv2d.cu", "conv2d"),
+            ("kernels/conv2d.ptx", "conv2d"),
+            ("out/conv2d.sm_90a.cubin", "conv2d"),
+            ("conv2d.compute_80.ptx", "conv2d"),
+            ("my.kernels.ptx", "my.kernels"),
+            ("probe.lz4.fatbin", "probe.lz4"),
+            ("noext", "noext"),
+            (".hidden", ".hidden"),
+        ] {
+            assert_eq!(module_stem(file), stem, "{file}");
+        }
+    }
+
+    #[test]
+    fn qualified_names_select_one_module() {
+        let mut m = sample();
+        m.add_kernels(Some("b.cu"), [kernel("k_a", "sm_80", 30)]);
+        m.add_artifact_kernels("build/c.sm_80.cubin", None, [kernel("k_c", "sm_80", 20)]);
+        // One name, two modules: an error listing the qualified choices, on every target.
+        for arch in ["sm_80", "sm_75"] {
+            let e = m.lookup("k_a", arch).unwrap_err();
+            assert_eq!(e.choices, ["a::k_a", "b::k_a"]);
+            assert!(!e.kernel_found);
+            assert_eq!(
+                e.to_string(),
+                "kernel name `k_a` is ambiguous: 2 kernels answer to it; qualify it with its \
+                 module (the source or artifact file stem): `a::k_a`, `b::k_a`"
+            );
+        }
+        assert_eq!(
+            m.lookup("a::k_a", "sm_80").unwrap().registers_per_thread,
+            40
+        );
+        assert_eq!(
+            m.lookup("a::k_a", "sm_90").unwrap().registers_per_thread,
+            42
+        );
+        assert_eq!(
+            m.lookup("b::k_a", "sm_86").unwrap().registers_per_thread,
+            30
+        );
+        let e = m.lookup("b::k_a", "sm_90").unwrap_err();
+        assert!(e.kernel_found);
+        assert_eq!(e.compiled_for, [SmTarget::new(80)]);
+        // The artifact's stem qualifies when no source is known; unique names need none.
+        assert_eq!(
+            m.lookup("c::k_c", "sm_80").unwrap().registers_per_thread,
+            20
+        );
+        assert_eq!(m.lookup("k_c", "sm_80").unwrap().registers_per_thread, 20);
+        assert_eq!(
+            m.lookup("a::tile_sum<16>", "sm_75")
+                .unwrap()
+                .registers_per_thread,
+            16
+        );
+        let e = m.lookup("b::tile_sum<16>", "sm_75").unwrap_err();
+        assert!(!e.kernel_found && e.choices.is_empty());
+        assert_eq!(
+            e.to_string(),
+            "no kernel `b::tile_sum<16>` in the manifest (did you mean `a::tile_sum<16>`?); it \
+             has: a::k_a (sm_80, sm_90a), tile_sum<16> (sm_75), b::k_a (sm_80), k_c (sm_80)"
+        );
+        // Every (qualifier, kernel) pair, with the name that selects it.
+        let names: Vec<(Option<&str>, &str, String, String)> = m
+            .kernel_names()
+            .into_iter()
+            .map(|n| (n.qualifier, n.display, n.selector.clone(), n.qualified()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                (Some("a"), "k_a", "a::k_a".into(), "a::k_a".into()),
+                (
+                    Some("a"),
+                    "tile_sum<16>",
+                    "tile_sum<16>".into(),
+                    "a::tile_sum<16>".into()
+                ),
+                (Some("b"), "k_a", "b::k_a".into(), "b::k_a".into()),
+                (Some("c"), "k_c", "k_c".into(), "c::k_c".into()),
+            ]
+        );
+        for n in m.kernel_names() {
+            let k = m.lookup(&n.selector, &n.archs[0].to_string()).unwrap();
+            assert_eq!(k.name, n.symbol);
+        }
+        // The JSON keeps the artifact.
+        let back = Manifest::from_json(&m.to_json()).unwrap();
+        assert_eq!(
+            back.lookup("c::k_c", "sm_80").unwrap().registers_per_thread,
+            20
+        );
+    }
+
+    #[test]
+    fn large_manifests_list_every_module() {
+        // 20,000 modules defining one kernel name, each for two architectures (a manifest is
+        // input: the lists and errors are built with maps, one pass each; this took a
+        // minute when they compared pairs, 0.3 s since).
+        let mut m = Manifest::new("test");
+        for i in 0..20_000 {
+            m.add_kernels(
+                Some(&format!("m{i}.ptx")),
+                [kernel("k", "sm_80", 32), kernel("k", "sm_90", 32)],
+            );
+        }
+        let e = m.lookup("k", "sm_80").unwrap_err();
+        assert_eq!(e.choices.len(), 20_000);
+        assert_eq!(
+            (e.choices[0].as_str(), e.choices[19_999].as_str()),
+            ("m0::k", "m19999::k")
+        );
+        assert_eq!(
+            m.lookup("m19999::k", "sm_86").unwrap().registers_per_thread,
+            32
+        );
+        let names = m.kernel_names();
+        assert_eq!(names.len(), 20_000);
+        assert!(
+            names
+                .iter()
+                .all(|n| n.selector == n.qualified() && n.archs.len() == 2)
+        );
+        assert!(m.lookup("nothing", "sm_80").is_err());
+    }
+
+    #[test]
+    fn one_module_from_two_builds_must_agree() {
+        let mut m = Manifest::new("test");
+        m.add_artifact_kernels("x/c.sm_80.cubin", None, [kernel("k_c", "sm_80", 20)]);
+        m.add_artifact_kernels("y/c.sm_80.cubin", None, [kernel("k_c", "sm_80", 20)]);
+        assert_eq!(
+            m.lookup("c::k_c", "sm_86").unwrap().registers_per_thread,
+            20
+        );
+        m.add_artifact_kernels("z/c.sm_80.cubin", None, [kernel("k_c", "sm_80", 24)]);
+        let e = m.lookup("k_c", "sm_86").unwrap_err();
+        assert_eq!(
+            e.conflicting,
+            ["x/c.sm_80.cubin", "y/c.sm_80.cubin", "z/c.sm_80.cubin"]
+        );
+        assert_eq!(
+            e.to_string(),
+            "kernel `k_c` has different resources for sm_80 in entries read from \
+             x/c.sm_80.cubin, y/c.sm_80.cubin, z/c.sm_80.cubin: keep the artifacts of one build \
+             only"
         );
     }
 

@@ -1,0 +1,54 @@
+//! Where NVIDIA's PyPI wheels put their files: below every `site-packages` folder the
+//! Python on `PATH` reports (and the active virtual environment's). Both NVRTC
+//! (`nvidia-cuda-nvrtc-cu12`: `nvidia/cuda_nvrtc/lib/`) and ptxas (`nvidia-cuda-nvcc-cu12`:
+//! `nvidia/cuda_nvcc/bin/`) are found there.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The `site-packages` (and other `sys.path`) folders of `python3` (else `python`), then
+/// those of `$VIRTUAL_ENV`; asked once per process.
+pub(crate) fn site_packages() -> &'static [PathBuf] {
+    static ROOTS: OnceLock<Vec<PathBuf>> = OnceLock::new();
+    ROOTS.get_or_init(|| {
+        let mut roots: Vec<PathBuf> = Vec::new();
+        for python in ["python3", "python"] {
+            let out = std::process::Command::new(python)
+                .args([
+                    "-c",
+                    "import site,sys\nfor p in list(getattr(site,'getsitepackages',lambda:[])())+[site.getusersitepackages()]+sys.path: print(p)",
+                ])
+                .output();
+            if let Some(out) = out.ok().filter(|o| o.status.success()) {
+                roots.extend(
+                    String::from_utf8_lossy(&out.stdout)
+                        .lines()
+                        .filter(|l| !l.is_empty())
+                        .map(PathBuf::from),
+                );
+                break;
+            }
+        }
+        if let Some(venv) = std::env::var_os("VIRTUAL_ENV")
+            && let Ok(dirs) = std::fs::read_dir(Path::new(&venv).join("lib"))
+        {
+            roots.extend(dirs.flatten().map(|d| d.path().join("site-packages")));
+        }
+        roots
+    })
+}
+
+/// The files `relative` (each below a `site-packages` folder) that exist, in the order of
+/// [`site_packages`] then of `relative`, without repeats.
+pub(crate) fn installed(relative: &[&str]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for root in site_packages() {
+        for rel in relative {
+            let p = root.join(rel);
+            if p.is_file() && !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
