@@ -275,6 +275,48 @@ pub use occupancy_macros::check;
 /// What the attribute's expansion calls; not part of the API.
 #[doc(hidden)]
 pub mod __private {
+    /// The compiler's answer to "is the expression the value the attribute read?", for
+    /// [`confirm`]'s bound.
+    pub struct Same<const SAME: bool>;
+
+    /// Holds for [`Same`]`<true>` only: a value the attribute read from the crate's sources
+    /// (`READ`) is the one the compiler computes.
+    #[diagnostic::on_unimplemented(
+        message = "#[occupancy::check] read this expression as {READ} from the crate's sources, but the compiler computes another value",
+        label = "not {READ}: the check would be about another launch",
+        note = "a name shadowed by an item the reader does not see (made by a macro?), or a constant that depends on #[cfg]; write the value in the attribute (`block = ...`, `smem = ...`) and the compiler checks the expression against it"
+    )]
+    pub trait Confirmed<const READ: i128> {}
+
+    impl<const READ: i128> Confirmed<READ> for Same<true> {}
+
+    /// Type-checks only when `SAME`: the expansion's confirmation of a value read from the
+    /// crate's sources (`confirm::<{ EXPR == 16 }, 16>()`, in dead code: rustc evaluates the
+    /// constant argument when it type-checks the wrapper, `cargo check` included).
+    pub const fn confirm<const SAME: bool, const READ: i128>()
+    where
+        Same<SAME>: Confirmed<READ>,
+    {
+    }
+
+    /// Holds for [`Same`]`<true>` only: the body's expression has the value the attribute's
+    /// key states (`VALUE`), where the reader had read another.
+    #[diagnostic::on_unimplemented(
+        message = "the attribute of #[occupancy::check] says {VALUE} for this expression, but the compiler computes another value",
+        label = "not {VALUE}",
+        note = "the attribute must check the launch the body makes: make the key agree with the body, or remove it"
+    )]
+    pub trait Stated<const VALUE: i128> {}
+
+    impl<const VALUE: i128> Stated<VALUE> for Same<true> {}
+
+    /// [`confirm`] for a value the attribute states over the reader's.
+    pub const fn confirm_stated<const SAME: bool, const VALUE: i128>()
+    where
+        Same<SAME>: Stated<VALUE>,
+    {
+    }
+
     /// Type-checks only when both arguments are the same function item (each function has
     /// its own type): the expansion's check that the helper the front end read is the one
     /// the body calls. Never called: it sits in dead code.

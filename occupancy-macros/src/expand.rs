@@ -8,11 +8,12 @@
 //!   and emits each diagnostic at its level: a warning ([`emit::warning`]), an error
 //!   ([`emit::denied`]), or nothing.
 //! - Every value the front end read from a name (a constant of the crate, a `const fn`, a
-//!   helper's constants) is asserted during compilation: `const _: () = { assert!(TERM ==
-//!   value, "..."); ... };`, one item for the wrapper (`Self` and generic parameters: an
-//!   inline `const { }` in the body instead, evaluated by `cargo build`); each helper read
-//!   is checked to be the function called (`same_item(&written, &read)`, dead code that only
-//!   type-checks when both are the same function item).
+//!   helper's constants) is confirmed during compilation: `confirm::<{ TERM == value },
+//!   value>()` in dead code, which type-checks only when the compiler's value is the one
+//!   read (`Self` and generic parameters: an inline `const { assert!(..) }` in the body
+//!   instead, evaluated by `cargo build`); each helper read is checked to be the function
+//!   called (`same_item(&written, &read)`, dead code that only type-checks when both are the
+//!   same function item). See [`confirmations`].
 //! - Some value a constant expression: the macro cannot read it, so it emits `const` items
 //!   that run the engine during compilation ([`occupancy_core::lint::konst`]): a
 //!   `launch_impossible` or denied lint is a const panic with a fixed message; a warned lint
@@ -62,53 +63,57 @@ pub(crate) fn with_checks(head: TokenStream, body: &Group, checks: TokenStream) 
     out
 }
 
-/// The compiler's confirmation of every value read from a name, and of every helper read.
+/// The compiler's confirmation of every value read from a name, and of every helper read:
+/// calls in dead code (`if false { ... }`) that type-check only when the expression is the
+/// value read (`confirm::<{ (TILE / 4) == 16 }, 16>()`: rustc evaluates the constant argument
+/// when it type-checks the wrapper, `cargo check` included, with no item of its own) and when
+/// the helper read is the function called. An expression that names `Self` or a generic
+/// parameter cannot be a constant argument: it is asserted in an inline `const { }` in the
+/// body instead (evaluated by `cargo build`, not `cargo check`).
 fn confirmations(spec: &Spec) -> TokenStream {
-    let mut items = TokenStream::new();
+    let mut dead = TokenStream::new();
     let mut in_body = TokenStream::new();
     for c in &spec.confirmations {
         let expr = &c.expr;
         let value = proc_macro2::Literal::i128_unsuffixed(c.value);
-        let message = match c.from_attribute {
-            None => format!(
-                "#[occupancy::check] read `{}` as {} from the crate's sources ({}), but the \
-                 compiler computes another value: the check would be about another launch (a \
-                 shadowed name? a #[cfg]-dependent constant?); write the value in the attribute \
-                 (`block = ...`, `smem = ...`) and the compiler checks it instead",
-                c.text, c.value, c.what
-            ),
-            Some(key) => format!(
-                "#[occupancy::check]: the attribute's `{key}` says {} for the body's `{}`, but \
-                 the compiler computes another value: the attribute must check the launch the \
-                 body makes",
-                c.value, c.text
-            ),
-        };
-        let message = LitStr::new(&message, c.span);
-        let assertion = quote_spanned! {c.span=>
-            ::core::assert!((#expr) == #value, #message);
-        };
         if c.in_body {
-            in_body.extend(quote_spanned!(c.span=> const { #assertion };));
+            let message = match c.from_attribute {
+                None => format!(
+                    "#[occupancy::check] read `{}` as {} from the crate's sources ({}), but the \
+                     compiler computes another value: the check would be about another launch \
+                     (a shadowed name? a #[cfg]-dependent constant?); write the value in the \
+                     attribute (`block = ...`, `smem = ...`) and the compiler checks it instead",
+                    c.text, c.value, c.what
+                ),
+                Some(key) => format!(
+                    "#[occupancy::check]: the attribute's `{key}` says {} for the body's `{}`, \
+                     but the compiler computes another value: the attribute must check the \
+                     launch the body makes",
+                    c.value, c.text
+                ),
+            };
+            let message = LitStr::new(&message, c.span);
+            in_body.extend(quote_spanned! {c.span=>
+                const { ::core::assert!((#expr) == #value, #message) };
+            });
         } else {
-            items.extend(assertion);
+            let read = proc_macro2::Literal::i128_unsuffixed(c.value);
+            let check = match c.from_attribute {
+                None => quote_spanned!(c.span=> confirm),
+                Some(_) => quote_spanned!(c.span=> confirm_stated),
+            };
+            dead.extend(quote_spanned! {c.span=>
+                ::occupancy::__private::#check::<{ (#expr) == #value }, #read>();
+            });
         }
     }
-    let mut out = TokenStream::new();
-    if !items.is_empty() {
-        out.extend(quote!(const _: () = { #items };));
+    for h in &spec.helpers {
+        let (written, read) = (&h.written, &h.read);
+        dead.extend(quote_spanned!(h.span=> ::occupancy::__private::same_item(&#written, &#read);));
     }
-    out.extend(in_body);
-    let helpers: Vec<TokenStream> = spec
-        .helpers
-        .iter()
-        .map(|h| {
-            let (written, read) = (&h.written, &h.read);
-            quote_spanned!(h.span=> ::occupancy::__private::same_item(&#written, &#read);)
-        })
-        .collect();
-    if !helpers.is_empty() {
-        out.extend(quote!(if false { #(#helpers)* }));
+    let mut out = in_body;
+    if !dead.is_empty() {
+        out.extend(quote!(if false { #dead }));
     }
     out
 }
