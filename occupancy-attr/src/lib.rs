@@ -48,6 +48,7 @@ mod ast;
 mod attr;
 mod errors;
 mod eval;
+mod limits;
 mod memo;
 mod policy;
 mod spec;
@@ -131,6 +132,20 @@ impl Env {
             _ => path.to_path_buf(),
         }
     }
+}
+
+/// Checks the tokens of the item the attribute is on (the launch wrapper: signature and
+/// body) against the limits on nesting, size and operator chains that keep `syn` (whose
+/// parser, `Clone` and `Drop` recurse) within the proc macro's stack; call it before any
+/// `syn` parse of the item. Iterative: any input is safe to give it.
+///
+/// # Errors
+///
+/// On the first group nested more than 64 levels deep, the first token past 100,000, or
+/// the first token of an expression or type chained too deeply to parse within the stack
+/// (a 100,000-term sum, `- - - x` 1,000 times).
+pub fn check_item_limits(item: &TokenStream) -> Result<(), syn::Error> {
+    limits::Limits::BODY.check(item, "the launch wrapper")
 }
 
 /// Parses and checks the arguments of one `#[occupancy::check(...)]`: `args` are the tokens

@@ -444,3 +444,79 @@ fn a_syntax_error_is_not_followed_by_a_missing_key_error() {
         ]
     );
 }
+
+/// Input nested or chained deeply enough to overflow `syn`'s stack (a debug build overflows
+/// rustc's 8 MiB at 720 parentheses, or a 2,300-term sum when cloned) is an error on its
+/// token, before `syn` sees it; the test thread's 2 MiB stack would overflow otherwise. The
+/// other arguments are still checked, and the argument counts as written (no "missing"
+/// error).
+#[test]
+fn deep_nesting_and_long_chains_are_errors_not_stack_overflows() {
+    let env = Env::default();
+    let nested = |n: usize| format!("{}256{}", "(".repeat(n), ")".repeat(n));
+    let depth = "the attribute's argument is nested more than 32 levels deep; the limit keeps \
+                 the parser from overflowing its stack";
+    let chain = "the attribute's argument: this expression or type chains too many operators \
+                 and groups to parse safely (over 3 MiB of estimated parser stack); split it, \
+                 e.g. into `const` items";
+    for (what, block, expected) in [
+        ("1,000 levels", nested(1_000), depth),
+        ("100,000 levels", nested(100_000), depth),
+        (
+            "100,000-term sum",
+            format!("1{}", " + 1".repeat(99_999)),
+            chain,
+        ),
+        (
+            "100,000 negations",
+            format!("{}256", "- ".repeat(100_000)),
+            chain,
+        ),
+    ] {
+        let args: TokenStream = format!("block = {block}, regs = 32, blok = 1")
+            .parse()
+            .unwrap();
+        let found = err(args, &env);
+        assert_eq!(
+            found,
+            [expected, "unknown key `blok`; did you mean `block`?"],
+            "{what}"
+        );
+    }
+    // 32 levels are read (as a constant expression, for the compiler to evaluate).
+    let args: TokenStream = format!("block = {}, regs = 32", nested(32))
+        .parse()
+        .unwrap();
+    assert!(ok(args, &env).block[0].literal().is_none());
+}
+
+/// The wrapper's tokens are checked before `syn` parses the function: a body 1,000 or
+/// 100,000 levels deep, or a 100,000-term sum in it.
+#[test]
+fn deep_wrapper_bodies_are_errors_not_stack_overflows() {
+    let depth = "the launch wrapper is nested more than 64 levels deep; the limit keeps the \
+                 parser from overflowing its stack";
+    for n in [65, 1_000, 100_000] {
+        let item: TokenStream = format!("fn f() {{ {}1{} }}", "(".repeat(n), ")".repeat(n))
+            .parse()
+            .unwrap();
+        let e = occupancy_attr::check_item_limits(&item).unwrap_err();
+        assert_eq!(e.to_string(), depth, "{n}");
+    }
+    let sum: TokenStream = format!("fn f() -> u32 {{ 1{} }}", " + 1".repeat(99_999))
+        .parse()
+        .unwrap();
+    let e = occupancy_attr::check_item_limits(&sum).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("the launch wrapper: this expression"),
+        "{e}"
+    );
+    let real: TokenStream =
+        "pub fn launch(stream: &CudaStream, n: u32) -> Result<(), DriverError> { \
+         let cfg = LaunchConfig { grid_dim: (n.div_ceil(256), 1, 1), block_dim: (256, 1, 1), \
+         shared_mem_bytes: 0 }; unsafe { stream.launch_builder(&f).arg(&n).launch(cfg) }?; Ok(()) }"
+            .parse()
+            .unwrap();
+    assert!(occupancy_attr::check_item_limits(&real).is_ok());
+}

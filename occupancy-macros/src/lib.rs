@@ -28,6 +28,13 @@ pub fn check(args: TokenStream, item: TokenStream) -> TokenStream {
 
 fn run(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     let attribute = Span::call_site();
+    // Before `syn` parses it: a body nested deeper than its parser's stack allows is an
+    // error on its token, and the item stays as written.
+    if let Err(error) = occupancy_attr::check_item_limits(&item) {
+        let mut out = error.to_compile_error();
+        out.extend(item);
+        return out;
+    }
     let func: ItemFn = match syn::parse2(item.clone()) {
         Ok(func) => func,
         Err(_) => {
