@@ -29,8 +29,10 @@ use syn::{Error, LitStr};
 use crate::ast::{Arg, Args};
 use crate::errors::Errors;
 use crate::memo::Memo;
+use crate::read::Roots;
 use crate::spec::{ManifestOrigin, Source, SourceKind};
 use crate::{Env, MANIFEST_VAR, OUT_DIR_MANIFEST};
+use occupancy_core::file;
 
 /// The resources found: where, and per target (in the order given).
 pub(crate) struct Resolved {
@@ -78,9 +80,10 @@ pub(crate) fn resolve(
         ));
         return None;
     }
+    let roots = Roots::new(env, &policy.read_paths);
     let (manifest, source, name_lit, key_span) = match binary {
         Some((kind, file)) => {
-            let (path, manifest) = read_binary(kind, &file.value, env)
+            let (path, manifest) = read_binary(kind, &file.value, env, &roots)
                 .map_err(|e| errors.push(e))
                 .ok()?;
             let manifest = Arc::new(manifest);
@@ -108,7 +111,7 @@ pub(crate) fn resolve(
             let (path, origin, shown) = find_manifest(policy, env, value)
                 .map_err(|e| errors.push(e))
                 .ok()?;
-            let manifest = load_manifest(&path)
+            let manifest = load_manifest(&path, &roots)
                 .map_err(|e| {
                     errors.push(Error::new(
                         value.span(),
@@ -168,15 +171,18 @@ fn arch_name(target: &Target) -> String {
     }
 }
 
-/// [`Manifest::load`], with the parse of an unchanged file reused (see [`Memo`]).
-fn load_manifest(path: &Path) -> Result<Arc<Manifest>, ResourceError> {
+/// [`Manifest::load`] within `roots`, with the parse of an unchanged file reused (see
+/// [`Memo`]).
+fn load_manifest(path: &Path, roots: &Roots) -> Result<Arc<Manifest>, ResourceError> {
     static PARSED: Memo<Result<Arc<Manifest>, ResourceError>> = Memo::new();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        ResourceError::new(format!(
-            "cannot read resource manifest {}: {e}",
-            path.display()
-        ))
-    })?;
+    let text = roots
+        .read_text(path, "resource manifest", file::MAX_TEXT_BYTES)
+        .map_err(|e| {
+            ResourceError::new(format!(
+                "cannot read resource manifest {}: {e}",
+                path.display()
+            ))
+        })?;
     PARSED
         .get_or_parse(text, |text| Manifest::from_json(text).map(Arc::new))
         .map_err(|e| e.context(path.display()))
@@ -231,7 +237,12 @@ fn find_manifest(
 }
 
 /// Reads a cubin or fatbin, relative to the crate; its kernels as a manifest.
-fn read_binary(kind: SourceKind, file: &LitStr, env: &Env) -> Result<(PathBuf, Manifest), Error> {
+fn read_binary(
+    kind: SourceKind,
+    file: &LitStr,
+    env: &Env,
+    roots: &Roots,
+) -> Result<(PathBuf, Manifest), Error> {
     let written = file.value();
     let what = match kind {
         SourceKind::Cubin => "cubin",
@@ -244,16 +255,18 @@ fn read_binary(kind: SourceKind, file: &LitStr, env: &Env) -> Result<(PathBuf, M
         ));
     }
     let path = env.resolve(&written);
-    let bytes = std::fs::read(&path).map_err(|e| {
-        Error::new(
-            file.span(),
-            format!(
-                "cannot read the {what} `{written}` ({}): {e}; paths are relative to the \
+    let bytes = roots
+        .read(&path, what, file::MAX_BINARY_BYTES)
+        .map_err(|e| {
+            Error::new(
+                file.span(),
+                format!(
+                    "cannot read the {what} `{written}` ({}): {e}; paths are relative to the \
                  crate's directory",
-                lexical(&path).display()
-            ),
-        )
-    })?;
+                    lexical(&path).display()
+                ),
+            )
+        })?;
     let fail = |e: occupancy_core::resources::ResourceError| {
         Error::new(
             file.span(),

@@ -51,6 +51,7 @@ mod eval;
 mod limits;
 mod memo;
 mod policy;
+mod read;
 mod spec;
 mod valid;
 

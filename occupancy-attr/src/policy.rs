@@ -14,6 +14,8 @@ use syn::Error;
 use crate::Env;
 use crate::errors::Errors;
 use crate::memo::Memo;
+use crate::read::Roots;
+use occupancy_core::file::MAX_TEXT_BYTES;
 
 /// A policy and the file it came from.
 pub(crate) struct Loaded {
@@ -40,14 +42,17 @@ pub(crate) fn load(env: &Env, span: Span) -> Result<Loaded, Error> {
             });
         }
     };
-    let text = match std::fs::read_to_string(&path) {
+    if !required
+        && std::fs::symlink_metadata(&path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    {
+        return Ok(Loaded {
+            policy: Policy::default(),
+            file: None,
+        });
+    }
+    // Contained like every file the attribute reads, but before the policy's `read_paths`.
+    let text = match Roots::new(env, &[]).read_text(&path, "policy file", MAX_TEXT_BYTES) {
         Ok(text) => text,
-        Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(Loaded {
-                policy: Policy::default(),
-                file: None,
-            });
-        }
         Err(e) => {
             let origin = if required {
                 format!(" (named by {})", Policy::ENV_VAR)

@@ -289,8 +289,8 @@ impl Kernels {
         let lowest = targets.iter().min_by_key(|t| (t.sm, t.variant)).copied();
         for file in files {
             let path = dir.join(file);
-            let source = std::fs::read(&path)
-                .map_err(|e| BuildError(format!("cannot read {}: {e}", path.display())))?;
+            let source = crate::file::read(&path, "kernel source", crate::file::MAX_TEXT_BYTES)
+                .map_err(|e| BuildError(e.to_string()))?;
             manifest.sources.push(SourceFile {
                 file: file.clone(),
                 sha256: sha256_hex(&source),
