@@ -258,12 +258,22 @@ fn read_binary(
     let bytes = roots
         .read(&path, what, file::MAX_BINARY_BYTES)
         .map_err(|e| {
+            // Where the path led, unless inside the crate's directory (`kernels/k.cubin`).
+            let resolved = lexical(&path);
+            let inside = env
+                .crate_dir
+                .as_ref()
+                .is_some_and(|dir| resolved.starts_with(lexical(dir)));
+            let resolved = if inside {
+                String::new()
+            } else {
+                format!(" ({})", resolved.display())
+            };
             Error::new(
                 file.span(),
                 format!(
-                    "cannot read the {what} `{written}` ({}): {e}; paths are relative to the \
-                 crate's directory",
-                    lexical(&path).display()
+                    "cannot read the {what} `{written}`{resolved}: {e}; paths are relative to \
+                     the crate's directory"
                 ),
             )
         })?;

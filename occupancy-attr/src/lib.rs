@@ -149,6 +149,16 @@ pub fn check_item_limits(item: &TokenStream) -> Result<(), syn::Error> {
     limits::Limits::BODY.check(item, "the launch wrapper")
 }
 
+/// [`check_item_limits`] for one source file of the crate (`file` names it in the message),
+/// with the limits of a whole file (2 M tokens).
+///
+/// # Errors
+///
+/// As [`check_item_limits`].
+pub fn check_source_limits(tokens: &TokenStream, file: &str) -> Result<(), syn::Error> {
+    limits::Limits::SOURCE_FILE.check(tokens, file)
+}
+
 /// Parses and checks the arguments of one `#[occupancy::check(...)]`: `args` are the tokens
 /// inside the parentheses, `sig` the signature of the function it is on (its name is the
 /// wrapper's name in messages), `attribute` the span of the attribute (for problems with no

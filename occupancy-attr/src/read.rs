@@ -36,9 +36,9 @@ impl Roots {
         };
         let resolve = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.into());
         let package = resolve(crate_dir);
-        let mut allowed = vec![("the package", package.clone())];
+        let mut allowed = vec![("the package's directory", package.clone())];
         if let Some(workspace) = workspace_root(&package) {
-            allowed.push(("its workspace", workspace));
+            allowed.push(("its workspace root", workspace));
         }
         if let Some(out_dir) = env.var("OUT_DIR").filter(|v| !v.is_empty()) {
             allowed.push(("OUT_DIR", resolve(Path::new(out_dir))));
@@ -59,15 +59,17 @@ impl Roots {
             Some(allowed) => {
                 let resolved = std::fs::canonicalize(path).map_err(|e| e.to_string())?;
                 if !allowed.iter().any(|(_, root)| resolved.starts_with(root)) {
-                    let roots: Vec<String> = allowed
-                        .iter()
-                        .map(|(name, root)| format!("{name} ({})", root.display()))
-                        .collect();
+                    let names: Vec<&str> = allowed.iter().map(|(name, _)| *name).collect();
+                    let roots = match names.split_last() {
+                        Some((last, rest)) if !rest.is_empty() => {
+                            format!("{} and {last}", rest.join(", "))
+                        }
+                        _ => names.concat(),
+                    };
                     return Err(format!(
-                        "it resolves to {}, outside {}: #[occupancy::check] reads files only \
-                         there (list more directories in the policy's `read_paths`)",
+                        "it resolves to {}, outside {roots}: #[occupancy::check] reads files \
+                         only there (list more directories in the policy's `read_paths`)",
                         resolved.display(),
-                        roots.join(", ")
                     ));
                 }
                 resolved
@@ -137,13 +139,10 @@ mod tests {
         );
         let canonical = |p: &Path| std::fs::canonicalize(p).unwrap();
         let expected = format!(
-            "it resolves to {}, outside the package ({}), its workspace ({}), OUT_DIR ({}): \
+            "it resolves to {}, outside the package's directory, its workspace root and OUT_DIR: \
              #[occupancy::check] reads files only there (list more directories in the policy's \
              `read_paths`)",
             canonical(&outside.join("secret")).display(),
-            canonical(&package).display(),
-            canonical(&ws).display(),
-            canonical(&base.join("out")).display()
         );
         let relative = env.resolve("../../outside/secret");
         assert_eq!(roots.read(&relative, "cubin", 10).unwrap_err(), expected);

@@ -520,3 +520,58 @@ fn deep_wrapper_bodies_are_errors_not_stack_overflows() {
             .unwrap();
     assert!(occupancy_attr::check_item_limits(&real).is_ok());
 }
+
+/// A policy with 10,000 bad keys was 10,000 errors (4.6 MB of output) for each wrapper; a
+/// list of 10,000 unknown targets, 10,000 errors (3.2 MB, 96 s). Now: the first 5 of a
+/// kind and a count; the list is over the attribute's size limit.
+#[test]
+fn repeated_errors_are_capped() {
+    let dir = scratch("capped-errors");
+    let keys: String = (0..10_000).map(|i| format!("bad_key_{i} = 1\n")).collect();
+    std::fs::write(dir.join("occupancy.toml"), keys).unwrap();
+    let found = err(quote!(block = 256, regs = 32), &Env::new(&dir));
+    let shown = dir.join("occupancy.toml").display().to_string();
+    assert_eq!(found.len(), 7, "{found:#?}");
+    assert_eq!(
+        found[0],
+        format!(
+            "{shown}:1:1: unknown key `bad_key_0`; known keys: `targets`, `min_occupancy`, \
+             `class`, `lints`, `thresholds`, `manifest`, `read_paths`"
+        )
+    );
+    assert!(
+        found[5].starts_with("... and 9995 more errors of this kind (the first 5 are shown): "),
+        "{}",
+        found[5]
+    );
+    assert_eq!(
+        found[6],
+        format!(
+            "the policy file {shown} has 10000 problems (above); every #[occupancy::check] of the \
+             crate reads it and reports them until it is fixed"
+        )
+    );
+    let targets: String = (0..10_000).map(|i| format!("\"sm_{i}x\", ")).collect();
+    let args: TokenStream = format!("block = 256, regs = 32, target = [{targets}]")
+        .parse()
+        .unwrap();
+    let found = err(args, &Env::default());
+    assert_eq!(
+        found,
+        [
+            "the attribute's argument has more than 4096 tokens; the limit keeps the parser's time \
+             and memory bounded"
+        ]
+    );
+    let targets: String = (0..100).map(|i| format!("\"sm_{i}x\", ")).collect();
+    let args: TokenStream = format!("block = 256, regs = 32, target = [{targets}]")
+        .parse()
+        .unwrap();
+    let found = err(args, &Env::default());
+    assert_eq!(found.len(), 6, "{found:#?}");
+    assert!(
+        found[5].starts_with("... and 95 more errors of this kind"),
+        "{}",
+        found[5]
+    );
+}
