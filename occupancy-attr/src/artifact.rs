@@ -421,6 +421,8 @@ fn lexical(path: &std::path::Path) -> PathBuf {
             Component::ParentDir if out.file_name().is_some() => {
                 out.pop();
             }
+            // `/..` is `/`.
+            Component::ParentDir if out.has_root() => {}
             other => out.push(other),
         }
     }
