@@ -6,7 +6,7 @@
 //! - `device` (feature `cudarc`): a live GPU's limits and a run-time engine-vs-driver check.
 //! - [`analysis`]: granularity analysis: the allocation step a configuration wastes and the
 //!   smallest change that gains one, waves and tails, best block sizes.
-//! - [`file`]: reading an input file: regular files only, with a size cap.
+//! - [`file`](mod@file): reading an input file: regular files only, with a size cap.
 //! - [`cluster`]: thread-block-cluster occupancy on cc 9.0+ (`cuOccupancyMaxActiveClusters`).
 //!
 //! ```
