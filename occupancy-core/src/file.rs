@@ -215,6 +215,22 @@ mod tests {
                 path.display()
             )
         );
+        // A file over the cap is refused from its size, before a byte is read (sparse here).
+        let big = dir.join("big.json");
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(MAX_TEXT_BYTES + 1)
+            .unwrap();
+        assert_eq!(
+            read_text(&big, "resource manifest", MAX_TEXT_BYTES)
+                .unwrap_err()
+                .to_string(),
+            format!(
+                "cannot read the resource manifest {}: it is 16777217 bytes, over the cap of \
+                 16777216 bytes (16 MiB) for this kind of file",
+                big.display()
+            )
+        );
         let missing = read(&dir.join("none"), "cubin", 10).unwrap_err();
         assert!(missing.is_not_found());
         let e = read(&dir, "cubin", 10).unwrap_err();
