@@ -131,6 +131,14 @@ fn ui_policy_read_paths() {
     });
 }
 
+/// `OCCUPANCY_POLICY` naming a device outside the crate.
+#[test]
+fn ui_policy_device() {
+    with_policy(Some("/dev/zero"), |t| {
+        t.compile_fail("tests/ui/policy/device/*.rs");
+    });
+}
+
 /// One malformed policy file per run: `malformed/<name>.rs` with `<name>.toml`.
 #[test]
 fn ui_policy_malformed() {

@@ -350,7 +350,7 @@ fn finds_the_newest_build_manifest() {
     );
 
     // Not a crate.
-    let (code, _, stderr) = report(&[work.to_str().unwrap()]);
+    let (code, _, stderr) = report(&[work.join("target").to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(stderr.contains("no Cargo.toml there"), "{stderr}");
 }

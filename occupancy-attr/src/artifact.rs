@@ -219,15 +219,16 @@ fn find_manifest(
             default.to_owned(),
         )),
         dir => {
-            let place = dir
-                .as_ref()
-                .map_or_else(|| "the crate".to_owned(), |d| d.display().to_string());
+            let place = match dir {
+                Some(_) => "beside the crate's Cargo.toml",
+                None => "in the crate",
+            };
             Err(Error::new(
                 kernel.span(),
                 format!(
                     "no resource manifest to read `{}` from: ${MANIFEST_VAR} is not set (a build \
                      script calling occupancy_core::build::Kernels sets it) and there is no \
-                     {default} in {place} (or the policy's `manifest`); or give \
+                     {default} {place} (or the policy's `manifest`); or give \
                      `cubin = \"path\"`, `fatbin = \"path\"` or `regs = N`",
                     kernel.value()
                 ),
