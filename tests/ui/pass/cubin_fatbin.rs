@@ -1,8 +1,8 @@
 #![deny(warnings)]
 
-// Resources read from committed binaries (paths relative to the crate: trybuild's crate is
-// target/tests/trybuild/occupancy). probe.sm_80.cubin: k_plain 10 regs; on sm_86 the sm_80
-// cubin is the one the driver loads. 256 threads: sm_80 8 blocks = 64 of 64 warps, sm_86
+// Resources read from committed binaries (paths relative to the crate: trybuild's, where
+// tests/ui.rs copies tests/ui/fixtures to fixtures/). probe.sm_80.cubin: k_plain 10 regs;
+// on sm_86 the sm_80 cubin is the one the driver loads. 256 threads: sm_80 8 blocks = 64 of 64 warps, sm_86
 // 6 blocks = 48 of 48 warps: 100%.
 #[occupancy::check(
     cubin = "fixtures/probe.sm_80.cubin",
