@@ -19,7 +19,7 @@ put() { # target, files...
     done
     return 0
 }
-for t in read cubin fatbin ptxas_log ptx manifest policy engine attribute body \
+for t in read cubin fatbin ptxas_log ptx manifest policy engine attribute body batch \
     read-fixtures cubin-fixtures fatbin-fixtures ptx-fixtures; do mk "$t"; done
 put cubin seeds/cubin/*
 put cubin-fixtures "$fx"/nvrtc-*/*.cubin
@@ -44,6 +44,7 @@ for ops in sorted((crate / "ops").glob("*.rs")):
     text = "mod consts;\n" + ops.read_text() + "\n//--consts.rs--\n" + consts
     pathlib.Path(f"corpus/body/launch-styles_{ops.stem}.rs").write_text(text)
 PY
+put batch seeds/batch/*
 put policy seeds/policy/* ../tests/ui/policy/*.toml ../tests/fixtures/user-crate/occupancy.toml
 # The text between `#[occupancy::check(` and its closing `)]`, one file per attribute.
 python3 - <<'PY'
@@ -67,7 +68,7 @@ for path in sorted(glob.glob("../tests/ui/**/*.rs", recursive=True)):
         open(os.path.join("corpus/attribute", name), "w", encoding="utf-8").write(args)
         start = j
 PY
-for t in read cubin fatbin ptxas_log ptx manifest policy engine attribute body \
+for t in read cubin fatbin ptxas_log ptx manifest policy engine attribute body batch \
     read-fixtures cubin-fixtures fatbin-fixtures ptx-fixtures; do
     printf '%-10s %4d files %8d bytes\n' "$t" "$(ls "corpus/$t" | wc -l)" "$(cat "corpus/$t"/* 2>/dev/null | wc -c)"
 done

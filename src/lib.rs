@@ -221,6 +221,12 @@
 //! `launch_impossible`. Warnings about such a target add a note with the compiled kernel's
 //! numbers and the cubin they came from.
 //!
+//! Files are read only inside the package's directory, its workspace root and `OUT_DIR`,
+//! after resolving symbolic links, and in the directories the policy's `read_paths` lists;
+//! anything else is an error naming the rule and where the path led. Only regular files are
+//! read (a device, a FIFO or a directory is an error naming it, before it is opened), up to
+//! 256 MiB for a cubin or fatbin and 16 MiB for a manifest or policy file.
+//!
 //! Cargo rebuilds the crate when a file read (manifest, cubin, fatbin) or
 //! `OCCUPANCY_MANIFEST` changes (the expansion `include_bytes!`s the file and reads the
 //! variable with `option_env!`); rust-analyzer does not re-expand on such a change.
@@ -246,6 +252,7 @@
 //! min_occupancy = 0.5            # or "50%" (built-in default: 50%)
 //! class = "balanced"             # default kernel class: its floor when no min_occupancy
 //! manifest = "kernels.manifest.json"  # committed resource manifest (relative to the crate)
+//! read_paths = ["../artifacts"]  # more directories the attribute may read (relative to the crate)
 //!
 //! [lints]
 //! low_occupancy = "deny"         # allow | warn | deny

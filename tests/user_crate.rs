@@ -16,6 +16,14 @@ fn target_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("target/fixture-user-crate")
 }
 
+/// A folder for edited policy and manifest files inside the user's crate (git-ignored):
+/// the attribute reads only inside the package, its workspace and `OUT_DIR`.
+fn edits_dir() -> PathBuf {
+    let dir = fixture().join("target/edits");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// Runs `cargo <args[0]> --manifest-path <fixture> <args[1..]>`; returns whether it
 /// succeeded and its stderr.
 fn cargo(args: &[&str], policy: Option<&Path>) -> (bool, String) {
@@ -105,7 +113,7 @@ fn warnings_policy_and_zero_cost() {
     assert!(!stderr.contains("sm_80"), "{stderr}");
 
     // 4. Editing the policy file rebuilds (the expansion `include_bytes!`s it).
-    let work = target_dir().join("policy-edit.toml");
+    let work = edits_dir().join("policy-edit.toml");
     std::fs::create_dir_all(target_dir()).unwrap();
     std::fs::write(&work, "min_occupancy = 0.25\n").unwrap();
     let (ok, stderr) = cargo(&["build"], Some(&work));
@@ -200,7 +208,7 @@ fn kernel_resources_from_the_manifest_are_tracked() {
     assert!(!stderr.contains("launch_plain"), "{stderr}");
 
     // OCCUPANCY_MANIFEST (as a build script would set it) wins: 96 registers, 25%.
-    let edited = target_dir().join("manifest-edit.json");
+    let edited = edits_dir().join("manifest-edit.json");
     std::fs::create_dir_all(target_dir()).unwrap();
     std::fs::write(&edited, k_plain(96)).unwrap();
     let (ok, stderr) = cargo_with(&["build"], None, Some(&edited));

@@ -161,15 +161,101 @@ fn output_columns(header: &str) -> Vec<String> {
         .collect()
 }
 
-/// Runs `batch` from `input` to `output`. Returns the number of rows with an error.
-pub fn run(input: impl BufRead, mut output: impl Write) -> Result<usize, String> {
+/// The longest input line read (64 KiB): a real row has fewer than 100 bytes. A longer
+/// line is a row error, and its bytes past the cap are skipped, not stored.
+pub const MAX_LINE_BYTES: usize = 64 << 10;
+
+/// One input line, without its line end.
+enum Line {
+    Text(String),
+    /// Longer than [`MAX_LINE_BYTES`].
+    TooLong,
+    /// Not UTF-8: the byte offset of the first bad byte.
+    NotUtf8(usize),
+}
+
+/// The next line of `input`, read into `buf` (at most [`MAX_LINE_BYTES`] of it); `None` at
+/// the end of the input. A line over the cap is skipped to its end when `skip` (a row),
+/// else left at the cap (the header: the run stops there).
+fn next_line(
+    input: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    skip: bool,
+) -> std::io::Result<Option<Line>> {
+    buf.clear();
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let available = match input.fill_buf() {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            break;
+        }
+        any = true;
+        let end = available.iter().position(|&b| b == b'\n');
+        let chunk = &available[..end.unwrap_or(available.len())];
+        if !too_long {
+            if buf.len() + chunk.len() > MAX_LINE_BYTES {
+                too_long = true;
+                buf.clear();
+                if !skip {
+                    break;
+                }
+            } else {
+                buf.extend_from_slice(chunk);
+            }
+        }
+        let used = end.map_or(available.len(), |i| i + 1);
+        input.consume(used);
+        if end.is_some() {
+            break;
+        }
+    }
+    if !any {
+        return Ok(None);
+    }
+    if too_long {
+        return Ok(Some(Line::TooLong));
+    }
+    if buf.last() == Some(&b'\r') {
+        buf.pop();
+    }
+    Ok(Some(match std::str::from_utf8(buf) {
+        Ok(text) => Line::Text(text.to_owned()),
+        Err(e) => Line::NotUtf8(e.valid_up_to()),
+    }))
+}
+
+/// Runs `batch` from `input` to `output`, streaming: memory stays within a few lines
+/// whatever the input. Returns the number of rows with an error.
+///
+/// # Errors
+///
+/// An empty input, a header that is not UTF-8, over [`MAX_LINE_BYTES`] or without the
+/// required columns, or an I/O error. A row that is not UTF-8 or too long is a row error
+/// with its line number, and the rows after it are answered.
+pub fn run(mut input: impl BufRead, mut output: impl Write) -> Result<usize, String> {
     let io = |e: std::io::Error| format!("batch: {e}");
-    let mut lines = input.lines();
+    let mut buf = Vec::new();
+    let mut number = 0usize;
     let header = loop {
-        match lines.next() {
+        number += 1;
+        match next_line(&mut input, &mut buf, false).map_err(io)? {
             None => return Err("batch: empty input (expected a TSV header line)".into()),
-            Some(line) => {
-                let line = line.map_err(io)?;
+            Some(Line::TooLong) => {
+                return Err(format!(
+                    "batch: line {number}: the header is longer than {MAX_LINE_BYTES} bytes"
+                ));
+            }
+            Some(Line::NotUtf8(at)) => {
+                return Err(format!(
+                    "batch: line {number}: the header is not UTF-8 (byte {at})"
+                ));
+            }
+            Some(Line::Text(line)) => {
                 if !line.trim().is_empty() && !line.starts_with('#') {
                     break line;
                 }
@@ -177,16 +263,30 @@ pub fn run(input: impl BufRead, mut output: impl Write) -> Result<usize, String>
         }
     };
     let layout = Layout::new(&header)?;
-    let header = header.trim_end();
-    writeln!(output, "{header}\t{}", output_columns(header).join("\t")).map_err(io)?;
+    // As given (only a `\r` line end dropped), so that its columns line up with the rows'
+    // (a trailing tab is an empty column).
+    writeln!(output, "{header}\t{}", output_columns(&header).join("\t")).map_err(io)?;
     let mut archs = HashMap::new();
     let mut errors = 0;
-    for line in lines {
-        let line = line.map_err(io)?;
+    let empty_row = vec![""; layout.width].join("\t");
+    while let Some(line) = next_line(&mut input, &mut buf, true).map_err(io)? {
+        number += 1;
+        let line = match line {
+            Line::Text(line) => line,
+            Line::TooLong | Line::NotUtf8(_) => {
+                errors += 1;
+                let why = match line {
+                    Line::NotUtf8(at) => format!("not UTF-8 (byte {at})"),
+                    _ => format!("longer than {MAX_LINE_BYTES} bytes"),
+                };
+                writeln!(output, "{empty_row}\terror\t\t\t\tline {number}: {why}").map_err(io)?;
+                continue;
+            }
+        };
         if line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
-        let cells: Vec<&str> = line.trim_end_matches(['\r', '\n']).split('\t').collect();
+        let cells: Vec<&str> = line.split('\t').collect();
         // The input columns as the header has them, so that ours always line up.
         let mut echoed: Vec<&str> = cells.iter().copied().take(layout.width).collect();
         echoed.resize(layout.width, "");
@@ -208,7 +308,7 @@ pub fn run(input: impl BufRead, mut output: impl Write) -> Result<usize, String>
             .map_err(io)?,
             Err(message) => {
                 errors += 1;
-                let message = message.replace(['\t', '\n'], " ");
+                let message = message.replace(['\t', '\n', '\r'], " ");
                 writeln!(output, "{row}\terror\t\t\t\t{message}").map_err(io)?
             }
         }
@@ -305,6 +405,38 @@ mod tests {
         let rows: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
         assert_eq!(rows[1][5], "0");
         assert_eq!(rows[2][5], "4");
+    }
+
+    /// fuzz and field report: one line of bad bytes aborted the run without a line number
+    /// and lost the rows after it.
+    #[test]
+    fn bad_bytes_and_long_lines_are_row_errors_with_their_line_number() {
+        let mut input = b"arch\tblock_size\tregisters_per_thread\nsm_90\t256\t32\n".to_vec();
+        input.extend_from_slice(b"sm_90\t25\xff6\t32\n");
+        input.extend_from_slice(&vec![b'x'; MAX_LINE_BYTES + 1]);
+        input.extend_from_slice(b"\nsm_80\t128\t64\r\n");
+        let mut out = Vec::new();
+        assert_eq!(run(&input[..], &mut out), Ok(2));
+        let out = String::from_utf8(out).unwrap();
+        let rows: Vec<&str> = out.lines().collect();
+        assert_eq!(rows.len(), 5, "{out}");
+        assert_eq!(rows[1], "sm_90\t256\t32\t8\t64\t1.0000\twarps,registers\t");
+        assert_eq!(rows[2], "\t\t\terror\t\t\t\tline 3: not UTF-8 (byte 8)");
+        assert_eq!(
+            rows[3],
+            "\t\t\terror\t\t\t\tline 4: longer than 65536 bytes"
+        );
+        assert_eq!(rows[4], "sm_80\t128\t64\t8\t32\t0.5000\tregisters\t");
+        // A header of NUL bytes without an end (`batch < /dev/zero`) stops at the cap.
+        let zeros = std::io::BufReader::new(std::io::repeat(0));
+        assert_eq!(
+            run(zeros, std::io::sink()),
+            Err("batch: line 1: the header is longer than 65536 bytes".into())
+        );
+        assert_eq!(
+            run(&b"\xffarch\n"[..], std::io::sink()),
+            Err("batch: line 1: the header is not UTF-8 (byte 0)".into())
+        );
     }
 
     #[test]

@@ -60,10 +60,14 @@ pub fn run(args: &InspectArgs) -> i32 {
     let mut ptx_modules: Vec<(PathBuf, ptx::PtxModule)> = Vec::new();
     let mut ptxas: Option<Result<Ptxas, String>> = None;
     for (path, explicit) in expand(&args.files) {
-        let data = match std::fs::read(&path) {
+        let data = match occupancy_core::file::read(
+            &path,
+            "input",
+            occupancy_core::file::MAX_BINARY_BYTES,
+        ) {
             Ok(d) => d,
             Err(e) => {
-                eprintln!("error: {}: {e}", path.display());
+                eprintln!("error: {}: {}", path.display(), e.reason);
                 failed = true;
                 continue;
             }
@@ -456,8 +460,10 @@ fn manifest(found: &[Found], source: Option<&Path>) -> Result<Manifest, String> 
     }
     if let Some(dir) = source {
         for s in &sources {
-            let bytes = std::fs::read(dir.join(s))
-                .map_err(|e| format!("{}: {e}", dir.join(s).display()))?;
+            let path = dir.join(s);
+            let bytes =
+                occupancy_core::file::read(&path, "source", occupancy_core::file::MAX_TEXT_BYTES)
+                    .map_err(|e| format!("{}: {}", path.display(), e.reason))?;
             let toolkit = m
                 .kernels
                 .iter()

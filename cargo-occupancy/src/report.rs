@@ -153,19 +153,37 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
 
     let mut parsed = Vec::new();
     let mut unreadable = Vec::new();
-    for file in rust_files(&crate_dir) {
+    let (files, skipped) = rust_files(&crate_dir);
+    for note in skipped {
+        eprintln!("note: {note}");
+    }
+    for file in files {
         let shown = file
             .strip_prefix(&crate_dir)
             .unwrap_or(&file)
             .display()
             .to_string();
-        let text = match std::fs::read_to_string(&file) {
+        let text = match occupancy_core::file::read_text(
+            &file,
+            "source file",
+            occupancy_core::file::MAX_TEXT_BYTES,
+        ) {
             Ok(text) => text,
             Err(e) => {
-                unreadable.push(format!("{shown}: {e}"));
+                unreadable.push(format!("{shown}: {}", e.reason));
                 continue;
             }
         };
+        // Nesting deep enough to overflow syn's stack is an error on its token.
+        if let Err(e) = text
+            .parse::<proc_macro2::TokenStream>()
+            .map_err(|e| syn::Error::new(e.span(), e))
+            .and_then(|tokens| occupancy_attr::check_source_limits(&tokens, &shown))
+        {
+            let at = e.span().start();
+            unreadable.push(format!("{shown}:{}:{}: {e}", at.line, at.column + 1));
+            continue;
+        }
         let syntax = match syn::parse_file(&text) {
             Ok(syntax) => syntax,
             Err(e) => {
@@ -267,7 +285,12 @@ fn crate_dir(args: &ReportArgs) -> Result<PathBuf, String> {
 
 fn package_name(crate_dir: &Path) -> Result<String, String> {
     let path = crate_dir.join("Cargo.toml");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = occupancy_core::file::read_text(
+        &path,
+        "package manifest",
+        occupancy_core::file::MAX_TEXT_BYTES,
+    )
+    .map_err(|e| e.to_string())?;
     let value: toml::Table =
         toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     value
@@ -333,9 +356,23 @@ fn read_dir(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Every `.rs` file under the crate's `src/`, `examples/`, `benches/`, `tests/`, sorted.
-fn rust_files(crate_dir: &Path) -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Every `.rs` file under the crate's `src/`, `examples/`, `benches/`, `tests/`, sorted,
+/// each once however many symbolic links lead to it (a link loop is walked once); and a note
+/// for each `.rs` entry that is not a regular file (a FIFO, a device: skipped, never opened).
+fn rust_files(crate_dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
+    use std::collections::HashSet;
+    struct Walk {
+        seen: HashSet<PathBuf>,
+        files: Vec<PathBuf>,
+        skipped: Vec<String>,
+    }
+    fn walk(dir: &Path, w: &mut Walk) {
+        let Ok(real) = std::fs::canonicalize(dir) else {
+            return;
+        };
+        if !w.seen.insert(real) {
+            return;
+        }
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
         };
@@ -346,18 +383,31 @@ fn rust_files(crate_dir: &Path) -> Vec<PathBuf> {
             if name.starts_with('.') || name == "target" {
                 continue;
             }
-            if path.is_dir() {
-                walk(&path, out);
+            // Links followed: the type of what the entry names.
+            let Ok(metadata) = std::fs::metadata(&path) else {
+                continue;
+            };
+            if metadata.is_dir() {
+                walk(&path, w);
             } else if name.ends_with(".rs") {
-                out.push(path);
+                if let Some(kind) = occupancy_core::file::non_regular(&metadata) {
+                    w.skipped
+                        .push(format!("{}: {kind}, skipped", path.display()));
+                } else if std::fs::canonicalize(&path).is_ok_and(|real| w.seen.insert(real)) {
+                    w.files.push(path);
+                }
             }
         }
     }
-    let mut out = Vec::new();
+    let mut w = Walk {
+        seen: HashSet::new(),
+        files: Vec::new(),
+        skipped: Vec::new(),
+    };
     for sub in ["src", "examples", "benches", "tests"] {
-        walk(&crate_dir.join(sub), &mut out);
+        walk(&crate_dir.join(sub), &mut w);
     }
-    out
+    (w.files, w.skipped)
 }
 
 /// A file that parsed: its path, its path as shown (relative to the crate) and its syntax.

@@ -295,6 +295,13 @@ fn finds_the_newest_build_manifest() {
         "[package]\nname = \"newest\"\nversion = \"0.0.0\"\nedition = \"2024\"\n",
     )
     .unwrap();
+    // The parent is the crate's workspace, whose target/ cargo builds into (and where the
+    // attribute may read).
+    std::fs::write(
+        work.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"crate\"]\n",
+    )
+    .unwrap();
     std::fs::write(
         krate.join("src/lib.rs"),
         "#[occupancy::check(kernel = \"k_plain\", block = 256, target = \"sm_90\")]\nfn launch() {}\n",
@@ -343,7 +350,7 @@ fn finds_the_newest_build_manifest() {
     );
 
     // Not a crate.
-    let (code, _, stderr) = report(&[work.to_str().unwrap()]);
+    let (code, _, stderr) = report(&[work.join("target").to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(stderr.contains("no Cargo.toml there"), "{stderr}");
 }

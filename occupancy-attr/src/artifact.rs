@@ -32,8 +32,10 @@ use syn::{Error, LitStr};
 use crate::ast::{Arg, Args, Candidates};
 use crate::errors::Errors;
 use crate::memo::Memo;
+use crate::read::Roots;
 use crate::spec::{KernelSpec, ManifestOrigin, Source, SourceKind};
 use crate::{Env, MANIFEST_VAR, OUT_DIR_MANIFEST};
+use occupancy_core::file;
 
 /// The resources found: where, and for each kernel of the family, per target (in the
 /// order given).
@@ -136,9 +138,10 @@ pub(crate) fn resolve(
         ));
         return None;
     }
+    let roots = Roots::new(env, &policy.read_paths);
     let (manifest, source, wanted) = match binary {
         Some((kind, file)) => {
-            let (path, manifest) = read_binary(kind, &file.value, env)
+            let (path, manifest) = read_binary(kind, &file.value, env, &roots)
                 .map_err(|e| errors.push(e))
                 .ok()?;
             let manifest = Arc::new(manifest);
@@ -168,7 +171,7 @@ pub(crate) fn resolve(
             let (path, origin, shown) = find_manifest(policy, env, &first.0, first.1)
                 .map_err(|e| errors.push(e))
                 .ok()?;
-            let manifest = load_manifest(&path)
+            let manifest = load_manifest(&path, &roots)
                 .map_err(|e| {
                     errors.push(Error::new(
                         first.1,
@@ -302,15 +305,18 @@ fn arch_name(target: &Target) -> String {
     }
 }
 
-/// [`Manifest::load`], with the parse of an unchanged file reused (see [`Memo`]).
-fn load_manifest(path: &Path) -> Result<Arc<Manifest>, ResourceError> {
+/// [`Manifest::load`] within `roots`, with the parse of an unchanged file reused (see
+/// [`Memo`]).
+fn load_manifest(path: &Path, roots: &Roots) -> Result<Arc<Manifest>, ResourceError> {
     static PARSED: Memo<Result<Arc<Manifest>, ResourceError>> = Memo::new();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        ResourceError::new(format!(
-            "cannot read resource manifest {}: {e}",
-            path.display()
-        ))
-    })?;
+    let text = roots
+        .read_text(path, "resource manifest", file::MAX_TEXT_BYTES)
+        .map_err(|e| {
+            ResourceError::new(format!(
+                "cannot read resource manifest {}: {e}",
+                path.display()
+            ))
+        })?;
     PARSED
         .get_or_parse(text, |text| Manifest::from_json(text).map(Arc::new))
         .map_err(|e| e.context(path.display()))
@@ -348,15 +354,16 @@ fn find_manifest(
             default.to_owned(),
         )),
         dir => {
-            let place = dir
-                .as_ref()
-                .map_or_else(|| "the crate".to_owned(), |d| d.display().to_string());
+            let place = match dir {
+                Some(_) => "beside the crate's Cargo.toml",
+                None => "in the crate",
+            };
             Err(Error::new(
                 kernel_span,
                 format!(
                     "no resource manifest to read `{kernel}` from: ${MANIFEST_VAR} is not set (a \
                      build script calling occupancy_core::build::Kernels sets it) and there is \
-                     no {default} in {place} (or the policy's `manifest`); or give \
+                     no {default} {place} (or the policy's `manifest`); or give \
                      `cubin = \"path\"`, `fatbin = \"path\"` or `regs = N`"
                 ),
             ))
@@ -365,7 +372,12 @@ fn find_manifest(
 }
 
 /// Reads a cubin or fatbin, relative to the crate; its kernels as a manifest.
-fn read_binary(kind: SourceKind, file: &LitStr, env: &Env) -> Result<(PathBuf, Manifest), Error> {
+fn read_binary(
+    kind: SourceKind,
+    file: &LitStr,
+    env: &Env,
+    roots: &Roots,
+) -> Result<(PathBuf, Manifest), Error> {
     let written = file.value();
     let what = match kind {
         SourceKind::Cubin => "cubin",
@@ -378,16 +390,28 @@ fn read_binary(kind: SourceKind, file: &LitStr, env: &Env) -> Result<(PathBuf, M
         ));
     }
     let path = env.resolve(&written);
-    let bytes = std::fs::read(&path).map_err(|e| {
-        Error::new(
-            file.span(),
-            format!(
-                "cannot read the {what} `{written}` ({}): {e}; paths are relative to the \
-                 crate's directory",
-                lexical(&path).display()
-            ),
-        )
-    })?;
+    let bytes = roots
+        .read(&path, what, file::MAX_BINARY_BYTES)
+        .map_err(|e| {
+            // Where the path led, unless inside the crate's directory (`kernels/k.cubin`).
+            let resolved = lexical(&path);
+            let inside = env
+                .crate_dir
+                .as_ref()
+                .is_some_and(|dir| resolved.starts_with(lexical(dir)));
+            let resolved = if inside {
+                String::new()
+            } else {
+                format!(" ({})", resolved.display())
+            };
+            Error::new(
+                file.span(),
+                format!(
+                    "cannot read the {what} `{written}`{resolved}: {e}; paths are relative to \
+                     the crate's directory"
+                ),
+            )
+        })?;
     let fail = |e: occupancy_core::resources::ResourceError| {
         Error::new(
             file.span(),
@@ -523,6 +547,8 @@ fn lexical(path: &std::path::Path) -> PathBuf {
             Component::ParentDir if out.file_name().is_some() => {
                 out.pop();
             }
+            // `/..` is `/`.
+            Component::ParentDir if out.has_root() => {}
             other => out.push(other),
         }
     }

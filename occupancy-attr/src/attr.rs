@@ -13,6 +13,7 @@ use syn::{Error, Expr, ExprLit, ExprUnary, Ident, Lit, LitStr, Result, Token, Un
 
 use crate::ast::{Arg, Args, Candidates, Dims, LevelArg, Percent, Value};
 use crate::errors::Errors;
+use crate::limits::Limits;
 
 /// Every key the attribute accepts, for "did you mean" and the unknown-key message.
 pub const KEYS: &[&str] = &[
@@ -46,13 +47,12 @@ const UNITS: &[(&str, u64)] = &[("B", 1), ("KiB", 1024), ("KB", 1024)];
 /// duplicate argument as errors (so that the checks of `valid.rs` still run on the rest).
 pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Args {
     let mut args = Args::default();
-    if let Err(e) = crate::limits::Limits::ATTRIBUTE.check(&tokens, "the attribute") {
-        errors.push(e);
-        return args;
-    }
     for segment in split_top_level_commas(tokens, errors) {
+        // Before `syn` sees it: nesting or chains deep enough to overflow its stack are an
+        // error on their token.
+        let checked = Limits::ATTRIBUTE.check(&segment, "the attribute's argument");
         let parser = |input: ParseStream<'_>| parse_argument(input, &mut args);
-        if let Err(e) = parser.parse2(segment.clone()) {
+        if let Err(e) = checked.and_then(|()| parser.parse2(segment.clone())) {
             errors.push(e);
             // Keys written in a segment that does not parse (`block = 256; regs = 32`) count
             // as written: the syntax error is the one to report, not a "missing" one too.

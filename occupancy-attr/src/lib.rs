@@ -68,6 +68,7 @@ mod limits;
 mod memo;
 mod plans;
 mod policy;
+mod read;
 mod resolve;
 mod source;
 mod spec;

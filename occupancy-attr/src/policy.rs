@@ -5,7 +5,7 @@
 //! ([`Policy::default`]). The expansion tells cargo about both (an `include_bytes!` of the
 //! file, an `option_env!` of the variable) so that the crate is rebuilt when either changes.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use occupancy_core::policy::{Policy, PolicyError};
 use proc_macro2::Span;
@@ -14,6 +14,8 @@ use syn::Error;
 use crate::Env;
 use crate::errors::Errors;
 use crate::memo::Memo;
+use crate::read::Roots;
+use occupancy_core::file::MAX_TEXT_BYTES;
 
 /// A policy and the file it came from.
 pub(crate) struct Loaded {
@@ -40,14 +42,22 @@ pub(crate) fn load(env: &Env, span: Span) -> Result<Loaded, Error> {
             });
         }
     };
-    let text = match std::fs::read_to_string(&path) {
+    if !required
+        && std::fs::symlink_metadata(&path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    {
+        return Ok(Loaded {
+            policy: Policy::default(),
+            file: None,
+        });
+    }
+    // A relative `$OCCUPANCY_POLICY` as written (relative to the crate), else the full path.
+    let shown = match from_env {
+        Some(value) if Path::new(value).is_relative() => value.to_string_lossy().into_owned(),
+        _ => path.display().to_string(),
+    };
+    // Contained like every file the attribute reads, but before the policy's `read_paths`.
+    let text = match Roots::new(env, &[]).read_text(&path, "policy file", MAX_TEXT_BYTES) {
         Ok(text) => text,
-        Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(Loaded {
-                policy: Policy::default(),
-                file: None,
-            });
-        }
         Err(e) => {
             let origin = if required {
                 format!(" (named by {})", Policy::ENV_VAR)
@@ -56,14 +66,11 @@ pub(crate) fn load(env: &Env, span: Span) -> Result<Loaded, Error> {
             };
             return Err(Error::new(
                 span,
-                format!(
-                    "cannot read the policy file {}{origin}: {e}",
-                    path.display()
-                ),
+                format!("cannot read the policy file {shown}{origin}: {e}"),
             ));
         }
     };
-    let shown = path.display().to_string();
+
     static PARSED: Memo<Result<Policy, Vec<PolicyError>>> = Memo::new();
     match PARSED.get_or_parse(text, Policy::from_toml) {
         Ok(policy) => Ok(Loaded {

@@ -461,19 +461,13 @@ pub(crate) fn index_file(path: &Path) -> Result<Arc<FileIndex>, String> {
     index
 }
 
-/// A source file's text: a regular file of at most [`MAX_SOURCE_BYTES`].
+/// A source file's text: a regular file of at most [`MAX_SOURCE_BYTES`], read with the
+/// project's one file reader ([`occupancy_core::file::read_text`]: a device or a FIFO is
+/// refused before it is opened). Not subject to the attribute's containment rule
+/// ([`crate::read`]): the files read are the crate's module tree, which rustc compiles.
 fn read_text(path: &Path) -> Result<String, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read it: {e}"))?;
-    if !meta.is_file() {
-        return Err("it is not a regular file".to_owned());
-    }
-    if meta.len() > MAX_SOURCE_BYTES {
-        return Err(format!(
-            "it is {} bytes, over the {MAX_SOURCE_BYTES}-byte limit for a source file",
-            meta.len()
-        ));
-    }
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read it: {e}"))
+    occupancy_core::file::read_text(path, "source file", MAX_SOURCE_BYTES)
+        .map_err(|e| e.reason.to_string())
 }
 
 /// Which crate a module belongs to.
@@ -961,7 +955,7 @@ mod tests {
         assert!(!Arc::ptr_eq(&first, &changed));
         assert_eq!(changed.items.consts[0].expr, Expr::Int(2, None));
         // Not a regular file: said so.
-        assert_eq!(index_file(&dir).unwrap_err(), "it is not a regular file");
+        assert_eq!(index_file(&dir).unwrap_err(), "it is a directory, not a regular file");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -527,3 +527,138 @@ fn a_syntax_error_is_not_followed_by_a_missing_key_error() {
         ]
     );
 }
+
+/// Input nested or chained deeply enough to overflow `syn`'s stack (a debug build overflows
+/// rustc's 8 MiB at 720 parentheses, or a 2,300-term sum when cloned) is an error on its
+/// token, before `syn` sees it; the test thread's 2 MiB stack would overflow otherwise. The
+/// other arguments are still checked, and the argument counts as written (no "missing"
+/// error).
+#[test]
+fn deep_nesting_and_long_chains_are_errors_not_stack_overflows() {
+    let env = Env::default();
+    let nested = |n: usize| format!("{}256{}", "(".repeat(n), ")".repeat(n));
+    let depth = "the attribute's argument is nested more than 32 levels deep; the limit keeps \
+                 the parser from overflowing its stack";
+    let chain = "the attribute's argument: this expression or type chains too many operators \
+                 and groups to parse safely (over 3 MiB of estimated parser stack); split it, \
+                 e.g. into `const` items";
+    for (what, block, expected) in [
+        ("1,000 levels", nested(1_000), depth),
+        ("100,000 levels", nested(100_000), depth),
+        (
+            "100,000-term sum",
+            format!("1{}", " + 1".repeat(99_999)),
+            chain,
+        ),
+        (
+            "100,000 negations",
+            format!("{}256", "- ".repeat(100_000)),
+            chain,
+        ),
+    ] {
+        let args: TokenStream = format!("block = {block}, regs = 32, blok = 1")
+            .parse()
+            .unwrap();
+        let found = err(args, &env);
+        assert_eq!(
+            found,
+            [expected, "unknown key `blok`; did you mean `block`?"],
+            "{what}"
+        );
+    }
+    // 32 levels are read, and evaluated.
+    let args: TokenStream = format!("block = {}, regs = 32", nested(32))
+        .parse()
+        .unwrap();
+    assert_eq!(ok(args, &env).plans[0].block[0].literal(), Some(256));
+}
+
+/// A body is checked against the limits before `syn` parses it: a body 1,000 or 100,000
+/// levels deep, or a 100,000-term sum in it, is not read (the attribute's keys still
+/// check the launch), never a stack overflow.
+#[test]
+fn deep_wrapper_bodies_are_not_read_and_do_not_overflow() {
+    let body = |text: String| -> proc_macro2::Group {
+        match text.parse::<TokenStream>().unwrap().into_iter().next() {
+            Some(proc_macro2::TokenTree::Group(g)) => g,
+            other => panic!("{other:?}"),
+        }
+    };
+    let depth = "the body is nested more than 64 levels deep; the limit keeps the parser from \
+                 overflowing its stack";
+    for n in [65, 1_000, 100_000] {
+        let e = occupancy_attr::parse_body(&body(format!("{{ {}1{} }}", "(".repeat(n), ")".repeat(n))))
+            .err()
+            .unwrap();
+        assert_eq!(e, depth, "{n}");
+    }
+    let e = occupancy_attr::parse_body(&body(format!("{{ 1{} }}", " + 1".repeat(99_999))))
+        .err()
+        .unwrap();
+    assert!(e.starts_with("the body: this expression"), "{e}");
+    let real = body(
+        "{ let cfg = LaunchConfig { grid_dim: (n.div_ceil(256), 1, 1), block_dim: (256, 1, 1), \
+         shared_mem_bytes: 0 }; unsafe { stream.launch_builder(&f).arg(&n).launch(cfg) }?; Ok(()) }"
+            .to_owned(),
+    );
+    assert!(occupancy_attr::parse_body(&real).is_ok());
+    let signature: TokenStream = format!("fn f(x: {}u32{})", "[".repeat(70), "; 1]".repeat(70))
+        .parse()
+        .unwrap();
+    assert!(occupancy_attr::check_signature(&signature).is_err());
+}
+
+/// A policy with 10,000 bad keys was 10,000 errors (4.6 MB of output) for each wrapper; a
+/// list of 10,000 unknown targets, 10,000 errors (3.2 MB, 96 s). Now: the first 5 of a
+/// kind and a count; the list is over the attribute's size limit.
+#[test]
+fn repeated_errors_are_capped() {
+    let dir = scratch("capped-errors");
+    let keys: String = (0..10_000).map(|i| format!("bad_key_{i} = 1\n")).collect();
+    std::fs::write(dir.join("occupancy.toml"), keys).unwrap();
+    let found = err(quote!(block = 256, regs = 32), &Env::new(&dir));
+    let shown = dir.join("occupancy.toml").display().to_string();
+    assert_eq!(found.len(), 7, "{found:#?}");
+    assert_eq!(
+        found[0],
+        format!(
+            "{shown}:1:1: unknown key `bad_key_0`; known keys: `targets`, `min_occupancy`, \
+             `class`, `lints`, `thresholds`, `manifest`, `read_paths`"
+        )
+    );
+    assert!(
+        found[5].starts_with("... and 9995 more errors of this kind (the first 5 are shown): "),
+        "{}",
+        found[5]
+    );
+    assert_eq!(
+        found[6],
+        format!(
+            "the policy file {shown} has 10000 problems (above); every #[occupancy::check] of the \
+             crate reads it and reports them until it is fixed"
+        )
+    );
+    let targets: String = (0..10_000).map(|i| format!("\"sm_{i}x\", ")).collect();
+    let args: TokenStream = format!("block = 256, regs = 32, target = [{targets}]")
+        .parse()
+        .unwrap();
+    let found = err(args, &Env::default());
+    assert_eq!(
+        found,
+        [
+            "the attribute's argument has more than 4096 tokens; the limit keeps the parser's time \
+             and memory bounded"
+        ]
+    );
+    let targets: String = (0..100).map(|i| format!("\"sm_{i}x\", ")).collect();
+    let args: TokenStream = format!("block = 256, regs = 32, target = [{targets}]")
+        .parse()
+        .unwrap();
+    let found = err(args, &Env::default());
+    assert_eq!(found.len(), 6, "{found:#?}");
+    assert!(
+        found[5].starts_with("... and 95 more errors of this kind"),
+        "{}",
+        found[5]
+    );
+}

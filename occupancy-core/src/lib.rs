@@ -6,6 +6,7 @@
 //! - `device` (feature `cudarc`): a live GPU's limits and a run-time engine-vs-driver check.
 //! - [`analysis`]: granularity analysis: the allocation step a configuration wastes and the
 //!   smallest change that gains one, waves and tails, best block sizes.
+//! - [`file`](mod@file): reading an input file: regular files only, with a size cap.
 //! - [`cluster`]: thread-block-cluster occupancy on cc 9.0+ (`cuOccupancyMaxActiveClusters`).
 //!
 //! ```
@@ -28,6 +29,7 @@ pub mod build;
 pub mod cluster;
 #[cfg(feature = "cudarc")]
 pub mod device;
+pub mod file;
 pub mod lint;
 pub mod occupancy;
 #[cfg(feature = "policy")]

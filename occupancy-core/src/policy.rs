@@ -7,6 +7,7 @@
 //!
 //! class = "balanced"                        # memory_bound | balanced | compute_bound
 //! manifest = "kernels.manifest.json"         # committed resource manifest (`kernel = "..."`)
+//! read_paths = ["../cuda-artifacts"]          # more directories the attribute may read
 //!
 //! [lints]
 //! low_occupancy = "deny"                     # allow | warn | deny
@@ -33,6 +34,10 @@
 //! - `manifest`: `kernels.manifest.json`. The committed resource manifest that
 //!   `kernel = "name"` reads when the build's own manifest (`OCCUPANCY_MANIFEST`, set by the
 //!   build helper `occupancy_core::build`) is not there; relative to the crate's directory.
+//! - `read_paths`: none. The attribute reads files (policy, manifest, cubin, fatbin) only
+//!   inside the package's directory, its workspace root and `OUT_DIR`, after resolving
+//!   symbolic links; each directory listed here (absolute, or relative to the crate's
+//!   directory) is allowed too, for artifacts kept beside the workspace.
 //! - `[lints]`: each lint's default level ([`crate::lint::Lint::default_level`]).
 //! - `[thresholds]`: [`Thresholds::DEFAULT`].
 //!
@@ -69,6 +74,9 @@ pub struct Policy {
     /// The committed resource manifest (`manifest`), relative to the crate's directory, when
     /// the file names one ([`Policy::DEFAULT_MANIFEST`] otherwise).
     pub manifest: Option<String>,
+    /// More directories the attribute may read files in (`read_paths`), as written:
+    /// absolute, or relative to the crate's directory.
+    pub read_paths: Vec<String>,
 }
 
 /// The top-level keys `occupancy.toml` accepts.
@@ -79,6 +87,7 @@ pub const KEYS: &[&str] = &[
     "lints",
     "thresholds",
     "manifest",
+    "read_paths",
 ];
 
 /// The keys of `[thresholds]`.
@@ -104,6 +113,7 @@ impl Default for Policy {
             lints: LintLevels::default(),
             thresholds: Thresholds::DEFAULT,
             manifest: None,
+            read_paths: Vec::new(),
         }
     }
 }
@@ -236,6 +246,7 @@ struct RawPolicy {
     lints: Option<BTreeMap<Spanned<String>, Spanned<String>>>,
     thresholds: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
     manifest: Option<Spanned<String>>,
+    read_paths: Option<Vec<Spanned<String>>>,
 }
 
 impl Policy {
@@ -378,6 +389,18 @@ impl Policy {
                 ));
             } else {
                 policy.manifest = Some(manifest.into_inner());
+            }
+        }
+        for path in raw.read_paths.into_iter().flatten() {
+            if path.get_ref().trim().is_empty() {
+                errors.push(PolicyError::new(
+                    text,
+                    "`read_paths`: an empty path; name a directory, e.g. \"../artifacts\"".into(),
+                    Some("read_paths".into()),
+                    Some(path.span()),
+                ));
+            } else {
+                policy.read_paths.push(path.into_inner());
             }
         }
         for (name, value) in raw.thresholds.iter().flatten() {
@@ -532,6 +555,16 @@ mod tests {
                 .manifest
                 .as_deref(),
             Some("cuda/resources.json")
+        );
+        assert_eq!(
+            Policy::from_toml("read_paths = [\"../artifacts\", \"/opt/cuda-kernels\"]\n")
+                .unwrap()
+                .read_paths,
+            ["../artifacts", "/opt/cuda-kernels"]
+        );
+        assert_eq!(
+            errors("read_paths = [\"\"]\n"),
+            ["1:15: `read_paths`: an empty path; name a directory, e.g. \"../artifacts\""]
         );
         assert_eq!(
             errors("manifest = \"\"\n"),

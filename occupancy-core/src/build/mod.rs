@@ -386,8 +386,8 @@ impl Kernels {
         };
         for file in files {
             let path = dir.join(file);
-            let source = std::fs::read(&path)
-                .map_err(|e| BuildError(format!("cannot read {}: {e}", path.display())))?;
+            let source = crate::file::read(&path, "kernel source", crate::file::MAX_TEXT_BYTES)
+                .map_err(|e| BuildError(e.to_string()))?;
             let sha256 = sha256_hex(&source);
             let text = String::from_utf8(source)
                 .map_err(|_| BuildError(format!("{} is not UTF-8", path.display())))?;

@@ -282,12 +282,8 @@ impl Manifest {
     /// Reads a manifest file.
     pub fn load(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            ResourceError::new(format!(
-                "cannot read resource manifest {}: {e}",
-                path.display()
-            ))
-        })?;
+        let text = crate::file::read_text(path, "resource manifest", crate::file::MAX_TEXT_BYTES)
+            .map_err(|e| ResourceError::new(e.to_string()))?;
         Self::from_json(&text).map_err(|e| e.context(path.display()))
     }
 
@@ -593,10 +589,14 @@ impl Manifest {
         for file in files {
             match self.sources.iter().find(|s| &s.file == file) {
                 None => out.push(format!("{file} is not in the manifest")),
-                Some(s) => match std::fs::read(kernels_dir.join(file)) {
+                Some(s) => match crate::file::read(
+                    &kernels_dir.join(file),
+                    "kernel source",
+                    crate::file::MAX_TEXT_BYTES,
+                ) {
                     Ok(bytes) if sha256_hex(&bytes) == s.sha256 => {}
                     Ok(_) => out.push(format!("{file} changed since the manifest was written")),
-                    Err(e) => out.push(format!("{file}: {e}")),
+                    Err(e) => out.push(format!("{file}: {}", e.reason)),
                 },
             }
         }

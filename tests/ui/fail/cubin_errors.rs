@@ -1,21 +1,21 @@
 // Missing file.
-#[occupancy::check(cubin = "../../../../tests/ui/fixtures/missing.cubin", kernel = "k_plain", block = 256)]
+#[occupancy::check(cubin = "fixtures/missing.cubin", kernel = "k_plain", block = 256)]
 fn launch_missing() {}
 
 // Cut off after 3000 bytes.
-#[occupancy::check(cubin = "../../../../tests/ui/fixtures/truncated.sm_80.cubin", kernel = "k_plain", block = 256)]
+#[occupancy::check(cubin = "fixtures/truncated.sm_80.cubin", kernel = "k_plain", block = 256)]
 fn launch_truncated() {}
 
 // A kernel that is not there: the closest name and every kernel with its targets.
-#[occupancy::check(cubin = "../../../../tests/ui/fixtures/probe.sm_80.cubin", kernel = "k_plian", block = 256, target = "sm_80")]
+#[occupancy::check(cubin = "fixtures/probe.sm_80.cubin", kernel = "k_plian", block = 256, target = "sm_80")]
 fn launch_misspelled() {}
 
 // The sm_80 cubin cannot run on 7.5 or 9.0.
-#[occupancy::check(cubin = "../../../../tests/ui/fixtures/probe.sm_80.cubin", kernel = "k_plain", block = 256, target = ["sm_75", "sm_86", "H100"])]
+#[occupancy::check(cubin = "fixtures/probe.sm_80.cubin", kernel = "k_plain", block = 256, target = ["sm_75", "sm_86", "H100"])]
 fn launch_no_cubin() {}
 
 // Several kernels and no `kernel`.
-#[occupancy::check(cubin = "../../../../tests/ui/fixtures/probe.sm_80.cubin", block = 256, target = "sm_80")]
+#[occupancy::check(cubin = "fixtures/probe.sm_80.cubin", block = 256, target = "sm_80")]
 fn launch_which() {}
 
 fn main() {

@@ -1,13 +1,13 @@
-#[occupancy::check(cubin = "../../../../tests/ui/fixtures/probe.sm_80.cubin", fatbin = "../../../../tests/ui/fixtures/probe.fatbin", kernel = "k_plain", block = 256)]
+#[occupancy::check(cubin = "fixtures/probe.sm_80.cubin", fatbin = "fixtures/probe.fatbin", kernel = "k_plain", block = 256)]
 fn launch_both() {}
 
-#[occupancy::check(cubin = "../../../../tests/ui/fixtures/probe.fatbin", kernel = "k_plain", block = 256)]
+#[occupancy::check(cubin = "fixtures/probe.fatbin", kernel = "k_plain", block = 256)]
 fn launch_fatbin_as_cubin() {}
 
-#[occupancy::check(fatbin = "../../../../tests/ui/fixtures/probe.sm_80.cubin", kernel = "k_plain", block = 256)]
+#[occupancy::check(fatbin = "fixtures/probe.sm_80.cubin", kernel = "k_plain", block = 256)]
 fn launch_cubin_as_fatbin() {}
 
-#[occupancy::check(fatbin = "../../../../tests/ui/fixtures/probe.manifest.json", kernel = "k_plain", block = 256)]
+#[occupancy::check(fatbin = "fixtures/probe.manifest.json", kernel = "k_plain", block = 256)]
 fn launch_not_a_fatbin() {}
 
 #[occupancy::check(cubin = "", kernel = "k_plain", block = 256)]

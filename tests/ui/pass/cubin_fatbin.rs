@@ -1,11 +1,11 @@
 #![deny(warnings)]
 
-// Resources read from committed binaries (paths relative to the crate: trybuild's crate is
-// target/tests/trybuild/occupancy). probe.sm_80.cubin: k_plain 10 regs; on sm_86 the sm_80
-// cubin is the one the driver loads. 256 threads: sm_80 8 blocks = 64 of 64 warps, sm_86
+// Resources read from committed binaries (paths relative to the crate: trybuild's, where
+// tests/ui.rs copies tests/ui/fixtures to fixtures/). probe.sm_80.cubin: k_plain 10 regs;
+// on sm_86 the sm_80 cubin is the one the driver loads. 256 threads: sm_80 8 blocks = 64 of 64 warps, sm_86
 // 6 blocks = 48 of 48 warps: 100%.
 #[occupancy::check(
-    cubin = "../../../../tests/ui/fixtures/probe.sm_80.cubin",
+    cubin = "fixtures/probe.sm_80.cubin",
     kernel = "k_plain",
     block = 256,
     target = ["sm_80", "sm_86", "A100"],
@@ -16,7 +16,7 @@ fn launch_plain() {}
 // warps = 50%) and 46 on sm_90 (5 blocks = 62.5%): both meet a 50% floor. (On sm_80,
 // register_step would point out that 48 registers give a fifth block: allowed here.)
 #[occupancy::check(
-    fatbin = "../../../../tests/ui/fixtures/probe.fatbin",
+    fatbin = "fixtures/probe.fatbin",
     kernel = "k_regs",
     block = 256,
     target = ["sm_80", "sm_90"],
@@ -27,7 +27,7 @@ fn launch_regs() {}
 
 // A literal `regs` overrides the cubin's: 32 registers -> 100%.
 #[occupancy::check(
-    cubin = "../../../../tests/ui/fixtures/probe.sm_80.cubin",
+    cubin = "fixtures/probe.sm_80.cubin",
     kernel = "k_regs",
     regs = 32,
     block = 256,
@@ -37,7 +37,7 @@ fn launch_regs() {}
 fn launch_override() {}
 
 // k_bounds: __launch_bounds__(256, 2); 256 threads is within the bounds.
-#[occupancy::check(fatbin = "../../../../tests/ui/fixtures/probe.fatbin", kernel = "k_bounds", block = 256, target = "sm_90")]
+#[occupancy::check(fatbin = "fixtures/probe.fatbin", kernel = "k_bounds", block = 256, target = "sm_90")]
 fn launch_bounded() {}
 
 fn main() {

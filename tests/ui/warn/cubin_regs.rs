@@ -4,7 +4,7 @@
 // / 1792 = 9 warps per sub-partition x 4 = 36 warps / 8 per block = 4 blocks = 32 of 64
 // warps = 50% < 60%.
 #[occupancy::check(
-    cubin = "../../../../tests/ui/fixtures/probe.sm_80.cubin",
+    cubin = "fixtures/probe.sm_80.cubin",
     kernel = "k_regs",
     block = 256,
     target = "sm_80",

@@ -1,0 +1,147 @@
+//! Hostile input to the CLI ends fast, bounded and clear: devices, FIFOs, bad bytes,
+//! symbolic-link loops. Every run is under a time limit, so that a hang fails the test
+//! instead of stalling CI.
+
+#![cfg(unix)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The most any of these runs may take (each takes milliseconds).
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// Runs `cargo-occupancy occupancy <args>` with `stdin`, killed after [`LIMIT`]:
+/// (exit code, stdout, stderr).
+fn run(args: &[&str], stdin: Stdio) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))
+        .arg("occupancy")
+        .args(args)
+        .env_remove("OCCUPANCY_MANIFEST")
+        .env_remove("OCCUPANCY_POLICY")
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > LIMIT {
+            child.kill().unwrap();
+            panic!("`{}` ran past {LIMIT:?}", args.join(" "));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn mkfifo(path: &Path) {
+    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
+}
+
+/// Before: `inspect /dev/zero` read 4-12 GB and ran out of memory; `inspect` on a FIFO hung.
+#[test]
+fn inspect_names_devices_and_fifos_without_reading_them() {
+    let dir = scratch("hostile-inspect");
+    let fifo = dir.join("k.cubin");
+    mkfifo(&fifo);
+    let (code, _, stderr) = run(
+        &["inspect", "/dev/zero", fifo.to_str().unwrap()],
+        Stdio::null(),
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "error: /dev/zero: it is a character device, not a regular file\n\
+             error: {}: it is a FIFO (named pipe), not a regular file\n",
+            fifo.display()
+        )
+    );
+}
+
+/// Before: `batch < /dev/zero` aborted (exit 134, "memory allocation of 8589934592 bytes
+/// failed"); one line of bad UTF-8 ended the run without a line number, losing the rows
+/// after it.
+#[test]
+fn batch_streams_and_answers_every_row() {
+    let zero = std::fs::File::open("/dev/zero").unwrap();
+    let (code, stdout, stderr) = run(&["batch"], Stdio::from(zero));
+    assert_eq!(code, 1);
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        "error: batch: line 1: the header is longer than 65536 bytes\n"
+    );
+
+    let dir = scratch("hostile-batch");
+    let input = dir.join("in.tsv");
+    let mut file = std::fs::File::create(&input).unwrap();
+    file.write_all(b"arch\tblock_size\tregisters_per_thread\nsm_90\t256\t32\n")
+        .unwrap();
+    file.write_all(b"sm_90\t2\xc3\x28\t32\n").unwrap();
+    file.write_all(&vec![b'\t'; 1 << 20]).unwrap();
+    file.write_all(b"\nsm_80\t128\t64\n").unwrap();
+    drop(file);
+    let (code, stdout, stderr) = run(
+        &["batch"],
+        Stdio::from(std::fs::File::open(&input).unwrap()),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr, "batch: 2 row(s) with an error\n");
+    assert_eq!(
+        stdout,
+        "arch\tblock_size\tregisters_per_thread\tblocks_per_sm\twarps_per_sm\toccupancy\tlimiters\terror\n\
+         sm_90\t256\t32\t8\t64\t1.0000\twarps,registers\t\n\
+         \t\t\terror\t\t\t\tline 3: not UTF-8 (byte 7)\n\
+         \t\t\terror\t\t\t\tline 4: longer than 65536 bytes\n\
+         sm_80\t128\t64\t8\t32\t0.5000\tregisters\t\n"
+    );
+}
+
+/// Before: a symbolic-link loop in `src/` listed one wrapper 41 times; a FIFO in `src/`
+/// hung `report`; a source file linked to /dev/zero took 4.2 GB.
+#[test]
+fn report_visits_each_file_once_and_skips_devices_and_fifos() {
+    let krate = scratch("hostile-report");
+    std::fs::create_dir_all(krate.join("src")).unwrap();
+    std::fs::write(
+        krate.join("Cargo.toml"),
+        "[package]\nname = \"hostile\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        krate.join("src/lib.rs"),
+        "#[occupancy::check(block = 256, regs = 32, target = \"sm_90\")]\nfn launch() {}\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(".", krate.join("src/loop")).unwrap();
+    std::os::unix::fs::symlink("lib.rs", krate.join("src/again.rs")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", krate.join("src/zero.rs")).unwrap();
+    mkfifo(&krate.join("src/fifo.rs"));
+    let (code, stdout, stderr) = run(&["report", krate.to_str().unwrap()], Stdio::null());
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert_eq!(stdout.matches("launch").count(), 1, "{stdout}");
+    let src = krate.join("src");
+    assert_eq!(
+        stderr,
+        format!(
+            "note: {}: a FIFO (named pipe), skipped\nnote: {}: a character device, skipped\n",
+            src.join("fifo.rs").display(),
+            src.join("zero.rs").display()
+        )
+    );
+}

@@ -1,0 +1,258 @@
+//! Reading an input file: a regular file only, with a size cap, in one place for the macro,
+//! the build helper and the CLI.
+//!
+//! The file type is checked with `metadata` before the file is opened, so that a FIFO (whose
+//! `open` blocks until a writer comes) or a device (`/dev/zero` reads forever) is an error
+//! naming what it is, and a file over the cap is an error before a byte is read. The read
+//! itself stops one byte past the cap (a file that grew after `metadata`), so memory stays
+//! within about twice the cap whatever the file.
+//!
+//! ```
+//! use occupancy_core::file::{self, MAX_TEXT_BYTES};
+//!
+//! let e = file::read(std::path::Path::new("/dev/null"), "policy file", MAX_TEXT_BYTES).unwrap_err();
+//! assert_eq!(e.to_string(), "cannot read the policy file /dev/null: it is a character device, not a regular file");
+//! ```
+
+use std::fmt;
+use std::fs::{File, Metadata};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The cap on a compiled artifact or a tool's output: cubin, fatbin, host ELF, PTX,
+/// ptxas log (256 MiB). The largest fatbins NVIDIA ships (one per library, every
+/// architecture) are tens of MiB; a kernel's cubin is KiB to a few MiB.
+pub const MAX_BINARY_BYTES: u64 = 256 << 20;
+
+/// The cap on a text input: resource manifest, `occupancy.toml`, CUDA or Rust source
+/// (16 MiB). A manifest of a thousand kernels on ten targets is about 3 MB; Rust and CUDA
+/// sources over 1 MB are generated code.
+pub const MAX_TEXT_BYTES: u64 = 16 << 20;
+
+/// Why a file could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// Not a regular file: what it is ("a directory", "a FIFO (named pipe)", ...).
+    NotRegular(&'static str),
+    /// Over the cap.
+    TooLarge {
+        /// The file's size, or the cap plus one when it grew while being read.
+        bytes: u64,
+        /// The cap.
+        max_bytes: u64,
+    },
+    /// [`read_text`] of a file that is not UTF-8: the byte offset of the first bad byte.
+    NotUtf8(usize),
+    /// The operating system's error (no such file, permission denied, ...).
+    Io(std::io::ErrorKind, String),
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::NotRegular(what) => write!(f, "it is {what}, not a regular file"),
+            Reason::TooLarge { bytes, max_bytes } => write!(
+                f,
+                "it is {bytes} bytes, over the cap of {max_bytes} bytes ({} MiB) for this kind \
+                 of file",
+                max_bytes >> 20
+            ),
+            Reason::NotUtf8(offset) => write!(f, "not UTF-8 (byte {offset})"),
+            Reason::Io(_, message) => f.write_str(message),
+        }
+    }
+}
+
+/// A file that could not be read: its path, what it was read as, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileError {
+    /// The path as given.
+    pub path: PathBuf,
+    /// What the file was read as ("cubin", "policy file").
+    pub what: String,
+    /// Why it could not be read.
+    pub reason: Reason,
+}
+
+impl FileError {
+    /// The file (or a directory on its path) does not exist.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self.reason, Reason::Io(std::io::ErrorKind::NotFound, _))
+    }
+}
+
+impl fmt::Display for FileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cannot read the {} {}: {}",
+            self.what,
+            self.path.display(),
+            self.reason
+        )
+    }
+}
+
+impl std::error::Error for FileError {}
+
+/// What a file of this type is, in words; `None` for a regular file.
+pub fn non_regular(metadata: &Metadata) -> Option<&'static str> {
+    let file_type = metadata.file_type();
+    if file_type.is_file() {
+        return None;
+    }
+    if file_type.is_dir() {
+        return Some("a directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return Some("a FIFO (named pipe)");
+        }
+        if file_type.is_char_device() {
+            return Some("a character device");
+        }
+        if file_type.is_block_device() {
+            return Some("a block device");
+        }
+        if file_type.is_socket() {
+            return Some("a socket");
+        }
+    }
+    Some("not a regular file")
+}
+
+/// The bytes of the regular file at `path` (symbolic links followed), at most `max_bytes`
+/// of them; `what` names the file in the error ("cubin", "policy file").
+///
+/// # Errors
+///
+/// A [`FileError`]: not found or not permitted ([`Reason::Io`]), a directory, FIFO, device
+/// or socket ([`Reason::NotRegular`], decided before the file is opened), or over
+/// `max_bytes` ([`Reason::TooLarge`]).
+pub fn read(path: &Path, what: &str, max_bytes: u64) -> Result<Vec<u8>, FileError> {
+    let fail = |reason| FileError {
+        path: path.to_path_buf(),
+        what: what.to_owned(),
+        reason,
+    };
+    let io = |e: std::io::Error| fail(Reason::Io(e.kind(), e.to_string()));
+    let metadata = std::fs::metadata(path).map_err(io)?;
+    if let Some(kind) = non_regular(&metadata) {
+        return Err(fail(Reason::NotRegular(kind)));
+    }
+    if metadata.len() > max_bytes {
+        return Err(fail(Reason::TooLarge {
+            bytes: metadata.len(),
+            max_bytes,
+        }));
+    }
+    let file = File::open(path).map_err(io)?;
+    // The file may have been replaced between `metadata` and `open`: check what was opened.
+    if let Some(kind) = non_regular(&file.metadata().map_err(io)?) {
+        return Err(fail(Reason::NotRegular(kind)));
+    }
+    let mut bytes = Vec::with_capacity(metadata.len() as usize);
+    file.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(fail(Reason::TooLarge {
+            bytes: bytes.len() as u64,
+            max_bytes,
+        }));
+    }
+    Ok(bytes)
+}
+
+/// [`read`], as UTF-8 text.
+///
+/// # Errors
+///
+/// Those of [`read`], and [`Reason::NotUtf8`].
+pub fn read_text(path: &Path, what: &str, max_bytes: u64) -> Result<String, FileError> {
+    let bytes = read(path, what, max_bytes)?;
+    String::from_utf8(bytes).map_err(|e| FileError {
+        path: path.to_path_buf(),
+        what: what.to_owned(),
+        reason: Reason::NotUtf8(e.utf8_error().valid_up_to()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("occupancy-file-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn regular_files_up_to_the_cap() {
+        let dir = scratch("cap");
+        let path = dir.join("a.txt");
+        std::fs::write(&path, "0123456789").unwrap();
+        assert_eq!(read(&path, "x", 10).unwrap(), b"0123456789");
+        assert_eq!(read_text(&path, "x", 10).unwrap(), "0123456789");
+        let e = read(&path, "manifest", 9).unwrap_err();
+        assert_eq!(
+            e.reason,
+            Reason::TooLarge {
+                bytes: 10,
+                max_bytes: 9
+            }
+        );
+        std::fs::write(&path, b"ok\xff").unwrap();
+        assert_eq!(
+            read_text(&path, "policy file", 10).unwrap_err().to_string(),
+            format!(
+                "cannot read the policy file {}: not UTF-8 (byte 2)",
+                path.display()
+            )
+        );
+        // A file over the cap is refused from its size, before a byte is read (sparse here).
+        let big = dir.join("big.json");
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(MAX_TEXT_BYTES + 1)
+            .unwrap();
+        assert_eq!(
+            read_text(&big, "resource manifest", MAX_TEXT_BYTES)
+                .unwrap_err()
+                .to_string(),
+            format!(
+                "cannot read the resource manifest {}: it is 16777217 bytes, over the cap of \
+                 16777216 bytes (16 MiB) for this kind of file",
+                big.display()
+            )
+        );
+        let missing = read(&dir.join("none"), "cubin", 10).unwrap_err();
+        assert!(missing.is_not_found());
+        let e = read(&dir, "cubin", 10).unwrap_err();
+        assert_eq!(e.reason, Reason::NotRegular("a directory"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// `/dev/zero` never ends and a FIFO blocks its reader: both are errors at once.
+    #[cfg(unix)]
+    #[test]
+    fn devices_and_fifos_are_errors_before_a_read() {
+        let e = read(Path::new("/dev/zero"), "cubin", MAX_BINARY_BYTES).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "cannot read the cubin /dev/zero: it is a character device, not a regular file"
+        );
+        let dir = scratch("fifo");
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        let e = read(&fifo, "fatbin", MAX_BINARY_BYTES).unwrap_err();
+        assert_eq!(e.reason, Reason::NotRegular("a FIFO (named pipe)"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
