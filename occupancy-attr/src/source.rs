@@ -955,7 +955,10 @@ mod tests {
         assert!(!Arc::ptr_eq(&first, &changed));
         assert_eq!(changed.items.consts[0].expr, Expr::Int(2, None));
         // Not a regular file: said so.
-        assert_eq!(index_file(&dir).unwrap_err(), "it is a directory, not a regular file");
+        assert_eq!(
+            index_file(&dir).unwrap_err(),
+            "it is a directory, not a regular file"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

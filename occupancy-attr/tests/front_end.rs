@@ -587,9 +587,10 @@ fn deep_wrapper_bodies_are_not_read_and_do_not_overflow() {
     let depth = "the body is nested more than 64 levels deep; the limit keeps the parser from \
                  overflowing its stack";
     for n in [65, 1_000, 100_000] {
-        let e = occupancy_attr::parse_body(&body(format!("{{ {}1{} }}", "(".repeat(n), ")".repeat(n))))
-            .err()
-            .unwrap();
+        let e =
+            occupancy_attr::parse_body(&body(format!("{{ {}1{} }}", "(".repeat(n), ")".repeat(n))))
+                .err()
+                .unwrap();
         assert_eq!(e, depth, "{n}");
     }
     let e = occupancy_attr::parse_body(&body(format!("{{ 1{} }}", " + 1".repeat(99_999))))
