@@ -73,13 +73,13 @@ impl Target {
             return result.map_err(|cc| TargetError::unknown_cc(input, cc));
         }
         let key = normalize(trimmed);
-        if !key.is_empty() {
-            for gpu in GPUS {
-                let mut names = core::iter::once(gpu.name).chain(gpu.aliases.iter().copied());
-                if names.any(|name| normalize(name) == key) {
-                    return Ok(Self::from_gpu(gpu));
-                }
-            }
+        if !key.is_empty()
+            && let Some(gpu) = spellings()
+                .iter()
+                .filter(|(normalised, _, _)| *normalised == key)
+                .find_map(|(_, _, canonical)| GPUS.iter().find(|gpu| gpu.name == *canonical))
+        {
+            return Ok(Self::from_gpu(gpu));
         }
         Err(TargetError::unknown_name(input))
     }
@@ -133,16 +133,10 @@ impl TargetError {
     }
 
     fn unknown_name(input: &str) -> Self {
-        let gpu_names = GPUS.iter().flat_map(|gpu| {
-            core::iter::once((gpu.name, gpu.name))
-                .chain(gpu.aliases.iter().map(move |alias| (*alias, gpu.name)))
-        });
-        let candidates = ARCHS.iter().map(|arch| (arch.sm, arch.sm)).chain(gpu_names);
-        let suggestions = closest(input, candidates);
         Self {
             input: input.to_owned(),
             compute_capability: None,
-            suggestions,
+            suggestions: closest(input),
         }
     }
 }
@@ -232,18 +226,45 @@ fn normalize(name: &str) -> String {
     words.concat()
 }
 
+/// The longest input, in characters once normalised, that gets suggestions: the longest
+/// GPU name normalises to 19. Jaro-Winkler is quadratic in the length, and a garbage target
+/// of 4 KB (a fuzzed `batch` row, a policy full of them) took milliseconds per target.
+const MAX_SUGGESTED_CHARS: usize = 64;
+
+/// Every accepted spelling, normalised once: `(normalised, spelling, canonical name)`.
+fn spellings() -> &'static [(String, &'static str, &'static str)] {
+    static SPELLINGS: std::sync::OnceLock<Vec<(String, &'static str, &'static str)>> =
+        std::sync::OnceLock::new();
+    SPELLINGS.get_or_init(|| {
+        let gpu_names = GPUS.iter().flat_map(|gpu| {
+            core::iter::once((gpu.name, gpu.name))
+                .chain(gpu.aliases.iter().map(move |alias| (*alias, gpu.name)))
+        });
+        ARCHS
+            .iter()
+            .map(|arch| (arch.sm, arch.sm))
+            .chain(gpu_names)
+            .map(|(spelling, canonical)| (normalize(spelling), spelling, canonical))
+            .collect()
+    })
+}
+
 /// Up to three targets closest to `input`, one per canonical name, each shown in its
-/// closest accepted spelling (`H1000` -> `H100`, not `H100 80GB HBM3`). Candidates are
-/// `(spelling, canonical name)`.
-fn closest(
-    input: &str,
-    candidates: impl Iterator<Item = (&'static str, &'static str)>,
-) -> Vec<&'static str> {
+/// closest accepted spelling (`H1000` -> `H100`, not `H100 80GB HBM3`); none for an input
+/// over [`MAX_SUGGESTED_CHARS`].
+fn closest(input: &str) -> Vec<&'static str> {
     let key = normalize(input);
-    let mut scored: Vec<(f64, &'static str, &'static str)> = candidates
-        .map(|(spelling, canonical)| {
-            let score = strsim::jaro_winkler(&key, &normalize(spelling));
-            (score, spelling, canonical)
+    if key.len() > MAX_SUGGESTED_CHARS {
+        return Vec::new();
+    }
+    let mut scored: Vec<(f64, &'static str, &'static str)> = spellings()
+        .iter()
+        .map(|(normalised, spelling, canonical)| {
+            (
+                strsim::jaro_winkler(&key, normalised),
+                *spelling,
+                *canonical,
+            )
         })
         .filter(|(score, _, _)| *score > 0.7)
         .collect();
@@ -301,6 +322,20 @@ mod tests {
         assert_eq!((rtx.arch.sm, rtx.sm_count()), ("sm_89", Some(128)));
         assert_eq!(Target::parse("nvidia geforce rtx 4090").unwrap(), rtx);
         assert_eq!(Target::parse("a100").unwrap().sm_count(), Some(108));
+    }
+
+    #[test]
+    fn long_garbage_gets_no_suggestions_and_no_quadratic_time() {
+        let longest = spellings().iter().map(|(n, _, _)| n.len()).max().unwrap();
+        assert!(longest <= MAX_SUGGESTED_CHARS, "{longest}");
+        assert_eq!(longest, 19, "the const's comment");
+        let garbage = "h100x".repeat(1_000);
+        let err = Target::parse(&garbage).unwrap_err();
+        assert!(err.suggestions.is_empty());
+        assert!(
+            err.to_string()
+                .ends_with("; known: sm_50 .. sm_121 or a GPU name such as H100")
+        );
     }
 
     #[test]
