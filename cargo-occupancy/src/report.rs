@@ -147,6 +147,13 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
     if let Some(path) = &manifest {
         env = env.with_var(MANIFEST_VAR, path);
     }
+    // A build's manifest lies in its build script's OUT_DIR, which the attribute may read
+    // (the manifest and its cubins), wherever `CARGO_TARGET_DIR` puts it: as in that build.
+    if manifest_origin == "the newest build"
+        && let Some(out_dir) = manifest.as_deref().and_then(build_out_dir)
+    {
+        env = env.with_var("OUT_DIR", out_dir);
+    }
     if let Some(policy) = std::env::var_os(Policy::ENV_VAR) {
         env = env.with_var(Policy::ENV_VAR, policy);
     }
@@ -342,6 +349,20 @@ fn newest_build_manifest(crate_dir: &Path, package: &str) -> Option<PathBuf> {
         }
     }
     best.map(|(_, path)| path)
+}
+
+/// The `OUT_DIR` of the build that wrote `manifest` (`<OUT_DIR>/occupancy/manifest.json`).
+fn build_out_dir(manifest: &Path) -> Option<&Path> {
+    manifest
+        .ends_with(occupancy_attr::OUT_DIR_MANIFEST)
+        .then(|| {
+            manifest.ancestors().nth(
+                Path::new(occupancy_attr::OUT_DIR_MANIFEST)
+                    .components()
+                    .count(),
+            )
+        })
+        .flatten()
 }
 
 fn read_dir(dir: &Path) -> Vec<PathBuf> {

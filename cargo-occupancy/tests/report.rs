@@ -18,15 +18,23 @@ fn fixture(name: &str) -> PathBuf {
 /// Runs `cargo-occupancy occupancy report <args>` (as cargo runs it), with no manifest or
 /// policy from the environment: (exit code, stdout, stderr).
 fn report(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))
+    report_in(args, None)
+}
+
+/// [`report`] with `CARGO_TARGET_DIR` set to `target_dir`.
+fn report_in(args: &[&str], target_dir: Option<&Path>) -> (i32, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"));
+    command
         .arg("occupancy")
         .arg("report")
         .args(args)
         .env_remove("OCCUPANCY_MANIFEST")
         .env_remove("OCCUPANCY_POLICY")
-        .env_remove("CARGO_TARGET_DIR")
-        .output()
-        .unwrap();
+        .env_remove("CARGO_TARGET_DIR");
+    if let Some(dir) = target_dir {
+        command.env("CARGO_TARGET_DIR", dir);
+    }
+    let out = command.output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8(out.stdout).unwrap(),
@@ -347,6 +355,29 @@ fn finds_the_newest_build_manifest() {
     assert_eq!(
         found["wrappers"][0]["targets"][0]["occupancy_percent"],
         25.0
+    );
+
+    // A newer build under a `CARGO_TARGET_DIR` outside the workspace: used, and readable
+    // (the attribute reads its build script's OUT_DIR in that build).
+    let outside = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-newest-target");
+    let _ = std::fs::remove_dir_all(&outside);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let out = outside.join("debug/build/newest-4567cdef/out/occupancy");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("manifest.json"), with_regs(64)).unwrap();
+    let (code, stdout, stderr) = report_in(&["--json", krate.to_str().unwrap()], Some(&outside));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let found: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(
+        found["manifest"].as_str().unwrap().ends_with(
+            "report-newest-target/debug/build/newest-4567cdef/out/occupancy/manifest.json"
+        ),
+        "{found:#}"
+    );
+    // 64 regs -> 2048 per warp -> 8 warps per sub-partition -> 32 / 8 = 4 blocks = 50%.
+    assert_eq!(
+        found["wrappers"][0]["targets"][0]["occupancy_percent"], 50.0,
+        "{found:#}"
     );
 
     // Not a crate.
