@@ -377,56 +377,91 @@ fn read_dir(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Every `.rs` file under the crate's `src/`, `examples/`, `benches/`, `tests/`, sorted,
-/// each once however many symbolic links lead to it (a link loop is walked once); and a note
-/// for each `.rs` entry that is not a regular file (a FIFO, a device: skipped, never opened).
+/// Every `.rs` file under the crate's `src/`, `examples/`, `benches/`, `tests/` (in that
+/// order, sorted in each; files reached only through links last), each once however many symbolic links lead to it (a link loop is walked once), under
+/// its own path rather than a link's where both lead to it; and a note for each entry
+/// skipped: a `.rs` entry that is not a regular file (a FIFO, a device: never opened), a
+/// link that resolves outside the crate's directory (never followed: `ln -s / src/root`
+/// would walk the machine).
 fn rust_files(crate_dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
     use std::collections::HashSet;
     struct Walk {
+        /// The crate's directory, links resolved.
+        root: PathBuf,
+        /// Directories and files visited, links resolved.
         seen: HashSet<PathBuf>,
         files: Vec<PathBuf>,
         skipped: Vec<String>,
+        /// Links met, followed once every plain path has been walked.
+        links: Vec<PathBuf>,
     }
-    fn walk(dir: &Path, w: &mut Walk) {
-        let Ok(real) = std::fs::canonicalize(dir) else {
-            return;
-        };
-        if !w.seen.insert(real) {
-            return;
-        }
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-        entries.sort();
-        for path in entries {
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if name.starts_with('.') || name == "target" {
-                continue;
-            }
-            // Links followed: the type of what the entry names.
+    impl Walk {
+        fn visit(&mut self, path: PathBuf) {
             let Ok(metadata) = std::fs::metadata(&path) else {
-                continue;
+                return;
             };
-            if metadata.is_dir() {
-                walk(&path, w);
-            } else if name.ends_with(".rs") {
-                if let Some(kind) = occupancy_core::file::non_regular(&metadata) {
-                    w.skipped
-                        .push(format!("{}: {kind}, skipped", path.display()));
-                } else if std::fs::canonicalize(&path).is_ok_and(|real| w.seen.insert(real)) {
-                    w.files.push(path);
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if !metadata.is_dir() && !name.ends_with(".rs") {
+                return;
+            }
+            if let Some(kind) =
+                occupancy_core::file::non_regular(&metadata).filter(|_| !metadata.is_dir())
+            {
+                self.skipped
+                    .push(format!("{}: {kind}, skipped", path.display()));
+                return;
+            }
+            let Ok(real) = std::fs::canonicalize(&path) else {
+                return;
+            };
+            if !real.starts_with(&self.root) {
+                self.skipped.push(format!(
+                    "{}: a link to {}, outside the crate's directory, not followed",
+                    path.display(),
+                    real.display()
+                ));
+                return;
+            }
+            if !self.seen.insert(real) {
+                return;
+            }
+            if !metadata.is_dir() {
+                self.files.push(path);
+                return;
+            }
+            let Ok(entries) = std::fs::read_dir(&path) else {
+                return;
+            };
+            let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+            entries.sort();
+            for entry in entries {
+                let name = entry.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                if name.starts_with('.') || name == "target" {
+                    continue;
+                }
+                if std::fs::symlink_metadata(&entry).is_ok_and(|m| m.file_type().is_symlink()) {
+                    self.links.push(entry);
+                } else {
+                    self.visit(entry);
                 }
             }
         }
     }
     let mut w = Walk {
+        root: std::fs::canonicalize(crate_dir).unwrap_or_else(|_| crate_dir.to_path_buf()),
         seen: HashSet::new(),
         files: Vec::new(),
         skipped: Vec::new(),
+        links: Vec::new(),
     };
     for sub in ["src", "examples", "benches", "tests"] {
-        walk(&crate_dir.join(sub), &mut w);
+        w.visit(crate_dir.join(sub));
+    }
+    // The links last, so that a file reached both ways keeps its own path.
+    while !w.links.is_empty() {
+        for link in std::mem::take(&mut w.links) {
+            w.visit(link);
+        }
     }
     (w.files, w.skipped)
 }

@@ -132,15 +132,31 @@ fn report_visits_each_file_once_and_skips_devices_and_fifos() {
     std::os::unix::fs::symlink("lib.rs", krate.join("src/again.rs")).unwrap();
     std::os::unix::fs::symlink("/dev/zero", krate.join("src/zero.rs")).unwrap();
     mkfifo(&krate.join("src/fifo.rs"));
+    // Another crate beside this one, linked into src/: not followed (`ln -s / src/root`
+    // walked the machine: 10 s, 577 MB).
+    let outside = scratch("hostile-report-outside");
+    std::fs::write(
+        outside.join("other.rs"),
+        "#[occupancy::check(block = 2048, regs = 32, target = \"sm_90\")]\nfn other() {}\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&outside, krate.join("src/ext")).unwrap();
     let (code, stdout, stderr) = run(&["report", krate.to_str().unwrap()], Stdio::null());
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert_eq!(stdout.matches("launch").count(), 1, "{stdout}");
+    // Under its own path, not the link's (`again.rs` sorts first).
+    assert!(stdout.contains("src/lib.rs:1 "), "{stdout}");
+    assert!(!stdout.contains("other"), "{stdout}");
     let src = krate.join("src");
     assert_eq!(
         stderr,
         format!(
-            "note: {}: a FIFO (named pipe), skipped\nnote: {}: a character device, skipped\n",
+            "note: {}: a FIFO (named pipe), skipped\n\
+             note: {}: a link to {}, outside the crate's directory, not followed\n\
+             note: {}: a character device, skipped\n",
             src.join("fifo.rs").display(),
+            src.join("ext").display(),
+            std::fs::canonicalize(&outside).unwrap().display(),
             src.join("zero.rs").display()
         )
     );
