@@ -404,12 +404,14 @@ fn read_binary(
             } else {
                 format!(" ({})", resolved.display())
             };
+            let hint = if Path::new(&written).is_relative() {
+                "; paths are relative to the crate's directory"
+            } else {
+                ""
+            };
             Error::new(
                 file.span(),
-                format!(
-                    "cannot read the {what} `{written}`{resolved}: {e}; paths are relative to \
-                     the crate's directory"
-                ),
+                format!("cannot read the {what} `{written}`{resolved}: {e}{hint}"),
             )
         })?;
     let fail = |e: occupancy_core::resources::ResourceError| {
