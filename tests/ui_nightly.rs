@@ -16,14 +16,25 @@
 
 #[test]
 fn ui_nightly() {
-    // The built-in policy, and the committed probe manifest for `kernel = "..."` (an
-    // absolute path: the cases compile in the target directory, wherever it is).
-    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/ui/fixtures/probe.manifest.json");
+    // The built-in policy, and a copy of the committed probe manifest for `kernel = "..."`
+    // inside trybuild's crate (`$CARGO_TARGET_DIR/tests/trybuild/occupancy`, where the cases
+    // compile), since the attribute reads only inside the crate being compiled; the path
+    // is relative to that crate.
+    let target = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the target folder");
+    let fixtures = target.join("tests/trybuild/occupancy/fixtures");
+    std::fs::create_dir_all(&fixtures).unwrap();
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/ui/fixtures/probe.manifest.json"),
+        fixtures.join("probe.manifest.json"),
+    )
+    .unwrap();
     // SAFETY: this binary's only test; nothing else reads the environment meanwhile.
     unsafe {
         std::env::remove_var("OCCUPANCY_POLICY");
-        std::env::set_var("OCCUPANCY_MANIFEST", manifest);
+        std::env::set_var("OCCUPANCY_MANIFEST", "fixtures/probe.manifest.json");
     }
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui-nightly/*.rs");
