@@ -557,3 +557,45 @@ fn a_manifest_from_a_ptxas_log_is_named_as_one() {
     );
     assert!(!note.contains("cubin"), "{note}");
 }
+
+/// A grid that is not a whole number of clusters does not launch: launch_impossible in
+/// report as in the attribute and calc; a whole number of clusters launches.
+#[test]
+fn a_grid_of_partial_clusters_cannot_launch() {
+    let krate = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-clusters");
+    let _ = std::fs::remove_dir_all(&krate);
+    std::fs::create_dir_all(krate.join("src")).unwrap();
+    std::fs::write(
+        krate.join("Cargo.toml"),
+        "[package]\nname = \"clusters\"\nversion = \"0.0.0\"\nedition = \"2024\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        krate.join("src/lib.rs"),
+        "#[occupancy::check(block = 256, regs = 32, cluster = 3, grid = 1000, target = \"H200\")]\n\
+         fn launch_partial() {}\n\
+         #[occupancy::check(block = 256, regs = 32, cluster = 3, grid = 999, target = \"H200\")]\n\
+         fn launch_whole() {}\n",
+    )
+    .unwrap();
+    let (code, report) = json(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 1, "{report:#}");
+    let partial = &wrapper(&report, "launch_partial")["findings"];
+    assert_eq!(partial.as_array().map(Vec::len), Some(1), "{partial:#}");
+    assert_eq!(partial[0]["lint"], "launch_impossible");
+    assert_eq!(partial[0]["level"], "deny");
+    let message = partial[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("a grid of 1000 blocks is not a whole number of clusters"),
+        "{message}"
+    );
+    let whole = &wrapper(&report, "launch_whole")["findings"];
+    assert!(
+        whole
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["lint"] != "launch_impossible"),
+        "{whole:#}"
+    );
+}
