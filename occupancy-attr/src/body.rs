@@ -87,7 +87,7 @@ pub(crate) fn items(block: &syn::Block) -> Items {
 }
 
 /// Reads `block` in `scope` (the wrapper's module, `Self`, its parameters as opaque names).
-pub(crate) fn read(block: &syn::Block, mut scope: Scope, resolver: &mut Resolver<'_>) -> BodyRead {
+pub(crate) fn read(block: &syn::Block, mut scope: Scope, resolver: &mut Resolver) -> BodyRead {
     // Names assigned to after their `let` (`b = 1024;`, `x += 1`, `&mut x`) have no one value
     // the reader knows: unknown everywhere. A configuration's own name is handled field by
     // field instead (`cfg.grid_dim = ..` leaves its block read).
@@ -714,7 +714,7 @@ fn pattern_names(pat: &syn::Pat, out: &mut Vec<String>, depth: usize) {
 fn cust_launch(
     tokens: &TokenStream,
     scope: &Scope,
-    resolver: &mut Resolver<'_>,
+    resolver: &mut Resolver,
     kernels: &mut Vec<(String, Span)>,
 ) -> Option<BodyLaunch> {
     let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();

@@ -245,33 +245,21 @@ pub fn parse(
     let sig = wrapper.sig;
     let spec = match policy::load(env, attribute) {
         Ok(loaded) => {
-            let mut unread = wrapper.unread.clone();
-            let (mut krate, location) = match (&env.crate_dir, &env.source_file) {
-                (Some(dir), Some(file)) => {
-                    let signature = quote::ToTokens::to_token_stream(sig).to_string();
-                    let (krate, location) = source::Crate::locate(
-                        dir,
-                        file,
-                        env.lib_name.clone(),
-                        &sig.ident.to_string(),
-                        &signature,
-                    );
-                    if location.is_none() {
-                        unread.get_or_insert_with(|| {
-                            format!("{} is not in the crate's module tree", source::shown(file))
-                        });
-                    }
-                    (Some(krate), location)
-                }
-                _ => (None, None),
-            };
-            let (module, self_ty) = match location {
-                Some((module, self_ty)) => (Some(module), self_ty),
-                None => (None, None),
+            let unread = wrapper.unread.clone();
+            // The crate's sources are read, and the wrapper located there, only when a name
+            // needs resolving.
+            let located = match (&env.crate_dir, &env.source_file) {
+                (Some(dir), Some(file)) => Some(resolve::Wrapper {
+                    package_dir: dir.clone(),
+                    file: file.clone(),
+                    name: sig.ident.to_string(),
+                    signature: quote::ToTokens::to_token_stream(sig),
+                }),
+                _ => None,
             };
             let body_items = wrapper.body.map(body::items).unwrap_or_default();
-            let mut resolver = resolve::Resolver::new(krate.as_mut(), module.clone(), body_items);
-            let mut scope = resolve::Scope::new(module, self_ty, resolve::Terms::AsWritten);
+            let mut resolver = resolve::Resolver::new(located, env.lib_name.clone(), body_items);
+            let mut scope = resolve::Scope::at_wrapper(resolve::Terms::AsWritten);
             for name in param_names(sig) {
                 scope.opaque.push((
                     name,

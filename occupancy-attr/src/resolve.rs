@@ -14,6 +14,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::rc::Rc;
 
 use crate::cexpr::{self, ConfigExpr, Expr, GenericArg, IntTy, Method, Op, Path, Segment};
@@ -142,6 +143,9 @@ pub(crate) struct Scope {
     /// "known" would not be.
     pub(crate) opaque: Vec<(String, String)>,
     pub(crate) terms: Terms,
+    /// The wrapper's own scope: `module` and `self_ty` are the wrapper's, which the
+    /// resolver finds in the crate's sources on the first name to resolve.
+    at_wrapper: bool,
 }
 
 impl Scope {
@@ -152,6 +156,16 @@ impl Scope {
             locals: Vec::new(),
             opaque: Vec::new(),
             terms,
+            at_wrapper: false,
+        }
+    }
+
+    /// The wrapper's scope, its module and `Self` found by the resolver when first needed
+    /// ([`Resolver::new`]'s `wrapper`).
+    pub(crate) fn at_wrapper(terms: Terms) -> Scope {
+        Scope {
+            at_wrapper: true,
+            ..Scope::new(None, None, terms)
         }
     }
 
@@ -192,11 +206,30 @@ enum Def {
     External(String),
 }
 
+/// Where the wrapper is: what [`Crate::locate`] needs to find it in the crate's sources.
+pub(crate) struct Wrapper {
+    pub(crate) package_dir: PathBuf,
+    pub(crate) file: PathBuf,
+    pub(crate) name: String,
+    /// The signature's tokens, to tell apart functions of one name (made text only if the
+    /// wrapper is located).
+    pub(crate) signature: proc_macro2::TokenStream,
+}
+
 /// The evaluator for one expansion: the crate's sources, and guards on depth and work.
-pub(crate) struct Resolver<'c> {
-    krate: Option<&'c mut Crate>,
-    /// The wrapper's module (for what a helper's names may be written as).
-    wrapper_module: Option<ModuleId>,
+pub(crate) struct Resolver {
+    /// The crate's sources, read on the first name to resolve: a wrapper whose launch is
+    /// all literals never parses the crate (the first wrapper of a compilation would
+    /// otherwise parse every file: 47 ms for a 200-function `lib.rs` at opt-level 0).
+    krate: Option<Crate>,
+    /// The wrapper to locate, until it is.
+    pending: Option<Wrapper>,
+    lib_name: Option<String>,
+    /// The wrapper's module and `Self`, once located (the module also for what a helper's
+    /// names may be written as).
+    wrapper: Option<(ModuleId, Option<String>)>,
+    /// Why the wrapper's module is not known, once located.
+    location_note: Option<String>,
     /// Items declared in the wrapper's body (`const BLOCK: u32 = 256;` inside it).
     body_items: Items,
     stack: Vec<String>,
@@ -209,15 +242,20 @@ pub(crate) struct Resolver<'c> {
     failure: Option<String>,
 }
 
-impl<'c> Resolver<'c> {
+impl Resolver {
+    /// A resolver for `wrapper` (`None`: no crate sources, literals only), in the library
+    /// crate `lib_name`, with the items declared in the wrapper's body.
     pub(crate) fn new(
-        krate: Option<&'c mut Crate>,
-        wrapper_module: Option<ModuleId>,
+        wrapper: Option<Wrapper>,
+        lib_name: Option<String>,
         body_items: Items,
     ) -> Self {
         Resolver {
-            krate,
-            wrapper_module,
+            krate: None,
+            pending: wrapper,
+            lib_name,
+            wrapper: None,
+            location_note: None,
             body_items,
             stack: Vec::new(),
             steps: 0,
@@ -229,7 +267,52 @@ impl<'c> Resolver<'c> {
 
     /// The name of the package's library crate, for messages.
     pub(crate) fn lib_name(&self) -> Option<&str> {
-        self.krate.as_ref().and_then(|k| k.lib_name.as_deref())
+        self.lib_name.as_deref()
+    }
+
+    /// Reads the crate's sources and finds the wrapper there, the first time only.
+    fn locate(&mut self) {
+        let Some(w) = self.pending.take() else {
+            return;
+        };
+        let (krate, location) = Crate::locate(
+            &w.package_dir,
+            &w.file,
+            self.lib_name.clone(),
+            &w.name,
+            &w.signature.to_string(),
+        );
+        if location.is_none() {
+            self.location_note = Some(format!(
+                "{} is not in the crate's module tree",
+                crate::source::shown(&w.file)
+            ));
+        }
+        self.krate = Some(krate);
+        self.wrapper = location;
+    }
+
+    /// Why the wrapper's module is not known, if a name needed it and it is not.
+    pub(crate) fn location_note(&self) -> Option<&str> {
+        self.location_note.as_deref()
+    }
+
+    /// The wrapper's module, located on first use.
+    fn wrapper_module(&mut self) -> Option<ModuleId> {
+        self.locate();
+        self.wrapper.as_ref().map(|(m, _)| m.clone())
+    }
+
+    /// The module and `Self` of `scope` (the wrapper's, located on first use).
+    fn place(&mut self, scope: &Scope) -> (Option<ModuleId>, Option<String>) {
+        if scope.at_wrapper {
+            self.locate();
+            return match &self.wrapper {
+                Some((module, self_ty)) => (Some(module.clone()), self_ty.clone()),
+                None => (None, None),
+            };
+        }
+        (scope.module.clone(), scope.self_ty.clone())
     }
 
     /// Evaluates `expr` in `scope`; integers that have no type of their own take `expected`.
@@ -417,7 +500,7 @@ impl<'c> Resolver<'c> {
             && let Some(def) = unique(self.body_items.consts.iter().filter(|c| c.name == name))
         {
             let def = def.clone();
-            let module = scope.module.clone();
+            let (module, _) = self.place(scope);
             let known = self.const_value(&def, module, None, &format!("body::{name}"));
             return single(self.named(known, path, scope, "the wrapper's body"));
         }
@@ -764,7 +847,8 @@ impl<'c> Resolver<'c> {
     /// Resolves a path of the crate (not a local).
     fn resolve(&mut self, path: &Path, scope: &Scope) -> Result<Def, String> {
         self.failure = None;
-        let Some(module) = scope.module.clone() else {
+        let (module, self_ty) = self.place(scope);
+        let Some(module) = module else {
             return Err(format!(
                 "`{}` is not a literal, and the crate's sources are not available here",
                 path.text()
@@ -781,7 +865,7 @@ impl<'c> Resolver<'c> {
         }
         // `Self::NAME`, `Type::NAME`, `u32::MAX`, `module::NAME`.
         let owner = if prefix == ["Self"] {
-            match &scope.self_ty {
+            match &self_ty {
                 Some(ty) => Def::Type(module.clone(), ty.clone()),
                 None => return Err("`Self` is not the type of an impl here".to_owned()),
             }
@@ -964,7 +1048,7 @@ impl<'c> Resolver<'c> {
         if from != module {
             places.push(from.clone());
         }
-        if let Some(w) = self.wrapper_module.clone()
+        if let Some(w) = self.wrapper_module()
             && !places.contains(&w)
         {
             places.push(w);
@@ -1077,7 +1161,7 @@ impl<'c> Resolver<'c> {
     /// Whether the wrapper's module can name an item declared with `vis` in `module` by its
     /// path from the crate root (every module on the way visible too).
     fn nameable(&mut self, module: &ModuleId, vis: &Vis, name: &str) -> Result<(), String> {
-        let Some(from) = self.wrapper_module.clone() else {
+        let Some(from) = self.wrapper_module() else {
             return Err("the wrapper's module is not known".to_owned());
         };
         let private = || {

@@ -23,8 +23,8 @@ use crate::{Env, MANIFEST_VAR};
 
 /// What the front end read besides the attribute: the evaluator over the crate's sources,
 /// the scope the attribute's constants are written in, and the body.
-pub(crate) struct Reading<'r, 'c> {
-    pub(crate) resolver: &'r mut Resolver<'c>,
+pub(crate) struct Reading<'r> {
+    pub(crate) resolver: &'r mut Resolver,
     /// The wrapper's scope (its module and `Self`), for the attribute's constants.
     pub(crate) scope: Scope,
     /// The body's launches; `None` when it was not read.
@@ -44,13 +44,13 @@ pub(crate) fn validate(
     env: &Env,
     wrapper: &Ident,
     attribute: Span,
-    reading: Reading<'_, '_>,
+    reading: Reading<'_>,
 ) -> Result<Spec> {
     let policy = &loaded.policy;
     let mut errors = Errors::default();
     let mut keys = Vec::new();
     let mut read = Read::default();
-    let mut unread: Vec<String> = reading.unread.iter().cloned().collect();
+    let mut unread: Vec<String> = Vec::new();
 
     // The attribute's constants, resolved where the source reader can.
     {
@@ -85,6 +85,14 @@ pub(crate) fn validate(
         }
     }
 
+    // Why the body or the sources were not read: the wrapper's own reason, else why the
+    // wrapper's module is not known, if the body or the attribute needed it.
+    let why_unread = reading
+        .unread
+        .clone()
+        .or_else(|| reading.resolver.location_note().map(str::to_owned));
+    unread.splice(0..0, why_unread.clone());
+
     let mut key = |input: Input, arg_key: &Ident| keys.push((input, arg_key.span()));
     if let Some(arg) = &args.block {
         key(Input::Block, &arg.key);
@@ -106,7 +114,7 @@ pub(crate) fn validate(
         &plan_keys,
         written(&args, "block"),
         body,
-        reading.unread.as_deref(),
+        why_unread.as_deref(),
         attribute,
         &mut read,
         &mut errors,
@@ -388,7 +396,7 @@ pub(crate) fn validate(
 /// compile-time path, with why in `unread`.
 fn resolve_value(
     value: &mut Value,
-    resolver: &mut Resolver<'_>,
+    resolver: &mut Resolver,
     scope: &Scope,
     read: &mut Read,
     unread: &mut Vec<String>,

@@ -423,3 +423,30 @@ fn assignments_after_the_let_are_not_read_as_the_let() {
     assert_eq!(blocks(&spec), [[Some(64), Some(1), Some(1)]]);
     assert!(spec.plans[0].grid.is_none());
 }
+
+/// The crate's sources are read only when a name needs them (a launch of literals is
+/// checked without them); a constant of a file outside the module tree still resolves (the
+/// file is read as a root of its own).
+#[test]
+fn the_sources_are_read_only_for_names() {
+    let dir = crate_with(
+        "lazy",
+        &[
+            ("src/lib.rs", "pub mod declared;\n"),
+            ("src/declared.rs", "pub const N: u32 = 1;\n"),
+            (
+                "src/orphan.rs",
+                "const B: u32 = 64;\n\
+                 #[occupancy::check(block = 128, regs = 32)]\npub fn literal() {}\n\
+                 #[occupancy::check(block = B, regs = 32)]\npub fn named() {}\n",
+            ),
+        ],
+    );
+    let spec = spec_of(&dir, "src/orphan.rs", "literal").unwrap();
+    assert_eq!(blocks(&spec), [[Some(128), Some(1), Some(1)]]);
+    assert!(spec.unread.is_empty(), "{:?}", spec.unread);
+    let spec = spec_of(&dir, "src/orphan.rs", "named").unwrap();
+    assert_eq!(blocks(&spec), [[Some(64), Some(1), Some(1)]]);
+    assert!(spec.unread.is_empty(), "{:?}", spec.unread);
+    assert_eq!(spec.confirmations.len(), 1);
+}
