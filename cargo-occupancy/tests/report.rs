@@ -42,6 +42,20 @@ fn report_in(args: &[&str], target_dir: Option<&Path>) -> (i32, String, String) 
     )
 }
 
+/// A fresh crate `CARGO_TARGET_TMPDIR/<dir>` for package `name`, with `src/lib.rs`.
+fn scratch_crate(dir: &str, name: &str, lib_rs: &str) -> PathBuf {
+    let krate = Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir);
+    let _ = std::fs::remove_dir_all(&krate);
+    std::fs::create_dir_all(krate.join("src")).unwrap();
+    std::fs::write(
+        krate.join("Cargo.toml"),
+        format!("[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n"),
+    )
+    .unwrap();
+    std::fs::write(krate.join("src/lib.rs"), lib_rs).unwrap();
+    krate
+}
+
 fn json(args: &[&str]) -> (i32, Value) {
     let mut all = vec!["--json"];
     all.extend_from_slice(args);
@@ -388,19 +402,11 @@ fn finds_the_newest_build_manifest() {
 
 #[test]
 fn a_file_that_does_not_parse_fails_the_report() {
-    let krate = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-unparsable");
-    let _ = std::fs::remove_dir_all(&krate);
-    std::fs::create_dir_all(krate.join("src")).unwrap();
-    std::fs::write(
-        krate.join("Cargo.toml"),
-        "[package]\nname = \"unparsable\"\nversion = \"0.0.0\"\nedition = \"2024\"\n",
-    )
-    .unwrap();
-    std::fs::write(
-        krate.join("src/lib.rs"),
+    let krate = scratch_crate(
+        "report-unparsable",
+        "unparsable",
         "#[occupancy::check(block = 256, regs = 32)]\nfn ok() {}\n",
-    )
-    .unwrap();
+    );
     // A deny-level wrapper the report cannot see behind a syntax error.
     std::fs::write(
         krate.join("src/broken.rs"),
@@ -506,14 +512,13 @@ src/lib.rs:39           launch_test    -       sm_90   100% (64/64 warps)  warps
 /// --write-manifest`) is named as such in the note, not as a cubin.
 #[test]
 fn a_manifest_from_a_ptxas_log_is_named_as_one() {
-    let krate = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-ptxas-log");
-    let _ = std::fs::remove_dir_all(&krate);
-    std::fs::create_dir_all(krate.join("src")).unwrap();
-    std::fs::write(
-        krate.join("Cargo.toml"),
-        "[package]\nname = \"from-log\"\nversion = \"0.0.0\"\nedition = \"2024\"\n",
-    )
-    .unwrap();
+    // k_call from the log: 32 registers, 64 B stack frame; 40 KiB of dynamic shared memory
+    // give 5 blocks of 8 warps on sm_90 (62.5%), under an 80% floor.
+    let krate = scratch_crate(
+        "report-ptxas-log",
+        "from-log",
+        "#[occupancy::check(kernel = \"k_call\", block = 256, smem = 40 KiB, min_occupancy = 80%, target = \"sm_90\")]\nfn launch() {}\n",
+    );
     let log = root().join("occupancy-core/tests/fixtures/ptxas/ptxas-12.9.sm_90.log");
     let manifest = krate.join("kernels.manifest.json");
     let out = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))
@@ -531,13 +536,6 @@ fn a_manifest_from_a_ptxas_log_is_named_as_one() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // k_call from the log: 32 registers, 64 B stack frame; 40 KiB of dynamic shared memory
-    // give 5 blocks of 8 warps on sm_90 (62.5%), under an 80% floor.
-    std::fs::write(
-        krate.join("src/lib.rs"),
-        "#[occupancy::check(kernel = \"k_call\", block = 256, smem = 40 KiB, min_occupancy = 80%, target = \"sm_90\")]\nfn launch() {}\n",
-    )
-    .unwrap();
     let (code, found) = json(&[krate.to_str().unwrap()]);
     assert_eq!(code, 0, "{found:#}");
     let w = wrapper(&found, "launch");
@@ -562,22 +560,14 @@ fn a_manifest_from_a_ptxas_log_is_named_as_one() {
 /// report as in the attribute and calc; a whole number of clusters launches.
 #[test]
 fn a_grid_of_partial_clusters_cannot_launch() {
-    let krate = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-clusters");
-    let _ = std::fs::remove_dir_all(&krate);
-    std::fs::create_dir_all(krate.join("src")).unwrap();
-    std::fs::write(
-        krate.join("Cargo.toml"),
-        "[package]\nname = \"clusters\"\nversion = \"0.0.0\"\nedition = \"2024\"\n",
-    )
-    .unwrap();
-    std::fs::write(
-        krate.join("src/lib.rs"),
+    let krate = scratch_crate(
+        "report-clusters",
+        "clusters",
         "#[occupancy::check(block = 256, regs = 32, cluster = 3, grid = 1000, target = \"H200\")]\n\
          fn launch_partial() {}\n\
          #[occupancy::check(block = 256, regs = 32, cluster = 3, grid = 999, target = \"H200\")]\n\
          fn launch_whole() {}\n",
-    )
-    .unwrap();
+    );
     let (code, report) = json(&[krate.to_str().unwrap()]);
     assert_eq!(code, 1, "{report:#}");
     let partial = &wrapper(&report, "launch_partial")["findings"];
