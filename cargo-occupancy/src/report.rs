@@ -138,7 +138,7 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
                 Some(path) => (Some(path), "the newest build"),
                 None => (
                     None,
-                    "no build output found; `kernel = ...` falls back to the policy's `manifest`, else kernels.manifest.json",
+                    "no build output found under $CARGO_TARGET_DIR or a target/ folder (build first, with the same CARGO_TARGET_DIR, or pass --kernel-manifest); `kernel = ...` falls back to the policy's `manifest`, else kernels.manifest.json",
                 ),
             },
         },

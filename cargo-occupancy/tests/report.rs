@@ -189,7 +189,7 @@ fn warnings_only_exit_zero_and_every_spelling_is_found() {
     assert_eq!(code, 0, "{stdout}{stderr}");
     // The policy's `manifest` is the one in effect (no build output for this crate).
     assert!(
-        stdout.contains("resource manifest: no build output found; `kernel = ...` falls back to the policy's `manifest`, else kernels.manifest.json"),
+        stdout.contains("resource manifest: no build output found under $CARGO_TARGET_DIR or a target/ folder (build first, with the same CARGO_TARGET_DIR, or pass --kernel-manifest); `kernel = ...` falls back to the policy's `manifest`, else kernels.manifest.json"),
         "{stdout}"
     );
     let (code, report) = json(&[

@@ -68,8 +68,9 @@ pub(crate) fn plans(
                 (_, Some(why)) => format!("the body was not read ({why})"),
                 (Some(_), None) => {
                     "the body builds no launch configuration the attribute can read \
-                     (a `LaunchConfig { .. }` literal, `LaunchConfig::for_num_elems`, a helper \
-                     of the crate returning a `LaunchConfig`, or cust's `launch!`)"
+                     (a `LaunchConfig { .. }` literal, `LaunchConfig::for_num_elems`, a function \
+                     of the crate returning a `LaunchConfig` (methods are not read), or cust's \
+                     `launch!`)"
                         .to_owned()
                 }
                 (None, None) => "there is no body to read".to_owned(),
