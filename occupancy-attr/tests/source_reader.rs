@@ -450,3 +450,32 @@ fn the_sources_are_read_only_for_names() {
     assert!(spec.unread.is_empty(), "{:?}", spec.unread);
     assert_eq!(spec.confirmations.len(), 1);
 }
+
+/// A const fn of the crate called with a run-time value: the error names the run-time
+/// value and says how to give candidates.
+#[test]
+fn a_const_fn_of_a_run_time_value_says_why() {
+    let dir = crate_with(
+        "const-fn-run-time",
+        &[(
+            "src/lib.rs",
+            "pub struct LaunchConfig { pub grid_dim: (u32, u32, u32), pub block_dim: (u32, u32, u32), pub shared_mem_bytes: u32 }\n\
+             const fn twice(x: u32) -> u32 { x * 2 }\n\
+             #[occupancy::check(regs = 32)]\n\
+             pub fn launch(n: u32) -> LaunchConfig {\n\
+                 LaunchConfig { grid_dim: (1, 1, 1), block_dim: (twice(n), 1, 1), shared_mem_bytes: 0 }\n\
+             }\n",
+        )],
+    );
+    let Err(errors) = spec_of(&dir, "src/lib.rs", "launch") else {
+        panic!("a run-time block is an error")
+    };
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with(
+            "the block size of this launch is known only at run time (`n` is a parameter of the \
+             wrapper, a run-time value): give its candidates in the attribute, `block = [32, 1024]`"
+        ),
+        "{errors:?}"
+    );
+}
