@@ -12,6 +12,7 @@ mod profile;
 mod report;
 mod sarif;
 mod sweep;
+mod targets;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -65,6 +66,9 @@ enum Command {
     /// the command under ncu (when it is on the PATH). Exit status: 0 when the engine agrees
     /// with ncu on every launch, 1 when not, 2 when it cannot run.
     Profile(profile::ProfileArgs),
+    /// Every target accepted by `--arch`, the attribute's `target` and the policy's
+    /// `targets`: compute capabilities and GPU names, with SM counts and other spellings.
+    Targets,
 }
 
 fn main() -> ExitCode {
@@ -97,6 +101,10 @@ fn main() -> ExitCode {
                     ExitCode::from(2)
                 }
             };
+        }
+        Command::Targets => {
+            print!("{}", targets::text());
+            Ok(())
         }
         Command::Sweep(a) => sweep::run(&a).map(|text| {
             print!("{text}");

@@ -519,3 +519,37 @@ fn item_7_exit_status_follows_reports_rule() {
     assert_eq!(code, 2);
     assert!(err.contains("zero dimension"), "{err}");
 }
+
+/// `cargo occupancy targets` lists what `--arch` takes, and every name it lists is taken.
+#[test]
+fn targets_lists_every_accepted_target_and_each_is_accepted() {
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))
+        .args(["occupancy", "targets"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.ends_with("19 compute capabilities, 51 GPUs; a GPU name also gives the SM count for the grid lints\n"),
+        "{text}"
+    );
+    let h200 = text.lines().find(|l| l.trim_start().starts_with("H200 ")).unwrap();
+    assert_eq!(
+        h200.split_whitespace().collect::<Vec<_>>(),
+        ["H200", "9.0", "132", "H200", "SXM,", "H200", "SXM", "141GB"]
+    );
+    assert!(text.contains("sm_90 (9.0), sm_100 (10.0)"), "{text}");
+    // Every GPU row's name runs calc (the name is the row's text before the cc column).
+    let gpus: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("GPUs"))
+        .skip(2)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.trim_start().split("  ").next().unwrap())
+        .collect();
+    assert_eq!(gpus.len(), 51);
+    for gpu in gpus {
+        let (code, _, err) = calc(&["--arch", gpu, "--block", "256", "--regs", "32"]);
+        assert_eq!(code, 0, "{gpu}: {err}");
+    }
+}

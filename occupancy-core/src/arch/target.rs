@@ -148,7 +148,7 @@ impl fmt::Display for TargetError {
             None => write!(f, "unknown target `{}`", self.input)?,
         }
         match self.suggestions.as_slice() {
-            [] => write!(f, "; known: sm_50 .. sm_121 or a GPU name such as H100"),
+            [] => write!(f, "; known: sm_50 .. sm_121 or a GPU name such as H100 (`cargo occupancy targets` lists them)"),
             [one] => write!(f, "; did you mean `{one}`?"),
             many => {
                 f.write_str("; did you mean ")?;
@@ -334,7 +334,7 @@ mod tests {
         assert!(err.suggestions.is_empty());
         assert!(
             err.to_string()
-                .ends_with("; known: sm_50 .. sm_121 or a GPU name such as H100")
+                .ends_with("; known: sm_50 .. sm_121 or a GPU name such as H100 (`cargo occupancy targets` lists them)")
         );
     }
 
