@@ -326,11 +326,16 @@ fn heading(a: &ConfigArgs) -> String {
         Some(g) => format!("{} ({} SMs), ", g.name, g.sm_count),
         None => String::new(),
     };
+    // The shape only where it says more than the thread count: `(16, 16)`.
+    let shape = if a.block.y == 1 && a.block.z == 1 {
+        String::new()
+    } else {
+        format!(" {}", a.block)
+    };
     let _ = writeln!(
         out,
-        "Occupancy of {}-thread blocks ({}) on {gpu}{} {} (cc {})",
+        "Occupancy of {}-thread blocks{shape} on {gpu}{} {} (cc {})",
         a.block.threads(),
-        a.block,
         arch.sm,
         arch.family,
         arch.cc
@@ -384,7 +389,12 @@ fn table(c: &CalcArgs, occ: &Occupancy) -> String {
     row(
         &mut out,
         "threads per block",
-        format!("{} ({} warps)", occ.threads_per_block, occ.warps_per_block),
+        format!(
+            "{} ({} warp{})",
+            occ.threads_per_block,
+            occ.warps_per_block,
+            if occ.warps_per_block == 1 { "" } else { "s" }
+        ),
     );
     row(&mut out, "registers per thread", a.regs.to_string());
     row(
@@ -486,7 +496,7 @@ fn table(c: &CalcArgs, occ: &Occupancy) -> String {
     row(
         &mut out,
         "theoretical occupancy",
-        format!("{:.1}%", occ.percent()),
+        occupancy_core::lint::percent(occ.active_warps_per_sm(), occ.max_warps_per_sm),
     );
     if let Some(sms) = a.arch.sm_count() {
         let plain = u64::from(occ.blocks_per_sm) * u64::from(sms);

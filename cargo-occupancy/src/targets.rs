@@ -9,7 +9,10 @@ use occupancy_core::arch::{ARCHS, GPUS};
 /// capability, SM count and other accepted names.
 pub fn text() -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "Compute capabilities (also written as 9.0, 90 or sm_90a):");
+    let _ = writeln!(
+        s,
+        "Compute capabilities (also written as 9.0, 90 or sm_90a):"
+    );
     let sms: Vec<String> = ARCHS
         .iter()
         .map(|arch| format!("{} ({})", arch.sm, arch.cc))

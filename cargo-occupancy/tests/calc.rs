@@ -39,7 +39,14 @@ fn table_marks_the_limiter_and_gives_the_result() {
         "8KiB",
     ]);
     assert_eq!(code, 0);
-    assert!(out.contains("A100-SXM4-80GB (108 SMs)"), "{out}");
+    assert!(
+        out.starts_with("Occupancy of 256-thread blocks on A100-SXM4-80GB (108 SMs), sm_80"),
+        "{out}"
+    );
+    assert!(
+        out.contains("threads per block                 256 (8 warps)\n"),
+        "{out}"
+    );
     assert!(
         out.contains("registers per warp                1280 (40 x 32 rounded up to 256)"),
         "{out}"
@@ -57,11 +64,25 @@ fn table_marks_the_limiter_and_gives_the_result() {
         "{out}"
     );
     assert!(
-        out.contains("theoretical occupancy             75.0%"),
+        out.contains("theoretical occupancy             75%"),
         "{out}"
     );
     assert!(
         out.contains("blocks to fill the GPU once       648 (108 SMs)"),
+        "{out}"
+    );
+    // A 2-D block shows its shape; one warp is singular; percentages as the lints write them.
+    let (_, out, _) = calc(&["--arch", "sm_86", "--block", "16x2", "--regs", "32"]);
+    assert!(
+        out.starts_with("Occupancy of 32-thread blocks (16, 2) on sm_86"),
+        "{out}"
+    );
+    assert!(
+        out.contains("threads per block                 32 (1 warp)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("theoretical occupancy             33.33%\n"),
         "{out}"
     );
 }
@@ -533,7 +554,10 @@ fn targets_lists_every_accepted_target_and_each_is_accepted() {
         text.ends_with("19 compute capabilities, 51 GPUs; a GPU name also gives the SM count for the grid lints\n"),
         "{text}"
     );
-    let h200 = text.lines().find(|l| l.trim_start().starts_with("H200 ")).unwrap();
+    let h200 = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("H200 "))
+        .unwrap();
     assert_eq!(
         h200.split_whitespace().collect::<Vec<_>>(),
         ["H200", "9.0", "132", "H200", "SXM,", "H200", "SXM", "141GB"]

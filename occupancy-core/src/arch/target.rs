@@ -148,7 +148,10 @@ impl fmt::Display for TargetError {
             None => write!(f, "unknown target `{}`", self.input)?,
         }
         match self.suggestions.as_slice() {
-            [] => write!(f, "; known: sm_50 .. sm_121 or a GPU name such as H100 (`cargo occupancy targets` lists them)"),
+            [] => write!(
+                f,
+                "; known: sm_50 .. sm_121 or a GPU name such as H100 (`cargo occupancy targets` lists them)"
+            ),
             [one] => write!(f, "; did you mean `{one}`?"),
             many => {
                 f.write_str("; did you mean ")?;

@@ -169,9 +169,10 @@ fn decimal_scaled(digits: &str, scale: u32) -> Option<u64> {
     Some(whole * 10u64.pow(scale) + frac_value)
 }
 
-/// Theoretical occupancy as a percentage for messages: `37.5%`, `75%`, `2.08%`
-/// (two decimals at most, trailing zeros dropped).
-pub(crate) fn percent(active_warps: impl Into<u64>, max_warps: impl Into<u64>) -> String {
+/// Theoretical occupancy as a percentage for messages, `active_warps` of `max_warps`:
+/// `37.5%`, `75%`, `2.08%` (two decimals at most, rounded half up, trailing zeros dropped;
+/// `0%` when `max_warps` is 0).
+pub fn percent(active_warps: impl Into<u64>, max_warps: impl Into<u64>) -> String {
     let (active, max) = (
         u128::from(active_warps.into()),
         u128::from(max_warps.into()),
