@@ -248,7 +248,7 @@
 //! `OCCUPANCY_POLICY`, absolute or relative to the crate's directory):
 //!
 //! ```toml
-//! targets = ["sm_80", "sm_90"]   # default targets (built-in default: sm_80, sm_90)
+//! targets = ["sm_80", "sm_90"]   # default targets (without it: those build.rs compiles, else sm_80, sm_90)
 //! min_occupancy = 0.5            # or "50%" (built-in default: 50%)
 //! class = "balanced"             # default kernel class: its floor when no min_occupancy
 //! manifest = "kernels.manifest.json"  # committed resource manifest (relative to the crate)
