@@ -928,13 +928,28 @@ impl Wrapper {
                 value["min_occupancy_percent"] =
                     json!(f64::from(spec.min_occupancy.basis_points()) / 100.0);
                 value["plans"] = spec.plans.iter().map(plan_json).collect();
+                // Members of the family with no cubin for a target: not checked there.
+                let left_out: serde_json::Map<String, Json> = spec
+                    .targets
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(index, t)| {
+                        let names: Vec<&str> = spec
+                            .left_out(index)
+                            .iter()
+                            .map(|k| k.name.as_str())
+                            .collect();
+                        (!names.is_empty()).then(|| (t.target.to_string(), json!(names)))
+                    })
+                    .collect();
+                value["left_out"] = Json::Object(left_out);
                 let mut rows = Vec::new();
                 for case in &evaluation.cases {
-                    for (t, ts) in case.targets.iter().zip(&spec.targets) {
+                    for t in &case.targets {
                         let index = spec
                             .targets
                             .iter()
-                            .position(|x| x.target == ts.target)
+                            .position(|x| x.target == t.target)
                             .unwrap_or(0);
                         let resources = spec.resources(case.kernel, index);
                         let mut row = json!({

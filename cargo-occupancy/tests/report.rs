@@ -589,3 +589,61 @@ fn a_grid_of_partial_clusters_cannot_launch() {
         "{whole:#}"
     );
 }
+
+/// Issue 19, item 1: a member of a family with no cubin for a target (k_cluster: sm_90
+/// only) is left out there, listed as such, and the rest of the family is checked; a
+/// target with no member left is an error on the `kernel` key.
+#[test]
+fn family_members_are_left_out_where_they_have_no_cubin() {
+    let krate = scratch_crate(
+        "report-family-targets",
+        "family_targets",
+        "#[occupancy::check(kernel = [\"k_regs\", \"k_cluster\"], block = 256, target = [\"sm_80\", \"sm_90\"])]\n\
+         fn launch_list() {}\n\
+         #[occupancy::check(kernel = \"k_*cluster\", block = 128, target = [\"sm_80\", \"sm_90\"])]\n\
+         fn launch_empty() {}\n",
+    );
+    let manifest = root().join("tests/ui/fixtures/probe.manifest.json");
+    let (code, report) = json(&[
+        krate.to_str().unwrap(),
+        "--kernel-manifest",
+        manifest.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{report:#}");
+    let list = wrapper(&report, "launch_list");
+    let cases: Vec<(String, String, f64)> = list["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["kernel"].as_str().unwrap().to_owned(),
+                t["target"].as_str().unwrap().to_owned(),
+                t["occupancy_percent"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    // k_regs: 52 registers on sm_80 (4 blocks of 8 warps), 46 on sm_90 (5 blocks);
+    // k_cluster: 10 registers, sm_90 only.
+    let expected = [
+        ("k_regs", "sm_80", 50.0),
+        ("k_regs", "sm_90", 62.5),
+        ("k_cluster", "sm_90", 100.0),
+    ]
+    .map(|(k, t, p)| (k.to_owned(), t.to_owned(), p));
+    assert_eq!(cases, expected);
+    assert_eq!(
+        list["left_out"],
+        serde_json::json!({"sm_80": ["k_cluster"]})
+    );
+    assert!(list.get("errors").is_none(), "{list:#}");
+    let empty = wrapper(&report, "launch_empty");
+    let errors = empty["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{empty:#}");
+    assert!(
+        errors[0].as_str().unwrap().starts_with(
+            "src/lib.rs:3:20: no kernel of the family `k_*cluster` has a cubin that runs on sm_80"
+        ),
+        "{empty:#}"
+    );
+}
