@@ -647,3 +647,60 @@ fn family_members_are_left_out_where_they_have_no_cubin() {
         "{empty:#}"
     );
 }
+
+/// Issue 19, item 4: an item the report does not need (a trait with 82 `+` bounds, a type
+/// nested 70 deep) no longer makes it refuse the file: it is left out with a note, and the
+/// wrappers of the file are checked; a wrapper whose body is past the limits is checked
+/// from its keys, as the build does.
+#[test]
+fn items_past_the_limits_are_left_out_not_the_file() {
+    let bounds = (0..82)
+        .map(|i| format!("std::ops::Add<Output = T{i}>"))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let deep = format!("{}u8{}", "(".repeat(70), ",)".repeat(70));
+    let body = format!("{}1{}", "(".repeat(100), ")".repeat(100));
+    let krate = scratch_crate(
+        "report-item-limits",
+        "item_limits",
+        &format!(
+            "pub trait WithDType: {bounds} {{}}\n\
+             pub type Deep = {deep};\n\
+             const BLOCK: u32 = 64;\n\
+             #[occupancy::check(block = BLOCK, regs = 32, target = \"sm_90\")]\n\
+             fn launch() {{}}\n\
+             #[occupancy::check(block = 256, regs = 96, target = \"sm_90\")]\n\
+             fn deep_body() {{ let _ = {body}; }}\n"
+        ),
+    );
+    let (code, stdout, stderr) = report(&["--json", krate.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stderr.contains(
+            "note: src/lib.rs:1: `trait WithDType` is not read: `trait WithDType`: this expression or type chains too many operators and groups"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "note: src/lib.rs:2: `type Deep` is not read: `type Deep` is nested more than 64 levels deep"
+        ),
+        "{stderr}"
+    );
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["unreadable"], serde_json::json!([]));
+    // BLOCK read from the file: 64 threads, 32 blocks of 2 warps on sm_90.
+    assert_eq!(
+        rows(wrapper(&report, "launch")),
+        [("sm_90".to_owned(), 100.0, Vec::new())]
+    );
+    // The keys alone: 256 threads at 96 registers, 2 blocks of 8 warps.
+    assert_eq!(
+        rows(wrapper(&report, "deep_body")),
+        [(
+            "sm_90".to_owned(),
+            25.0,
+            vec!["low_occupancy (warn)".to_owned()]
+        )]
+    );
+}
