@@ -141,6 +141,36 @@ pub struct LaunchPath {
 }
 
 impl LaunchPath {
+    /// One line: `k<float, 64> grid 64 block (32, 4) smem 256 B [n == 64]`.
+    pub fn summary(&self) -> String {
+        let dims = |d: &Read<[u32; 3]>| match d {
+            Read::Known([x, 1, 1]) => x.to_string(),
+            Read::Known([x, y, 1]) => format!("({x}, {y})"),
+            Read::Known([x, y, z]) => format!("({x}, {y}, {z})"),
+            Read::Unknown(_) => "?".to_owned(),
+        };
+        let mut s = format!(
+            "{} grid {} block {} smem {}",
+            self.kernel,
+            dims(&self.grid),
+            dims(&self.block),
+            match &self.dynamic_smem_bytes {
+                Read::Known(b) => format!("{b} B"),
+                Read::Unknown(_) => "?".to_owned(),
+            }
+        );
+        if let Some([x, y, z]) = self.cluster {
+            s.push_str(&format!(" cluster ({x}, {y}, {z})"));
+        }
+        if let Some(o) = self.opt_in_bytes {
+            s.push_str(&format!(" opt-in {o} B"));
+        }
+        if !self.conditions.is_empty() {
+            s.push_str(&format!(" [{}]", self.conditions.join(", ")));
+        }
+        s
+    }
+
     /// `head_dim == 64, block = 128`, or `None` without conditions.
     pub fn label(&self) -> Option<String> {
         (!self.conditions.is_empty()).then(|| self.conditions.join(", "))
