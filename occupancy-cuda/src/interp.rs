@@ -123,8 +123,18 @@ impl<'t, 's> Interp<'t, 's> {
     /// Interprets every root of the unit.
     pub(crate) fn run(&mut self) {
         let index = self.index;
+        let instantiated: Vec<&str> = index
+            .instantiations
+            .iter()
+            .filter_map(|i| i.field("name").map(|n| n.text()))
+            .map(|n| n.rsplit("::").next().unwrap_or(n))
+            .collect();
         for f in &index.all_functions {
             if f.is_kernel || !index.is_root(f) {
+                continue;
+            }
+            // A template the unit instantiates explicitly runs with those arguments only.
+            if f.is_template && instantiated.contains(&f.name.as_str()) {
                 continue;
             }
             self.steps = 0;
@@ -471,7 +481,10 @@ impl<'t, 's> Interp<'t, 's> {
                     match self.eval(item, p).as_int() {
                         Some((v, _)) => d[i] = v.clone(),
                         None => {
-                            return Val::unknown(format!("`{}` is not read", clip(item.text(), 40)));
+                            return Val::unknown(format!(
+                                "`{}` is not read",
+                                clip(item.text(), 40)
+                            ));
                         }
                     }
                 }
@@ -1572,7 +1585,11 @@ impl<'t, 's> Interp<'t, 's> {
                 .and_then(|v| u32::try_from(v).ok());
             for (block, smem, candidates, label) in block_smem(&block, &smem, &comment) {
                 let mut conditions = p.conditions.clone();
-                conditions.extend(label);
+                for l in label {
+                    if !conditions.contains(&l) {
+                        conditions.push(l);
+                    }
+                }
                 produced.push(LaunchPath {
                     kernel: instantiation.clone(),
                     grid: grid.clone(),
@@ -2585,7 +2602,7 @@ impl<'t, 's> Interp<'t, 's> {
             }
             let v = value.unwrap_or_else(|| Val::unknown(format!("`{simple}` does not return")));
             if let Val::Int(x, _) = &v
-                && !x.is_unknown()
+                && (x.members().is_some() || !is_next_pow2(simple))
             {
                 return v;
             }
