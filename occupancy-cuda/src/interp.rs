@@ -19,7 +19,7 @@ use occupancy_core::abstract_int::{AbstractInt, Comparison, Truth, loop_exits};
 use crate::MAX_PATHS;
 use crate::index::{At, Constant, Function, Index, Init, Struct, declared_name, template_params};
 use crate::launch::{
-    Candidates, CudaLaunch, Instantiation, LaunchForm, LaunchPath, Read, ReadNote,
+    Candidates, CudaLaunch, Instantiation, LaunchForm, LaunchPath, Read, ReadNote, TemplateArg,
 };
 use crate::macros::{Expander, paren_list};
 use crate::syntax::{Code, clip};
@@ -1565,13 +1565,22 @@ impl<'t, 's> Interp<'t, 's> {
         let mut produced: Vec<LaunchPath> = Vec::new();
         let mut why_not = Vec::new();
         for k in &kernels {
+            let bools: Vec<bool> = self
+                .index
+                .kernel(&k.name)
+                .map(|f| f.template.iter().map(|t| t.ty.trim() == "bool").collect())
+                .unwrap_or_default();
             let instantiation = Instantiation {
                 name: k.name.clone(),
-                template_args: k
-                    .args
-                    .as_ref()
-                    .ok()
-                    .map(|a| a.iter().map(TyArg::to_template_arg).collect()),
+                template_args: k.args.as_ref().ok().map(|a| {
+                    a.iter()
+                        .enumerate()
+                        .map(|(i, a)| match (a, bools.get(i)) {
+                            (TyArg::Value(v), Some(true)) => TemplateArg::Bool(*v != 0),
+                            _ => a.to_template_arg(),
+                        })
+                        .collect()
+                }),
             };
             if let Err(why) = &k.args {
                 why_not.push(format!("`{}`: {why}", k.name));
@@ -1585,7 +1594,7 @@ impl<'t, 's> Interp<'t, 's> {
                 .and_then(|v| u32::try_from(v).ok());
             for (block, smem, candidates, label) in block_smem(&block, &smem, &comment) {
                 let mut conditions = p.conditions.clone();
-                for l in label {
+                if let Some(l) = label {
                     if !conditions.contains(&l) {
                         conditions.push(l);
                     }

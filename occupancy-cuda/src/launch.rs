@@ -40,8 +40,10 @@ impl LaunchForm {
 pub enum TemplateArg {
     /// A type, as C++ spells it after resolving aliases the file makes (`float`, `__half`).
     Type(String),
-    /// A non-type argument's value (`64`, `true` as 1).
+    /// A non-type argument's value (`64`).
     Value(i128),
+    /// A `bool` argument.
+    Bool(bool),
 }
 
 impl fmt::Display for TemplateArg {
@@ -49,6 +51,7 @@ impl fmt::Display for TemplateArg {
         match self {
             TemplateArg::Type(t) => f.write_str(t),
             TemplateArg::Value(v) => write!(f, "{v}"),
+            TemplateArg::Bool(b) => write!(f, "{b}"),
         }
     }
 }

@@ -3,6 +3,8 @@
 //! engine, lints and policy of `#[occupancy::check]`.
 #![deny(missing_docs)]
 
+mod build;
+mod check;
 mod files;
 mod index;
 mod interp;
@@ -13,6 +15,8 @@ mod value;
 
 use std::path::{Path, PathBuf};
 
+pub use build::{BuildReport, CudaLaunches, OUT_DIR_RECORD};
+pub use check::{CheckedLaunch, CheckedPath, Compiled, Outcome, check};
 pub use files::{MAX_FILE_BYTES, MAX_FILES};
 pub use launch::{
     Candidates, CudaLaunch, Instantiation, LaunchForm, LaunchPath, Read, ReadNote, Reading,
