@@ -41,7 +41,9 @@
 //! default build leaves out is built by some other configuration.
 //!
 //! Also: a file that does not parse is an error (its wrappers cannot be checked) and fails
-//! the report; a wrapper written by a macro (`macro_rules!`) is not found; a constant the
+//! the report; an item past the limits that keep `syn` within its stack (a trait with 82
+//! `+` bounds) is left out with a note, and the rest of its file is read
+//! (`occupancy_attr::parse_source_file`, as the attribute reads the crate's sources); a wrapper written by a macro (`macro_rules!`) is not found; a constant the
 //! build can evaluate but this reader cannot leaves the wrapper "not evaluated".
 //!
 //! Exit status: 0 when no wrapper has a deny-level finding or an error (warnings pass); 1
@@ -201,28 +203,31 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
                 continue;
             }
         };
-        // Nesting deep enough to overflow syn's stack is an error on its token.
-        if let Err(e) = text
-            .parse::<proc_macro2::TokenStream>()
-            .map_err(|e| syn::Error::new(e.span(), e))
-            .and_then(|tokens| occupancy_attr::check_source_limits(&tokens, &shown))
-        {
-            let at = e.span().start();
-            unreadable.push(format!("{shown}:{}:{}: {e}", at.line, at.column + 1));
-            continue;
-        }
-        let syntax = match syn::parse_file(&text) {
-            Ok(syntax) => syntax,
+        // Items past the limits that keep syn within its stack are left out (a note);
+        // the rest of the file is read.
+        let source = match occupancy_attr::parse_source_file(&text, &shown) {
+            Ok(source) => source,
             Err(e) => {
                 let at = e.span().start();
                 unreadable.push(format!("{shown}:{}:{}: {e}", at.line, at.column + 1));
                 continue;
             }
         };
+        for skipped in &source.skipped {
+            let what = match &skipped.body_of {
+                Some(_) => format!("the body of `{}`", skipped.what),
+                None => format!("`{}`", skipped.what),
+            };
+            eprintln!(
+                "note: {shown}:{}: {what} is not read: {}",
+                skipped.line, skipped.why
+            );
+        }
         parsed.push(Parsed {
             path: file,
             shown,
-            syntax,
+            syntax: source.syntax,
+            skipped: source.skipped,
         });
     }
     let inherited = module_conditions(&crate_dir, &parsed);
@@ -511,6 +516,9 @@ struct Parsed {
     path: PathBuf,
     shown: String,
     syntax: syn::File,
+    /// Items past the parser's limits, left out of `syntax` (a function keeps its
+    /// signature, with an empty body).
+    skipped: Vec<occupancy_attr::Skipped>,
 }
 
 /// For each file that a `mod` declaration carrying `#[cfg(...)]` brings in (directly or
@@ -968,13 +976,28 @@ impl Wrapper {
                 value["min_occupancy_percent"] =
                     json!(f64::from(spec.min_occupancy.basis_points()) / 100.0);
                 value["plans"] = spec.plans.iter().map(plan_json).collect();
+                // Members of the family with no cubin for a target: not checked there.
+                let left_out: serde_json::Map<String, Json> = spec
+                    .targets
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(index, t)| {
+                        let names: Vec<&str> = spec
+                            .left_out(index)
+                            .iter()
+                            .map(|k| k.name.as_str())
+                            .collect();
+                        (!names.is_empty()).then(|| (t.target.to_string(), json!(names)))
+                    })
+                    .collect();
+                value["left_out"] = Json::Object(left_out);
                 let mut rows = Vec::new();
                 for case in &evaluation.cases {
-                    for (t, ts) in case.targets.iter().zip(&spec.targets) {
+                    for t in &case.targets {
                         let index = spec
                             .targets
                             .iter()
-                            .position(|x| x.target == ts.target)
+                            .position(|x| x.target == t.target)
                             .unwrap_or(0);
                         let resources = spec.resources(case.kernel, index);
                         let mut row = json!({
@@ -1056,10 +1079,27 @@ fn evaluate(file: &Parsed, found: Found, env: &Env) -> Wrapper {
     };
     let conditions = found.conditions;
     let env = env.clone().with_source_file(&file.path);
+    // A body left out as past the parser's limits is not read, as the macro does not read
+    // it: the attribute's keys still check the launch.
+    let unread = file
+        .skipped
+        .iter()
+        .find(|s| {
+            s.body_of.as_deref() == Some(name.as_str())
+                && found
+                    .body
+                    .as_ref()
+                    .is_some_and(|b| b.brace_token.span.open().start().line == s.line)
+        })
+        .map(|s| format!("the body was not read: {}", s.why));
     let wrapper = occupancy_attr::Wrapper {
         sig: &found.sig,
-        body: found.body.as_ref(),
-        unread: None,
+        body: if unread.is_some() {
+            None
+        } else {
+            found.body.as_ref()
+        },
+        unread,
     };
     let outcome = match occupancy_attr::parse(found.args, &wrapper, found.attribute, &env) {
         Err(errors) => Outcome::Errors(

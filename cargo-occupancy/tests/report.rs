@@ -772,3 +772,118 @@ fn a_grid_of_partial_clusters_cannot_launch() {
         "{whole:#}"
     );
 }
+
+/// Issue 19, item 1: a member of a family with no cubin for a target (k_cluster: sm_90
+/// only) is left out there, listed as such, and the rest of the family is checked; a
+/// target with no member left is an error on the `kernel` key.
+#[test]
+fn family_members_are_left_out_where_they_have_no_cubin() {
+    let krate = scratch_crate(
+        "report-family-targets",
+        "family_targets",
+        "#[occupancy::check(kernel = [\"k_regs\", \"k_cluster\"], block = 256, target = [\"sm_80\", \"sm_90\"])]\n\
+         fn launch_list() {}\n\
+         #[occupancy::check(kernel = \"k_*cluster\", block = 128, target = [\"sm_80\", \"sm_90\"])]\n\
+         fn launch_empty() {}\n",
+    );
+    let manifest = root().join("tests/ui/fixtures/probe.manifest.json");
+    let (code, report) = json(&[
+        krate.to_str().unwrap(),
+        "--kernel-manifest",
+        manifest.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{report:#}");
+    let list = wrapper(&report, "launch_list");
+    let cases: Vec<(String, String, f64)> = list["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["kernel"].as_str().unwrap().to_owned(),
+                t["target"].as_str().unwrap().to_owned(),
+                t["occupancy_percent"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    // k_regs: 52 registers on sm_80 (4 blocks of 8 warps), 46 on sm_90 (5 blocks);
+    // k_cluster: 10 registers, sm_90 only.
+    let expected = [
+        ("k_regs", "sm_80", 50.0),
+        ("k_regs", "sm_90", 62.5),
+        ("k_cluster", "sm_90", 100.0),
+    ]
+    .map(|(k, t, p)| (k.to_owned(), t.to_owned(), p));
+    assert_eq!(cases, expected);
+    assert_eq!(
+        list["left_out"],
+        serde_json::json!({"sm_80": ["k_cluster"]})
+    );
+    assert!(list.get("errors").is_none(), "{list:#}");
+    let empty = wrapper(&report, "launch_empty");
+    let errors = empty["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{empty:#}");
+    assert!(
+        errors[0].as_str().unwrap().starts_with(
+            "src/lib.rs:3:20: no kernel of the family `k_*cluster` has a cubin that runs on sm_80"
+        ),
+        "{empty:#}"
+    );
+}
+
+/// Issue 19, item 4: an item the report does not need (a trait with 82 `+` bounds, a type
+/// nested 70 deep) no longer makes it refuse the file: it is left out with a note, and the
+/// wrappers of the file are checked; a wrapper whose body is past the limits is checked
+/// from its keys, as the build does.
+#[test]
+fn items_past_the_limits_are_left_out_not_the_file() {
+    let bounds = (0..82)
+        .map(|i| format!("std::ops::Add<Output = T{i}>"))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let deep = format!("{}u8{}", "(".repeat(70), ",)".repeat(70));
+    let body = format!("{}1{}", "(".repeat(100), ")".repeat(100));
+    let krate = scratch_crate(
+        "report-item-limits",
+        "item_limits",
+        &format!(
+            "pub trait WithDType: {bounds} {{}}\n\
+             pub type Deep = {deep};\n\
+             const BLOCK: u32 = 64;\n\
+             #[occupancy::check(block = BLOCK, regs = 32, target = \"sm_90\")]\n\
+             fn launch() {{}}\n\
+             #[occupancy::check(block = 256, regs = 96, target = \"sm_90\")]\n\
+             fn deep_body() {{ let _ = {body}; }}\n"
+        ),
+    );
+    let (code, stdout, stderr) = report(&["--json", krate.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stderr.contains(
+            "note: src/lib.rs:1: `trait WithDType` is not read: `trait WithDType`: this expression or type chains too many operators and groups"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "note: src/lib.rs:2: `type Deep` is not read: `type Deep` is nested more than 64 levels deep"
+        ),
+        "{stderr}"
+    );
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["unreadable"], serde_json::json!([]));
+    // BLOCK read from the file: 64 threads, 32 blocks of 2 warps on sm_90.
+    assert_eq!(
+        rows(wrapper(&report, "launch")),
+        [("sm_90".to_owned(), 100.0, Vec::new())]
+    );
+    // The keys alone: 256 threads at 96 registers, 2 blocks of 8 warps.
+    assert_eq!(
+        rows(wrapper(&report, "deep_body")),
+        [(
+            "sm_90".to_owned(),
+            25.0,
+            vec!["low_occupancy (warn)".to_owned()]
+        )]
+    );
+}
