@@ -271,9 +271,10 @@
 //!
 //! A malformed file is an error naming the file, line, column and key; unknown keys are
 //! errors with "did you mean". The attribute's own values win over the policy. Cargo
-//! rebuilds the crate when the file or the variable changes; it cannot know about a file
-//! that did not exist at the last build (after creating one, touch a source file), and
-//! rust-analyzer does not re-expand on a policy change.
+//! rebuilds the crate when the file is edited or deleted or the variable changes; it cannot
+//! know about a file that did not exist at the last build (after creating one, touch a
+//! source file: cargo on stable has no way to watch for a new file without rerunning every
+//! build), and rust-analyzer does not re-expand on a policy change.
 //!
 //! ## Cost
 //!
