@@ -31,7 +31,11 @@ use syn::LitStr;
 pub(crate) fn warning(span: Span, end: Span, finding: &Finding) -> TokenStream {
     #[cfg(feature = "nightly")]
     if proc_macro::is_available() {
-        nightly::emit(proc_macro::Level::Warning, span.join(end).unwrap_or(span), finding);
+        nightly::emit(
+            proc_macro::Level::Warning,
+            span.join(end).unwrap_or(span),
+            finding,
+        );
         return TokenStream::new();
     }
     let _ = end;
@@ -43,7 +47,11 @@ pub(crate) fn warning(span: Span, end: Span, finding: &Finding) -> TokenStream {
 pub(crate) fn denied(span: Span, end: Span, finding: &Finding) -> TokenStream {
     #[cfg(feature = "nightly")]
     if proc_macro::is_available() {
-        nightly::emit(proc_macro::Level::Error, span.join(end).unwrap_or(span), finding);
+        nightly::emit(
+            proc_macro::Level::Error,
+            span.join(end).unwrap_or(span),
+            finding,
+        );
         return TokenStream::new();
     }
     error_over(span, end, &format!("{}: {finding}", finding.lint.name))
@@ -60,7 +68,10 @@ fn error_over(start: Span, end: Span, text: &str) -> TokenStream {
     let mut semi = proc_macro2::Punct::new(';', proc_macro2::Spacing::Alone);
     semi.set_span(end);
     let mut out = quote_spanned! {start=> ::core::compile_error! };
-    out.extend([proc_macro2::TokenTree::Group(args), proc_macro2::TokenTree::Punct(semi)]);
+    out.extend([
+        proc_macro2::TokenTree::Group(args),
+        proc_macro2::TokenTree::Punct(semi),
+    ]);
     out
 }
 

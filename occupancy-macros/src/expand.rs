@@ -181,7 +181,9 @@ fn expression_end(tokens: TokenStream, start: Span) -> Option<Span> {
         if tree.span().start() == at {
             let end = trees[i + 1..]
                 .iter()
-                .take_while(|t| !matches!(t, TokenTree::Punct(p) if matches!(p.as_char(), ',' | ';')))
+                .take_while(
+                    |t| !matches!(t, TokenTree::Punct(p) if matches!(p.as_char(), ',' | ';')),
+                )
                 .last()
                 .map_or(tree.span(), TokenTree::span);
             return Some(end);
