@@ -32,7 +32,8 @@
 //! `<stem>.ptx` for a `.cu` (compiled for the lowest target, so the driver can JIT it on any
 //! newer GPU), `<stem>.<sm>.log` (the `ptxas -v` log, NVRTC's or ptxas's), `manifest.json` and
 //! `kernels.rs`. The build script also prints `cargo:rustc-env=OCCUPANCY_MANIFEST=<manifest in
-//! effect>` (read by the attribute macro) and `cargo:rerun-if-changed` /
+//! effect>` and `cargo:rustc-env=OCCUPANCY_TARGETS=sm_80,sm_86` (the targets, which the
+//! attribute checks when neither it nor `occupancy.toml` names targets), and `cargo:rerun-if-changed` /
 //! `rerun-if-env-changed` lines for the folder, its files, the committed manifest when it
 //! exists, and the variables below. It writes nothing outside `OUT_DIR` unless asked
 //! (`OCCUPANCY_WRITE_MANIFEST=1`), so a second `cargo build` is fresh: the build script does
@@ -71,6 +72,10 @@ pub const ENV_NVRTC: &str = "OCCUPANCY_NVRTC";
 pub const ENV_WRITE_MANIFEST: &str = "OCCUPANCY_WRITE_MANIFEST";
 /// The variable set for the crate being built: absolute path of the manifest in effect.
 pub const ENV_MANIFEST: &str = "OCCUPANCY_MANIFEST";
+/// The variable set for the crate being built: the targets compiled for, comma-separated
+/// (`sm_80,sm_86,sm_90`). The attribute checks these when neither it nor `occupancy.toml`
+/// names targets.
+pub const ENV_TARGETS: &str = "OCCUPANCY_TARGETS";
 
 /// A folder of CUDA kernels to compile from `build.rs`.
 #[derive(Debug, Clone)]
@@ -345,6 +350,11 @@ impl Kernels {
         emit(&format!(
             "cargo:rustc-env={ENV_MANIFEST}={}",
             outcome.manifest_path.display()
+        ));
+        let names: Vec<String> = targets.iter().map(SmTarget::to_string).collect();
+        emit(&format!(
+            "cargo:rustc-env={ENV_TARGETS}={}",
+            names.join(",")
         ));
         Ok(outcome)
     }
