@@ -72,6 +72,7 @@ mod read;
 mod resolve;
 mod source;
 mod spec;
+mod split;
 mod valid;
 
 pub use ast::Value;
@@ -79,9 +80,10 @@ pub use attr::KEYS;
 pub use eval::{Case, Diagnostic};
 pub use eval::{Evaluation, TargetEvaluation};
 pub use spec::{
-    Confirmation, HelperCheck, KernelSpec, ManifestOrigin, Plan, Source, SourceKind, Spec,
-    TargetSpec,
+    Confirmation, ExternalLaunch, HelperCheck, KernelSpec, ManifestOrigin, Plan, Source,
+    SourceKind, Spec, TargetSpec,
 };
+pub use split::{Skipped, SourceFile};
 
 use errors::Errors;
 
@@ -183,6 +185,25 @@ impl Env {
             Some(dir) if path.is_relative() => dir.join(path),
             _ => path.to_path_buf(),
         }
+    }
+}
+
+/// The policy in effect for the crate `env` describes, as the attribute reads it
+/// (`$OCCUPANCY_POLICY`, else `occupancy.toml` beside `Cargo.toml`, else the defaults), and
+/// the file read (`None`: the defaults).
+///
+/// # Errors
+///
+/// The problems of an unreadable or malformed file, one per line (`path:line:column:
+/// message`).
+pub fn load_policy(env: &Env) -> Result<(Policy, Option<PathBuf>), String> {
+    match policy::load(env, Span::call_site()) {
+        Ok(loaded) => Ok((loaded.policy, loaded.file)),
+        Err(e) => Err(e
+            .into_iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")),
     }
 }
 
@@ -334,6 +355,23 @@ pub fn check_signature(tokens: &TokenStream) -> Result<(), syn::Error> {
 /// an expression or type chained too deeply to parse within the stack.
 pub fn check_source_limits(tokens: &TokenStream, file: &str) -> Result<(), syn::Error> {
     limits::Limits::SOURCE_FILE.check(tokens, file)
+}
+
+/// Parses one source file of the crate (`file` names it in messages) the way every reader
+/// of this crate does, `cargo occupancy report` included: within the limits that keep
+/// `syn` within the stack, item by item, so that an item past them (a trait with 82 `+`
+/// bounds, a deeply nested type) is left out, with a [`Skipped`] entry, rather than making
+/// the rest of the file unreadable (a function past them keeps its signature with an empty
+/// body). Never panics or overflows the stack, whatever the text.
+///
+/// # Errors
+///
+/// When the text does not lex, or the items kept do not parse.
+pub fn parse_source_file(text: &str, file: &str) -> Result<SourceFile, syn::Error> {
+    let tokens: TokenStream = text
+        .parse()
+        .map_err(|e: proc_macro2::LexError| syn::Error::new(e.span(), e))?;
+    split::parse_file(tokens, file)
 }
 
 /// The names the wrapper's parameters bind.
