@@ -200,7 +200,8 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
             };
             eprintln!(
                 "note: {shown}:{}: {what} is not read: {}",
-                skipped.line, skipped.why
+                skipped.span.start().line,
+                skipped.why
             );
         }
         parsed.push(Parsed {
@@ -1046,10 +1047,10 @@ fn evaluate(file: &Parsed, found: Found, env: &Env) -> Wrapper {
         .iter()
         .find(|s| {
             s.body_of.as_deref() == Some(name.as_str())
-                && found
-                    .body
-                    .as_ref()
-                    .is_some_and(|b| b.brace_token.span.open().start().line == s.line)
+                && found.body.as_ref().is_some_and(|b| {
+                    let (at, body) = (s.span.start(), b.brace_token.span.open().start());
+                    (at.line, at.column) == (body.line, body.column)
+                })
         })
         .map(|s| format!("the body was not read: {}", s.why));
     let wrapper = occupancy_attr::Wrapper {

@@ -140,20 +140,20 @@ pub(crate) struct Items {
 #[derive(Debug)]
 pub(crate) struct FileIndex {
     pub(crate) items: Items,
-    /// Items left out of the file as past the parser's limits (see `split.rs`).
-    pub(crate) skipped: Vec<crate::split::Skipped>,
+    /// Items left out of the file as past the parser's limits (see `split.rs`): what
+    /// (`const D`) and why.
+    pub(crate) skipped: Vec<(String, String)>,
 }
 
 impl FileIndex {
     /// Why `name` is not among the items, when an item of that name was left out as past
-    /// the parser's limits: `not read: `const D` is nested more than 64 levels deep; ...
-    /// (line 3)`.
+    /// the parser's limits: `not read: `const D` is nested more than 64 levels deep; ...`.
     pub(crate) fn skipped(&self, name: &str) -> Option<String> {
-        let s = self
+        let (_, why) = self
             .skipped
             .iter()
-            .find(|s| s.body_of.is_none() && s.what.rsplit(' ').next() == Some(name))?;
-        Some(format!("not read: {} (line {})", s.why, s.line))
+            .find(|(what, _)| what.rsplit(' ').next() == Some(name))?;
+        Some(format!("not read: {why}"))
     }
 }
 
@@ -451,7 +451,12 @@ pub(crate) fn index_text(text: &str) -> Result<FileIndex, String> {
         .map_err(|e| format!("does not parse: {e}"))?;
     Ok(FileIndex {
         items: Items::from_syn(&file.syntax.items),
-        skipped: file.skipped,
+        skipped: file
+            .skipped
+            .into_iter()
+            .filter(|s| s.body_of.is_none())
+            .map(|s| (s.what, s.why))
+            .collect(),
     })
 }
 
