@@ -11,6 +11,7 @@ mod plot;
 mod profile;
 mod report;
 mod sarif;
+mod sites;
 mod sweep;
 mod targets;
 

@@ -609,7 +609,7 @@ fn normalize(path: &Path) -> PathBuf {
 }
 
 /// `cfg(PREDICATE) on WHAT` for each `#[cfg(...)]` of an item.
-fn cfgs(attrs: &[Attribute], what: &str) -> Vec<String> {
+pub(crate) fn cfgs(attrs: &[Attribute], what: &str) -> Vec<String> {
     attrs
         .iter()
         .filter(|a| a.path().is_ident("cfg"))
@@ -854,7 +854,7 @@ impl<'ast> Visit<'ast> for Collector {
 }
 
 /// Adds to `out` the names `tree` binds to `occupancy::check` (`prefix`: the path so far).
-fn uses(tree: &UseTree, prefix: &[String], out: &mut Vec<String>) {
+pub(crate) fn uses(tree: &UseTree, prefix: &[String], out: &mut Vec<String>) {
     let is_check = |prefix: &[String], last: &str| {
         prefix.len() == 1 && prefix[0] == "occupancy" && last == "check"
     };
