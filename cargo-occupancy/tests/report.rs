@@ -135,8 +135,8 @@ fn examples_list_every_wrapper() {
     }
     assert!(
         stdout.contains(
-            "13 wrappers (13 evaluated, 0 with constants left to the compiler, 0 with errors): 0 \
-             deny-level findings, 5 warnings, 0 errors"
+            "13 wrappers: 13 evaluated, 0 with constants left to the compiler, 0 with errors\n\
+             findings: 0 deny-level, 5 warnings; 0 errors\n"
         ),
         "{stdout}"
     );
@@ -189,7 +189,7 @@ fn warnings_only_exit_zero_and_every_spelling_is_found() {
     assert_eq!(code, 0, "{stdout}{stderr}");
     // The policy's `manifest` is the one in effect (no build output for this crate).
     assert!(
-        stdout.contains("resource manifest: no build output found under $CARGO_TARGET_DIR or a target/ folder (build first, with the same CARGO_TARGET_DIR, or pass --kernel-manifest); `kernel = ...` falls back to the policy's `manifest`, else kernels.manifest.json"),
+        stdout.replace("\n  ", " ").contains("resource manifest: no build output found under $CARGO_TARGET_DIR or a target/ folder (build first, with the same CARGO_TARGET_DIR, or pass --kernel-manifest); `kernel = ...` falls back to the policy's `manifest`, else kernels.manifest.json"),
         "{stdout}"
     );
     let (code, report) = json(&[
@@ -265,29 +265,34 @@ fn warnings_only_exit_zero_and_every_spelling_is_found() {
 fn deny_findings_and_errors_exit_one() {
     let (code, stdout, stderr) = report(&[fixture("report-deny").to_str().unwrap()]);
     assert_eq!(code, 1, "{stdout}{stderr}");
+    // Each wrapper's heading line, then its target's row (or its error).
     let lines: Vec<&str> = stdout.lines().collect();
     let row = |name: &str| {
-        *lines
+        let at = lines
             .iter()
-            .find(|l| l.split_whitespace().nth(1) == Some(name))
-            .unwrap_or_else(|| panic!("{name}: {stdout}"))
+            .position(|l| !l.starts_with(' ') && l.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("{name}: {stdout}"));
+        lines[at + 1]
     };
-    assert!(row("launch_gemm").contains("25% (16/64 warps)"), "{stdout}");
+    assert!(
+        row("launch_gemm").contains("256    0 B   25% (16/64 warps)"),
+        "{stdout}"
+    );
     assert!(
         row("launch_gemm").ends_with("low_occupancy (deny)"),
         "{stdout}"
     );
     assert!(
-        row("launch_wide").contains("0% (cannot launch)"),
+        row("launch_wide").contains("2048   0 B   0% (cannot launch)"),
         "{stdout}"
     );
     assert!(
         row("launch_wide").ends_with("launch_impossible (deny)"),
         "{stdout}"
     );
-    assert!(
-        row("launch_typo")
-            .ends_with("error: src/lib.rs:13:20: unknown key `blok`; did you mean `block`?"),
+    assert_eq!(
+        row("launch_typo"),
+        "  error: src/lib.rs:13:20: unknown key `blok`; did you mean `block`?",
         "{stdout}"
     );
     assert!(row("launch_ok").contains("100% (64/64 warps)"), "{stdout}");
@@ -300,8 +305,109 @@ fn deny_findings_and_errors_exit_one() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("5 wrappers (4 evaluated, 0 with constants left to the compiler, 1 with errors): 3 deny-level findings, 0 warnings, 1 error"),
+        stdout.contains(
+            "5 wrappers: 4 evaluated, 0 with constants left to the compiler, 1 with errors\n\
+             findings: 3 deny-level, 0 warnings; 1 error\n"
+        ),
         "{stdout}"
+    );
+}
+
+/// The table: one finding over several targets (the three 9.0 targets share one) is shown
+/// on each of their rows, with each row's block and dynamic shared memory; every line fits
+/// 100 columns; `--findings-only` keeps the rows with a finding.
+#[test]
+fn table_shows_each_finding_on_every_target_it_concerns() {
+    let krate = scratch_crate(
+        "report-table",
+        "report-table",
+        r#"
+/// 96 registers: 25% everywhere.
+#[occupancy::check(block = (16, 16), smem = 8 KiB, regs = 96, target = ["sm_90", "H100", "H200", "sm_80"])]
+pub fn launch_gemm() {}
+
+/// Fine everywhere.
+#[occupancy::check(block = 256, regs = 32, target = ["sm_90", "sm_80"])]
+pub fn launch_fine() {}
+
+/// 48 threads: a partial warp (the launch's, on every target), and on sm_86 the limit of 16
+/// blocks: below a 75% floor.
+#[occupancy::check(block = 48, regs = 32, min_occupancy = 75%, target = ["sm_86", "sm_89"])]
+pub fn launch_odd() {}
+"#,
+    );
+    let table = |args: &[&str]| {
+        let mut all = vec![krate.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let (code, stdout, stderr) = report(&all);
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        for line in stdout.lines() {
+            assert!(
+                line.chars().count() <= 100,
+                "{line:?} is wider than 100 columns"
+            );
+        }
+        stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("location"))
+            .take_while(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        table(&[]),
+        "\
+location  wrapper -> kernel
+  target          block     smem   occupancy             limiter          findings
+src/lib.rs:3  launch_gemm
+  sm_90           (16, 16)  8 KiB  25% (16/64 warps)     registers        low_occupancy (warn)
+  H100 80GB HBM3  (16, 16)  8 KiB  25% (16/64 warps)     registers        low_occupancy (warn)
+  H200            (16, 16)  8 KiB  25% (16/64 warps)     registers        low_occupancy (warn)
+  sm_80           (16, 16)  8 KiB  25% (16/64 warps)     registers        low_occupancy (warn)
+src/lib.rs:7  launch_fine
+  sm_90           256       0 B    100% (64/64 warps)    warps,registers  -
+  sm_80           256       0 B    100% (64/64 warps)    warps,registers  -
+src/lib.rs:12  launch_odd
+  sm_86           48        0 B    66.67% (32/48 warps)  blocks           partial_warp (warn),
+                                                                          low_occupancy (warn),
+                                                                          block_limit (warn)
+  sm_89           48        0 B    100% (48/48 warps)    warps,blocks     partial_warp (warn)"
+    );
+    assert_eq!(
+        table(&["--findings-only"]),
+        "\
+location  wrapper -> kernel
+  target          block     smem   occupancy             limiter       findings
+src/lib.rs:3  launch_gemm
+  sm_90           (16, 16)  8 KiB  25% (16/64 warps)     registers     low_occupancy (warn)
+  H100 80GB HBM3  (16, 16)  8 KiB  25% (16/64 warps)     registers     low_occupancy (warn)
+  H200            (16, 16)  8 KiB  25% (16/64 warps)     registers     low_occupancy (warn)
+  sm_80           (16, 16)  8 KiB  25% (16/64 warps)     registers     low_occupancy (warn)
+src/lib.rs:12  launch_odd
+  sm_86           48        0 B    66.67% (32/48 warps)  blocks        partial_warp (warn),
+                                                                       low_occupancy (warn),
+                                                                       block_limit (warn)
+  sm_89           48        0 B    100% (48/48 warps)    warps,blocks  partial_warp (warn)"
+    );
+    // The JSON names the targets of the one finding.
+    let (_, value) = json(&[krate.to_str().unwrap()]);
+    let gemm = wrapper(&value, "launch_gemm");
+    let targets: Vec<Vec<&str>> = gemm["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            f["targets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_str().unwrap())
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        targets,
+        [vec!["sm_90", "H100 80GB HBM3", "H200"], vec!["sm_80"]]
     );
 }
 
@@ -429,25 +535,43 @@ fn a_file_that_does_not_parse_fails_the_report() {
 fn conditional_wrappers_are_checked_and_marked() {
     let (code, stdout, stderr) = report(&[fixture("report-cfg").to_str().unwrap()]);
     assert_eq!(code, 1, "{stdout}{stderr}");
-    // After the crate and manifest lines and the blank line.
-    let body: Vec<&str> = stdout.lines().skip(3).collect();
-    let expected = r#"location                wrapper        kernel  target  occupancy           limiter                 findings
-src/broken/deeper.rs:3  launch_deeper  -       sm_90   100% (64/64 warps)  warps,registers         -
-  ^ conditional, under cfg(feature = "broken") on mod broken (src/lib.rs:7): checked as if the predicate held
-src/broken.rs:5         launch_broken  -       sm_90   0% (cannot launch)  warps                   launch_impossible (deny)
-  ^ conditional, under cfg(feature = "broken") on mod broken (src/lib.rs:7): checked as if the predicate held
-src/lib.rs:13           launch_plain   -       sm_90   100% (64/64 warps)  warps,registers         -
-src/lib.rs:17           launch_nodeny  -       sm_90   25% (16/64 warps)   registers               low_occupancy (deny)
+    // From the table's header on.
+    let body: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("location"))
+        .collect();
+    let expected = r#"location  wrapper -> kernel
+  target  block  smem  occupancy           limiter                 findings
+src/broken/deeper.rs:3  launch_deeper
+  sm_90   128    0 B   100% (64/64 warps)  warps,registers         -
+  ^ conditional, under cfg(feature = "broken") on mod broken (src/lib.rs:7): checked as if the
+    predicate held
+src/broken.rs:5  launch_broken
+  sm_90   2048   0 B   0% (cannot launch)  warps                   launch_impossible (deny)
+  ^ conditional, under cfg(feature = "broken") on mod broken (src/lib.rs:7): checked as if the
+    predicate held
+src/lib.rs:13  launch_plain
+  sm_90   256    0 B   100% (64/64 warps)  warps,registers         -
+src/lib.rs:17  launch_nodeny
+  sm_90   256    0 B   25% (16/64 warps)   registers               low_occupancy (deny)
   ^ conditional, under cfg_attr(not(feature = "nodeny")): checked as if the predicate held
-src/lib.rs:24           launch_nested  -       sm_90   100% (64/64 warps)  warps,registers         -
-  ^ conditional, under cfg_attr(feature = "fast") and cfg_attr(target_os = "linux"): checked as if the predicates held
-src/lib.rs:29           launch_usize   -       sm_90   100% (64/64 warps)  warps,registers         -
-src/lib.rs:33           launch_cast    -       sm_90   100% (64/64 warps)  warps,registers         -
-src/lib.rs:39           launch_test    -       sm_90   100% (64/64 warps)  warps,registers,blocks  -
+src/lib.rs:24  launch_nested
+  sm_90   128    0 B   100% (64/64 warps)  warps,registers         -
+  ^ conditional, under cfg_attr(feature = "fast") and cfg_attr(target_os = "linux"): checked as if
+    the predicates held
+src/lib.rs:29  launch_usize
+  sm_90   256    0 B   100% (64/64 warps)  warps,registers         -
+src/lib.rs:33  launch_cast
+  sm_90   256    0 B   100% (64/64 warps)  warps,registers         -
+src/lib.rs:39  launch_test
+  sm_90   64     0 B   100% (64/64 warps)  warps,registers,blocks  -
   ^ conditional, under cfg(test) on mod tests: checked as if the predicate held
 
-8 wrappers (8 evaluated, 0 with constants left to the compiler, 0 with errors): 2 deny-level findings, 0 warnings, 0 errors
-5 conditional wrappers (under #[cfg] or cfg_attr, which report does not evaluate; checked as if the predicates held): 2 deny-level findings, 0 errors among them, counted in the exit status like the others"#;
+8 wrappers: 8 evaluated, 0 with constants left to the compiler, 0 with errors
+findings: 2 deny-level, 0 warnings; 0 errors
+5 conditional wrappers (under #[cfg] or cfg_attr, which report does not evaluate; checked as if the
+  predicates held): 2 deny-level findings, 0 errors among them, counted in the exit status like the
+  others"#;
     assert_eq!(body.join("\n"), expected, "{stdout}");
 
     let (code, report) = json(&[fixture("report-cfg").to_str().unwrap()]);

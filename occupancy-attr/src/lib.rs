@@ -80,8 +80,8 @@ pub use attr::KEYS;
 pub use eval::{Case, Diagnostic};
 pub use eval::{Evaluation, TargetEvaluation};
 pub use spec::{
-    Confirmation, HelperCheck, KernelSpec, ManifestOrigin, Plan, Source, SourceKind, Spec,
-    TargetSpec,
+    Confirmation, ExternalLaunch, HelperCheck, KernelSpec, ManifestOrigin, Plan, Source,
+    SourceKind, Spec, TargetSpec,
 };
 pub use split::{Skipped, SourceFile};
 
@@ -185,6 +185,25 @@ impl Env {
             Some(dir) if path.is_relative() => dir.join(path),
             _ => path.to_path_buf(),
         }
+    }
+}
+
+/// The policy in effect for the crate `env` describes, as the attribute reads it
+/// (`$OCCUPANCY_POLICY`, else `occupancy.toml` beside `Cargo.toml`, else the defaults), and
+/// the file read (`None`: the defaults).
+///
+/// # Errors
+///
+/// The problems of an unreadable or malformed file, one per line (`path:line:column:
+/// message`).
+pub fn load_policy(env: &Env) -> Result<(Policy, Option<PathBuf>), String> {
+    match policy::load(env, Span::call_site()) {
+        Ok(loaded) => Ok((loaded.policy, loaded.file)),
+        Err(e) => Err(e
+            .into_iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")),
     }
 }
 

@@ -178,6 +178,9 @@ pub enum SourceKind {
     Cubin,
     /// `fatbin = "path"`.
     Fatbin,
+    /// A host object or static library nvcc built (its `.nv_fatbin` sections): the
+    /// resources of a launch read from CUDA C++ host code ([`Spec::external`]).
+    Object,
 }
 
 /// How `kernel = "name"` found the resource manifest, in the order it looks.
@@ -202,7 +205,71 @@ pub(crate) struct KernelValues {
     pub(crate) max_threads: Option<Value>,
 }
 
+/// A launch read outside an attribute (CUDA C++ host code, read by `occupancy-cuda`): what
+/// [`Spec::external`] needs to check it with the same engine, lints and policy as a
+/// wrapper. Its plans' spans are [`Span::call_site`]: the launch's location (a `.cu` file
+/// and line) is carried by the caller, not by spans.
+pub struct ExternalLaunch {
+    /// How messages name the launch: the launching function (`launch_softmax`).
+    pub name: String,
+    /// The launches to check (one per path; block and dynamic shared memory known).
+    pub plans: Vec<Plan>,
+    /// The kernels launched, with their resources on each of `targets`, in order.
+    pub kernels: Vec<KernelSpec>,
+    /// The targets checked.
+    pub targets: Vec<Target>,
+    /// The dynamic shared memory opt-in the host code sets for the kernel before the
+    /// launch (`cudaFuncAttributeMaxDynamicSharedMemorySize`), bytes.
+    pub opt_in_bytes: Option<u32>,
+    /// The launch's thread-block cluster (a `cudaLaunchAttributeClusterDimension`).
+    pub cluster: Option<Cluster>,
+    /// Where the kernels' resources were read (for the findings' notes).
+    pub source: Option<Source>,
+    /// Files the result depends on (the objects, the policy).
+    pub tracked_files: Vec<PathBuf>,
+}
+
 impl Spec {
+    /// The spec of a launch read outside an attribute, under `policy` (its floor, class,
+    /// lint levels and thresholds; the launch's own `targets`). [`Spec::evaluate`] then
+    /// runs the engine and every lint on it, as for a wrapper.
+    pub fn external(launch: ExternalLaunch, policy: &occupancy_core::policy::Policy) -> Spec {
+        let (min_occupancy, class) = policy.floor(None, None);
+        Spec {
+            wrapper: launch.name,
+            targets: launch
+                .targets
+                .into_iter()
+                .map(|target| TargetSpec {
+                    target,
+                    span: Span::call_site(),
+                })
+                .collect(),
+            min_occupancy,
+            class,
+            levels: policy.lints.clone(),
+            thresholds: policy.thresholds,
+            plans: launch.plans,
+            kernels: launch.kernels,
+            regs: None,
+            static_smem: None,
+            barriers: None,
+            max_threads: None,
+            opt_in: launch.opt_in_bytes.map(Value::unspanned),
+            carveout: None,
+            cluster: launch.cluster,
+            non_portable: false,
+            source: launch.source,
+            tracked_files: launch.tracked_files,
+            tracked_vars: Vec::new(),
+            confirmations: Vec::new(),
+            helpers: Vec::new(),
+            unread: Vec::new(),
+            attribute: Span::call_site(),
+            keys: Vec::new(),
+        }
+    }
+
     /// The span to point at for `input` on `plan`: the body's expression or the key for the
     /// launch's own values; for a resource the attribute did not give but the compiled
     /// kernel did, the `kernel` (or `cubin`, `fatbin`) key; else the attribute.
@@ -413,6 +480,26 @@ impl Spec {
 }
 
 impl Plan {
+    /// A launch of known values with no span (a launch read outside an attribute):
+    /// `block` threads x, y, z, `smem_bytes` of dynamic shared memory, the grid when known.
+    pub fn known(
+        block: [u32; 3],
+        smem_bytes: u32,
+        grid: Option<[u32; 3]>,
+        label: Option<String>,
+    ) -> Plan {
+        Plan {
+            block: block.map(Value::unspanned),
+            smem: Value::unspanned(smem_bytes),
+            grid: grid.map(|g| g.map(Value::unspanned)),
+            label,
+            block_span: Span::call_site(),
+            smem_span: Span::call_site(),
+            grid_span: Span::call_site(),
+            origin: None,
+        }
+    }
+
     /// The launch (block and dynamic shared memory); `None` when a value is a constant
     /// expression.
     pub fn launch(&self) -> Option<Launch> {
@@ -440,6 +527,7 @@ impl Source {
             SourceKind::Manifest(_) => format!("the resource manifest {}", self.shown),
             SourceKind::Cubin => format!("the cubin {}", self.shown),
             SourceKind::Fatbin => format!("the fatbin {}", self.shown),
+            SourceKind::Object => format!("the object {}", self.shown),
         }
     }
 }

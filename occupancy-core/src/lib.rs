@@ -4,6 +4,8 @@
 //! - [`arch`]: per-compute-capability limits and named GPUs, each value with its source.
 //! - [`occupancy`]: the calculator (`const fn`, no allocation, no I/O).
 //! - `device` (feature `cudarc`): a live GPU's limits and a run-time engine-vs-driver check.
+//! - [`abstract_int`]: what a launch reader knows of a run-time integer (a finite set, an
+//!   interval), shared by the Rust and CUDA C++ launch readers.
 //! - [`analysis`]: granularity analysis: the allocation step a configuration wastes and the
 //!   smallest change that gains one, waves and tails, best block sizes.
 //! - [`file`](mod@file): reading an input file: regular files only, with a size cap.
@@ -22,6 +24,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod abstract_int;
 pub mod analysis;
 pub mod arch;
 #[cfg(feature = "build")]
