@@ -11,7 +11,6 @@ mod plot;
 mod profile;
 mod report;
 mod sarif;
-mod sites;
 mod sweep;
 mod targets;
 

@@ -114,11 +114,12 @@ pub(crate) struct UseDef {
     pub(crate) leading_colon: bool,
 }
 
-/// A function carrying an attribute that can be `#[occupancy::check]`: where a wrapper is.
+/// A function: where a wrapper is (or, for `report --all`, may be).
 #[derive(Clone, Debug)]
 pub(crate) struct WrapperDef {
     pub(crate) name: String,
-    /// The signature's tokens as text (to tell apart functions of the same name).
+    /// The signature's tokens as text (to tell apart functions of the same name), for a
+    /// function with an attribute that may be the check; else empty.
     pub(crate) signature: String,
 }
 
@@ -174,9 +175,7 @@ impl Items {
                     .push(const_def(&c.ident, &c.ty, &c.expr, vis(&c.vis)))
             }
             syn::Item::Fn(f) => {
-                if is_check_candidate(&f.attrs) {
-                    self.wrappers.push(wrapper_def(&f.sig));
-                }
+                self.wrappers.push(wrapper_def(&f.attrs, &f.sig));
                 if let Some(def) = fn_def(&f.sig, &f.block, vis(&f.vis)) {
                     self.fns.push(def);
                 }
@@ -200,9 +199,7 @@ impl Items {
                                 .push(const_def(&c.ident, &c.ty, &c.expr, vis(&c.vis)))
                         }
                         syn::ImplItem::Fn(f) => {
-                            if is_check_candidate(&f.attrs) {
-                                def.wrappers.push(wrapper_def(&f.sig));
-                            }
+                            def.wrappers.push(wrapper_def(&f.attrs, &f.sig));
                             if let Some(d) = fn_def(&f.sig, &f.block, vis(&f.vis)) {
                                 def.fns.push(d);
                             }
@@ -309,10 +306,18 @@ fn fn_def(sig: &syn::Signature, block: &syn::Block, vis: Vis) -> Option<FnDef> {
     })
 }
 
-fn wrapper_def(sig: &syn::Signature) -> WrapperDef {
+/// Every function is where a wrapper may be (`cargo occupancy report --all` reads
+/// functions that carry no attribute yet); the signature's text, which tells apart
+/// functions of one name, only for those with an attribute that may be the check (printing
+/// every signature of a crate would cost the macro).
+fn wrapper_def(attrs: &[syn::Attribute], sig: &syn::Signature) -> WrapperDef {
     WrapperDef {
         name: sig.ident.to_string(),
-        signature: quote::ToTokens::to_token_stream(sig).to_string(),
+        signature: if is_check_candidate(attrs) {
+            quote::ToTokens::to_token_stream(sig).to_string()
+        } else {
+            String::new()
+        },
     }
 }
 

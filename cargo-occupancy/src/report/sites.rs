@@ -89,10 +89,7 @@ pub(crate) enum Check {
         target: Target,
     },
     /// Inside a function with `#[occupancy::check]` already: the wrapper's rows cover it.
-    Annotated {
-        /// `src/ops.rs:12`, the attribute.
-        wrapper: String,
-    },
+    Annotated,
     /// Not read, and why.
     Unread(String),
 }
@@ -102,7 +99,6 @@ pub(crate) enum Check {
 pub(crate) struct Target {
     /// Index into the files given to [`find`].
     pub(crate) file: usize,
-    pub(crate) name: String,
     pub(crate) sig: syn::Signature,
     pub(crate) body: syn::Block,
     /// The line (1-based) the attribute goes above: the function's first attribute (doc
@@ -123,8 +119,8 @@ struct Func {
     line: usize,
     span: Span,
     conditions: Vec<String>,
-    /// The attribute's location when it has `#[occupancy::check]` (or `#[check]`).
-    annotated: Option<String>,
+    /// It has `#[occupancy::check]` (or `#[check]`, an alias, inside `cfg_attr`).
+    annotated: bool,
     params: Vec<Option<String>>,
     scan: Scan,
 }
@@ -209,8 +205,16 @@ pub(crate) fn find(files: &[File<'_>]) -> Vec<Launch> {
         }
         crate_.launches_of(i, &mut out);
     }
+    let mut invocations: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for file in files {
+        let mut calls = Invocations {
+            shown: file.shown,
+            out: &mut invocations,
+        };
+        calls.visit_file(file.syntax);
+    }
     for m in &macros {
-        out.extend(macro_launches(m, &crate_));
+        out.extend(macro_launches(m, invocations.get(&m.name)));
     }
     out.sort_by(|a, b| natural(&a.location).cmp(&natural(&b.location)));
     out
@@ -256,7 +260,6 @@ impl Crate<'_, '_> {
     fn target(f: &Func) -> Target {
         Target {
             file: f.file,
-            name: f.name.clone(),
             sig: f.sig.clone(),
             body: f.body.clone(),
             line: f.line,
@@ -278,11 +281,9 @@ impl Crate<'_, '_> {
                 conditions: f.conditions.clone(),
                 check: Check::Unread(String::new()),
             };
-            if let Some(wrapper) = &f.annotated {
+            if f.annotated {
                 out.push(Launch {
-                    check: Check::Annotated {
-                        wrapper: wrapper.clone(),
-                    },
+                    check: Check::Annotated,
                     ..base
                 });
                 continue;
@@ -328,14 +329,21 @@ impl Crate<'_, '_> {
         {
             return None;
         }
-        f.params.iter().position(|p| p.as_deref() == Some(name.as_str()))
+        f.params
+            .iter()
+            .position(|p| p.as_deref() == Some(name.as_str()))
     }
 
     /// The launches of `callee` (function `i`), whose configuration is its parameter `p`,
     /// made by each caller that builds the configuration.
     fn through_callers(&self, i: usize, p: usize, call: &LaunchCall, base: Launch) -> Vec<Launch> {
         let f = &self.funcs[i];
-        let via = format!("{} at {}:{}", Self::function_name(f), self.shown(f), call.line);
+        let via = format!(
+            "{} at {}:{}",
+            Self::function_name(f),
+            self.shown(f),
+            call.line
+        );
         if LAUNCH_METHODS.iter().any(|(m, _)| *m == f.name) {
             return vec![Launch {
                 check: Check::Unread(format!(
@@ -369,9 +377,7 @@ impl Crate<'_, '_> {
         let mut out = Vec::new();
         for (c, args) in callers {
             let caller = &self.funcs[c];
-            let line = args
-                .first()
-                .map_or(caller.line, |a| a.span().start().line);
+            let line = args.first().map_or(caller.line, |a| a.span().start().line);
             let launch = Launch {
                 location: format!("{}:{line}", self.shown(caller)),
                 function: Self::function_name(caller),
@@ -380,11 +386,9 @@ impl Crate<'_, '_> {
                 conditions: caller.conditions.clone(),
                 check: Check::Unread(String::new()),
             };
-            if let Some(wrapper) = &caller.annotated {
+            if caller.annotated {
                 out.push(Launch {
-                    check: Check::Annotated {
-                        wrapper: wrapper.clone(),
-                    },
+                    check: Check::Annotated,
                     ..launch
                 });
                 continue;
@@ -602,11 +606,15 @@ impl Crate<'_, '_> {
                     None => Name::Unknown(format!("`{}` names no kernel", m.method)),
                 }
             }
-            syn::Expr::Call(c)
-                if matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| is_load(&s.ident.to_string()))) =>
+            syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| is_load(&s.ident.to_string()))) =>
             {
                 let load = match &*c.func {
-                    syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default(),
+                    syn::Expr::Path(p) => p
+                        .path
+                        .segments
+                        .last()
+                        .map(|s| s.ident.to_string())
+                        .unwrap_or_default(),
                     _ => String::new(),
                 };
                 let args: Vec<syn::Expr> = c.args.iter().cloned().collect();
@@ -729,7 +737,12 @@ impl Crate<'_, '_> {
         };
         let mut out = String::new();
         let mut next = 0;
-        let mut chars = format.value().chars().collect::<Vec<_>>().into_iter().peekable();
+        let mut chars = format
+            .value()
+            .chars()
+            .collect::<Vec<_>>()
+            .into_iter()
+            .peekable();
         while let Some(c) = chars.next() {
             match c {
                 '{' if chars.peek() == Some(&'{') => {
@@ -817,7 +830,10 @@ fn key(names: &[Name], f: &Func) -> Result<(String, Option<String>), String> {
         [one] => format!("{one:?}"),
         many => format!(
             "[{}]",
-            many.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ")
+            many.iter()
+                .map(|s| format!("{s:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     };
     let from = if names.iter().any(|n| matches!(n, Name::Glob(_))) {
@@ -828,8 +844,17 @@ fn key(names: &[Name], f: &Func) -> Result<(String, Option<String>), String> {
     Ok((format!("kernel = {value}"), Some(from.to_owned())))
 }
 
-/// The launches inside a `macro_rules!` body, and `#[occupancy::check]`s there.
-fn macro_launches(m: &MacroDef, _krate: &Crate<'_, '_>) -> Vec<Launch> {
+/// The launches inside a `macro_rules!` body, with the macro's invocations.
+fn macro_launches(m: &MacroDef, invocations: Option<&Vec<String>>) -> Vec<Launch> {
+    let expanded = match invocations.map(Vec::as_slice) {
+        None | Some([]) => "not invoked in the crate's sources".to_owned(),
+        Some(at) => format!(
+            "expanded {} time{} ({})",
+            at.len(),
+            if at.len() == 1 { "" } else { "s" },
+            at.join(", ")
+        ),
+    };
     let mut out = Vec::new();
     for (line, how) in &m.launches {
         out.push(Launch {
@@ -839,13 +864,32 @@ fn macro_launches(m: &MacroDef, _krate: &Crate<'_, '_>) -> Vec<Launch> {
             via: None,
             conditions: m.conditions.clone(),
             check: Check::Unread(format!(
-                "inside `macro_rules! {}`: read only once expanded; annotate the function in \
-                 the macro's body by hand (the build checks every expansion)",
+                "inside `macro_rules! {}`, {expanded}: read only once expanded; annotate the \
+                 function in the macro's body by hand (the build checks every expansion)",
                 m.name
             )),
         });
     }
     out
+}
+
+/// Every macro invocation of a file, by the macro's last name: `src/unary.rs:26`.
+struct Invocations<'o> {
+    shown: &'o str,
+    out: &'o mut BTreeMap<String, Vec<String>>,
+}
+
+impl<'ast> Visit<'ast> for Invocations<'_> {
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if let Some(last) = mac.path.segments.last()
+            && last.ident != "macro_rules"
+        {
+            self.out
+                .entry(last.ident.to_string())
+                .or_default()
+                .push(format!("{}:{}", self.shown, last.ident.span().start().line));
+        }
+    }
 }
 
 /// The `#[occupancy::check]`s written inside `macro_rules!` bodies of `file`: (line, the
@@ -887,7 +931,7 @@ struct Collect<'x> {
 impl Collect<'_> {
     fn within(&mut self, attrs: &[syn::Attribute], what: &str, visit: impl FnOnce(&mut Self)) {
         let depth = self.conditions.len();
-        self.conditions.extend(crate::report::cfgs(attrs, what));
+        self.conditions.extend(super::cfgs(attrs, what));
         visit(self);
         self.conditions.truncate(depth);
     }
@@ -912,10 +956,7 @@ impl Collect<'_> {
         sig: &syn::Signature,
         body: &syn::Block,
     ) {
-        let annotated = attrs
-            .iter()
-            .find(|a| self.is_check(a))
-            .map(|a| format!("{}:{}", self.shown, a.pound_token.span.start().line));
+        let annotated = attrs.iter().any(|a| self.is_check(a));
         // The attribute goes after the doc comments, before the other attributes.
         let head = match vis {
             Some(syn::Visibility::Inherited) | None => sig.span(),
@@ -982,8 +1023,8 @@ fn contains_check(tokens: &TokenStream, aliases: &[String]) -> bool {
                 }
             }
             TokenTree::Ident(id) if aliases.iter().any(|a| id == a) => {
-                let after_colons = i >= 2
-                    && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == ':');
+                let after_colons =
+                    i >= 2 && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == ':');
                 if !after_colons && matches!(trees.get(i + 1), Some(TokenTree::Group(_))) {
                     return true;
                 }
@@ -1001,7 +1042,7 @@ fn check_aliases(file: &syn::File) -> Vec<String> {
     struct Uses<'o>(&'o mut Vec<String>);
     impl<'ast> Visit<'ast> for Uses<'_> {
         fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
-            crate::report::uses(&u.tree, &[], self.0);
+            super::uses(&u.tree, &[], self.0);
         }
     }
     Uses(&mut out).visit_file(file);
@@ -1041,7 +1082,9 @@ impl<'ast> Visit<'ast> for Collect<'_> {
             syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
             _ => None,
         };
-        let what = ty.as_ref().map_or_else(|| "impl".to_owned(), |t| format!("impl {t}"));
+        let what = ty
+            .as_ref()
+            .map_or_else(|| "impl".to_owned(), |t| format!("impl {t}"));
         self.within(&i.attrs, &what, |this| {
             let outer = std::mem::replace(&mut this.impl_ty, ty);
             syn::visit::visit_item_impl(this, i);
@@ -1074,7 +1117,13 @@ impl<'ast> Visit<'ast> for Collect<'_> {
         let Some(name) = &m.ident else { return };
         let mut launches = Vec::new();
         let mut attributes = Vec::new();
-        scan_tokens(&m.mac.tokens, &self.aliases, &mut launches, &mut attributes, 0);
+        scan_tokens(
+            &m.mac.tokens,
+            &self.aliases,
+            &mut launches,
+            &mut attributes,
+            0,
+        );
         if !launches.is_empty() || !attributes.is_empty() {
             self.macros.push(MacroDef {
                 name: name.to_string(),
@@ -1119,7 +1168,9 @@ fn scan_tokens(
                     attributes.push(p.span().start().line);
                 }
             }
-            TokenTree::Group(g) => scan_tokens(&g.stream(), aliases, launches, attributes, depth + 1),
+            TokenTree::Group(g) => {
+                scan_tokens(&g.stream(), aliases, launches, attributes, depth + 1)
+            }
             _ => {}
         }
     }
@@ -1188,7 +1239,11 @@ impl<'ast> Visit<'ast> for Walk<'_> {
             };
             // The builder's `launch(cfg)` takes the configuration first; the older API's
             // `launch(cfg, params)` too; `launch_on_stream(stream, cfg, params)` second.
-            let config = m.args.iter().nth(if builder.is_some() { 0 } else { *at }).cloned();
+            let config = m
+                .args
+                .iter()
+                .nth(if builder.is_some() { 0 } else { *at })
+                .cloned();
             let function = builder.or_else(|| Some((*m.receiver).clone()));
             self.scan.calls.push(LaunchCall {
                 line: m.method.span().start().line,
@@ -1239,7 +1294,12 @@ impl<'ast> Visit<'ast> for Walk<'_> {
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
         // cust's `launch!(m.k<<<grid, block, smem, stream>>>(args))`.
-        if mac.path.segments.last().is_some_and(|s| s.ident == "launch") {
+        if mac
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "launch")
+        {
             let trees: Vec<TokenTree> = mac.tokens.clone().into_iter().collect();
             let spelled = mac.tokens.to_string().replace(' ', "");
             if spelled.contains("<<<") {
@@ -1290,7 +1350,9 @@ fn builder_arg(receiver: &syn::Expr) -> Option<syn::Expr> {
     let mut at = receiver;
     for _ in 0..256 {
         match strip(at) {
-            syn::Expr::MethodCall(m) if m.method == "launch_builder" => return m.args.first().cloned(),
+            syn::Expr::MethodCall(m) if m.method == "launch_builder" => {
+                return m.args.first().cloned();
+            }
             syn::Expr::MethodCall(m) => at = &m.receiver,
             _ => return None,
         }
@@ -1367,7 +1429,10 @@ mod tests {
             .map(|l| {
                 let check = match l.check {
                     Check::Attribute { args, target, .. } => {
-                        format!("#[occupancy::check({args})] on {} at line {}", target.name, target.line)
+                        format!(
+                            "#[occupancy::check({args})] on {} at line {}",
+                            target.name, target.line
+                        )
                     }
                     Check::Annotated { wrapper } => format!("annotated at {wrapper}"),
                     Check::Unread(why) => format!("unread: {why}"),
@@ -1379,13 +1444,19 @@ mod tests {
 
     #[test]
     fn the_fixture_crate() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/adopt/src");
-        let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/adopt/src");
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
         names.sort();
         let texts: Vec<(&'static str, String)> = names
             .iter()
             .map(|p| {
-                let shown: &'static str = Box::leak(format!("src/{}", p.file_name().unwrap().to_str().unwrap()).into_boxed_str());
+                let shown: &'static str = Box::leak(
+                    format!("src/{}", p.file_name().unwrap().to_str().unwrap()).into_boxed_str(),
+                );
                 (shown, std::fs::read_to_string(p).unwrap())
             })
             .collect();

@@ -1,0 +1,1 @@
+//! `report --annotate` (placeholder until the next step).
