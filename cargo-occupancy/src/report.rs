@@ -312,6 +312,16 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
         }
         s
     };
+    if args.annotate {
+        let summary = annotate::annotate(&crate_dir, &wrappers)?;
+        if format == Format::Table {
+            let mut text = text;
+            text.push('\n');
+            text.push_str(&summary);
+            return Ok((text, failed));
+        }
+        eprint!("{summary}");
+    }
     Ok((text, failed))
 }
 
@@ -1005,14 +1015,10 @@ impl Wrapper {
             value["via"] = json!(site.via);
             value["kernel_from"] = json!(site.kernel_from);
             value["launches"] = json!(site.launches);
-            value["attribute"] = json!(
-                site.args
-                    .as_ref()
-                    .map(|a| format!("#[occupancy::check({a})]"))
-            );
-            value["attribute_at"] = json!(site.target.as_ref().map(|(path, t)| {
+            value["attribute"] = json!(site.args.as_deref().map(attribute_text));
+            // The launch and the function it is in are in one file.
+            value["attribute_at"] = json!(site.target.as_ref().map(|(_, t)| {
                 let file = self.location.rsplit_once(':').map_or("", |(f, _)| f);
-                let _ = path;
                 format!("{file}:{}", t.line)
             }));
         }
@@ -1205,6 +1211,15 @@ fn runnable_targets(file: &Parsed, found: &Found, env: &Env) -> Option<(Vec<Stri
         }
     }
     (!kept.is_empty() && !dropped.is_empty()).then_some((kept, dropped))
+}
+
+/// The attribute with `args`: `#[occupancy::check(kernel = "x")]`, `#[occupancy::check]`.
+pub(crate) fn attribute_text(args: &str) -> String {
+    if args.is_empty() {
+        "#[occupancy::check]".to_owned()
+    } else {
+        format!("#[occupancy::check({args})]")
+    }
 }
 
 /// `src/a.rs:9` before `src/a.rs:10`.
@@ -1459,7 +1474,7 @@ fn launches(wrappers: &[Wrapper]) -> Vec<table::Launch> {
                     said.push(format!("kernel: {from}"));
                 }
                 if let Some(args) = &site.args {
-                    said.push(format!("read as #[occupancy::check({args})]"));
+                    said.push(format!("read as {}", attribute_text(args)));
                 }
                 last.notes.push(format!("^ {}", said.join("; ")));
             }
