@@ -267,7 +267,19 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
             .collect();
         wrappers.extend(unannotated(&parsed, sites::find(&files), &env));
     }
-    wrappers.sort_by(|a, b| natural(&a.location).cmp(&natural(&b.location)));
+    // Files in the order they were walked, each in line order.
+    let walked: BTreeMap<&str, usize> = parsed
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.shown.as_str(), i))
+        .collect();
+    wrappers.sort_by_key(|w| {
+        let (file, line) = natural(&w.location);
+        (
+            walked.get(file.as_str()).copied().unwrap_or(usize::MAX),
+            line,
+        )
+    });
 
     // A file that does not parse may hold wrappers the build would reject: no pass.
     let failed = wrappers.iter().any(Wrapper::fails) || !unreadable.is_empty();
