@@ -80,6 +80,12 @@ pub struct ReportArgs {
     /// Print JSON instead of a table (the same as `--format json`).
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// Every launch of the crate, annotated or not: also the CUDA C++ launches of its
+    /// `.cu` / `.cuh` files (the folders its build's `occupancy_cuda::CudaLaunches`
+    /// recorded, else `src/`, `cuda/`, `kernels/`, `csrc/`), each path checked with the
+    /// newest build's objects or `--kernel-manifest`.
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// What `report` prints.
@@ -216,13 +222,35 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
         }
     }
 
+    let cuda = if args.all {
+        let policy = match occupancy_attr::load_policy(&env) {
+            Ok((policy, _)) => policy,
+            Err(e) => {
+                unreadable.push(e);
+                Policy::default()
+            }
+        };
+        Some(crate::cuda::section(
+            &crate_dir,
+            &package,
+            args.kernel_manifest.as_deref(),
+            &policy,
+        ))
+    } else {
+        None
+    };
+    let cuda_wrappers: &[Wrapper] = cuda.as_ref().map_or(&[], |c| c.wrappers.as_slice());
+
     // A file that does not parse may hold wrappers the build would reject: no pass.
-    let failed = wrappers.iter().any(Wrapper::fails) || !unreadable.is_empty();
+    let failed = wrappers.iter().any(Wrapper::fails)
+        || cuda_wrappers.iter().any(Wrapper::fails)
+        || !unreadable.is_empty();
     let format = args.format();
     let text = if format == Format::Sarif {
-        crate::sarif::log(&crate_dir, &wrappers, &unreadable)
+        let all: Vec<&Wrapper> = wrappers.iter().chain(cuda_wrappers).collect();
+        crate::sarif::log(&crate_dir, &all, &unreadable)
     } else if format == Format::Json {
-        let json = json!({
+        let mut json = json!({
             "crate": package,
             "path": crate_dir.display().to_string(),
             "manifest": manifest.as_ref().map(|p| p.display().to_string()),
@@ -232,6 +260,17 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
             "summary": summary_json(&wrappers),
             "failed": failed,
         });
+        if let Some(c) = &cuda {
+            json["cuda_launches"] = cuda_wrappers.iter().map(Wrapper::to_json).collect();
+            json["cuda"] = json!({
+                "dirs": c.dirs,
+                "resources": c.resources,
+                "notes": c.notes,
+                "launch_sites": c.sites,
+                "paths": c.paths,
+                "checked": c.checked,
+            });
+        }
         let mut s = serde_json::to_string_pretty(&json).unwrap_or_default();
         s.push('\n');
         s
@@ -260,6 +299,39 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
         }
         s.push('\n');
         s.push_str(&summary_text(&wrappers));
+        if let Some(c) = &cuda {
+            let _ = writeln!(
+                s,
+                "\nCUDA C++ launches ({}; resources: {})\n",
+                if c.dirs.is_empty() {
+                    "no source folder found".to_owned()
+                } else {
+                    c.dirs.join(", ")
+                },
+                c.resources
+            );
+            if !c.wrappers.is_empty() {
+                s.push_str(&table(&c.wrappers));
+            }
+            for note in &c.notes {
+                let _ = writeln!(s, "note: {note}");
+            }
+            let counts = counts(&c.wrappers);
+            let _ = writeln!(
+                s,
+                "\n{} launch site{}, {} path{}: {} checked, {} not checked; {} deny-level finding{}, {} warning{}",
+                c.sites,
+                plural(c.sites),
+                c.paths,
+                plural(c.paths),
+                c.checked,
+                c.paths - c.checked,
+                counts.deny,
+                plural(counts.deny),
+                counts.warn,
+                plural(counts.warn),
+            );
+        }
         s
     };
     Ok((text, failed))
@@ -879,6 +951,23 @@ pub(crate) struct Wrapper {
     /// The `cfg` / `cfg_attr` predicates it is under; evaluated as if they held.
     pub(crate) conditions: Vec<String>,
     pub(crate) outcome: Outcome,
+    /// For a path of a CUDA C++ launch (`report --all`): what the launch is.
+    pub(crate) cuda: Option<CudaSite>,
+}
+
+/// A path of a CUDA C++ launch shown as a [`Wrapper`] (its `name` is the launching host
+/// function, its `location` the `.cu` file and line).
+pub(crate) struct CudaSite {
+    /// `<<<...>>>`, `cudaLaunchKernelEx`, ...
+    pub(crate) form: &'static str,
+    /// The kernel as written at the launch.
+    pub(crate) kernel_written: String,
+    /// The kernel instantiation the path launches (`softmax<float, 128>`).
+    pub(crate) instantiation: Option<String>,
+    /// The choices that lead to this path.
+    pub(crate) conditions: Vec<String>,
+    /// The 1-based line of the launch.
+    pub(crate) line: usize,
 }
 
 pub(crate) enum Outcome {
@@ -889,13 +978,15 @@ pub(crate) enum Outcome {
     Constant(Vec<&'static str>, Vec<String>),
     /// Evaluated: the spec (for levels) and the evaluation.
     Evaluated(Box<Spec>, Evaluation),
+    /// A CUDA C++ launch path that is not checked, and why (`run time, not checked: ...`).
+    NotChecked(String),
 }
 
 impl Wrapper {
     fn fails(&self) -> bool {
         match &self.outcome {
             Outcome::Errors(_) => true,
-            Outcome::Constant(..) => false,
+            Outcome::Constant(..) | Outcome::NotChecked(_) => false,
             Outcome::Evaluated(spec, evaluation) => evaluation
                 .diagnostics
                 .iter()
@@ -904,6 +995,13 @@ impl Wrapper {
     }
 
     fn kernel(&self) -> Option<String> {
+        if let Some(c) = &self.cuda {
+            return Some(
+                c.instantiation
+                    .clone()
+                    .unwrap_or_else(|| c.kernel_written.clone()),
+            );
+        }
         match &self.outcome {
             Outcome::Evaluated(spec, _) => spec.source.as_ref().map(|s| s.kernel.clone()),
             _ => None,
@@ -917,7 +1015,14 @@ impl Wrapper {
             "kernel": self.kernel(),
             "conditional": self.conditions,
         });
+        if let Some(c) = &self.cuda {
+            value["function"] = json!(self.name);
+            value["form"] = json!(c.form);
+            value["kernel_written"] = json!(c.kernel_written);
+            value["path_conditions"] = json!(c.conditions);
+        }
         match &self.outcome {
+            Outcome::NotChecked(why) => value["not_checked"] = json!(why),
             Outcome::Errors(errors) => value["errors"] = json!(errors),
             Outcome::Constant(inputs, unread) => {
                 value["constant_inputs"] = json!(inputs);
@@ -1041,6 +1146,7 @@ fn evaluate(file: &Parsed, found: Found, env: &Env) -> Wrapper {
         name,
         conditions,
         outcome,
+        cuda: None,
     }
 }
 
@@ -1094,6 +1200,15 @@ fn table(wrappers: &[Wrapper]) -> String {
                     ]);
                 }
             }
+            Outcome::NotChecked(why) => rows.push([
+                w.location.clone(),
+                w.name.clone(),
+                kernel,
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                why.clone(),
+            ]),
             Outcome::Constant(inputs, unread) => rows.push([
                 w.location.clone(),
                 w.name.clone(),
@@ -1280,6 +1395,7 @@ fn counts_of(wrappers: &[&Wrapper]) -> Counts {
         match &w.outcome {
             Outcome::Errors(e) => c.errors += e.len(),
             Outcome::Constant(..) => c.constant += 1,
+            Outcome::NotChecked(_) => {}
             Outcome::Evaluated(spec, evaluation) => {
                 c.evaluated += 1;
                 for d in &evaluation.diagnostics {
@@ -1384,6 +1500,7 @@ pub fn kernel_wrappers(path: &Path) -> Result<Vec<KernelWrapper>, String> {
         kernel_manifest: None,
         format: Format::Json,
         json: false,
+        all: false,
     };
     let (text, _) = report(&args)?;
     let json: Json = serde_json::from_str(&text).map_err(|e| e.to_string())?;
