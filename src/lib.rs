@@ -113,6 +113,11 @@
 //! it concerns, worst first (`also 2 more kernels of the family, worst first: affine_f16
 //! (37.5%), ...`), so that a family of 89 kernels does not print 89 warnings. A body that
 //! names its kernel at run time (`format!("affine_{}", T::NAME)`) gets the glob suggested.
+//! A member with no cubin the driver would load on a target (fp8 kernels built for `sm_90`
+//! only) is not part of the family on that target: the others are checked there, and the
+//! findings there say which members were left out (`not part of the family on compute
+//! capability 8.0 (...): affine_f8e4m3 (compiled for sm_90)`); a target where no member is
+//! left is an error on `kernel`. (A kernel named alone must run on every target.)
 //! Likewise, targets with the same result (`"sm_89", "RTX 4090", "L4"`) share one
 //! diagnostic that names them all.
 //!

@@ -1,6 +1,8 @@
 //! `cargo occupancy report`: every `#[occupancy::check]` of a crate, evaluated on each of its
 //! targets by the attribute's own front end (`occupancy_attr::parse`, then
-//! `Spec::evaluate`), as a table, JSON or a SARIF 2.1.0 log (rendered by `crate::sarif`).
+//! `Spec::evaluate`), as a table (laid out by [`table`]: a row per launch and target, each
+//! finding on every target it concerns), JSON or a SARIF 2.1.0 log (rendered by
+//! `crate::sarif`).
 //! Exits 1 when a finding is deny-level (this includes
 //! `launch_impossible`) or an attribute has an error: the same wrappers that fail
 //! `cargo build`, without building, for CI.
@@ -39,7 +41,9 @@
 //! default build leaves out is built by some other configuration.
 //!
 //! Also: a file that does not parse is an error (its wrappers cannot be checked) and fails
-//! the report; a wrapper written by a macro (`macro_rules!`) is not found; a constant the
+//! the report; an item past the limits that keep `syn` within its stack (a trait with 82
+//! `+` bounds) is left out with a note, and the rest of its file is read
+//! (`occupancy_attr::parse_source_file`, as the attribute reads the crate's sources); a wrapper written by a macro (`macro_rules!`) is not found; a constant the
 //! build can evaluate but this reader cannot leaves the wrapper "not evaluated".
 //!
 //! Exit status: 0 when no wrapper has a deny-level finding or an error (warnings pass); 1
@@ -54,12 +58,14 @@ use std::time::SystemTime;
 
 use clap::Args;
 use occupancy_attr::{Diagnostic, Env, Evaluation, MANIFEST_VAR, Spec};
-use occupancy_core::lint::{LAUNCH_IMPOSSIBLE, Level};
+use occupancy_core::lint::{LAUNCH_IMPOSSIBLE, Level, bytes_text, percent};
 use occupancy_core::policy::Policy;
 use proc_macro2::{Span, TokenStream, TokenTree};
 use serde_json::{Value as Json, json};
 use syn::visit::Visit;
 use syn::{Attribute, Expr, Meta, Signature, UseTree};
+
+mod table;
 
 /// Arguments of `report`.
 #[derive(Args, Debug)]
@@ -86,6 +92,10 @@ pub struct ReportArgs {
     /// newest build's objects or `--kernel-manifest`.
     #[arg(long)]
     pub all: bool,
+    /// In the table, only the targets with a reported finding (and the wrappers with
+    /// errors); the summary still counts every wrapper.
+    #[arg(long)]
+    pub findings_only: bool,
 }
 
 /// What `report` prints.
@@ -187,28 +197,31 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
                 continue;
             }
         };
-        // Nesting deep enough to overflow syn's stack is an error on its token.
-        if let Err(e) = text
-            .parse::<proc_macro2::TokenStream>()
-            .map_err(|e| syn::Error::new(e.span(), e))
-            .and_then(|tokens| occupancy_attr::check_source_limits(&tokens, &shown))
-        {
-            let at = e.span().start();
-            unreadable.push(format!("{shown}:{}:{}: {e}", at.line, at.column + 1));
-            continue;
-        }
-        let syntax = match syn::parse_file(&text) {
-            Ok(syntax) => syntax,
+        // Items past the limits that keep syn within its stack are left out (a note);
+        // the rest of the file is read.
+        let source = match occupancy_attr::parse_source_file(&text, &shown) {
+            Ok(source) => source,
             Err(e) => {
                 let at = e.span().start();
                 unreadable.push(format!("{shown}:{}:{}: {e}", at.line, at.column + 1));
                 continue;
             }
         };
+        for skipped in &source.skipped {
+            let what = match &skipped.body_of {
+                Some(_) => format!("the body of `{}`", skipped.what),
+                None => format!("`{}`", skipped.what),
+            };
+            eprintln!(
+                "note: {shown}:{}: {what} is not read: {}",
+                skipped.line, skipped.why
+            );
+        }
         parsed.push(Parsed {
             path: file,
             shown,
-            syntax,
+            syntax: source.syntax,
+            skipped: source.skipped,
         });
     }
     let inherited = module_conditions(&crate_dir, &parsed);
@@ -277,32 +290,29 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
     } else {
         let mut s = String::new();
         let _ = writeln!(s, "crate {package} ({})", crate_dir.display());
-        match &manifest {
-            Some(path) => {
-                let _ = writeln!(
-                    s,
-                    "resource manifest: {} ({manifest_origin})",
-                    path.display()
-                );
-            }
-            None => {
-                let _ = writeln!(s, "resource manifest: {manifest_origin}");
-            }
-        }
+        let manifest_line = match &manifest {
+            Some(path) => format!("resource manifest: {} ({manifest_origin})", path.display()),
+            None => format!("resource manifest: {manifest_origin}"),
+        };
+        table::wrap(&mut s, &manifest_line, 0, 2);
         s.push('\n');
-        s.push_str(&table(&wrappers));
+        s.push_str(&table::render(&launches(&wrappers), args.findings_only));
         for line in &unreadable {
-            let _ = writeln!(
-                s,
-                "error: cannot read {line} (its wrappers are not checked)"
+            table::wrap(
+                &mut s,
+                &format!("error: cannot read {line} (its wrappers are not checked)"),
+                0,
+                2,
             );
         }
         s.push('\n');
-        s.push_str(&summary_text(&wrappers));
+        for line in summary_text(&wrappers).lines() {
+            table::wrap(&mut s, line, 0, 2);
+        }
         if let Some(c) = &cuda {
-            let _ = writeln!(
-                s,
-                "\nCUDA C++ launches ({}; resources: {})\n",
+            s.push('\n');
+            let header = format!(
+                "CUDA C++ launches ({}; resources: {})",
                 if c.dirs.is_empty() {
                     "no source folder found".to_owned()
                 } else {
@@ -310,16 +320,18 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
                 },
                 c.resources
             );
+            table::wrap(&mut s, &header, 0, 2);
+            s.push('\n');
             if !c.wrappers.is_empty() {
-                s.push_str(&table(&c.wrappers));
+                s.push_str(&table::render(&launches(&c.wrappers), args.findings_only));
             }
             for note in &c.notes {
-                let _ = writeln!(s, "note: {note}");
+                table::wrap(&mut s, &format!("note: {note}"), 0, 2);
             }
             let counts = counts(&c.wrappers);
-            let _ = writeln!(
-                s,
-                "\n{} launch site{}, {} path{}: {} checked, {} not checked; {} deny-level finding{}, {} warning{}",
+            s.push('\n');
+            let line = format!(
+                "{} launch site{}, {} path{}: {} checked, {} not checked; {} deny-level finding{}, {} warning{}",
                 c.sites,
                 plural(c.sites),
                 c.paths,
@@ -331,6 +343,7 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
                 counts.warn,
                 plural(counts.warn),
             );
+            table::wrap(&mut s, &line, 0, 2);
         }
         s
     };
@@ -543,6 +556,9 @@ struct Parsed {
     path: PathBuf,
     shown: String,
     syntax: syn::File,
+    /// Items past the parser's limits, left out of `syntax` (a function keeps its
+    /// signature, with an empty body).
+    skipped: Vec<occupancy_attr::Skipped>,
 }
 
 /// For each file that a `mod` declaration carrying `#[cfg(...)]` brings in (directly or
@@ -1033,13 +1049,28 @@ impl Wrapper {
                 value["min_occupancy_percent"] =
                     json!(f64::from(spec.min_occupancy.basis_points()) / 100.0);
                 value["plans"] = spec.plans.iter().map(plan_json).collect();
+                // Members of the family with no cubin for a target: not checked there.
+                let left_out: serde_json::Map<String, Json> = spec
+                    .targets
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(index, t)| {
+                        let names: Vec<&str> = spec
+                            .left_out(index)
+                            .iter()
+                            .map(|k| k.name.as_str())
+                            .collect();
+                        (!names.is_empty()).then(|| (t.target.to_string(), json!(names)))
+                    })
+                    .collect();
+                value["left_out"] = Json::Object(left_out);
                 let mut rows = Vec::new();
                 for case in &evaluation.cases {
-                    for (t, ts) in case.targets.iter().zip(&spec.targets) {
+                    for t in &case.targets {
                         let index = spec
                             .targets
                             .iter()
-                            .position(|x| x.target == ts.target)
+                            .position(|x| x.target == t.target)
                             .unwrap_or(0);
                         let resources = spec.resources(case.kernel, index);
                         let mut row = json!({
@@ -1121,10 +1152,27 @@ fn evaluate(file: &Parsed, found: Found, env: &Env) -> Wrapper {
     };
     let conditions = found.conditions;
     let env = env.clone().with_source_file(&file.path);
+    // A body left out as past the parser's limits is not read, as the macro does not read
+    // it: the attribute's keys still check the launch.
+    let unread = file
+        .skipped
+        .iter()
+        .find(|s| {
+            s.body_of.as_deref() == Some(name.as_str())
+                && found
+                    .body
+                    .as_ref()
+                    .is_some_and(|b| b.brace_token.span.open().start().line == s.line)
+        })
+        .map(|s| format!("the body was not read: {}", s.why));
     let wrapper = occupancy_attr::Wrapper {
         sig: &found.sig,
-        body: found.body.as_ref(),
-        unread: None,
+        body: if unread.is_some() {
+            None
+        } else {
+            found.body.as_ref()
+        },
+        unread,
     };
     let outcome = match occupancy_attr::parse(found.args, &wrapper, found.attribute, &env) {
         Err(errors) => Outcome::Errors(
@@ -1151,72 +1199,43 @@ fn evaluate(file: &Parsed, found: Found, env: &Env) -> Wrapper {
 }
 
 /// `low_occupancy (warn)`, one per reported finding.
-fn findings_cell(spec: &Spec, findings: &[&Diagnostic]) -> String {
-    let names: Vec<String> = findings
+fn findings_cells(spec: &Spec, findings: &[&Diagnostic]) -> Vec<String> {
+    findings
         .iter()
         .map(|d| d.finding.lint)
         .filter(|lint| spec.level(lint) != Level::Allow)
         .map(|lint| format!("{} ({})", lint.name, spec.level(lint)))
-        .collect();
-    if names.is_empty() {
-        "-".to_owned()
-    } else {
-        names.join(", ")
-    }
+        .collect()
 }
 
-fn table(wrappers: &[Wrapper]) -> String {
-    let header = [
-        "location",
-        "wrapper",
-        "kernel",
-        "target",
-        "occupancy",
-        "limiter",
-        "findings",
-    ];
-    let mut rows: Vec<[String; 7]> = Vec::new();
-    // After a row: the note on the wrapper's conditions.
-    let mut notes: BTreeMap<usize, String> = BTreeMap::new();
+/// The table's launches: per wrapper, one per plan and kernel (its label and kernel in the
+/// heading), each with a row per target; errors and notes under them.
+fn launches(wrappers: &[Wrapper]) -> Vec<table::Launch> {
+    let mut out = Vec::new();
     for w in wrappers {
-        let kernel = w.kernel().unwrap_or_else(|| "-".to_owned());
+        let first = out.len();
+        let launch = |subject: String, kernel: Option<String>| table::Launch {
+            location: w.location.clone(),
+            subject,
+            kernel,
+            rows: Vec::new(),
+            errors: Vec::new(),
+            notes: Vec::new(),
+        };
         match &w.outcome {
             Outcome::Errors(errors) => {
-                for (i, e) in errors.iter().enumerate() {
-                    let lead = if i == 0 {
-                        [w.location.clone(), w.name.clone(), kernel.clone()]
-                    } else {
-                        Default::default()
-                    };
-                    let [location, name, kernel] = lead;
-                    rows.push([
-                        location,
-                        name,
-                        kernel,
-                        "-".into(),
-                        "-".into(),
-                        "-".into(),
-                        format!("error: {e}"),
-                    ]);
-                }
+                let mut l = launch(w.name.clone(), w.kernel());
+                l.errors.clone_from(errors);
+                out.push(l);
             }
-            Outcome::NotChecked(why) => rows.push([
-                w.location.clone(),
-                w.name.clone(),
-                kernel,
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                why.clone(),
-            ]),
-            Outcome::Constant(inputs, unread) => rows.push([
-                w.location.clone(),
-                w.name.clone(),
-                kernel,
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                format!(
+            Outcome::NotChecked(why) => {
+                let mut l = launch(w.name.clone(), w.kernel());
+                l.notes.push(why.clone());
+                out.push(l);
+            }
+            Outcome::Constant(inputs, unread) => {
+                let mut l = launch(w.name.clone(), w.kernel());
+                l.notes.push(format!(
                     "not evaluated: constant {} (checked by the compiler){}",
                     inputs.join(", "),
                     if unread.is_empty() {
@@ -1224,40 +1243,36 @@ fn table(wrappers: &[Wrapper]) -> String {
                     } else {
                         format!("; not read: {}", unread.join("; "))
                     }
-                ),
-            ]),
+                ));
+                out.push(l);
+            }
             Outcome::Evaluated(spec, evaluation) => {
-                let mut first_of_wrapper = true;
                 for case in &evaluation.cases {
                     let plan = &spec.plans[case.plan];
                     let case_kernel = case
                         .kernel
                         .and_then(|k| spec.kernels.get(k))
                         .map(|k| k.name.clone());
+                    // A finding concerns this case when it is of its plan and names its
+                    // kernel among those it fires on (a family's finding lists them all).
                     let of_case = |d: &&Diagnostic| {
                         d.plan == case.plan
                             && (d.kernels.is_empty()
-                                || case_kernel
-                                    .as_ref()
-                                    .is_none_or(|k| d.kernels.first() == Some(k)))
+                                || case_kernel.as_ref().is_none_or(|k| d.kernels.contains(k)))
                     };
-                    let launch: Vec<&Diagnostic> = evaluation
-                        .diagnostics
-                        .iter()
-                        .filter(|d| d.targets.is_empty())
-                        .filter(of_case)
-                        .collect();
-                    for (i, t) in case.targets.iter().enumerate() {
-                        let first = i == 0;
-                        let mut findings: Vec<&Diagnostic> =
-                            if first { launch.clone() } else { Vec::new() };
-                        findings.extend(
-                            evaluation
-                                .diagnostics
-                                .iter()
-                                .filter(|d| d.targets.first() == Some(&t.target))
-                                .filter(of_case),
-                        );
+                    let subject = match &plan.label {
+                        Some(label) => format!("{} ({label})", w.name),
+                        None => w.name.clone(),
+                    };
+                    let mut l = launch(subject, case_kernel.clone().or_else(|| w.kernel()));
+                    for t in &case.targets {
+                        // Launch-scoped findings (no targets) concern every target.
+                        let findings: Vec<&Diagnostic> = evaluation
+                            .diagnostics
+                            .iter()
+                            .filter(|d| d.targets.is_empty() || d.targets.contains(&t.target))
+                            .filter(of_case)
+                            .collect();
                         let impossible = findings
                             .iter()
                             .any(|d| *d.finding.lint == LAUNCH_IMPOSSIBLE);
@@ -1272,8 +1287,8 @@ fn table(wrappers: &[Wrapper]) -> String {
                             }
                             Ok(o) => (
                                 format!(
-                                    "{}% ({}/{} warps)",
-                                    trim(o.percent()),
+                                    "{} ({}/{} warps)",
+                                    percent(o.active_warps_per_sm(), o.max_warps_per_sm),
                                     o.active_warps_per_sm(),
                                     o.max_warps_per_sm
                                 ),
@@ -1281,73 +1296,27 @@ fn table(wrappers: &[Wrapper]) -> String {
                             ),
                             Err(e) => (format!("error: {e}"), "-".to_owned()),
                         };
-                        let (location, name, kernel_cell) = if first {
-                            let name = match &plan.label {
-                                Some(label) => format!("{} ({label})", w.name),
-                                None => w.name.clone(),
-                            };
-                            let location = if first_of_wrapper {
-                                w.location.clone()
-                            } else {
-                                String::new()
-                            };
-                            (
-                                location,
-                                name,
-                                case_kernel.clone().unwrap_or_else(|| kernel.clone()),
-                            )
-                        } else {
-                            Default::default()
-                        };
-                        first_of_wrapper = false;
-                        rows.push([
-                            location,
-                            name,
-                            kernel_cell,
-                            t.target.to_string(),
+                        l.rows.push(table::Row {
+                            target: t.target.to_string(),
+                            block: t.launch.block.to_string(),
+                            smem: bytes_text(t.launch.dynamic_smem_bytes.into()),
                             occupancy,
                             limiter,
-                            findings_cell(spec, &findings),
-                        ]);
+                            findings: findings_cells(spec, &findings),
+                        });
                     }
+                    out.push(l);
                 }
             }
         }
-        if !w.conditions.is_empty() && !rows.is_empty() {
-            notes.insert(
-                rows.len() - 1,
-                format!("  ^ {}", conditional_note(&w.conditions)),
-            );
+        if !w.conditions.is_empty()
+            && let Some(last) = out[first..].last_mut()
+        {
+            last.notes
+                .push(format!("^ {}", conditional_note(&w.conditions)));
         }
     }
-    let mut widths = header.map(str::len);
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let line = |cells: &[String]| {
-        let mut l = String::new();
-        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
-            if i + 1 == cells.len() {
-                l.push_str(cell);
-            } else {
-                let _ = write!(l, "{cell:<w$}  ");
-            }
-        }
-        let mut l = l.trim_end().to_owned();
-        l.push('\n');
-        l
-    };
-    let mut s = line(&header.map(str::to_owned));
-    for (i, row) in rows.iter().enumerate() {
-        s.push_str(&line(row));
-        if let Some(note) = notes.get(&i) {
-            s.push_str(note);
-            s.push('\n');
-        }
-    }
-    s
+    out
 }
 
 /// `conditional, under cfg_attr(not(feature = "x")): checked as if the predicate held`.
@@ -1361,12 +1330,6 @@ fn conditional_note(conditions: &[String]) -> String {
             "the predicates"
         }
     )
-}
-
-/// `66.67`, `50`, `37.5`: at most two decimals, no trailing zeros.
-fn trim(percent: f64) -> String {
-    let s = format!("{percent:.2}");
-    s.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 struct Counts {
@@ -1411,11 +1374,12 @@ fn counts_of(wrappers: &[&Wrapper]) -> Counts {
     c
 }
 
+/// Two lines: the wrappers by outcome, then the findings and errors.
 fn summary_text(wrappers: &[Wrapper]) -> String {
     let c = counts(wrappers);
     format!(
-        "{} wrapper{} ({} evaluated, {} with constants left to the compiler, {} with errors): \
-         {} deny-level finding{}, {} warning{}, {} error{}\n",
+        "{} wrapper{}: {} evaluated, {} with constants left to the compiler, {} with errors\n\
+         findings: {} deny-level, {} warning{}; {} error{}\n",
         c.wrappers,
         plural(c.wrappers),
         c.evaluated,
@@ -1425,7 +1389,6 @@ fn summary_text(wrappers: &[Wrapper]) -> String {
             .filter(|w| matches!(w.outcome, Outcome::Errors(_)))
             .count(),
         c.deny,
-        plural(c.deny),
         c.warn,
         plural(c.warn),
         c.errors,
@@ -1501,6 +1464,7 @@ pub fn kernel_wrappers(path: &Path) -> Result<Vec<KernelWrapper>, String> {
         format: Format::Json,
         json: false,
         all: false,
+        findings_only: false,
     };
     let (text, _) = report(&args)?;
     let json: Json = serde_json::from_str(&text).map_err(|e| e.to_string())?;

@@ -17,7 +17,10 @@
 //!
 //! On each target the resources are those of the cubin the CUDA driver would load there:
 //! the same compute capability, else the highest lower one of the same major version (an
-//! `sm_80` cubin runs on 8.6), as [`Manifest::lookup`] does.
+//! `sm_80` cubin runs on 8.6), as [`Manifest::lookup`] does. A kernel named alone must have
+//! one on every target; a member of a family (a list or a glob) with none for a target is
+//! not part of the family there (fp8 kernels built for sm_90 only), and a target with no
+//! member left is the error.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -239,13 +242,18 @@ pub(crate) fn resolve(
         return None;
     }
 
+    // A family is more than one name, or a glob: a member with no cubin for a target is
+    // not part of the family there (fp8 kernels built for sm_90 only); a single name must
+    // run on every target.
+    let family = names.len() > 1 || wanted.names.iter().any(|(n, _)| is_glob(n));
     let mut kernels = Vec::with_capacity(names.len());
     let mut missing = false;
     for (name, name_span) in &names {
         let mut resources = Vec::with_capacity(targets.len());
+        let mut compiled_for = Vec::new();
         for target in targets {
             match manifest.lookup(name, &arch_name(&target.target)) {
-                Ok(found) => resources.push(found.clone()),
+                Ok(found) => resources.push(Some(found.clone())),
                 Err(e) if !e.choices.is_empty() || !e.conflicting.is_empty() => {
                     errors.push(Error::new(
                         *name_span,
@@ -256,6 +264,10 @@ pub(crate) fn resolve(
                 Err(e) if !e.kernel_found => {
                     errors.push(Error::new(*name_span, not_found(&e, &source)));
                     return None;
+                }
+                Err(e) if family => {
+                    compiled_for.clone_from(&e.compiled_for);
+                    resources.push(None);
                 }
                 Err(e) => {
                     let span = if target.from_attribute {
@@ -274,7 +286,40 @@ pub(crate) fn resolve(
         kernels.push(KernelSpec {
             name: name.clone(),
             resources,
+            compiled_for,
         });
+    }
+    if missing {
+        return None;
+    }
+    // A target on which no member of the family has a cubin: nothing to check there.
+    for (index, target) in targets.iter().enumerate() {
+        if kernels.iter().all(|k| k.resources[index].is_none()) {
+            let members: Vec<String> = kernels
+                .iter()
+                .map(|k| {
+                    let archs: Vec<String> =
+                        k.compiled_for.iter().map(SmTarget::to_string).collect();
+                    format!("{} ({})", k.name, archs.join(", "))
+                })
+                .collect();
+            let family: Vec<String> = wanted.names.iter().map(|(n, _)| format!("`{n}`")).collect();
+            errors.push(Error::new(
+                wanted.key_span,
+                format!(
+                    "no kernel of the family {} has a cubin that runs on {} (compute \
+                     capability {}) in {}: it has {}, and the driver loads a cubin of the same \
+                     compute capability, or of a lower one with the same major version; \
+                     remove the target or build a kernel of the family for it",
+                    family.join(", "),
+                    target.target,
+                    target.target.arch.cc,
+                    source.describe(),
+                    members.join(", ")
+                ),
+            ));
+            missing = true;
+        }
     }
     if missing {
         return None;

@@ -5,7 +5,9 @@
 //! so [`occupancy_core::lint::check`] runs once per (plan, kernel, target), with that
 //! target's kernel and artifact facts and a one-target [`LaunchSpec`]. Launch-scoped lints
 //! (which do not depend on the GPU) are kept from the first target only, as `check` itself
-//! does for a list of targets.
+//! does for a list of targets. A member of a family with no cubin for a target is not
+//! checked there; its target-scoped findings there carry a note naming the members left
+//! out.
 //!
 //! Grouping, so that a family of 89 kernels or a target list with three names of one
 //! architecture does not print the same warning many times:
@@ -41,7 +43,8 @@ pub struct Case {
     pub plan: usize,
     /// Index into [`Spec::kernels`]; `None` when the attribute gives the resources.
     pub kernel: Option<usize>,
-    /// One per target, in order.
+    /// One per target the kernel is checked on (a member of a family is not where it has
+    /// no cubin: [`Spec::on_target`]), in order.
     pub targets: Vec<TargetEvaluation>,
 }
 
@@ -98,6 +101,12 @@ impl Spec {
                 };
                 let mut targets = Vec::with_capacity(self.targets.len());
                 for (index, target) in self.targets.iter().enumerate() {
+                    // A member of the family with no cubin for this target is not part of
+                    // the family there.
+                    if !self.on_target(k, index) {
+                        continue;
+                    }
+                    let first_target = targets.is_empty();
                     let kernel = self.kernel(k, index)?;
                     let one = [target.target];
                     let spec = LaunchSpec {
@@ -113,7 +122,7 @@ impl Spec {
                     let percent = result.as_ref().map_or(-1.0, Occupancy::percent);
                     for mut finding in check(&spec) {
                         match finding.lint.scope {
-                            Scope::Launch if index > 0 => continue,
+                            Scope::Launch if !first_target => continue,
                             Scope::Launch => {}
                             Scope::Target => {
                                 if let (Some(resources), Some(source)) =
@@ -125,6 +134,9 @@ impl Spec {
                                     finding
                                         .notes
                                         .push(self.resources_note(name, resources, source));
+                                }
+                                if let Some(note) = self.left_out_note(index) {
+                                    finding.notes.push(note);
                                 }
                             }
                         }

@@ -72,6 +72,7 @@ mod read;
 mod resolve;
 mod source;
 mod spec;
+mod split;
 mod valid;
 
 pub use ast::Value;
@@ -82,6 +83,7 @@ pub use spec::{
     Confirmation, ExternalLaunch, HelperCheck, KernelSpec, ManifestOrigin, Plan, Source,
     SourceKind, Spec, TargetSpec,
 };
+pub use split::{Skipped, SourceFile};
 
 use errors::Errors;
 
@@ -353,6 +355,23 @@ pub fn check_signature(tokens: &TokenStream) -> Result<(), syn::Error> {
 /// an expression or type chained too deeply to parse within the stack.
 pub fn check_source_limits(tokens: &TokenStream, file: &str) -> Result<(), syn::Error> {
     limits::Limits::SOURCE_FILE.check(tokens, file)
+}
+
+/// Parses one source file of the crate (`file` names it in messages) the way every reader
+/// of this crate does, `cargo occupancy report` included: within the limits that keep
+/// `syn` within the stack, item by item, so that an item past them (a trait with 82 `+`
+/// bounds, a deeply nested type) is left out, with a [`Skipped`] entry, rather than making
+/// the rest of the file unreadable (a function past them keeps its signature with an empty
+/// body). Never panics or overflows the stack, whatever the text.
+///
+/// # Errors
+///
+/// When the text does not lex, or the items kept do not parse.
+pub fn parse_source_file(text: &str, file: &str) -> Result<SourceFile, syn::Error> {
+    let tokens: TokenStream = text
+        .parse()
+        .map_err(|e: proc_macro2::LexError| syn::Error::new(e.span(), e))?;
+    split::parse_file(tokens, file)
 }
 
 /// The names the wrapper's parameters bind.

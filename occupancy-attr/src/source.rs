@@ -140,6 +140,21 @@ pub(crate) struct Items {
 #[derive(Debug)]
 pub(crate) struct FileIndex {
     pub(crate) items: Items,
+    /// Items left out of the file as past the parser's limits (see `split.rs`).
+    pub(crate) skipped: Vec<crate::split::Skipped>,
+}
+
+impl FileIndex {
+    /// Why `name` is not among the items, when an item of that name was left out as past
+    /// the parser's limits: `not read: `const D` is nested more than 64 levels deep; ...
+    /// (line 3)`.
+    pub(crate) fn skipped(&self, name: &str) -> Option<String> {
+        let s = self
+            .skipped
+            .iter()
+            .find(|s| s.body_of.is_none() && s.what.rsplit(' ').next() == Some(name))?;
+        Some(format!("not read: {} (line {})", s.why, s.line))
+    }
 }
 
 impl Items {
@@ -426,16 +441,17 @@ fn uses(tree: &syn::UseTree, prefix: &mut Vec<String>, leading: bool, out: &mut 
 }
 
 /// Parses `text` into a [`FileIndex`], or says why it cannot.
+/// Items past the parser's limits are left out (see `split.rs`): a name they define is then
+/// not found, and the rest of the file is read.
 pub(crate) fn index_text(text: &str) -> Result<FileIndex, String> {
     let tokens: proc_macro2::TokenStream = text
         .parse()
         .map_err(|e: proc_macro2::LexError| format!("does not lex: {e}"))?;
-    crate::limits::Limits::SOURCE_FILE
-        .check(&tokens, "this file")
-        .map_err(|e| e.to_string())?;
-    let file: syn::File = syn::parse2(tokens).map_err(|e| format!("does not parse: {e}"))?;
+    let file = crate::split::parse_file(tokens, "this file")
+        .map_err(|e| format!("does not parse: {e}"))?;
     Ok(FileIndex {
-        items: Items::from_syn(&file.items),
+        items: Items::from_syn(&file.syntax.items),
+        skipped: file.skipped,
     })
 }
 

@@ -8,7 +8,7 @@ use occupancy_core::lint::{
     ArtifactFacts, Input, KernelClass, Level, Lint, LintLevels, MinOccupancy, Thresholds,
 };
 use occupancy_core::occupancy::{BlockDim, Carveout, GridDim, Kernel, Launch};
-use occupancy_core::resources::KernelResources;
+use occupancy_core::resources::{KernelResources, SmTarget};
 use proc_macro2::{Span, TokenStream};
 
 use crate::ast::Value;
@@ -106,8 +106,13 @@ pub struct Plan {
 pub struct KernelSpec {
     /// Its name (the `__global__` function's, demangled).
     pub name: String,
-    /// One per target of [`Spec::targets`], in order.
-    pub resources: Vec<KernelResources>,
+    /// One per target of [`Spec::targets`], in order; `None` where the kernel, a member of
+    /// a family, has no cubin the driver would load on that target: it is not part of the
+    /// family there (a kernel named alone has resources on every target).
+    pub resources: Vec<Option<KernelResources>>,
+    /// The architectures it was compiled for, when it is left out on some target (for the
+    /// note that says so); else empty.
+    pub compiled_for: Vec<SmTarget>,
 }
 
 /// One target of a [`Spec`].
@@ -337,9 +342,61 @@ impl Spec {
         inputs
     }
 
-    /// The resources of `kernel` (an index into [`Spec::kernels`]) on target `index`.
+    /// The resources of `kernel` (an index into [`Spec::kernels`]) on target `index`;
+    /// `None` without one, or when the kernel is not part of the family on that target.
     pub fn resources(&self, kernel: Option<usize>, index: usize) -> Option<&KernelResources> {
-        self.kernels.get(kernel?)?.resources.get(index)
+        self.kernels.get(kernel?)?.resources.get(index)?.as_ref()
+    }
+
+    /// Whether `kernel` is checked on target `index`: always for the attribute's literal
+    /// resources (`None`), else when the kernel has a cubin the driver would load there.
+    pub fn on_target(&self, kernel: Option<usize>, index: usize) -> bool {
+        kernel.is_none() || self.resources(kernel, index).is_some()
+    }
+
+    /// The kernels of the family that are not part of it on target `index` (no cubin the
+    /// driver would load there), in the family's order.
+    pub fn left_out(&self, index: usize) -> Vec<&KernelSpec> {
+        self.kernels
+            .iter()
+            .filter(|k| k.resources.get(index).is_some_and(Option::is_none))
+            .collect()
+    }
+
+    /// The note on target `index`'s findings when members of the family are left out
+    /// there: `not part of the family on compute capability 8.0 (no cubin the driver would
+    /// load there): fp8_gemm (compiled for sm_90)`. Names the compute capability, not the
+    /// target, so that targets of one architecture share their findings.
+    pub fn left_out_note(&self, index: usize) -> Option<String> {
+        let target = self.targets.get(index)?;
+        let left_out = self.left_out(index);
+        if left_out.is_empty() {
+            return None;
+        }
+        // Members compiled for the same architectures together: `a, b (compiled for sm_90)`.
+        let mut groups: Vec<(&[SmTarget], Vec<&str>)> = Vec::new();
+        for k in left_out {
+            match groups
+                .iter_mut()
+                .find(|(archs, _)| *archs == k.compiled_for.as_slice())
+            {
+                Some((_, names)) => names.push(&k.name),
+                None => groups.push((&k.compiled_for, vec![&k.name])),
+            }
+        }
+        let members: Vec<String> = groups
+            .iter()
+            .map(|(archs, names)| {
+                let archs: Vec<String> = archs.iter().map(SmTarget::to_string).collect();
+                format!("{} (compiled for {})", names.join(", "), archs.join(", "))
+            })
+            .collect();
+        Some(format!(
+            "not part of the family on compute capability {} (no cubin the driver would load \
+             there): {}",
+            target.target.arch.cc,
+            members.join("; ")
+        ))
     }
 
     /// The engine inputs of `kernel` on target `index`, merged: see [`KernelValues`].

@@ -328,7 +328,7 @@ pub(crate) fn validate(
     if let (Some(Arg { key: k, .. }), Some(given)) = (&args.cluster, cluster) {
         let compiled = kernels
             .iter()
-            .flat_map(|k| k.resources.iter())
+            .flat_map(|k| k.resources.iter().flatten())
             .find_map(|r| r.cluster_dims);
         if let Some([x, y, z]) = compiled
             && ClusterDim::new(x, y, z) != given.dim
@@ -348,7 +348,7 @@ pub(crate) fn validate(
         && args.cluster.is_none()
         && !kernels
             .iter()
-            .flat_map(|k| k.resources.iter())
+            .flat_map(|k| k.resources.iter().flatten())
             .any(|r| r.cluster_dims.is_some())
     {
         errors.push(Error::new(

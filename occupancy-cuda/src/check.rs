@@ -390,9 +390,10 @@ fn check_path_inner(
                 kernels.push(KernelSpec {
                     name: k.display_name().to_owned(),
                     resources: Vec::new(),
+                    compiled_for: Vec::new(),
                 });
             }
-            kernels[i].resources.push(k.clone());
+            kernels[i].resources.push(Some(k.clone()));
             if !objects.contains(&obj) {
                 objects.push(obj);
             }
