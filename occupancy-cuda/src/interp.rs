@@ -95,6 +95,8 @@ pub(crate) struct Interp<'t, 's> {
     expansions: HashMap<String, Rc<Code>>,
     /// The number of paths alive in the statement list being executed.
     batch: usize,
+    /// The unit's `.cu` file, relative to the crate.
+    unit: String,
     exhausted: bool,
 }
 
@@ -117,7 +119,14 @@ impl<'t, 's> Interp<'t, 's> {
             expansions: HashMap::new(),
             batch: 1,
             exhausted: false,
+            unit: String::new(),
         }
+    }
+
+    /// The unit's `.cu` file (its first), for the launches' [`LaunchPath::translation_unit`].
+    pub(crate) fn in_unit(mut self, file: &str) -> Interp<'t, 's> {
+        self.unit = file.to_owned();
+        self
     }
 
     /// Interprets every root of the unit.
@@ -424,7 +433,7 @@ impl<'t, 's> Interp<'t, 's> {
             .collect();
         for d in declarators {
             let mut next = Vec::new();
-            for mut p in paths {
+            for p in paths {
                 let (name_node, value) = if d.kind() == "init_declarator" {
                     (d.field("declarator"), d.field("value"))
                 } else {
@@ -1746,6 +1755,7 @@ impl<'t, 's> Interp<'t, 's> {
                     opt_in_bytes: opt_in,
                     conditions,
                     candidates,
+                    translation_unit: self.unit.clone(),
                 });
             }
         }
