@@ -6,6 +6,7 @@
 mod args;
 mod batch;
 mod calc;
+mod cuda;
 mod inspect;
 mod plot;
 mod profile;
