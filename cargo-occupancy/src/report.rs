@@ -1340,7 +1340,7 @@ fn unannotated(parsed: &[Parsed], launches: Vec<sites::Launch>, env: &Env) -> Ve
                     site.kernel_from = kernel_from;
                 }
                 site.args = Some(args);
-                site.target = Some((file.path.clone(), target.clone()));
+                site.target = Some((file.path.clone(), *target.clone()));
                 w.site = Some(site);
                 by_target.insert((target.file, target.line), out.len());
                 out.push(w);

@@ -86,7 +86,7 @@ pub(crate) enum Check {
         /// Where the kernel's name came from, for notes (`format!("affine_{}", ..) at
         /// src/affine.rs:14`).
         kernel_from: Option<String>,
-        target: Target,
+        target: Box<Target>,
     },
     /// Inside a function with `#[occupancy::check]` already: the wrapper's rows cover it.
     Annotated,
@@ -219,7 +219,7 @@ pub(crate) fn find(files: &[File<'_>]) -> Vec<Launch> {
     for m in &macros {
         out.extend(macro_launches(m, invocations.get(&m.name)));
     }
-    out.sort_by(|a, b| natural(&a.location).cmp(&natural(&b.location)));
+    out.sort_by_key(|a| natural(&a.location));
     out
 }
 
@@ -260,14 +260,14 @@ impl Crate<'_, '_> {
         }
     }
 
-    fn target(f: &Func) -> Target {
-        Target {
+    fn target(f: &Func) -> Box<Target> {
+        Box::new(Target {
             file: f.file,
             sig: f.sig.clone(),
             body: f.body.clone(),
             line: f.line,
             span: f.span,
-        }
+        })
     }
 
     /// The launches of function `i`.
@@ -548,10 +548,11 @@ impl Crate<'_, '_> {
                 })
             {
                 for (callee, args, receiver) in &f.scan.callees {
-                    if callee == c && !receiver {
-                        if let Some(a) = args.get(p) {
-                            names.push(self.name_of(f, a, depth + 1));
-                        }
+                    if callee == c
+                        && !receiver
+                        && let Some(a) = args.get(p)
+                    {
+                        names.push(self.name_of(f, a, depth + 1));
                     }
                 }
                 continue;
