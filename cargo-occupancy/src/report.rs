@@ -25,7 +25,7 @@
 //! - the policy: `occupancy.toml` beside `Cargo.toml`, or `$OCCUPANCY_POLICY`, as the
 //!   attribute reads it;
 //! - the resource manifest for `kernel = "..."`: `--kernel-manifest PATH`; else
-//!   `$OCCUPANCY_MANIFEST`; else the newest `target/*/build/<package>-*/out/occupancy/manifest.json`
+//!   the file the environment variable `OCCUPANCY_MANIFEST` names; else the newest `target/*/build/<package>-*/out/occupancy/manifest.json`
 //!   (also `target/<triple>/*/build/...`; the target folders looked at are
 //!   `$CARGO_TARGET_DIR` and `target/` in the crate's folder and each folder above it), which
 //!   is what the build helper gave the last build; else the attribute's own fallback (the
@@ -65,7 +65,7 @@ use std::process::ExitCode;
 use std::time::SystemTime;
 
 use clap::Args;
-use occupancy_attr::{Diagnostic, Env, Evaluation, MANIFEST_VAR, Spec};
+use occupancy_attr::{Diagnostic, Env, Evaluation, MANIFEST_VAR, Spec, TARGETS_VAR};
 use occupancy_core::lint::{LAUNCH_IMPOSSIBLE, Level, bytes_text, percent};
 use occupancy_core::policy::Policy;
 use proc_macro2::{Span, TokenStream, TokenTree};
@@ -164,7 +164,10 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
             (Some(path), "--kernel-manifest")
         }
         None => match std::env::var_os(MANIFEST_VAR).filter(|v| !v.is_empty()) {
-            Some(value) => (Some(PathBuf::from(value)), "$OCCUPANCY_MANIFEST"),
+            Some(value) => (
+                Some(PathBuf::from(value)),
+                "named by the environment variable OCCUPANCY_MANIFEST",
+            ),
             None => match newest_build_manifest(&crate_dir, &package) {
                 Some(path) => (Some(path), "the newest build"),
                 None => (
@@ -178,12 +181,21 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
     if let Some(path) = &manifest {
         env = env.with_var(MANIFEST_VAR, path);
     }
+    // A file the user names on the command line is read wherever it is.
+    if let Some(path) = manifest.as_ref().filter(|_| args.kernel_manifest.is_some()) {
+        env = env.with_given_file(path);
+    }
     // A build's manifest lies in its build script's OUT_DIR, which the attribute may read
     // (the manifest and its cubins), wherever `CARGO_TARGET_DIR` puts it: as in that build.
     if manifest_origin == "the newest build"
         && let Some(out_dir) = manifest.as_deref().and_then(build_out_dir)
     {
         env = env.with_var("OUT_DIR", out_dir);
+        // The targets that build compiled for, which the attribute checks where neither it
+        // nor the policy names targets: what its build script told cargo.
+        if let Some(targets) = build_script_env(out_dir, TARGETS_VAR) {
+            env = env.with_var(TARGETS_VAR, targets);
+        }
     }
     if let Some(policy) = std::env::var_os(Policy::ENV_VAR) {
         env = env.with_var(Policy::ENV_VAR, policy);
@@ -312,7 +324,10 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
         let mut s = String::new();
         let _ = writeln!(s, "crate {package} ({})", crate_dir.display());
         let manifest_line = match &manifest {
-            Some(path) => format!("resource manifest: {} ({manifest_origin})", path.display()),
+            Some(path) => format!(
+                "resource manifest: {} ({manifest_origin})",
+                path.strip_prefix(&crate_dir).unwrap_or(path).display()
+            ),
             None => format!("resource manifest: {manifest_origin}"),
         };
         table::wrap(&mut s, &manifest_line, 0, 2);
@@ -443,6 +458,26 @@ fn build_out_dir(manifest: &Path) -> Option<&Path> {
             )
         })
         .flatten()
+}
+
+/// The value the build script whose `OUT_DIR` is `out_dir` gave `name` with
+/// `cargo:rustc-env=NAME=VALUE` (or `cargo::rustc-env=`), from the `output` file cargo keeps
+/// beside `OUT_DIR`.
+fn build_script_env(out_dir: &Path, name: &str) -> Option<String> {
+    let output = out_dir.parent()?.join("output");
+    let text = occupancy_core::file::read_text(
+        &output,
+        "build script output",
+        occupancy_core::file::MAX_TEXT_BYTES,
+    )
+    .ok()?;
+    text.lines().rev().find_map(|line| {
+        let rest = line
+            .strip_prefix("cargo::rustc-env=")
+            .or_else(|| line.strip_prefix("cargo:rustc-env="))?;
+        let (key, value) = rest.split_once('=')?;
+        (key == name).then(|| value.to_owned())
+    })
 }
 
 fn read_dir(dir: &Path) -> Vec<PathBuf> {
