@@ -43,8 +43,16 @@
 //! Also: a file that does not parse is an error (its wrappers cannot be checked) and fails
 //! the report; an item past the limits that keep `syn` within its stack (a trait with 82
 //! `+` bounds) is left out with a note, and the rest of its file is read
-//! (`occupancy_attr::parse_source_file`, as the attribute reads the crate's sources); a wrapper written by a macro (`macro_rules!`) is not found; a constant the
-//! build can evaluate but this reader cannot leaves the wrapper "not evaluated".
+//! (`occupancy_attr::parse_source_file`, as the attribute reads the crate's sources); an
+//! attribute inside a `macro_rules!` body is listed as checked only by the build; a
+//! constant the build can evaluate but this reader cannot leaves the wrapper "not
+//! evaluated".
+//!
+//! `--all` adds every launch of the crate's Rust code in a function without the attribute
+//! (`sites`: where, how, the kernel the code names, the attribute a user would write), read
+//! by the same front end and marked not annotated; what cannot be read is listed as not
+//! checked, with the reason, and does not fail the report. `--annotate` writes the
+//! attribute where the build then gives the same findings (`annotate`).
 //!
 //! Exit status: 0 when no wrapper has a deny-level finding or an error (warnings pass); 1
 //! when one has, conditional or not, or a file cannot be read; 2 when the report cannot run
@@ -1472,7 +1480,7 @@ fn unannotated(parsed: &[Parsed], launches: Vec<sites::Launch>, env: &Env) -> Ve
                     site.kernel_from = kernel_from;
                 }
                 site.args = Some(args);
-                site.target = Some((file.path.clone(), target.clone()));
+                site.target = Some((file.path.clone(), *target.clone()));
                 w.site = Some(site);
                 by_target.insert((target.file, target.line), out.len());
                 out.push(w);
