@@ -46,8 +46,16 @@
 //! Also: a file that does not parse is an error (its wrappers cannot be checked) and fails
 //! the report; an item past the limits that keep `syn` within its stack (a trait with 82
 //! `+` bounds) is left out with a note, and the rest of its file is read
-//! (`occupancy_attr::parse_source_file`, as the attribute reads the crate's sources); a wrapper written by a macro (`macro_rules!`) is not found; a constant the
-//! build can evaluate but this reader cannot leaves the wrapper "not evaluated".
+//! (`occupancy_attr::parse_source_file`, as the attribute reads the crate's sources); an
+//! attribute inside a `macro_rules!` body is listed as checked only by the build; a
+//! constant the build can evaluate but this reader cannot leaves the wrapper "not
+//! evaluated".
+//!
+//! `--all` adds every launch of the crate's Rust code in a function without the attribute
+//! (`sites`: where, how, the kernel the code names, the attribute a user would write), read
+//! by the same front end and marked not annotated; what cannot be read is listed as not
+//! checked, with the reason, and does not fail the report. `--annotate` writes the
+//! attribute where the build then gives the same findings (`annotate`).
 //!
 //! Exit status: 0 when no wrapper has a deny-level finding or an error (warnings pass); 1
 //! when one has, conditional or not, or a file cannot be read; 2 when the report cannot run
@@ -68,6 +76,8 @@ use serde_json::{Value as Json, json};
 use syn::visit::Visit;
 use syn::{Attribute, Expr, Meta, Signature, UseTree};
 
+mod annotate;
+mod sites;
 mod table;
 
 /// Arguments of `report`.
@@ -93,6 +103,20 @@ pub struct ReportArgs {
     /// errors); the summary still counts every wrapper.
     #[arg(long)]
     pub findings_only: bool,
+    /// Every kernel launch of the crate, annotated or not: each launching function of its
+    /// Rust code without `#[occupancy::check]` is read as the attribute would read it (the
+    /// kernel named from the code), marked `not annotated`; and the CUDA C++ launches of its
+    /// `.cu` / `.cuh` files (the folders its build's `occupancy_cuda::CudaLaunches`
+    /// recorded, else `src/`, `cuda/`, `kernels/`, `csrc/`), each path checked with the
+    /// newest build's objects or `--kernel-manifest`. What cannot be read is listed with
+    /// the reason.
+    #[arg(long)]
+    pub all: bool,
+    /// With `--all`: write `#[occupancy::check(...)]` above each launching function that is
+    /// not annotated, where the result builds (`cargo check`) and gives the report's
+    /// findings; print what was annotated and what not, and why.
+    #[arg(long)]
+    pub annotate: bool,
 }
 
 /// What `report` prints.
@@ -224,7 +248,8 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
             };
             eprintln!(
                 "note: {shown}:{}: {what} is not read: {}",
-                skipped.line, skipped.why
+                skipped.span.start().line,
+                skipped.why
             );
         }
         parsed.push(Parsed {
@@ -238,23 +263,84 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
     let mut wrappers = Vec::new();
     for file in &parsed {
         let conditions = inherited.get(&file.path).cloned().unwrap_or_default();
-        let mut finder = Finder::new(&file.syntax, conditions);
+        let mut finder = Finder::new(&file.syntax, conditions.clone());
         finder.visit_file(&file.syntax);
         for found in std::mem::take(&mut finder.found) {
             wrappers.push(evaluate(file, found, &env));
         }
+        // `#[occupancy::check]` written inside a `macro_rules!` body: only its expansions
+        // can be checked, which the build does.
+        for (line, name) in sites::attributes_in_macros(&file.syntax) {
+            wrappers.push(Wrapper {
+                location: format!("{}:{line}", file.shown),
+                name: format!("macro_rules! {name}"),
+                conditions: conditions.clone(),
+                outcome: Outcome::BuildOnly(format!(
+                    "checked only by the build: the attribute is inside `macro_rules! {name}`, \
+                     whose expansions the report does not see"
+                )),
+                site: None,
+                cuda: None,
+            });
+        }
     }
+    if args.all || args.annotate {
+        let files: Vec<sites::File<'_>> = parsed
+            .iter()
+            .map(|p| sites::File {
+                shown: &p.shown,
+                syntax: &p.syntax,
+                conditions: inherited.get(&p.path).cloned().unwrap_or_default(),
+            })
+            .collect();
+        wrappers.extend(unannotated(&parsed, sites::find(&files), &env));
+    }
+    // Files in the order they were walked, each in line order.
+    let walked: BTreeMap<&str, usize> = parsed
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.shown.as_str(), i))
+        .collect();
+    wrappers.sort_by_key(|w| {
+        let (file, line) = natural(&w.location);
+        (
+            walked.get(file.as_str()).copied().unwrap_or(usize::MAX),
+            line,
+        )
+    });
+
+    let cuda = if args.all {
+        let policy = match occupancy_attr::load_policy(&env) {
+            Ok((policy, _)) => policy,
+            Err(e) => {
+                unreadable.push(e);
+                Policy::default()
+            }
+        };
+        Some(crate::cuda::section(
+            &crate_dir,
+            &package,
+            args.kernel_manifest.as_deref(),
+            &policy,
+        ))
+    } else {
+        None
+    };
+    let cuda_wrappers: &[Wrapper] = cuda.as_ref().map_or(&[], |c| c.wrappers.as_slice());
 
     // A file that does not parse may hold wrappers the build would reject: no pass.
-    let failed = wrappers.iter().any(Wrapper::fails) || !unreadable.is_empty();
+    let failed = wrappers.iter().any(Wrapper::fails)
+        || cuda_wrappers.iter().any(Wrapper::fails)
+        || !unreadable.is_empty();
     let format = args.format();
     if let Some(warning) = stale.as_ref().filter(|_| format != Format::Table) {
         eprintln!("warning: {warning}");
     }
     let text = if format == Format::Sarif {
-        crate::sarif::log(&crate_dir, &wrappers, &unreadable)
+        let all: Vec<&Wrapper> = wrappers.iter().chain(cuda_wrappers).collect();
+        crate::sarif::log(&crate_dir, &all, &unreadable)
     } else if format == Format::Json {
-        let json = json!({
+        let mut json = json!({
             "crate": package,
             "path": crate_dir.display().to_string(),
             "manifest": manifest.as_ref().map(|p| p.display().to_string()),
@@ -265,6 +351,17 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
             "summary": summary_json(&wrappers),
             "failed": failed,
         });
+        if let Some(c) = &cuda {
+            json["cuda_launches"] = cuda_wrappers.iter().map(Wrapper::to_json).collect();
+            json["cuda"] = json!({
+                "dirs": c.dirs,
+                "resources": c.resources,
+                "notes": c.notes,
+                "launch_sites": c.sites,
+                "paths": c.paths,
+                "checked": c.checked,
+            });
+        }
         let mut s = serde_json::to_string_pretty(&json).unwrap_or_default();
         s.push('\n');
         s
@@ -296,8 +393,54 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
         for line in summary_text(&wrappers).lines() {
             table::wrap(&mut s, line, 0, 2);
         }
+        if let Some(c) = &cuda {
+            s.push('\n');
+            let header = format!(
+                "CUDA C++ launches ({}; resources: {})",
+                if c.dirs.is_empty() {
+                    "no source folder found".to_owned()
+                } else {
+                    c.dirs.join(", ")
+                },
+                c.resources
+            );
+            table::wrap(&mut s, &header, 0, 2);
+            s.push('\n');
+            if !c.wrappers.is_empty() {
+                s.push_str(&table::render(&launches(&c.wrappers), args.findings_only));
+            }
+            for note in &c.notes {
+                table::wrap(&mut s, &format!("note: {note}"), 0, 2);
+            }
+            let counts = counts(&c.wrappers);
+            s.push('\n');
+            let line = format!(
+                "{} launch site{}, {} path{}: {} checked, {} not checked; {} deny-level finding{}, {} warning{}",
+                c.sites,
+                plural(c.sites),
+                c.paths,
+                plural(c.paths),
+                c.checked,
+                c.paths - c.checked,
+                counts.deny,
+                plural(counts.deny),
+                counts.warn,
+                plural(counts.warn),
+            );
+            table::wrap(&mut s, &line, 0, 2);
+        }
         s
     };
+    if args.annotate {
+        let summary = annotate::annotate(&crate_dir, &wrappers)?;
+        if format == Format::Table {
+            let mut text = text;
+            text.push('\n');
+            text.push_str(&summary);
+            return Ok((text, failed));
+        }
+        eprint!("{summary}");
+    }
     Ok((text, failed))
 }
 
@@ -744,7 +887,7 @@ fn normalize(path: &Path) -> PathBuf {
 }
 
 /// `cfg(PREDICATE) on WHAT` for each `#[cfg(...)]` of an item.
-fn cfgs(attrs: &[Attribute], what: &str) -> Vec<String> {
+pub(crate) fn cfgs(attrs: &[Attribute], what: &str) -> Vec<String> {
     attrs
         .iter()
         .filter(|a| a.path().is_ident("cfg"))
@@ -810,6 +953,7 @@ fn split_top_level(tokens: TokenStream) -> Vec<TokenStream> {
 }
 
 /// One attribute found in a file.
+#[derive(Clone)]
 struct Found {
     line: usize,
     args: TokenStream,
@@ -989,7 +1133,7 @@ impl<'ast> Visit<'ast> for Collector {
 }
 
 /// Adds to `out` the names `tree` binds to `occupancy::check` (`prefix`: the path so far).
-fn uses(tree: &UseTree, prefix: &[String], out: &mut Vec<String>) {
+pub(crate) fn uses(tree: &UseTree, prefix: &[String], out: &mut Vec<String>) {
     let is_check = |prefix: &[String], last: &str| {
         prefix.len() == 1 && prefix[0] == "occupancy" && last == "check"
     };
@@ -1015,17 +1159,62 @@ fn uses(tree: &UseTree, prefix: &[String], out: &mut Vec<String>) {
     }
 }
 
-/// One wrapper's result.
+/// One launch site's result: a wrapper with `#[occupancy::check]`, or (`--all`) a launching
+/// function without one. (The row model of every kind of launch site: a location, the
+/// launching function, the kernel or family, the numbers per target.)
 pub(crate) struct Wrapper {
-    /// `file:line` of the attribute, the file relative to the crate.
+    /// `file:line` of the attribute, the file relative to the crate; for a launching
+    /// function not annotated, of its launch.
     pub(crate) location: String,
+    /// The wrapper or launching function.
     pub(crate) name: String,
     /// The `cfg` / `cfg_attr` predicates it is under; evaluated as if they held.
     pub(crate) conditions: Vec<String>,
     pub(crate) outcome: Outcome,
+    /// For a launching function not annotated: how it launches, and the attribute it would
+    /// take. `None`: annotated.
+    pub(crate) site: Option<Site>,
+    /// For a path of a CUDA C++ launch (`report --all`): what the launch is.
+    pub(crate) cuda: Option<CudaSite>,
+}
+
+/// A launch found by `--all` in a function without the attribute.
+pub(crate) struct Site {
+    /// `cudarc launch_builder(..).launch`, `cust launch!`, ...
+    pub(crate) how: &'static str,
+    /// The function it launches through, when the attribute goes on its caller.
+    pub(crate) via: Option<String>,
+    /// Where the kernel's name came from, when the code builds it.
+    pub(crate) kernel_from: Option<String>,
+    /// The attribute's arguments it is read with (and `--annotate` writes).
+    pub(crate) args: Option<String>,
+    /// Where `--annotate` writes the attribute.
+    pub(crate) target: Option<(PathBuf, sites::Target)>,
+    /// How many launches of the function this covers (1, or the calls in one function).
+    pub(crate) launches: usize,
+}
+
+/// A path of a CUDA C++ launch shown as a [`Wrapper`] (its `name` is the launching host
+/// function, its `location` the `.cu` file and line).
+pub(crate) struct CudaSite {
+    /// `<<<...>>>`, `cudaLaunchKernelEx`, ...
+    pub(crate) form: &'static str,
+    /// The kernel as written at the launch.
+    pub(crate) kernel_written: String,
+    /// The kernel instantiation the path launches (`softmax<float, 128>`).
+    pub(crate) instantiation: Option<String>,
+    /// The choices that lead to this path.
+    pub(crate) conditions: Vec<String>,
+    /// The 1-based line of the launch.
+    pub(crate) line: usize,
 }
 
 pub(crate) enum Outcome {
+    /// Not checked now, and why: a launch the report found but cannot read (a run-time
+    /// block with no candidates, a kernel named at run time, a launch inside a macro).
+    NotChecked(Vec<String>),
+    /// Checked only by the build: `#[occupancy::check]` inside a `macro_rules!` body.
+    BuildOnly(String),
     /// Front-end errors: `line:column: message` each.
     Errors(Vec<String>),
     /// A value the compiler must evaluate: the inputs given as constants, and why the
@@ -1039,7 +1228,7 @@ impl Wrapper {
     fn fails(&self) -> bool {
         match &self.outcome {
             Outcome::Errors(_) => true,
-            Outcome::Constant(..) => false,
+            Outcome::Constant(..) | Outcome::NotChecked(_) | Outcome::BuildOnly(_) => false,
             Outcome::Evaluated(spec, evaluation) => evaluation
                 .diagnostics
                 .iter()
@@ -1048,6 +1237,13 @@ impl Wrapper {
     }
 
     fn kernel(&self) -> Option<String> {
+        if let Some(c) = &self.cuda {
+            return Some(
+                c.instantiation
+                    .clone()
+                    .unwrap_or_else(|| c.kernel_written.clone()),
+            );
+        }
         match &self.outcome {
             Outcome::Evaluated(spec, _) => spec.source.as_ref().map(|s| s.kernel.clone()),
             _ => None,
@@ -1060,8 +1256,29 @@ impl Wrapper {
             "wrapper": self.name,
             "kernel": self.kernel(),
             "conditional": self.conditions,
+            "annotated": self.site.is_none() && self.cuda.is_none(),
         });
+        if let Some(site) = &self.site {
+            value["launch"] = json!(site.how);
+            value["via"] = json!(site.via);
+            value["kernel_from"] = json!(site.kernel_from);
+            value["launches"] = json!(site.launches);
+            value["attribute"] = json!(site.args.as_deref().map(attribute_text));
+            // The launch and the function it is in are in one file.
+            value["attribute_at"] = json!(site.target.as_ref().map(|(_, t)| {
+                let file = self.location.rsplit_once(':').map_or("", |(f, _)| f);
+                format!("{file}:{}", t.line)
+            }));
+        }
+        if let Some(c) = &self.cuda {
+            value["function"] = json!(self.name);
+            value["form"] = json!(c.form);
+            value["kernel_written"] = json!(c.kernel_written);
+            value["path_conditions"] = json!(c.conditions);
+        }
         match &self.outcome {
+            Outcome::NotChecked(why) => value["not_checked"] = json!(why),
+            Outcome::BuildOnly(why) => value["build_only"] = json!(why),
             Outcome::Errors(errors) => value["errors"] = json!(errors),
             Outcome::Constant(inputs, unread) => {
                 value["constant_inputs"] = json!(inputs);
@@ -1182,10 +1399,10 @@ fn evaluate(file: &Parsed, found: Found, env: &Env) -> Wrapper {
         .iter()
         .find(|s| {
             s.body_of.as_deref() == Some(name.as_str())
-                && found
-                    .body
-                    .as_ref()
-                    .is_some_and(|b| b.brace_token.span.open().start().line == s.line)
+                && found.body.as_ref().is_some_and(|b| {
+                    let (at, body) = (s.span.start(), b.brace_token.span.open().start());
+                    (at.line, at.column) == (body.line, body.column)
+                })
         })
         .map(|s| format!("the body was not read: {}", s.why));
     let wrapper = occupancy_attr::Wrapper {
@@ -1217,7 +1434,156 @@ fn evaluate(file: &Parsed, found: Found, env: &Env) -> Wrapper {
         name,
         conditions,
         outcome,
+        site: None,
+        cuda: None,
     }
+}
+
+/// For a launching function the attribute rejects on some of the policy's targets only (a
+/// kernel compiled for sm_90 alone): the targets it is accepted on and those it is not,
+/// when both are some. Only when the arguments name no target.
+fn runnable_targets(file: &Parsed, found: &Found, env: &Env) -> Option<(Vec<String>, Vec<String>)> {
+    if found.args.to_string().contains("target") {
+        return None;
+    }
+    let env_file = env.clone().with_source_file(&file.path);
+    let (policy, _) = occupancy_attr::load_policy(&env_file).ok()?;
+    let (mut kept, mut dropped) = (Vec::new(), Vec::new());
+    for target in &policy.targets {
+        let name = target.to_string();
+        let mut args = found.args.clone();
+        if !args.is_empty() {
+            args.extend(quote::quote!(,));
+        }
+        args.extend(quote::quote!(target = #name));
+        let one = Found {
+            args,
+            ..found.clone()
+        };
+        match evaluate(file, one, env).outcome {
+            Outcome::Errors(_) => dropped.push(name),
+            _ => kept.push(name),
+        }
+    }
+    (!kept.is_empty() && !dropped.is_empty()).then_some((kept, dropped))
+}
+
+/// The attribute with `args`: `#[occupancy::check(kernel = "x")]`, `#[occupancy::check]`.
+pub(crate) fn attribute_text(args: &str) -> String {
+    if args.is_empty() {
+        "#[occupancy::check]".to_owned()
+    } else {
+        format!("#[occupancy::check({args})]")
+    }
+}
+
+/// `src/a.rs:9` before `src/a.rs:10`.
+fn natural(location: &str) -> (String, usize) {
+    match location.rsplit_once(':') {
+        Some((file, line)) => (file.to_owned(), line.parse().unwrap_or(0)),
+        None => (location.to_owned(), 0),
+    }
+}
+
+/// The launches `--all` found in functions without the attribute, read as the attribute
+/// would read them: one per launching function (its launches together, as the attribute
+/// checks them).
+fn unannotated(parsed: &[Parsed], launches: Vec<sites::Launch>, env: &Env) -> Vec<Wrapper> {
+    // One entry per launching function: (file, the attribute's line), or per launch not
+    // read.
+    let mut out: Vec<Wrapper> = Vec::new();
+    let mut by_target: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    for launch in launches {
+        let mut site = Site {
+            how: launch.how,
+            via: launch.via.clone(),
+            kernel_from: None,
+            args: None,
+            target: None,
+            launches: 1,
+        };
+        match launch.check {
+            // The wrapper's own rows cover it.
+            sites::Check::Annotated => {}
+            sites::Check::Unread(why) => out.push(Wrapper {
+                location: launch.location,
+                name: launch.function,
+                conditions: launch.conditions,
+                outcome: Outcome::NotChecked(vec![why]),
+                site: Some(site),
+                cuda: None,
+            }),
+            sites::Check::Attribute {
+                args,
+                kernel_from,
+                target,
+            } => {
+                if let Some(&i) = by_target.get(&(target.file, target.line)) {
+                    if let Some(s) = &mut out[i].site {
+                        s.launches += 1;
+                    }
+                    continue;
+                }
+                let file = &parsed[target.file];
+                let found = Found {
+                    line: target.line,
+                    args: args.parse().unwrap_or_default(),
+                    sig: target.sig.clone(),
+                    body: Some(target.body.clone()),
+                    attribute: target.span,
+                    conditions: launch.conditions.clone(),
+                };
+                let mut w = evaluate(file, found.clone(), env);
+                let mut args = args;
+                // A kernel with cubins for some of the crate's targets only (fp8 kernels
+                // for sm_90) launches only there: checked on those, the others said.
+                if matches!(w.outcome, Outcome::Errors(_))
+                    && let Some((kept, dropped)) = runnable_targets(file, &found, env)
+                {
+                    let list = kept
+                        .iter()
+                        .map(|t| format!("{t:?}"))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    let target = if kept.len() == 1 {
+                        format!("target = {list}")
+                    } else {
+                        format!("target = [{list}]")
+                    };
+                    args = if args.is_empty() {
+                        target
+                    } else {
+                        format!("{args}, {target}")
+                    };
+                    let narrowed = Found {
+                        args: args.parse().unwrap_or_default(),
+                        ..found.clone()
+                    };
+                    w = evaluate(file, narrowed, env);
+                    site.kernel_from = Some(format!(
+                        "the kernel runs on {} only: it has no cubin for {}",
+                        kept.join(", "),
+                        dropped.join(", ")
+                    ));
+                }
+                w.location = launch.location;
+                w.name = launch.function;
+                // What the attribute would reject is not checked yet: no failure.
+                if let Outcome::Errors(errors) = &w.outcome {
+                    w.outcome = Outcome::NotChecked(errors.clone());
+                }
+                if site.kernel_from.is_none() {
+                    site.kernel_from = kernel_from;
+                }
+                site.args = Some(args);
+                site.target = Some((file.path.clone(), *target.clone()));
+                w.site = Some(site);
+                by_target.insert((target.file, target.line), out.len());
+                out.push(w);
+            }
+        }
+    }
+    out
 }
 
 /// `low_occupancy (warn)`, one per reported finding.
@@ -1240,6 +1606,7 @@ fn launches(wrappers: &[Wrapper]) -> Vec<table::Launch> {
             location: w.location.clone(),
             subject,
             kernel,
+            tag: None,
             rows: Vec::new(),
             errors: Vec::new(),
             notes: Vec::new(),
@@ -1248,6 +1615,22 @@ fn launches(wrappers: &[Wrapper]) -> Vec<table::Launch> {
             Outcome::Errors(errors) => {
                 let mut l = launch(w.name.clone(), w.kernel());
                 l.errors.clone_from(errors);
+                out.push(l);
+            }
+            Outcome::NotChecked(why) => {
+                let mut l = launch(w.name.clone(), w.kernel());
+                // A CUDA C++ path's reasons say "not checked" themselves.
+                let prefix = if w.cuda.is_some() {
+                    ""
+                } else {
+                    "not checked: "
+                };
+                l.notes.extend(why.iter().map(|w| format!("{prefix}{w}")));
+                out.push(l);
+            }
+            Outcome::BuildOnly(why) => {
+                let mut l = launch(w.name.clone(), None);
+                l.notes.push(why.clone());
                 out.push(l);
             }
             Outcome::Constant(inputs, unread) => {
@@ -1326,6 +1709,37 @@ fn launches(wrappers: &[Wrapper]) -> Vec<table::Launch> {
                 }
             }
         }
+        if let Outcome::Evaluated(spec, _) = &w.outcome
+            && let Some(last) = out[first..].last_mut()
+        {
+            // Members of the family left out where they have no cubin.
+            for (index, t) in spec.targets.iter().enumerate() {
+                if let Some(note) = spec.left_out_note(index) {
+                    last.notes.push(format!("{}: {note}", t.target));
+                }
+            }
+        }
+        if let Some(site) = &w.site {
+            for l in &mut out[first..] {
+                l.tag = Some("[not annotated]".to_owned());
+            }
+            if let Some(last) = out[first..].last_mut() {
+                let mut said = vec![site.how.to_owned()];
+                if site.launches > 1 {
+                    said.push(format!("{} launches", site.launches));
+                }
+                if let Some(via) = &site.via {
+                    said.push(format!("through {via}"));
+                }
+                if let Some(from) = &site.kernel_from {
+                    said.push(format!("kernel: {from}"));
+                }
+                if let Some(args) = &site.args {
+                    said.push(format!("read as {}", attribute_text(args)));
+                }
+                last.notes.push(format!("^ {}", said.join("; ")));
+            }
+        }
         if !w.conditions.is_empty()
             && let Some(last) = out[first..].last_mut()
         {
@@ -1353,6 +1767,8 @@ struct Counts {
     wrappers: usize,
     evaluated: usize,
     constant: usize,
+    /// Not checked now (a launch not read, or an attribute inside a macro).
+    not_checked: usize,
     errors: usize,
     deny: usize,
     warn: usize,
@@ -1367,6 +1783,7 @@ fn counts_of(wrappers: &[&Wrapper]) -> Counts {
         wrappers: wrappers.len(),
         evaluated: 0,
         constant: 0,
+        not_checked: 0,
         errors: 0,
         deny: 0,
         warn: 0,
@@ -1375,6 +1792,7 @@ fn counts_of(wrappers: &[&Wrapper]) -> Counts {
         match &w.outcome {
             Outcome::Errors(e) => c.errors += e.len(),
             Outcome::Constant(..) => c.constant += 1,
+            Outcome::NotChecked(_) | Outcome::BuildOnly(_) => c.not_checked += 1,
             Outcome::Evaluated(spec, evaluation) => {
                 c.evaluated += 1;
                 for d in &evaluation.diagnostics {
@@ -1390,20 +1808,49 @@ fn counts_of(wrappers: &[&Wrapper]) -> Counts {
     c
 }
 
-/// Two lines: the wrappers by outcome, then the findings and errors.
+/// Two lines: the wrappers by outcome, then the findings and errors (with `--all`, a line
+/// on the launching functions not annotated first).
 fn summary_text(wrappers: &[Wrapper]) -> String {
+    let (plain, found): (Vec<&Wrapper>, Vec<&Wrapper>) =
+        wrappers.iter().partition(|w| w.site.is_none());
+    let mut text = String::new();
+    if !found.is_empty() {
+        let f = counts_of(&found);
+        let launches: usize = found
+            .iter()
+            .filter_map(|w| w.site.as_ref())
+            .map(|s| s.launches)
+            .sum();
+        text.push_str(&format!(
+            "{} launch{} in {} function{} not annotated: {} evaluated, {} with constants, {} \
+             not checked\n",
+            launches,
+            if launches == 1 { "" } else { "es" },
+            f.wrappers,
+            plural(f.wrappers),
+            f.evaluated,
+            f.constant,
+            f.not_checked,
+        ));
+    }
     let c = counts(wrappers);
-    format!(
-        "{} wrapper{}: {} evaluated, {} with constants left to the compiler, {} with errors\n\
+    let p = counts_of(&plain);
+    text + &format!(
+        "{} wrapper{}: {} evaluated, {} with constants left to the compiler, {} with errors{}\n\
          findings: {} deny-level, {} warning{}; {} error{}\n",
-        c.wrappers,
-        plural(c.wrappers),
-        c.evaluated,
-        c.constant,
-        wrappers
+        p.wrappers,
+        plural(p.wrappers),
+        p.evaluated,
+        p.constant,
+        plain
             .iter()
             .filter(|w| matches!(w.outcome, Outcome::Errors(_)))
             .count(),
+        if p.not_checked > 0 {
+            format!(", {} checked only by the build", p.not_checked)
+        } else {
+            String::new()
+        },
         c.deny,
         c.warn,
         plural(c.warn),
@@ -1440,6 +1887,8 @@ fn summary_json(wrappers: &[Wrapper]) -> Json {
     let c = counts(wrappers);
     json!({
         "wrappers": c.wrappers,
+        "not_annotated": wrappers.iter().filter(|w| w.site.is_some()).count(),
+        "not_checked": c.not_checked,
         "evaluated": c.evaluated,
         "constant": c.constant,
         "errors": c.errors,
@@ -1480,6 +1929,8 @@ pub fn kernel_wrappers(path: &Path) -> Result<Vec<KernelWrapper>, String> {
         format: Format::Json,
         json: false,
         findings_only: false,
+        all: false,
+        annotate: false,
     };
     let (text, _) = report(&args)?;
     let json: Json = serde_json::from_str(&text).map_err(|e| e.to_string())?;

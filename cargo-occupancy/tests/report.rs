@@ -969,3 +969,42 @@ fn items_past_the_limits_are_left_out_not_the_file() {
         )]
     );
 }
+
+/// Issue 19, item 4: a wrapper written by `macro_rules!` (the attribute in the macro's body,
+/// with `$name` fragments) cannot be evaluated without expansion: listed as checked only
+/// by the build, with its location, never dropped.
+#[test]
+fn wrappers_made_by_macros_are_listed_as_checked_by_the_build() {
+    let krate = scratch_crate(
+        "report-macro-wrappers",
+        "macro_wrappers",
+        "macro_rules! launchers {\n\
+         \x20   ($($name:ident => $kernel:literal),*) => {$(\n\
+         \x20       #[occupancy::check(kernel = $kernel, block = 256)]\n\
+         \x20       pub fn $name() {}\n\
+         \x20   )*};\n\
+         }\n\
+         launchers!(launch_a => \"k_plain\", launch_b => \"k_regs\");\n\
+         #[occupancy::check(block = 256, regs = 32, target = \"sm_90\")]\n\
+         fn plain() {}\n",
+    );
+    let (code, listed) = json(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 0, "{listed:#}");
+    let made = wrapper(&listed, "macro_rules! launchers");
+    assert_eq!(made["location"], "src/lib.rs:3");
+    assert_eq!(
+        made["build_only"],
+        "checked only by the build: the attribute is inside `macro_rules! launchers`, whose expansions the report does not see"
+    );
+    assert_eq!(wrapper(&listed, "plain")["annotated"], true);
+    let (code, stdout, _) = report(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("src/lib.rs:3  macro_rules! launchers\n  checked only by the build: the attribute is inside `macro_rules! launchers`"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("2 wrappers: 1 evaluated, 0 with constants left to the compiler, 0 with errors, 1 checked only by the\n  build"),
+        "{stdout}"
+    );
+}

@@ -45,7 +45,13 @@
 //! site-packages `python3` reports, `CUDA_PATH` / `CUDA_HOME` / `/usr/local/cuda`, then the
 //! system loader. The first library whose supported architectures cover every target is
 //! used. Finding ptxas (needed for `.ptx` files): `OCCUPANCY_PTXAS`, then the same places
-//! ([`Ptxas::find`]; the wheel is `nvidia-cuda-nvcc-cu12`).
+//! ([`Ptxas::find`]; the wheels are `nvidia-cuda-nvcc` for CUDA 13, taken first, and
+//! `nvidia-cuda-nvcc-cu12`; [`Ptxas::find_release`] picks one release).
+//!
+//! A crate that compiles its `.cu` files with nvcc itself (host launchers in C++, a static
+//! library linked through FFI) finds it with [`Nvcc::find`] (`OCCUPANCY_NVCC`, the CUDA 13
+//! wheel `nvidia-cuda-nvcc`, the toolkit, `PATH`); the kernels of the objects and libraries
+//! it makes are read by [`crate::resources::host`].
 //!
 //! Without the compiler a folder needs, the committed manifest is used (written earlier by
 //! this helper with `OCCUPANCY_WRITE_MANIFEST=1`, or by `cargo occupancy inspect
@@ -53,6 +59,7 @@
 //! since; `kernels.rs` then has `COMPILED = false` and no artifacts. A kernel that fails to
 //! compile is a build error with NVRTC's or ptxas's log.
 
+mod nvcc;
 mod nvrtc;
 mod ptxas;
 mod wheels;
@@ -63,6 +70,7 @@ use std::path::{Path, PathBuf};
 use crate::resources::manifest::{Manifest, SourceFile, sha256_hex};
 use crate::resources::{SmTarget, Toolkit, cubin, ptx};
 
+pub use nvcc::{ENV_NVCC, Nvcc};
 pub use nvrtc::Nvrtc;
 pub use ptxas::{Assembled, ENV_PTXAS, Ptxas};
 
