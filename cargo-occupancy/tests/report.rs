@@ -828,3 +828,121 @@ fn items_past_the_limits_are_left_out_not_the_file() {
         )]
     );
 }
+
+/// `report --all`: the CUDA C++ launches of a crate's `src/cuda/*.cu` beside its wrappers,
+/// checked with the kernels of `--kernel-manifest` (no build), in the table, JSON and
+/// SARIF; a run-time block is listed as not checked; a deny-level finding fails the report.
+#[test]
+fn all_lists_the_cuda_launches_beside_the_wrappers() {
+    let krate = scratch_crate("report-all", "cuda_launchers", "pub fn nothing() {}\n");
+    std::fs::create_dir_all(krate.join("src/cuda")).unwrap();
+    std::fs::write(
+        krate.join("src/cuda/k.cu"),
+        r#"#define BLOCK 1024
+template <typename T, int N> __global__ void scale(T* x, int n) {}
+__global__ void heavy(float* x, int n) {}
+extern "C" void launch_scale(float* x, int n, int head, cudaStream_t s) {
+  switch (head) {
+    case 32: scale<float, 32><<<(n + 31) / 32, 32, 0, s>>>(x, n); break;
+    case 128: scale<float, 128><<<(n + 127) / 128, 128, 0, s>>>(x, n); break;
+  }
+}
+extern "C" void launch_heavy(float* x, int n, int threads, cudaStream_t s) {
+  heavy<<<n, BLOCK, 64 * 1024, s>>>(x, n);
+  heavy<<<n, threads, 0, s>>>(x, n);
+}
+"#,
+    )
+    .unwrap();
+    // Registers as ptxas gave them (nvcc 13.5: 10 for scale, 80 for heavy), both targets.
+    let kernel = |symbol: &str, regs: u32, sm: u32| {
+        format!(
+            "{{\"name\": \"{symbol}\", \"arch\": \"sm_{sm}\", \"origin\": \"cubin\", \"registers_per_thread\": {regs}, \
+              \"static_smem_bytes\": 0, \"local_bytes\": 0, \"spill_store_bytes\": 0, \"spill_load_bytes\": 0, \"barriers\": 1}}"
+        )
+    };
+    let mut kernels = Vec::new();
+    for sm in [80, 90] {
+        kernels.push(kernel("_Z5scaleIfLi32EEvPT_i", 10, sm));
+        kernels.push(kernel("_Z5scaleIfLi128EEvPT_i", 10, sm));
+        kernels.push(kernel("_Z5heavyPfi", 80, sm));
+    }
+    let manifest = krate.join("kernels.json");
+    std::fs::write(
+        &manifest,
+        format!("{{\"format\": 1, \"kernels\": [{}]}}", kernels.join(", ")),
+    )
+    .unwrap();
+    let dir = krate.to_str().unwrap();
+    let m = manifest.to_str().unwrap();
+
+    // Without --all: the Rust side only.
+    let (code, out, _) = report(&[dir, "--kernel-manifest", m]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("k.cu"), "{out}");
+
+    let (code, out, err) = report(&[dir, "--all", "--kernel-manifest", m]);
+    assert_eq!(
+        code, 1,
+        "the 1024 x 80-register launch cannot run: {out}{err}"
+    );
+    assert!(out.contains("CUDA C++ launches (src; resources:"), "{out}");
+    assert!(out.contains("src/cuda/k.cu:6"), "{out}");
+    assert!(
+        out.contains("launch_scale (scale<float, 32>, head == 32)"),
+        "{out}"
+    );
+    assert!(out.contains("block_limit (warn)"), "{out}");
+    assert!(out.contains("launch_impossible (deny)"), "{out}");
+    assert!(
+        out.contains("block run time, smem 0 B: run time, not checked: the block"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "4 launch sites, 4 paths: 3 checked, 1 not checked; 2 deny-level findings, 2 warnings"
+        ),
+        "{out}"
+    );
+
+    let (_, out, _) = report(&[dir, "--all", "--kernel-manifest", m, "--json"]);
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let launches = json["cuda_launches"].as_array().unwrap();
+    assert_eq!(launches.len(), 4);
+    let scale32 = &launches[0];
+    assert_eq!(scale32["location"], "src/cuda/k.cu:6");
+    assert_eq!(scale32["function"], "launch_scale");
+    assert_eq!(scale32["form"], "<<<...>>>");
+    assert_eq!(scale32["kernel"], "scale<float, 32>");
+    assert_eq!(scale32["path_conditions"][0], "head == 32");
+    let row = &scale32["targets"][0];
+    assert_eq!(row["target"], "sm_80");
+    assert_eq!(row["block"][0], 32);
+    assert_eq!(row["registers_per_thread"], 10);
+    assert_eq!(row["occupancy_percent"], 50.0);
+    assert!(
+        launches[3]["not_checked"]
+            .as_str()
+            .unwrap()
+            .contains("`threads`"),
+        "{:#}",
+        launches[3]
+    );
+    assert_eq!(json["cuda"]["launch_sites"], 4);
+
+    let (_, out, _) = report(&[dir, "--all", "--kernel-manifest", m, "--format", "sarif"]);
+    let sarif: Value = serde_json::from_str(&out).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let impossible = results
+        .iter()
+        .find(|r| r["ruleId"] == "launch_impossible")
+        .unwrap();
+    let location = &impossible["locations"][0]["physicalLocation"];
+    assert!(
+        location["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("src/cuda/k.cu")
+    );
+    assert_eq!(location["region"]["startLine"], 11);
+}

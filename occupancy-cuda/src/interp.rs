@@ -1241,14 +1241,14 @@ impl<'t, 's> Interp<'t, 's> {
             }
             "cudaFuncSetAttribute" => {
                 let mut p = p;
-                if args.len() == 3 && args[1].text().contains("MaxDynamicSharedMemorySize") {
-                    if let Val::Kernels(ks) = self.eval(strip_casts(args[0]), &p)
-                        && let Some((v, _)) =
-                            self.eval(args[2], &p).as_int().map(|(v, t)| (v.clone(), t))
-                    {
-                        for k in ks {
-                            p.opt_ins.push((k, v.clone()));
-                        }
+                if args.len() == 3
+                    && args[1].text().contains("MaxDynamicSharedMemorySize")
+                    && let Val::Kernels(ks) = self.eval(strip_casts(args[0]), &p)
+                    && let Some((v, _)) =
+                        self.eval(args[2], &p).as_int().map(|(v, t)| (v.clone(), t))
+                {
+                    for k in ks {
+                        p.opt_ins.push((k, v.clone()));
                     }
                 }
                 return vec![p];
@@ -1741,10 +1741,10 @@ impl<'t, 's> Interp<'t, 's> {
                 .and_then(|v| u32::try_from(v).ok());
             for (block, smem, candidates, label) in block_smem(&block, &smem, &comment, opt_in) {
                 let mut conditions = p.conditions.clone();
-                if let Some(l) = label {
-                    if !conditions.contains(&l) {
-                        conditions.push(l);
-                    }
+                if let Some(l) = label
+                    && !conditions.contains(&l)
+                {
+                    conditions.push(l);
                 }
                 produced.push(LaunchPath {
                     kernel: instantiation.clone(),
@@ -2992,8 +2992,8 @@ fn branches_single(_out: &[Path], _paths: &[Path]) -> bool {
 
 fn set_config_field(c: &mut Config, field: &str, v: Val, sub: Option<&str>) {
     match (field, sub) {
-        ("gridDim", None) => c.grid = Box::new(v.to_dim3().map_or(v, Val::Dim3)),
-        ("blockDim", None) => c.block = Box::new(v.to_dim3().map_or(v, Val::Dim3)),
+        ("gridDim", None) => *c.grid = v.to_dim3().map_or(v, Val::Dim3),
+        ("blockDim", None) => *c.block = v.to_dim3().map_or(v, Val::Dim3),
         ("gridDim" | "blockDim", Some(axis)) => {
             let target = if field == "gridDim" {
                 &mut c.grid
@@ -3009,8 +3009,8 @@ fn set_config_field(c: &mut Config, field: &str, v: Val, sub: Option<&str>) {
                 }
             }
         }
-        ("dynamicSmemBytes", _) => c.smem = Box::new(v),
-        ("numAttrs", _) => c.num_attrs = Box::new(v),
+        ("dynamicSmemBytes", _) => *c.smem = v,
+        ("numAttrs", _) => *c.num_attrs = v,
         _ => {}
     }
 }
@@ -3196,8 +3196,8 @@ fn block_smem(
     smem: &Val,
     comment: &Comment,
     opt_in: Option<u32>,
-) -> Vec<(Read<[u32; 3]>, Read<u32>, Candidates, Option<String>)> {
-    let blocks: Vec<(Read<[u32; 3]>, bool, Option<String>)> = match block.to_dim3() {
+) -> Vec<LaunchChoice> {
+    let blocks: Vec<BlockChoice> = match block.to_dim3() {
         Ok(d) => {
             let sets: Vec<Option<&[i128]>> = d.iter().map(AbstractInt::members).collect();
             match (sets[0], sets[1], sets[2]) {
@@ -3231,7 +3231,7 @@ fn block_smem(
         }
         Err(why) => vec![(Read::Unknown(why), false, None)],
     };
-    let blocks: Vec<(Read<[u32; 3]>, bool, Option<String>)> = blocks
+    let blocks: Vec<BlockChoice> = blocks
         .into_iter()
         .flat_map(|(b, _, label)| match b {
             Read::Unknown(why) if !comment.block.is_empty() => {
@@ -3251,7 +3251,7 @@ fn block_smem(
             other => vec![(other, false, label)],
         })
         .collect();
-    let smems: Vec<(Read<u32>, bool, Option<String>)> = match smem.as_int() {
+    let smems: Vec<SmemChoice> = match smem.as_int() {
         // A few values: each; more (an interval's worth, `cols * 4` for cols <= 32): its
         // bounds, as for an interval.
         Some((v, _)) => match v.members() {
@@ -3342,16 +3342,22 @@ fn same_launch(a: &LaunchPath, b: &LaunchPath) -> bool {
         && a.candidates == b.candidates
 }
 
+/// A (block, dynamic shared memory) to check, where its values came from, its label.
+type LaunchChoice = (Read<[u32; 3]>, Read<u32>, Candidates, Option<String>);
+
+/// A dynamic shared memory to check: the value, whether a comment gave it, its label.
+type SmemChoice = (Read<u32>, bool, Option<String>);
+
+/// A block to check: the value, whether a comment gave it, its label.
+type BlockChoice = (Read<[u32; 3]>, bool, Option<String>);
+
 /// The launches to check for dynamic shared memory known as an interval that grows with
 /// the input (`cols * sizeof(float)`): occupancy only falls as it grows, so its largest
-/// value when that is within the limit (48 KiB, or the opt-in); else the most that
-/// launches and the first value above it (a multiple of the power of two, up to 16, that
+/// value when that is within the limit (48 KiB, or the opt-in); else the limit itself
+/// and the first value above it (a multiple of the power of two, up to 16, that
 /// divides the least value: the element size of `n * sizeof(T)`), where the launch fails.
 /// `None` when nothing bounds it from below (a plain run-time value: candidates needed).
-fn smem_bounds(
-    v: &AbstractInt,
-    opt_in: Option<u32>,
-) -> Option<Vec<(Read<u32>, bool, Option<String>)>> {
+fn smem_bounds(v: &AbstractInt, opt_in: Option<u32>) -> Option<Vec<SmemChoice>> {
     const DEFAULT_LIMIT: i128 = 48 * 1024;
     let (lo, hi) = v.bounds();
     let v = match (lo, hi) {
@@ -3391,7 +3397,7 @@ fn smem_bounds(
             Read::Known(under),
             false,
             Some(format!(
-                "smem = {under} (the most that launches: {what}; {v} grows with the input)"
+                "smem = {under} (at the limit, {what}; {v} grows with the input)"
             )),
         ));
     }

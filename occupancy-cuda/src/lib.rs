@@ -36,7 +36,17 @@ pub const MAX_PATHS: usize = occupancy_core::abstract_int::MAX_MEMBERS;
 /// includes is read on its own. Never fails: what cannot be read is in
 /// [`Reading::notes`], with its file and line.
 pub fn read(crate_dir: &Path, dirs: &[PathBuf]) -> Reading {
-    let sources = files::Sources::read(crate_dir, dirs);
+    read_sources(files::Sources::read(crate_dir, dirs))
+}
+
+/// [`read`] on sources given as text, `(name, text)` each (names relative to an imagined
+/// crate directory, `.cu` for translation units): `#include "..."` resolves among them.
+/// For tools and fuzzing; nothing is read from disk.
+pub fn read_texts(files: &[(&str, &str)]) -> Reading {
+    read_sources(files::Sources::from_texts(files))
+}
+
+fn read_sources(sources: files::Sources) -> Reading {
     let mut sites = Vec::new();
     let mut notes = sources.notes.clone();
     for unit in sources.units() {
