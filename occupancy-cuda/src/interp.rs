@@ -76,6 +76,8 @@ pub(crate) struct Site {
 #[derive(Clone)]
 struct Frame {
     function: String,
+    /// Its parameters' names.
+    params: Vec<String>,
 }
 
 /// The interpreter of one translation unit.
@@ -97,6 +99,9 @@ pub(crate) struct Interp<'t, 's> {
     batch: usize,
     /// The unit's `.cu` file, relative to the crate.
     unit: String,
+    /// How the launch being recorded writes its block and dynamic shared memory, for the
+    /// reasons of values known only at run time.
+    written: [String; 2],
     exhausted: bool,
 }
 
@@ -120,6 +125,7 @@ impl<'t, 's> Interp<'t, 's> {
             batch: 1,
             exhausted: false,
             unit: String::new(),
+            written: Default::default(),
         }
     }
 
@@ -225,6 +231,7 @@ impl<'t, 's> Interp<'t, 's> {
         }
         self.frames.push(Frame {
             function: f.qualified.clone(),
+            params: f.params.iter().map(|p| p.name.clone()).collect(),
         });
         let out = self.exec_block(f.body, paths);
         self.frames.pop();
@@ -1522,6 +1529,14 @@ impl<'t, 's> Interp<'t, 's> {
     {
         let items = config.children();
         let kernels = self.eval(function, p);
+        self.written = [
+            items
+                .get(1)
+                .map_or_else(String::new, |b| b.text().to_owned()),
+            items
+                .get(2)
+                .map_or_else(String::new, |s| s.text().to_owned()),
+        ];
         let grid = items.first().map(|g| self.eval(*g, p));
         let block = items.get(1).map(|b| self.eval(*b, p));
         let smem = match items.get(2) {
@@ -1685,6 +1700,8 @@ impl<'t, 's> Interp<'t, 's> {
         't: 'a,
     {
         let i = self.site_index(e, form, kernel_written);
+        let written = std::mem::take(&mut self.written);
+        let origins = [self.origin(&written[0]), self.origin(&written[1])];
         let kernels = match kernels {
             Val::Kernels(ks) => ks,
             other => {
@@ -1740,6 +1757,8 @@ impl<'t, 's> Interp<'t, 's> {
                 .and_then(|(_, v)| v.known_value())
                 .and_then(|v| u32::try_from(v).ok());
             for (block, smem, candidates, label) in block_smem(&block, &smem, &comment, opt_in) {
+                let block = explained(block, &origins[0]);
+                let smem = explained(smem, &origins[1]);
                 let mut conditions = p.conditions.clone();
                 if let Some(l) = label
                     && !conditions.contains(&l)
@@ -1782,6 +1801,24 @@ impl<'t, 's> Interp<'t, 's> {
             }
             site.paths.push(path);
         }
+    }
+
+    /// How a launch value is written, for the reason it is known only at run time:
+    /// `` `threads` is a parameter of `launch_scale_any` ``, `` `n * 4` ``.
+    fn origin(&self, written: &str) -> Option<String> {
+        let written = written.trim();
+        if written.is_empty() {
+            return None;
+        }
+        let is_param = self
+            .frames
+            .last()
+            .is_some_and(|f| f.params.iter().any(|p| p == written));
+        Some(if is_param {
+            format!("`{written}` is a parameter of `{}`", self.frame_name())
+        } else {
+            format!("`{}`", clip(written, 40))
+        })
     }
 
     // ----------------------------------------------------------------------------------
@@ -3328,6 +3365,16 @@ fn block_smem(
 fn push_condition(p: &mut Path, condition: String) {
     if p.conditions.last() != Some(&condition) {
         p.conditions.push(condition);
+    }
+}
+
+/// A value known only at run time, with how the launch writes it in front of the reason.
+fn explained<T>(r: Read<T>, origin: &Option<String>) -> Read<T> {
+    match (r, origin) {
+        (Read::Unknown(why), Some(o)) if !why.contains(o.as_str()) => {
+            Read::Unknown(format!("{o}: {why}"))
+        }
+        (r, _) => r,
     }
 }
 
