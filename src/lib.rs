@@ -253,7 +253,7 @@
 //! `OCCUPANCY_POLICY`, absolute or relative to the crate's directory):
 //!
 //! ```toml
-//! targets = ["sm_80", "sm_90"]   # default targets (built-in default: sm_80, sm_90)
+//! targets = ["sm_80", "sm_90"]   # default targets (without it: those build.rs compiles, else sm_80, sm_90)
 //! min_occupancy = 0.5            # or "50%" (built-in default: 50%)
 //! class = "balanced"             # default kernel class: its floor when no min_occupancy
 //! manifest = "kernels.manifest.json"  # committed resource manifest (relative to the crate)
@@ -271,9 +271,10 @@
 //!
 //! A malformed file is an error naming the file, line, column and key; unknown keys are
 //! errors with "did you mean". The attribute's own values win over the policy. Cargo
-//! rebuilds the crate when the file or the variable changes; it cannot know about a file
-//! that did not exist at the last build (after creating one, touch a source file), and
-//! rust-analyzer does not re-expand on a policy change.
+//! rebuilds the crate when the file is edited or deleted or the variable changes; it cannot
+//! know about a file that did not exist at the last build (after creating one, touch a
+//! source file: cargo on stable has no way to watch for a new file without rerunning every
+//! build), and rust-analyzer does not re-expand on a policy change.
 //!
 //! ## Cost
 //!

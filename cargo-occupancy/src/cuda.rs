@@ -139,7 +139,8 @@ fn rows(c: CheckedLaunch, section: &mut CudaSection) {
             location: location.clone(),
             name: launch.function.clone(),
             conditions: Vec::new(),
-            outcome: Outcome::NotChecked(why),
+            outcome: Outcome::NotChecked(vec![why]),
+            site: None,
             cuda: Some(site(None, Vec::new())),
         });
         return;
@@ -152,7 +153,7 @@ fn rows(c: CheckedLaunch, section: &mut CudaSection) {
                 Outcome::Evaluated(spec, evaluation)
             }
             CudaOutcome::NotChecked(why) => {
-                Outcome::NotChecked(format!("{}: {why}", values(&p.path)))
+                Outcome::NotChecked(vec![format!("{}: {why}", values(&p.path))])
             }
         };
         if let Outcome::Evaluated(_, evaluation) = &mut outcome {
@@ -167,6 +168,7 @@ fn rows(c: CheckedLaunch, section: &mut CudaSection) {
             name: launch.function.clone(),
             conditions: Vec::new(),
             outcome,
+            site: None,
             cuda: Some(site(
                 Some(p.path.kernel.to_string()),
                 p.path.conditions.clone(),

@@ -86,6 +86,16 @@ pub(crate) fn log(crate_dir: &Path, wrappers: &[&Wrapper], unreadable: &[String]
             }
             Outcome::NotChecked(why) => notifications.push(notification(
                 "note",
+                &format!(
+                    "{} ({}): not checked: {}",
+                    w.name,
+                    w.location,
+                    why.join("; ")
+                ),
+                &uri,
+            )),
+            Outcome::BuildOnly(why) => notifications.push(notification(
+                "note",
                 &format!("{} ({}): {why}", w.name, w.location),
                 &uri,
             )),
@@ -152,7 +162,7 @@ struct Region {
 fn result(w: &Wrapper, diagnostic: &Diagnostic, level: Level, uri: &str, region: Region) -> Json {
     let finding = &diagnostic.finding;
     let index = LINTS.iter().position(|lint| *lint == finding.lint);
-    let mut properties = json!({ "wrapper": w.name });
+    let mut properties = json!({ "wrapper": w.name, "annotated": w.site.is_none() });
     if let Some(target) = finding.target {
         properties["target"] = json!(target.to_string());
     }

@@ -411,6 +411,65 @@ src/lib.rs:12  launch_odd
     );
 }
 
+/// A path given on the command line is the user's choice: `--kernel-manifest
+/// ../elsewhere/kernels.manifest.json`, outside the crate and its workspace, is read (the
+/// containment rule is for paths named inside the crate's code, which still apply: the
+/// attribute's `cubin` there is refused).
+#[test]
+fn a_kernel_manifest_given_on_the_command_line_is_read_wherever_it_is() {
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-given");
+    let krate = scratch_crate(
+        "report-given/crate",
+        "report-given",
+        r#"
+#[occupancy::check(kernel = "k_regs", block = 256, target = "sm_90")]
+pub fn launch() {}
+
+#[occupancy::check(cubin = "../elsewhere/probe.sm_80.cubin", kernel = "k_regs", block = 256, target = "sm_80")]
+pub fn launch_cubin() {}
+"#,
+    );
+    // Its own workspace: `../elsewhere` is outside both.
+    let toml = krate.join("Cargo.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, format!("{text}\n[workspace]\n")).unwrap();
+    let elsewhere = base.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let fixtures = root().join("tests/ui/fixtures");
+    std::fs::copy(
+        fixtures.join("probe.manifest.json"),
+        elsewhere.join("kernels.manifest.json"),
+    )
+    .unwrap();
+    std::fs::copy(
+        fixtures.join("probe.sm_80.cubin"),
+        elsewhere.join("probe.sm_80.cubin"),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))
+        .args(["occupancy", "report", "--json", "--kernel-manifest"])
+        .arg("../elsewhere/kernels.manifest.json")
+        .current_dir(&krate)
+        .env_remove("OCCUPANCY_MANIFEST")
+        .env_remove("OCCUPANCY_POLICY")
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let value: Value = serde_json::from_str(&stdout).unwrap();
+    // k_regs: 46 registers on sm_90, 62.5%.
+    let launch = wrapper(&value, "launch");
+    assert_eq!(launch.get("errors"), None, "{stdout}");
+    assert_eq!(rows(launch)[0].1, 62.5, "{stdout}");
+    // The crate's own path to a file outside it is still refused.
+    let errors = wrapper(&value, "launch_cubin")["errors"].to_string();
+    assert!(
+        errors.contains("outside the package's directory, its workspace root and a file given on the command line"),
+        "{errors}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
+
 /// Without --kernel-manifest, the newest `target/*/build/<package>-*/out/occupancy/manifest.json`.
 #[test]
 fn finds_the_newest_build_manifest() {
@@ -921,10 +980,10 @@ extern "C" void launch_heavy(float* x, int n, int threads, cudaStream_t s) {
     assert_eq!(row["registers_per_thread"], 10);
     assert_eq!(row["occupancy_percent"], 50.0);
     assert!(
-        launches[3]["not_checked"]
+        launches[3]["not_checked"][0]
             .as_str()
             .unwrap()
-            .contains("`threads`"),
+            .contains("`threads` is a parameter of `launch_heavy`"),
         "{:#}",
         launches[3]
     );
@@ -945,4 +1004,43 @@ extern "C" void launch_heavy(float* x, int n, int threads, cudaStream_t s) {
             .ends_with("src/cuda/k.cu")
     );
     assert_eq!(location["region"]["startLine"], 11);
+}
+
+/// Issue 19, item 4: a wrapper written by `macro_rules!` (the attribute in the macro's body,
+/// with `$name` fragments) cannot be evaluated without expansion: listed as checked only
+/// by the build, with its location, never dropped.
+#[test]
+fn wrappers_made_by_macros_are_listed_as_checked_by_the_build() {
+    let krate = scratch_crate(
+        "report-macro-wrappers",
+        "macro_wrappers",
+        "macro_rules! launchers {\n\
+         \x20   ($($name:ident => $kernel:literal),*) => {$(\n\
+         \x20       #[occupancy::check(kernel = $kernel, block = 256)]\n\
+         \x20       pub fn $name() {}\n\
+         \x20   )*};\n\
+         }\n\
+         launchers!(launch_a => \"k_plain\", launch_b => \"k_regs\");\n\
+         #[occupancy::check(block = 256, regs = 32, target = \"sm_90\")]\n\
+         fn plain() {}\n",
+    );
+    let (code, listed) = json(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 0, "{listed:#}");
+    let made = wrapper(&listed, "macro_rules! launchers");
+    assert_eq!(made["location"], "src/lib.rs:3");
+    assert_eq!(
+        made["build_only"],
+        "checked only by the build: the attribute is inside `macro_rules! launchers`, whose expansions the report does not see"
+    );
+    assert_eq!(wrapper(&listed, "plain")["annotated"], true);
+    let (code, stdout, _) = report(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("src/lib.rs:3  macro_rules! launchers\n  checked only by the build: the attribute is inside `macro_rules! launchers`"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("2 wrappers: 1 evaluated, 0 with constants left to the compiler, 0 with errors, 1 checked only by the\n  build"),
+        "{stdout}"
+    );
 }

@@ -376,16 +376,14 @@ fn find_manifest(
 ) -> Result<(PathBuf, ManifestOrigin, String), Error> {
     if let Some(value) = env.var(MANIFEST_VAR).filter(|v| !v.is_empty()) {
         let path = env.resolve(PathBuf::from(value));
-        return Ok((path, ManifestOrigin::EnvVar, format!("${MANIFEST_VAR}")));
+        let shown = shown_path(env, &path);
+        return Ok((path, ManifestOrigin::EnvVar, shown));
     }
     if let Some(out_dir) = env.var("OUT_DIR").filter(|v| !v.is_empty()) {
         let path = PathBuf::from(out_dir).join(OUT_DIR_MANIFEST);
         if path.is_file() {
-            return Ok((
-                path,
-                ManifestOrigin::OutDir,
-                format!("$OUT_DIR/{OUT_DIR_MANIFEST}"),
-            ));
+            let shown = shown_path(env, &path);
+            return Ok((path, ManifestOrigin::OutDir, shown));
         }
     }
     if let Some(file) = &policy.manifest {
@@ -406,9 +404,9 @@ fn find_manifest(
             Err(Error::new(
                 kernel_span,
                 format!(
-                    "no resource manifest to read `{kernel}` from: ${MANIFEST_VAR} is not set (a \
-                     build script calling occupancy_core::build::Kernels sets it) and there is \
-                     no {default} {place} (or the policy's `manifest`); or give \
+                    "no resource manifest to read `{kernel}` from: no build script gives one (a \
+                     build.rs calling occupancy_core::build::Kernels does) and there is no \
+                     {default} {place} (or the policy's `manifest`); or give \
                      `cubin = \"path\"`, `fatbin = \"path\"` or `regs = N`"
                 ),
             ))
@@ -581,6 +579,20 @@ fn no_cubin_for(e: &LookupError, target: &Target, kernel: &str, source: &Source)
         source.describe(),
         archs.join(", ")
     )
+}
+
+/// How messages name a file the attribute found (not one it was given as written): relative
+/// to the crate's directory when inside it (`target/debug/build/k-1f2e/out/occupancy/manifest.json`),
+/// else the whole path.
+fn shown_path(env: &Env, path: &Path) -> String {
+    let resolved = lexical(path);
+    env.crate_dir
+        .as_ref()
+        .and_then(|dir| resolved.strip_prefix(lexical(dir)).ok())
+        .filter(|relative| !relative.as_os_str().is_empty())
+        .unwrap_or(&resolved)
+        .display()
+        .to_string()
 }
 
 /// `path` with `.` and `..` components resolved by name (the file need not exist), for

@@ -23,7 +23,7 @@ use occupancy_core::lint::{Finding, LaunchSpec, Scope, bytes_text, check};
 use occupancy_core::occupancy::{Kernel, Launch, Occupancy, OccupancyError, occupancy};
 use occupancy_core::resources::KernelResources;
 
-use crate::spec::{Source, SourceKind, Spec};
+use crate::spec::{Source, SourceKind, Spec, TargetsOrigin};
 
 /// The engine's answer and the lints' diagnostics for every plan, kernel and target of a
 /// [`Spec`].
@@ -125,6 +125,9 @@ impl Spec {
                             Scope::Launch if !first_target => continue,
                             Scope::Launch => {}
                             Scope::Target => {
+                                if let Some(note) = self.targets_note() {
+                                    finding.notes.push(note);
+                                }
                                 if let (Some(resources), Some(source)) =
                                     (self.resources(k, index), self.source.as_ref())
                                 {
@@ -225,6 +228,19 @@ impl Spec {
             .partition(|d| d.finding.lint.scope == Scope::Launch);
         launch.extend(target);
         launch
+    }
+
+    /// `targets sm_80, sm_86: the ones the build script compiles for (occupancy.toml names
+    /// no targets)`, when that is where the targets came from.
+    fn targets_note(&self) -> Option<String> {
+        (self.targets_origin == TargetsOrigin::Build).then(|| {
+            let names: Vec<String> = self.targets.iter().map(|t| t.target.to_string()).collect();
+            format!(
+                "targets {}: the ones the build script compiles for (occupancy.toml names no \
+                 targets)",
+                names.join(", ")
+            )
+        })
     }
 
     /// `transpose_tiled: 39 regs/thread, 4224 B static shared memory, 1 barrier, from its

@@ -81,7 +81,7 @@ pub use eval::{Case, Diagnostic};
 pub use eval::{Evaluation, TargetEvaluation};
 pub use spec::{
     Confirmation, ExternalLaunch, HelperCheck, KernelSpec, ManifestOrigin, Plan, Source,
-    SourceKind, Spec, TargetSpec,
+    SourceKind, Spec, TargetSpec, TargetsOrigin,
 };
 pub use split::{Skipped, SourceFile};
 
@@ -91,6 +91,12 @@ use errors::Errors;
 /// being compiled, through `cargo:rustc-env`: the absolute path of the resource manifest in
 /// effect. `kernel = "name"` reads it first.
 pub const MANIFEST_VAR: &str = "OCCUPANCY_MANIFEST";
+
+/// The environment variable the build helper sets for the crate being compiled, through
+/// `cargo:rustc-env`: the targets the build script compiles for, comma-separated
+/// (`sm_80,sm_86,sm_90`). A wrapper that names no `target`, in a crate whose
+/// `occupancy.toml` names no `targets`, is checked on these.
+pub const TARGETS_VAR: &str = "OCCUPANCY_TARGETS";
 
 /// `$OUT_DIR/occupancy/manifest.json`: where the build helper writes the manifest; read when
 /// [`MANIFEST_VAR`] is not set but the crate has a build script (`OUT_DIR` is set).
@@ -113,11 +119,17 @@ pub struct Env {
     /// starting with it are read from `src/lib.rs`.
     pub lib_name: Option<String>,
     vars: Vec<(String, OsString)>,
+    /// Files the user named outside the crate's code (a command-line argument such as
+    /// `report --kernel-manifest`): read wherever they are, since the containment rule is
+    /// for paths named inside a crate.
+    given_files: Vec<PathBuf>,
 }
 
 impl Env {
-    /// The variables the front end reads: `OCCUPANCY_POLICY`, `OCCUPANCY_MANIFEST`, `OUT_DIR`.
-    pub const VARS: &'static [&'static str] = &[Policy::ENV_VAR, MANIFEST_VAR, "OUT_DIR"];
+    /// The variables the front end reads: `OCCUPANCY_POLICY`, `OCCUPANCY_MANIFEST`,
+    /// `OCCUPANCY_TARGETS`, `OUT_DIR`.
+    pub const VARS: &'static [&'static str] =
+        &[Policy::ENV_VAR, MANIFEST_VAR, TARGETS_VAR, "OUT_DIR"];
 
     /// The environment of the running process: `CARGO_MANIFEST_DIR` and [`Env::VARS`] (what
     /// cargo gives rustc, and so the proc macro).
@@ -131,6 +143,7 @@ impl Env {
             source_file: None,
             lib_name,
             vars: Vec::new(),
+            given_files: Vec::new(),
         };
         for name in Env::VARS {
             if let Some(value) = std::env::var_os(name) {
@@ -147,6 +160,7 @@ impl Env {
             source_file: None,
             lib_name: None,
             vars: Vec::new(),
+            given_files: Vec::new(),
         }
     }
 
@@ -168,6 +182,18 @@ impl Env {
         self.vars.retain(|(n, _)| n != name);
         self.vars.push((name.to_owned(), value.into()));
         self
+    }
+
+    /// The same environment with `file` readable wherever it is: a file the user named on
+    /// the command line, not in the crate's code (see [`Env::given_files`]).
+    pub fn with_given_file(mut self, file: impl Into<PathBuf>) -> Env {
+        self.given_files.push(file.into());
+        self
+    }
+
+    /// The files given with [`Env::with_given_file`].
+    pub fn given_files(&self) -> &[PathBuf] {
+        &self.given_files
     }
 
     /// The value of `name`, if set.

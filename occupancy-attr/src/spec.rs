@@ -22,6 +22,8 @@ pub struct Spec {
     pub wrapper: String,
     /// The targets, in the attribute's (or the policy's) order.
     pub targets: Vec<TargetSpec>,
+    /// Where the targets came from.
+    pub targets_origin: TargetsOrigin,
     /// The `low_occupancy` floor, resolved by `Policy::floor`: the attribute's
     /// `min_occupancy`, else its `class`'s floor, else the policy's.
     pub min_occupancy: MinOccupancy,
@@ -122,6 +124,20 @@ pub struct TargetSpec {
     /// The string that named it in the attribute; the attribute's span when it came from the
     /// policy.
     pub span: Span,
+}
+
+/// Where a [`Spec`]'s targets came from, in the order they are looked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetsOrigin {
+    /// The attribute's `target`.
+    Attribute,
+    /// The policy's `targets`.
+    Policy,
+    /// The targets the crate's build script compiles for (`OCCUPANCY_TARGETS`, set by the
+    /// build helper), when neither the attribute nor the policy names any.
+    Build,
+    /// The built-in defaults (`occupancy_core::policy::DEFAULT_TARGETS`).
+    Default,
 }
 
 /// An assertion the expansion emits: `expr`, evaluated by the compiler, equals `value`.
@@ -245,6 +261,11 @@ impl Spec {
                     span: Span::call_site(),
                 })
                 .collect(),
+            targets_origin: if policy.targets_named {
+                TargetsOrigin::Policy
+            } else {
+                TargetsOrigin::Default
+            },
             min_occupancy,
             class,
             levels: policy.lints.clone(),

@@ -22,7 +22,7 @@
 //! `extern crate` items, which end at their `;` (`const X: u32 = { 4 };`). A file the split
 //! gets wrong does not parse, and is reported as a file that does not parse.
 
-use proc_macro2::{Delimiter, Group, Spacing, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Group, Spacing, Span, TokenStream, TokenTree};
 
 use crate::limits::{GROUP, Limits};
 
@@ -31,13 +31,13 @@ use crate::limits::{GROUP, Limits};
 pub(crate) const MAX_NESTING: usize = 8;
 
 /// An item of a source file left out (or whose body was), and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Skipped {
     /// What it is, as a person names it: `trait Many`, `fn helper`, `impl Gemm`.
     pub what: String,
-    /// The line (1-based) it starts on; for a function's body, the line of the body's `{`
-    /// (which the empty body kept in its place keeps).
-    pub line: usize,
+    /// Where it starts (its first token); for a function's body, the body's `{` (which the
+    /// empty body kept in its place keeps).
+    pub span: Span,
     /// The limit it is past (the limits' own message).
     pub why: String,
     /// `Some(name)` when only the body of function `name` was left out: its signature is
@@ -103,7 +103,7 @@ fn filter(
             continue;
         }
         let (kind, name) = describe(item);
-        let line = item.first().map_or(0, |t| t.span().start().line);
+        let span = item.first().map_or_else(Span::call_site, TokenTree::span);
         let thing = match &name {
             Some(name) => format!("{kind} {name}"),
             None => kind.to_owned(),
@@ -126,7 +126,7 @@ fn filter(
                     out.extend([TokenTree::Group(empty)]);
                     skipped.push(Skipped {
                         what: thing,
-                        line: body.span_open().start().line,
+                        span: body.span_open(),
                         why,
                         body_of: name,
                     });
@@ -144,7 +144,7 @@ fn filter(
         }
         skipped.push(Skipped {
             what: thing,
-            line,
+            span,
             why,
             body_of: None,
         });
@@ -470,7 +470,7 @@ mod tests {
         let skipped: Vec<(&str, usize, Option<&str>)> = file
             .skipped
             .iter()
-            .map(|s| (s.what.as_str(), s.line, s.body_of.as_deref()))
+            .map(|s| (s.what.as_str(), s.span.start().line, s.body_of.as_deref()))
             .collect();
         assert_eq!(
             skipped,

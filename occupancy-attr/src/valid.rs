@@ -18,8 +18,9 @@ use crate::errors::Errors;
 use crate::plans::{self, Keys, Read};
 use crate::policy::Loaded;
 use crate::resolve::{Resolver, Scope, Val};
-use crate::spec::{SourceKind, Spec, TargetSpec};
-use crate::{Env, MANIFEST_VAR};
+use crate::spec::{SourceKind, Spec, TargetSpec, TargetsOrigin};
+use crate::{Env, MANIFEST_VAR, TARGETS_VAR};
+use occupancy_core::policy::Policy;
 
 /// What the front end read besides the attribute: the evaluator over the crate's sources,
 /// the scope the attribute's constants are written in, and the body.
@@ -211,8 +212,11 @@ pub(crate) fn validate(
         ));
     }
 
-    // Targets: the attribute's, else the policy's.
+    // Targets: the attribute's, else the policy's, else the build script's, else the
+    // defaults.
     let mut targets: Vec<WantedTarget> = Vec::new();
+    let mut targets_origin = TargetsOrigin::Attribute;
+    let mut tracked_targets = false;
     match &args.target {
         Some(Arg { value, .. }) => {
             for name in value {
@@ -232,11 +236,27 @@ pub(crate) fn validate(
                 }
             }
         }
-        None => targets.extend(policy.targets.iter().map(|t| WantedTarget {
-            target: *t,
-            span: attribute,
-            from_attribute: false,
-        })),
+        None => {
+            let built = build_targets(env, policy);
+            if !policy.targets_named {
+                tracked_targets = true;
+            }
+            targets_origin = match (&built, policy.targets_named) {
+                (_, true) => TargetsOrigin::Policy,
+                (Some(_), false) => TargetsOrigin::Build,
+                (None, false) => TargetsOrigin::Default,
+            };
+            targets.extend(
+                built
+                    .unwrap_or_else(|| policy.targets.clone())
+                    .into_iter()
+                    .map(|target| WantedTarget {
+                        target,
+                        span: attribute,
+                        from_attribute: false,
+                    }),
+            );
+        }
     }
 
     // The kernel class and the floor.
@@ -314,6 +334,9 @@ pub(crate) fn validate(
     let resolved = artifact::resolve(&args, wanted, policy, env, &targets, &mut errors);
     let mut tracked_files: Vec<std::path::PathBuf> = loaded.file.iter().cloned().collect();
     let mut tracked_vars = vec![occupancy_core::policy::Policy::ENV_VAR];
+    if tracked_targets {
+        tracked_vars.push(TARGETS_VAR);
+    }
     let mut kernels = Vec::new();
     let source = resolved.map(|resolved| {
         keys.push((Input::Kernel, resolved.key_span));
@@ -366,6 +389,7 @@ pub(crate) fn validate(
                 span: wanted.span,
             })
             .collect(),
+        targets_origin,
         min_occupancy,
         class,
         levels,
@@ -572,4 +596,21 @@ fn find_self(tokens: proc_macro2::TokenStream) -> Option<proc_macro2::Ident> {
 
 fn written(args: &Args, key: &str) -> bool {
     args.written.iter().any(|k| k == key)
+}
+
+/// The targets the crate's build script compiles for, when the policy names none and the
+/// build helper set [`TARGETS_VAR`]: each name it lists that is a known target, in order,
+/// once. `None` when the policy names targets, the variable is unset or it lists none.
+fn build_targets(env: &Env, policy: &Policy) -> Option<Vec<Target>> {
+    if policy.targets_named {
+        return None;
+    }
+    let value = env.var(TARGETS_VAR)?.to_str()?;
+    let mut out: Vec<Target> = Vec::new();
+    for target in value.split(',').filter_map(|name| Target::parse(name).ok()) {
+        if !out.contains(&target) {
+            out.push(target);
+        }
+    }
+    (!out.is_empty()).then_some(out)
 }

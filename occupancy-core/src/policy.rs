@@ -25,10 +25,12 @@
 //!
 //! Every key is optional; an absent file is the same as an empty one. The defaults:
 //!
-//! - `targets = ["sm_80", "sm_90"]`: the A100 and H100/H200 generations, the data-center
-//!   GPUs CUDA code is most often tuned for. Consumer GPUs (sm_86, sm_89, sm_120) have
-//!   fewer warps per SM (48) and fewer resident blocks (16 or 24), so a crate that targets
-//!   them should list them.
+//! - `targets`: the targets the crate's build script compiles for, when it calls the build
+//!   helper (`occupancy_core::build::Kernels::targets`, passed on as `OCCUPANCY_TARGETS`);
+//!   else `["sm_80", "sm_90"]`: the A100 and H100/H200 generations, the data-center GPUs
+//!   CUDA code is most often tuned for. Consumer GPUs (sm_86, sm_89, sm_120) have fewer
+//!   warps per SM (48) and fewer resident blocks (16 or 24), so a crate that targets them
+//!   should list them.
 //! - `min_occupancy = 0.5` (50%): below half of the SM's warps, memory-bound kernels
 //!   usually cannot hide latency; compute-bound kernels that rely on instruction-level
 //!   parallelism should set a lower floor.
@@ -72,8 +74,13 @@ use crate::lint::{KernelClass, Level, Lint, LintLevels, MinOccupancy, Thresholds
 /// The policy a crate sets for its launch wrappers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Policy {
-    /// Targets of wrappers that name none (`targets`).
+    /// Targets of wrappers that name none (`targets`); [`DEFAULT_TARGETS`] when the file
+    /// names none ([`Policy::targets_named`]).
     pub targets: Vec<Target>,
+    /// Whether the file names `targets`. When it does not, the attribute checks the targets
+    /// the build script compiles (the build helper's `OCCUPANCY_TARGETS`), else
+    /// [`Policy::targets`].
+    pub targets_named: bool,
     /// The `low_occupancy` floor (`min_occupancy`), when the file sets one.
     pub min_occupancy: Option<MinOccupancy>,
     /// The default kernel class (`class`), when the file sets one.
@@ -132,6 +139,7 @@ impl Default for Policy {
                 .iter()
                 .filter_map(|name| Target::parse(name).ok())
                 .collect(),
+            targets_named: false,
             min_occupancy: None,
             class: None,
             lints: LintLevels::default(),
@@ -380,6 +388,7 @@ impl Policy {
                 ));
             }
             policy.targets.clear();
+            policy.targets_named = true;
             for name in targets.get_ref() {
                 match Target::parse(name.get_ref()) {
                     Ok(target) if policy.targets.contains(&target) => {

@@ -33,6 +33,8 @@ pub(crate) struct Launch {
     pub(crate) subject: String,
     /// The kernel, when known.
     pub(crate) kernel: Option<String>,
+    /// After the kernel on the launch's line: `[not annotated]`.
+    pub(crate) tag: Option<String>,
     /// One per target.
     pub(crate) rows: Vec<Row>,
     /// Errors (shown with `--findings-only` too), each one line of text before wrapping.
@@ -118,6 +120,9 @@ pub(crate) fn render(launches: &[Launch], findings_only: bool) -> String {
         let _ = write!(s, "{}  {}", launch.location, launch.subject);
         if let Some(kernel) = &launch.kernel {
             let _ = write!(s, " -> {kernel}");
+        }
+        if let Some(tag) = &launch.tag {
+            let _ = write!(s, "  {tag}");
         }
         s.push('\n');
         for row in rows {
@@ -245,6 +250,7 @@ mod tests {
             location: "examples/conv2d.rs:100".to_owned(),
             subject: "launch_conv2d_20x20".to_owned(),
             kernel: Some("conv2d".to_owned()),
+            tag: None,
             rows,
             errors: Vec::new(),
             notes: Vec::new(),
