@@ -19,7 +19,8 @@ use occupancy_core::abstract_int::{AbstractInt, Comparison, Truth, loop_exits};
 use crate::MAX_PATHS;
 use crate::index::{At, Constant, Function, Index, Init, Struct, declared_name, template_params};
 use crate::launch::{
-    Candidates, CudaLaunch, Instantiation, LaunchForm, LaunchPath, Read, ReadNote, TemplateArg,
+    Candidates, CudaLaunch, Instantiation, LaunchForm, LaunchPath, Read, ReadNote, SmemLimit,
+    TemplateArg,
 };
 use crate::macros::{Expander, paren_list};
 use crate::syntax::{Code, clip};
@@ -1756,9 +1757,14 @@ impl<'t, 's> Interp<'t, 's> {
                 .find(|(kk, _)| kk == k)
                 .and_then(|(_, v)| v.known_value())
                 .and_then(|v| u32::try_from(v).ok());
-            for (block, smem, candidates, label) in block_smem(&block, &smem, &comment, opt_in) {
+            for (block, smem_read, candidates, label) in block_smem(&block, &smem, &comment, opt_in)
+            {
+                let limit = match (&smem_read, candidates) {
+                    (Read::Known(s), Candidates::None) => smem_limit(&smem, opt_in, *s),
+                    _ => None,
+                };
                 let block = explained(block, &origins[0]);
-                let smem = explained(smem, &origins[1]);
+                let smem_read = explained(smem_read, &origins[1]);
                 let mut conditions = p.conditions.clone();
                 if let Some(l) = label
                     && !conditions.contains(&l)
@@ -1769,7 +1775,8 @@ impl<'t, 's> Interp<'t, 's> {
                     kernel: instantiation.clone(),
                     grid: grid.clone(),
                     block,
-                    dynamic_smem_bytes: smem,
+                    dynamic_smem_bytes: smem_read,
+                    smem_limit: limit,
                     cluster,
                     opt_in_bytes: opt_in,
                     conditions,
@@ -3392,6 +3399,39 @@ fn same_launch(a: &LaunchPath, b: &LaunchPath) -> bool {
 /// A (block, dynamic shared memory) to check, where its values came from, its label.
 type LaunchChoice = (Read<[u32; 3]>, Read<u32>, Candidates, Option<String>);
 
+/// For shared memory growing from `lo` past `limit`: the step of its values (the power of
+/// two, up to 16, dividing `lo`), the largest multiple of it within the limit, and `limit`.
+fn limit_step(lo: i128, limit: i128) -> (i128, i128, i128) {
+    let step = (0..=4)
+        .rev()
+        .map(|k| 1i128 << k)
+        .find(|s| lo % s == 0)
+        .unwrap_or(1);
+    (step, limit / step * step, limit)
+}
+
+/// The limit a path's shared memory was placed at by [`smem_bounds`] (it grows past it),
+/// for the check to move it below the limit less the kernel's static shared memory.
+fn smem_limit(smem: &Val, opt_in: Option<u32>, value: u32) -> Option<SmemLimit> {
+    let (v, _) = smem.as_int()?;
+    if v.members().is_some_and(|m| m.len() <= 8) {
+        return None;
+    }
+    let (lo, hi) = v.bounds();
+    let lo = lo?.max(0);
+    let limit = opt_in.map_or(48 * 1024, i128::from).max(48 * 1024);
+    if hi.is_some_and(|h| h <= limit) || lo == 0 {
+        return None;
+    }
+    let (step, under, _) = limit_step(lo, limit);
+    let value = i128::from(value);
+    (value == under || value == under + step).then(|| SmemLimit {
+        limit_bytes: u32::try_from(limit).unwrap_or(u32::MAX),
+        step_bytes: u32::try_from(step).unwrap_or(1),
+        above: value > under,
+    })
+}
+
 /// A dynamic shared memory to check: the value, whether a comment gave it, its label.
 type SmemChoice = (Read<u32>, bool, Option<String>);
 
@@ -3426,13 +3466,8 @@ fn smem_bounds(v: &AbstractInt, opt_in: Option<u32>) -> Option<Vec<SmemChoice>> 
     if lo == 0 {
         return None;
     }
-    let step = (0..=4)
-        .rev()
-        .map(|k| 1i128 << k)
-        .find(|s| lo % s == 0)
-        .unwrap_or(1);
+    let (step, under, _) = limit_step(lo, limit);
     let mut out = Vec::new();
-    let under = limit / step * step;
     let what = if opt_in.is_some() {
         "the opt-in"
     } else {
@@ -3448,7 +3483,7 @@ fn smem_bounds(v: &AbstractInt, opt_in: Option<u32>) -> Option<Vec<SmemChoice>> 
             )),
         ));
     }
-    let above = u32::try_from((limit / step + 1) * step).ok()?;
+    let above = u32::try_from(under + step).ok()?;
     out.push((
         Read::Known(above),
         false,

@@ -20,7 +20,7 @@ pub use check::{CheckedLaunch, CheckedPath, Compiled, Outcome, check};
 pub use files::{MAX_FILE_BYTES, MAX_FILES};
 pub use launch::{
     Candidates, CudaLaunch, Instantiation, LaunchForm, LaunchPath, Read, ReadNote, Reading,
-    TemplateArg,
+    SmemLimit, TemplateArg,
 };
 pub use syntax::MAX_PARSE_TIME;
 
