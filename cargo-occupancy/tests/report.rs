@@ -1044,3 +1044,138 @@ fn wrappers_made_by_macros_are_listed_as_checked_by_the_build() {
         "{stdout}"
     );
 }
+
+/// `report --all` on the CUDA C++ test crate (`tests/fixtures/cuda-crate`), its library
+/// built by nvcc here and recorded as its build's check records it: every launch site of
+/// EXPECTED.md is listed (19 `<<<` / `cudaLaunchKernelEx` lines, 41 paths; none dropped), 40 paths checked with the
+/// library's kernels, `launch_scale_any`'s run-time block not checked, and the deny-level
+/// findings fail the report. Needs nvcc (skips with a message without it, unless
+/// `OCCUPANCY_REQUIRE_NVCC=1`).
+#[test]
+fn all_lists_every_launch_of_the_cuda_crate() {
+    let nvcc = match occupancy_core::build::Nvcc::find(None) {
+        Ok(n) => n,
+        Err(why) => {
+            assert_ne!(
+                std::env::var("OCCUPANCY_REQUIRE_NVCC").as_deref(),
+                Ok("1"),
+                "{why}"
+            );
+            eprintln!("skipped: {why}");
+            return;
+        }
+    };
+    let krate = scratch_crate("report-cuda-crate", "cuda_crate_copy", "pub fn f() {}\n");
+    let cuda = krate.join("src/cuda");
+    std::fs::create_dir_all(&cuda).unwrap();
+    let sources = root().join("tests/fixtures/cuda-crate/src/cuda");
+    for e in std::fs::read_dir(&sources).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), cuda.join(e.file_name())).unwrap();
+    }
+    std::fs::copy(
+        root().join("tests/fixtures/cuda-crate/occupancy.toml"),
+        krate.join("occupancy.toml"),
+    )
+    .unwrap();
+    // As the fixture's build.rs builds it, into a build's OUT_DIR with the check's record.
+    let target = krate.join("target");
+    let out_dir = target.join("debug/build/cuda_crate_copy-0123456789abcdef/out");
+    std::fs::create_dir_all(out_dir.join("occupancy")).unwrap();
+    let mut objects = Vec::new();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&cuda)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+        .collect();
+    files.sort();
+    for f in &files {
+        let o = out_dir.join(f.file_stem().unwrap()).with_extension("o");
+        let status = nvcc
+            .command()
+            .args(["-c", "-O3", "-std=c++17", "-Xcompiler", "-fPIC"])
+            .arg("-I")
+            .arg(&cuda)
+            .arg("-o")
+            .arg(&o)
+            .arg(f)
+            .args([
+                "-gencode",
+                "arch=compute_80,code=sm_80",
+                "-gencode",
+                "arch=compute_90,code=sm_90",
+            ])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        objects.push(o);
+    }
+    let lib = out_dir.join("libcuda_kernels.a");
+    let status = nvcc
+        .command()
+        .arg("--lib")
+        .arg("-o")
+        .arg(&lib)
+        .args(&objects)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::write(
+        out_dir.join("occupancy/cuda-launches.json"),
+        serde_json::json!({"crate_dir": krate, "dirs": ["src/cuda"], "objects": [lib]}).to_string(),
+    )
+    .unwrap();
+
+    let (code, out) = json(&[krate.to_str().unwrap(), "--all"]);
+    assert_eq!(code, 1, "deny-level findings fail the report");
+    // EXPECTED.md's 17 launches, the `if` chain's three `<<<` lines each a site: 19.
+    assert_eq!(out["cuda"]["launch_sites"], 19, "{:#}", out["cuda"]);
+    assert_eq!(out["cuda"]["paths"], 41);
+    assert_eq!(out["cuda"]["checked"], 40);
+    let launches = out["cuda_launches"].as_array().unwrap();
+    let mut sites: Vec<String> = launches
+        .iter()
+        .map(|l| l["location"].as_str().unwrap().to_owned())
+        .collect();
+    sites.dedup();
+    assert_eq!(
+        sites,
+        [
+            "src/cuda/attention.cu:106",
+            "src/cuda/elementwise.cu:81",
+            "src/cuda/elementwise.cu:87",
+            "src/cuda/elementwise.cu:92",
+            "src/cuda/elementwise.cu:98",
+            "src/cuda/elementwise.cu:105",
+            "src/cuda/elementwise.cu:110",
+            "src/cuda/elementwise.cu:117",
+            "src/cuda/elementwise.cu:123",
+            "src/cuda/gemm.cu:219",
+            "src/cuda/gemm.cu:226",
+            "src/cuda/gemm.cu:228",
+            "src/cuda/gemm.cu:230",
+            "src/cuda/gemm.cu:240",
+            "src/cuda/gemm.cu:258",
+            "src/cuda/reduce.cu:143",
+            "src/cuda/reduce.cu:149",
+            "src/cuda/reduce.cu:156",
+            "src/cuda/reduce.cu:170",
+        ]
+    );
+    let scale_any = launches
+        .iter()
+        .find(|l| l["location"] == "src/cuda/elementwise.cu:123")
+        .unwrap();
+    assert!(
+        scale_any["not_checked"][0]
+            .as_str()
+            .unwrap()
+            .contains("`block` is a parameter of `launch_scale_any`"),
+        "{scale_any:#}"
+    );
+    let clamp = launches
+        .iter()
+        .find(|l| l["location"] == "src/cuda/elementwise.cu:110")
+        .unwrap();
+    assert_eq!(clamp["targets"][0]["occupancy_percent"], 100.0, "{clamp:#}");
+}
