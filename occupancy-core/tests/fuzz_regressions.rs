@@ -131,5 +131,8 @@ fn masked_symbol_with_a_length_inside_a_character() {
     use occupancy_core::resources::instantiation::masked_symbol;
     let text = "_ZN39_GLOBAL__N__\u{fffd}\u{fffd}_7_seed_cu_643 tile";
     assert_eq!(masked_symbol(text), text);
-    assert_eq!(masked_symbol("x12_GLOBAL__N_\u{e9}y"), "x12_GLOBAL__N_\u{e9}y");
+    assert_eq!(
+        masked_symbol("x12_GLOBAL__N_\u{e9}y"),
+        "x12_GLOBAL__N_\u{e9}y"
+    );
 }

@@ -12,7 +12,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use occupancy_core::resources::host::{self, Section};
-use occupancy_core::resources::instantiation::{Instantiation, TemplateArg, masked_symbol};
+use occupancy_core::resources::instantiation::{
+    CompiledName, Instantiation, TemplateArg, masked_symbol,
+};
 use occupancy_core::resources::{self, InputKind, KernelResources, SmTarget};
 
 fn dir() -> PathBuf {
@@ -343,6 +345,18 @@ fn launches_name_their_compiled_instantiations() {
         .len(),
         1
     );
+    // Names parsed once give the same answers.
+    let names: Vec<CompiledName> = kernels.iter().map(CompiledName::of).collect();
+    for wanted in [
+        Instantiation::new("axpy"),
+        Instantiation::parse("pack_sum<float>").unwrap(),
+        Instantiation::new("scale_rows").in_file("host_b.cu"),
+    ] {
+        let by_find: Vec<Option<bool>> = kernels.iter().map(|k| wanted.matches(k)).collect();
+        let by_name: Vec<Option<bool>> = names.iter().map(|n| wanted.matches_compiled(n)).collect();
+        assert_eq!(by_find, by_name, "{wanted}");
+        assert!(by_name.iter().any(Option::is_some), "{wanted}");
+    }
 }
 
 #[test]

@@ -195,6 +195,12 @@ impl Instantiation {
     pub fn matches(&self, kernel: &KernelResources) -> Option<bool> {
         Wanted::new(self).matches(&CompiledName::of(kernel))
     }
+
+    /// [`Instantiation::matches`] on a name parsed once ([`CompiledName::of`]): for many
+    /// launches against the thousands of instantiations a dispatch can compile.
+    pub fn matches_compiled(&self, name: &CompiledName) -> Option<bool> {
+        Wanted::new(self).matches(name)
+    }
 }
 
 impl fmt::Display for Instantiation {
