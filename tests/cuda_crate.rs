@@ -451,6 +451,21 @@ fn the_crate_builds_fresh_and_every_launch_path_finds_its_kernel() {
             .unwrap()
             .starts_with("none")
     );
+    // The lints, as the reader must report them.
+    assert!(at("cluster_gemv", 80).lints.contains(&"launch_impossible"));
+    assert!(
+        at("softmax.1024.over", 90)
+            .lints
+            .contains(&"launch_impossible")
+    );
+    assert!(
+        !at("softmax.1024.max", 90)
+            .lints
+            .contains(&"launch_impossible")
+    );
+    assert!(at("q4_gemm", 80).lints.contains(&"low_occupancy"));
+    assert!(at("copy_segments", 90).lints.contains(&"block_limit"));
+    assert!(at("affine", 90).lints.is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
