@@ -10,8 +10,9 @@
 //!    file is written whole, to a temporary file in its folder renamed over it.
 //! 3. `cargo check --all-targets --message-format=json` on the crate: each candidate keeps
 //!    its attribute when the build's messages inside the function (from the attribute's line
-//!    to the body's end) are exactly the report's findings there (their first lines: `use of
-//!    deprecated macro `<lint>`: <message>`), with no error; the others are removed again.
+//!    to the body's end) are exactly the report's findings there (their first lines, `use of
+//!    deprecated macro` then the lint and the message), with no error; the others are
+//!    removed again.
 //!    Then once more, on what is left; what differs then is removed too.
 //!
 //! The summary says what was annotated and what not, and why.
