@@ -275,13 +275,18 @@ pub(crate) fn annotate(crate_dir: &Path, wrappers: &[Wrapper]) -> Result<String,
             }
         }
         backup.write(&chosen)?;
+        if chosen.is_empty() {
+            // As it was: nothing to keep a backup of.
+            let _ = std::fs::remove_dir_all(&backup.folder);
+        } else {
+            let _ = writeln!(
+                summary,
+                "the originals of the edited files are in {}",
+                backup.folder.display()
+            );
+        }
         backup.keep = true;
         annotated = chosen;
-        let _ = writeln!(
-            summary,
-            "the originals of the edited files are in {}",
-            backup.folder.display()
-        );
     }
 
     let mut text = String::new();
