@@ -159,12 +159,13 @@ fn copy(case: &str) -> PathBuf {
     for file in ["build.rs", "occupancy.toml", "Cargo.lock"] {
         std::fs::copy(fixture().join(file), dir.join(file)).unwrap();
     }
-    let toml = std::fs::read_to_string(fixture().join("Cargo.toml"))
-        .unwrap()
-        .replace(
-            "\"../../../occupancy-core\"",
-            &format!("{:?}", root().join("occupancy-core").display().to_string()),
+    let mut toml = std::fs::read_to_string(fixture().join("Cargo.toml")).unwrap();
+    for dep in ["occupancy-core", "occupancy-cuda"] {
+        toml = toml.replace(
+            &format!("\"../../../{dep}\""),
+            &format!("{:?}", root().join(dep).display().to_string()),
         );
+    }
     std::fs::write(dir.join("Cargo.toml"), toml).unwrap();
     dir
 }
