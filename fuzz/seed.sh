@@ -19,16 +19,18 @@ put() { # target, files...
     done
     return 0
 }
-for t in read cubin fatbin ptxas_log ptx manifest policy engine attribute body batch \
-    read-fixtures cubin-fixtures fatbin-fixtures ptx-fixtures; do mk "$t"; done
+for t in read cubin fatbin host ptxas_log ptx manifest policy engine attribute body batch \
+    read-fixtures cubin-fixtures fatbin-fixtures host-fixtures ptx-fixtures; do mk "$t"; done
 put cubin seeds/cubin/*
 put cubin-fixtures "$fx"/nvrtc-*/*.cubin
 put fatbin seeds/fatbin/*
 put fatbin-fixtures "$fx"/fatbin/*.fatbin
+put host seeds/host/*
+put host-fixtures "$fx"/nvcc-13.5/*.o "$fx"/nvcc-13.5/*.a
 put ptxas_log seeds/ptxas_log/* "$fx"/nvrtc-*/*.log "$fx"/ptxas/*.log
 put ptx seeds/ptx/*
 put ptx-fixtures "$fx"/nvrtc-*/*.ptx
-put read seeds/cubin/* seeds/fatbin/* seeds/ptxas_log/* seeds/ptx/* \
+put read seeds/cubin/* seeds/fatbin/* seeds/host/* seeds/ptxas_log/* seeds/ptx/* \
     "$fx"/nvrtc-*/*.log "$fx"/ptxas/*.log
 put read-fixtures "$fx"/nvrtc-*/*.cubin "$fx"/fatbin/*.fatbin
 put manifest seeds/manifest/* ../examples/kernels.manifest.json
@@ -68,7 +70,7 @@ for path in sorted(glob.glob("../tests/ui/**/*.rs", recursive=True)):
         open(os.path.join("corpus/attribute", name), "w", encoding="utf-8").write(args)
         start = j
 PY
-for t in read cubin fatbin ptxas_log ptx manifest policy engine attribute body batch \
-    read-fixtures cubin-fixtures fatbin-fixtures ptx-fixtures; do
+for t in read cubin fatbin host ptxas_log ptx manifest policy engine attribute body batch \
+    read-fixtures cubin-fixtures fatbin-fixtures host-fixtures ptx-fixtures; do
     printf '%-10s %4d files %8d bytes\n' "$t" "$(ls "corpus/$t" | wc -l)" "$(cat "corpus/$t"/* 2>/dev/null | wc -c)"
 done

@@ -113,6 +113,11 @@
 //! it concerns, worst first (`also 2 more kernels of the family, worst first: affine_f16
 //! (37.5%), ...`), so that a family of 89 kernels does not print 89 warnings. A body that
 //! names its kernel at run time (`format!("affine_{}", T::NAME)`) gets the glob suggested.
+//! A member with no cubin the driver would load on a target (fp8 kernels built for `sm_90`
+//! only) is not part of the family on that target: the others are checked there, and the
+//! findings there say which members were left out (`not part of the family on compute
+//! capability 8.0 (...): affine_f8e4m3 (compiled for sm_90)`); a target where no member is
+//! left is an error on `kernel`. (A kernel named alone must run on every target.)
 //! Likewise, targets with the same result (`"sm_89", "RTX 4090", "L4"`) share one
 //! diagnostic that names them all.
 //!
@@ -248,7 +253,7 @@
 //! `OCCUPANCY_POLICY`, absolute or relative to the crate's directory):
 //!
 //! ```toml
-//! targets = ["sm_80", "sm_90"]   # default targets (built-in default: sm_80, sm_90)
+//! targets = ["sm_80", "sm_90"]   # default targets (without it: those build.rs compiles, else sm_80, sm_90)
 //! min_occupancy = 0.5            # or "50%" (built-in default: 50%)
 //! class = "balanced"             # default kernel class: its floor when no min_occupancy
 //! manifest = "kernels.manifest.json"  # committed resource manifest (relative to the crate)
@@ -266,9 +271,10 @@
 //!
 //! A malformed file is an error naming the file, line, column and key; unknown keys are
 //! errors with "did you mean". The attribute's own values win over the policy. Cargo
-//! rebuilds the crate when the file or the variable changes; it cannot know about a file
-//! that did not exist at the last build (after creating one, touch a source file), and
-//! rust-analyzer does not re-expand on a policy change.
+//! rebuilds the crate when the file is edited or deleted or the variable changes; it cannot
+//! know about a file that did not exist at the last build (after creating one, touch a
+//! source file: cargo on stable has no way to watch for a new file without rerunning every
+//! build), and rust-analyzer does not re-expand on a policy change.
 //!
 //! ## Cost
 //!

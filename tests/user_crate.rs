@@ -217,7 +217,7 @@ fn kernel_resources_from_the_manifest_are_tracked() {
     assert!(
         stderr.contains(
             "= note: k_plain: 96 regs/thread, 0 B static shared memory, 0 barriers, from its \
-             sm_90 cubin in the resource manifest $OCCUPANCY_MANIFEST"
+             sm_90 cubin in the resource manifest target/edits/manifest-edit.json"
         ),
         "{stderr}"
     );

@@ -1,5 +1,7 @@
 //! `cargo occupancy inspect FILE...`: the resources of compiled kernels, read from cubins,
-//! fatbins, host ELFs with `.nv_fatbin`, ptxas `-v` logs and PTX, like
+//! fatbins, host ELFs with `.nv_fatbin` or `__nv_relfatbin` (nvcc-built objects `.o`, shared
+//! libraries, executables), `ar` static libraries of such objects (`.a`, as a build script
+//! makes them with nvcc), ptxas `-v` logs and PTX, like
 //! `cuobjdump --dump-resource-usage` but with no CUDA toolkit installed. PTX is assembled
 //! with ptxas for each `--arch` (ptxas from the PyPI wheel `nvidia-cuda-nvcc-cu12`, or
 //! `$OCCUPANCY_PTXAS`); without `--arch` it only supplies `.minnctapersm` and the other
@@ -15,8 +17,9 @@ use occupancy_core::resources::{self, InputKind, KernelResources, SmTarget, ptx}
 /// Arguments of `inspect`.
 #[derive(Debug, clap::Args)]
 pub struct InspectArgs {
-    /// Cubins, fatbins, host binaries with a .nv_fatbin section, ptxas -v logs, PTX files, or
-    /// folders of them (searched recursively; files of other kinds there are skipped).
+    /// Cubins, fatbins, nvcc-built host objects (.o) and static libraries (.a), host binaries
+    /// with a .nv_fatbin section, ptxas -v logs, PTX files, or folders of them (searched
+    /// recursively; files of other kinds there are skipped).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Print a JSON array, one object per kernel and architecture.

@@ -45,9 +45,10 @@ enum Command {
     /// Occupancy as threads per block, registers per thread or shared memory per block
     /// vary: the three graphs of NVIDIA's calculator as a table, JSON or SVG.
     Sweep(sweep::SweepArgs),
-    /// Every `#[occupancy::check]` of a crate on each of its targets: occupancy, limiter and
-    /// findings as a table, JSON or SARIF 2.1.0 (`--format`); exits 1 on a deny-level
-    /// finding (for CI).
+    /// Every `#[occupancy::check]` of a crate on each of its targets: block, dynamic shared
+    /// memory, occupancy, limiter and findings as a table (each finding on every target it
+    /// concerns; `--findings-only` for those rows alone), JSON or SARIF 2.1.0 (`--format`);
+    /// exits 1 on a deny-level finding (for CI).
     ///
     /// It reads the source text of src/, examples/, benches/ and tests/ and does not
     /// evaluate `cfg`: a wrapper inside `#[cfg_attr(predicate, occupancy::check(...))]`, or

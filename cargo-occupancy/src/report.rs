@@ -1,6 +1,8 @@
 //! `cargo occupancy report`: every `#[occupancy::check]` of a crate, evaluated on each of its
 //! targets by the attribute's own front end (`occupancy_attr::parse`, then
-//! `Spec::evaluate`), as a table, JSON or a SARIF 2.1.0 log (rendered by `crate::sarif`).
+//! `Spec::evaluate`), as a table (laid out by [`table`]: a row per launch and target, each
+//! finding on every target it concerns), JSON or a SARIF 2.1.0 log (rendered by
+//! `crate::sarif`).
 //! Exits 1 when a finding is deny-level (this includes
 //! `launch_impossible`) or an attribute has an error: the same wrappers that fail
 //! `cargo build`, without building, for CI.
@@ -23,7 +25,7 @@
 //! - the policy: `occupancy.toml` beside `Cargo.toml`, or `$OCCUPANCY_POLICY`, as the
 //!   attribute reads it;
 //! - the resource manifest for `kernel = "..."`: `--kernel-manifest PATH`; else
-//!   `$OCCUPANCY_MANIFEST`; else the newest `target/*/build/<package>-*/out/occupancy/manifest.json`
+//!   the file the environment variable `OCCUPANCY_MANIFEST` names; else the newest `target/*/build/<package>-*/out/occupancy/manifest.json`
 //!   (also `target/<triple>/*/build/...`; the target folders looked at are
 //!   `$CARGO_TARGET_DIR` and `target/` in the crate's folder and each folder above it), which
 //!   is what the build helper gave the last build; else the attribute's own fallback (the
@@ -39,7 +41,9 @@
 //! default build leaves out is built by some other configuration.
 //!
 //! Also: a file that does not parse is an error (its wrappers cannot be checked) and fails
-//! the report; a wrapper written by a macro (`macro_rules!`) is not found; a constant the
+//! the report; an item past the limits that keep `syn` within its stack (a trait with 82
+//! `+` bounds) is left out with a note, and the rest of its file is read
+//! (`occupancy_attr::parse_source_file`, as the attribute reads the crate's sources); a wrapper written by a macro (`macro_rules!`) is not found; a constant the
 //! build can evaluate but this reader cannot leaves the wrapper "not evaluated".
 //!
 //! Exit status: 0 when no wrapper has a deny-level finding or an error (warnings pass); 1
@@ -53,13 +57,17 @@ use std::process::ExitCode;
 use std::time::SystemTime;
 
 use clap::Args;
-use occupancy_attr::{Diagnostic, Env, Evaluation, MANIFEST_VAR, Spec};
-use occupancy_core::lint::{LAUNCH_IMPOSSIBLE, Level};
+use occupancy_attr::{Diagnostic, Env, Evaluation, MANIFEST_VAR, Spec, TARGETS_VAR};
+use occupancy_core::lint::{LAUNCH_IMPOSSIBLE, Level, bytes_text, percent};
 use occupancy_core::policy::Policy;
 use proc_macro2::{Span, TokenStream, TokenTree};
 use serde_json::{Value as Json, json};
 use syn::visit::Visit;
 use syn::{Attribute, Expr, Meta, Signature, UseTree};
+
+mod annotate;
+mod sites;
+mod table;
 
 /// Arguments of `report`.
 #[derive(Args, Debug)]
@@ -80,6 +88,21 @@ pub struct ReportArgs {
     /// Print JSON instead of a table (the same as `--format json`).
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// In the table, only the targets with a reported finding (and the wrappers with
+    /// errors); the summary still counts every wrapper.
+    #[arg(long)]
+    pub findings_only: bool,
+    /// Every kernel launch of the crate's Rust code, annotated or not: each launching
+    /// function without `#[occupancy::check]` is read as the attribute would read it (the
+    /// kernel named from the code), marked `not annotated`; what cannot be read is listed
+    /// with the reason.
+    #[arg(long)]
+    pub all: bool,
+    /// With `--all`: write `#[occupancy::check(...)]` above each launching function that is
+    /// not annotated, where the result builds (`cargo check`) and gives the report's
+    /// findings; print what was annotated and what not, and why.
+    #[arg(long)]
+    pub annotate: bool,
 }
 
 /// What `report` prints.
@@ -133,7 +156,10 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
             (Some(path), "--kernel-manifest")
         }
         None => match std::env::var_os(MANIFEST_VAR).filter(|v| !v.is_empty()) {
-            Some(value) => (Some(PathBuf::from(value)), "$OCCUPANCY_MANIFEST"),
+            Some(value) => (
+                Some(PathBuf::from(value)),
+                "named by the environment variable OCCUPANCY_MANIFEST",
+            ),
             None => match newest_build_manifest(&crate_dir, &package) {
                 Some(path) => (Some(path), "the newest build"),
                 None => (
@@ -147,12 +173,21 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
     if let Some(path) = &manifest {
         env = env.with_var(MANIFEST_VAR, path);
     }
+    // A file the user names on the command line is read wherever it is.
+    if let Some(path) = manifest.as_ref().filter(|_| args.kernel_manifest.is_some()) {
+        env = env.with_given_file(path);
+    }
     // A build's manifest lies in its build script's OUT_DIR, which the attribute may read
     // (the manifest and its cubins), wherever `CARGO_TARGET_DIR` puts it: as in that build.
     if manifest_origin == "the newest build"
         && let Some(out_dir) = manifest.as_deref().and_then(build_out_dir)
     {
         env = env.with_var("OUT_DIR", out_dir);
+        // The targets that build compiled for, which the attribute checks where neither it
+        // nor the policy names targets: what its build script told cargo.
+        if let Some(targets) = build_script_env(out_dir, TARGETS_VAR) {
+            env = env.with_var(TARGETS_VAR, targets);
+        }
     }
     if let Some(policy) = std::env::var_os(Policy::ENV_VAR) {
         env = env.with_var(Policy::ENV_VAR, policy);
@@ -181,40 +216,82 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
                 continue;
             }
         };
-        // Nesting deep enough to overflow syn's stack is an error on its token.
-        if let Err(e) = text
-            .parse::<proc_macro2::TokenStream>()
-            .map_err(|e| syn::Error::new(e.span(), e))
-            .and_then(|tokens| occupancy_attr::check_source_limits(&tokens, &shown))
-        {
-            let at = e.span().start();
-            unreadable.push(format!("{shown}:{}:{}: {e}", at.line, at.column + 1));
-            continue;
-        }
-        let syntax = match syn::parse_file(&text) {
-            Ok(syntax) => syntax,
+        // Items past the limits that keep syn within its stack are left out (a note);
+        // the rest of the file is read.
+        let source = match occupancy_attr::parse_source_file(&text, &shown) {
+            Ok(source) => source,
             Err(e) => {
                 let at = e.span().start();
                 unreadable.push(format!("{shown}:{}:{}: {e}", at.line, at.column + 1));
                 continue;
             }
         };
+        for skipped in &source.skipped {
+            let what = match &skipped.body_of {
+                Some(_) => format!("the body of `{}`", skipped.what),
+                None => format!("`{}`", skipped.what),
+            };
+            eprintln!(
+                "note: {shown}:{}: {what} is not read: {}",
+                skipped.span.start().line,
+                skipped.why
+            );
+        }
         parsed.push(Parsed {
             path: file,
             shown,
-            syntax,
+            syntax: source.syntax,
+            skipped: source.skipped,
         });
     }
     let inherited = module_conditions(&crate_dir, &parsed);
     let mut wrappers = Vec::new();
     for file in &parsed {
         let conditions = inherited.get(&file.path).cloned().unwrap_or_default();
-        let mut finder = Finder::new(&file.syntax, conditions);
+        let mut finder = Finder::new(&file.syntax, conditions.clone());
         finder.visit_file(&file.syntax);
         for found in std::mem::take(&mut finder.found) {
             wrappers.push(evaluate(file, found, &env));
         }
+        // `#[occupancy::check]` written inside a `macro_rules!` body: only its expansions
+        // can be checked, which the build does.
+        for (line, name) in sites::attributes_in_macros(&file.syntax) {
+            wrappers.push(Wrapper {
+                location: format!("{}:{line}", file.shown),
+                name: format!("macro_rules! {name}"),
+                conditions: conditions.clone(),
+                outcome: Outcome::BuildOnly(format!(
+                    "checked only by the build: the attribute is inside `macro_rules! {name}`, \
+                     whose expansions the report does not see"
+                )),
+                site: None,
+            });
+        }
     }
+    if args.all || args.annotate {
+        let files: Vec<sites::File<'_>> = parsed
+            .iter()
+            .map(|p| sites::File {
+                shown: &p.shown,
+                syntax: &p.syntax,
+                conditions: inherited.get(&p.path).cloned().unwrap_or_default(),
+            })
+            .collect();
+        wrappers.extend(unannotated(&parsed, sites::find(&files), &env));
+    }
+    // Files in the order they were walked, each in line order.
+    let walked: BTreeMap<&str, usize> = parsed
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.shown.as_str(), i))
+        .collect();
+    wrappers.sort_by_key(|w| {
+        let (file, line) = natural(&w.location);
+        (
+            walked.get(file.as_str()).copied().unwrap_or(usize::MAX),
+            line,
+        )
+    });
 
     // A file that does not parse may hold wrappers the build would reject: no pass.
     let failed = wrappers.iter().any(Wrapper::fails) || !unreadable.is_empty();
@@ -238,30 +315,40 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
     } else {
         let mut s = String::new();
         let _ = writeln!(s, "crate {package} ({})", crate_dir.display());
-        match &manifest {
-            Some(path) => {
-                let _ = writeln!(
-                    s,
-                    "resource manifest: {} ({manifest_origin})",
-                    path.display()
-                );
-            }
-            None => {
-                let _ = writeln!(s, "resource manifest: {manifest_origin}");
-            }
-        }
+        let manifest_line = match &manifest {
+            Some(path) => format!(
+                "resource manifest: {} ({manifest_origin})",
+                path.strip_prefix(&crate_dir).unwrap_or(path).display()
+            ),
+            None => format!("resource manifest: {manifest_origin}"),
+        };
+        table::wrap(&mut s, &manifest_line, 0, 2);
         s.push('\n');
-        s.push_str(&table(&wrappers));
+        s.push_str(&table::render(&launches(&wrappers), args.findings_only));
         for line in &unreadable {
-            let _ = writeln!(
-                s,
-                "error: cannot read {line} (its wrappers are not checked)"
+            table::wrap(
+                &mut s,
+                &format!("error: cannot read {line} (its wrappers are not checked)"),
+                0,
+                2,
             );
         }
         s.push('\n');
-        s.push_str(&summary_text(&wrappers));
+        for line in summary_text(&wrappers).lines() {
+            table::wrap(&mut s, line, 0, 2);
+        }
         s
     };
+    if args.annotate {
+        let summary = annotate::annotate(&crate_dir, &wrappers)?;
+        if format == Format::Table {
+            let mut text = text;
+            text.push('\n');
+            text.push_str(&summary);
+            return Ok((text, failed));
+        }
+        eprint!("{summary}");
+    }
     Ok((text, failed))
 }
 
@@ -363,6 +450,26 @@ fn build_out_dir(manifest: &Path) -> Option<&Path> {
             )
         })
         .flatten()
+}
+
+/// The value the build script whose `OUT_DIR` is `out_dir` gave `name` with
+/// `cargo:rustc-env=NAME=VALUE` (or `cargo::rustc-env=`), from the `output` file cargo keeps
+/// beside `OUT_DIR`.
+fn build_script_env(out_dir: &Path, name: &str) -> Option<String> {
+    let output = out_dir.parent()?.join("output");
+    let text = occupancy_core::file::read_text(
+        &output,
+        "build script output",
+        occupancy_core::file::MAX_TEXT_BYTES,
+    )
+    .ok()?;
+    text.lines().rev().find_map(|line| {
+        let rest = line
+            .strip_prefix("cargo::rustc-env=")
+            .or_else(|| line.strip_prefix("cargo:rustc-env="))?;
+        let (key, value) = rest.split_once('=')?;
+        (key == name).then(|| value.to_owned())
+    })
 }
 
 fn read_dir(dir: &Path) -> Vec<PathBuf> {
@@ -471,6 +578,9 @@ struct Parsed {
     path: PathBuf,
     shown: String,
     syntax: syn::File,
+    /// Items past the parser's limits, left out of `syntax` (a function keeps its
+    /// signature, with an empty body).
+    skipped: Vec<occupancy_attr::Skipped>,
 }
 
 /// For each file that a `mod` declaration carrying `#[cfg(...)]` brings in (directly or
@@ -600,7 +710,7 @@ fn normalize(path: &Path) -> PathBuf {
 }
 
 /// `cfg(PREDICATE) on WHAT` for each `#[cfg(...)]` of an item.
-fn cfgs(attrs: &[Attribute], what: &str) -> Vec<String> {
+pub(crate) fn cfgs(attrs: &[Attribute], what: &str) -> Vec<String> {
     attrs
         .iter()
         .filter(|a| a.path().is_ident("cfg"))
@@ -666,6 +776,7 @@ fn split_top_level(tokens: TokenStream) -> Vec<TokenStream> {
 }
 
 /// One attribute found in a file.
+#[derive(Clone)]
 struct Found {
     line: usize,
     args: TokenStream,
@@ -845,7 +956,7 @@ impl<'ast> Visit<'ast> for Collector {
 }
 
 /// Adds to `out` the names `tree` binds to `occupancy::check` (`prefix`: the path so far).
-fn uses(tree: &UseTree, prefix: &[String], out: &mut Vec<String>) {
+pub(crate) fn uses(tree: &UseTree, prefix: &[String], out: &mut Vec<String>) {
     let is_check = |prefix: &[String], last: &str| {
         prefix.len() == 1 && prefix[0] == "occupancy" && last == "check"
     };
@@ -871,17 +982,45 @@ fn uses(tree: &UseTree, prefix: &[String], out: &mut Vec<String>) {
     }
 }
 
-/// One wrapper's result.
+/// One launch site's result: a wrapper with `#[occupancy::check]`, or (`--all`) a launching
+/// function without one. (The row model of every kind of launch site: a location, the
+/// launching function, the kernel or family, the numbers per target.)
 pub(crate) struct Wrapper {
-    /// `file:line` of the attribute, the file relative to the crate.
+    /// `file:line` of the attribute, the file relative to the crate; for a launching
+    /// function not annotated, of its launch.
     pub(crate) location: String,
+    /// The wrapper or launching function.
     pub(crate) name: String,
     /// The `cfg` / `cfg_attr` predicates it is under; evaluated as if they held.
     pub(crate) conditions: Vec<String>,
     pub(crate) outcome: Outcome,
+    /// For a launching function not annotated: how it launches, and the attribute it would
+    /// take. `None`: annotated.
+    pub(crate) site: Option<Site>,
+}
+
+/// A launch found by `--all` in a function without the attribute.
+pub(crate) struct Site {
+    /// `cudarc launch_builder(..).launch`, `cust launch!`, ...
+    pub(crate) how: &'static str,
+    /// The function it launches through, when the attribute goes on its caller.
+    pub(crate) via: Option<String>,
+    /// Where the kernel's name came from, when the code builds it.
+    pub(crate) kernel_from: Option<String>,
+    /// The attribute's arguments it is read with (and `--annotate` writes).
+    pub(crate) args: Option<String>,
+    /// Where `--annotate` writes the attribute.
+    pub(crate) target: Option<(PathBuf, sites::Target)>,
+    /// How many launches of the function this covers (1, or the calls in one function).
+    pub(crate) launches: usize,
 }
 
 pub(crate) enum Outcome {
+    /// Not checked now, and why: a launch the report found but cannot read (a run-time
+    /// block with no candidates, a kernel named at run time, a launch inside a macro).
+    NotChecked(Vec<String>),
+    /// Checked only by the build: `#[occupancy::check]` inside a `macro_rules!` body.
+    BuildOnly(String),
     /// Front-end errors: `line:column: message` each.
     Errors(Vec<String>),
     /// A value the compiler must evaluate: the inputs given as constants, and why the
@@ -895,7 +1034,7 @@ impl Wrapper {
     fn fails(&self) -> bool {
         match &self.outcome {
             Outcome::Errors(_) => true,
-            Outcome::Constant(..) => false,
+            Outcome::Constant(..) | Outcome::NotChecked(_) | Outcome::BuildOnly(_) => false,
             Outcome::Evaluated(spec, evaluation) => evaluation
                 .diagnostics
                 .iter()
@@ -916,8 +1055,23 @@ impl Wrapper {
             "wrapper": self.name,
             "kernel": self.kernel(),
             "conditional": self.conditions,
+            "annotated": self.site.is_none(),
         });
+        if let Some(site) = &self.site {
+            value["launch"] = json!(site.how);
+            value["via"] = json!(site.via);
+            value["kernel_from"] = json!(site.kernel_from);
+            value["launches"] = json!(site.launches);
+            value["attribute"] = json!(site.args.as_deref().map(attribute_text));
+            // The launch and the function it is in are in one file.
+            value["attribute_at"] = json!(site.target.as_ref().map(|(_, t)| {
+                let file = self.location.rsplit_once(':').map_or("", |(f, _)| f);
+                format!("{file}:{}", t.line)
+            }));
+        }
         match &self.outcome {
+            Outcome::NotChecked(why) => value["not_checked"] = json!(why),
+            Outcome::BuildOnly(why) => value["build_only"] = json!(why),
             Outcome::Errors(errors) => value["errors"] = json!(errors),
             Outcome::Constant(inputs, unread) => {
                 value["constant_inputs"] = json!(inputs);
@@ -928,13 +1082,28 @@ impl Wrapper {
                 value["min_occupancy_percent"] =
                     json!(f64::from(spec.min_occupancy.basis_points()) / 100.0);
                 value["plans"] = spec.plans.iter().map(plan_json).collect();
+                // Members of the family with no cubin for a target: not checked there.
+                let left_out: serde_json::Map<String, Json> = spec
+                    .targets
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(index, t)| {
+                        let names: Vec<&str> = spec
+                            .left_out(index)
+                            .iter()
+                            .map(|k| k.name.as_str())
+                            .collect();
+                        (!names.is_empty()).then(|| (t.target.to_string(), json!(names)))
+                    })
+                    .collect();
+                value["left_out"] = Json::Object(left_out);
                 let mut rows = Vec::new();
                 for case in &evaluation.cases {
-                    for (t, ts) in case.targets.iter().zip(&spec.targets) {
+                    for t in &case.targets {
                         let index = spec
                             .targets
                             .iter()
-                            .position(|x| x.target == ts.target)
+                            .position(|x| x.target == t.target)
                             .unwrap_or(0);
                         let resources = spec.resources(case.kernel, index);
                         let mut row = json!({
@@ -1016,10 +1185,27 @@ fn evaluate(file: &Parsed, found: Found, env: &Env) -> Wrapper {
     };
     let conditions = found.conditions;
     let env = env.clone().with_source_file(&file.path);
+    // A body left out as past the parser's limits is not read, as the macro does not read
+    // it: the attribute's keys still check the launch.
+    let unread = file
+        .skipped
+        .iter()
+        .find(|s| {
+            s.body_of.as_deref() == Some(name.as_str())
+                && found.body.as_ref().is_some_and(|b| {
+                    let (at, body) = (s.span.start(), b.brace_token.span.open().start());
+                    (at.line, at.column) == (body.line, body.column)
+                })
+        })
+        .map(|s| format!("the body was not read: {}", s.why));
     let wrapper = occupancy_attr::Wrapper {
         sig: &found.sig,
-        body: found.body.as_ref(),
-        unread: None,
+        body: if unread.is_some() {
+            None
+        } else {
+            found.body.as_ref()
+        },
+        unread,
     };
     let outcome = match occupancy_attr::parse(found.args, &wrapper, found.attribute, &env) {
         Err(errors) => Outcome::Errors(
@@ -1041,67 +1227,201 @@ fn evaluate(file: &Parsed, found: Found, env: &Env) -> Wrapper {
         name,
         conditions,
         outcome,
+        site: None,
     }
 }
 
+/// For a launching function the attribute rejects on some of the policy's targets only (a
+/// kernel compiled for sm_90 alone): the targets it is accepted on and those it is not,
+/// when both are some. Only when the arguments name no target.
+fn runnable_targets(file: &Parsed, found: &Found, env: &Env) -> Option<(Vec<String>, Vec<String>)> {
+    if found.args.to_string().contains("target") {
+        return None;
+    }
+    let env_file = env.clone().with_source_file(&file.path);
+    let (policy, _) = occupancy_attr::load_policy(&env_file).ok()?;
+    let (mut kept, mut dropped) = (Vec::new(), Vec::new());
+    for target in &policy.targets {
+        let name = target.to_string();
+        let mut args = found.args.clone();
+        if !args.is_empty() {
+            args.extend(quote::quote!(,));
+        }
+        args.extend(quote::quote!(target = #name));
+        let one = Found {
+            args,
+            ..found.clone()
+        };
+        match evaluate(file, one, env).outcome {
+            Outcome::Errors(_) => dropped.push(name),
+            _ => kept.push(name),
+        }
+    }
+    (!kept.is_empty() && !dropped.is_empty()).then_some((kept, dropped))
+}
+
+/// The attribute with `args`: `#[occupancy::check(kernel = "x")]`, `#[occupancy::check]`.
+pub(crate) fn attribute_text(args: &str) -> String {
+    if args.is_empty() {
+        "#[occupancy::check]".to_owned()
+    } else {
+        format!("#[occupancy::check({args})]")
+    }
+}
+
+/// `src/a.rs:9` before `src/a.rs:10`.
+fn natural(location: &str) -> (String, usize) {
+    match location.rsplit_once(':') {
+        Some((file, line)) => (file.to_owned(), line.parse().unwrap_or(0)),
+        None => (location.to_owned(), 0),
+    }
+}
+
+/// The launches `--all` found in functions without the attribute, read as the attribute
+/// would read them: one per launching function (its launches together, as the attribute
+/// checks them).
+fn unannotated(parsed: &[Parsed], launches: Vec<sites::Launch>, env: &Env) -> Vec<Wrapper> {
+    // One entry per launching function: (file, the attribute's line), or per launch not
+    // read.
+    let mut out: Vec<Wrapper> = Vec::new();
+    let mut by_target: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    for launch in launches {
+        let mut site = Site {
+            how: launch.how,
+            via: launch.via.clone(),
+            kernel_from: None,
+            args: None,
+            target: None,
+            launches: 1,
+        };
+        match launch.check {
+            // The wrapper's own rows cover it.
+            sites::Check::Annotated => {}
+            sites::Check::Unread(why) => out.push(Wrapper {
+                location: launch.location,
+                name: launch.function,
+                conditions: launch.conditions,
+                outcome: Outcome::NotChecked(vec![why]),
+                site: Some(site),
+            }),
+            sites::Check::Attribute {
+                args,
+                kernel_from,
+                target,
+            } => {
+                if let Some(&i) = by_target.get(&(target.file, target.line)) {
+                    if let Some(s) = &mut out[i].site {
+                        s.launches += 1;
+                    }
+                    continue;
+                }
+                let file = &parsed[target.file];
+                let found = Found {
+                    line: target.line,
+                    args: args.parse().unwrap_or_default(),
+                    sig: target.sig.clone(),
+                    body: Some(target.body.clone()),
+                    attribute: target.span,
+                    conditions: launch.conditions.clone(),
+                };
+                let mut w = evaluate(file, found.clone(), env);
+                let mut args = args;
+                // A kernel with cubins for some of the crate's targets only (fp8 kernels
+                // for sm_90) launches only there: checked on those, the others said.
+                if matches!(w.outcome, Outcome::Errors(_))
+                    && let Some((kept, dropped)) = runnable_targets(file, &found, env)
+                {
+                    let list = kept
+                        .iter()
+                        .map(|t| format!("{t:?}"))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    let target = if kept.len() == 1 {
+                        format!("target = {list}")
+                    } else {
+                        format!("target = [{list}]")
+                    };
+                    args = if args.is_empty() {
+                        target
+                    } else {
+                        format!("{args}, {target}")
+                    };
+                    let narrowed = Found {
+                        args: args.parse().unwrap_or_default(),
+                        ..found.clone()
+                    };
+                    w = evaluate(file, narrowed, env);
+                    site.kernel_from = Some(format!(
+                        "the kernel runs on {} only: it has no cubin for {}",
+                        kept.join(", "),
+                        dropped.join(", ")
+                    ));
+                }
+                w.location = launch.location;
+                w.name = launch.function;
+                // What the attribute would reject is not checked yet: no failure.
+                if let Outcome::Errors(errors) = &w.outcome {
+                    w.outcome = Outcome::NotChecked(errors.clone());
+                }
+                if site.kernel_from.is_none() {
+                    site.kernel_from = kernel_from;
+                }
+                site.args = Some(args);
+                site.target = Some((file.path.clone(), target.clone()));
+                w.site = Some(site);
+                by_target.insert((target.file, target.line), out.len());
+                out.push(w);
+            }
+        }
+    }
+    out
+}
+
 /// `low_occupancy (warn)`, one per reported finding.
-fn findings_cell(spec: &Spec, findings: &[&Diagnostic]) -> String {
-    let names: Vec<String> = findings
+fn findings_cells(spec: &Spec, findings: &[&Diagnostic]) -> Vec<String> {
+    findings
         .iter()
         .map(|d| d.finding.lint)
         .filter(|lint| spec.level(lint) != Level::Allow)
         .map(|lint| format!("{} ({})", lint.name, spec.level(lint)))
-        .collect();
-    if names.is_empty() {
-        "-".to_owned()
-    } else {
-        names.join(", ")
-    }
+        .collect()
 }
 
-fn table(wrappers: &[Wrapper]) -> String {
-    let header = [
-        "location",
-        "wrapper",
-        "kernel",
-        "target",
-        "occupancy",
-        "limiter",
-        "findings",
-    ];
-    let mut rows: Vec<[String; 7]> = Vec::new();
-    // After a row: the note on the wrapper's conditions.
-    let mut notes: BTreeMap<usize, String> = BTreeMap::new();
+/// The table's launches: per wrapper, one per plan and kernel (its label and kernel in the
+/// heading), each with a row per target; errors and notes under them.
+fn launches(wrappers: &[Wrapper]) -> Vec<table::Launch> {
+    let mut out = Vec::new();
     for w in wrappers {
-        let kernel = w.kernel().unwrap_or_else(|| "-".to_owned());
+        let first = out.len();
+        let launch = |subject: String, kernel: Option<String>| table::Launch {
+            location: w.location.clone(),
+            subject,
+            kernel,
+            tag: None,
+            rows: Vec::new(),
+            errors: Vec::new(),
+            notes: Vec::new(),
+        };
         match &w.outcome {
             Outcome::Errors(errors) => {
-                for (i, e) in errors.iter().enumerate() {
-                    let lead = if i == 0 {
-                        [w.location.clone(), w.name.clone(), kernel.clone()]
-                    } else {
-                        Default::default()
-                    };
-                    let [location, name, kernel] = lead;
-                    rows.push([
-                        location,
-                        name,
-                        kernel,
-                        "-".into(),
-                        "-".into(),
-                        "-".into(),
-                        format!("error: {e}"),
-                    ]);
-                }
+                let mut l = launch(w.name.clone(), w.kernel());
+                l.errors.clone_from(errors);
+                out.push(l);
             }
-            Outcome::Constant(inputs, unread) => rows.push([
-                w.location.clone(),
-                w.name.clone(),
-                kernel,
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                format!(
+            Outcome::NotChecked(why) => {
+                let mut l = launch(w.name.clone(), w.kernel());
+                l.notes
+                    .extend(why.iter().map(|w| format!("not checked: {w}")));
+                out.push(l);
+            }
+            Outcome::BuildOnly(why) => {
+                let mut l = launch(w.name.clone(), None);
+                l.notes.push(why.clone());
+                out.push(l);
+            }
+            Outcome::Constant(inputs, unread) => {
+                let mut l = launch(w.name.clone(), w.kernel());
+                l.notes.push(format!(
                     "not evaluated: constant {} (checked by the compiler){}",
                     inputs.join(", "),
                     if unread.is_empty() {
@@ -1109,40 +1429,36 @@ fn table(wrappers: &[Wrapper]) -> String {
                     } else {
                         format!("; not read: {}", unread.join("; "))
                     }
-                ),
-            ]),
+                ));
+                out.push(l);
+            }
             Outcome::Evaluated(spec, evaluation) => {
-                let mut first_of_wrapper = true;
                 for case in &evaluation.cases {
                     let plan = &spec.plans[case.plan];
                     let case_kernel = case
                         .kernel
                         .and_then(|k| spec.kernels.get(k))
                         .map(|k| k.name.clone());
+                    // A finding concerns this case when it is of its plan and names its
+                    // kernel among those it fires on (a family's finding lists them all).
                     let of_case = |d: &&Diagnostic| {
                         d.plan == case.plan
                             && (d.kernels.is_empty()
-                                || case_kernel
-                                    .as_ref()
-                                    .is_none_or(|k| d.kernels.first() == Some(k)))
+                                || case_kernel.as_ref().is_none_or(|k| d.kernels.contains(k)))
                     };
-                    let launch: Vec<&Diagnostic> = evaluation
-                        .diagnostics
-                        .iter()
-                        .filter(|d| d.targets.is_empty())
-                        .filter(of_case)
-                        .collect();
-                    for (i, t) in case.targets.iter().enumerate() {
-                        let first = i == 0;
-                        let mut findings: Vec<&Diagnostic> =
-                            if first { launch.clone() } else { Vec::new() };
-                        findings.extend(
-                            evaluation
-                                .diagnostics
-                                .iter()
-                                .filter(|d| d.targets.first() == Some(&t.target))
-                                .filter(of_case),
-                        );
+                    let subject = match &plan.label {
+                        Some(label) => format!("{} ({label})", w.name),
+                        None => w.name.clone(),
+                    };
+                    let mut l = launch(subject, case_kernel.clone().or_else(|| w.kernel()));
+                    for t in &case.targets {
+                        // Launch-scoped findings (no targets) concern every target.
+                        let findings: Vec<&Diagnostic> = evaluation
+                            .diagnostics
+                            .iter()
+                            .filter(|d| d.targets.is_empty() || d.targets.contains(&t.target))
+                            .filter(of_case)
+                            .collect();
                         let impossible = findings
                             .iter()
                             .any(|d| *d.finding.lint == LAUNCH_IMPOSSIBLE);
@@ -1157,8 +1473,8 @@ fn table(wrappers: &[Wrapper]) -> String {
                             }
                             Ok(o) => (
                                 format!(
-                                    "{}% ({}/{} warps)",
-                                    trim(o.percent()),
+                                    "{} ({}/{} warps)",
+                                    percent(o.active_warps_per_sm(), o.max_warps_per_sm),
                                     o.active_warps_per_sm(),
                                     o.max_warps_per_sm
                                 ),
@@ -1166,73 +1482,58 @@ fn table(wrappers: &[Wrapper]) -> String {
                             ),
                             Err(e) => (format!("error: {e}"), "-".to_owned()),
                         };
-                        let (location, name, kernel_cell) = if first {
-                            let name = match &plan.label {
-                                Some(label) => format!("{} ({label})", w.name),
-                                None => w.name.clone(),
-                            };
-                            let location = if first_of_wrapper {
-                                w.location.clone()
-                            } else {
-                                String::new()
-                            };
-                            (
-                                location,
-                                name,
-                                case_kernel.clone().unwrap_or_else(|| kernel.clone()),
-                            )
-                        } else {
-                            Default::default()
-                        };
-                        first_of_wrapper = false;
-                        rows.push([
-                            location,
-                            name,
-                            kernel_cell,
-                            t.target.to_string(),
+                        l.rows.push(table::Row {
+                            target: t.target.to_string(),
+                            block: t.launch.block.to_string(),
+                            smem: bytes_text(t.launch.dynamic_smem_bytes.into()),
                             occupancy,
                             limiter,
-                            findings_cell(spec, &findings),
-                        ]);
+                            findings: findings_cells(spec, &findings),
+                        });
                     }
+                    out.push(l);
                 }
             }
         }
-        if !w.conditions.is_empty() && !rows.is_empty() {
-            notes.insert(
-                rows.len() - 1,
-                format!("  ^ {}", conditional_note(&w.conditions)),
-            );
-        }
-    }
-    let mut widths = header.map(str::len);
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let line = |cells: &[String]| {
-        let mut l = String::new();
-        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
-            if i + 1 == cells.len() {
-                l.push_str(cell);
-            } else {
-                let _ = write!(l, "{cell:<w$}  ");
+        if let Outcome::Evaluated(spec, _) = &w.outcome
+            && let Some(last) = out[first..].last_mut()
+        {
+            // Members of the family left out where they have no cubin.
+            for (index, t) in spec.targets.iter().enumerate() {
+                if let Some(note) = spec.left_out_note(index) {
+                    last.notes.push(format!("{}: {note}", t.target));
+                }
             }
         }
-        let mut l = l.trim_end().to_owned();
-        l.push('\n');
-        l
-    };
-    let mut s = line(&header.map(str::to_owned));
-    for (i, row) in rows.iter().enumerate() {
-        s.push_str(&line(row));
-        if let Some(note) = notes.get(&i) {
-            s.push_str(note);
-            s.push('\n');
+        if let Some(site) = &w.site {
+            for l in &mut out[first..] {
+                l.tag = Some("[not annotated]".to_owned());
+            }
+            if let Some(last) = out[first..].last_mut() {
+                let mut said = vec![site.how.to_owned()];
+                if site.launches > 1 {
+                    said.push(format!("{} launches", site.launches));
+                }
+                if let Some(via) = &site.via {
+                    said.push(format!("through {via}"));
+                }
+                if let Some(from) = &site.kernel_from {
+                    said.push(format!("kernel: {from}"));
+                }
+                if let Some(args) = &site.args {
+                    said.push(format!("read as {}", attribute_text(args)));
+                }
+                last.notes.push(format!("^ {}", said.join("; ")));
+            }
+        }
+        if !w.conditions.is_empty()
+            && let Some(last) = out[first..].last_mut()
+        {
+            last.notes
+                .push(format!("^ {}", conditional_note(&w.conditions)));
         }
     }
-    s
+    out
 }
 
 /// `conditional, under cfg_attr(not(feature = "x")): checked as if the predicate held`.
@@ -1248,16 +1549,12 @@ fn conditional_note(conditions: &[String]) -> String {
     )
 }
 
-/// `66.67`, `50`, `37.5`: at most two decimals, no trailing zeros.
-fn trim(percent: f64) -> String {
-    let s = format!("{percent:.2}");
-    s.trim_end_matches('0').trim_end_matches('.').to_owned()
-}
-
 struct Counts {
     wrappers: usize,
     evaluated: usize,
     constant: usize,
+    /// Not checked now (a launch not read, or an attribute inside a macro).
+    not_checked: usize,
     errors: usize,
     deny: usize,
     warn: usize,
@@ -1272,6 +1569,7 @@ fn counts_of(wrappers: &[&Wrapper]) -> Counts {
         wrappers: wrappers.len(),
         evaluated: 0,
         constant: 0,
+        not_checked: 0,
         errors: 0,
         deny: 0,
         warn: 0,
@@ -1280,6 +1578,7 @@ fn counts_of(wrappers: &[&Wrapper]) -> Counts {
         match &w.outcome {
             Outcome::Errors(e) => c.errors += e.len(),
             Outcome::Constant(..) => c.constant += 1,
+            Outcome::NotChecked(_) | Outcome::BuildOnly(_) => c.not_checked += 1,
             Outcome::Evaluated(spec, evaluation) => {
                 c.evaluated += 1;
                 for d in &evaluation.diagnostics {
@@ -1295,21 +1594,50 @@ fn counts_of(wrappers: &[&Wrapper]) -> Counts {
     c
 }
 
+/// Two lines: the wrappers by outcome, then the findings and errors (with `--all`, a line
+/// on the launching functions not annotated first).
 fn summary_text(wrappers: &[Wrapper]) -> String {
+    let (plain, found): (Vec<&Wrapper>, Vec<&Wrapper>) =
+        wrappers.iter().partition(|w| w.site.is_none());
+    let mut text = String::new();
+    if !found.is_empty() {
+        let f = counts_of(&found);
+        let launches: usize = found
+            .iter()
+            .filter_map(|w| w.site.as_ref())
+            .map(|s| s.launches)
+            .sum();
+        text.push_str(&format!(
+            "{} launch{} in {} function{} not annotated: {} evaluated, {} with constants, {} \
+             not checked\n",
+            launches,
+            if launches == 1 { "" } else { "es" },
+            f.wrappers,
+            plural(f.wrappers),
+            f.evaluated,
+            f.constant,
+            f.not_checked,
+        ));
+    }
     let c = counts(wrappers);
-    format!(
-        "{} wrapper{} ({} evaluated, {} with constants left to the compiler, {} with errors): \
-         {} deny-level finding{}, {} warning{}, {} error{}\n",
-        c.wrappers,
-        plural(c.wrappers),
-        c.evaluated,
-        c.constant,
-        wrappers
+    let p = counts_of(&plain);
+    text + &format!(
+        "{} wrapper{}: {} evaluated, {} with constants left to the compiler, {} with errors{}\n\
+         findings: {} deny-level, {} warning{}; {} error{}\n",
+        p.wrappers,
+        plural(p.wrappers),
+        p.evaluated,
+        p.constant,
+        plain
             .iter()
             .filter(|w| matches!(w.outcome, Outcome::Errors(_)))
             .count(),
+        if p.not_checked > 0 {
+            format!(", {} checked only by the build", p.not_checked)
+        } else {
+            String::new()
+        },
         c.deny,
-        plural(c.deny),
         c.warn,
         plural(c.warn),
         c.errors,
@@ -1345,6 +1673,8 @@ fn summary_json(wrappers: &[Wrapper]) -> Json {
     let c = counts(wrappers);
     json!({
         "wrappers": c.wrappers,
+        "not_annotated": wrappers.iter().filter(|w| w.site.is_some()).count(),
+        "not_checked": c.not_checked,
         "evaluated": c.evaluated,
         "constant": c.constant,
         "errors": c.errors,
@@ -1384,6 +1714,9 @@ pub fn kernel_wrappers(path: &Path) -> Result<Vec<KernelWrapper>, String> {
         kernel_manifest: None,
         format: Format::Json,
         json: false,
+        findings_only: false,
+        all: false,
+        annotate: false,
     };
     let (text, _) = report(&args)?;
     let json: Json = serde_json::from_str(&text).map_err(|e| e.to_string())?;

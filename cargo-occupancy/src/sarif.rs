@@ -75,6 +75,21 @@ pub(crate) fn log(crate_dir: &Path, wrappers: &[Wrapper], unreadable: &[String])
                         .map(|e| notification("error", &format!("{}: error: {e}", w.name), &uri)),
                 );
             }
+            Outcome::NotChecked(why) => notifications.push(notification(
+                "note",
+                &format!(
+                    "{} ({}): not checked: {}",
+                    w.name,
+                    w.location,
+                    why.join("; ")
+                ),
+                &uri,
+            )),
+            Outcome::BuildOnly(why) => notifications.push(notification(
+                "note",
+                &format!("{} ({}): {why}", w.name, w.location),
+                &uri,
+            )),
             Outcome::Constant(inputs, _) => notifications.push(notification(
                 "note",
                 &format!(
@@ -138,7 +153,7 @@ struct Region {
 fn result(w: &Wrapper, diagnostic: &Diagnostic, level: Level, uri: &str, region: Region) -> Json {
     let finding = &diagnostic.finding;
     let index = LINTS.iter().position(|lint| *lint == finding.lint);
-    let mut properties = json!({ "wrapper": w.name });
+    let mut properties = json!({ "wrapper": w.name, "annotated": w.site.is_none() });
     if let Some(target) = finding.target {
         properties["target"] = json!(target.to_string());
     }

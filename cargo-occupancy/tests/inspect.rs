@@ -236,3 +236,51 @@ fn cubin_kernels(path: &Path) -> usize {
         .unwrap()
         .len()
 }
+
+#[test]
+fn objects_and_static_libraries_from_nvcc() {
+    let dir = fixtures().join("nvcc-13.5");
+    let object = dir.join("host.o");
+    let archive = dir.join("libhost.a");
+    let (code, stdout, stderr) = inspect(&[
+        "--json",
+        object.to_str().unwrap(),
+        archive.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&stdout).unwrap();
+    let of = |p: &Path| {
+        rows.iter()
+            .filter(|r| r["file"] == p.to_str().unwrap())
+            .collect::<Vec<_>>()
+    };
+    // 12 kernels of host.cu; 14 of host.cu and host_b.cu in the library (each found in its
+    // relocatable object and in the device-link object, shown once); sm_80 and sm_90.
+    assert_eq!(of(&object).len(), 24);
+    assert_eq!(of(&archive).len(), 28);
+    let tile = of(&archive)
+        .into_iter()
+        .find(|r| {
+            r["demangled"] == "void (anonymous namespace)::tile_copy<256>(float*, float const*)"
+                && r["arch"] == "sm_90"
+        })
+        .unwrap();
+    assert!(
+        tile["kernel"].as_str().unwrap().starts_with("__nv_static_"),
+        "{tile}"
+    );
+    assert_eq!(
+        (&tile["registers_per_thread"], &tile["static_smem"]),
+        (&serde_json::json!(12), &serde_json::json!(1024))
+    );
+    // The table names them as a person would.
+    let (code, stdout, _) = inspect(&[archive.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.lines().any(|l| l
+            .trim_start()
+            .starts_with("ops::detail::axpy<double, 512, false, (unsigned int)8> ")
+            && l.contains(" sm_90 ")),
+        "{stdout}"
+    );
+}

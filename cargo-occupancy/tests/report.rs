@@ -135,8 +135,8 @@ fn examples_list_every_wrapper() {
     }
     assert!(
         stdout.contains(
-            "13 wrappers (13 evaluated, 0 with constants left to the compiler, 0 with errors): 0 \
-             deny-level findings, 5 warnings, 0 errors"
+            "13 wrappers: 13 evaluated, 0 with constants left to the compiler, 0 with errors\n\
+             findings: 0 deny-level, 5 warnings; 0 errors\n"
         ),
         "{stdout}"
     );
@@ -189,7 +189,7 @@ fn warnings_only_exit_zero_and_every_spelling_is_found() {
     assert_eq!(code, 0, "{stdout}{stderr}");
     // The policy's `manifest` is the one in effect (no build output for this crate).
     assert!(
-        stdout.contains("resource manifest: no build output found under $CARGO_TARGET_DIR or a target/ folder (build first, with the same CARGO_TARGET_DIR, or pass --kernel-manifest); `kernel = ...` falls back to the policy's `manifest`, else kernels.manifest.json"),
+        stdout.replace("\n  ", " ").contains("resource manifest: no build output found under $CARGO_TARGET_DIR or a target/ folder (build first, with the same CARGO_TARGET_DIR, or pass --kernel-manifest); `kernel = ...` falls back to the policy's `manifest`, else kernels.manifest.json"),
         "{stdout}"
     );
     let (code, report) = json(&[
@@ -265,29 +265,34 @@ fn warnings_only_exit_zero_and_every_spelling_is_found() {
 fn deny_findings_and_errors_exit_one() {
     let (code, stdout, stderr) = report(&[fixture("report-deny").to_str().unwrap()]);
     assert_eq!(code, 1, "{stdout}{stderr}");
+    // Each wrapper's heading line, then its target's row (or its error).
     let lines: Vec<&str> = stdout.lines().collect();
     let row = |name: &str| {
-        *lines
+        let at = lines
             .iter()
-            .find(|l| l.split_whitespace().nth(1) == Some(name))
-            .unwrap_or_else(|| panic!("{name}: {stdout}"))
+            .position(|l| !l.starts_with(' ') && l.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("{name}: {stdout}"));
+        lines[at + 1]
     };
-    assert!(row("launch_gemm").contains("25% (16/64 warps)"), "{stdout}");
+    assert!(
+        row("launch_gemm").contains("256    0 B   25% (16/64 warps)"),
+        "{stdout}"
+    );
     assert!(
         row("launch_gemm").ends_with("low_occupancy (deny)"),
         "{stdout}"
     );
     assert!(
-        row("launch_wide").contains("0% (cannot launch)"),
+        row("launch_wide").contains("2048   0 B   0% (cannot launch)"),
         "{stdout}"
     );
     assert!(
         row("launch_wide").ends_with("launch_impossible (deny)"),
         "{stdout}"
     );
-    assert!(
-        row("launch_typo")
-            .ends_with("error: src/lib.rs:13:20: unknown key `blok`; did you mean `block`?"),
+    assert_eq!(
+        row("launch_typo"),
+        "  error: src/lib.rs:13:20: unknown key `blok`; did you mean `block`?",
         "{stdout}"
     );
     assert!(row("launch_ok").contains("100% (64/64 warps)"), "{stdout}");
@@ -300,9 +305,169 @@ fn deny_findings_and_errors_exit_one() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("5 wrappers (4 evaluated, 0 with constants left to the compiler, 1 with errors): 3 deny-level findings, 0 warnings, 1 error"),
+        stdout.contains(
+            "5 wrappers: 4 evaluated, 0 with constants left to the compiler, 1 with errors\n\
+             findings: 3 deny-level, 0 warnings; 1 error\n"
+        ),
         "{stdout}"
     );
+}
+
+/// The table: one finding over several targets (the three 9.0 targets share one) is shown
+/// on each of their rows, with each row's block and dynamic shared memory; every line fits
+/// 100 columns; `--findings-only` keeps the rows with a finding.
+#[test]
+fn table_shows_each_finding_on_every_target_it_concerns() {
+    let krate = scratch_crate(
+        "report-table",
+        "report-table",
+        r#"
+/// 96 registers: 25% everywhere.
+#[occupancy::check(block = (16, 16), smem = 8 KiB, regs = 96, target = ["sm_90", "H100", "H200", "sm_80"])]
+pub fn launch_gemm() {}
+
+/// Fine everywhere.
+#[occupancy::check(block = 256, regs = 32, target = ["sm_90", "sm_80"])]
+pub fn launch_fine() {}
+
+/// 48 threads: a partial warp (the launch's, on every target), and on sm_86 the limit of 16
+/// blocks: below a 75% floor.
+#[occupancy::check(block = 48, regs = 32, min_occupancy = 75%, target = ["sm_86", "sm_89"])]
+pub fn launch_odd() {}
+"#,
+    );
+    let table = |args: &[&str]| {
+        let mut all = vec![krate.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let (code, stdout, stderr) = report(&all);
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        for line in stdout.lines() {
+            assert!(
+                line.chars().count() <= 100,
+                "{line:?} is wider than 100 columns"
+            );
+        }
+        stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("location"))
+            .take_while(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        table(&[]),
+        "\
+location  wrapper -> kernel
+  target          block     smem   occupancy             limiter          findings
+src/lib.rs:3  launch_gemm
+  sm_90           (16, 16)  8 KiB  25% (16/64 warps)     registers        low_occupancy (warn)
+  H100 80GB HBM3  (16, 16)  8 KiB  25% (16/64 warps)     registers        low_occupancy (warn)
+  H200            (16, 16)  8 KiB  25% (16/64 warps)     registers        low_occupancy (warn)
+  sm_80           (16, 16)  8 KiB  25% (16/64 warps)     registers        low_occupancy (warn)
+src/lib.rs:7  launch_fine
+  sm_90           256       0 B    100% (64/64 warps)    warps,registers  -
+  sm_80           256       0 B    100% (64/64 warps)    warps,registers  -
+src/lib.rs:12  launch_odd
+  sm_86           48        0 B    66.67% (32/48 warps)  blocks           partial_warp (warn),
+                                                                          low_occupancy (warn),
+                                                                          block_limit (warn)
+  sm_89           48        0 B    100% (48/48 warps)    warps,blocks     partial_warp (warn)"
+    );
+    assert_eq!(
+        table(&["--findings-only"]),
+        "\
+location  wrapper -> kernel
+  target          block     smem   occupancy             limiter       findings
+src/lib.rs:3  launch_gemm
+  sm_90           (16, 16)  8 KiB  25% (16/64 warps)     registers     low_occupancy (warn)
+  H100 80GB HBM3  (16, 16)  8 KiB  25% (16/64 warps)     registers     low_occupancy (warn)
+  H200            (16, 16)  8 KiB  25% (16/64 warps)     registers     low_occupancy (warn)
+  sm_80           (16, 16)  8 KiB  25% (16/64 warps)     registers     low_occupancy (warn)
+src/lib.rs:12  launch_odd
+  sm_86           48        0 B    66.67% (32/48 warps)  blocks        partial_warp (warn),
+                                                                       low_occupancy (warn),
+                                                                       block_limit (warn)
+  sm_89           48        0 B    100% (48/48 warps)    warps,blocks  partial_warp (warn)"
+    );
+    // The JSON names the targets of the one finding.
+    let (_, value) = json(&[krate.to_str().unwrap()]);
+    let gemm = wrapper(&value, "launch_gemm");
+    let targets: Vec<Vec<&str>> = gemm["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            f["targets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_str().unwrap())
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        targets,
+        [vec!["sm_90", "H100 80GB HBM3", "H200"], vec!["sm_80"]]
+    );
+}
+
+/// A path given on the command line is the user's choice: `--kernel-manifest
+/// ../elsewhere/kernels.manifest.json`, outside the crate and its workspace, is read (the
+/// containment rule is for paths named inside the crate's code, which still apply: the
+/// attribute's `cubin` there is refused).
+#[test]
+fn a_kernel_manifest_given_on_the_command_line_is_read_wherever_it_is() {
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-given");
+    let krate = scratch_crate(
+        "report-given/crate",
+        "report-given",
+        r#"
+#[occupancy::check(kernel = "k_regs", block = 256, target = "sm_90")]
+pub fn launch() {}
+
+#[occupancy::check(cubin = "../elsewhere/probe.sm_80.cubin", kernel = "k_regs", block = 256, target = "sm_80")]
+pub fn launch_cubin() {}
+"#,
+    );
+    // Its own workspace: `../elsewhere` is outside both.
+    let toml = krate.join("Cargo.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, format!("{text}\n[workspace]\n")).unwrap();
+    let elsewhere = base.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let fixtures = root().join("tests/ui/fixtures");
+    std::fs::copy(
+        fixtures.join("probe.manifest.json"),
+        elsewhere.join("kernels.manifest.json"),
+    )
+    .unwrap();
+    std::fs::copy(
+        fixtures.join("probe.sm_80.cubin"),
+        elsewhere.join("probe.sm_80.cubin"),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))
+        .args(["occupancy", "report", "--json", "--kernel-manifest"])
+        .arg("../elsewhere/kernels.manifest.json")
+        .current_dir(&krate)
+        .env_remove("OCCUPANCY_MANIFEST")
+        .env_remove("OCCUPANCY_POLICY")
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let value: Value = serde_json::from_str(&stdout).unwrap();
+    // k_regs: 46 registers on sm_90, 62.5%.
+    let launch = wrapper(&value, "launch");
+    assert_eq!(launch.get("errors"), None, "{stdout}");
+    assert_eq!(rows(launch)[0].1, 62.5, "{stdout}");
+    // The crate's own path to a file outside it is still refused.
+    let errors = wrapper(&value, "launch_cubin")["errors"].to_string();
+    assert!(
+        errors.contains("outside the package's directory, its workspace root and a file given on the command line"),
+        "{errors}"
+    );
+    assert_eq!(out.status.code(), Some(1));
 }
 
 /// Without --kernel-manifest, the newest `target/*/build/<package>-*/out/occupancy/manifest.json`.
@@ -429,25 +594,43 @@ fn a_file_that_does_not_parse_fails_the_report() {
 fn conditional_wrappers_are_checked_and_marked() {
     let (code, stdout, stderr) = report(&[fixture("report-cfg").to_str().unwrap()]);
     assert_eq!(code, 1, "{stdout}{stderr}");
-    // After the crate and manifest lines and the blank line.
-    let body: Vec<&str> = stdout.lines().skip(3).collect();
-    let expected = r#"location                wrapper        kernel  target  occupancy           limiter                 findings
-src/broken/deeper.rs:3  launch_deeper  -       sm_90   100% (64/64 warps)  warps,registers         -
-  ^ conditional, under cfg(feature = "broken") on mod broken (src/lib.rs:7): checked as if the predicate held
-src/broken.rs:5         launch_broken  -       sm_90   0% (cannot launch)  warps                   launch_impossible (deny)
-  ^ conditional, under cfg(feature = "broken") on mod broken (src/lib.rs:7): checked as if the predicate held
-src/lib.rs:13           launch_plain   -       sm_90   100% (64/64 warps)  warps,registers         -
-src/lib.rs:17           launch_nodeny  -       sm_90   25% (16/64 warps)   registers               low_occupancy (deny)
+    // From the table's header on.
+    let body: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("location"))
+        .collect();
+    let expected = r#"location  wrapper -> kernel
+  target  block  smem  occupancy           limiter                 findings
+src/broken/deeper.rs:3  launch_deeper
+  sm_90   128    0 B   100% (64/64 warps)  warps,registers         -
+  ^ conditional, under cfg(feature = "broken") on mod broken (src/lib.rs:7): checked as if the
+    predicate held
+src/broken.rs:5  launch_broken
+  sm_90   2048   0 B   0% (cannot launch)  warps                   launch_impossible (deny)
+  ^ conditional, under cfg(feature = "broken") on mod broken (src/lib.rs:7): checked as if the
+    predicate held
+src/lib.rs:13  launch_plain
+  sm_90   256    0 B   100% (64/64 warps)  warps,registers         -
+src/lib.rs:17  launch_nodeny
+  sm_90   256    0 B   25% (16/64 warps)   registers               low_occupancy (deny)
   ^ conditional, under cfg_attr(not(feature = "nodeny")): checked as if the predicate held
-src/lib.rs:24           launch_nested  -       sm_90   100% (64/64 warps)  warps,registers         -
-  ^ conditional, under cfg_attr(feature = "fast") and cfg_attr(target_os = "linux"): checked as if the predicates held
-src/lib.rs:29           launch_usize   -       sm_90   100% (64/64 warps)  warps,registers         -
-src/lib.rs:33           launch_cast    -       sm_90   100% (64/64 warps)  warps,registers         -
-src/lib.rs:39           launch_test    -       sm_90   100% (64/64 warps)  warps,registers,blocks  -
+src/lib.rs:24  launch_nested
+  sm_90   128    0 B   100% (64/64 warps)  warps,registers         -
+  ^ conditional, under cfg_attr(feature = "fast") and cfg_attr(target_os = "linux"): checked as if
+    the predicates held
+src/lib.rs:29  launch_usize
+  sm_90   256    0 B   100% (64/64 warps)  warps,registers         -
+src/lib.rs:33  launch_cast
+  sm_90   256    0 B   100% (64/64 warps)  warps,registers         -
+src/lib.rs:39  launch_test
+  sm_90   64     0 B   100% (64/64 warps)  warps,registers,blocks  -
   ^ conditional, under cfg(test) on mod tests: checked as if the predicate held
 
-8 wrappers (8 evaluated, 0 with constants left to the compiler, 0 with errors): 2 deny-level findings, 0 warnings, 0 errors
-5 conditional wrappers (under #[cfg] or cfg_attr, which report does not evaluate; checked as if the predicates held): 2 deny-level findings, 0 errors among them, counted in the exit status like the others"#;
+8 wrappers: 8 evaluated, 0 with constants left to the compiler, 0 with errors
+findings: 2 deny-level, 0 warnings; 0 errors
+5 conditional wrappers (under #[cfg] or cfg_attr, which report does not evaluate; checked as if the
+  predicates held): 2 deny-level findings, 0 errors among them, counted in the exit status like the
+  others"#;
     assert_eq!(body.join("\n"), expected, "{stdout}");
 
     let (code, report) = json(&[fixture("report-cfg").to_str().unwrap()]);
@@ -587,5 +770,159 @@ fn a_grid_of_partial_clusters_cannot_launch() {
             .iter()
             .all(|f| f["lint"] != "launch_impossible"),
         "{whole:#}"
+    );
+}
+
+/// Issue 19, item 1: a member of a family with no cubin for a target (k_cluster: sm_90
+/// only) is left out there, listed as such, and the rest of the family is checked; a
+/// target with no member left is an error on the `kernel` key.
+#[test]
+fn family_members_are_left_out_where_they_have_no_cubin() {
+    let krate = scratch_crate(
+        "report-family-targets",
+        "family_targets",
+        "#[occupancy::check(kernel = [\"k_regs\", \"k_cluster\"], block = 256, target = [\"sm_80\", \"sm_90\"])]\n\
+         fn launch_list() {}\n\
+         #[occupancy::check(kernel = \"k_*cluster\", block = 128, target = [\"sm_80\", \"sm_90\"])]\n\
+         fn launch_empty() {}\n",
+    );
+    let manifest = root().join("tests/ui/fixtures/probe.manifest.json");
+    let (code, report) = json(&[
+        krate.to_str().unwrap(),
+        "--kernel-manifest",
+        manifest.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{report:#}");
+    let list = wrapper(&report, "launch_list");
+    let cases: Vec<(String, String, f64)> = list["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["kernel"].as_str().unwrap().to_owned(),
+                t["target"].as_str().unwrap().to_owned(),
+                t["occupancy_percent"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    // k_regs: 52 registers on sm_80 (4 blocks of 8 warps), 46 on sm_90 (5 blocks);
+    // k_cluster: 10 registers, sm_90 only.
+    let expected = [
+        ("k_regs", "sm_80", 50.0),
+        ("k_regs", "sm_90", 62.5),
+        ("k_cluster", "sm_90", 100.0),
+    ]
+    .map(|(k, t, p)| (k.to_owned(), t.to_owned(), p));
+    assert_eq!(cases, expected);
+    assert_eq!(
+        list["left_out"],
+        serde_json::json!({"sm_80": ["k_cluster"]})
+    );
+    assert!(list.get("errors").is_none(), "{list:#}");
+    let empty = wrapper(&report, "launch_empty");
+    let errors = empty["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{empty:#}");
+    assert!(
+        errors[0].as_str().unwrap().starts_with(
+            "src/lib.rs:3:20: no kernel of the family `k_*cluster` has a cubin that runs on sm_80"
+        ),
+        "{empty:#}"
+    );
+}
+
+/// Issue 19, item 4: an item the report does not need (a trait with 82 `+` bounds, a type
+/// nested 70 deep) no longer makes it refuse the file: it is left out with a note, and the
+/// wrappers of the file are checked; a wrapper whose body is past the limits is checked
+/// from its keys, as the build does.
+#[test]
+fn items_past_the_limits_are_left_out_not_the_file() {
+    let bounds = (0..82)
+        .map(|i| format!("std::ops::Add<Output = T{i}>"))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let deep = format!("{}u8{}", "(".repeat(70), ",)".repeat(70));
+    let body = format!("{}1{}", "(".repeat(100), ")".repeat(100));
+    let krate = scratch_crate(
+        "report-item-limits",
+        "item_limits",
+        &format!(
+            "pub trait WithDType: {bounds} {{}}\n\
+             pub type Deep = {deep};\n\
+             const BLOCK: u32 = 64;\n\
+             #[occupancy::check(block = BLOCK, regs = 32, target = \"sm_90\")]\n\
+             fn launch() {{}}\n\
+             #[occupancy::check(block = 256, regs = 96, target = \"sm_90\")]\n\
+             fn deep_body() {{ let _ = {body}; }}\n"
+        ),
+    );
+    let (code, stdout, stderr) = report(&["--json", krate.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stderr.contains(
+            "note: src/lib.rs:1: `trait WithDType` is not read: `trait WithDType`: this expression or type chains too many operators and groups"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "note: src/lib.rs:2: `type Deep` is not read: `type Deep` is nested more than 64 levels deep"
+        ),
+        "{stderr}"
+    );
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["unreadable"], serde_json::json!([]));
+    // BLOCK read from the file: 64 threads, 32 blocks of 2 warps on sm_90.
+    assert_eq!(
+        rows(wrapper(&report, "launch")),
+        [("sm_90".to_owned(), 100.0, Vec::new())]
+    );
+    // The keys alone: 256 threads at 96 registers, 2 blocks of 8 warps.
+    assert_eq!(
+        rows(wrapper(&report, "deep_body")),
+        [(
+            "sm_90".to_owned(),
+            25.0,
+            vec!["low_occupancy (warn)".to_owned()]
+        )]
+    );
+}
+
+/// Issue 19, item 4: a wrapper written by `macro_rules!` (the attribute in the macro's body,
+/// with `$name` fragments) cannot be evaluated without expansion: listed as checked only
+/// by the build, with its location, never dropped.
+#[test]
+fn wrappers_made_by_macros_are_listed_as_checked_by_the_build() {
+    let krate = scratch_crate(
+        "report-macro-wrappers",
+        "macro_wrappers",
+        "macro_rules! launchers {\n\
+         \x20   ($($name:ident => $kernel:literal),*) => {$(\n\
+         \x20       #[occupancy::check(kernel = $kernel, block = 256)]\n\
+         \x20       pub fn $name() {}\n\
+         \x20   )*};\n\
+         }\n\
+         launchers!(launch_a => \"k_plain\", launch_b => \"k_regs\");\n\
+         #[occupancy::check(block = 256, regs = 32, target = \"sm_90\")]\n\
+         fn plain() {}\n",
+    );
+    let (code, listed) = json(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 0, "{listed:#}");
+    let made = wrapper(&listed, "macro_rules! launchers");
+    assert_eq!(made["location"], "src/lib.rs:3");
+    assert_eq!(
+        made["build_only"],
+        "checked only by the build: the attribute is inside `macro_rules! launchers`, whose expansions the report does not see"
+    );
+    assert_eq!(wrapper(&listed, "plain")["annotated"], true);
+    let (code, stdout, _) = report(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("src/lib.rs:3  macro_rules! launchers\n  checked only by the build: the attribute is inside `macro_rules! launchers`"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("2 wrappers: 1 evaluated, 0 with constants left to the compiler, 0 with errors, 1 checked only by the\n  build"),
+        "{stdout}"
     );
 }

@@ -10,7 +10,6 @@
 #![no_main]
 
 use std::path::PathBuf;
-use std::str::FromStr;
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
@@ -52,16 +51,11 @@ fuzz_target!(|data: &[u8]| {
     if std::fs::write(&lib_path, lib).is_err() || std::fs::write(dir.join("src/consts.rs"), consts).is_err() {
         return;
     }
-    // The file as `report` parses it: within the limits first (syn recurses).
-    let Ok(tokens) = TokenStream::from_str(lib) else {
+    // The file as `report` parses it: item by item within the limits (syn recurses).
+    let Ok(source) = occupancy_attr::parse_source_file(lib, "lib.rs") else {
         return;
     };
-    if occupancy_attr::check_source_limits(&tokens, "lib.rs").is_err() {
-        return;
-    }
-    let Ok(file) = syn::parse2::<syn::File>(tokens) else {
-        return;
-    };
+    let file = source.syntax;
     let mut fns = Vec::new();
     functions(&file.items, &mut fns, 0);
     let env = Env::new(dir).with_source_file(&lib_path);

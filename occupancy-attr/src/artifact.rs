@@ -17,7 +17,10 @@
 //!
 //! On each target the resources are those of the cubin the CUDA driver would load there:
 //! the same compute capability, else the highest lower one of the same major version (an
-//! `sm_80` cubin runs on 8.6), as [`Manifest::lookup`] does.
+//! `sm_80` cubin runs on 8.6), as [`Manifest::lookup`] does. A kernel named alone must have
+//! one on every target; a member of a family (a list or a glob) with none for a target is
+//! not part of the family there (fp8 kernels built for sm_90 only), and a target with no
+//! member left is the error.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -239,13 +242,18 @@ pub(crate) fn resolve(
         return None;
     }
 
+    // A family is more than one name, or a glob: a member with no cubin for a target is
+    // not part of the family there (fp8 kernels built for sm_90 only); a single name must
+    // run on every target.
+    let family = names.len() > 1 || wanted.names.iter().any(|(n, _)| is_glob(n));
     let mut kernels = Vec::with_capacity(names.len());
     let mut missing = false;
     for (name, name_span) in &names {
         let mut resources = Vec::with_capacity(targets.len());
+        let mut compiled_for = Vec::new();
         for target in targets {
             match manifest.lookup(name, &arch_name(&target.target)) {
-                Ok(found) => resources.push(found.clone()),
+                Ok(found) => resources.push(Some(found.clone())),
                 Err(e) if !e.choices.is_empty() || !e.conflicting.is_empty() => {
                     errors.push(Error::new(
                         *name_span,
@@ -256,6 +264,10 @@ pub(crate) fn resolve(
                 Err(e) if !e.kernel_found => {
                     errors.push(Error::new(*name_span, not_found(&e, &source)));
                     return None;
+                }
+                Err(e) if family => {
+                    compiled_for.clone_from(&e.compiled_for);
+                    resources.push(None);
                 }
                 Err(e) => {
                     let span = if target.from_attribute {
@@ -274,7 +286,40 @@ pub(crate) fn resolve(
         kernels.push(KernelSpec {
             name: name.clone(),
             resources,
+            compiled_for,
         });
+    }
+    if missing {
+        return None;
+    }
+    // A target on which no member of the family has a cubin: nothing to check there.
+    for (index, target) in targets.iter().enumerate() {
+        if kernels.iter().all(|k| k.resources[index].is_none()) {
+            let members: Vec<String> = kernels
+                .iter()
+                .map(|k| {
+                    let archs: Vec<String> =
+                        k.compiled_for.iter().map(SmTarget::to_string).collect();
+                    format!("{} ({})", k.name, archs.join(", "))
+                })
+                .collect();
+            let family: Vec<String> = wanted.names.iter().map(|(n, _)| format!("`{n}`")).collect();
+            errors.push(Error::new(
+                wanted.key_span,
+                format!(
+                    "no kernel of the family {} has a cubin that runs on {} (compute \
+                     capability {}) in {}: it has {}, and the driver loads a cubin of the same \
+                     compute capability, or of a lower one with the same major version; \
+                     remove the target or build a kernel of the family for it",
+                    family.join(", "),
+                    target.target,
+                    target.target.arch.cc,
+                    source.describe(),
+                    members.join(", ")
+                ),
+            ));
+            missing = true;
+        }
     }
     if missing {
         return None;
@@ -331,16 +376,14 @@ fn find_manifest(
 ) -> Result<(PathBuf, ManifestOrigin, String), Error> {
     if let Some(value) = env.var(MANIFEST_VAR).filter(|v| !v.is_empty()) {
         let path = env.resolve(PathBuf::from(value));
-        return Ok((path, ManifestOrigin::EnvVar, format!("${MANIFEST_VAR}")));
+        let shown = shown_path(env, &path);
+        return Ok((path, ManifestOrigin::EnvVar, shown));
     }
     if let Some(out_dir) = env.var("OUT_DIR").filter(|v| !v.is_empty()) {
         let path = PathBuf::from(out_dir).join(OUT_DIR_MANIFEST);
         if path.is_file() {
-            return Ok((
-                path,
-                ManifestOrigin::OutDir,
-                format!("$OUT_DIR/{OUT_DIR_MANIFEST}"),
-            ));
+            let shown = shown_path(env, &path);
+            return Ok((path, ManifestOrigin::OutDir, shown));
         }
     }
     if let Some(file) = &policy.manifest {
@@ -361,9 +404,9 @@ fn find_manifest(
             Err(Error::new(
                 kernel_span,
                 format!(
-                    "no resource manifest to read `{kernel}` from: ${MANIFEST_VAR} is not set (a \
-                     build script calling occupancy_core::build::Kernels sets it) and there is \
-                     no {default} {place} (or the policy's `manifest`); or give \
+                    "no resource manifest to read `{kernel}` from: no build script gives one (a \
+                     build.rs calling occupancy_core::build::Kernels does) and there is no \
+                     {default} {place} (or the policy's `manifest`); or give \
                      `cubin = \"path\"`, `fatbin = \"path\"` or `regs = N`"
                 ),
             ))
@@ -536,6 +579,20 @@ fn no_cubin_for(e: &LookupError, target: &Target, kernel: &str, source: &Source)
         source.describe(),
         archs.join(", ")
     )
+}
+
+/// How messages name a file the attribute found (not one it was given as written): relative
+/// to the crate's directory when inside it (`target/debug/build/k-1f2e/out/occupancy/manifest.json`),
+/// else the whole path.
+fn shown_path(env: &Env, path: &Path) -> String {
+    let resolved = lexical(path);
+    env.crate_dir
+        .as_ref()
+        .and_then(|dir| resolved.strip_prefix(lexical(dir)).ok())
+        .filter(|relative| !relative.as_os_str().is_empty())
+        .unwrap_or(&resolved)
+        .display()
+        .to_string()
 }
 
 /// `path` with `.` and `..` components resolved by name (the file need not exist), for

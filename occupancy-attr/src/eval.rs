@@ -5,7 +5,9 @@
 //! so [`occupancy_core::lint::check`] runs once per (plan, kernel, target), with that
 //! target's kernel and artifact facts and a one-target [`LaunchSpec`]. Launch-scoped lints
 //! (which do not depend on the GPU) are kept from the first target only, as `check` itself
-//! does for a list of targets.
+//! does for a list of targets. A member of a family with no cubin for a target is not
+//! checked there; its target-scoped findings there carry a note naming the members left
+//! out.
 //!
 //! Grouping, so that a family of 89 kernels or a target list with three names of one
 //! architecture does not print the same warning many times:
@@ -22,7 +24,7 @@ use occupancy_core::lint::{Finding, LaunchSpec, Scope, bytes_text, check};
 use occupancy_core::occupancy::{Kernel, Launch, Occupancy, OccupancyError, occupancy};
 use occupancy_core::resources::KernelResources;
 
-use crate::spec::{Source, SourceKind, Spec};
+use crate::spec::{Source, SourceKind, Spec, TargetsOrigin};
 
 /// The engine's answer and the lints' diagnostics for every plan, kernel and target of a
 /// [`Spec`].
@@ -42,7 +44,8 @@ pub struct Case {
     pub plan: usize,
     /// Index into [`Spec::kernels`]; `None` when the attribute gives the resources.
     pub kernel: Option<usize>,
-    /// One per target, in order.
+    /// One per target the kernel is checked on (a member of a family is not where it has
+    /// no cubin: [`Spec::on_target`]), in order.
     pub targets: Vec<TargetEvaluation>,
 }
 
@@ -99,6 +102,12 @@ impl Spec {
                 };
                 let mut targets = Vec::with_capacity(self.targets.len());
                 for (index, target) in self.targets.iter().enumerate() {
+                    // A member of the family with no cubin for this target is not part of
+                    // the family there.
+                    if !self.on_target(k, index) {
+                        continue;
+                    }
+                    let first_target = targets.is_empty();
                     let kernel = self.kernel(k, index)?;
                     let one = [target.target];
                     let spec = LaunchSpec {
@@ -114,9 +123,12 @@ impl Spec {
                     let percent = result.as_ref().map_or(-1.0, Occupancy::percent);
                     for mut finding in check(&spec) {
                         match finding.lint.scope {
-                            Scope::Launch if index > 0 => continue,
+                            Scope::Launch if !first_target => continue,
                             Scope::Launch => {}
                             Scope::Target => {
+                                if let Some(note) = self.targets_note() {
+                                    finding.notes.push(note);
+                                }
                                 if let (Some(resources), Some(source)) =
                                     (self.resources(k, index), self.source.as_ref())
                                 {
@@ -126,6 +138,9 @@ impl Spec {
                                     finding
                                         .notes
                                         .push(self.resources_note(name, resources, source));
+                                }
+                                if let Some(note) = self.left_out_note(index) {
+                                    finding.notes.push(note);
                                 }
                             }
                         }
@@ -245,6 +260,19 @@ impl Spec {
             .partition(|d| d.finding.lint.scope == Scope::Launch);
         launch.extend(target);
         launch
+    }
+
+    /// `targets sm_80, sm_86: the ones the build script compiles for (occupancy.toml names
+    /// no targets)`, when that is where the targets came from.
+    fn targets_note(&self) -> Option<String> {
+        (self.targets_origin == TargetsOrigin::Build).then(|| {
+            let names: Vec<String> = self.targets.iter().map(|t| t.target.to_string()).collect();
+            format!(
+                "targets {}: the ones the build script compiles for (occupancy.toml names no \
+                 targets)",
+                names.join(", ")
+            )
+        })
     }
 
     /// `transpose_tiled: 39 regs/thread, 4224 B static shared memory, 1 barrier, from its

@@ -72,6 +72,7 @@ mod read;
 mod reader;
 mod source;
 mod spec;
+mod split;
 mod valid;
 
 pub use ast::Value;
@@ -79,9 +80,10 @@ pub use attr::KEYS;
 pub use eval::{Case, Diagnostic};
 pub use eval::{Evaluation, TargetEvaluation};
 pub use spec::{
-    Confirmation, HelperCheck, KernelSpec, ManifestOrigin, Plan, Source, SourceKind, Spec,
-    TargetSpec,
+    Confirmation, ExternalLaunch, HelperCheck, KernelSpec, ManifestOrigin, Plan, Source,
+    SourceKind, Spec, TargetSpec, TargetsOrigin,
 };
+pub use split::{Skipped, SourceFile};
 
 use errors::Errors;
 
@@ -89,6 +91,12 @@ use errors::Errors;
 /// being compiled, through `cargo:rustc-env`: the absolute path of the resource manifest in
 /// effect. `kernel = "name"` reads it first.
 pub const MANIFEST_VAR: &str = "OCCUPANCY_MANIFEST";
+
+/// The environment variable the build helper sets for the crate being compiled, through
+/// `cargo:rustc-env`: the targets the build script compiles for, comma-separated
+/// (`sm_80,sm_86,sm_90`). A wrapper that names no `target`, in a crate whose
+/// `occupancy.toml` names no `targets`, is checked on these.
+pub const TARGETS_VAR: &str = "OCCUPANCY_TARGETS";
 
 /// `$OUT_DIR/occupancy/manifest.json`: where the build helper writes the manifest; read when
 /// [`MANIFEST_VAR`] is not set but the crate has a build script (`OUT_DIR` is set).
@@ -111,11 +119,17 @@ pub struct Env {
     /// starting with it are read from `src/lib.rs`.
     pub lib_name: Option<String>,
     vars: Vec<(String, OsString)>,
+    /// Files the user named outside the crate's code (a command-line argument such as
+    /// `report --kernel-manifest`): read wherever they are, since the containment rule is
+    /// for paths named inside a crate.
+    given_files: Vec<PathBuf>,
 }
 
 impl Env {
-    /// The variables the front end reads: `OCCUPANCY_POLICY`, `OCCUPANCY_MANIFEST`, `OUT_DIR`.
-    pub const VARS: &'static [&'static str] = &[Policy::ENV_VAR, MANIFEST_VAR, "OUT_DIR"];
+    /// The variables the front end reads: `OCCUPANCY_POLICY`, `OCCUPANCY_MANIFEST`,
+    /// `OCCUPANCY_TARGETS`, `OUT_DIR`.
+    pub const VARS: &'static [&'static str] =
+        &[Policy::ENV_VAR, MANIFEST_VAR, TARGETS_VAR, "OUT_DIR"];
 
     /// The environment of the running process: `CARGO_MANIFEST_DIR` and [`Env::VARS`] (what
     /// cargo gives rustc, and so the proc macro).
@@ -129,6 +143,7 @@ impl Env {
             source_file: None,
             lib_name,
             vars: Vec::new(),
+            given_files: Vec::new(),
         };
         for name in Env::VARS {
             if let Some(value) = std::env::var_os(name) {
@@ -145,6 +160,7 @@ impl Env {
             source_file: None,
             lib_name: None,
             vars: Vec::new(),
+            given_files: Vec::new(),
         }
     }
 
@@ -168,6 +184,18 @@ impl Env {
         self
     }
 
+    /// The same environment with `file` readable wherever it is: a file the user named on
+    /// the command line, not in the crate's code (see [`Env::given_files`]).
+    pub fn with_given_file(mut self, file: impl Into<PathBuf>) -> Env {
+        self.given_files.push(file.into());
+        self
+    }
+
+    /// The files given with [`Env::with_given_file`].
+    pub fn given_files(&self) -> &[PathBuf] {
+        &self.given_files
+    }
+
     /// The value of `name`, if set.
     pub fn var(&self, name: &str) -> Option<&OsStr> {
         self.vars
@@ -183,6 +211,25 @@ impl Env {
             Some(dir) if path.is_relative() => dir.join(path),
             _ => path.to_path_buf(),
         }
+    }
+}
+
+/// The policy in effect for the crate `env` describes, as the attribute reads it
+/// (`$OCCUPANCY_POLICY`, else `occupancy.toml` beside `Cargo.toml`, else the defaults), and
+/// the file read (`None`: the defaults).
+///
+/// # Errors
+///
+/// The problems of an unreadable or malformed file, one per line (`path:line:column:
+/// message`).
+pub fn load_policy(env: &Env) -> Result<(Policy, Option<PathBuf>), String> {
+    match policy::load(env, Span::call_site()) {
+        Ok(loaded) => Ok((loaded.policy, loaded.file)),
+        Err(e) => Err(e
+            .into_iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")),
     }
 }
 
@@ -307,4 +354,21 @@ pub fn check_signature(tokens: &TokenStream) -> Result<(), syn::Error> {
 /// an expression or type chained too deeply to parse within the stack.
 pub fn check_source_limits(tokens: &TokenStream, file: &str) -> Result<(), syn::Error> {
     limits::Limits::SOURCE_FILE.check(tokens, file)
+}
+
+/// Parses one source file of the crate (`file` names it in messages) the way every reader
+/// of this crate does, `cargo occupancy report` included: within the limits that keep
+/// `syn` within the stack, item by item, so that an item past them (a trait with 82 `+`
+/// bounds, a deeply nested type) is left out, with a [`Skipped`] entry, rather than making
+/// the rest of the file unreadable (a function past them keeps its signature with an empty
+/// body). Never panics or overflows the stack, whatever the text.
+///
+/// # Errors
+///
+/// When the text does not lex, or the items kept do not parse.
+pub fn parse_source_file(text: &str, file: &str) -> Result<SourceFile, syn::Error> {
+    let tokens: TokenStream = text
+        .parse()
+        .map_err(|e: proc_macro2::LexError| syn::Error::new(e.span(), e))?;
+    split::parse_file(tokens, file)
 }

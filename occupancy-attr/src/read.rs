@@ -10,7 +10,10 @@
 //!   `[workspace]` table),
 //! - `OUT_DIR` (where the build helper writes the manifest and the cubins),
 //! - or a directory the policy's `read_paths` lists (absolute, or relative to the crate's
-//!   directory), for artifacts kept beside the workspace.
+//!   directory), for artifacts kept beside the workspace;
+//! - and a file the user named on the command line of a tool (`cargo occupancy report
+//!   --kernel-manifest ../elsewhere/kernels.manifest.json`, [`Env::with_given_file`]): the
+//!   rule is for paths named inside a crate, not for the user's own choice.
 //!
 //! Then it reads it with [`occupancy_core::file::read`]: a regular file only (a device or a
 //! FIFO is an error naming it, before the file is opened), with a size cap. An [`Env`]
@@ -45,6 +48,9 @@ impl Roots {
         }
         for path in read_paths {
             allowed.push(("the policy's read_paths", resolve(&env.resolve(path))));
+        }
+        for file in env.given_files() {
+            allowed.push(("a file given on the command line", resolve(file)));
         }
         Roots {
             allowed: Some(allowed),

@@ -118,11 +118,12 @@ pub(crate) struct UseDef {
     pub(crate) leading_colon: bool,
 }
 
-/// A function carrying an attribute that can be `#[occupancy::check]`: where a wrapper is.
+/// A function: where a wrapper is (or, for `report --all`, may be).
 #[derive(Clone, Debug)]
 pub(crate) struct WrapperDef {
     pub(crate) name: String,
-    /// The signature's tokens as text (to tell apart functions of the same name).
+    /// The signature's tokens as text (to tell apart functions of the same name), for a
+    /// function with an attribute that may be the check; else empty.
     pub(crate) signature: String,
 }
 
@@ -144,6 +145,21 @@ pub(crate) struct Items {
 #[derive(Debug)]
 pub(crate) struct FileIndex {
     pub(crate) items: Items,
+    /// Items left out of the file as past the parser's limits (see `split.rs`): what
+    /// (`const D`) and why.
+    pub(crate) skipped: Vec<(String, String)>,
+}
+
+impl FileIndex {
+    /// Why `name` is not among the items, when an item of that name was left out as past
+    /// the parser's limits: `not read: `const D` is nested more than 64 levels deep; ...`.
+    pub(crate) fn skipped(&self, name: &str) -> Option<String> {
+        let (_, why) = self
+            .skipped
+            .iter()
+            .find(|(what, _)| what.rsplit(' ').next() == Some(name))?;
+        Some(format!("not read: {why}"))
+    }
 }
 
 impl Items {
@@ -163,9 +179,7 @@ impl Items {
                     .push(const_def(&c.ident, &c.ty, &c.expr, vis(&c.vis)))
             }
             syn::Item::Fn(f) => {
-                if is_check_candidate(&f.attrs) {
-                    self.wrappers.push(wrapper_def(&f.sig));
-                }
+                self.wrappers.push(wrapper_def(&f.attrs, &f.sig));
                 if let Some(def) = fn_def(&f.sig, &f.block, vis(&f.vis)) {
                     self.fns.push(def);
                 }
@@ -189,9 +203,7 @@ impl Items {
                                 .push(const_def(&c.ident, &c.ty, &c.expr, vis(&c.vis)))
                         }
                         syn::ImplItem::Fn(f) => {
-                            if is_check_candidate(&f.attrs) {
-                                def.wrappers.push(wrapper_def(&f.sig));
-                            }
+                            def.wrappers.push(wrapper_def(&f.attrs, &f.sig));
                             if let Some(d) = fn_def(&f.sig, &f.block, vis(&f.vis)) {
                                 def.fns.push(d);
                             }
@@ -302,10 +314,18 @@ fn fn_def(sig: &syn::Signature, block: &syn::Block, vis: Vis) -> Option<FnDef> {
     })
 }
 
-fn wrapper_def(sig: &syn::Signature) -> WrapperDef {
+/// Every function is where a wrapper may be (`cargo occupancy report --all` reads
+/// functions that carry no attribute yet); the signature's text, which tells apart
+/// functions of one name, only for those with an attribute that may be the check (printing
+/// every signature of a crate would cost the macro).
+fn wrapper_def(attrs: &[syn::Attribute], sig: &syn::Signature) -> WrapperDef {
     WrapperDef {
         name: sig.ident.to_string(),
-        signature: quote::ToTokens::to_token_stream(sig).to_string(),
+        signature: if is_check_candidate(attrs) {
+            quote::ToTokens::to_token_stream(sig).to_string()
+        } else {
+            String::new()
+        },
     }
 }
 
@@ -434,16 +454,22 @@ fn uses(tree: &syn::UseTree, prefix: &mut Vec<String>, leading: bool, out: &mut 
 }
 
 /// Parses `text` into a [`FileIndex`], or says why it cannot.
+/// Items past the parser's limits are left out (see `split.rs`): a name they define is then
+/// not found, and the rest of the file is read.
 pub(crate) fn index_text(text: &str) -> Result<FileIndex, String> {
     let tokens: proc_macro2::TokenStream = text
         .parse()
         .map_err(|e: proc_macro2::LexError| format!("does not lex: {e}"))?;
-    crate::limits::Limits::SOURCE_FILE
-        .check(&tokens, "this file")
-        .map_err(|e| e.to_string())?;
-    let file: syn::File = syn::parse2(tokens).map_err(|e| format!("does not parse: {e}"))?;
+    let file = crate::split::parse_file(tokens, "this file")
+        .map_err(|e| format!("does not parse: {e}"))?;
     Ok(FileIndex {
-        items: Items::from_syn(&file.items),
+        items: Items::from_syn(&file.syntax.items),
+        skipped: file
+            .skipped
+            .into_iter()
+            .filter(|s| s.body_of.is_none())
+            .map(|s| (s.what, s.why))
+            .collect(),
     })
 }
 

@@ -8,7 +8,7 @@ use occupancy_core::lint::{
     ArtifactFacts, Input, KernelClass, Level, Lint, LintLevels, MinOccupancy, Thresholds,
 };
 use occupancy_core::occupancy::{BlockDim, Carveout, GridDim, Kernel, Launch};
-use occupancy_core::resources::KernelResources;
+use occupancy_core::resources::{KernelResources, SmTarget};
 use proc_macro2::{Span, TokenStream};
 
 use crate::ast::Value;
@@ -22,6 +22,8 @@ pub struct Spec {
     pub wrapper: String,
     /// The targets, in the attribute's (or the policy's) order.
     pub targets: Vec<TargetSpec>,
+    /// Where the targets came from.
+    pub targets_origin: TargetsOrigin,
     /// The `low_occupancy` floor, resolved by `Policy::floor`: the attribute's
     /// `min_occupancy`, else its `class`'s floor, else the policy's.
     pub min_occupancy: MinOccupancy,
@@ -117,8 +119,13 @@ pub struct Plan {
 pub struct KernelSpec {
     /// Its name (the `__global__` function's, demangled).
     pub name: String,
-    /// One per target of [`Spec::targets`], in order.
-    pub resources: Vec<KernelResources>,
+    /// One per target of [`Spec::targets`], in order; `None` where the kernel, a member of
+    /// a family, has no cubin the driver would load on that target: it is not part of the
+    /// family there (a kernel named alone has resources on every target).
+    pub resources: Vec<Option<KernelResources>>,
+    /// The architectures it was compiled for, when it is left out on some target (for the
+    /// note that says so); else empty.
+    pub compiled_for: Vec<SmTarget>,
 }
 
 /// One target of a [`Spec`].
@@ -128,6 +135,20 @@ pub struct TargetSpec {
     /// The string that named it in the attribute; the attribute's span when it came from the
     /// policy.
     pub span: Span,
+}
+
+/// Where a [`Spec`]'s targets came from, in the order they are looked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetsOrigin {
+    /// The attribute's `target`.
+    Attribute,
+    /// The policy's `targets`.
+    Policy,
+    /// The targets the crate's build script compiles for (`OCCUPANCY_TARGETS`, set by the
+    /// build helper), when neither the attribute nor the policy names any.
+    Build,
+    /// The built-in defaults (`occupancy_core::policy::DEFAULT_TARGETS`).
+    Default,
 }
 
 /// An assertion the expansion emits: `expr`, evaluated by the compiler, equals `value`.
@@ -184,6 +205,9 @@ pub enum SourceKind {
     Cubin,
     /// `fatbin = "path"`.
     Fatbin,
+    /// A host object or static library nvcc built (its `.nv_fatbin` sections): the
+    /// resources of a launch read from CUDA C++ host code ([`Spec::external`]).
+    Object,
 }
 
 /// How `kernel = "name"` found the resource manifest, in the order it looks.
@@ -208,7 +232,76 @@ pub(crate) struct KernelValues {
     pub(crate) max_threads: Option<Value>,
 }
 
+/// A launch read outside an attribute (CUDA C++ host code, read by `occupancy-cuda`): what
+/// [`Spec::external`] needs to check it with the same engine, lints and policy as a
+/// wrapper. Its plans' spans are [`Span::call_site`]: the launch's location (a `.cu` file
+/// and line) is carried by the caller, not by spans.
+pub struct ExternalLaunch {
+    /// How messages name the launch: the launching function (`launch_softmax`).
+    pub name: String,
+    /// The launches to check (one per path; block and dynamic shared memory known).
+    pub plans: Vec<Plan>,
+    /// The kernels launched, with their resources on each of `targets`, in order.
+    pub kernels: Vec<KernelSpec>,
+    /// The targets checked.
+    pub targets: Vec<Target>,
+    /// The dynamic shared memory opt-in the host code sets for the kernel before the
+    /// launch (`cudaFuncAttributeMaxDynamicSharedMemorySize`), bytes.
+    pub opt_in_bytes: Option<u32>,
+    /// The launch's thread-block cluster (a `cudaLaunchAttributeClusterDimension`).
+    pub cluster: Option<Cluster>,
+    /// Where the kernels' resources were read (for the findings' notes).
+    pub source: Option<Source>,
+    /// Files the result depends on (the objects, the policy).
+    pub tracked_files: Vec<PathBuf>,
+}
+
 impl Spec {
+    /// The spec of a launch read outside an attribute, under `policy` (its floor, class,
+    /// lint levels and thresholds; the launch's own `targets`). [`Spec::evaluate`] then
+    /// runs the engine and every lint on it, as for a wrapper.
+    pub fn external(launch: ExternalLaunch, policy: &occupancy_core::policy::Policy) -> Spec {
+        let (min_occupancy, class) = policy.floor(None, None);
+        Spec {
+            wrapper: launch.name,
+            targets: launch
+                .targets
+                .into_iter()
+                .map(|target| TargetSpec {
+                    target,
+                    span: Span::call_site(),
+                })
+                .collect(),
+            targets_origin: if policy.targets_named {
+                TargetsOrigin::Policy
+            } else {
+                TargetsOrigin::Default
+            },
+            min_occupancy,
+            class,
+            levels: policy.lints.clone(),
+            thresholds: policy.thresholds,
+            plans: launch.plans,
+            kernels: launch.kernels,
+            regs: None,
+            static_smem: None,
+            barriers: None,
+            max_threads: None,
+            opt_in: launch.opt_in_bytes.map(Value::unspanned),
+            carveout: None,
+            cluster: launch.cluster,
+            non_portable: false,
+            source: launch.source,
+            tracked_files: launch.tracked_files,
+            tracked_vars: Vec::new(),
+            confirmations: Vec::new(),
+            helpers: Vec::new(),
+            unread: Vec::new(),
+            attribute: Span::call_site(),
+            keys: Vec::new(),
+        }
+    }
+
     /// The span to point at for `input` on `plan`: the body's expression or the key for the
     /// launch's own values; for a resource the attribute did not give but the compiled
     /// kernel did, the `kernel` (or `cubin`, `fatbin`) key; else the attribute.
@@ -281,9 +374,61 @@ impl Spec {
         inputs
     }
 
-    /// The resources of `kernel` (an index into [`Spec::kernels`]) on target `index`.
+    /// The resources of `kernel` (an index into [`Spec::kernels`]) on target `index`;
+    /// `None` without one, or when the kernel is not part of the family on that target.
     pub fn resources(&self, kernel: Option<usize>, index: usize) -> Option<&KernelResources> {
-        self.kernels.get(kernel?)?.resources.get(index)
+        self.kernels.get(kernel?)?.resources.get(index)?.as_ref()
+    }
+
+    /// Whether `kernel` is checked on target `index`: always for the attribute's literal
+    /// resources (`None`), else when the kernel has a cubin the driver would load there.
+    pub fn on_target(&self, kernel: Option<usize>, index: usize) -> bool {
+        kernel.is_none() || self.resources(kernel, index).is_some()
+    }
+
+    /// The kernels of the family that are not part of it on target `index` (no cubin the
+    /// driver would load there), in the family's order.
+    pub fn left_out(&self, index: usize) -> Vec<&KernelSpec> {
+        self.kernels
+            .iter()
+            .filter(|k| k.resources.get(index).is_some_and(Option::is_none))
+            .collect()
+    }
+
+    /// The note on target `index`'s findings when members of the family are left out
+    /// there: `not part of the family on compute capability 8.0 (no cubin the driver would
+    /// load there): fp8_gemm (compiled for sm_90)`. Names the compute capability, not the
+    /// target, so that targets of one architecture share their findings.
+    pub fn left_out_note(&self, index: usize) -> Option<String> {
+        let target = self.targets.get(index)?;
+        let left_out = self.left_out(index);
+        if left_out.is_empty() {
+            return None;
+        }
+        // Members compiled for the same architectures together: `a, b (compiled for sm_90)`.
+        let mut groups: Vec<(&[SmTarget], Vec<&str>)> = Vec::new();
+        for k in left_out {
+            match groups
+                .iter_mut()
+                .find(|(archs, _)| *archs == k.compiled_for.as_slice())
+            {
+                Some((_, names)) => names.push(&k.name),
+                None => groups.push((&k.compiled_for, vec![&k.name])),
+            }
+        }
+        let members: Vec<String> = groups
+            .iter()
+            .map(|(archs, names)| {
+                let archs: Vec<String> = archs.iter().map(SmTarget::to_string).collect();
+                format!("{} (compiled for {})", names.join(", "), archs.join(", "))
+            })
+            .collect();
+        Some(format!(
+            "not part of the family on compute capability {} (no cubin the driver would load \
+             there): {}",
+            target.target.arch.cc,
+            members.join("; ")
+        ))
     }
 
     /// The engine inputs of `kernel` on target `index`, merged: see [`KernelValues`].
@@ -386,6 +531,29 @@ impl Spec {
 }
 
 impl Plan {
+    /// A launch of known values with no span (a launch read outside an attribute):
+    /// `block` threads x, y, z, `smem_bytes` of dynamic shared memory, the grid when known.
+    pub fn known(
+        block: [u32; 3],
+        smem_bytes: u32,
+        grid: Option<[u32; 3]>,
+        label: Option<String>,
+    ) -> Plan {
+        Plan {
+            block: block.map(Value::unspanned),
+            smem: Value::unspanned(smem_bytes),
+            grid: grid.map(|g| g.map(Value::unspanned)),
+            label,
+            block_span: Span::call_site(),
+            smem_span: Span::call_site(),
+            grid_span: Span::call_site(),
+            origin: None,
+            kernel: None,
+            notes: Vec::new(),
+            range: None,
+        }
+    }
+
     /// The launch (block and dynamic shared memory); `None` when a value is a constant
     /// expression.
     pub fn launch(&self) -> Option<Launch> {
@@ -413,6 +581,7 @@ impl Source {
             SourceKind::Manifest(_) => format!("the resource manifest {}", self.shown),
             SourceKind::Cubin => format!("the cubin {}", self.shown),
             SourceKind::Fatbin => format!("the fatbin {}", self.shown),
+            SourceKind::Object => format!("the object {}", self.shown),
         }
     }
 }

@@ -25,8 +25,8 @@ use crate::errors::Errors;
 use crate::plans::{self, Keys, Read};
 use crate::policy::Loaded;
 use crate::reader::{self, BodyRead, names::Resolver, value::Val};
-use crate::spec::{KernelSpec, Plan, SourceKind, Spec, TargetSpec};
-use crate::{Env, MANIFEST_VAR, Wrapper};
+use crate::spec::{KernelSpec, Plan, SourceKind, Spec, TargetSpec, TargetsOrigin};
+use crate::{Env, MANIFEST_VAR, TARGETS_VAR, Wrapper};
 
 /// Checks `args` against each other, the policy, the wrapper's body and the compiled
 /// kernels.
@@ -100,7 +100,7 @@ pub(crate) fn validate(
     let given = given_values(&args, &mut keys, &mut errors);
 
     // 7: policy and attribute.
-    let targets = targets(&args, policy, attribute, &mut errors);
+    let (targets, targets_origin) = targets(&args, policy, env, attribute, &mut errors);
     let (min_occupancy, class) = floor(&args, policy, &mut errors);
     let non_portable = args
         .non_portable
@@ -131,6 +131,9 @@ pub(crate) fn validate(
     let resolved = artifact::resolve(&args, wanted, policy, env, &targets, &mut errors);
     let mut tracked_files: Vec<std::path::PathBuf> = loaded.file.iter().cloned().collect();
     let mut tracked_vars = vec![occupancy_core::policy::Policy::ENV_VAR];
+    if args.target.is_none() && !policy.targets_named {
+        tracked_vars.push(TARGETS_VAR);
+    }
     let mut kernels = Vec::new();
     let source = resolved.map(|resolved| {
         keys.push((Input::Kernel, resolved.key_span));
@@ -152,6 +155,7 @@ pub(crate) fn validate(
                 span: wanted.span,
             })
             .collect(),
+        targets_origin,
         min_occupancy,
         class,
         levels,
@@ -451,40 +455,69 @@ fn given_values(args: &Args, keys: &mut Vec<(Input, Span)>, errors: &mut Errors)
     given
 }
 
-/// Stage 7: the targets: the attribute's, else the policy's.
+/// Stage 7: the targets: the attribute's, else the policy's, else the build script's (the
+/// build helper's [`TARGETS_VAR`]), else the defaults; and where they came from.
 fn targets(
     args: &Args,
     policy: &Policy,
+    env: &Env,
     attribute: Span,
     errors: &mut Errors,
-) -> Vec<WantedTarget> {
+) -> (Vec<WantedTarget>, TargetsOrigin) {
     let mut targets: Vec<WantedTarget> = Vec::new();
-    match &args.target {
-        Some(Arg { value, .. }) => {
-            for name in value {
-                match Target::parse(&name.value()) {
-                    Ok(target) if targets.iter().any(|t| t.target == target) => {
-                        errors.push(Error::new(
-                            name.span(),
-                            format!("target `{}` is listed twice", name.value()),
-                        ));
-                    }
-                    Ok(target) => targets.push(WantedTarget {
-                        target,
-                        span: name.span(),
-                        from_attribute: true,
-                    }),
-                    Err(e) => errors.push(Error::new(name.span(), e)),
+    if let Some(Arg { value, .. }) = &args.target {
+        for name in value {
+            match Target::parse(&name.value()) {
+                Ok(target) if targets.iter().any(|t| t.target == target) => {
+                    errors.push(Error::new(
+                        name.span(),
+                        format!("target `{}` is listed twice", name.value()),
+                    ));
                 }
+                Ok(target) => targets.push(WantedTarget {
+                    target,
+                    span: name.span(),
+                    from_attribute: true,
+                }),
+                Err(e) => errors.push(Error::new(name.span(), e)),
             }
         }
-        None => targets.extend(policy.targets.iter().map(|t| WantedTarget {
-            target: *t,
-            span: attribute,
-            from_attribute: false,
-        })),
+        return (targets, TargetsOrigin::Attribute);
     }
-    targets
+    let built = build_targets(env, policy);
+    let origin = match (&built, policy.targets_named) {
+        (_, true) => TargetsOrigin::Policy,
+        (Some(_), false) => TargetsOrigin::Build,
+        (None, false) => TargetsOrigin::Default,
+    };
+    targets.extend(
+        built
+            .unwrap_or_else(|| policy.targets.clone())
+            .into_iter()
+            .map(|target| WantedTarget {
+                target,
+                span: attribute,
+                from_attribute: false,
+            }),
+    );
+    (targets, origin)
+}
+
+/// The targets the crate's build script compiles for, when the policy names none and the
+/// build helper set [`TARGETS_VAR`]: each name it lists that is a known target, in order,
+/// once. `None` when the policy names targets, the variable is unset or it lists none.
+fn build_targets(env: &Env, policy: &Policy) -> Option<Vec<Target>> {
+    if policy.targets_named {
+        return None;
+    }
+    let value = env.var(TARGETS_VAR)?.to_str()?;
+    let mut out: Vec<Target> = Vec::new();
+    for target in value.split(',').filter_map(|name| Target::parse(name).ok()) {
+        if !out.contains(&target) {
+            out.push(target);
+        }
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// Stage 7: the kernel class and the `low_occupancy` floor.
@@ -543,7 +576,7 @@ fn compiled_cluster(
     if let (Some(Arg { key: k, .. }), Some(given)) = (&args.cluster, cluster) {
         let compiled = kernels
             .iter()
-            .flat_map(|k| k.resources.iter())
+            .flat_map(|k| k.resources.iter().flatten())
             .find_map(|r| r.cluster_dims);
         if let Some([x, y, z]) = compiled
             && ClusterDim::new(x, y, z) != given.dim
@@ -561,7 +594,7 @@ fn compiled_cluster(
         && args.cluster.is_none()
         && !kernels
             .iter()
-            .flat_map(|k| k.resources.iter())
+            .flat_map(|k| k.resources.iter().flatten())
             .any(|r| r.cluster_dims.is_some())
     {
         errors.push(Error::new(

@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use occupancy_attr::{Env, MANIFEST_VAR, ManifestOrigin, SourceKind, Spec, Wrapper, parse};
+use occupancy_attr::{
+    Env, MANIFEST_VAR, ManifestOrigin, SourceKind, Spec, TARGETS_VAR, TargetsOrigin, Wrapper, parse,
+};
 use proc_macro2::{Span, TokenStream};
 use proptest::prelude::*;
 use quote::quote;
@@ -135,7 +137,7 @@ fn manifest_lookup_order() {
     let errors = err(args(), &env.with_var(MANIFEST_VAR, "gone.json"));
     assert!(
         errors[0].starts_with(
-            "cannot use the resource manifest $OCCUPANCY_MANIFEST: cannot read resource manifest"
+            "cannot use the resource manifest gone.json: cannot read resource manifest"
         ),
         "{errors:?}"
     );
@@ -225,7 +227,7 @@ fn artifact_facts_and_launch_bounds() {
         finding.notes.iter().any(|n| n
             == "k_bounds: 16 regs/thread, 1 KiB static shared memory, 1 barrier, \
                 __launch_bounds__(256, 2), from its sm_90 cubin in the resource manifest \
-                $OCCUPANCY_MANIFEST"),
+                probe.manifest.json"),
         "{:?}",
         finding.notes
     );
@@ -624,7 +626,7 @@ fn repeated_errors_are_capped() {
         found[0],
         format!(
             "{shown}:1:1: unknown key `bad_key_0`; known keys: `targets`, `min_occupancy`, \
-             `class`, `lints`, `thresholds`, `manifest`, `read_paths`"
+             `class`, `lints`, `thresholds`, `manifest`, `read_paths`, `launches`"
         )
     );
     assert!(
@@ -661,5 +663,80 @@ fn repeated_errors_are_capped() {
         found[5].starts_with("... and 95 more errors of this kind"),
         "{}",
         found[5]
+    );
+}
+
+/// The targets of a wrapper that names none: the policy's `targets`, else those the build
+/// script compiles for (`OCCUPANCY_TARGETS`, with a note on each target's finding), else
+/// sm_80 and sm_90; the attribute's `target` wins over all.
+#[test]
+fn targets_come_from_the_attribute_the_policy_the_build_or_the_defaults() {
+    let dir = scratch("front-end-targets");
+    let names = |spec: &Spec| -> Vec<String> {
+        spec.targets.iter().map(|t| t.target.to_string()).collect()
+    };
+    // 64-thread blocks: 66.67% on sm_86 (16 blocks), 100% on sm_80 and sm_90.
+    let args = || quote!(block = 64, regs = 32, min_occupancy = 75%);
+    let built = Env::new(&dir).with_var(TARGETS_VAR, "sm_80,sm_86,sm_90");
+
+    let spec = ok(args(), &Env::new(&dir));
+    assert_eq!(
+        (names(&spec), spec.targets_origin),
+        (
+            vec!["sm_80".to_owned(), "sm_90".to_owned()],
+            TargetsOrigin::Default
+        )
+    );
+    assert!(spec.evaluate().unwrap().diagnostics.is_empty());
+    assert!(spec.tracked_vars.contains(&TARGETS_VAR));
+
+    let spec = ok(args(), &built);
+    assert_eq!(
+        (names(&spec), spec.targets_origin),
+        (
+            vec!["sm_80".to_owned(), "sm_86".to_owned(), "sm_90".to_owned()],
+            TargetsOrigin::Build
+        )
+    );
+    let evaluation = spec.evaluate().unwrap();
+    let low = &evaluation.diagnostics[0].finding;
+    assert_eq!(
+        low.message,
+        "launch on sm_86: 66.67% occupancy (32 of 48 warps), below the 75% floor"
+    );
+    assert!(
+        low.notes.contains(
+            &"targets sm_80, sm_86, sm_90: the ones the build script compiles for \
+              (occupancy.toml names no targets)"
+                .to_owned()
+        ),
+        "{:?}",
+        low.notes
+    );
+
+    // The policy's targets win over the build's, without the note.
+    std::fs::write(dir.join("occupancy.toml"), "targets = [\"sm_86\"]\n").unwrap();
+    let spec = ok(args(), &built);
+    assert_eq!(
+        (names(&spec), spec.targets_origin),
+        (vec!["sm_86".to_owned()], TargetsOrigin::Policy)
+    );
+    assert!(!spec.tracked_vars.contains(&TARGETS_VAR));
+    let evaluation = spec.evaluate().unwrap();
+    assert!(
+        evaluation.diagnostics[0]
+            .finding
+            .notes
+            .iter()
+            .all(|n| !n.starts_with("targets ")),
+        "{:?}",
+        evaluation.diagnostics[0].finding.notes
+    );
+
+    // The attribute's win over both.
+    let spec = ok(quote!(block = 64, regs = 32, target = "sm_75"), &built);
+    assert_eq!(
+        (names(&spec), spec.targets_origin),
+        (vec!["sm_75".to_owned()], TargetsOrigin::Attribute)
     );
 }

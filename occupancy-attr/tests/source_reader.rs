@@ -245,7 +245,7 @@ fn files_that_cannot_be_read_are_notes() {
 #[test]
 fn deep_and_huge_source_files_are_refused_not_overflowed() {
     // 100,000 nested parentheses and a 100,000-term sum in another module: the reader
-    // refuses the file on its limits (a note), never a stack overflow.
+    // leaves out each constant on its limits (a note naming it), never a stack overflow.
     let deep = format!(
         "pub const D: u32 = {}1{};\n",
         "(".repeat(100_000),
@@ -268,7 +268,14 @@ fn deep_and_huge_source_files_are_refused_not_overflowed() {
     for name in ["from_deep", "from_sum"] {
         let spec = spec_of(&dir, "src/lib.rs", name).unwrap();
         assert!(spec.evaluate().is_none());
-        assert!(spec.unread[0].contains(".rs "), "{name}: {:?}", spec.unread);
+        let file = if name == "from_deep" { "deep" } else { "sum" };
+        let constant = if name == "from_deep" { "D" } else { "S" };
+        let unread = &spec.unread[0];
+        assert!(
+            unread.contains(&format!("not read: `const {constant}`"))
+                && unread.ends_with(&format!(" in src/{file}.rs")),
+            "{name}: {unread}"
+        );
     }
 }
 
@@ -492,4 +499,49 @@ fn a_const_fn_of_a_run_time_value_says_why() {
         ),
         "{errors:?}"
     );
+}
+
+/// Issue 19, item 4: an item the reader does not need (a trait with 82 `+` bounds, a type
+/// nested 70 deep, a function whose body is past the limits) is left out of the file's
+/// index; the constants around it are still read, and a name it defines is not found.
+#[test]
+fn an_item_past_the_limits_leaves_the_rest_of_the_file_readable() {
+    let bounds = (0..82)
+        .map(|i| format!("std::ops::Add<Output = T{i}>"))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let deep = format!("{}u8{}", "(".repeat(70), ",)".repeat(70));
+    let body = format!("{}1{}", "(".repeat(100), ")".repeat(100));
+    let dir = crate_with(
+        "item-limits",
+        &[
+            (
+                "src/lib.rs",
+                &format!(
+                    "{CONFIG}mod consts;\n\
+                     #[occupancy::check(regs = 32, target = \"sm_90\")]\n\
+                     pub fn wrapper(n: u32) {{ let cfg = LaunchConfig {{ grid_dim: (n, 1, 1), block_dim: (consts::BLOCK, 1, 1), shared_mem_bytes: consts::SMEM }}; let _ = cfg; }}\n\
+                     #[occupancy::check(block = consts::Skipped::X, regs = 32, target = \"sm_90\")]\n\
+                     pub fn skipped() {{}}\n"
+                ),
+            ),
+            (
+                "src/consts.rs",
+                &format!(
+                    "pub trait WithDType: {bounds} {{}}\n\
+                     pub const BLOCK: u32 = 128;\n\
+                     pub type Deep = {deep};\n\
+                     pub struct Skipped;\n\
+                     impl Skipped {{ pub const X: u32 = 64; pub fn f() -> u32 {{ {body} }} }}\n\
+                     pub const SMEM: u32 = 2048;\n"
+                ),
+            ),
+        ],
+    );
+    let spec = spec_of(&dir, "src/lib.rs", "wrapper").unwrap();
+    assert_eq!(blocks(&spec), [[Some(128), Some(1), Some(1)]]);
+    assert_eq!(spec.plans[0].smem.literal(), Some(2048));
+    // The impl is split: its constant is read, its function's body left out.
+    let spec = spec_of(&dir, "src/lib.rs", "skipped").unwrap();
+    assert_eq!(blocks(&spec), [[Some(64), Some(1), Some(1)]]);
 }

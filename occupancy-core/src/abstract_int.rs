@@ -475,6 +475,51 @@ impl AbstractInt {
         }
     }
 
+    /// `self` modulo `2^bits`, in `0..2^bits` (C++'s conversion to an unsigned type of
+    /// `bits` bits, 1 to 126: wrap-around); when an interval does not fit, the whole range.
+    pub fn wrapping(&self, bits: u32) -> AbstractInt {
+        let bits = bits.clamp(1, 126);
+        let modulus = 1i128 << bits;
+        if let Some(v) = self.members() {
+            return AbstractInt::one_of(v.iter().map(|x| x.rem_euclid(modulus)))
+                .unwrap_or_else(AbstractInt::unknown);
+        }
+        let (lo, hi) = self.hull();
+        if lo >= 0 && hi < modulus {
+            return self.clone();
+        }
+        Self::from_bounds(0, modulus - 1)
+    }
+
+    /// `self & other`, `self | other`, `self ^ other` (`op` one of `&`, `|`, `^`):
+    /// pointwise on sets; for intervals, `&` of non-negative values is at most the smaller
+    /// bound, `|` and `^` of non-negative values below the next power of two of the larger.
+    /// Anything else has no result known here.
+    pub fn bitwise(&self, op: char, other: &AbstractInt) -> AbstractInt {
+        let f = |x: i128, y: i128| match op {
+            '&' => Some(x & y),
+            '|' => Some(x | y),
+            '^' => Some(x ^ y),
+            _ => None,
+        };
+        if let Some(r) = self.pointwise(other, f) {
+            return r;
+        }
+        let ((a, b), (c, d)) = (self.hull(), other.hull());
+        if a < 0 || c < 0 || !matches!(op, '&' | '|' | '^') {
+            return AbstractInt::unknown();
+        }
+        if op == '&' {
+            return Self::from_bounds(0, b.min(d));
+        }
+        match (b.max(d) as u128).checked_next_power_of_two() {
+            Some(p) if b != OPEN_HI && d != OPEN_HI && p <= i128::MAX as u128 => {
+                Self::from_bounds(0, (p as i128).saturating_mul(2) - 1)
+            }
+            _ => Self::from_bounds(0, OPEN_HI),
+        }
+    }
+
     /// An operation on two values: pointwise on small sets, else `range` on their
     /// intervals; `f`'s `None` (an overflow past `i128`) makes the result unknown.
     fn binary(
@@ -720,6 +765,33 @@ mod tests {
         );
         // One that never stops: no exit at all.
         assert!(loop_exits(&AbstractInt::known(1), |_| Truth::Always, Some).is_none());
+    }
+
+    #[test]
+    fn unsigned_wrap_around_and_bitwise_operations() {
+        // `unsigned x = -1;`, `4294967296u`.
+        assert_eq!(
+            AbstractInt::known(-1).wrapping(32),
+            AbstractInt::known(4294967295)
+        );
+        assert_eq!(set(&[1 << 32, 5]).wrapping(32), set(&[0, 5]));
+        assert_eq!(
+            AbstractInt::range(Some(-1), Some(10)).wrapping(32).bounds(),
+            (Some(0), Some(4294967295))
+        );
+        assert_eq!(
+            set(&[255, 256]).bitwise('&', &AbstractInt::known(0xf0)),
+            set(&[0, 240])
+        );
+        let n = AbstractInt::range(Some(0), Some(1000));
+        assert_eq!(
+            n.bitwise('&', &AbstractInt::known(7)).bounds(),
+            (Some(0), Some(7))
+        );
+        assert!(
+            n.bitwise('^', &AbstractInt::range(Some(-5), Some(5)))
+                .is_unknown()
+        );
     }
 
     #[test]

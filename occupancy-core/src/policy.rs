@@ -13,6 +13,10 @@
 //! low_occupancy = "deny"                     # allow | warn | deny
 //! partial_warp = "allow"
 //!
+//! [launches.launch_softmax]                  # a launching function's run-time values
+//! block = [128, 256]                         # threads; [[16, 16], [32, 8]] for 2-D
+//! smem = [0, 8192]                           # dynamic shared memory, bytes
+//!
 //! [thresholds]
 //! register_step_max_drop = 4                 # registers per thread ("a few")
 //! smem_step_max_bytes = 512                  # shared memory bytes per block
@@ -21,10 +25,12 @@
 //!
 //! Every key is optional; an absent file is the same as an empty one. The defaults:
 //!
-//! - `targets = ["sm_80", "sm_90"]`: the A100 and H100/H200 generations, the data-center
-//!   GPUs CUDA code is most often tuned for. Consumer GPUs (sm_86, sm_89, sm_120) have
-//!   fewer warps per SM (48) and fewer resident blocks (16 or 24), so a crate that targets
-//!   them should list them.
+//! - `targets`: the targets the crate's build script compiles for, when it calls the build
+//!   helper (`occupancy_core::build::Kernels::targets`, passed on as `OCCUPANCY_TARGETS`);
+//!   else `["sm_80", "sm_90"]`: the A100 and H100/H200 generations, the data-center GPUs
+//!   CUDA code is most often tuned for. Consumer GPUs (sm_86, sm_89, sm_120) have fewer
+//!   warps per SM (48) and fewer resident blocks (16 or 24), so a crate that targets them
+//!   should list them.
 //! - `min_occupancy = 0.5` (50%): below half of the SM's warps, memory-bound kernels
 //!   usually cannot hide latency; compute-bound kernels that rely on instruction-level
 //!   parallelism should set a lower floor.
@@ -39,6 +45,13 @@
 //!   symbolic links; each directory listed here (absolute, or relative to the crate's
 //!   directory) is allowed too, for artifacts kept beside the workspace.
 //! - `[lints]`: each lint's default level ([`crate::lint::Lint::default_level`]).
+//! - `[launches.<function>]`: none. Candidates for the run-time values of the launches a
+//!   function makes, when the code does not bound them (the block is a parameter, the
+//!   shared memory grows with the input): `block` (a list of sizes, each a number or a
+//!   list of up to three dimensions) and `smem` (bytes). `<function>` is the launching
+//!   function as reports name it: a CUDA C++ host function (`launch_softmax`,
+//!   `ops::launch_softmax`). Each launch is checked once per candidate; a comment on the
+//!   launch (`// occupancy: block = [128, 256]`) wins over this table.
 //! - `[thresholds]`: [`Thresholds::DEFAULT`].
 //!
 //! Parsing is strict: a syntax error, an unknown key (with "did you mean"), a value of the
@@ -61,8 +74,13 @@ use crate::lint::{KernelClass, Level, Lint, LintLevels, MinOccupancy, Thresholds
 /// The policy a crate sets for its launch wrappers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Policy {
-    /// Targets of wrappers that name none (`targets`).
+    /// Targets of wrappers that name none (`targets`); [`DEFAULT_TARGETS`] when the file
+    /// names none ([`Policy::targets_named`]).
     pub targets: Vec<Target>,
+    /// Whether the file names `targets`. When it does not, the attribute checks the targets
+    /// the build script compiles (the build helper's `OCCUPANCY_TARGETS`), else
+    /// [`Policy::targets`].
+    pub targets_named: bool,
     /// The `low_occupancy` floor (`min_occupancy`), when the file sets one.
     pub min_occupancy: Option<MinOccupancy>,
     /// The default kernel class (`class`), when the file sets one.
@@ -77,6 +95,18 @@ pub struct Policy {
     /// More directories the attribute may read files in (`read_paths`), as written:
     /// absolute, or relative to the crate's directory.
     pub read_paths: Vec<String>,
+    /// Candidates for run-time launch values, per launching function (`[launches.<name>]`).
+    pub launches: BTreeMap<String, LaunchCandidates>,
+}
+
+/// The candidates `[launches.<function>]` gives for the run-time values of a function's
+/// launches. An empty list: none given.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LaunchCandidates {
+    /// Block shapes, threads x, y, z (a number `n` is `[n, 1, 1]`).
+    pub block: Vec<[u32; 3]>,
+    /// Dynamic shared memory per block, bytes.
+    pub smem_bytes: Vec<u32>,
 }
 
 /// The top-level keys `occupancy.toml` accepts.
@@ -88,6 +118,7 @@ pub const KEYS: &[&str] = &[
     "thresholds",
     "manifest",
     "read_paths",
+    "launches",
 ];
 
 /// The keys of `[thresholds]`.
@@ -108,12 +139,14 @@ impl Default for Policy {
                 .iter()
                 .filter_map(|name| Target::parse(name).ok())
                 .collect(),
+            targets_named: false,
             min_occupancy: None,
             class: None,
             lints: LintLevels::default(),
             thresholds: Thresholds::DEFAULT,
             manifest: None,
             read_paths: Vec::new(),
+            launches: BTreeMap::new(),
         }
     }
 }
@@ -275,6 +308,7 @@ struct RawPolicy {
     thresholds: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
     manifest: Option<Spanned<String>>,
     read_paths: Option<Vec<Spanned<String>>>,
+    launches: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
 }
 
 impl Policy {
@@ -354,6 +388,7 @@ impl Policy {
                 ));
             }
             policy.targets.clear();
+            policy.targets_named = true;
             for name in targets.get_ref() {
                 match Target::parse(name.get_ref()) {
                     Ok(target) if policy.targets.contains(&target) => {
@@ -465,6 +500,20 @@ impl Policy {
                 }
             }
         }
+        for (name, value) in raw.launches.iter().flatten() {
+            let function = name.get_ref().clone();
+            match launch_candidates(value.get_ref()) {
+                Ok(candidates) => {
+                    policy.launches.insert(function, candidates);
+                }
+                Err(why) => errors.push(PolicyError::new(
+                    &lines,
+                    format!("`launches.{function}`: {why}"),
+                    Some(format!("launches.{function}")),
+                    Some(value.span()),
+                )),
+            }
+        }
         for (name, level) in raw.lints.iter().flatten() {
             let key = Some(format!("lints.{}", name.get_ref()));
             let Some(parsed) = Level::from_name(level.get_ref()) else {
@@ -504,6 +553,67 @@ impl Policy {
             Err(errors)
         }
     }
+}
+
+/// One `[launches.<function>]` table: `block` and `smem` lists.
+fn launch_candidates(value: &toml::Value) -> Result<LaunchCandidates, String> {
+    let toml::Value::Table(table) = value else {
+        return Err(format!(
+            "expected a table such as `{{ block = [128, 256] }}`, found `{value}`"
+        ));
+    };
+    let mut out = LaunchCandidates::default();
+    let number = |v: &toml::Value, what: &str| -> Result<u32, String> {
+        match v.as_integer() {
+            Some(n) if (1..=i64::from(u32::MAX)).contains(&n) => Ok(n as u32),
+            Some(0) if what == "bytes" => Ok(0),
+            _ => Err(format!("expected a whole number of {what}, found `{v}`")),
+        }
+    };
+    for (key, list) in table {
+        let items = match list {
+            toml::Value::Array(items) if !items.is_empty() => items,
+            _ => {
+                return Err(format!(
+                    "`{key}`: expected a non-empty list, e.g. [128, 256]"
+                ));
+            }
+        };
+        match key.as_str() {
+            "block" => {
+                for item in items {
+                    let dims = match item {
+                        toml::Value::Array(dims) if (1..=3).contains(&dims.len()) => dims.clone(),
+                        toml::Value::Integer(_) => vec![item.clone()],
+                        _ => {
+                            return Err(format!(
+                                "`block`: expected a size or [x, y] / [x, y, z], found `{item}`"
+                            ));
+                        }
+                    };
+                    let mut shape = [1u32; 3];
+                    for (d, v) in shape.iter_mut().zip(&dims) {
+                        *d = number(v, "threads").map_err(|e| format!("`block`: {e}"))?;
+                    }
+                    out.block.push(shape);
+                }
+            }
+            "smem" => {
+                for item in items {
+                    out.smem_bytes
+                        .push(number(item, "bytes").map_err(|e| format!("`smem`: {e}"))?);
+                }
+            }
+            other => {
+                let hint = match closest(other, ["block", "smem"]) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => "expected `block` or `smem`".to_owned(),
+                };
+                return Err(format!("unknown key `{other}`; {hint}"));
+            }
+        }
+    }
+    Ok(out)
 }
 
 enum ThresholdError {
@@ -551,6 +661,47 @@ fn threshold(
 mod tests {
     use super::*;
     use crate::lint::{LOW_OCCUPANCY, PARTIAL_WARP};
+
+    #[test]
+    fn launch_candidates_per_function() {
+        let p = Policy::from_toml(
+            "[launches.launch_softmax]\nblock = [128, [16, 16]]\nsmem = [0, 8192]\n\n[launches.\"ops::gemm\"]\nblock = [256]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            p.launches["launch_softmax"],
+            LaunchCandidates {
+                block: vec![[128, 1, 1], [16, 16, 1]],
+                smem_bytes: vec![0, 8192],
+            }
+        );
+        assert_eq!(p.launches["ops::gemm"].block, vec![[256, 1, 1]]);
+        assert!(p.launches["ops::gemm"].smem_bytes.is_empty());
+        for (text, wanted) in [
+            (
+                "[launches.f]\nblok = [1]\n",
+                "1:1: `launches.f`: unknown key `blok`; did you mean `block`?",
+            ),
+            (
+                "[launches.f]\nblock = []\n",
+                "1:1: `launches.f`: `block`: expected a non-empty list, e.g. [128, 256]",
+            ),
+            (
+                "[launches.f]\nblock = [0]\n",
+                "1:1: `launches.f`: `block`: expected a whole number of threads, found `0`",
+            ),
+            (
+                "[launches.f]\nsmem = [-4]\n",
+                "1:1: `launches.f`: `smem`: expected a whole number of bytes, found `-4`",
+            ),
+            (
+                "[launches]\nf = 3\n",
+                "2:5: `launches.f`: expected a table such as `{ block = [128, 256] }`, found `3`",
+            ),
+        ] {
+            assert_eq!(errors(text), [wanted], "{text}");
+        }
+    }
 
     fn errors(text: &str) -> Vec<String> {
         Policy::from_toml(text)

@@ -75,6 +75,9 @@ const OPS: &[Op] = &[
     ("shr", AbstractInt::shr, |x, s| {
         (0..=126).contains(&s).then(|| x >> s)
     }),
+    ("and", |a, b| a.bitwise('&', b), |x, y| Some(x & y)),
+    ("or", |a, b| a.bitwise('|', b), |x, y| Some(x | y)),
+    ("xor", |a, b| a.bitwise('^', b), |x, y| Some(x ^ y)),
 ];
 
 proptest! {
@@ -103,6 +106,13 @@ proptest! {
         }
         for y in &ys {
             prop_assert!(union.contains(*y));
+        }
+        for bits in [8u32, 32, 64] {
+            let wrapped = a.wrapping(bits);
+            for x in &xs {
+                let w = x.rem_euclid(1i128 << bits);
+                prop_assert!(wrapped.contains(w), "{x} mod 2^{bits} = {w} not in {wrapped}");
+            }
         }
     }
 

@@ -261,6 +261,9 @@ fn const_plan(spec: &Spec, p: usize, plan: &Plan) -> TokenStream {
     }
     for (index, target) in spec.targets.iter().enumerate() {
         for k in spec.kernel_indices() {
+            if !spec.on_target(k, index) {
+                continue;
+            }
             let kernel = target_kernel(spec, k, index);
             let target = &target.target;
             let arch = format_ident!("{}", target.arch.sm.to_ascii_uppercase());

@@ -214,6 +214,12 @@ impl Resolver {
         if let Some(why) = self.failure.take() {
             return why;
         }
+        // Defined, but in an item past the parser's limits.
+        if let Some(Ok((index, _, file))) = self.krate.as_mut().map(|k| k.items(module))
+            && let Some(why) = index.skipped(name)
+        {
+            return format!("{why} in {}", crate::source::shown(&file));
+        }
         let place = self.place_of(module);
         format!(
             "`{name}` is not defined in {} ({place}) nor imported there",

@@ -32,7 +32,8 @@
 //! `<stem>.ptx` for a `.cu` (compiled for the lowest target, so the driver can JIT it on any
 //! newer GPU), `<stem>.<sm>.log` (the `ptxas -v` log, NVRTC's or ptxas's), `manifest.json` and
 //! `kernels.rs`. The build script also prints `cargo:rustc-env=OCCUPANCY_MANIFEST=<manifest in
-//! effect>` (read by the attribute macro) and `cargo:rerun-if-changed` /
+//! effect>` and `cargo:rustc-env=OCCUPANCY_TARGETS=sm_80,sm_86` (the targets, which the
+//! attribute checks when neither it nor `occupancy.toml` names targets), and `cargo:rerun-if-changed` /
 //! `rerun-if-env-changed` lines for the folder, its files, the committed manifest when it
 //! exists, and the variables below. It writes nothing outside `OUT_DIR` unless asked
 //! (`OCCUPANCY_WRITE_MANIFEST=1`), so a second `cargo build` is fresh: the build script does
@@ -44,7 +45,13 @@
 //! site-packages `python3` reports, `CUDA_PATH` / `CUDA_HOME` / `/usr/local/cuda`, then the
 //! system loader. The first library whose supported architectures cover every target is
 //! used. Finding ptxas (needed for `.ptx` files): `OCCUPANCY_PTXAS`, then the same places
-//! ([`Ptxas::find`]; the wheel is `nvidia-cuda-nvcc-cu12`).
+//! ([`Ptxas::find`]; the wheels are `nvidia-cuda-nvcc` for CUDA 13, taken first, and
+//! `nvidia-cuda-nvcc-cu12`; [`Ptxas::find_release`] picks one release).
+//!
+//! A crate that compiles its `.cu` files with nvcc itself (host launchers in C++, a static
+//! library linked through FFI) finds it with [`Nvcc::find`] (`OCCUPANCY_NVCC`, the CUDA 13
+//! wheel `nvidia-cuda-nvcc`, the toolkit, `PATH`); the kernels of the objects and libraries
+//! it makes are read by [`crate::resources::host`].
 //!
 //! Without the compiler a folder needs, the committed manifest is used (written earlier by
 //! this helper with `OCCUPANCY_WRITE_MANIFEST=1`, or by `cargo occupancy inspect
@@ -52,6 +59,7 @@
 //! since; `kernels.rs` then has `COMPILED = false` and no artifacts. A kernel that fails to
 //! compile is a build error with NVRTC's or ptxas's log.
 
+mod nvcc;
 mod nvrtc;
 mod ptxas;
 mod wheels;
@@ -62,6 +70,7 @@ use std::path::{Path, PathBuf};
 use crate::resources::manifest::{Manifest, SourceFile, sha256_hex};
 use crate::resources::{SmTarget, Toolkit, cubin, ptx};
 
+pub use nvcc::{ENV_NVCC, Nvcc};
 pub use nvrtc::Nvrtc;
 pub use ptxas::{Assembled, ENV_PTXAS, Ptxas};
 
@@ -71,6 +80,10 @@ pub const ENV_NVRTC: &str = "OCCUPANCY_NVRTC";
 pub const ENV_WRITE_MANIFEST: &str = "OCCUPANCY_WRITE_MANIFEST";
 /// The variable set for the crate being built: absolute path of the manifest in effect.
 pub const ENV_MANIFEST: &str = "OCCUPANCY_MANIFEST";
+/// The variable set for the crate being built: the targets compiled for, comma-separated
+/// (`sm_80,sm_86,sm_90`). The attribute checks these when neither it nor `occupancy.toml`
+/// names targets.
+pub const ENV_TARGETS: &str = "OCCUPANCY_TARGETS";
 
 /// A folder of CUDA kernels to compile from `build.rs`.
 #[derive(Debug, Clone)]
@@ -345,6 +358,11 @@ impl Kernels {
         emit(&format!(
             "cargo:rustc-env={ENV_MANIFEST}={}",
             outcome.manifest_path.display()
+        ));
+        let names: Vec<String> = targets.iter().map(SmTarget::to_string).collect();
+        emit(&format!(
+            "cargo:rustc-env={ENV_TARGETS}={}",
+            names.join(",")
         ));
         Ok(outcome)
     }

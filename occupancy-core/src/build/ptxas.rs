@@ -29,7 +29,8 @@ use crate::resources::{KernelResources, ResourceError, SmTarget, Toolkit, cubin,
 pub const ENV_PTXAS: &str = "OCCUPANCY_PTXAS";
 
 /// Where the PyPI wheels put ptxas below `site-packages`, newest first: `nvidia-cuda-nvcc`
-/// (CUDA 13) and `nvidia-cuda-nvcc-cu12` / `-cu11`.
+/// (CUDA 13) and `nvidia-cuda-nvcc-cu12` / `-cu11`. With both installed, [`Ptxas::find`]
+/// takes CUDA 13's; [`Ptxas::find_release`] picks one by its release.
 pub(crate) const WHEEL_EXECUTABLES: &[&str] =
     &["nvidia/cu13/bin/ptxas", "nvidia/cuda_nvcc/bin/ptxas"];
 
@@ -76,12 +77,7 @@ impl Ptxas {
             .output()
             .map_err(|e| format!("cannot run {}: {e}", path.display()))?;
         let text = String::from_utf8_lossy(&out.stdout);
-        let version = text
-            .split("release ")
-            .nth(1)
-            .and_then(|rest| rest.split([',', ' ', '\n']).next())
-            .and_then(|v| Toolkit::parse(v).ok());
-        match version {
+        match super::wheels::release_of(&text) {
             Some(version) if out.status.success() => Ok(Self {
                 path: path.to_path_buf(),
                 version,
@@ -96,9 +92,13 @@ impl Ptxas {
 
     /// The ptxas to use: `configured` (an executable, its folder, or `none`), else
     /// `$OCCUPANCY_PTXAS` (the same), else the first that runs of: the PyPI wheels in every
-    /// site-packages `python3` reports (`nvidia/cu13/bin/ptxas`, `nvidia/cuda_nvcc/bin/ptxas`), `$CUDA_PATH/bin`,
-    /// `$CUDA_HOME/bin`, `/usr/local/cuda/bin`, then `PATH`. The error says why there is
-    /// none and how to install one.
+    /// site-packages `python3` reports (`nvidia/cu13/bin/ptxas` of CUDA 13's
+    /// `nvidia-cuda-nvcc` before `nvidia/cuda_nvcc/bin/ptxas` of `nvidia-cuda-nvcc-cu12`: the
+    /// newest release first), `$CUDA_PATH/bin`, `$CUDA_HOME/bin`, `/usr/local/cuda/bin`, then
+    /// `PATH`. Registers differ between releases (a kernel of `kernels/softmax.cu`: 24 with
+    /// ptxas 12.9, 22 with 13.5), so a caller that must reproduce a given release's numbers
+    /// asks for it with [`Ptxas::find_release`]. The error says why there is none and how to
+    /// install one.
     pub fn find(configured: Option<&Path>) -> Result<Self, String> {
         let choice = configured
             .map(|p| p.as_os_str().to_owned())
@@ -111,19 +111,8 @@ impl Ptxas {
             let exe = if p.is_dir() { p.join("ptxas") } else { p };
             return Self::at(&exe).map_err(|e| format!("{ENV_PTXAS}={}: {e}", v.to_string_lossy()));
         }
-        let mut candidates = super::wheels::installed(WHEEL_EXECUTABLES);
-        let mut dirs: Vec<PathBuf> = ["CUDA_PATH", "CUDA_HOME"]
-            .iter()
-            .filter_map(std::env::var_os)
-            .map(|d| PathBuf::from(d).join("bin"))
-            .collect();
-        dirs.push(PathBuf::from("/usr/local/cuda/bin"));
-        if let Some(path) = std::env::var_os("PATH") {
-            dirs.extend(std::env::split_paths(&path));
-        }
-        candidates.extend(dirs.iter().map(|d| d.join("ptxas")).filter(|p| p.is_file()));
         let mut errors = Vec::new();
-        for path in candidates {
+        for path in super::wheels::tool_candidates("ptxas", WHEEL_EXECUTABLES) {
             match Self::at(&path) {
                 Ok(p) => return Ok(p),
                 Err(e) => errors.push(e),
@@ -135,6 +124,49 @@ impl Ptxas {
             format!(" ({})", errors.join("; "))
         };
         Err(format!("no ptxas found{tried}: {INSTALL_HINT}"))
+    }
+
+    /// Every ptxas that runs, in [`Ptxas::find`]'s order (`$OCCUPANCY_PTXAS` first when it is
+    /// set and runs), without repeats.
+    pub fn find_all() -> Vec<Self> {
+        let mut out: Vec<Self> = Vec::new();
+        let configured = std::env::var_os(ENV_PTXAS)
+            .filter(|v| !v.is_empty() && v != "none")
+            .map(|v| {
+                let p = PathBuf::from(v);
+                if p.is_dir() { p.join("ptxas") } else { p }
+            });
+        for path in configured
+            .into_iter()
+            .chain(super::wheels::tool_candidates("ptxas", WHEEL_EXECUTABLES))
+        {
+            if let Ok(p) = Self::at(&path)
+                && !out.iter().any(|o| o.path == p.path)
+            {
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    /// The first ptxas of [`Ptxas::find_all`] of this CUDA release (`12.9`): to reproduce the
+    /// numbers a record was made with. The error lists the releases found.
+    pub fn find_release(release: Toolkit) -> Result<Self, String> {
+        let all = Self::find_all();
+        let found: Vec<String> = all.iter().map(|p| p.version.to_string()).collect();
+        all.into_iter()
+            .find(|p| p.version == release)
+            .ok_or_else(|| {
+                format!(
+                    "no ptxas of CUDA {release} found (found: {}): install that release's \
+                     `nvidia-cuda-nvcc` wheel (`-cu12` for 12.x) or set OCCUPANCY_PTXAS",
+                    if found.is_empty() {
+                        "none".to_string()
+                    } else {
+                        found.join(", ")
+                    }
+                )
+            })
     }
 
     /// Assembles `ptx` (named `name` in messages, e.g. its file name) for `target` with

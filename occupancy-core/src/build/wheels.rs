@@ -52,3 +52,35 @@ pub(crate) fn installed(relative: &[&str]) -> Vec<PathBuf> {
     }
     out
 }
+
+/// Every place a CUDA command-line tool (`ptxas`, `nvcc`) may be, in the order the finders
+/// try them: the PyPI wheels' `wheel_relative` paths below every site-packages folder
+/// ([`installed`]), then `$CUDA_PATH/bin`, `$CUDA_HOME/bin`, `/usr/local/cuda/bin` and every
+/// `PATH` folder; only files that exist, without repeats.
+pub(crate) fn tool_candidates(executable: &str, wheel_relative: &[&str]) -> Vec<PathBuf> {
+    let mut candidates = installed(wheel_relative);
+    let mut dirs: Vec<PathBuf> = ["CUDA_PATH", "CUDA_HOME"]
+        .iter()
+        .filter_map(std::env::var_os)
+        .map(|d| PathBuf::from(d).join("bin"))
+        .collect();
+    dirs.push(PathBuf::from("/usr/local/cuda/bin"));
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    for p in dirs.iter().map(|d| d.join(executable)) {
+        if p.is_file() && !candidates.contains(&p) {
+            candidates.push(p);
+        }
+    }
+    candidates
+}
+
+/// The CUDA release a tool's `--version` printed (`... release 13.5, V13.5.37`).
+pub(crate) fn release_of(version_output: &str) -> Option<crate::resources::Toolkit> {
+    version_output
+        .split("release ")
+        .nth(1)
+        .and_then(|rest| rest.split([',', ' ', '\n']).next())
+        .and_then(|v| crate::resources::Toolkit::parse(v).ok())
+}

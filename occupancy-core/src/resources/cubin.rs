@@ -45,8 +45,11 @@ pub const SHT_CUDA_COMPAT_INFO: u32 = 0x7000_0086;
 pub const SHF_BARRIERS_MASK: u64 = 0x01f0_0000;
 /// Shift of [`SHF_BARRIERS_MASK`].
 pub const SHF_BARRIERS_SHIFT: u32 = 20;
-/// Bytes at the start of `.nv.shared.<kernel>` reserved by ptxas on sm_90 and later, which
-/// the driver's `CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES` does not count (§5.2, H200).
+/// Bytes at the start of `.nv.shared.<kernel>` reserved on sm_90 and later in a linked
+/// (`ET_EXEC`) cubin, which the driver's `CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES` does not count
+/// (§5.2, H200). A relocatable (`ET_REL`) cubin, as nvcc `--device-c` makes, has no such
+/// prefix: the device link adds it (checked on nvcc 13.5: 1024 B of `__shared__` data is a
+/// 0x400-byte section before the link and a 0x800-byte one after).
 pub const SM90_SHARED_RESERVED_BYTES: u64 = 1024;
 
 /// SASS opcode (low 12 bits of a Volta+ 128-bit instruction) of `STL`, a spill store (§5.4).
@@ -291,7 +294,8 @@ pub fn parse(data: &[u8]) -> Result<Cubin> {
         // Static shared memory (§5.2) and constant bank 0 (§5.8).
         if let Some(s) = section(&suffix(".nv.shared.")) {
             let size = s.sh_size(endian);
-            let size = if sm >= 90 && size >= SM90_SHARED_RESERVED_BYTES {
+            let linked = header.e_type(endian) != object::elf::ET_REL;
+            let size = if linked && sm >= 90 && size >= SM90_SHARED_RESERVED_BYTES {
                 size - SM90_SHARED_RESERVED_BYTES
             } else {
                 size

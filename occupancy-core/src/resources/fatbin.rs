@@ -274,26 +274,15 @@ fn parse_entry(data: &[u8], e: usize, end: usize) -> Result<Entry<'_>> {
     })
 }
 
-/// The `.nv_fatbin` section of a host ELF (an nvcc-built executable, shared library or object).
+/// The fatbin entries of a host ELF (an nvcc-built executable, shared library or object):
+/// its `.nv_fatbin` section, then its `__nv_relfatbin` section (relocatable device code), as
+/// [`super::host::fatbin_sections`] reads them. An error when it has neither.
 pub fn parse_host_elf(data: &[u8]) -> Result<Vec<Entry<'_>>> {
-    use object::read::elf::{FileHeader, SectionHeader};
-    let endian = object::LittleEndian;
-    let header = object::elf::FileHeader64::<object::LittleEndian>::parse(data)
-        .map_err(|e| ResourceError::new(format!("host ELF: {e}")))?;
-    let sections = header
-        .sections(endian, data)
-        .map_err(|e| ResourceError::new(format!("host ELF: section headers: {e}")))?;
-    let (_, section) = sections
-        .section_by_name(endian, b".nv_fatbin")
-        .ok_or_else(|| {
-            ResourceError::new(
-                "host ELF: no .nv_fatbin section (not built by nvcc, or no device code)",
-            )
-        })?;
-    let bytes = section
-        .data(endian, data)
-        .map_err(|_| ResourceError::new("host ELF: .nv_fatbin lies past the end of the file"))?;
-    parse(bytes).map_err(|e| e.context("host ELF .nv_fatbin"))
+    let sections = super::host::fatbin_sections(data)?;
+    if sections.is_empty() {
+        return Err(super::host::no_device_code());
+    }
+    Ok(sections.into_iter().flat_map(|(_, e)| e).collect())
 }
 
 /// Every kernel of every cubin entry. `.minnctapersm` is taken from a PTX entry of the same

@@ -7,6 +7,10 @@
 //! - [`cubin`]: a cubin (ELF, `EM_CUDA`), per entry kernel;
 //! - [`fatbin`]: a fatbin container (every cubin and PTX entry, LZ4 or zstd compressed or not),
 //!   or a host ELF with a `.nv_fatbin` section;
+//! - [`host`]: what a build script made with nvcc: host objects and `ar` static libraries of
+//!   them (`.nv_fatbin` and relocatable `__nv_relfatbin` sections);
+//! - [`instantiation`]: a kernel instantiation as a C++ launch names it (`ops::gemm<float, 128>`)
+//!   matched to the compiled kernels' symbols, internal-linkage hashes masked;
 //! - [`ptxas`]: the text of `ptxas -v` / `nvcc -Xptxas -v` / an NVRTC program log;
 //! - [`ptx`]: PTX performance directives (`.maxntid`, `.minnctapersm`, ...), the only place
 //!   where the minimum blocks per SM of `__launch_bounds__` survives;
@@ -23,6 +27,8 @@ use crate::occupancy::Kernel;
 
 pub mod cubin;
 pub mod fatbin;
+pub mod host;
+pub mod instantiation;
 pub mod manifest;
 mod nvinfo;
 pub mod ptx;
@@ -423,8 +429,11 @@ pub(crate) fn short_name(demangled: &str) -> Option<&str> {
     (!short.is_empty()).then_some(short)
 }
 
-/// Demangles a C++ (Itanium ABI) symbol; `None` for a plain (`extern "C"`) name.
+/// Demangles a C++ (Itanium ABI) symbol; `None` for a plain (`extern "C"`) name. nvcc's
+/// `__nv_static_<n>_<tu>_` prefix of internal-linkage kernels in relocatable device code is
+/// left out ([`instantiation::strip_nv_static`]).
 pub fn demangle(name: &str) -> Option<String> {
+    let (name, _) = instantiation::strip_nv_static(name);
     if !name.starts_with("_Z") {
         return None;
     }
@@ -437,8 +446,12 @@ pub fn demangle(name: &str) -> Option<String> {
 pub enum InputKind {
     /// An ELF file with `e_machine == EM_CUDA`.
     Cubin,
-    /// Any other ELF file (a host binary or object that may carry `.nv_fatbin`).
+    /// Any other ELF file (a host binary or object that may carry `.nv_fatbin` or
+    /// `__nv_relfatbin`).
     HostElf,
+    /// An `ar` archive (a static library of host objects, `!<arch>\n`; `!<thin>\n` too,
+    /// which [`read`] refuses).
+    Archive,
     /// A fatbin container (magic `0xBA55ED50`).
     Fatbin,
     /// PTX text (has a `.target` / `.entry` directive).
@@ -459,6 +472,9 @@ pub fn detect(data: &[u8]) -> Option<InputKind> {
     if data.starts_with(&fatbin::FATBIN_MAGIC.to_le_bytes()) {
         return Some(InputKind::Fatbin);
     }
+    if host::is_archive(data) {
+        return Some(InputKind::Archive);
+    }
     let text = std::str::from_utf8(data).ok()?;
     if text.contains("ptxas") && (text.contains("Used ") || text.contains("Compiling entry")) {
         return Some(InputKind::PtxasLog);
@@ -470,13 +486,18 @@ pub fn detect(data: &[u8]) -> Option<InputKind> {
 }
 
 /// Reads every kernel from a cubin, a fatbin (its cubins; its PTX entries supply
-/// `.minnctapersm`), a host ELF with `.nv_fatbin`, or a ptxas log. PTX alone carries no
-/// register counts: use [`ptx::parse`] for it.
+/// `.minnctapersm`), a host ELF with `.nv_fatbin` / `__nv_relfatbin` (an nvcc-built object,
+/// shared library or executable), an `ar` archive of such objects, or a ptxas log. PTX alone
+/// carries no register counts: use [`ptx::parse`] for it. From host objects and archives a
+/// record that repeats an earlier one exactly is dropped ([`host::distinct`]); use
+/// [`host::kernels`] for the member and section of each.
 pub fn read(data: &[u8]) -> Result<Vec<KernelResources>> {
     match detect(data) {
         Some(InputKind::Cubin) => Ok(cubin::parse(data)?.kernels),
         Some(InputKind::Fatbin) => fatbin::kernels(&fatbin::parse(data)?),
-        Some(InputKind::HostElf) => fatbin::kernels(&fatbin::parse_host_elf(data)?),
+        Some(InputKind::HostElf | InputKind::Archive) => Ok(host::distinct(
+            host::kernels(data)?.into_iter().map(|k| k.kernel),
+        )),
         Some(InputKind::PtxasLog) => {
             let text = std::str::from_utf8(data)
                 .map_err(|_| ResourceError::new("ptxas log is not UTF-8"))?;
@@ -490,8 +511,8 @@ pub fn read(data: &[u8]) -> Result<Vec<KernelResources>> {
              fatbin or a ptxas -v log instead",
         )),
         None => Err(ResourceError::new(
-            "not a cubin, fatbin, host ELF, PTX or ptxas log (no ELF or fatbin magic, no ptxas \
-             lines)",
+            "not a cubin, fatbin, host ELF, archive, PTX or ptxas log (no ELF, fatbin or ar \
+             magic, no ptxas lines)",
         )),
     }
 }

@@ -1,0 +1,461 @@
+//! `report --all --annotate`: writes `#[occupancy::check(...)]` above each launching function
+//! that is not annotated, as `cargo clippy --fix` edits code: only where the result builds
+//! and the build gives the report's findings.
+//!
+//! 1. The candidates: the launching functions the report evaluated (numbers on every
+//!    target), not under `cfg` (a build may leave them out), with no deny-level finding (the
+//!    build would fail). The others are listed with the reason.
+//! 2. The originals of the files to edit are kept, in memory and in a backup folder (its
+//!    path printed), and restored on any failure: the tree is never left half-edited. Each
+//!    file is written whole, to a temporary file in its folder renamed over it.
+//! 3. `cargo check --all-targets --message-format=json` on the crate: each candidate keeps
+//!    its attribute when the build's messages inside the function (from the attribute's line
+//!    to the body's end) are exactly the report's findings there (their first lines: `use of
+//!    deprecated macro `<lint>`: <message>`), with no error; the others are removed again.
+//!    Then once more, on what is left; what differs then is removed too.
+//!
+//! The summary says what was annotated and what not, and why.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use occupancy_core::lint::{LINTS, Level};
+use serde_json::Value as Json;
+
+use super::{Outcome, Wrapper};
+
+/// One function to annotate.
+struct Candidate<'w> {
+    wrapper: &'w Wrapper,
+    file: PathBuf,
+    /// The line the attribute goes above (1-based, in the original file).
+    line: usize,
+    /// The body's last line (in the original file).
+    end: usize,
+    /// `#[occupancy::check(...)]`.
+    attribute: String,
+    /// The first lines of the build's messages the report expects inside the function.
+    expected: Vec<String>,
+}
+
+/// The originals of the edited files, restored when dropped unless kept.
+struct Backup {
+    originals: BTreeMap<PathBuf, String>,
+    folder: PathBuf,
+    keep: bool,
+}
+
+impl Backup {
+    fn new(files: &[&Path]) -> Result<Backup, String> {
+        let folder = std::env::temp_dir().join(format!(
+            "occupancy-annotate-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        ));
+        std::fs::create_dir_all(&folder)
+            .map_err(|e| format!("cannot make the backup folder {}: {e}", folder.display()))?;
+        let mut originals = BTreeMap::new();
+        for (i, file) in files.iter().enumerate() {
+            let text = std::fs::read_to_string(file)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+            std::fs::write(folder.join(format!("{i}-{name}")), &text)
+                .map_err(|e| format!("cannot back up {}: {e}", file.display()))?;
+            originals.insert(file.to_path_buf(), text);
+        }
+        Ok(Backup {
+            originals,
+            folder,
+            keep: false,
+        })
+    }
+
+    /// Writes every file as its original with the attributes of `chosen` inserted.
+    fn write(&self, chosen: &[&Candidate<'_>]) -> Result<(), String> {
+        for (file, original) in &self.originals {
+            let mut inserts: Vec<(usize, &str)> = chosen
+                .iter()
+                .filter(|c| c.file == *file)
+                .map(|c| (c.line, c.attribute.as_str()))
+                .collect();
+            inserts.sort();
+            write_atomically(file, &insert(original, &inserts))?;
+        }
+        Ok(())
+    }
+
+    fn restore(&self) {
+        for (file, original) in &self.originals {
+            if write_atomically(file, original).is_err() {
+                eprintln!(
+                    "error: could not restore {}; its original is in {}",
+                    file.display(),
+                    self.folder.display()
+                );
+            }
+        }
+    }
+}
+
+impl Drop for Backup {
+    fn drop(&mut self) {
+        if !self.keep {
+            self.restore();
+        }
+    }
+}
+
+/// `text` with each `(line, attribute)` inserted above that line (1-based), indented as it.
+fn insert(text: &str, inserts: &[(usize, &str)]) -> String {
+    let mut out = String::with_capacity(text.len() + 64 * inserts.len());
+    let mut next = inserts.iter().peekable();
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        while let Some((at, attribute)) = next.next_if(|(at, _)| *at == i + 1) {
+            let _ = at;
+            let indent: String = line
+                .chars()
+                .take_while(|c| c.is_whitespace() && *c != '\n')
+                .collect();
+            let _ = writeln!(out, "{indent}{attribute}");
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+/// Writes `text` to `path` through a temporary file in its folder, renamed over it.
+fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let temporary = path.with_file_name(format!(".{name}.occupancy-annotate"));
+    std::fs::write(&temporary, text)
+        .and_then(|()| std::fs::rename(&temporary, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&temporary);
+            format!("cannot write {}: {e}", path.display())
+        })
+}
+
+/// Annotates what it can of `wrappers` in the crate at `crate_dir`; the summary.
+///
+/// # Errors
+///
+/// When the build cannot run or the files cannot be written (the tree is then as before).
+pub(crate) fn annotate(crate_dir: &Path, wrappers: &[Wrapper]) -> Result<String, String> {
+    let mut summary = String::new();
+    let mut skipped: Vec<(&Wrapper, String)> = Vec::new();
+    let mut candidates: Vec<Candidate<'_>> = Vec::new();
+    for w in wrappers {
+        let Some(site) = &w.site else { continue };
+        let (Some((file, target)), Some(args)) = (&site.target, &site.args) else {
+            let why = match &w.outcome {
+                Outcome::NotChecked(why) => why.join("; "),
+                _ => "not read".to_owned(),
+            };
+            skipped.push((w, why));
+            continue;
+        };
+        let why = match &w.outcome {
+            Outcome::NotChecked(why) => Some(format!("not checked: {}", why.join("; "))),
+            Outcome::Constant(..) => Some(
+                "its values include constants only the compiler evaluates: the report cannot \
+                 compare the build's findings (annotate it by hand)"
+                    .to_owned(),
+            ),
+            Outcome::Errors(e) => Some(e.join("; ")),
+            Outcome::BuildOnly(why) => Some(why.clone()),
+            Outcome::Evaluated(spec, evaluation) => evaluation
+                .diagnostics
+                .iter()
+                .find(|d| spec.level(d.finding.lint) == Level::Deny)
+                .map(|d| {
+                    format!(
+                        "a deny-level finding ({}): annotated, the build would fail; fix the \
+                         launch, or annotate it with allow(...) by hand",
+                        d.finding.lint.name
+                    )
+                }),
+        };
+        if let Some(why) = why {
+            skipped.push((w, why));
+            continue;
+        }
+        if !w.conditions.is_empty() {
+            skipped.push((
+                w,
+                format!(
+                    "under {}: a build may leave it out, so the report cannot compare",
+                    w.conditions.join(" and ")
+                ),
+            ));
+            continue;
+        }
+        let Outcome::Evaluated(spec, evaluation) = &w.outcome else {
+            continue;
+        };
+        let mut expected: Vec<String> = evaluation
+            .diagnostics
+            .iter()
+            .filter(|d| spec.level(d.finding.lint) == Level::Warn)
+            .map(|d| {
+                format!(
+                    "use of deprecated macro `{}`: {}",
+                    d.finding.lint.name, d.finding.message
+                )
+            })
+            .collect();
+        expected.sort();
+        expected.dedup();
+        candidates.push(Candidate {
+            wrapper: w,
+            file: file.clone(),
+            line: target.line,
+            end: target.body.brace_token.span.close().start().line,
+            attribute: super::attribute_text(args),
+            expected,
+        });
+    }
+
+    if !candidates.is_empty() && !depends_on_occupancy(crate_dir)? {
+        for c in candidates.drain(..) {
+            skipped.push((
+                c.wrapper,
+                "the crate does not depend on `occupancy`: add it to [dependencies] (the \
+                 README's \"The attribute\") and run again"
+                    .to_owned(),
+            ));
+        }
+    }
+
+    let mut annotated: Vec<&Candidate<'_>> = Vec::new();
+    if !candidates.is_empty() {
+        let mut files: Vec<&Path> = candidates.iter().map(|c| c.file.as_path()).collect();
+        files.sort();
+        files.dedup();
+        let mut backup = Backup::new(&files)?;
+        let mut chosen: Vec<&Candidate<'_>> = candidates.iter().collect();
+        // All the candidates, then, if some differed, once more with those that passed.
+        for round in 0..2 {
+            backup.write(&chosen)?;
+            let messages = check(crate_dir)?;
+            let ranges: Vec<(usize, usize)> = chosen.iter().map(|c| edited(c, &chosen)).collect();
+            // An error outside every candidate: the crate does not build, nothing can be
+            // compared.
+            if let Some(m) = messages.iter().find(|m| {
+                m.level == "error"
+                    && !chosen
+                        .iter()
+                        .zip(&ranges)
+                        .any(|(c, r)| m.within(&c.file, *r))
+            }) {
+                return Err(format!(
+                    "the crate does not build with the attributes in place, for a reason \
+                     outside the functions annotated ({}:{}: {}); nothing was annotated",
+                    m.file, m.line, m.first_line
+                ));
+            }
+            let mut passed = Vec::new();
+            for (c, range) in chosen.iter().zip(ranges) {
+                match compare(c, range, &messages) {
+                    Ok(()) => passed.push(*c),
+                    Err(why) if round == 0 => skipped.push((c.wrapper, why)),
+                    Err(why) => {
+                        skipped.push((c.wrapper, format!("{why} (once the others were annotated)")))
+                    }
+                }
+            }
+            let all = passed.len() == chosen.len();
+            chosen = passed;
+            if all {
+                break;
+            }
+        }
+        backup.write(&chosen)?;
+        backup.keep = true;
+        annotated = chosen;
+        let _ = writeln!(
+            summary,
+            "the originals of the edited files are in {}",
+            backup.folder.display()
+        );
+    }
+
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "annotated {} launching function{}:",
+        annotated.len(),
+        if annotated.len() == 1 { "" } else { "s" }
+    );
+    for c in &annotated {
+        let shown = c
+            .file
+            .strip_prefix(crate_dir)
+            .unwrap_or(&c.file)
+            .display()
+            .to_string();
+        let _ = writeln!(
+            text,
+            "  {shown}:{}  {}  {}",
+            c.line, c.wrapper.name, c.attribute
+        );
+    }
+    skipped.sort_by(|a, b| super::natural(&a.0.location).cmp(&super::natural(&b.0.location)));
+    skipped.dedup_by(|a, b| std::ptr::eq(a.0, b.0));
+    let _ = writeln!(
+        text,
+        "not annotated {} launch site{}:",
+        skipped.len(),
+        if skipped.len() == 1 { "" } else { "s" }
+    );
+    for (w, why) in &skipped {
+        let _ = writeln!(text, "  {}  {}: {why}", w.location, w.name);
+    }
+    text.push_str(&summary);
+    Ok(text)
+}
+
+/// The lines of `c`'s attribute and body's end once `chosen` are inserted.
+fn edited(c: &Candidate<'_>, chosen: &[&Candidate<'_>]) -> (usize, usize) {
+    let before = |line: usize| {
+        chosen
+            .iter()
+            .filter(|o| o.file == c.file && o.line <= line)
+            .count()
+    };
+    // Inserted above `c.line`, after the attributes inserted above earlier lines.
+    let attribute = c.line + before(c.line) - 1;
+    (attribute, c.end + before(c.end))
+}
+
+/// Whether the build's messages inside `range` of `c`'s file are the report's findings.
+fn compare(c: &Candidate<'_>, range: (usize, usize), messages: &[Message]) -> Result<(), String> {
+    let inside: Vec<&Message> = messages
+        .iter()
+        .filter(|m| m.within(&c.file, range))
+        .collect();
+    if let Some(e) = inside.iter().find(|m| m.level == "error") {
+        return Err(format!("the build fails there: {}", e.first_line));
+    }
+    let mut found: Vec<String> = inside
+        .iter()
+        .filter(|m| {
+            LINTS.iter().any(|lint| {
+                m.first_line
+                    .starts_with(&format!("use of deprecated macro `{}`: ", lint.name))
+            })
+        })
+        .map(|m| m.first_line.clone())
+        .collect();
+    found.sort();
+    found.dedup();
+    if found == c.expected {
+        return Ok(());
+    }
+    let missing: Vec<&String> = c.expected.iter().filter(|e| !found.contains(e)).collect();
+    let extra: Vec<&String> = found.iter().filter(|f| !c.expected.contains(f)).collect();
+    let mut why = "the build's findings differ from the report's".to_owned();
+    if let Some(m) = missing.first() {
+        why.push_str(&format!("; the build does not give `{m}`"));
+        if found.is_empty() {
+            why.push_str(" (it shows none: is `deprecated` allowed in the crate?)");
+        }
+    }
+    if let Some(e) = extra.first() {
+        why.push_str(&format!("; the build also gives `{e}`"));
+    }
+    Err(why)
+}
+
+/// A compiler message of the build, at its primary span.
+struct Message {
+    /// As cargo gives it: relative to the workspace root, or absolute.
+    file: String,
+    line: usize,
+    level: String,
+    first_line: String,
+}
+
+impl Message {
+    fn within(&self, file: &Path, (start, end): (usize, usize)) -> bool {
+        (start..=end).contains(&self.line)
+            && (Path::new(&self.file) == file || file.ends_with(&self.file))
+    }
+}
+
+/// `cargo check --all-targets --message-format=json` on the crate: its compiler messages.
+fn check(crate_dir: &Path) -> Result<Vec<Message>, String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args([
+            "check",
+            "--all-targets",
+            "--message-format=json",
+            "--manifest-path",
+        ])
+        .arg(crate_dir.join("Cargo.toml"))
+        .output()
+        .map_err(|e| format!("cannot run cargo check: {e}"))?;
+    let mut messages = Vec::new();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let Ok(json) = serde_json::from_str::<Json>(line) else {
+            continue;
+        };
+        if json["reason"] != "compiler-message" {
+            continue;
+        }
+        let message = &json["message"];
+        let Some(span) = message["spans"]
+            .as_array()
+            .and_then(|spans| spans.iter().find(|s| s["is_primary"] == true))
+        else {
+            continue;
+        };
+        messages.push(Message {
+            file: span["file_name"].as_str().unwrap_or_default().to_owned(),
+            line: usize::try_from(span["line_start"].as_u64().unwrap_or(0)).unwrap_or(0),
+            level: message["level"].as_str().unwrap_or_default().to_owned(),
+            first_line: message["message"]
+                .as_str()
+                .unwrap_or_default()
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_owned(),
+        });
+    }
+    if messages.is_empty() && !output.status.success() {
+        return Err(format!(
+            "cargo check failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("no message")
+        ));
+    }
+    Ok(messages)
+}
+
+/// Whether the crate's `Cargo.toml` has `occupancy` among its dependencies (also renamed,
+/// or target-specific).
+fn depends_on_occupancy(crate_dir: &Path) -> Result<bool, String> {
+    let path = crate_dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let toml: toml::Table =
+        toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let has = |deps: Option<&toml::Value>| {
+        deps.and_then(toml::Value::as_table).is_some_and(|deps| {
+            deps.iter().any(|(name, value)| {
+                name == "occupancy"
+                    || value.get("package").and_then(toml::Value::as_str) == Some("occupancy")
+            })
+        })
+    };
+    let targets = toml.get("target").and_then(toml::Value::as_table);
+    Ok(has(toml.get("dependencies"))
+        || targets.is_some_and(|t| t.values().any(|t| has(t.get("dependencies")))))
+}

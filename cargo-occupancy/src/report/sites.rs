@@ -1,0 +1,1468 @@
+//! Every kernel launch of a crate's Rust code, annotated or not (`report --all`): where it
+//! is, the function that launches it, and the attribute a user would write there.
+//!
+//! A launch is a call of one of cudarc's launch methods with a configuration
+//! (`stream.launch_builder(&f)..launch(cfg)`, `.launch_cooperative(cfg)`, the older
+//! `LaunchAsync` API's `f.launch(cfg, params)` and `f.launch_on_stream(stream, cfg,
+//! params)`; `.launch_async(cfg, ..)`), or cust's `launch!(m.k<<<grid, block, smem,
+//! stream>>>(..))`. The function whose body makes it is the *launching function*: the
+//! attribute goes there, and reads the launch from the body as it always does. What this
+//! module adds is the kernel, where the code names it:
+//!
+//! - a literal the attribute reads itself (`load_function("saxpy")`, `get_function`,
+//!   `get_func(module, "saxpy")`): no key;
+//! - a name built by `format!` from a literal stem and a dtype (`format!("affine_{}",
+//!   T::NAME)`), directly, through a `let`, or through a crate helper returning one
+//!   (`kernel_name::<T>("im2col")` with `format!("{stem}_{}", T::NAME)`): a family glob,
+//!   `kernel = "affine_*"`;
+//! - a literal given to a crate function that loads by name (`get_func(&m, "col2im")`),
+//!   or a `&str` constant of the crate: `kernel = "col2im"`;
+//! - a parameter: the names every caller in the crate passes (`launch_elementwise(gpu,
+//!   "relu_f32", ..)`), or a closure's parameter, with the names each call of the closure
+//!   passes: `kernel = ["gelu_f32", "relu_f32"]`.
+//!
+//! A launching function whose configuration is a parameter (`fn launch_with(.., cfg:
+//! LaunchConfig)`) launches what its callers build: each caller that builds the
+//! configuration is the launching function instead (the attribute on it reads the
+//! configuration its body builds), one level up. Launches inside `macro_rules!` bodies
+//! cannot be read without expansion: listed with the macro and its invocations. Every
+//! launch found is listed: what cannot be read is a row with the reason, never dropped.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
+/// Methods that launch a kernel with a configuration, and the index of the
+/// configuration among their arguments.
+const LAUNCH_METHODS: &[(&str, usize)] = &[
+    ("launch", 0),
+    ("launch_cooperative", 0),
+    ("launch_async", 0),
+    ("launch_on_stream", 1),
+];
+
+/// Methods the attribute reads a literal kernel name from, and the argument it reads
+/// (`occupancy_attr`'s body reader).
+const READ_BY_THE_ATTRIBUTE: &[(&str, usize)] =
+    &[("load_function", 0), ("get_function", 0), ("get_func", 1)];
+
+/// How deep names are followed (a `let`, a helper's parameter, a caller's argument).
+const MAX_FOLLOW: usize = 4;
+
+/// One source file as the caller parsed it.
+pub(crate) struct File<'a> {
+    /// Relative to the crate, for locations (`src/ops.rs`).
+    pub(crate) shown: &'a str,
+    pub(crate) syntax: &'a syn::File,
+    /// The `cfg` conditions of the `mod` declarations that bring it in.
+    pub(crate) conditions: Vec<String>,
+}
+
+/// A launch found, and how to check it.
+pub(crate) struct Launch {
+    /// `src/ops.rs:42`: the launch call.
+    pub(crate) location: String,
+    /// The launching function (`forward`, `Softmax::forward`).
+    pub(crate) function: String,
+    /// cudarc's `launch_builder(..).launch`, cust's `launch!`, ...
+    pub(crate) how: &'static str,
+    /// The function the launch goes through when the attribute goes on a caller
+    /// (`launch_with at src/elementwise.rs:40`).
+    pub(crate) via: Option<String>,
+    /// The `cfg` conditions it is under.
+    pub(crate) conditions: Vec<String>,
+    /// How to check it, or why it cannot be.
+    pub(crate) check: Check,
+}
+
+/// Where the attribute goes and what it says, or why there is none.
+pub(crate) enum Check {
+    /// The attribute `#[occupancy::check(<args>)]` on `target`.
+    Attribute {
+        /// The arguments, as written (`kernel = "affine_*"`, or empty).
+        args: String,
+        /// Where the kernel's name came from, for notes (`format!("affine_{}", ..) at
+        /// src/affine.rs:14`).
+        kernel_from: Option<String>,
+        target: Target,
+    },
+    /// Inside a function with `#[occupancy::check]` already: the wrapper's rows cover it.
+    Annotated,
+    /// Not read, and why.
+    Unread(String),
+}
+
+/// The function to annotate.
+#[derive(Clone)]
+pub(crate) struct Target {
+    /// Index into the files given to [`find`].
+    pub(crate) file: usize,
+    pub(crate) sig: syn::Signature,
+    pub(crate) body: syn::Block,
+    /// The line (1-based) the attribute goes above: the function's first attribute (doc
+    /// comments included) or its first token.
+    pub(crate) line: usize,
+    /// The span of the function's name, for errors.
+    pub(crate) span: Span,
+}
+
+/// A function of the crate and what its body does, as far as launches go.
+struct Func {
+    file: usize,
+    name: String,
+    /// `Softmax` for a method of `impl Softmax`.
+    impl_ty: Option<String>,
+    sig: syn::Signature,
+    body: syn::Block,
+    line: usize,
+    span: Span,
+    conditions: Vec<String>,
+    /// It has `#[occupancy::check]` (or `#[check]`, an alias, inside `cfg_attr`).
+    annotated: bool,
+    params: Vec<Option<String>>,
+    scan: Scan,
+}
+
+/// What a body launches and loads.
+#[derive(Default)]
+struct Scan {
+    calls: Vec<LaunchCall>,
+    /// Kernel-loading calls.
+    loads: Vec<Load>,
+    /// `let name = expr;` (the last binding of each name wins; shadowing is rare here).
+    lets: BTreeMap<String, syn::Expr>,
+    /// Closures bound by `let`: name -> parameters.
+    closures: BTreeMap<String, Vec<Option<String>>>,
+    /// Calls of functions and methods: (callee's last name, arguments, receiver given).
+    callees: Vec<(String, Vec<syn::Expr>, bool)>,
+}
+
+/// A call that loads a kernel by name.
+struct Load {
+    /// `load_function`, `get_func`, ...
+    name: String,
+    /// A method call (`module.load_function(..)`), not a function's (`get_func(..)`).
+    method: bool,
+    args: Vec<syn::Expr>,
+    /// Inside a closure bound to this name.
+    closure: Option<String>,
+}
+
+/// One launch call.
+struct LaunchCall {
+    line: usize,
+    how: &'static str,
+    /// The configuration argument.
+    config: Option<syn::Expr>,
+    /// The launched function: `launch_builder`'s argument, or the old API's receiver.
+    function: Option<syn::Expr>,
+    /// Inside a closure bound to this name.
+    closure: Option<String>,
+}
+
+/// A kernel name as the code builds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Name {
+    /// `"saxpy"`.
+    Literal(String),
+    /// `affine_*`.
+    Glob(String),
+    /// The function's parameter at this index.
+    Param(usize),
+    /// Not known, and why.
+    Unknown(String),
+}
+
+/// Every launch of the crate's `files`.
+pub(crate) fn find(files: &[File<'_>]) -> Vec<Launch> {
+    let mut funcs = Vec::new();
+    let mut macros = Vec::new();
+    let mut consts: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (index, file) in files.iter().enumerate() {
+        let mut collect = Collect {
+            file: index,
+            shown: file.shown,
+            conditions: file.conditions.clone(),
+            impl_ty: None,
+            aliases: check_aliases(file.syntax),
+            funcs: &mut funcs,
+            macros: &mut macros,
+            consts: &mut consts,
+        };
+        collect.visit_file(file.syntax);
+    }
+    let crate_ = Crate {
+        files,
+        funcs: &funcs,
+        consts: &consts,
+    };
+    let mut out = Vec::new();
+    for (i, f) in funcs.iter().enumerate() {
+        if f.scan.calls.is_empty() {
+            continue;
+        }
+        crate_.launches_of(i, &mut out);
+    }
+    let mut invocations: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for file in files {
+        let mut calls = Invocations {
+            shown: file.shown,
+            out: &mut invocations,
+        };
+        calls.visit_file(file.syntax);
+    }
+    for m in &macros {
+        out.extend(macro_launches(m, invocations.get(&m.name)));
+    }
+    out.sort_by(|a, b| natural(&a.location).cmp(&natural(&b.location)));
+    out
+}
+
+/// `src/a.rs:9` before `src/a.rs:10`.
+fn natural(location: &str) -> (String, usize) {
+    match location.rsplit_once(':') {
+        Some((file, line)) => (file.to_owned(), line.parse().unwrap_or(0)),
+        None => (location.to_owned(), 0),
+    }
+}
+
+/// A `macro_rules!` body with launches in it.
+struct MacroDef {
+    name: String,
+    shown: String,
+    conditions: Vec<String>,
+    /// Lines of the launch calls in its body.
+    launches: Vec<(usize, &'static str)>,
+    /// Lines of `#[occupancy::check]` in its body.
+    attributes: Vec<usize>,
+}
+
+struct Crate<'c, 'a> {
+    files: &'c [File<'a>],
+    funcs: &'c [Func],
+    consts: &'c BTreeMap<String, Vec<String>>,
+}
+
+impl Crate<'_, '_> {
+    fn shown(&self, f: &Func) -> &str {
+        self.files[f.file].shown
+    }
+
+    fn function_name(f: &Func) -> String {
+        match &f.impl_ty {
+            Some(ty) => format!("{ty}::{}", f.name),
+            None => f.name.clone(),
+        }
+    }
+
+    fn target(f: &Func) -> Target {
+        Target {
+            file: f.file,
+            sig: f.sig.clone(),
+            body: f.body.clone(),
+            line: f.line,
+            span: f.span,
+        }
+    }
+
+    /// The launches of function `i`.
+    fn launches_of(&self, i: usize, out: &mut Vec<Launch>) {
+        let f = &self.funcs[i];
+        let shown = self.shown(f).to_owned();
+        for call in &f.scan.calls {
+            let location = format!("{shown}:{}", call.line);
+            let base = Launch {
+                location,
+                function: Self::function_name(f),
+                how: call.how,
+                via: None,
+                conditions: f.conditions.clone(),
+                check: Check::Unread(String::new()),
+            };
+            if f.annotated {
+                out.push(Launch {
+                    check: Check::Annotated,
+                    ..base
+                });
+                continue;
+            }
+            // A configuration given by the callers: the attribute goes on them.
+            if let Some(p) = call
+                .config
+                .as_ref()
+                .and_then(|c| self.param_of(f, c, call.closure.as_deref()))
+            {
+                out.extend(self.through_callers(i, p, call, base));
+                continue;
+            }
+            let check = match self
+                .kernel_of(f, Some(call), 0)
+                .and_then(|names| self.named_by_callers(i, names))
+                .and_then(|names| key(&names, f))
+            {
+                Ok((args, kernel_from)) => Check::Attribute {
+                    args,
+                    kernel_from,
+                    target: Self::target(f),
+                },
+                Err(why) => Check::Unread(why),
+            };
+            out.push(Launch { check, ..base });
+        }
+    }
+
+    /// The parameter index of `f` that `expr` (a configuration or a function) names, when
+    /// it is a plain parameter the body does not rebind.
+    fn param_of(&self, f: &Func, expr: &syn::Expr, closure: Option<&str>) -> Option<usize> {
+        let name = ident(expr)?;
+        if f.scan.lets.contains_key(&name) {
+            return None;
+        }
+        // A closure's own parameter is not the function's.
+        if let Some(c) = closure
+            && f.scan
+                .closures
+                .get(c)
+                .is_some_and(|ps| ps.iter().flatten().any(|p| *p == name))
+        {
+            return None;
+        }
+        f.params
+            .iter()
+            .position(|p| p.as_deref() == Some(name.as_str()))
+    }
+
+    /// The launches of `callee` (function `i`), whose configuration is its parameter `p`,
+    /// made by each caller that builds the configuration.
+    fn through_callers(&self, i: usize, p: usize, call: &LaunchCall, base: Launch) -> Vec<Launch> {
+        let f = &self.funcs[i];
+        let via = format!(
+            "{} at {}:{}",
+            Self::function_name(f),
+            self.shown(f),
+            call.line
+        );
+        if LAUNCH_METHODS.iter().any(|(m, _)| *m == f.name) {
+            return vec![Launch {
+                check: Check::Unread(format!(
+                    "`{}` stands in for the launch API with the configuration its callers \
+                     give: each call of it is listed as a launch",
+                    f.name
+                )),
+                ..base
+            }];
+        }
+        let callers = match self.callers(i) {
+            Ok(callers) => callers,
+            Err(why) => {
+                return vec![Launch {
+                    check: Check::Unread(why),
+                    ..base
+                }];
+            }
+        };
+        if callers.is_empty() {
+            return vec![Launch {
+                check: Check::Unread(format!(
+                    "the configuration is the parameter `{}`, and no function of the crate \
+                     calls `{}`",
+                    f.params[p].as_deref().unwrap_or("?"),
+                    f.name
+                )),
+                ..base
+            }];
+        }
+        let mut out = Vec::new();
+        for (c, args) in callers {
+            let caller = &self.funcs[c];
+            let line = args.first().map_or(caller.line, |a| a.span().start().line);
+            let launch = Launch {
+                location: format!("{}:{line}", self.shown(caller)),
+                function: Self::function_name(caller),
+                how: base.how,
+                via: Some(via.clone()),
+                conditions: caller.conditions.clone(),
+                check: Check::Unread(String::new()),
+            };
+            if caller.annotated {
+                out.push(Launch {
+                    check: Check::Annotated,
+                    ..launch
+                });
+                continue;
+            }
+            // The kernel: the callee's own naming, else what the caller passes, else the
+            // caller's own loads.
+            let kernel = match self.kernel_of(f, Some(call), 0) {
+                Ok(names) if names.iter().any(|n| matches!(n, Name::Param(_))) => {
+                    let mut resolved = Vec::new();
+                    for n in names {
+                        match n {
+                            Name::Param(q) => match args.get(q) {
+                                Some(arg) => resolved.push(self.name_of(caller, arg, 0)),
+                                None => resolved.push(Name::Unknown(
+                                    "the call passes fewer arguments".to_owned(),
+                                )),
+                            },
+                            other => resolved.push(other),
+                        }
+                    }
+                    // A `CudaFunction` passed down: the caller's own loads name it.
+                    if resolved.iter().any(|n| matches!(n, Name::Param(_))) || resolved.is_empty() {
+                        self.kernel_of(caller, None, 0)
+                    } else {
+                        Ok(resolved)
+                    }
+                }
+                Ok(names) => Ok(names),
+                Err(_) => self.kernel_of(caller, None, 0),
+            };
+            let check = match kernel.and_then(|names| key(&names, caller)) {
+                Ok((args, kernel_from)) => Check::Attribute {
+                    args,
+                    kernel_from,
+                    target: Self::target(caller),
+                },
+                Err(why) => Check::Unread(why),
+            };
+            out.push(Launch { check, ..launch });
+        }
+        out
+    }
+
+    /// `names` with each parameter of function `i` replaced by what every caller passes
+    /// (`launch_elementwise(gpu, "relu_f32", ..)`).
+    fn named_by_callers(&self, i: usize, names: Vec<Name>) -> Result<Vec<Name>, String> {
+        if !names.iter().any(|n| matches!(n, Name::Param(_))) {
+            return Ok(names);
+        }
+        let f = &self.funcs[i];
+        let callers = self.callers(i)?;
+        if callers.is_empty() {
+            return Err(format!(
+                "the kernel is a parameter of `{}`, and no function of the crate calls it",
+                f.name
+            ));
+        }
+        let mut out = Vec::new();
+        for n in names {
+            let Name::Param(p) = n else {
+                out.push(n);
+                continue;
+            };
+            for (c, args) in &callers {
+                match args.get(p).map(|a| self.name_of(&self.funcs[*c], a, 1)) {
+                    Some(Name::Param(_)) | None => {
+                        return Err(format!(
+                            "the kernel is the parameter `{}` of `{}`, which `{}` passes on \
+                             from its own caller",
+                            f.params[p].as_deref().unwrap_or("?"),
+                            f.name,
+                            self.funcs[*c].name
+                        ));
+                    }
+                    Some(name) => out.push(name),
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The functions calling function `i`, with the arguments in `i`'s parameter order
+    /// (a method call's receiver is its `self`).
+    fn callers(&self, i: usize) -> Result<Vec<(usize, Vec<syn::Expr>)>, String> {
+        let f = &self.funcs[i];
+        let same_name = self.funcs.iter().filter(|g| g.name == f.name).count();
+        if same_name > 1 {
+            return Err(format!(
+                "the configuration comes from the callers of `{}`, and {same_name} functions \
+                 of the crate have that name",
+                f.name
+            ));
+        }
+        let has_self = matches!(f.sig.inputs.first(), Some(syn::FnArg::Receiver(_)));
+        let mut out = Vec::new();
+        for (c, g) in self.funcs.iter().enumerate() {
+            for (name, args, receiver) in &g.scan.callees {
+                if *name != f.name {
+                    continue;
+                }
+                let mut args = args.clone();
+                // `self.f(a)` and `Self::f(self, a)`: the receiver is a parameter.
+                if has_self && *receiver {
+                    args.insert(0, syn::parse_quote!(self));
+                }
+                out.push((c, args));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The kernel names function `f` launches (at `call`, or anywhere in it).
+    fn kernel_of(
+        &self,
+        f: &Func,
+        call: Option<&LaunchCall>,
+        depth: usize,
+    ) -> Result<Vec<Name>, String> {
+        if depth > MAX_FOLLOW {
+            return Err("the kernel's name is passed down too many calls".to_owned());
+        }
+        let closure = call.and_then(|c| c.closure.clone());
+        let mut names = Vec::new();
+        for load in &f.scan.loads {
+            let in_closure = &load.closure;
+            // A load in another closure than the launch's is another launch's.
+            if closure.is_some() && *in_closure != closure {
+                continue;
+            }
+            let Some(arg) = self.name_arg(f, &load.name, &load.args, depth) else {
+                continue;
+            };
+            let mut name = self.name_of(f, arg, depth);
+            // A closure's parameter: the names its calls pass.
+            if let (Name::Unknown(_), Some(c)) = (&name, in_closure)
+                && let Some(p) = ident(arg).and_then(|a| {
+                    f.scan
+                        .closures
+                        .get(c)
+                        .and_then(|ps| ps.iter().position(|p| p.as_deref() == Some(a.as_str())))
+                })
+            {
+                for (callee, args, receiver) in &f.scan.callees {
+                    if callee == c && !receiver {
+                        if let Some(a) = args.get(p) {
+                            names.push(self.name_of(f, a, depth + 1));
+                        }
+                    }
+                }
+                continue;
+            }
+            if name == Name::Unknown(String::new()) {
+                name = Name::Unknown("not a name the report follows".to_owned());
+            }
+            names.push(name);
+        }
+        if names.is_empty() {
+            // The launched function is a parameter: the callers name it.
+            if let Some(p) = call
+                .and_then(|c| c.function.as_ref())
+                .and_then(|e| self.param_of(f, e, closure.as_deref()))
+            {
+                return Ok(vec![Name::Param(p)]);
+            }
+            return Err("the kernel is not named in the launching function (no \
+                        `load_function`, `get_function` or `get_func` call there)"
+                .to_owned());
+        }
+        Ok(names)
+    }
+
+    /// The argument of a kernel-loading call `load` that names the kernel: the second of
+    /// `get_func(module, name)`, else the first the report can read.
+    fn name_arg<'e>(
+        &self,
+        f: &Func,
+        load: &str,
+        args: &'e [syn::Expr],
+        depth: usize,
+    ) -> Option<&'e syn::Expr> {
+        if load == "get_func" && args.len() >= 2 {
+            return args.get(1);
+        }
+        args.iter()
+            .find(|a| !matches!(self.name_of(f, a, depth + 1), Name::Unknown(_)))
+            .or(args.first())
+    }
+
+    /// The kernel name `expr` builds in `f` (a kernel-loading call: the name it loads).
+    fn name_of(&self, f: &Func, expr: &syn::Expr, depth: usize) -> Name {
+        if depth > MAX_FOLLOW {
+            return Name::Unknown("followed too far".to_owned());
+        }
+        match strip(expr) {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Name::Literal(s.value()),
+            syn::Expr::Macro(m) if m.mac.path.is_ident("format") => {
+                self.format_name(f, &m.mac.tokens, &BTreeMap::new(), depth)
+            }
+            syn::Expr::MethodCall(m)
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "as_str" | "to_string" | "to_owned" | "as_ref" | "into"
+                ) && m.args.is_empty() =>
+            {
+                self.name_of(f, &m.receiver, depth)
+            }
+            // `let f = module.load_function("x")?`: the function is the kernel it loads.
+            syn::Expr::MethodCall(m) if is_load(&m.method.to_string()) => {
+                let args: Vec<syn::Expr> = m.args.iter().cloned().collect();
+                match self.name_arg(f, &m.method.to_string(), &args, depth) {
+                    Some(arg) => self.name_of(f, arg, depth + 1),
+                    None => Name::Unknown(format!("`{}` names no kernel", m.method)),
+                }
+            }
+            syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| is_load(&s.ident.to_string()))) =>
+            {
+                let load = match &*c.func {
+                    syn::Expr::Path(p) => p
+                        .path
+                        .segments
+                        .last()
+                        .map(|s| s.ident.to_string())
+                        .unwrap_or_default(),
+                    _ => String::new(),
+                };
+                let args: Vec<syn::Expr> = c.args.iter().cloned().collect();
+                match self.name_arg(f, &load, &args, depth) {
+                    Some(arg) => self.name_of(f, arg, depth + 1),
+                    None => Name::Unknown(format!("`{load}` names no kernel")),
+                }
+            }
+            // A struct holding the function (`Func { f: load(..)?, .. }`): its loads.
+            syn::Expr::Struct(st) => {
+                let names: Vec<Name> = st
+                    .fields
+                    .iter()
+                    .map(|field| self.name_of(f, &field.expr, depth + 1))
+                    .filter(|n| !matches!(n, Name::Unknown(_)))
+                    .collect();
+                match names.as_slice() {
+                    [one] => one.clone(),
+                    _ => Name::Unknown(format!("`{}` is not read", text(expr))),
+                }
+            }
+            syn::Expr::Path(p) => {
+                let Some(name) = p.path.get_ident().map(ToString::to_string) else {
+                    let last = p.path.segments.last().map(|s| s.ident.to_string());
+                    return match last.and_then(|l| self.str_const(&l)) {
+                        Some(value) => Name::Literal(value),
+                        None => Name::Unknown(format!("`{}` is not read", text(expr))),
+                    };
+                };
+                if let Some(bound) = f.scan.lets.get(&name) {
+                    return self.name_of(f, bound, depth + 1);
+                }
+                if let Some(p) = f.params.iter().position(|p| p.as_deref() == Some(&name)) {
+                    return Name::Param(p);
+                }
+                match self.str_const(&name) {
+                    Some(value) => Name::Literal(value),
+                    None => Name::Unknown(format!("`{name}` is not read")),
+                }
+            }
+            syn::Expr::Call(c) => self.helper_name(f, c, depth),
+            _ => Name::Unknown(format!("`{}` is not a name the report follows", text(expr))),
+        }
+    }
+
+    /// A `&str` constant of the crate defined once.
+    fn str_const(&self, name: &str) -> Option<String> {
+        match self.consts.get(name).map(Vec::as_slice) {
+            Some([one]) => Some(one.clone()),
+            _ => None,
+        }
+    }
+
+    /// A crate function returning a name it builds with `format!` (`kernel_name::<T>("x")`).
+    fn helper_name(&self, f: &Func, call: &syn::ExprCall, depth: usize) -> Name {
+        let syn::Expr::Path(path) = &*call.func else {
+            return Name::Unknown(format!("`{}` is not read", text(&call.func)));
+        };
+        let Some(last) = path.path.segments.last().map(|s| s.ident.to_string()) else {
+            return Name::Unknown(String::new());
+        };
+        let helpers: Vec<&Func> = self.funcs.iter().filter(|g| g.name == last).collect();
+        let [helper] = helpers.as_slice() else {
+            return Name::Unknown(format!("`{last}` is not a function of the crate read"));
+        };
+        let Some(tail) = tail_expr(&helper.body) else {
+            return Name::Unknown(format!("`{last}` does not end in a `format!`"));
+        };
+        let syn::Expr::Macro(m) = strip(tail) else {
+            return Name::Unknown(format!("`{last}` does not end in a `format!`"));
+        };
+        if !m.mac.path.is_ident("format") {
+            return Name::Unknown(format!("`{last}` does not end in a `format!`"));
+        }
+        // The helper's parameters bound to the call's arguments, where they are literals.
+        let mut env = BTreeMap::new();
+        for (param, arg) in helper.params.iter().zip(&call.args) {
+            if let (Some(param), Name::Literal(value)) = (param, self.name_of(f, arg, depth + 1)) {
+                env.insert(param.clone(), value);
+            }
+        }
+        self.format_name(helper, &m.mac.tokens, &env, depth + 1)
+    }
+
+    /// `format!("affine_{}", T::NAME)` as a glob (`affine_*`), with each placeholder whose
+    /// argument is a literal (or a name `env` binds) replaced by it.
+    fn format_name(
+        &self,
+        f: &Func,
+        tokens: &TokenStream,
+        env: &BTreeMap<String, String>,
+        depth: usize,
+    ) -> Name {
+        let parsed = syn::parse::Parser::parse2(
+            syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            tokens.clone(),
+        );
+        let Ok(parts) = parsed else {
+            return Name::Unknown("a `format!` the report does not parse".to_owned());
+        };
+        let mut parts = parts.into_iter();
+        let Some(syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(format),
+            ..
+        })) = parts.next()
+        else {
+            return Name::Unknown("a `format!` without a literal format string".to_owned());
+        };
+        let args: Vec<syn::Expr> = parts.collect();
+        let value_of = |e: &syn::Expr| -> Option<String> {
+            if let Some(name) = ident(e)
+                && let Some(v) = env.get(&name)
+            {
+                return Some(v.clone());
+            }
+            match self.name_of(f, e, depth + 1) {
+                Name::Literal(v) => Some(v),
+                _ => None,
+            }
+        };
+        let mut out = String::new();
+        let mut next = 0;
+        let mut chars = format
+            .value()
+            .chars()
+            .collect::<Vec<_>>()
+            .into_iter()
+            .peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '{' if chars.peek() == Some(&'{') => {
+                    chars.next();
+                    out.push('{');
+                }
+                '}' if chars.peek() == Some(&'}') => {
+                    chars.next();
+                    out.push('}');
+                }
+                '{' => {
+                    let mut inside = String::new();
+                    for c in chars.by_ref() {
+                        if c == '}' {
+                            break;
+                        }
+                        inside.push(c);
+                    }
+                    let name = inside.split(':').next().unwrap_or("").trim().to_owned();
+                    let value = if name.is_empty() {
+                        next += 1;
+                        args.get(next - 1).and_then(value_of)
+                    } else if let Ok(i) = name.parse::<usize>() {
+                        args.get(i).and_then(value_of)
+                    } else {
+                        env.get(&name).cloned().or_else(|| {
+                            let e: syn::Expr = syn::parse_str(&name).ok()?;
+                            value_of(&e)
+                        })
+                    };
+                    match value {
+                        Some(v) => out.push_str(&v),
+                        None if out.ends_with('*') => {}
+                        None => out.push('*'),
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        if out.contains('*') {
+            Name::Glob(out)
+        } else {
+            Name::Literal(out)
+        }
+    }
+}
+
+/// The attribute's arguments for `names` (the kernels `f` launches): nothing when the
+/// attribute reads the one literal name itself, else `kernel = ...`; an error when a name is
+/// unknown.
+fn key(names: &[Name], f: &Func) -> Result<(String, Option<String>), String> {
+    let mut written: Vec<String> = Vec::new();
+    for n in names {
+        match n {
+            Name::Literal(s) | Name::Glob(s) => {
+                if !written.contains(s) {
+                    written.push(s.clone());
+                }
+            }
+            Name::Param(p) => {
+                return Err(format!(
+                    "the kernel is the parameter `{}`, named by the callers",
+                    f.params.get(*p).cloned().flatten().unwrap_or_default()
+                ));
+            }
+            Name::Unknown(why) => {
+                return Err(format!("the kernel's name is built at run time: {why}"));
+            }
+        }
+    }
+    // The attribute reads a literal in `load_function("x")` (and the like) itself.
+    let read_itself = written.len() == 1
+        && f.scan.loads.iter().any(|load| {
+            load.method
+                && READ_BY_THE_ATTRIBUTE.iter().any(|(m, i)| {
+                    *m == load.name
+                        && matches!(load.args.get(*i).map(strip), Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. })) if s.value() == written[0])
+                })
+        });
+    if read_itself {
+        return Ok((String::new(), None));
+    }
+    written.sort();
+    let value = match written.as_slice() {
+        [one] => format!("{one:?}"),
+        many => format!(
+            "[{}]",
+            many.iter()
+                .map(|s| format!("{s:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let from = if names.iter().any(|n| matches!(n, Name::Glob(_))) {
+        "a name built at run time from a literal stem and a dtype"
+    } else {
+        "the names the code passes"
+    };
+    Ok((format!("kernel = {value}"), Some(from.to_owned())))
+}
+
+/// The launches inside a `macro_rules!` body, with the macro's invocations.
+fn macro_launches(m: &MacroDef, invocations: Option<&Vec<String>>) -> Vec<Launch> {
+    let expanded = match invocations.map(Vec::as_slice) {
+        None | Some([]) => "not invoked in the crate's sources".to_owned(),
+        Some(at) => format!(
+            "expanded {} time{} ({})",
+            at.len(),
+            if at.len() == 1 { "" } else { "s" },
+            at.join(", ")
+        ),
+    };
+    let mut out = Vec::new();
+    for (line, how) in &m.launches {
+        out.push(Launch {
+            location: format!("{}:{line}", m.shown),
+            function: format!("macro_rules! {}", m.name),
+            how,
+            via: None,
+            conditions: m.conditions.clone(),
+            check: Check::Unread(format!(
+                "inside `macro_rules! {}`, {expanded}: read only once expanded; annotate the \
+                 function in the macro's body by hand (the build checks every expansion)",
+                m.name
+            )),
+        });
+    }
+    out
+}
+
+/// Every macro invocation of a file, by the macro's last name: `src/unary.rs:26`.
+struct Invocations<'o> {
+    shown: &'o str,
+    out: &'o mut BTreeMap<String, Vec<String>>,
+}
+
+impl<'ast> Visit<'ast> for Invocations<'_> {
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if let Some(last) = mac.path.segments.last()
+            && last.ident != "macro_rules"
+        {
+            self.out
+                .entry(last.ident.to_string())
+                .or_default()
+                .push(format!("{}:{}", self.shown, last.ident.span().start().line));
+        }
+    }
+}
+
+/// The `#[occupancy::check]`s written inside `macro_rules!` bodies of `file`: (line, the
+/// macro's name). They are checked only by the build, which expands the macro.
+pub(crate) fn attributes_in_macros(file: &syn::File) -> Vec<(usize, String)> {
+    let mut macros = Vec::new();
+    let mut funcs = Vec::new();
+    let mut consts = BTreeMap::new();
+    let mut collect = Collect {
+        file: 0,
+        shown: "",
+        conditions: Vec::new(),
+        impl_ty: None,
+        aliases: check_aliases(file),
+        funcs: &mut funcs,
+        macros: &mut macros,
+        consts: &mut consts,
+    };
+    collect.visit_file(file);
+    macros
+        .into_iter()
+        .flat_map(|m| m.attributes.into_iter().map(move |l| (l, m.name.clone())))
+        .collect()
+}
+
+/// Walks a file: its functions, `&str` constants and macros.
+struct Collect<'x> {
+    file: usize,
+    shown: &'x str,
+    conditions: Vec<String>,
+    impl_ty: Option<String>,
+    /// Names bound to `occupancy::check` by `use` in this file.
+    aliases: Vec<String>,
+    funcs: &'x mut Vec<Func>,
+    macros: &'x mut Vec<MacroDef>,
+    consts: &'x mut BTreeMap<String, Vec<String>>,
+}
+
+impl Collect<'_> {
+    fn within(&mut self, attrs: &[syn::Attribute], what: &str, visit: impl FnOnce(&mut Self)) {
+        let depth = self.conditions.len();
+        self.conditions.extend(super::cfgs(attrs, what));
+        visit(self);
+        self.conditions.truncate(depth);
+    }
+
+    fn is_check(&self, attr: &syn::Attribute) -> bool {
+        let path = attr.path();
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let direct = match segments.as_slice() {
+            [a, b] => a == "occupancy" && b == "check",
+            [one] => self.aliases.contains(one),
+            _ => false,
+        };
+        direct
+            || (path.is_ident("cfg_attr")
+                && contains_check(&attr.meta.to_token_stream_lossy(), &self.aliases))
+    }
+
+    fn function(
+        &mut self,
+        attrs: &[syn::Attribute],
+        vis: Option<&syn::Visibility>,
+        sig: &syn::Signature,
+        body: &syn::Block,
+    ) {
+        let annotated = attrs.iter().any(|a| self.is_check(a));
+        // The attribute goes after the doc comments, before the other attributes.
+        let head = match vis {
+            Some(syn::Visibility::Inherited) | None => sig.span(),
+            Some(v) => v.span(),
+        };
+        let line = attrs
+            .iter()
+            .filter(|a| !a.path().is_ident("doc"))
+            .map(|a| a.pound_token.span.start().line)
+            .chain(std::iter::once(head.start().line))
+            .min()
+            .unwrap_or(1);
+        let mut scan = Scan::default();
+        let mut walk = Walk {
+            scan: &mut scan,
+            closure: None,
+        };
+        walk.visit_block(body);
+        self.funcs.push(Func {
+            file: self.file,
+            name: sig.ident.to_string(),
+            impl_ty: self.impl_ty.clone(),
+            sig: sig.clone(),
+            body: body.clone(),
+            line,
+            span: sig.ident.span(),
+            conditions: self.conditions.clone(),
+            annotated,
+            params: sig
+                .inputs
+                .iter()
+                .map(|a| match a {
+                    syn::FnArg::Receiver(_) => Some("self".to_owned()),
+                    syn::FnArg::Typed(t) => match &*t.pat {
+                        syn::Pat::Ident(i) => Some(i.ident.to_string()),
+                        _ => None,
+                    },
+                })
+                .collect(),
+            scan,
+        });
+    }
+}
+
+/// `meta.to_token_stream()` without importing the trait everywhere.
+trait Lossy {
+    fn to_token_stream_lossy(&self) -> TokenStream;
+}
+
+impl Lossy for syn::Meta {
+    fn to_token_stream_lossy(&self) -> TokenStream {
+        quote::ToTokens::to_token_stream(self)
+    }
+}
+
+/// Whether `tokens` hold `occupancy::check` (or an alias) as a path.
+fn contains_check(tokens: &TokenStream, aliases: &[String]) -> bool {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Ident(id) if id == "occupancy" => {
+                if matches!(trees.get(i + 3), Some(TokenTree::Ident(c)) if c == "check") {
+                    return true;
+                }
+            }
+            TokenTree::Ident(id) if aliases.iter().any(|a| id == a) => {
+                let after_colons =
+                    i >= 2 && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == ':');
+                if !after_colons && matches!(trees.get(i + 1), Some(TokenTree::Group(_))) {
+                    return true;
+                }
+            }
+            TokenTree::Group(g) if contains_check(&g.stream(), aliases) => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Names bound to `occupancy::check` by the file's `use` items.
+fn check_aliases(file: &syn::File) -> Vec<String> {
+    let mut out = Vec::new();
+    struct Uses<'o>(&'o mut Vec<String>);
+    impl<'ast> Visit<'ast> for Uses<'_> {
+        fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+            super::uses(&u.tree, &[], self.0);
+        }
+    }
+    Uses(&mut out).visit_file(file);
+    out
+}
+
+impl<'ast> Visit<'ast> for Collect<'_> {
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        self.within(&f.attrs, &format!("fn {}", f.sig.ident), |this| {
+            let outer = this.impl_ty.take();
+            this.function(&f.attrs, Some(&f.vis), &f.sig, &f.block);
+            syn::visit::visit_item_fn(this, f);
+            this.impl_ty = outer;
+        });
+    }
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        self.within(&f.attrs, &format!("fn {}", f.sig.ident), |this| {
+            this.function(&f.attrs, Some(&f.vis), &f.sig, &f.block);
+            syn::visit::visit_impl_item_fn(this, f);
+        });
+    }
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        self.within(&f.attrs, &format!("fn {}", f.sig.ident), |this| {
+            if let Some(body) = &f.default {
+                this.function(&f.attrs, None, &f.sig, body);
+            }
+            syn::visit::visit_trait_item_fn(this, f);
+        });
+    }
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        self.within(&m.attrs, &format!("mod {}", m.ident), |this| {
+            syn::visit::visit_item_mod(this, m);
+        });
+    }
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        let ty = match &*i.self_ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        let what = ty
+            .as_ref()
+            .map_or_else(|| "impl".to_owned(), |t| format!("impl {t}"));
+        self.within(&i.attrs, &what, |this| {
+            let outer = std::mem::replace(&mut this.impl_ty, ty);
+            syn::visit::visit_item_impl(this, i);
+            this.impl_ty = outer;
+        });
+    }
+    fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
+        self.within(&t.attrs, &format!("trait {}", t.ident), |this| {
+            let outer = this.impl_ty.replace(t.ident.to_string());
+            syn::visit::visit_item_trait(this, t);
+            this.impl_ty = outer;
+        });
+    }
+    fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+        if let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) = &*c.expr
+        {
+            self.consts
+                .entry(c.ident.to_string())
+                .or_default()
+                .push(s.value());
+        }
+    }
+    fn visit_item_macro(&mut self, m: &'ast syn::ItemMacro) {
+        if !m.mac.path.is_ident("macro_rules") {
+            return;
+        }
+        let Some(name) = &m.ident else { return };
+        let mut launches = Vec::new();
+        let mut attributes = Vec::new();
+        scan_tokens(
+            &m.mac.tokens,
+            &self.aliases,
+            &mut launches,
+            &mut attributes,
+            0,
+        );
+        if !launches.is_empty() || !attributes.is_empty() {
+            self.macros.push(MacroDef {
+                name: name.to_string(),
+                shown: self.shown.to_owned(),
+                conditions: self.conditions.clone(),
+                launches,
+                attributes,
+            });
+        }
+    }
+}
+
+/// Launch calls and `#[occupancy::check]`s in a macro body's tokens.
+fn scan_tokens(
+    tokens: &TokenStream,
+    aliases: &[String],
+    launches: &mut Vec<(usize, &'static str)>,
+    attributes: &mut Vec<usize>,
+    depth: usize,
+) {
+    if depth > 64 {
+        return;
+    }
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Punct(p) if p.as_char() == '.' => {
+                if let (Some(TokenTree::Ident(m)), Some(TokenTree::Group(g))) =
+                    (trees.get(i + 1), trees.get(i + 2))
+                    && g.delimiter() == Delimiter::Parenthesis
+                    && !g.stream().is_empty()
+                    && let Some(how) = how_of(&m.to_string(), &trees[..i])
+                {
+                    launches.push((m.span().start().line, how));
+                }
+            }
+            TokenTree::Punct(p) if p.as_char() == '#' => {
+                if let Some(TokenTree::Group(g)) = trees.get(i + 1)
+                    && g.delimiter() == Delimiter::Bracket
+                    && contains_check(&g.stream(), aliases)
+                {
+                    attributes.push(p.span().start().line);
+                }
+            }
+            TokenTree::Group(g) => {
+                scan_tokens(&g.stream(), aliases, launches, attributes, depth + 1)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What launch a method call named `method` is (`preceding`: the tokens before its `.`,
+/// to tell cudarc's builder from the older API), if one.
+fn how_of(method: &str, preceding: &[TokenTree]) -> Option<&'static str> {
+    let builder = preceding
+        .iter()
+        .any(|t| matches!(t, TokenTree::Ident(i) if i == "launch_builder"));
+    Some(match method {
+        "launch" if builder => "cudarc launch_builder(..).launch",
+        "launch" => "launch (LaunchAsync)",
+        "launch_cooperative" => "cudarc launch_builder(..).launch_cooperative",
+        "launch_on_stream" => "launch_on_stream (LaunchAsync)",
+        "launch_async" => "launch_async",
+        _ => return None,
+    })
+}
+
+/// Walks a function body for launches, loads, `let`s, closures and calls.
+struct Walk<'s> {
+    scan: &'s mut Scan,
+    /// The closure (bound by `let`) being walked.
+    closure: Option<String>,
+}
+
+impl<'ast> Visit<'ast> for Walk<'_> {
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        if let (syn::Pat::Ident(p), Some(init)) = (strip_pat(&local.pat), &local.init) {
+            let name = p.ident.to_string();
+            if let syn::Expr::Closure(c) = strip(&init.expr) {
+                let params = c
+                    .inputs
+                    .iter()
+                    .map(|p| match strip_pat(p) {
+                        syn::Pat::Ident(i) => Some(i.ident.to_string()),
+                        _ => None,
+                    })
+                    .collect();
+                self.scan.closures.insert(name.clone(), params);
+                let outer = self.closure.replace(name);
+                self.visit_expr(&c.body);
+                self.closure = outer;
+                return;
+            }
+            self.scan.lets.insert(name, (*init.expr).clone());
+        }
+        syn::visit::visit_local(self, local);
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        let method = m.method.to_string();
+        if let Some((_, at)) = LAUNCH_METHODS.iter().find(|(name, _)| *name == method)
+            && !m.args.is_empty()
+        {
+            let builder = builder_arg(&m.receiver);
+            let how = match (method.as_str(), builder.is_some()) {
+                ("launch", true) => "cudarc launch_builder(..).launch",
+                ("launch_cooperative", true) => "cudarc launch_builder(..).launch_cooperative",
+                ("launch", false) => "launch (LaunchAsync)",
+                ("launch_on_stream", _) => "launch_on_stream (LaunchAsync)",
+                ("launch_cooperative", false) => "launch_cooperative (LaunchAsync)",
+                _ => "launch_async",
+            };
+            // The builder's `launch(cfg)` takes the configuration first; the older API's
+            // `launch(cfg, params)` too; `launch_on_stream(stream, cfg, params)` second.
+            let config = m
+                .args
+                .iter()
+                .nth(if builder.is_some() { 0 } else { *at })
+                .cloned();
+            let function = builder.or_else(|| Some((*m.receiver).clone()));
+            self.scan.calls.push(LaunchCall {
+                line: m.method.span().start().line,
+                how,
+                config,
+                function,
+                closure: self.closure.clone(),
+            });
+        }
+        if is_load(&method) {
+            self.scan.loads.push(Load {
+                name: method.clone(),
+                method: true,
+                args: m.args.iter().cloned().collect(),
+                closure: self.closure.clone(),
+            });
+        }
+        self.scan
+            .callees
+            .push((method, m.args.iter().cloned().collect(), true));
+        syn::visit::visit_expr_method_call(self, m);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*c.func
+            && let Some(last) = p.path.segments.last()
+        {
+            let name = last.ident.to_string();
+            if is_load(&name) {
+                self.scan.loads.push(Load {
+                    name: name.clone(),
+                    method: false,
+                    args: c.args.iter().cloned().collect(),
+                    closure: self.closure.clone(),
+                });
+            }
+            let receiver = p.path.segments.len() >= 2
+                && p.path.segments[p.path.segments.len() - 2].ident == "Self";
+            let mut args: Vec<syn::Expr> = c.args.iter().cloned().collect();
+            // `Self::f(self, ..)`: the first argument is the receiver.
+            if receiver && !args.is_empty() {
+                args.remove(0);
+            }
+            self.scan.callees.push((name, args, receiver));
+        }
+        syn::visit::visit_expr_call(self, c);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        // cust's `launch!(m.k<<<grid, block, smem, stream>>>(args))`.
+        if mac
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "launch")
+        {
+            let trees: Vec<TokenTree> = mac.tokens.clone().into_iter().collect();
+            let spelled = mac.tokens.to_string().replace(' ', "");
+            if spelled.contains("<<<") {
+                let kernel = trees
+                    .iter()
+                    .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == '<'))
+                    .and_then(|i| i.checked_sub(1))
+                    .and_then(|i| match &trees[i] {
+                        TokenTree::Ident(k) => Some(k.to_string()),
+                        _ => None,
+                    });
+                self.scan.calls.push(LaunchCall {
+                    line: mac.path.span().start().line,
+                    how: "cust launch!",
+                    config: None,
+                    function: None,
+                    closure: self.closure.clone(),
+                });
+                if let Some(kernel) = kernel {
+                    // The attribute reads cust's kernel name itself, as a literal load.
+                    let lit = syn::LitStr::new(&kernel, Span::call_site());
+                    self.scan.loads.push(Load {
+                        name: "load_function".to_owned(),
+                        method: true,
+                        args: vec![syn::parse_quote!(#lit)],
+                        closure: self.closure.clone(),
+                    });
+                }
+            }
+        }
+        // Arguments of other macros (`format!`, `println!`) are not walked.
+    }
+
+    fn visit_item(&mut self, _: &'ast syn::Item) {
+        // Items nested in the body are functions of their own.
+    }
+}
+
+/// A method or function that loads a kernel by name: `load_function`, `get_function`,
+/// `get_func`, `get_or_load_func`, `load_func`, ...
+fn is_load(name: &str) -> bool {
+    READ_BY_THE_ATTRIBUTE.iter().any(|(m, _)| *m == name)
+        || (name.contains("func") && !LAUNCH_METHODS.iter().any(|(m, _)| *m == name))
+}
+
+/// `launch_builder(&f)`'s argument, in the receiver chain of a launch call.
+fn builder_arg(receiver: &syn::Expr) -> Option<syn::Expr> {
+    let mut at = receiver;
+    for _ in 0..256 {
+        match strip(at) {
+            syn::Expr::MethodCall(m) if m.method == "launch_builder" => {
+                return m.args.first().cloned();
+            }
+            syn::Expr::MethodCall(m) => at = &m.receiver,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The single identifier `expr` is (through `&`, parentheses, `*`).
+fn ident(expr: &syn::Expr) -> Option<String> {
+    match strip(expr) {
+        syn::Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => ident(&u.expr),
+        _ => None,
+    }
+}
+
+fn strip(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => strip(&p.expr),
+        syn::Expr::Group(g) => strip(&g.expr),
+        syn::Expr::Reference(r) => strip(&r.expr),
+        syn::Expr::Try(t) => strip(&t.expr),
+        other => other,
+    }
+}
+
+fn strip_pat(p: &syn::Pat) -> &syn::Pat {
+    match p {
+        syn::Pat::Type(t) => strip_pat(&t.pat),
+        syn::Pat::Paren(p) => strip_pat(&p.pat),
+        other => other,
+    }
+}
+
+/// The expression a block ends with, also as `return expr;`.
+fn tail_expr(block: &syn::Block) -> Option<&syn::Expr> {
+    match block.stmts.last()? {
+        syn::Stmt::Expr(e, None) => Some(e),
+        syn::Stmt::Expr(syn::Expr::Return(r), _) => r.expr.as_deref(),
+        _ => None,
+    }
+}
+
+fn text(e: &syn::Expr) -> String {
+    quote::ToTokens::to_token_stream(e).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(files: &[(&'static str, &str)]) -> Vec<(String, syn::File)> {
+        files
+            .iter()
+            .map(|(shown, text)| {
+                let source = occupancy_attr::parse_source_file(text, shown).unwrap();
+                ((*shown).to_owned(), source.syntax)
+            })
+            .collect()
+    }
+
+    fn launches(files: &[(&'static str, &str)]) -> Vec<(String, String, String)> {
+        let parsed = parse(files);
+        let files: Vec<File<'_>> = parsed
+            .iter()
+            .map(|(shown, syntax)| File {
+                shown,
+                syntax,
+                conditions: Vec::new(),
+            })
+            .collect();
+        find(&files)
+            .into_iter()
+            .map(|l| {
+                let check = match l.check {
+                    Check::Attribute { args, target, .. } => {
+                        format!(
+                            "#[occupancy::check({args})] on {} at line {}",
+                            target.name, target.line
+                        )
+                    }
+                    Check::Annotated { wrapper } => format!("annotated at {wrapper}"),
+                    Check::Unread(why) => format!("unread: {why}"),
+                };
+                (l.location, l.function, check)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_fixture_crate() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/adopt/src");
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        names.sort();
+        let texts: Vec<(&'static str, String)> = names
+            .iter()
+            .map(|p| {
+                let shown: &'static str = Box::leak(
+                    format!("src/{}", p.file_name().unwrap().to_str().unwrap()).into_boxed_str(),
+                );
+                (shown, std::fs::read_to_string(p).unwrap())
+            })
+            .collect();
+        let refs: Vec<(&'static str, &str)> = texts.iter().map(|(s, t)| (*s, t.as_str())).collect();
+        for l in launches(&refs) {
+            println!("{l:?}");
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! The build-script call: after a crate's `build.rs` compiled its CUDA sources with nvcc,
+//! check every launch of them with the resources of the objects just built, and report
+//! through cargo.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use occupancy_attr::Env;
+use occupancy_core::lint::Level;
+use occupancy_core::policy::Policy;
+
+use crate::check::{CheckedLaunch, Compiled, Outcome, check};
+use crate::launch::Reading;
+
+/// Where the check records what `cargo occupancy report` needs (the directories and the
+/// objects), under `OUT_DIR`.
+pub const OUT_DIR_RECORD: &str = "occupancy/cuda-launches.json";
+
+/// The CUDA C++ launches of a crate, checked from its build script.
+///
+/// ```no_run
+/// // build.rs, after compiling src/cuda/*.cu into $OUT_DIR/libkernels.a with nvcc:
+/// let lib = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("libkernels.a");
+/// occupancy_cuda::CudaLaunches::new("src/cuda").objects([lib]).check();
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct CudaLaunches {
+    dirs: Vec<PathBuf>,
+    objects: Vec<PathBuf>,
+    crate_dir: Option<PathBuf>,
+}
+
+/// What [`CudaLaunches::try_check`] found and printed.
+pub struct BuildReport {
+    /// The launches read.
+    pub reading: Reading,
+    /// Each launch with its paths checked.
+    pub checked: Vec<CheckedLaunch>,
+    /// The lines printed for cargo (`cargo:warning=...`, `cargo:rerun-if-changed=...`).
+    pub cargo_lines: Vec<String>,
+    /// Deny-level findings, rendered (message, notes, helps), each with its location.
+    pub denied: Vec<String>,
+    /// How long reading and checking took.
+    pub elapsed: Duration,
+}
+
+impl CudaLaunches {
+    /// The `.cu` / `.cuh` files under `dir` (relative to the crate's directory; searched
+    /// recursively) and the headers they include.
+    pub fn new(dir: impl AsRef<Path>) -> CudaLaunches {
+        CudaLaunches {
+            dirs: vec![dir.as_ref().to_path_buf()],
+            ..CudaLaunches::default()
+        }
+    }
+
+    /// One more directory (or file) of sources.
+    pub fn dir(mut self, dir: impl AsRef<Path>) -> CudaLaunches {
+        self.dirs.push(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// The objects nvcc built from them: ELF objects, static libraries (`ar` archives),
+    /// shared libraries (their `.nv_fatbin` sections hold the cubins), fatbins or cubins.
+    pub fn objects<P: AsRef<Path>>(mut self, objects: impl IntoIterator<Item = P>) -> CudaLaunches {
+        self.objects
+            .extend(objects.into_iter().map(|p| p.as_ref().to_path_buf()));
+        self
+    }
+
+    /// The crate's directory (default: `CARGO_MANIFEST_DIR`).
+    pub fn crate_dir(mut self, dir: impl AsRef<Path>) -> CudaLaunches {
+        self.crate_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Checks, prints the findings as cargo warnings, and exits the build script with
+    /// status 1 after printing the deny-level findings (and any error) to stderr.
+    pub fn check(&self) {
+        match self.try_check() {
+            Ok(report) => {
+                for line in &report.cargo_lines {
+                    println!("{line}");
+                }
+                if !report.denied.is_empty() {
+                    for d in &report.denied {
+                        eprintln!("{d}\n");
+                    }
+                    eprintln!(
+                        "error: {} deny-level occupancy finding{} in the CUDA C++ launches (occupancy.toml's [lints] sets the levels)",
+                        report.denied.len(),
+                        if report.denied.len() == 1 { "" } else { "s" }
+                    );
+                    std::process::exit(1);
+                }
+            }
+            Err(e) => {
+                eprintln!("error: occupancy: {e}");
+                std::process::exit(1);
+            }
+        }
+    }
+
+    /// Reads the sources once, reads the objects, checks every launch under the crate's
+    /// policy, and returns what [`CudaLaunches::check`] prints; writes
+    /// [`OUT_DIR_RECORD`] when `OUT_DIR` is set.
+    ///
+    /// # Errors
+    ///
+    /// No crate directory (`CARGO_MANIFEST_DIR` unset and none given), a malformed policy.
+    pub fn try_check(&self) -> Result<BuildReport, String> {
+        let start = Instant::now();
+        let crate_dir = match &self.crate_dir {
+            Some(d) => d.clone(),
+            None => std::env::var_os("CARGO_MANIFEST_DIR")
+                .map(PathBuf::from)
+                .ok_or("CARGO_MANIFEST_DIR is not set: call this from a build script, or give crate_dir")?,
+        };
+        let mut env = Env::new(&crate_dir);
+        if let Some(p) = std::env::var_os(Policy::ENV_VAR) {
+            env = env.with_var(Policy::ENV_VAR, p);
+        }
+        let (policy, policy_file) = occupancy_attr::load_policy(&env)?;
+        let reading = crate::read(&crate_dir, &self.dirs);
+        let objects: Vec<PathBuf> = self
+            .objects
+            .iter()
+            .map(|o| {
+                if o.is_absolute() {
+                    o.clone()
+                } else {
+                    crate_dir.join(o)
+                }
+            })
+            .collect();
+        let compiled = Compiled::read(&objects);
+        let checked = check(&reading, &policy, &compiled);
+        let mut lines = Vec::new();
+        let mut denied = Vec::new();
+        let warn = |lines: &mut Vec<String>, text: &str| {
+            for l in text.lines() {
+                lines.push(format!("cargo:warning={l}"));
+            }
+        };
+        for note in &reading.notes {
+            warn(&mut lines, &format!("occupancy: {note}"));
+        }
+        for p in &compiled.problems {
+            warn(&mut lines, &format!("occupancy: {p}"));
+        }
+        let mut not_checked = 0usize;
+        let mut paths = 0usize;
+        for c in &checked {
+            let location = c.launch.location();
+            if c.paths.is_empty() {
+                not_checked += 1;
+            }
+            for p in &c.paths {
+                paths += 1;
+                let Outcome::Checked(spec, evaluation) = &p.outcome else {
+                    not_checked += 1;
+                    continue;
+                };
+                for d in &evaluation.diagnostics {
+                    let level = spec.level(d.finding.lint);
+                    let text = format!(
+                        "{location}: {}: {}: {}",
+                        if level == Level::Deny {
+                            "error"
+                        } else {
+                            "warning"
+                        },
+                        d.finding.lint.name,
+                        d.finding
+                    );
+                    match level {
+                        Level::Allow => {}
+                        Level::Warn => warn(&mut lines, &text),
+                        Level::Deny => denied.push(text),
+                    }
+                }
+            }
+        }
+        if not_checked > 0 {
+            warn(
+                &mut lines,
+                &format!(
+                    "occupancy: {not_checked} of {paths} C++ launch paths are not checked (run-time values, kernels not found); `cargo occupancy report --all` lists them with the reason"
+                ),
+            );
+        }
+        // Rerun when a source, an object outside OUT_DIR or the policy changes. Objects
+        // the build script writes into OUT_DIR change only when it runs: naming them would
+        // make every build rerun it.
+        let out_dir = std::env::var_os("OUT_DIR").map(PathBuf::from);
+        let root = std::fs::canonicalize(&crate_dir).unwrap_or_else(|_| crate_dir.clone());
+        for dir in &self.dirs {
+            lines.push(format!(
+                "cargo:rerun-if-changed={}",
+                crate_dir.join(dir).display()
+            ));
+        }
+        for file in &reading.files {
+            lines.push(format!(
+                "cargo:rerun-if-changed={}",
+                root.join(file).display()
+            ));
+        }
+        for o in &objects {
+            let inside_out = out_dir.as_ref().is_some_and(|d| {
+                let d = std::fs::canonicalize(d).unwrap_or_else(|_| d.clone());
+                std::fs::canonicalize(o)
+                    .unwrap_or_else(|_| o.clone())
+                    .starts_with(d)
+            });
+            if !inside_out {
+                lines.push(format!("cargo:rerun-if-changed={}", o.display()));
+            }
+        }
+        // (A policy file that does not exist is not named: cargo would rerun every time.)
+        if let Some(p) = &policy_file {
+            lines.push(format!("cargo:rerun-if-changed={}", p.display()));
+        }
+        lines.push(format!("cargo:rerun-if-env-changed={}", Policy::ENV_VAR));
+        if let Some(out) = &out_dir {
+            let record = serde_json::json!({
+                "crate_dir": crate_dir,
+                "dirs": self.dirs,
+                "objects": objects,
+            });
+            let path = out.join(OUT_DIR_RECORD);
+            if let Some(parent) = path.parent() {
+                let _ = std::fs::create_dir_all(parent);
+            }
+            let mut text = serde_json::to_string_pretty(&record).unwrap_or_default();
+            let _ = writeln!(text);
+            let _ = std::fs::write(path, text);
+        }
+        Ok(BuildReport {
+            reading,
+            checked,
+            cargo_lines: lines,
+            denied,
+            elapsed: start.elapsed(),
+        })
+    }
+}

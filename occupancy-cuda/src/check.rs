@@ -1,0 +1,474 @@
+//! Checking the launches read: each path's launch, with the resources of the kernel
+//! instantiation it names in the objects nvcc built, becomes an
+//! [`occupancy_attr::Spec`] under the crate's policy, and [`occupancy_attr::Spec::evaluate`]
+//! runs the engine and every lint on it: one lint evaluation for Rust wrappers and C++
+//! launches.
+
+use std::path::{Path, PathBuf};
+
+use occupancy_attr::{Evaluation, ExternalLaunch, KernelSpec, Plan, Source, SourceKind, Spec};
+use occupancy_core::arch::{ArchVariant, Target};
+use occupancy_core::cluster::{Cluster, ClusterDim};
+use occupancy_core::policy::Policy;
+use occupancy_core::resources::manifest::loadable_arch;
+use occupancy_core::resources::{KernelResources, SmTarget, Variant};
+
+use crate::launch::{Candidates, CudaLaunch, LaunchPath, Read, Reading, TemplateArg};
+
+/// The compiled kernels a crate's launches run: every kernel of every object read, with the
+/// file it came from.
+#[derive(Clone, Debug, Default)]
+pub struct Compiled {
+    /// Each kernel compiled for each architecture, with the object it was read from.
+    pub kernels: Vec<(KernelResources, PathBuf)>,
+    /// Objects that could not be read, and why.
+    pub problems: Vec<String>,
+}
+
+impl Compiled {
+    /// Reads the kernels of host objects nvcc built: ELF objects, shared libraries and
+    /// executables with a `.nv_fatbin` section (and `ar` archives of them), or fatbins and
+    /// cubins.
+    pub fn read(objects: &[PathBuf]) -> Compiled {
+        let mut out = Compiled::default();
+        for path in objects {
+            match object_kernels(path) {
+                Ok(kernels) => out
+                    .kernels
+                    .extend(kernels.into_iter().map(|k| (k, path.clone()))),
+                Err(why) => out.problems.push(format!("{}: {why}", path.display())),
+            }
+        }
+        out
+    }
+
+    /// The kernels `inst` names, grouped by symbol (each symbol with its architectures).
+    fn find(&self, path: &LaunchPath) -> Vec<Vec<&(KernelResources, PathBuf)>> {
+        let mut groups: Vec<Vec<&(KernelResources, PathBuf)>> = Vec::new();
+        for entry in &self.kernels {
+            if !matches(path, &entry.0) {
+                continue;
+            }
+            match groups.iter_mut().find(|g| g[0].0.name == entry.0.name) {
+                Some(g) => g.push(entry),
+                None => groups.push(vec![entry]),
+            }
+        }
+        groups
+    }
+}
+
+/// Every kernel of an object file: see [`Compiled::read`].
+fn object_kernels(path: &Path) -> Result<Vec<KernelResources>, String> {
+    let data = occupancy_core::file::read(path, "object", occupancy_core::file::MAX_BINARY_BYTES)
+        .map_err(|e| e.reason.to_string())?;
+    if data.starts_with(b"!<arch>\n") {
+        return archive_kernels(&data);
+    }
+    occupancy_core::resources::read(&data).map_err(|e| e.to_string())
+}
+
+/// The kernels of every member of an `ar` archive (GNU or BSD format, as `ar` and nvcc's
+/// `--lib` write them) that carries device code.
+fn archive_kernels(data: &[u8]) -> Result<Vec<KernelResources>, String> {
+    let mut out = Vec::new();
+    let mut at = 8usize;
+    let mut members = 0usize;
+    while at + 60 <= data.len() {
+        let header = &data[at..at + 60];
+        let size: usize = std::str::from_utf8(&header[48..58])
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .ok_or_else(|| format!("archive member at byte {at}: malformed header"))?;
+        let name = String::from_utf8_lossy(&header[0..16]).trim().to_owned();
+        let start = at + 60;
+        let end = start
+            .checked_add(size)
+            .filter(|e| *e <= data.len())
+            .ok_or_else(|| format!("archive member `{name}` runs past the end of the file"))?;
+        let mut body = &data[start..end];
+        // BSD: `#1/<len>` names are stored at the start of the member.
+        if let Some(len) = name
+            .strip_prefix("#1/")
+            .and_then(|l| l.parse::<usize>().ok())
+        {
+            body = body.get(len..).unwrap_or(&[]);
+        }
+        if !name.starts_with('/') || name.len() > 1 && name.as_bytes()[1].is_ascii_digit() {
+            if body.starts_with(b"\x7fELF")
+                && let Ok(kernels) = occupancy_core::resources::read(body)
+            {
+                out.extend(kernels);
+            }
+        }
+        members += 1;
+        if members > 100_000 {
+            break;
+        }
+        at = end + (end & 1);
+    }
+    Ok(out)
+}
+
+/// Whether a compiled kernel is the instantiation a path launches: its demangled name
+/// without parameters (`ns::k<float, 64>`) against the path's, template arguments
+/// compared by value and spelling (`(unsigned int)64` is 64, `half` is `__half`), an
+/// anonymous namespace ignored, the launch's namespaces a suffix of the kernel's.
+fn matches(path: &LaunchPath, k: &KernelResources) -> bool {
+    let compiled = k.display_name().replace("(anonymous namespace)::", "");
+    let (name, args) = match compiled.find('<') {
+        Some(open) if compiled.ends_with('>') => (
+            &compiled[..open],
+            Some(split_top(&compiled[open + 1..compiled.len() - 1])),
+        ),
+        _ => (compiled.as_str(), None),
+    };
+    let wanted = path.kernel.name.trim_start_matches("::");
+    let name_ok = name == wanted || name.ends_with(&format!("::{wanted}"));
+    if !name_ok {
+        return false;
+    }
+    match (&path.kernel.template_args, args) {
+        (Some(w), None) => w.is_empty(),
+        (None, _) => false,
+        (Some(w), Some(got)) => {
+            w.len() <= got.len() && w.iter().zip(&got).all(|(a, b)| arg_matches(a, b))
+        }
+    }
+}
+
+fn arg_matches(a: &TemplateArg, compiled: &str) -> bool {
+    let c = compiled.trim();
+    match a {
+        TemplateArg::Bool(b) => c == b.to_string() || int_of(c) == Some(i128::from(*b)),
+        TemplateArg::Value(v) => int_of(c) == Some(*v),
+        TemplateArg::Type(t) => normalize_type(t) == normalize_type(c),
+    }
+}
+
+/// `64`, `(int)64`, `(unsigned int)64`, `64u`, `-3`.
+fn int_of(text: &str) -> Option<i128> {
+    let t = text.trim();
+    let t = match t.strip_prefix('(') {
+        Some(rest) => rest.split_once(')').map_or(t, |(_, v)| v),
+        None => t,
+    };
+    let t = t.trim_end_matches(['u', 'U', 'l', 'L']);
+    t.parse().ok()
+}
+
+fn normalize_type(t: &str) -> String {
+    let mut words: Vec<&str> = t.split_whitespace().collect();
+    let is_const = words.contains(&"const");
+    words.retain(|w| *w != "const");
+    let mut s = words.join(" ").replace(' ', "");
+    for (from, to) in [
+        ("half", "__half"),
+        ("nv_bfloat16", "__nv_bfloat16"),
+        ("uint32_t", "unsignedint"),
+        ("int32_t", "int"),
+        ("uint64_t", "unsignedlong"),
+        ("int64_t", "long"),
+        ("size_t", "unsignedlong"),
+        ("uint8_t", "unsignedchar"),
+        ("int8_t", "signedchar"),
+    ] {
+        if s == from {
+            s = to.to_owned();
+        }
+    }
+    if is_const {
+        s.push_str("const");
+    }
+    s
+}
+
+fn split_top(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(text[start..].trim());
+    out
+}
+
+/// A launch site with each of its paths checked.
+pub struct CheckedLaunch {
+    /// The launch as read.
+    pub launch: CudaLaunch,
+    /// One per path of the launch (or per candidate of a run-time value), in order.
+    pub paths: Vec<CheckedPath>,
+}
+
+/// One path of a launch, checked or not.
+pub struct CheckedPath {
+    /// The path as read (candidates applied: a run-time block the policy gives candidates
+    /// for is one `CheckedPath` per candidate).
+    pub path: LaunchPath,
+    /// The spec and the evaluation, or why the path is not checked.
+    pub outcome: Outcome,
+    /// What else to know (`sm_86: no cubin of the kernel runs there, not checked`).
+    pub notes: Vec<String>,
+}
+
+/// What checking a path gave.
+pub enum Outcome {
+    /// The engine and the lints ran: the spec (levels, targets, kernels) and their
+    /// answer.
+    Checked(Box<Spec>, Evaluation),
+    /// Not checked, and why (`run time, not checked: ...`).
+    NotChecked(String),
+}
+
+/// Checks every launch of `reading` under `policy` with the kernels of `compiled`.
+pub fn check(reading: &Reading, policy: &Policy, compiled: &Compiled) -> Vec<CheckedLaunch> {
+    reading
+        .launches
+        .iter()
+        .map(|launch| check_launch(launch, policy, compiled))
+        .collect()
+}
+
+fn check_launch(launch: &CudaLaunch, policy: &Policy, compiled: &Compiled) -> CheckedLaunch {
+    let mut paths = Vec::new();
+    for path in &launch.paths {
+        for path in with_policy_candidates(path, launch, policy) {
+            let (outcome, notes) = check_path(&path, launch, policy, compiled);
+            paths.push(CheckedPath {
+                path,
+                outcome,
+                notes,
+            });
+        }
+    }
+    CheckedLaunch {
+        launch: launch.clone(),
+        paths,
+    }
+}
+
+/// The path, or one per `[launches.<function>]` candidate for each of its run-time values
+/// the policy gives candidates for.
+fn with_policy_candidates(
+    path: &LaunchPath,
+    launch: &CudaLaunch,
+    policy: &Policy,
+) -> Vec<LaunchPath> {
+    let simple = launch
+        .function
+        .rsplit("::")
+        .next()
+        .unwrap_or(&launch.function);
+    let Some(c) = policy
+        .launches
+        .get(&launch.function)
+        .or_else(|| policy.launches.get(simple))
+    else {
+        return vec![path.clone()];
+    };
+    let mut out = vec![path.clone()];
+    if matches!(path.block, Read::Unknown(_)) && !c.block.is_empty() {
+        out = out
+            .into_iter()
+            .flat_map(|p| {
+                c.block.iter().map(move |b| {
+                    let mut q = p.clone();
+                    q.block = Read::Known(*b);
+                    q.candidates = Candidates::Policy;
+                    q.conditions.push(format!("block = {}", shape(*b)));
+                    q
+                })
+            })
+            .collect();
+    }
+    if matches!(path.dynamic_smem_bytes, Read::Unknown(_)) && !c.smem_bytes.is_empty() {
+        out = out
+            .into_iter()
+            .flat_map(|p| {
+                c.smem_bytes.iter().map(move |s| {
+                    let mut q = p.clone();
+                    q.dynamic_smem_bytes = Read::Known(*s);
+                    q.candidates = Candidates::Policy;
+                    q.conditions.push(format!("smem = {s}"));
+                    q
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+fn check_path(
+    path: &LaunchPath,
+    launch: &CudaLaunch,
+    policy: &Policy,
+    compiled: &Compiled,
+) -> (Outcome, Vec<String>) {
+    match check_path_inner(path, launch, policy, compiled) {
+        Ok((outcome, notes)) => (outcome, notes),
+        Err(why) => (Outcome::NotChecked(why), Vec::new()),
+    }
+}
+
+fn check_path_inner(
+    path: &LaunchPath,
+    launch: &CudaLaunch,
+    policy: &Policy,
+    compiled: &Compiled,
+) -> Result<(Outcome, Vec<String>), String> {
+    let hint = format!(
+        "give candidates with `// occupancy: block = [128, 256]` on the launch, or `[launches.{}]` in occupancy.toml",
+        launch.function
+    );
+    let block = match &path.block {
+        Read::Known(b) => *b,
+        Read::Unknown(why) => {
+            return Err(format!("run time, not checked: the block: {why}; {hint}"));
+        }
+    };
+    let smem = match &path.dynamic_smem_bytes {
+        Read::Known(s) => *s,
+        Read::Unknown(why) => {
+            return Err(format!(
+                "run time, not checked: the dynamic shared memory: {why}; {}",
+                hint.replace("block = [128, 256]", "smem = [0, 49152]")
+            ));
+        }
+    };
+    if path.kernel.template_args.is_none() {
+        return Err(format!(
+            "not checked: the template arguments of `{}` are not known here",
+            path.kernel.name
+        ));
+    }
+    let groups = compiled.find(path);
+    if groups.is_empty() {
+        return Err(format!(
+            "not checked: no compiled kernel `{}` in the objects read{}",
+            path.kernel,
+            if compiled.kernels.is_empty() {
+                " (none given or found: build first, or pass the objects)"
+            } else {
+                ""
+            }
+        ));
+    }
+    let mut targets = Vec::new();
+    let mut kernels: Vec<KernelSpec> = Vec::new();
+    let mut left_out = Vec::new();
+    let mut objects: Vec<&PathBuf> = Vec::new();
+    for target in &policy.targets {
+        let Some(want) = sm_target(target) else {
+            continue;
+        };
+        // Every symbol must have a cubin that runs there.
+        let mut per_kernel = Vec::new();
+        for g in &groups {
+            let arch = loadable_arch(g.iter().map(|(k, _)| k.arch), want);
+            match arch.and_then(|a| g.iter().find(|(k, _)| k.arch == a)) {
+                Some(entry) => per_kernel.push(*entry),
+                None => break,
+            }
+        }
+        if per_kernel.len() != groups.len() {
+            left_out.push(target.to_string());
+            continue;
+        }
+        targets.push(*target);
+        for (i, (k, obj)) in per_kernel.into_iter().enumerate() {
+            if kernels.len() <= i {
+                kernels.push(KernelSpec {
+                    name: k.display_name().to_owned(),
+                    resources: Vec::new(),
+                    compiled_for: Vec::new(),
+                });
+            }
+            kernels[i].resources.push(Some(k.clone()));
+            if !objects.contains(&obj) {
+                objects.push(obj);
+            }
+        }
+    }
+    if targets.is_empty() {
+        let archs: Vec<String> = groups[0].iter().map(|(k, _)| k.arch.to_string()).collect();
+        return Err(format!(
+            "not checked: `{}` is compiled for {} only, none of which runs on the policy's targets ({})",
+            path.kernel,
+            archs.join(", "),
+            policy
+                .targets
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let mut label = vec![path.kernel.to_string()];
+    label.extend(path.conditions.iter().cloned());
+    let plan = Plan::known(block, smem, path.grid.known(), Some(label.join(", ")));
+    let cluster = path
+        .cluster
+        .map(|[x, y, z]| Cluster::new(ClusterDim::new(x, y, z)));
+    let source = objects.first().map(|o| Source {
+        kind: SourceKind::Object,
+        kernel: path.kernel.to_string(),
+        path: (*o).clone(),
+        shown: o.display().to_string(),
+    });
+    let spec = Spec::external(
+        ExternalLaunch {
+            name: launch.function.clone(),
+            plans: vec![plan],
+            kernels,
+            targets,
+            opt_in_bytes: path.opt_in_bytes,
+            cluster,
+            source,
+            tracked_files: objects.into_iter().cloned().collect(),
+        },
+        policy,
+    );
+    let notes = if left_out.is_empty() {
+        Vec::new()
+    } else {
+        vec![format!(
+            "{}: no cubin of `{}` in the objects runs there, not checked",
+            left_out.join(", "),
+            path.kernel
+        )]
+    };
+    match spec.evaluate() {
+        Some(evaluation) => Ok((Outcome::Checked(Box::new(spec), evaluation), notes)),
+        None => Err("not checked: a value the engine cannot take".to_owned()),
+    }
+}
+
+/// The architecture whose cubin a target runs (`sm_90a` for an `a` target).
+fn sm_target(target: &Target) -> Option<SmTarget> {
+    let mut sm = SmTarget::parse(target.arch.sm).ok()?;
+    sm.variant = match target.variant {
+        ArchVariant::Generic => Variant::Base,
+        ArchVariant::Specific => Variant::Accelerated,
+        ArchVariant::Family => Variant::Family,
+    };
+    Some(sm)
+}
+
+/// `256`, `(16, 16)`, `(8, 8, 4)`.
+pub(crate) fn shape(d: [u32; 3]) -> String {
+    match d {
+        [x, 1, 1] => x.to_string(),
+        [x, y, 1] => format!("({x}, {y})"),
+        [x, y, z] => format!("({x}, {y}, {z})"),
+    }
+}

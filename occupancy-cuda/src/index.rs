@@ -1,0 +1,707 @@
+//! The names of one translation unit (a `.cu` file and the headers it includes), found once:
+//! macros, integer constants (namespace-scope `constexpr` / `const`, enumerators), structs
+//! with their `static constexpr` members (templates too), type aliases, functions (host and
+//! `__global__`, templates too) and explicit instantiations.
+
+use std::collections::{HashMap, HashSet};
+
+use tree_sitter::Node;
+
+use crate::macros::Macro;
+use crate::syntax::{Code, field_children, named_children};
+
+/// The deepest nesting of namespaces, templates and `#if`s indexed.
+const MAX_NESTING: usize = 64;
+
+/// A node with the code it belongs to.
+#[derive(Clone, Copy)]
+pub(crate) struct At<'t> {
+    pub(crate) node: Node<'t>,
+    pub(crate) code: &'t Code,
+}
+
+impl<'t> At<'t> {
+    pub(crate) fn text(&self) -> &'t str {
+        self.code.text(self.node)
+    }
+    pub(crate) fn line(&self) -> u32 {
+        self.code.line(self.node)
+    }
+    pub(crate) fn with(&self, node: Node<'t>) -> At<'t> {
+        At {
+            node,
+            code: self.code,
+        }
+    }
+    pub(crate) fn field(&self, name: &str) -> Option<At<'t>> {
+        self.node.child_by_field_name(name).map(|n| self.with(n))
+    }
+    pub(crate) fn children(&self) -> Vec<At<'t>> {
+        named_children(self.node)
+            .into_iter()
+            .filter(|n| n.kind() != "comment")
+            .map(|n| self.with(n))
+            .collect()
+    }
+    pub(crate) fn kind(&self) -> &'t str {
+        self.node.kind()
+    }
+}
+
+/// A template parameter.
+#[derive(Clone)]
+pub(crate) struct TemplateParam<'t> {
+    pub(crate) name: String,
+    /// `typename T` / `class T` (else a non-type parameter such as `int N`).
+    pub(crate) is_type: bool,
+    /// The non-type parameter's type as written (`int`, `bool`).
+    pub(crate) ty: String,
+    pub(crate) default: Option<At<'t>>,
+}
+
+/// A parameter of a function.
+#[derive(Clone)]
+pub(crate) struct Param<'t> {
+    pub(crate) name: String,
+    pub(crate) ty: String,
+    pub(crate) default: Option<At<'t>>,
+}
+
+/// A function definition.
+#[derive(Clone)]
+pub(crate) struct Function<'t> {
+    pub(crate) name: String,
+    /// With its namespaces and class (`ns::Launcher::run`).
+    pub(crate) qualified: String,
+    pub(crate) template: Vec<TemplateParam<'t>>,
+    pub(crate) params: Vec<Param<'t>>,
+    pub(crate) is_kernel: bool,
+    pub(crate) extern_c: bool,
+    pub(crate) is_template: bool,
+    pub(crate) body: At<'t>,
+}
+
+/// How an integer constant gets its value.
+#[derive(Clone)]
+pub(crate) enum Init<'t> {
+    /// An initialiser expression, and the declared type as written.
+    Expr(At<'t>, String),
+    /// An enumerator with no initialiser: the previous one plus 1 (`None`: the first, 0).
+    NextAfter(Option<String>),
+}
+
+/// A named integer constant: a namespace-scope or static-member `constexpr` / `const`, or
+/// an enumerator.
+#[derive(Clone)]
+pub(crate) struct Constant<'t> {
+    pub(crate) init: Init<'t>,
+}
+
+/// A struct or class (a traits struct) and what the reader uses of it.
+#[derive(Clone)]
+pub(crate) struct Struct<'t> {
+    pub(crate) template: Vec<TemplateParam<'t>>,
+    /// Static constant members and member enumerators, by name.
+    pub(crate) members: HashMap<String, Constant<'t>>,
+    /// Member type aliases (`using Traits = ...;`), by name: the type node.
+    pub(crate) aliases: HashMap<String, At<'t>>,
+    /// Base classes, as type nodes.
+    pub(crate) bases: Vec<At<'t>>,
+}
+
+/// Everything one translation unit names.
+#[derive(Default)]
+pub(crate) struct Index<'t> {
+    pub(crate) macros: HashMap<String, Vec<Macro>>,
+    pub(crate) constants: HashMap<String, Vec<Constant<'t>>>,
+    pub(crate) structs: HashMap<String, Vec<Struct<'t>>>,
+    pub(crate) aliases: HashMap<String, At<'t>>,
+    pub(crate) functions: HashMap<String, Vec<Function<'t>>>,
+    /// Every function in definition order.
+    pub(crate) all_functions: Vec<Function<'t>>,
+    /// Explicit instantiations: the `template_function` nodes (`k<float, 4>`).
+    pub(crate) instantiations: Vec<At<'t>>,
+    /// Identifiers that occur in function bodies and macro bodies (for the roots: a
+    /// function no other names is called from outside, through FFI).
+    pub(crate) referenced: HashMap<String, HashSet<String>>,
+}
+
+impl<'t> Index<'t> {
+    /// Indexes the files of a translation unit.
+    pub(crate) fn build(files: &[&'t Code]) -> Index<'t> {
+        let mut index = Index::default();
+        for code in files {
+            if let Some(root) = code.root() {
+                let at = At { node: root, code };
+                index.items(at, &Scope::default(), 0);
+            }
+        }
+        index
+    }
+
+    /// A function no other function of the unit names (or one with C linkage, called from
+    /// Rust): where the interpreter starts.
+    pub(crate) fn is_root(&self, f: &Function<'t>) -> bool {
+        if f.extern_c {
+            return true;
+        }
+        !self
+            .referenced
+            .iter()
+            .any(|(by, names)| by != &f.qualified && names.contains(&f.name))
+    }
+
+    /// The kernel (`__global__` function) named `name` (last segment).
+    pub(crate) fn kernel(&self, name: &str) -> Option<&Function<'t>> {
+        let simple = name.rsplit("::").next().unwrap_or(name);
+        self.functions.get(simple)?.iter().find(|f| f.is_kernel)
+    }
+
+    fn items(&mut self, at: At<'t>, scope: &Scope<'t>, depth: usize) {
+        if depth > MAX_NESTING {
+            return;
+        }
+        for child in at.children() {
+            self.item(child, scope, depth + 1);
+        }
+    }
+
+    fn item(&mut self, at: At<'t>, scope: &Scope<'t>, depth: usize) {
+        if depth > MAX_NESTING {
+            return;
+        }
+        match at.kind() {
+            "preproc_def" => {
+                if let Some(name) = at.field("name") {
+                    let body = at.field("value").map_or("", |v| v.text());
+                    self.define(name.text(), None, body);
+                }
+            }
+            "preproc_function_def" => {
+                if let Some(name) = at.field("name") {
+                    let params = at
+                        .field("parameters")
+                        .map(|p| {
+                            p.text()
+                                .trim_matches(|c| c == '(' || c == ')')
+                                .split(',')
+                                .map(|s| s.trim().to_owned())
+                                .filter(|s| !s.is_empty())
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let body = at.field("value").map_or("", |v| v.text());
+                    self.define(name.text(), Some(params), body);
+                }
+            }
+            "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif"
+            | "preproc_elifdef" | "declaration_list" => self.items(at, scope, depth),
+            "namespace_definition" => {
+                let mut inner = scope.clone();
+                if let Some(name) = at.field("name") {
+                    inner.path.push(name.text().to_owned());
+                }
+                if let Some(body) = at.field("body") {
+                    self.items(body, &inner, depth);
+                }
+            }
+            "linkage_specification" => {
+                let mut inner = scope.clone();
+                inner.extern_c = at.field("value").is_some_and(|v| v.text().contains('C'));
+                if let Some(body) = at.field("body") {
+                    if body.kind() == "declaration_list" {
+                        self.items(body, &inner, depth);
+                    } else {
+                        self.item(body, &inner, depth + 1);
+                    }
+                }
+            }
+            "template_declaration" => {
+                let mut inner = scope.clone();
+                inner.template = at
+                    .field("parameters")
+                    .map(template_params)
+                    .unwrap_or_default();
+                inner.is_template = true;
+                for child in at.children() {
+                    if child.kind() != "template_parameter_list" {
+                        self.item(child, &inner, depth + 1);
+                    }
+                }
+            }
+            "function_definition" => self.function(at, scope),
+            "template_instantiation" => {
+                if let Some(decl) = at.field("declarator")
+                    && let Some(f) = find_kind(decl, "template_function", 4)
+                {
+                    self.instantiations.push(f);
+                }
+            }
+            "declaration" => {
+                // `struct S {..} s;`, `enum {..};` written as a declaration's type.
+                if let Some(ty) = at.field("type") {
+                    self.item(ty, scope, depth + 1);
+                }
+                if let Some(f) = find_kind(at, "template_function", 3)
+                    && scope.is_template_instantiation(at)
+                {
+                    self.instantiations.push(f);
+                }
+                self.declaration(at, scope);
+            }
+            "struct_specifier" | "class_specifier" => self.record(at, scope, depth),
+            "enum_specifier" => {
+                for (name, constant) in enumerators(at) {
+                    self.constants.entry(name).or_default().push(constant);
+                }
+            }
+            "alias_declaration" => {
+                if let (Some(name), Some(ty)) = (at.field("name"), at.field("type")) {
+                    self.aliases.insert(name.text().to_owned(), ty);
+                }
+            }
+            "type_definition" => {
+                if let Some(ty) = at.field("type") {
+                    self.item(ty, scope, depth + 1);
+                    for d in field_children(at.node, "declarator") {
+                        let name = at.with(d).text().trim_start_matches('*').trim();
+                        self.aliases.insert(name.to_owned(), ty);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn define(&mut self, name: &str, params: Option<Vec<String>>, body: &str) {
+        let body = body.replace("\\\r\n", " ").replace("\\\n", " ");
+        let body = strip_comments(&body);
+        let words: HashSet<String> = identifiers(&body);
+        self.referenced
+            .entry(format!("#define {name}"))
+            .or_default()
+            .extend(words);
+        let m = Macro {
+            params,
+            body: body.trim().to_owned(),
+        };
+        let list = self.macros.entry(name.to_owned()).or_default();
+        if !list.contains(&m) {
+            list.push(m);
+        }
+    }
+
+    fn function(&mut self, at: At<'t>, scope: &Scope<'t>) {
+        let Some(body) = at.field("body") else {
+            return;
+        };
+        let Some(declarator) = at.field("declarator") else {
+            return;
+        };
+        let Some(fd) = find_kind(declarator, "function_declarator", 4) else {
+            return;
+        };
+        let Some(name_node) = fd.field("declarator") else {
+            return;
+        };
+        let written = match name_node.kind() {
+            "template_function" => name_node.field("name").map_or("", |n| n.text()),
+            _ => name_node.text(),
+        };
+        let name = written
+            .rsplit("::")
+            .next()
+            .unwrap_or(written)
+            .trim()
+            .to_owned();
+        if name.is_empty() {
+            return;
+        }
+        let mut path = scope.path.clone();
+        path.push(written.trim().to_owned());
+        let qualified = path.join("::");
+        let is_kernel = has_child_kind(at, "__global__") || at.text().starts_with("__global__");
+        let params = fd
+            .field("parameters")
+            .map(|p| {
+                p.children()
+                    .into_iter()
+                    .filter(|c| {
+                        matches!(
+                            c.kind(),
+                            "parameter_declaration" | "optional_parameter_declaration"
+                        )
+                    })
+                    .map(|c| Param {
+                        name: c
+                            .field("declarator")
+                            .and_then(|d| declared_name(d))
+                            .unwrap_or_default(),
+                        ty: c
+                            .field("type")
+                            .map_or_else(String::new, |t| t.text().to_owned()),
+                        default: c.field("default_value"),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let f = Function {
+            name: name.clone(),
+            qualified: qualified.clone(),
+            template: scope.template.clone(),
+            params,
+            is_kernel,
+            extern_c: scope.extern_c,
+            is_template: scope.is_template,
+            body,
+        };
+        if !is_kernel {
+            let words = body_identifiers(body);
+            self.referenced.entry(qualified).or_default().extend(words);
+        }
+        self.functions.entry(name).or_default().push(f.clone());
+        self.all_functions.push(f);
+    }
+
+    /// Namespace-scope `constexpr` / `const` integer variables.
+    fn declaration(&mut self, at: At<'t>, scope: &Scope<'t>) {
+        let text = at.text();
+        let is_const = at
+            .children()
+            .iter()
+            .any(|c| c.kind() == "type_qualifier" && matches!(c.text(), "const" | "constexpr"))
+            || text.starts_with("constexpr")
+            || text.starts_with("static constexpr")
+            || text.starts_with("const ");
+        if !is_const {
+            return;
+        }
+        let ty = at
+            .field("type")
+            .map_or_else(String::new, |t| t.text().to_owned());
+        let _ = scope;
+        for d in field_children(at.node, "declarator") {
+            let d = at.with(d);
+            if d.kind() != "init_declarator" {
+                continue;
+            }
+            let (Some(name), Some(value)) = (d.field("declarator"), d.field("value")) else {
+                continue;
+            };
+            let Some(name) = declared_name(name) else {
+                continue;
+            };
+            let value = match value.kind() {
+                "initializer_list" | "argument_list" => match value.children().first() {
+                    Some(v) => *v,
+                    None => continue,
+                },
+                _ => value,
+            };
+            self.constants.entry(name).or_default().push(Constant {
+                init: Init::Expr(value, ty.clone()),
+            });
+        }
+    }
+
+    fn record(&mut self, at: At<'t>, scope: &Scope<'t>, depth: usize) {
+        let Some(name) = at.field("name") else {
+            // An anonymous struct: nothing to name its members by.
+            return;
+        };
+        let name = match name.kind() {
+            "template_type" => name.field("name").map_or("", |n| n.text()),
+            _ => name.text(),
+        };
+        let name = name.rsplit("::").next().unwrap_or(name).to_owned();
+        let mut s = Struct {
+            template: if scope.is_template {
+                scope.template.clone()
+            } else {
+                Vec::new()
+            },
+            members: HashMap::new(),
+            aliases: HashMap::new(),
+            bases: Vec::new(),
+        };
+        for child in at.children() {
+            if child.kind() == "base_class_clause" {
+                for b in child.children() {
+                    if matches!(
+                        b.kind(),
+                        "type_identifier" | "template_type" | "qualified_identifier"
+                    ) {
+                        s.bases.push(b);
+                    }
+                }
+            }
+        }
+        let mut inner = scope.clone();
+        inner.path.push(name.clone());
+        inner.template = Vec::new();
+        inner.is_template = false;
+        inner.extern_c = false;
+        if let Some(body) = at.field("body") {
+            for member in body.children() {
+                match member.kind() {
+                    "field_declaration" => {
+                        if let Some(ty) = member.field("type")
+                            && matches!(ty.kind(), "enum_specifier")
+                        {
+                            for (n, c) in enumerators(ty) {
+                                s.members.insert(n, c);
+                            }
+                        }
+                        let (Some(decl), Some(value)) =
+                            (member.field("declarator"), member.field("default_value"))
+                        else {
+                            continue;
+                        };
+                        let ty = member
+                            .field("type")
+                            .map_or_else(String::new, |t| t.text().to_owned());
+                        if let Some(n) = declared_name(decl) {
+                            let value = match value.kind() {
+                                "initializer_list" => match value.children().first() {
+                                    Some(v) => *v,
+                                    None => continue,
+                                },
+                                _ => value,
+                            };
+                            s.members.insert(
+                                n,
+                                Constant {
+                                    init: Init::Expr(value, ty),
+                                },
+                            );
+                        }
+                    }
+                    "enum_specifier" => {
+                        for (n, c) in enumerators(member) {
+                            s.members.insert(n, c);
+                        }
+                    }
+                    "alias_declaration" => {
+                        if let (Some(n), Some(ty)) = (member.field("name"), member.field("type")) {
+                            s.aliases.insert(n.text().to_owned(), ty);
+                        }
+                    }
+                    "type_definition" => {
+                        if let Some(ty) = member.field("type") {
+                            for d in field_children(member.node, "declarator") {
+                                let n = member.with(d).text().trim().to_owned();
+                                s.aliases.insert(n, ty);
+                            }
+                        }
+                    }
+                    "declaration" => {
+                        // `static constexpr int k = 4;` parsed as a declaration.
+                        for d in field_children(member.node, "declarator") {
+                            let d = member.with(d);
+                            if let (Some(n), Some(v)) = (d.field("declarator"), d.field("value"))
+                                && let Some(n) = declared_name(n)
+                            {
+                                let ty = member
+                                    .field("type")
+                                    .map_or_else(String::new, |t| t.text().to_owned());
+                                s.members.insert(
+                                    n,
+                                    Constant {
+                                        init: Init::Expr(v, ty),
+                                    },
+                                );
+                            }
+                        }
+                    }
+                    "function_definition" => self.function(member, &inner),
+                    "template_declaration" => self.item(member, &inner, depth + 1),
+                    _ => {}
+                }
+            }
+        }
+        self.structs.entry(name).or_default().push(s);
+    }
+}
+
+/// Where an item is: its namespaces and classes, its template parameters, its linkage.
+#[derive(Clone, Default)]
+struct Scope<'t> {
+    path: Vec<String>,
+    template: Vec<TemplateParam<'t>>,
+    is_template: bool,
+    extern_c: bool,
+}
+
+impl Scope<'_> {
+    /// `template void k<float>(float*);` written as a declaration (tree-sitter's grammar
+    /// sometimes parses explicit instantiations so): its text starts with `template`.
+    fn is_template_instantiation(&self, at: At<'_>) -> bool {
+        let text = at.text().trim_start();
+        text.starts_with("template ")
+            && !text.starts_with("template <")
+            && !text.starts_with("template<")
+    }
+}
+
+/// The parameters of a `template <...>` list.
+pub(crate) fn template_params<'t>(list: At<'t>) -> Vec<TemplateParam<'t>> {
+    list.children()
+        .into_iter()
+        .filter_map(|p| {
+            let kind = p.kind();
+            let is_type = kind.contains("type_parameter");
+            let (name, ty, default) = if is_type {
+                let name = p
+                    .children()
+                    .into_iter()
+                    .find(|c| c.kind() == "type_identifier")
+                    .map(|c| c.text().to_owned())
+                    .or_else(|| p.field("name").map(|n| n.text().to_owned()))?;
+                (name, String::new(), p.field("default_type"))
+            } else {
+                let name = p.field("declarator").and_then(declared_name)?;
+                let ty = p
+                    .field("type")
+                    .map_or_else(String::new, |t| t.text().to_owned());
+                (name, ty, p.field("default_value"))
+            };
+            Some(TemplateParam {
+                name,
+                is_type,
+                ty,
+                default,
+            })
+        })
+        .collect()
+}
+
+/// The enumerators of an `enum` (scoped or not), in order.
+fn enumerators<'t>(at: At<'t>) -> Vec<(String, Constant<'t>)> {
+    let mut out = Vec::new();
+    let Some(body) = at.field("body") else {
+        return out;
+    };
+    let mut prev: Option<String> = None;
+    for e in body.children() {
+        if e.kind() != "enumerator" {
+            continue;
+        }
+        let Some(name) = e.field("name") else {
+            continue;
+        };
+        let name = name.text().to_owned();
+        let init = match e.field("value") {
+            Some(v) => Init::Expr(v, "int".to_owned()),
+            None => Init::NextAfter(prev.clone()),
+        };
+        out.push((name.clone(), Constant { init }));
+        prev = Some(name);
+    }
+    out
+}
+
+/// The name a declarator declares (`x`, `*x`, `x[4]`, `&x`).
+pub(crate) fn declared_name(d: At<'_>) -> Option<String> {
+    match d.kind() {
+        "identifier" | "field_identifier" => Some(d.text().to_owned()),
+        "qualified_identifier" => Some(d.text().rsplit("::").next()?.trim().to_owned()),
+        _ => d.field("declarator").and_then(declared_name).or_else(|| {
+            d.children()
+                .into_iter()
+                .find(|c| matches!(c.kind(), "identifier" | "field_identifier"))
+                .map(|c| c.text().to_owned())
+        }),
+    }
+}
+
+/// The first node of `kind` at or under `at`, at most `depth` levels down.
+pub(crate) fn find_kind<'t>(at: At<'t>, kind: &str, depth: usize) -> Option<At<'t>> {
+    if at.kind() == kind {
+        return Some(at);
+    }
+    if depth == 0 {
+        return None;
+    }
+    at.children()
+        .into_iter()
+        .find_map(|c| find_kind(c, kind, depth - 1))
+}
+
+fn has_child_kind(at: At<'_>, kind: &str) -> bool {
+    let mut cursor = at.node.walk();
+    let found = at.node.children(&mut cursor).any(|c| c.kind() == kind);
+    found
+}
+
+/// The identifiers of a function body (iterative: any depth is safe).
+fn body_identifiers(body: At<'_>) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let mut stack = vec![body.node];
+    while let Some(n) = stack.pop() {
+        if matches!(
+            n.kind(),
+            "identifier" | "type_identifier" | "field_identifier"
+        ) {
+            out.insert(body.code.text(n).to_owned());
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.children(&mut cursor));
+    }
+    // Text the grammar could not parse (a macro's arguments) still names functions.
+    out.extend(identifiers(body.text()));
+    out
+}
+
+/// Every identifier-like word of a text.
+fn identifiers(text: &str) -> HashSet<String> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| {
+            w.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `text` without `//` and `/* */` comments (outside string literals).
+fn strip_comments(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i < bytes.len() && !(bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/')) {
+                    i += 1;
+                }
+                i += 2;
+                out.push(' ');
+            }
+            q @ (b'"' | b'\'') => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != q {
+                    if bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i = (i + 1).min(bytes.len());
+                out.push_str(&text[start..i]);
+            }
+            _ => {
+                let ch = text[i..].chars().next().map_or(1, char::len_utf8);
+                out.push_str(&text[i..i + ch]);
+                i += ch;
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,3204 @@
+//! The interpreter: follows each path through the host code of a translation unit, from its
+//! roots (functions no other function names: the `extern "C"` launchers Rust calls, and
+//! explicit instantiations), into the functions they call (templates instantiated with the
+//! caller's arguments), with an abstract value per variable, and records the launches each
+//! path makes.
+//!
+//! Values chosen together stay together: an `if`, `switch` or `#if` whose condition is not
+//! known splits the path (each side refined by its condition), and a variable assigned a
+//! finite set of values (a doubling loop's exits, `n < 1024 ? 32 : 1024`) splits it into
+//! one path per value, so that what is computed from it follows. At most
+//! [`crate::MAX_PATHS`] paths are followed at once; past that, paths are joined (their
+//! values united), never dropped.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use occupancy_core::abstract_int::{AbstractInt, Comparison, Truth, loop_exits};
+
+use crate::MAX_PATHS;
+use crate::index::{At, Constant, Function, Index, Init, Struct, declared_name, template_params};
+use crate::launch::{
+    Candidates, CudaLaunch, Instantiation, LaunchForm, LaunchPath, Read, ReadNote, TemplateArg,
+};
+use crate::macros::{Expander, paren_list};
+use crate::syntax::{Code, clip};
+use crate::value::{Attr, Config, IntType, KernelRef, Ty, TyArg, Val, size_of};
+
+/// The deepest call chain followed (template recursion ends here).
+const MAX_CALL_DEPTH: usize = 12;
+/// The deepest expression or statement nesting evaluated (deeper is unknown).
+const MAX_NESTING: usize = 200;
+/// The most statements and expressions evaluated from one root.
+const MAX_STEPS: usize = 400_000;
+
+/// How control leaves a statement on a path.
+#[derive(Clone, Debug, PartialEq)]
+enum Flow {
+    Normal,
+    Break,
+    Continue,
+    Return(Option<Val>),
+}
+
+/// One path: the variables' values, the choices made, the opt-ins set.
+#[derive(Clone, Debug)]
+struct Path {
+    env: HashMap<String, Val>,
+    conditions: Vec<String>,
+    /// `cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, n)`
+    /// made on this path, in order.
+    opt_ins: Vec<(KernelRef, AbstractInt)>,
+    flow: Flow,
+}
+
+impl Path {
+    fn new() -> Path {
+        Path {
+            env: HashMap::new(),
+            conditions: Vec::new(),
+            opt_ins: Vec::new(),
+            flow: Flow::Normal,
+        }
+    }
+
+    fn live(&self) -> bool {
+        self.flow == Flow::Normal
+    }
+}
+
+/// A launch site's paths, gathered over every root that reaches it.
+pub(crate) struct Site {
+    pub(crate) launch: CudaLaunch,
+}
+
+/// The function being interpreted, for messages.
+#[derive(Clone)]
+struct Frame {
+    function: String,
+}
+
+/// The interpreter of one translation unit.
+pub(crate) struct Interp<'t, 's> {
+    index: &'s Index<'t>,
+    sites: &'s mut Vec<Site>,
+    notes: &'s mut Vec<ReadNote>,
+    frames: Vec<Frame>,
+    /// Struct contexts (a member's initialiser sees the other members and the template
+    /// arguments).
+    structs: Vec<(Ty, HashMap<String, Val>)>,
+    steps: usize,
+    nesting: usize,
+    /// Constants being evaluated (a cycle is unknown).
+    evaluating: Vec<String>,
+    globals: HashMap<String, Val>,
+    expansions: HashMap<String, Rc<Code>>,
+    /// The number of paths alive in the statement list being executed.
+    batch: usize,
+    exhausted: bool,
+}
+
+impl<'t, 's> Interp<'t, 's> {
+    pub(crate) fn new(
+        index: &'s Index<'t>,
+        sites: &'s mut Vec<Site>,
+        notes: &'s mut Vec<ReadNote>,
+    ) -> Interp<'t, 's> {
+        Interp {
+            index,
+            sites,
+            notes,
+            frames: Vec::new(),
+            structs: Vec::new(),
+            steps: 0,
+            nesting: 0,
+            evaluating: Vec::new(),
+            globals: HashMap::new(),
+            expansions: HashMap::new(),
+            batch: 1,
+            exhausted: false,
+        }
+    }
+
+    /// Interprets every root of the unit.
+    pub(crate) fn run(&mut self) {
+        let index = self.index;
+        let instantiated: Vec<&str> = index
+            .instantiations
+            .iter()
+            .filter_map(|i| i.field("name").map(|n| n.text()))
+            .map(|n| n.rsplit("::").next().unwrap_or(n))
+            .collect();
+        for f in &index.all_functions {
+            if f.is_kernel || !index.is_root(f) {
+                continue;
+            }
+            // A template the unit instantiates explicitly runs with those arguments only.
+            if f.is_template && instantiated.contains(&f.name.as_str()) {
+                continue;
+            }
+            self.steps = 0;
+            self.exhausted = false;
+            let mut path = Path::new();
+            for t in &f.template {
+                let why = format!(
+                    "template parameter `{}` of `{}`: the files read do not instantiate it",
+                    t.name, f.qualified
+                );
+                let v = match &t.default {
+                    Some(d) if t.is_type => Val::Type(self.type_of(*d, &path)),
+                    Some(d) => self.eval(*d, &path),
+                    None => Val::unknown(why),
+                };
+                path.env.insert(t.name.clone(), v);
+            }
+            self.enter(f, vec![path], None);
+            if self.exhausted {
+                self.notes.push(ReadNote {
+                    file: f.body.code.shown.clone(),
+                    line: Some(f.body.line()),
+                    message: format!(
+                        "`{}`: more than {MAX_STEPS} steps of interpretation: the rest is not read",
+                        f.qualified
+                    ),
+                });
+            }
+        }
+        // Explicit instantiations of host function templates are roots too.
+        for inst in &index.instantiations {
+            let Some(name) = inst.field("name") else {
+                continue;
+            };
+            let name = name.text().rsplit("::").next().unwrap_or("").to_owned();
+            let Some(fs) = index.functions.get(&name) else {
+                continue;
+            };
+            let Some(f) = fs.iter().find(|f| !f.is_kernel && f.is_template) else {
+                continue;
+            };
+            self.steps = 0;
+            self.exhausted = false;
+            let path = Path::new();
+            let args = inst
+                .field("arguments")
+                .map(|a| self.template_args(a, &path))
+                .unwrap_or_default();
+            let mut path = Path::new();
+            self.bind_template(f, &args, &mut path);
+            self.enter(f, vec![path], None);
+        }
+    }
+
+    /// Runs `f`'s body on `paths` whose environment holds its template arguments; binds
+    /// its parameters to `args` (unknown when `None`). Returns the paths that leave it.
+    fn enter(
+        &mut self,
+        f: &Function<'t>,
+        mut paths: Vec<Path>,
+        args: Option<Vec<Val>>,
+    ) -> Vec<Path> {
+        for path in &mut paths {
+            for (i, p) in f.params.iter().enumerate() {
+                if p.name.is_empty() {
+                    continue;
+                }
+                let given = args.as_ref().and_then(|a| a.get(i).cloned());
+                let v = match given {
+                    Some(v) => v,
+                    None => match p.default {
+                        Some(d) if args.is_some() => self.eval(d, path),
+                        _ => self.param_value(&p.name, &p.ty, &f.qualified),
+                    },
+                };
+                let v = self.declared(&p.ty, v);
+                path.env.insert(p.name.clone(), v);
+            }
+        }
+        self.frames.push(Frame {
+            function: f.qualified.clone(),
+        });
+        let out = self.exec_block(f.body, paths);
+        self.frames.pop();
+        out
+    }
+
+    /// A parameter's value when the caller is not read (Rust, through FFI): its type's
+    /// range for an integer, unknown otherwise.
+    fn param_value(&self, name: &str, ty: &str, function: &str) -> Val {
+        match IntType::from_name(ty) {
+            Some(t) => {
+                let (lo, hi) = t.range();
+                Val::Int(AbstractInt::range(Some(lo), Some(hi)), t)
+            }
+            None => Val::unknown(format!(
+                "`{name}` is a parameter of `{function}`, a run-time value"
+            )),
+        }
+    }
+
+    /// `v` converted to the declared type `ty` (an integer type converts; `dim3` from an
+    /// integer; others as they are).
+    fn declared(&self, ty: &str, v: Val) -> Val {
+        let ty = ty.trim();
+        if let Some(t) = IntType::from_name(ty) {
+            return match v {
+                Val::Int(x, _) => match t.convert(&x) {
+                    Some(x) => Val::Int(x, t),
+                    None => Val::unknown(format!("overflows `{ty}`")),
+                },
+                other => other,
+            };
+        }
+        if ty == "dim3" || ty == "const dim3" {
+            return match v.to_dim3() {
+                Ok(d) => Val::Dim3(d),
+                Err(_) => v,
+            };
+        }
+        v
+    }
+
+    fn frame_name(&self) -> String {
+        self.frames
+            .last()
+            .map_or_else(String::new, |f| f.function.clone())
+    }
+
+    fn step(&mut self) -> bool {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            self.exhausted = true;
+        }
+        !self.exhausted
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Statements.
+
+    fn exec_block<'a>(&mut self, block: At<'a>, mut paths: Vec<Path>) -> Vec<Path>
+    where
+        't: 'a,
+    {
+        let statements = match block.kind() {
+            "compound_statement" | "translation_unit" | "declaration_list" => block.children(),
+            _ => vec![block],
+        };
+        for s in statements {
+            if !paths.iter().any(Path::live) {
+                break;
+            }
+            paths = self.exec(s, paths);
+        }
+        paths
+    }
+
+    fn exec<'a>(&mut self, s: At<'a>, paths: Vec<Path>) -> Vec<Path>
+    where
+        't: 'a,
+    {
+        if !self.step() || self.nesting > MAX_NESTING {
+            return paths;
+        }
+        self.nesting += 1;
+        let (live, mut done): (Vec<Path>, Vec<Path>) = paths.into_iter().partition(Path::live);
+        let saved = self.batch;
+        self.batch = live.len().max(1) + done.len();
+        let mut out = match s.kind() {
+            "compound_statement" => self.exec_block(s, live),
+            "expression_statement" => {
+                let mut out = Vec::new();
+                for p in live {
+                    match s.children().first() {
+                        Some(e) => out.extend(self.exec_expr(*e, p)),
+                        None => out.push(p),
+                    }
+                }
+                out
+            }
+            "declaration" => {
+                let mut out = Vec::new();
+                for p in live {
+                    out.extend(self.declare(s, p));
+                }
+                out
+            }
+            "alias_declaration" | "type_definition" => {
+                let mut out = Vec::new();
+                for mut p in live {
+                    if let (Some(name), Some(ty)) = (
+                        s.field("name")
+                            .map(|n| n.text().to_owned())
+                            .or_else(|| s.field("declarator").map(|d| d.text().trim().to_owned())),
+                        s.field("type"),
+                    ) {
+                        let t = self.type_of(ty, &p);
+                        p.env.insert(name, Val::Type(t));
+                    }
+                    out.push(p);
+                }
+                out
+            }
+            "if_statement" => self.exec_if(s, live),
+            "switch_statement" => self.exec_switch(s, live),
+            "while_statement" | "for_statement" | "do_statement" | "for_range_loop" => {
+                self.exec_loop(s, live)
+            }
+            "return_statement" => live
+                .into_iter()
+                .map(|mut p| {
+                    let v = s.children().first().map(|e| self.eval(*e, &p));
+                    p.flow = Flow::Return(v);
+                    p
+                })
+                .collect(),
+            "break_statement" => live
+                .into_iter()
+                .map(|mut p| {
+                    p.flow = Flow::Break;
+                    p
+                })
+                .collect(),
+            "continue_statement" => live
+                .into_iter()
+                .map(|mut p| {
+                    p.flow = Flow::Continue;
+                    p
+                })
+                .collect(),
+            "preproc_if" | "preproc_ifdef" => self.exec_preproc_if(s, live),
+            "labeled_statement" | "attributed_statement" => match s.children().last() {
+                Some(inner) => self.exec(*inner, live),
+                None => live,
+            },
+            "try_statement" => match s.field("body") {
+                Some(body) => self.exec_block(body, live),
+                None => live,
+            },
+            _ => live,
+        };
+        self.batch = saved;
+        self.nesting -= 1;
+        out.append(&mut done);
+        self.compact(out)
+    }
+
+    /// At most [`MAX_PATHS`] paths: past it, the live ones are joined into one.
+    fn compact(&mut self, paths: Vec<Path>) -> Vec<Path> {
+        if paths.len() <= MAX_PATHS {
+            return paths;
+        }
+        let (live, mut done): (Vec<Path>, Vec<Path>) = paths.into_iter().partition(Path::live);
+        let mut joined: Option<Path> = None;
+        for p in live {
+            joined = Some(match joined {
+                None => p,
+                Some(j) => join(&j, &p),
+            });
+        }
+        done.truncate(MAX_PATHS - 1);
+        done.extend(joined);
+        done
+    }
+
+    /// A declaration: each declarator's variable gets its initial value.
+    fn declare<'a>(&mut self, s: At<'a>, p: Path) -> Vec<Path>
+    where
+        't: 'a,
+    {
+        let ty_node = s.field("type");
+        let ty = ty_node.map_or("", |t| t.text()).to_owned();
+        let mut paths = vec![p];
+        let mut cursor = s.node.walk();
+        let declarators: Vec<At<'a>> = s
+            .node
+            .children_by_field_name("declarator", &mut cursor)
+            .map(|n| s.with(n))
+            .collect();
+        for d in declarators {
+            let mut next = Vec::new();
+            for mut p in paths {
+                let (name_node, value) = if d.kind() == "init_declarator" {
+                    (d.field("declarator"), d.field("value"))
+                } else {
+                    (Some(d), None)
+                };
+                let Some(name_node) = name_node else {
+                    next.push(p);
+                    continue;
+                };
+                let Some(name) = declared_name(name_node) else {
+                    next.push(p);
+                    continue;
+                };
+                let is_array = name_node.kind() == "array_declarator";
+                let v = match value {
+                    Some(value) => self.initial(&ty, value, &p),
+                    None if is_array && ty.contains("cudaLaunchAttribute") => {
+                        let n = name_node
+                            .field("size")
+                            .and_then(|n| {
+                                self.eval(n, &p).as_int().and_then(|(v, _)| v.known_value())
+                            })
+                            .unwrap_or(1)
+                            .clamp(0, 64);
+                        Val::Attrs(vec![Attr::default(); n as usize])
+                    }
+                    None if ty == "dim3" => Val::Dim3([
+                        AbstractInt::known(1),
+                        AbstractInt::known(1),
+                        AbstractInt::known(1),
+                    ]),
+                    None if ty.contains("cudaLaunchConfig_t") => Val::Config(Config::default()),
+                    None => Val::unknown(format!("`{name}` is not initialised where declared")),
+                };
+                let v = if ty == "auto" || ty.contains("auto") {
+                    v
+                } else {
+                    self.declared(&ty, v)
+                };
+                p.env.insert(name.clone(), v);
+                next.extend(self.split(p, &name));
+            }
+            paths = next;
+        }
+        paths
+    }
+
+    /// The value a declaration's initialiser gives, for its type.
+    fn initial<'a>(&mut self, ty: &str, value: At<'a>, p: &Path) -> Val
+    where
+        't: 'a,
+    {
+        let items = || value.children();
+        match value.kind() {
+            "argument_list" | "initializer_list" if ty == "dim3" => {
+                let mut d = [
+                    AbstractInt::known(1),
+                    AbstractInt::known(1),
+                    AbstractInt::known(1),
+                ];
+                for (i, item) in items().into_iter().take(3).enumerate() {
+                    match self.eval(item, p).as_int() {
+                        Some((v, _)) => d[i] = v.clone(),
+                        None => {
+                            return Val::unknown(format!(
+                                "`{}` is not read",
+                                clip(item.text(), 40)
+                            ));
+                        }
+                    }
+                }
+                Val::Dim3(d)
+            }
+            "initializer_list" if ty.contains("cudaLaunchConfig_t") => {
+                let mut config = Config::default();
+                for (i, item) in items().into_iter().enumerate() {
+                    if item.kind() == "initializer_pair" {
+                        let field = item
+                            .field("designator")
+                            .map(|d| d.text().trim_start_matches('.').to_owned())
+                            .unwrap_or_default();
+                        if let Some(v) = item.field("value") {
+                            let v = self.eval(v, p);
+                            set_config_field(&mut config, &field, v, None);
+                        }
+                    } else {
+                        let field = ["gridDim", "blockDim", "dynamicSmemBytes"].get(i);
+                        if let Some(field) = field {
+                            let v = self.eval(item, p);
+                            set_config_field(&mut config, field, v, None);
+                        }
+                    }
+                }
+                Val::Config(config)
+            }
+            "initializer_list" if ty.contains("cudaLaunchAttribute") => {
+                Val::Attrs(vec![Attr::default(); items().len().min(64)])
+            }
+            "argument_list" | "initializer_list" => match items().first() {
+                Some(first) if items().len() == 1 => self.eval(*first, p),
+                _ => Val::unknown("an aggregate the reader does not follow"),
+            },
+            _ => self.eval(value, p),
+        }
+    }
+
+    /// When `name` holds a finite set of values, one path per value (while the paths stay
+    /// within the bound), so that what is computed from it follows.
+    fn split(&mut self, p: Path, name: &str) -> Vec<Path> {
+        let Some(Val::Int(v, t)) = p.env.get(name) else {
+            return vec![p];
+        };
+        let Some(members) = v.members() else {
+            return vec![p];
+        };
+        if members.len() < 2 || self.batch.saturating_mul(members.len()) > MAX_PATHS {
+            return vec![p];
+        }
+        let (members, t) = (members.to_vec(), *t);
+        self.batch = self.batch + members.len() - 1;
+        members
+            .into_iter()
+            .map(|m| {
+                let mut q = p.clone();
+                q.env.insert(name.to_owned(), Val::int(m, t));
+                q.conditions.push(format!("{name} = {m}"));
+                q
+            })
+            .collect()
+    }
+
+    fn exec_if<'a>(&mut self, s: At<'a>, paths: Vec<Path>) -> Vec<Path>
+    where
+        't: 'a,
+    {
+        let mut out = Vec::new();
+        for p in paths {
+            let mut p = p;
+            let cond_clause = s.field("condition");
+            let mut cond = cond_clause;
+            if let Some(c) = cond_clause
+                && c.kind() == "condition_clause"
+            {
+                if let Some(init) = c.field("initializer") {
+                    let mut ps = self.exec(init, vec![p.clone()]);
+                    if ps.len() == 1 {
+                        p = ps.remove(0);
+                    }
+                }
+                cond = c.field("value");
+            }
+            let Some(cond) = cond else {
+                out.push(p);
+                continue;
+            };
+            let (t, f) = self.branch(cond, &p);
+            let label = clip(cond.text(), 60);
+            let both = t.is_some() && f.is_some();
+            if let Some(mut t) = t {
+                if both {
+                    t.conditions.push(label.clone());
+                }
+                match s.field("consequence") {
+                    Some(c) => out.extend(self.exec(c, vec![t])),
+                    None => out.push(t),
+                }
+            }
+            if let Some(mut f) = f {
+                if both {
+                    f.conditions.push(format!("!({label})"));
+                }
+                match s.field("alternative") {
+                    Some(alt) => {
+                        // `else_clause` wraps the statement.
+                        let stmt = if alt.kind() == "else_clause" {
+                            alt.children().first().copied()
+                        } else {
+                            Some(alt)
+                        };
+                        match stmt {
+                            Some(stmt) => out.extend(self.exec(stmt, vec![f])),
+                            None => out.push(f),
+                        }
+                    }
+                    None => out.push(f),
+                }
+            }
+        }
+        out
+    }
+
+    /// `#if` / `#ifdef` inside a function: each branch is a build some configuration
+    /// makes, so each is a path.
+    fn exec_preproc_if<'a>(&mut self, s: At<'a>, paths: Vec<Path>) -> Vec<Path>
+    where
+        't: 'a,
+    {
+        let mut branches: Vec<(String, Vec<At<'a>>)> = Vec::new();
+        let mut node = Some(s);
+        while let Some(n) = node {
+            let label = match n.kind() {
+                "preproc_else" => "#else".to_owned(),
+                _ => {
+                    let cond = n
+                        .field("condition")
+                        .or_else(|| n.field("name"))
+                        .map_or_else(String::new, |c| clip(c.text(), 40));
+                    format!("{} {cond}", n.node.child(0).map_or("#if", |c| c.kind()))
+                }
+            };
+            let body: Vec<At<'a>> = n
+                .children()
+                .into_iter()
+                .filter(|c| {
+                    !matches!(
+                        c.kind(),
+                        "preproc_else" | "preproc_elif" | "preproc_elifdef"
+                    ) && Some(c.node) != n.node.child_by_field_name("condition")
+                        && Some(c.node) != n.node.child_by_field_name("name")
+                })
+                .collect();
+            branches.push((label, body));
+            node = n.field("alternative");
+        }
+        let mut out = Vec::new();
+        let several = branches.len() > 1;
+        for (label, body) in branches {
+            let mut ps: Vec<Path> = paths
+                .iter()
+                .cloned()
+                .map(|mut p| {
+                    if several {
+                        p.conditions.push(label.clone());
+                    }
+                    p
+                })
+                .collect();
+            for stmt in body {
+                ps = self.exec(stmt, ps);
+            }
+            out.extend(ps);
+        }
+        if branches_single(&out, &paths) {
+            return out;
+        }
+        out
+    }
+
+    fn exec_switch<'a>(&mut self, s: At<'a>, paths: Vec<Path>) -> Vec<Path>
+    where
+        't: 'a,
+    {
+        let Some(cond) = s.field("condition") else {
+            return paths;
+        };
+        let cond = cond.field("value").unwrap_or(cond);
+        let Some(body) = s.field("body") else {
+            return paths;
+        };
+        let cases: Vec<At<'a>> = body
+            .children()
+            .into_iter()
+            .filter(|c| c.kind() == "case_statement")
+            .collect();
+        let cond_text = clip(cond.text(), 40);
+        let var = (cond.kind() == "identifier").then(|| cond.text().to_owned());
+        let mut out = Vec::new();
+        for p in paths {
+            let value = self.eval(cond, &p);
+            let int = value.as_int().map(|(v, _)| v.clone());
+            let mut matched_any = Vec::new();
+            let mut default_at = None;
+            for (i, case) in cases.iter().enumerate() {
+                let Some(v) = case.field("value") else {
+                    default_at = Some(i);
+                    continue;
+                };
+                let cv = self.eval(v, &p);
+                let cv = cv.as_int().map(|(v, _)| v.clone());
+                let truth = match (&int, &cv) {
+                    (Some(a), Some(b)) => a.compare(Comparison::Eq, b),
+                    _ => Truth::Sometimes,
+                };
+                if let Some(b) = cv.as_ref().and_then(AbstractInt::known_value) {
+                    matched_any.push(b);
+                }
+                if truth == Truth::Never {
+                    continue;
+                }
+                let mut q = p.clone();
+                push_condition(&mut q, format!("{cond_text} == {}", clip(v.text(), 30)));
+                if let (Some(var), Some(cv)) = (&var, &cv)
+                    && let Some(Val::Int(x, t)) = q.env.get(var).cloned()
+                    && let Some(r) = x.refine(Comparison::Eq, cv)
+                {
+                    q.env.insert(var.clone(), Val::Int(r, t));
+                }
+                out.extend(self.run_cases(&cases[i..], q));
+            }
+            // The default (or no case at all), for values no case matches.
+            let covered = match int.as_ref().and_then(AbstractInt::members) {
+                Some(members) => members.iter().all(|m| matched_any.contains(m)),
+                None => false,
+            };
+            if !covered {
+                let mut q = p.clone();
+                if let (Some(var), Some(Val::Int(x, t))) =
+                    (&var, var.as_ref().and_then(|v| q.env.get(v)).cloned())
+                {
+                    let mut x = Some(x);
+                    for m in &matched_any {
+                        x = x.and_then(|x| x.refine(Comparison::Ne, &AbstractInt::known(*m)));
+                    }
+                    match x {
+                        Some(x) => {
+                            q.env.insert(var.clone(), Val::Int(x, t));
+                        }
+                        None => continue,
+                    }
+                }
+                match default_at {
+                    Some(i) => {
+                        q.conditions.push(format!("{cond_text}: default"));
+                        out.extend(self.run_cases(&cases[i..], q));
+                    }
+                    None => out.push(q),
+                }
+            }
+        }
+        out.into_iter()
+            .map(|mut p| {
+                if p.flow == Flow::Break {
+                    p.flow = Flow::Normal;
+                }
+                p
+            })
+            .collect()
+    }
+
+    /// The statements of `cases[0]` and, falling through, of the next ones until a
+    /// `break`.
+    fn run_cases<'a>(&mut self, cases: &[At<'a>], p: Path) -> Vec<Path>
+    where
+        't: 'a,
+    {
+        let mut paths = vec![p];
+        for case in cases {
+            let value = case.field("value").map(|v| v.node);
+            for stmt in case.children() {
+                if Some(stmt.node) == value {
+                    continue;
+                }
+                if !paths.iter().any(Path::live) {
+                    return paths;
+                }
+                paths = self.exec(stmt, paths);
+            }
+            if !paths.iter().any(Path::live) {
+                break;
+            }
+        }
+        paths
+    }
+
+    fn exec_loop<'a>(&mut self, s: At<'a>, mut paths: Vec<Path>) -> Vec<Path>
+    where
+        't: 'a,
+    {
+        if let Some(init) = s.field("initializer") {
+            paths = match init.kind() {
+                "declaration" => self.exec(init, paths),
+                _ => paths
+                    .into_iter()
+                    .flat_map(|p| self.exec_expr(init, p))
+                    .collect(),
+            };
+        }
+        let cond = s.field("condition").map(|c| c.field("value").unwrap_or(c));
+        let update = s.field("update");
+        let Some(body) = s.field("body") else {
+            return paths;
+        };
+        let line = s.line();
+        let mut assigned = Vec::new();
+        assigned_names(body, &mut assigned, 0);
+        if let Some(u) = update {
+            assigned_names(u, &mut assigned, 0);
+        }
+        let simple = assigned.len() == 1 && !has_effects(body, 0);
+        let mut out = Vec::new();
+        for p in paths {
+            if simple
+                && let Some(cond) = cond
+                && let Some(Val::Int(init, t)) = p.env.get(&assigned[0]).cloned()
+            {
+                let var = assigned[0].clone();
+                let do_first = s.kind() == "do_statement";
+                let exits = {
+                    let mut guard_path = p.clone();
+                    let mut step_path = p.clone();
+                    let start = if do_first {
+                        // A `do` body runs once before the first test.
+                        let mut q = p.clone();
+                        q.env.insert(var.clone(), Val::Int(init.clone(), t));
+                        let ran = self.exec(body, vec![q]);
+                        match ran.as_slice() {
+                            [q] if q.live() => q
+                                .env
+                                .get(&var)
+                                .and_then(|v| v.as_int())
+                                .map(|(v, _)| v.clone()),
+                            _ => None,
+                        }
+                    } else {
+                        Some(init.clone())
+                    };
+                    let this = std::cell::RefCell::new(&mut *self);
+                    start.and_then(|start| {
+                        loop_exits(
+                            &start,
+                            |x| {
+                                guard_path.env.insert(var.clone(), Val::int(x, t));
+                                this.borrow_mut().truth(cond, &guard_path)
+                            },
+                            |x| {
+                                step_path.env.insert(var.clone(), Val::int(x, t));
+                                let mut this = this.borrow_mut();
+                                let mut ran = this.exec(body, vec![step_path.clone()]);
+                                if let Some(u) = update {
+                                    ran = ran
+                                        .into_iter()
+                                        .flat_map(|q| this.exec_expr(u, q))
+                                        .collect();
+                                }
+                                match ran.as_slice() {
+                                    [q] if q.live() || q.flow == Flow::Continue => q
+                                        .env
+                                        .get(&var)
+                                        .and_then(|v| v.as_int())
+                                        .and_then(|(v, _)| v.known_value()),
+                                    _ => None,
+                                }
+                            },
+                        )
+                    })
+                };
+                if let Some(exits) = exits {
+                    let mut q = p;
+                    q.env.insert(var.clone(), Val::Int(exits, t));
+                    out.extend(self.split(q, &var));
+                    continue;
+                }
+            }
+            // Any other loop: what it assigns is unknown after it; its body runs once
+            // with those values unknown (its launches are read).
+            let mut q = p;
+            for name in &assigned {
+                if q.env.contains_key(name) {
+                    q.env.insert(
+                        name.clone(),
+                        Val::unknown(format!("`{name}` changes in the loop at line {line}")),
+                    );
+                }
+            }
+            let mut ran = self.exec(body, vec![q]);
+            if let Some(u) = update {
+                ran = ran.into_iter().flat_map(|q| self.exec_expr(u, q)).collect();
+            }
+            for mut r in ran {
+                if matches!(r.flow, Flow::Break | Flow::Continue) {
+                    r.flow = Flow::Normal;
+                }
+                for name in &assigned {
+                    if r.env.contains_key(name) {
+                        r.env.insert(
+                            name.clone(),
+                            Val::unknown(format!("`{name}` changes in the loop at line {line}")),
+                        );
+                    }
+                }
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Expressions with effects.
+
+    /// An expression evaluated for its effects: assignments, launches, opt-ins, calls of
+    /// the unit's functions, macro invocations.
+    fn exec_expr<'a>(&mut self, e: At<'a>, mut p: Path) -> Vec<Path>
+    where
+        't: 'a,
+    {
+        if !self.step() {
+            return vec![p];
+        }
+        match e.kind() {
+            "assignment_expression" => self.assign(e, p),
+            "update_expression" => {
+                if let Some(arg) = e.field("argument") {
+                    let delta = if e.text().contains("++") { 1 } else { -1 };
+                    if let Some((v, t)) = self.eval(arg, &p).as_int().map(|(v, t)| (v.clone(), t)) {
+                        let r = v.add(&AbstractInt::known(delta));
+                        let r = t
+                            .convert(&r)
+                            .map_or_else(|| Val::unknown("overflow"), |r| Val::Int(r, t));
+                        self.store(arg, r, &mut p);
+                    } else {
+                        self.store(arg, Val::unknown("changed by ++/--"), &mut p);
+                    }
+                }
+                vec![p]
+            }
+            "comma_expression" => {
+                let mut paths = vec![p];
+                for part in [e.field("left"), e.field("right")].into_iter().flatten() {
+                    paths = paths
+                        .into_iter()
+                        .flat_map(|q| self.exec_expr(part, q))
+                        .collect();
+                }
+                paths
+            }
+            "parenthesized_expression" => match e.children().first() {
+                Some(inner) => self.exec_expr(*inner, p),
+                None => vec![p],
+            },
+            "call_expression" => self.call_statement(e, p),
+            "identifier" => {
+                // `LAUNCH_ALL;`: an object-like macro as a statement.
+                let name = e.text();
+                if self
+                    .index
+                    .macros
+                    .get(name)
+                    .is_some_and(|m| m.iter().any(|m| m.params.is_none()))
+                {
+                    return self.expand_statements(e, name, None, p);
+                }
+                vec![p]
+            }
+            _ => {
+                // Other expressions may hold calls with effects (`x = f(), y`): not followed.
+                vec![p]
+            }
+        }
+    }
+
+    fn assign<'a>(&mut self, e: At<'a>, mut p: Path) -> Vec<Path>
+    where
+        't: 'a,
+    {
+        let (Some(left), Some(right)) = (e.field("left"), e.field("right")) else {
+            return vec![p];
+        };
+        let op = e.field("operator").map_or("=", |o| o.text()).to_owned();
+        // `config.attrs = attrs;`: the array is read at the launch, by name.
+        if op == "="
+            && left.kind() == "field_expression"
+            && left.field("field").is_some_and(|f| f.text() == "attrs")
+            && let Some(base) = left.field("argument")
+            && let Some(Val::Config(mut c)) = p.env.get(base.text()).cloned()
+        {
+            c.attrs = Some(strip_casts(right).text().to_owned());
+            p.env.insert(base.text().to_owned(), Val::Config(c));
+            return vec![p];
+        }
+        let rhs = self.eval(right, &p);
+        let v = if op == "=" {
+            rhs
+        } else {
+            let current = self.eval(left, &p);
+            let bin = op.trim_end_matches('=');
+            binary(bin, &current, &rhs)
+        };
+        let v = match (self.eval(left, &p), v) {
+            (Val::Int(_, t), Val::Int(x, _)) => match t.convert(&x) {
+                Some(x) => Val::Int(x, t),
+                None => Val::unknown("overflows its type"),
+            },
+            (_, v) => v,
+        };
+        self.store(left, v, &mut p);
+        if left.kind() == "identifier" {
+            let name = left.text().to_owned();
+            return self.split(p, &name);
+        }
+        vec![p]
+    }
+
+    /// Stores `v` into the place `left` names: a variable, a `dim3`'s or a config's
+    /// member, an attribute's member.
+    fn store<'a>(&mut self, left: At<'a>, v: Val, p: &mut Path)
+    where
+        't: 'a,
+    {
+        match left.kind() {
+            "identifier" => {
+                p.env.insert(left.text().to_owned(), v);
+            }
+            "parenthesized_expression" => {
+                if let Some(inner) = left.children().first() {
+                    self.store(*inner, v, p);
+                }
+            }
+            "field_expression" => {
+                // The member path from the variable: `cfg.blockDim.x`, `attrs[0].val.clusterDim.x`.
+                let mut fields = Vec::new();
+                let mut index = None;
+                let mut at = left;
+                let mut guard = 0;
+                while guard < 16 {
+                    guard += 1;
+                    match at.kind() {
+                        "field_expression" => {
+                            if let Some(f) = at.field("field") {
+                                fields.push(f.text().to_owned());
+                            }
+                            match at.field("argument") {
+                                Some(a) => at = a,
+                                None => return,
+                            }
+                        }
+                        "subscript_expression" => {
+                            let i = at
+                                .field("indices")
+                                .and_then(|i| i.children().first().copied())
+                                .or_else(|| at.field("index"))
+                                .and_then(|i| {
+                                    self.eval(i, p).as_int().and_then(|(v, _)| v.known_value())
+                                });
+                            index = i;
+                            match at.field("argument") {
+                                Some(a) => at = a,
+                                None => return,
+                            }
+                        }
+                        "pointer_expression" | "parenthesized_expression" => {
+                            match at
+                                .field("argument")
+                                .or_else(|| at.children().first().copied())
+                            {
+                                Some(a) => at = a,
+                                None => return,
+                            }
+                        }
+                        _ => break,
+                    }
+                }
+                fields.reverse();
+                let name = at.text().to_owned();
+                let mut current = p.env.get(&name).cloned();
+                let arrow_config = match &current {
+                    None | Some(Val::Unknown(_)) => None,
+                    Some(other) => Some(other.clone()),
+                };
+                let updated = match arrow_config {
+                    Some(Val::Config(mut c)) => {
+                        let field = fields.first().cloned().unwrap_or_default();
+                        let rest = fields.get(1).map(String::as_str);
+                        set_config_field(&mut c, &field, v, rest);
+                        Some(Val::Config(c))
+                    }
+                    Some(Val::Dim3(mut d)) => {
+                        if let (Some(f), Some((x, _))) = (fields.first(), v.as_int()) {
+                            match f.as_str() {
+                                "x" => d[0] = x.clone(),
+                                "y" => d[1] = x.clone(),
+                                "z" => d[2] = x.clone(),
+                                _ => {}
+                            }
+                        }
+                        Some(Val::Dim3(d))
+                    }
+                    Some(Val::Attrs(mut attrs)) => {
+                        if let Some(i) = index.and_then(|i| usize::try_from(i).ok())
+                            && let Some(a) = attrs.get_mut(i)
+                        {
+                            let joined = fields.join(".");
+                            match joined.as_str() {
+                                "id" => a.id = Some(right_text(&v)),
+                                "val.clusterDim.x" => {
+                                    a.cluster[0] = v.as_int().map(|(x, _)| x.clone())
+                                }
+                                "val.clusterDim.y" => {
+                                    a.cluster[1] = v.as_int().map(|(x, _)| x.clone())
+                                }
+                                "val.clusterDim.z" => {
+                                    a.cluster[2] = v.as_int().map(|(x, _)| x.clone())
+                                }
+                                _ => {}
+                            }
+                        }
+                        Some(Val::Attrs(attrs))
+                    }
+                    _ => None,
+                };
+                if let Some(u) = updated {
+                    current = Some(u);
+                }
+                if let Some(c) = current {
+                    p.env.insert(name, c);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A call as a statement: a launch, an opt-in, a macro invocation, a function of the
+    /// unit (followed, with its template arguments and the argument values), or anything
+    /// else (no effect the reader follows).
+    fn call_statement<'a>(&mut self, e: At<'a>, p: Path) -> Vec<Path>
+    where
+        't: 'a,
+    {
+        let Some(function) = e.field("function") else {
+            return vec![p];
+        };
+        if let Some(config) = e
+            .children()
+            .into_iter()
+            .find(|c| c.kind() == "kernel_call_syntax")
+        {
+            self.chevron_launch(e, function, config, &p);
+            return vec![p];
+        }
+        let name = match function.kind() {
+            "template_function" => function.field("name").map_or("", |n| n.text()),
+            _ => function.text(),
+        };
+        let simple = name.rsplit("::").next().unwrap_or(name).trim();
+        let args: Vec<At<'a>> = e
+            .field("arguments")
+            .map(|a| a.children())
+            .unwrap_or_default();
+        match simple {
+            "cudaLaunchKernelEx" | "cudaLaunchKernelExC" => {
+                self.launch_ex(e, &args, &p);
+                return vec![p];
+            }
+            "cudaLaunchKernel" | "cudaLaunchCooperativeKernel" => {
+                self.launch_kernel(e, &args, &p);
+                return vec![p];
+            }
+            "cuLaunchKernelEx" | "cuLaunchKernel" | "cuLaunchCooperativeKernel" => {
+                self.record_unchecked(
+                    e,
+                    LaunchForm::CuLaunchKernelEx,
+                    args.get(1).or(args.first()).map_or("", |a| a.text()),
+                    format!(
+                        "{simple} launches a CUfunction loaded at run time (often compiled at run time, e.g. by NVRTC), not code of the crate's objects: not checked"
+                    ),
+                );
+                return vec![p];
+            }
+            "cudaFuncSetAttribute" => {
+                let mut p = p;
+                if args.len() == 3 && args[1].text().contains("MaxDynamicSharedMemorySize") {
+                    if let Val::Kernels(ks) = self.eval(strip_casts(args[0]), &p)
+                        && let Some((v, _)) =
+                            self.eval(args[2], &p).as_int().map(|(v, t)| (v.clone(), t))
+                    {
+                        for k in ks {
+                            p.opt_ins.push((k, v.clone()));
+                        }
+                    }
+                }
+                return vec![p];
+            }
+            _ => {}
+        }
+        // A function-like macro of the unit.
+        if function.kind() == "identifier"
+            && self
+                .index
+                .macros
+                .get(simple)
+                .is_some_and(|m| m.iter().any(|m| m.params.is_some()))
+        {
+            let open = e
+                .field("arguments")
+                .map(|a| a.node.start_byte())
+                .unwrap_or(function.node.end_byte());
+            let args_text = paren_list(&e.code.text, open).map(|(t, _)| t.to_owned());
+            return self.expand_statements(e, simple, args_text, p);
+        }
+        // A lambda called in place: its body, with the enclosing variables.
+        if function.kind() == "lambda_expression"
+            && let Some(body) = function.field("body")
+        {
+            return self
+                .exec_block(body, vec![p])
+                .into_iter()
+                .map(|mut q| {
+                    if matches!(q.flow, Flow::Return(_)) {
+                        q.flow = Flow::Normal;
+                    }
+                    q
+                })
+                .collect();
+        }
+        // A lambda held in a variable.
+        // A function of the unit: followed.
+        if let Some(f) = self.callee(simple, function) {
+            return self
+                .call(f, function, &args, p)
+                .into_iter()
+                .map(|(q, _)| q)
+                .collect();
+        }
+        vec![p]
+    }
+
+    /// The host function of the unit that `name` calls, if any.
+    fn callee<'a>(&self, name: &str, _function: At<'a>) -> Option<&'s Function<'t>>
+    where
+        't: 'a,
+    {
+        let index = self.index;
+        index.functions.get(name)?.iter().find(|f| !f.is_kernel)
+    }
+
+    /// Calls `f` from path `p`: its template arguments from `function` (`f<T, 64>`), its
+    /// parameters from `args`. The paths that return, each with its return value (the
+    /// caller's variables, the callee's conditions and opt-ins).
+    fn call<'a>(
+        &mut self,
+        f: &'s Function<'t>,
+        function: At<'a>,
+        args: &[At<'a>],
+        p: Path,
+    ) -> Vec<(Path, Option<Val>)>
+    where
+        't: 'a,
+    {
+        if self.frames.len() >= MAX_CALL_DEPTH {
+            return vec![(p, None)];
+        }
+        let targs = match function.kind() {
+            "template_function" => function
+                .field("arguments")
+                .map(|a| self.template_args(a, &p))
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let values: Vec<Val> = args.iter().map(|a| self.eval(*a, &p)).collect();
+        let mut callee = Path::new();
+        callee.conditions = p.conditions.clone();
+        callee.opt_ins = p.opt_ins.clone();
+        self.bind_template(f, &targs, &mut callee);
+        let saved_batch = self.batch;
+        let out = self.enter(f, vec![callee], Some(values));
+        self.batch = saved_batch;
+        out.into_iter()
+            .map(|q| {
+                let mut r = p.clone();
+                r.conditions = q.conditions;
+                r.opt_ins = q.opt_ins;
+                let v = match q.flow {
+                    Flow::Return(v) => v,
+                    _ => None,
+                };
+                (r, v)
+            })
+            .collect()
+    }
+
+    /// Binds `f`'s template parameters to `args` (defaults after them; unknown past).
+    fn bind_template(&mut self, f: &Function<'t>, args: &[Result<TyArg, String>], path: &mut Path) {
+        for (i, t) in f.template.iter().enumerate() {
+            let v = match args.get(i) {
+                Some(Ok(TyArg::Type(ty))) => Val::Type(ty.clone()),
+                Some(Ok(TyArg::Value(v))) => {
+                    Val::int(*v, IntType::from_name(&t.ty).unwrap_or(IntType::I32))
+                }
+                Some(Err(why)) => Val::unknown(why.clone()),
+                None => match t.default {
+                    Some(d) if t.is_type => Val::Type(self.type_of(d, path)),
+                    Some(d) => self.eval(d, path),
+                    None => Val::unknown(format!(
+                        "template parameter `{}` of `{}`: deduced from the call's arguments, which the reader does not do",
+                        t.name, f.qualified
+                    )),
+                },
+            };
+            path.env.insert(t.name.clone(), v);
+        }
+    }
+
+    /// Expands the macro invocation at `e` and runs the statements it expands to.
+    fn expand_statements<'a>(
+        &mut self,
+        e: At<'a>,
+        name: &str,
+        args: Option<String>,
+        p: Path,
+    ) -> Vec<Path>
+    where
+        't: 'a,
+    {
+        let mut expander = Expander::new(&self.index.macros);
+        let text = match expander.invoke(name, args.as_deref()) {
+            Ok(t) => t,
+            Err(err) => {
+                self.note(e, format!("`{name}`: {}", err.0));
+                return vec![p];
+            }
+        };
+        let wrapped = format!("void __occupancy_expansion__() {{\n{text}\n;}}");
+        let code = self.parsed(wrapped, e);
+        let Some(root) = code.root() else {
+            return vec![p];
+        };
+        let at = At {
+            node: root,
+            code: &code,
+        };
+        let Some(body) = crate::index::find_kind(at, "compound_statement", 3) else {
+            return vec![p];
+        };
+        self.exec_block(body, vec![p])
+    }
+
+    fn parsed<'a>(&mut self, text: String, at: At<'a>) -> Rc<Code> {
+        let line = at.line();
+        let key = format!("{}:{line}:{text}", at.code.shown);
+        if let Some(code) = self.expansions.get(&key) {
+            return code.clone();
+        }
+        let code = Rc::new(Code::parse(text, at.code.shown.clone(), Some(line)));
+        if self.expansions.len() < 4096 {
+            self.expansions.insert(key, code.clone());
+        }
+        code
+    }
+
+    fn note(&mut self, at: At<'_>, message: String) {
+        let note = ReadNote {
+            file: at.code.shown.clone(),
+            line: Some(at.line()),
+            message,
+        };
+        if !self.notes.contains(&note) && self.notes.len() < 1000 {
+            self.notes.push(note);
+        }
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Launches.
+
+    fn chevron_launch<'a>(&mut self, e: At<'a>, function: At<'a>, config: At<'a>, p: &Path)
+    where
+        't: 'a,
+    {
+        let items = config.children();
+        let kernels = self.eval(function, p);
+        let grid = items.first().map(|g| self.eval(*g, p));
+        let block = items.get(1).map(|b| self.eval(*b, p));
+        let smem = match items.get(2) {
+            Some(s) => self.eval(*s, p),
+            None => Val::int(0, IntType::U64),
+        };
+        let (Some(grid), Some(block)) = (grid, block) else {
+            self.note(
+                e,
+                "a <<<...>>> launch with fewer than 2 arguments".to_owned(),
+            );
+            return;
+        };
+        self.record(
+            e,
+            LaunchForm::TripleChevron,
+            function.text(),
+            kernels,
+            grid,
+            block,
+            smem,
+            None,
+            p,
+        );
+    }
+
+    fn launch_ex<'a>(&mut self, e: At<'a>, args: &[At<'a>], p: &Path)
+    where
+        't: 'a,
+    {
+        let (Some(config), Some(kernel)) = (args.first(), args.get(1)) else {
+            return;
+        };
+        let kernels = self.eval(strip_casts(*kernel), p);
+        let config = match self.eval(*config, p) {
+            Val::Config(c) => c,
+            other => {
+                let why = format!("the launch configuration is not read: {}", other.why());
+                self.record(
+                    e,
+                    LaunchForm::LaunchKernelEx,
+                    kernel.text(),
+                    kernels,
+                    Val::unknown(why.clone()),
+                    Val::unknown(why.clone()),
+                    Val::unknown(why),
+                    None,
+                    p,
+                );
+                return;
+            }
+        };
+        let mut cluster = None;
+        if let Some(name) = &config.attrs
+            && let Some(Val::Attrs(attrs)) = p.env.get(name)
+        {
+            let n = config
+                .num_attrs
+                .as_int()
+                .and_then(|(v, _)| v.known_value())
+                .unwrap_or(attrs.len() as i128);
+            for a in attrs.iter().take(usize::try_from(n).unwrap_or(0)) {
+                if a.id
+                    .as_deref()
+                    .is_some_and(|id| id.contains("ClusterDimension"))
+                {
+                    cluster = Some(a.cluster.clone());
+                }
+            }
+        }
+        self.record(
+            e,
+            LaunchForm::LaunchKernelEx,
+            kernel.text(),
+            kernels,
+            *config.grid,
+            *config.block,
+            *config.smem,
+            cluster,
+            p,
+        );
+    }
+
+    fn launch_kernel<'a>(&mut self, e: At<'a>, args: &[At<'a>], p: &Path)
+    where
+        't: 'a,
+    {
+        let Some(kernel) = args.first() else {
+            return;
+        };
+        let kernels = self.eval(strip_casts(*kernel), p);
+        let grid = args
+            .get(1)
+            .map_or_else(|| Val::unknown("no grid"), |g| self.eval(*g, p));
+        let block = args
+            .get(2)
+            .map_or_else(|| Val::unknown("no block"), |b| self.eval(*b, p));
+        let smem = args
+            .get(4)
+            .map_or_else(|| Val::int(0, IntType::U64), |s| self.eval(*s, p));
+        self.record(
+            e,
+            LaunchForm::LaunchKernel,
+            strip_casts(*kernel).text(),
+            kernels,
+            grid,
+            block,
+            smem,
+            None,
+            p,
+        );
+    }
+
+    fn site_index(&mut self, e: At<'_>, form: LaunchForm, kernel_written: &str) -> usize {
+        let file = e.code.shown.clone();
+        let line = e.line();
+        let kernel_written = clip(kernel_written, 80);
+        if let Some(i) = self.sites.iter().position(|s| {
+            s.launch.file == file
+                && s.launch.line == line
+                && s.launch.form == form
+                && s.launch.kernel_written == kernel_written
+        }) {
+            return i;
+        }
+        self.sites.push(Site {
+            launch: CudaLaunch {
+                file,
+                line,
+                function: self.frame_name(),
+                form,
+                kernel_written,
+                paths: Vec::new(),
+                not_checked: Vec::new(),
+            },
+        });
+        self.sites.len() - 1
+    }
+
+    fn record_unchecked(&mut self, e: At<'_>, form: LaunchForm, kernel: &str, why: String) {
+        let i = self.site_index(e, form, kernel);
+        let site = &mut self.sites[i].launch;
+        if !site.not_checked.contains(&why) {
+            site.not_checked.push(why);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record<'a>(
+        &mut self,
+        e: At<'a>,
+        form: LaunchForm,
+        kernel_written: &str,
+        kernels: Val,
+        grid: Val,
+        block: Val,
+        smem: Val,
+        cluster: Option<[Option<AbstractInt>; 3]>,
+        p: &Path,
+    ) where
+        't: 'a,
+    {
+        let i = self.site_index(e, form, kernel_written);
+        let kernels = match kernels {
+            Val::Kernels(ks) => ks,
+            other => {
+                let why = format!(
+                    "the kernel `{}` is not a __global__ function of the files read ({})",
+                    clip(kernel_written, 60),
+                    other.why()
+                );
+                let site = &mut self.sites[i].launch;
+                if !site.not_checked.contains(&why) {
+                    site.not_checked.push(why);
+                }
+                return;
+            }
+        };
+        let comment = site_candidates(e);
+        let grid = dims(&grid, "grid");
+        let cluster = cluster.and_then(|c| {
+            let mut out = [1u32; 3];
+            for (o, v) in out.iter_mut().zip(c) {
+                *o = u32::try_from(v?.known_value()?).ok()?;
+            }
+            Some(out)
+        });
+        let mut produced: Vec<LaunchPath> = Vec::new();
+        let mut why_not = Vec::new();
+        for k in &kernels {
+            let bools: Vec<bool> = self
+                .index
+                .kernel(&k.name)
+                .map(|f| f.template.iter().map(|t| t.ty.trim() == "bool").collect())
+                .unwrap_or_default();
+            let instantiation = Instantiation {
+                name: k.name.clone(),
+                template_args: k.args.as_ref().ok().map(|a| {
+                    a.iter()
+                        .enumerate()
+                        .map(|(i, a)| match (a, bools.get(i)) {
+                            (TyArg::Value(v), Some(true)) => TemplateArg::Bool(*v != 0),
+                            _ => a.to_template_arg(),
+                        })
+                        .collect()
+                }),
+            };
+            if let Err(why) = &k.args {
+                why_not.push(format!("`{}`: {why}", k.name));
+            }
+            let opt_in = p
+                .opt_ins
+                .iter()
+                .rev()
+                .find(|(kk, _)| kk == k)
+                .and_then(|(_, v)| v.known_value())
+                .and_then(|v| u32::try_from(v).ok());
+            for (block, smem, candidates, label) in block_smem(&block, &smem, &comment) {
+                let mut conditions = p.conditions.clone();
+                if let Some(l) = label {
+                    if !conditions.contains(&l) {
+                        conditions.push(l);
+                    }
+                }
+                produced.push(LaunchPath {
+                    kernel: instantiation.clone(),
+                    grid: grid.clone(),
+                    block,
+                    dynamic_smem_bytes: smem,
+                    cluster,
+                    opt_in_bytes: opt_in,
+                    conditions,
+                    candidates,
+                });
+            }
+        }
+        let site = &mut self.sites[i].launch;
+        for why in why_not {
+            if !site.not_checked.contains(&why) {
+                site.not_checked.push(why);
+            }
+        }
+        for path in produced {
+            // The same launch by another path: one entry, with the conditions both share.
+            if let Some(same) = site.paths.iter_mut().find(|q| same_launch(q, &path)) {
+                same.conditions.retain(|c| path.conditions.contains(c));
+                continue;
+            }
+            if site.paths.len() >= MAX_PATHS {
+                let why = format!(
+                    "more than {MAX_PATHS} paths reach this launch: the rest are not checked"
+                );
+                if !site.not_checked.contains(&why) {
+                    site.not_checked.push(why);
+                }
+                break;
+            }
+            site.paths.push(path);
+        }
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Values.
+
+    /// Whether `cond` holds on `p`.
+    fn truth<'a>(&mut self, cond: At<'a>, p: &Path) -> Truth
+    where
+        't: 'a,
+    {
+        let (t, f) = self.branch(cond, p);
+        match (t.is_some(), f.is_some()) {
+            (true, false) => Truth::Always,
+            (false, true) => Truth::Never,
+            _ => Truth::Sometimes,
+        }
+    }
+
+    /// The path where `cond` holds and the one where it does not, each refined by it;
+    /// `None` for a side no value allows.
+    fn branch<'a>(&mut self, cond: At<'a>, p: &Path) -> (Option<Path>, Option<Path>)
+    where
+        't: 'a,
+    {
+        if self.nesting > MAX_NESTING {
+            return (Some(p.clone()), Some(p.clone()));
+        }
+        self.nesting += 1;
+        let out = self.branch_inner(cond, p);
+        self.nesting -= 1;
+        out
+    }
+
+    fn branch_inner<'a>(&mut self, cond: At<'a>, p: &Path) -> (Option<Path>, Option<Path>)
+    where
+        't: 'a,
+    {
+        match cond.kind() {
+            "parenthesized_expression" | "condition_clause" => {
+                if let Some(inner) = cond
+                    .field("value")
+                    .or_else(|| cond.children().first().copied())
+                {
+                    return self.branch(inner, p);
+                }
+            }
+            "unary_expression" if cond.field("operator").is_some_and(|o| o.text() == "!") => {
+                if let Some(arg) = cond.field("argument") {
+                    let (t, f) = self.branch(arg, p);
+                    return (f, t);
+                }
+            }
+            "binary_expression" => {
+                let op = cond.field("operator").map_or("", |o| o.text());
+                let (Some(l), Some(r)) = (cond.field("left"), cond.field("right")) else {
+                    return (Some(p.clone()), Some(p.clone()));
+                };
+                match op {
+                    "&&" => {
+                        let (lt, lf) = self.branch(l, p);
+                        let (t, rf) = match &lt {
+                            Some(q) => self.branch(r, q),
+                            None => (None, None),
+                        };
+                        let f = match (lf, rf) {
+                            (None, None) => None,
+                            (Some(f), None) | (None, Some(f)) => Some(f),
+                            (Some(_), Some(_)) => Some(p.clone()),
+                        };
+                        return (t, f);
+                    }
+                    "||" => {
+                        let (lt, lf) = self.branch(l, p);
+                        let (rt, f) = match &lf {
+                            Some(q) => self.branch(r, q),
+                            None => (None, None),
+                        };
+                        let t = match (lt, rt) {
+                            (None, None) => None,
+                            (Some(t), None) | (None, Some(t)) => Some(t),
+                            (Some(_), Some(_)) => Some(p.clone()),
+                        };
+                        return (t, f);
+                    }
+                    _ => {}
+                }
+                if let Some(cmp) = comparison(op) {
+                    let (a, b) = (self.eval(l, p), self.eval(r, p));
+                    let (Some((x, _)), Some((y, _))) = (a.as_int(), b.as_int()) else {
+                        return (Some(p.clone()), Some(p.clone()));
+                    };
+                    let truth = x.compare(cmp, y);
+                    let side = |this: &Self, c: Comparison| -> Option<Path> {
+                        let mut q = p.clone();
+                        if l.kind() == "identifier"
+                            && let Some(Val::Int(v, t)) = q.env.get(l.text()).cloned()
+                        {
+                            let r = v.refine(c, y)?;
+                            q.env.insert(l.text().to_owned(), Val::Int(r, t));
+                        }
+                        if r.kind() == "identifier"
+                            && let Some(Val::Int(v, t)) = q.env.get(r.text()).cloned()
+                        {
+                            let r2 = v.refine(c.swapped(), x)?;
+                            q.env.insert(r.text().to_owned(), Val::Int(r2, t));
+                        }
+                        let _ = this;
+                        Some(q)
+                    };
+                    let t = (truth != Truth::Never).then(|| side(self, cmp)).flatten();
+                    let f = (truth != Truth::Always)
+                        .then(|| side(self, cmp.negated()))
+                        .flatten();
+                    return (t, f);
+                }
+            }
+            _ => {}
+        }
+        let v = self.eval(cond, p);
+        match v.as_int() {
+            Some((x, _)) => {
+                let truth = x.compare(Comparison::Ne, &AbstractInt::known(0));
+                (
+                    (truth != Truth::Never).then(|| p.clone()),
+                    (truth != Truth::Always).then(|| p.clone()),
+                )
+            }
+            None => (Some(p.clone()), Some(p.clone())),
+        }
+    }
+
+    /// The value of an expression on a path.
+    fn eval<'a>(&mut self, e: At<'a>, p: &Path) -> Val
+    where
+        't: 'a,
+    {
+        if !self.step() {
+            return Val::unknown("the reader's step budget ran out");
+        }
+        if self.nesting > MAX_NESTING {
+            return Val::unknown("nested too deeply");
+        }
+        self.nesting += 1;
+        let v = self.eval_inner(e, p);
+        self.nesting -= 1;
+        v
+    }
+
+    fn eval_inner<'a>(&mut self, e: At<'a>, p: &Path) -> Val
+    where
+        't: 'a,
+    {
+        match e.kind() {
+            "number_literal" => number(e.text()),
+            "true" => Val::int(1, IntType::I32),
+            "false" | "null" | "nullptr" => Val::int(0, IntType::I32),
+            "char_literal" => {
+                let t = e.text().trim_matches('\'');
+                match t.chars().next() {
+                    Some(c) if t.chars().count() == 1 => Val::int(c as i128, IntType::I32),
+                    _ => Val::unknown("a character literal"),
+                }
+            }
+            "parenthesized_expression" => match e.children().first() {
+                Some(inner) => self.eval(*inner, p),
+                None => Val::unknown("()"),
+            },
+            "identifier" => self.name(e.text(), e, p),
+            "qualified_identifier" => self.qualified(e, p),
+            "template_function" => self.template_function(e, p),
+            "field_expression" => {
+                let Some(arg) = e.field("argument") else {
+                    return Val::unknown("a member");
+                };
+                let field = e.field("field").map_or("", |f| f.text());
+                match self.eval(arg, p) {
+                    Val::Dim3(d) => match field {
+                        "x" => Val::Int(d[0].clone(), IntType::U32),
+                        "y" => Val::Int(d[1].clone(), IntType::U32),
+                        "z" => Val::Int(d[2].clone(), IntType::U32),
+                        _ => Val::unknown(format!("dim3 has no member `{field}`")),
+                    },
+                    Val::Config(c) => match field {
+                        "gridDim" => *c.grid,
+                        "blockDim" => *c.block,
+                        "dynamicSmemBytes" => *c.smem,
+                        _ => Val::unknown(format!("`{field}` of a cudaLaunchConfig_t")),
+                    },
+                    other => Val::unknown(format!("`{}`: {}", clip(e.text(), 40), other.why())),
+                }
+            }
+            "pointer_expression" => {
+                // `&config`: the config itself; `*p`: unknown.
+                let is_address = e.field("operator").is_some_and(|o| o.text() == "&")
+                    || e.text().starts_with('&');
+                match e.field("argument") {
+                    Some(a) if is_address => self.eval(a, p),
+                    _ => Val::unknown(format!("`{}` reads memory", clip(e.text(), 40))),
+                }
+            }
+            "cast_expression" => {
+                let ty = e.field("type").map_or("", |t| t.text()).to_owned();
+                let v = match e.field("value") {
+                    Some(v) => self.eval(v, p),
+                    None => return Val::unknown("a cast"),
+                };
+                self.cast(&ty, v)
+            }
+            "sizeof_expression" => self.size_of(e, p),
+            "unary_expression" => {
+                let op = e.field("operator").map_or("", |o| o.text());
+                let Some(arg) = e.field("argument") else {
+                    return Val::unknown("a unary expression");
+                };
+                let v = self.eval(arg, p);
+                let Some((x, t)) = v.as_int() else {
+                    return v;
+                };
+                let r = match op {
+                    "-" => x.neg(),
+                    "+" => x.clone(),
+                    "!" => match x.compare(Comparison::Eq, &AbstractInt::known(0)) {
+                        Truth::Always => AbstractInt::known(1),
+                        Truth::Never => AbstractInt::known(0),
+                        Truth::Sometimes => AbstractInt::range(Some(0), Some(1)),
+                    },
+                    "~" => x.neg().sub(&AbstractInt::known(1)),
+                    _ => return Val::unknown(format!("`{op}`")),
+                };
+                let t = if op == "!" { IntType::I32 } else { t };
+                match t.convert(&r) {
+                    Some(r) => Val::Int(r, t),
+                    None => Val::unknown("overflow"),
+                }
+            }
+            "binary_expression" => {
+                let op = e.field("operator").map_or("", |o| o.text()).to_owned();
+                let (Some(l), Some(r)) = (e.field("left"), e.field("right")) else {
+                    return Val::unknown("a binary expression");
+                };
+                if comparison(&op).is_some() || op == "&&" || op == "||" {
+                    return match self.truth(e, p) {
+                        Truth::Always => Val::int(1, IntType::I32),
+                        Truth::Never => Val::int(0, IntType::I32),
+                        Truth::Sometimes => {
+                            Val::Int(AbstractInt::range(Some(0), Some(1)), IntType::I32)
+                        }
+                    };
+                }
+                let (a, b) = (self.eval(l, p), self.eval(r, p));
+                binary(&op, &a, &b)
+            }
+            "conditional_expression" => {
+                let (Some(c), Some(t), Some(f)) = (
+                    e.field("condition"),
+                    e.field("consequence"),
+                    e.field("alternative"),
+                ) else {
+                    return Val::unknown("a conditional expression");
+                };
+                let (pt, pf) = self.branch(c, p);
+                match (pt, pf) {
+                    (Some(pt), None) => self.eval(t, &pt),
+                    (None, Some(pf)) => self.eval(f, &pf),
+                    (Some(pt), Some(pf)) => {
+                        let (a, b) = (self.eval(t, &pt), self.eval(f, &pf));
+                        let joined = a.join(&b);
+                        match (&a, &b, &joined) {
+                            (Val::Int(_, ta), Val::Int(_, tb), Val::Int(v, _)) => {
+                                Val::Int(v.clone(), IntType::common(*ta, *tb))
+                            }
+                            _ => joined,
+                        }
+                    }
+                    (None, None) => Val::unknown("no value of the condition is possible"),
+                }
+            }
+            "call_expression" => self.eval_call(e, p),
+            "initializer_list" => {
+                let items = e.children();
+                match items.as_slice() {
+                    [one] => self.eval(*one, p),
+                    _ => Val::unknown("an initializer list"),
+                }
+            }
+            "compound_literal_expression" => match e.field("value") {
+                Some(v) => self.eval(v, p),
+                None => Val::unknown("a compound literal"),
+            },
+            "assignment_expression" => match e.field("right") {
+                Some(r) => self.eval(r, p),
+                None => Val::unknown("an assignment"),
+            },
+            "type_descriptor" | "primitive_type" | "type_identifier" => {
+                // A template argument that names a value (`launch<kD>`).
+                self.type_or_value(e, p)
+            }
+            _ => Val::unknown(format!("`{}` is not read", clip(e.text(), 40))),
+        }
+    }
+
+    /// A name: a variable of the path, a member of the struct being read, a constant or
+    /// enumerator of the unit, an object-like macro, a kernel.
+    fn name<'a>(&mut self, name: &str, at: At<'a>, p: &Path) -> Val
+    where
+        't: 'a,
+    {
+        if let Some(v) = p.env.get(name) {
+            return v.clone();
+        }
+        if let Some((ty, bindings)) = self.structs.last().cloned() {
+            if let Some(v) = bindings.get(name) {
+                return v.clone();
+            }
+            let v = self.member(&ty, name, 0);
+            if !matches!(v, Val::Unknown(_)) {
+                return v;
+            }
+        }
+        self.global(name, at)
+    }
+
+    /// A name of the unit: a kernel, a constant or enumerator, an object-like macro.
+    fn global<'a>(&mut self, name: &str, at: At<'a>) -> Val
+    where
+        't: 'a,
+    {
+        let index = self.index;
+        if let Some(k) = index.kernel(name) {
+            let args = if k.is_template {
+                Err(format!(
+                    "the template arguments of `{name}` are deduced from the launch's arguments, which the reader does not do; write them (`{name}<...>`)"
+                ))
+            } else {
+                Ok(Vec::new())
+            };
+            return Val::Kernels(vec![KernelRef {
+                name: k.qualified.clone(),
+                args,
+            }]);
+        }
+        if let Some(v) = self.globals.get(name) {
+            return v.clone();
+        }
+        if self.evaluating.iter().any(|n| n == name) || self.evaluating.len() > 64 {
+            return Val::unknown(format!("`{name}` is defined in terms of itself"));
+        }
+        self.evaluating.push(name.to_owned());
+        let mut result: Option<Val> = None;
+        if let Some(constants) = index.constants.get(name) {
+            for c in constants {
+                let v = self.constant(c, name, &HashMap::new());
+                result = Some(match result {
+                    None => v,
+                    Some(r) => r.join(&v),
+                });
+            }
+        }
+        if result.is_none()
+            && let Some(defs) = index.macros.get(name)
+        {
+            for m in defs.iter().filter(|m| m.params.is_none()).take(8) {
+                let mut expander = Expander::new(&index.macros);
+                let v = match expander.expand(&m.body) {
+                    Ok(text) => self.eval_text(&text, at),
+                    Err(e) => Val::unknown(e.0),
+                };
+                result = Some(match result {
+                    None => v,
+                    Some(r) => r.join(&v),
+                });
+            }
+        }
+        self.evaluating.pop();
+        let v = result.unwrap_or_else(|| {
+            Val::unknown(format!("`{name}` is not a constant of the files read"))
+        });
+        self.globals.insert(name.to_owned(), v.clone());
+        v
+    }
+
+    /// The value of a constant (`bindings`: the template arguments of its struct).
+    fn constant(&mut self, c: &Constant<'t>, name: &str, bindings: &HashMap<String, Val>) -> Val {
+        match &c.init {
+            Init::Expr(e, ty) => {
+                let mut p = Path::new();
+                p.env = bindings.clone();
+                let v = self.eval(*e, &p);
+                if ty.trim().is_empty() || ty.contains("auto") {
+                    v
+                } else {
+                    self.declared(ty, v)
+                }
+            }
+            Init::NextAfter(None) => Val::int(0, IntType::I32),
+            Init::NextAfter(Some(prev)) => {
+                let prev_v = match self.structs.last().cloned() {
+                    Some((ty, _)) => self.member(&ty, prev, 0),
+                    None => self.global_by_name(prev),
+                };
+                let _ = name;
+                binary("+", &prev_v, &Val::int(1, IntType::I32))
+            }
+        }
+    }
+
+    fn global_by_name(&mut self, name: &str) -> Val {
+        let code = self.index.all_functions.first().map(|f| f.body);
+        match code {
+            Some(at) => self.global(name, at),
+            None => match self
+                .index
+                .constants
+                .get(name)
+                .and_then(|c| c.first())
+                .cloned()
+            {
+                Some(c) => self.constant(&c, name, &HashMap::new()),
+                None => Val::unknown(format!("`{name}` is not known")),
+            },
+        }
+    }
+
+    /// Expression text (a macro's expansion) evaluated.
+    fn eval_text<'a>(&mut self, text: &str, at: At<'a>) -> Val
+    where
+        't: 'a,
+    {
+        let wrapped = format!("auto __occupancy_value__ = ({text});");
+        let code = self.parsed(wrapped, at);
+        let Some(root) = code.root() else {
+            return Val::unknown("a macro that does not parse");
+        };
+        let at = At {
+            node: root,
+            code: &code,
+        };
+        let Some(decl) = crate::index::find_kind(at, "init_declarator", 3) else {
+            return Val::unknown(format!(
+                "`{}` does not parse as an expression",
+                clip(text, 40)
+            ));
+        };
+        match decl.field("value") {
+            Some(v) => self.eval(v, &Path::new()),
+            None => Val::unknown("a macro that does not parse"),
+        }
+    }
+
+    /// `A::B::c`: a struct's member (`Traits::kThreads`, `Tr<float, 4>::kBlock`,
+    /// `KT::kBlock` for a type alias or template parameter), or a namespace's constant.
+    fn qualified<'a>(&mut self, e: At<'a>, p: &Path) -> Val
+    where
+        't: 'a,
+    {
+        let Some(name) = e.field("name") else {
+            return Val::unknown("a qualified name");
+        };
+        if name.kind() == "qualified_identifier" {
+            // `ns::Traits::k`: drop a namespace, or resolve a nested member.
+            if let Some(scope) = e.field("scope")
+                && let Some(ty) = self.scope_type(scope, p)
+            {
+                // `Outer::Inner::k`: the alias `Inner` of `Outer`.
+                if let Some(inner_scope) = name.field("scope")
+                    && let Some(inner_name) = name.field("name")
+                {
+                    let inner = self.member_type(&ty, inner_scope.text());
+                    if let Some(inner) = inner {
+                        return self.member(&inner, inner_name.text(), 0);
+                    }
+                }
+            }
+            return self.qualified(name, p);
+        }
+        if name.kind() == "template_function" {
+            return self.template_function(name, p);
+        }
+        let member = name.text();
+        match e.field("scope") {
+            Some(scope) => match self.scope_type(scope, p) {
+                Some(ty) => self.member(&ty, member, 0),
+                // A namespace.
+                None => self.name(member, e, p),
+            },
+            None => self.name(member, e, p),
+        }
+    }
+
+    /// The type a scope names, when it is a struct the reader knows (or a type alias /
+    /// template parameter bound to one); `None` for a namespace.
+    fn scope_type<'a>(&mut self, scope: At<'a>, p: &Path) -> Option<Ty>
+    where
+        't: 'a,
+    {
+        let ty = self.type_of(scope, p);
+        self.index
+            .structs
+            .contains_key(short(&ty.name))
+            .then_some(ty)
+    }
+
+    fn member_type(&mut self, ty: &Ty, name: &str) -> Option<Ty> {
+        let index = self.index;
+        let s = index.structs.get(short(&ty.name))?.first()?;
+        let alias = *s.aliases.get(name)?;
+        let bindings = self.bindings(s, ty);
+        self.structs.push((ty.clone(), bindings.clone()));
+        let mut p = Path::new();
+        p.env = bindings;
+        let t = self.type_of(alias, &p);
+        self.structs.pop();
+        Some(t)
+    }
+
+    /// A struct's template parameters bound to a type's arguments.
+    fn bindings(&mut self, s: &Struct<'t>, ty: &Ty) -> HashMap<String, Val> {
+        let mut out = HashMap::new();
+        let mut p = Path::new();
+        for (i, t) in s.template.iter().enumerate() {
+            let v = match ty.args.get(i) {
+                Some(TyArg::Type(t)) => Val::Type(t.clone()),
+                Some(TyArg::Value(v)) => {
+                    Val::int(*v, IntType::from_name(&t.ty).unwrap_or(IntType::I32))
+                }
+                None => match t.default {
+                    Some(d) if t.is_type => Val::Type(self.type_of(d, &p)),
+                    Some(d) => self.eval(d, &p),
+                    None => {
+                        Val::unknown(format!("template parameter `{}` of `{}`", t.name, ty.name))
+                    }
+                },
+            };
+            out.insert(t.name.clone(), v.clone());
+            p.env.insert(t.name.clone(), v);
+        }
+        out
+    }
+
+    /// A static member of a struct type (its bases searched too).
+    fn member(&mut self, ty: &Ty, name: &str, depth: usize) -> Val {
+        let index = self.index;
+        let Some(s) = index.structs.get(short(&ty.name)).and_then(|s| s.first()) else {
+            return Val::unknown(format!("`{}` is not a struct of the files read", ty));
+        };
+        let key = format!("{ty}::{name}");
+        if self.evaluating.contains(&key) || depth > 16 || self.structs.len() > 32 {
+            return Val::unknown(format!("`{key}` is defined in terms of itself"));
+        }
+        let bindings = self.bindings(s, ty);
+        if let Some(c) = s.members.get(name) {
+            self.evaluating.push(key.clone());
+            self.structs.push((ty.clone(), bindings.clone()));
+            let v = self.constant(c, name, &bindings);
+            self.structs.pop();
+            self.evaluating.pop();
+            return v;
+        }
+        for base in s.bases.clone() {
+            let mut p = Path::new();
+            p.env = bindings.clone();
+            self.structs.push((ty.clone(), bindings.clone()));
+            let base_ty = self.type_of(base, &p);
+            self.structs.pop();
+            let v = self.member(&base_ty, name, depth + 1);
+            if !matches!(v, Val::Unknown(_)) {
+                return v;
+            }
+        }
+        Val::unknown(format!(
+            "`{ty}` has no constant member `{name}` the reader knows"
+        ))
+    }
+
+    /// `k<float, 4>` as a kernel; `f<64>` for a function template (its value is unknown).
+    fn template_function<'a>(&mut self, e: At<'a>, p: &Path) -> Val
+    where
+        't: 'a,
+    {
+        let name = e.field("name").map_or("", |n| n.text()).to_owned();
+        let args = e
+            .field("arguments")
+            .map(|a| self.template_args(a, p))
+            .unwrap_or_default();
+        let index = self.index;
+        match index.kernel(&name) {
+            Some(k) => {
+                let mut resolved = Vec::new();
+                let mut error = None;
+                for a in args {
+                    match a {
+                        Ok(a) => resolved.push(a),
+                        Err(why) => error = Some(why),
+                    }
+                }
+                // Defaults of the kernel's own template parameters after those given.
+                if error.is_none() && resolved.len() < k.template.len() {
+                    let mut q = Path::new();
+                    for (i, t) in k.template.iter().enumerate() {
+                        if let Some(a) = resolved.get(i) {
+                            let v = match a {
+                                TyArg::Type(t) => Val::Type(t.clone()),
+                                TyArg::Value(v) => Val::int(*v, IntType::I32),
+                            };
+                            q.env.insert(t.name.clone(), v);
+                            continue;
+                        }
+                        match t.default {
+                            Some(d) if t.is_type => resolved.push(TyArg::Type(self.type_of(d, &q))),
+                            Some(d) => {
+                                match self.eval(d, &q).as_int().and_then(|(v, _)| v.known_value()) {
+                                    Some(v) => resolved.push(TyArg::Value(v)),
+                                    None => {
+                                        error = Some(format!(
+                                            "the default of `{}` is not read",
+                                            t.name
+                                        ));
+                                        break;
+                                    }
+                                }
+                            }
+                            None => {
+                                error = Some(format!(
+                                    "template parameter `{}` is deduced from the launch's arguments, which the reader does not do",
+                                    t.name
+                                ));
+                                break;
+                            }
+                        }
+                    }
+                }
+                Val::Kernels(vec![KernelRef {
+                    name: k.qualified.clone(),
+                    args: match error {
+                        Some(why) => Err(why),
+                        None => Ok(resolved),
+                    },
+                }])
+            }
+            None => Val::unknown(format!(
+                "`{}` is not a kernel or constant of the files read",
+                clip(e.text(), 40)
+            )),
+        }
+    }
+
+    /// The arguments of a `<...>` list: types or values.
+    fn template_args<'a>(&mut self, list: At<'a>, p: &Path) -> Vec<Result<TyArg, String>>
+    where
+        't: 'a,
+    {
+        list.children()
+            .into_iter()
+            .map(|a| match self.type_or_value(a, p) {
+                Val::Type(t) => Ok(TyArg::Type(t)),
+                Val::Int(v, _) => match v.known_value() {
+                    Some(v) => Ok(TyArg::Value(v)),
+                    None => Err(format!(
+                        "template argument `{}` is {v} here",
+                        clip(a.text(), 30)
+                    )),
+                },
+                other => Err(format!(
+                    "template argument `{}`: {}",
+                    clip(a.text(), 30),
+                    other.why()
+                )),
+            })
+            .collect()
+    }
+
+    /// A template argument: a value when it names or computes one, else a type.
+    fn type_or_value<'a>(&mut self, a: At<'a>, p: &Path) -> Val
+    where
+        't: 'a,
+    {
+        let inner = match a.kind() {
+            "type_descriptor" if a.field("declarator").is_none() => a.field("type").unwrap_or(a),
+            _ => a,
+        };
+        match inner.kind() {
+            "type_identifier" | "identifier" => {
+                let name = inner.text();
+                match p.env.get(name) {
+                    Some(v @ (Val::Type(_) | Val::Int(..))) => return v.clone(),
+                    Some(Val::Unknown(why)) => return Val::Unknown(why.clone()),
+                    _ => {}
+                }
+                if let Some((_, b)) = self.structs.last()
+                    && let Some(v) = b.get(name)
+                {
+                    return v.clone();
+                }
+                let index = self.index;
+                let is_value = index.constants.contains_key(name)
+                    || index
+                        .macros
+                        .get(name)
+                        .is_some_and(|m| m.iter().any(|m| m.params.is_none()));
+                if is_value {
+                    return self.global(name, inner);
+                }
+                Val::Type(self.type_of(inner, p))
+            }
+            "primitive_type"
+            | "sized_type_specifier"
+            | "template_type"
+            | "type_descriptor"
+            | "struct_specifier" => Val::Type(self.type_of(inner, p)),
+            "qualified_identifier" => {
+                let v = self.qualified(inner, p);
+                match v {
+                    Val::Unknown(_) => Val::Type(self.type_of(inner, p)),
+                    v => v,
+                }
+            }
+            _ => self.eval(inner, p),
+        }
+    }
+
+    /// The type a type node names, aliases and template parameters resolved.
+    fn type_of<'a>(&mut self, t: At<'a>, p: &Path) -> Ty
+    where
+        't: 'a,
+    {
+        if self.nesting > MAX_NESTING {
+            return Ty::named(t.text());
+        }
+        self.nesting += 1;
+        let ty = self.type_of_inner(t, p);
+        self.nesting -= 1;
+        ty
+    }
+
+    fn type_of_inner<'a>(&mut self, t: At<'a>, p: &Path) -> Ty
+    where
+        't: 'a,
+    {
+        match t.kind() {
+            "type_descriptor" => {
+                let base = t
+                    .field("type")
+                    .map_or_else(|| Ty::named(t.text()), |b| self.type_of(b, p));
+                match t.field("declarator") {
+                    Some(d) => Ty::named(format!("{base}{}", d.text().replace(' ', ""))),
+                    None => base,
+                }
+            }
+            "primitive_type" | "sized_type_specifier" => {
+                Ty::named(t.text().split_whitespace().collect::<Vec<_>>().join(" "))
+            }
+            "type_identifier" | "identifier" | "namespace_identifier" => {
+                let name = t.text();
+                if let Some(Val::Type(ty)) = p.env.get(name) {
+                    return ty.clone();
+                }
+                if let Some((sty, b)) = self.structs.last().cloned() {
+                    if let Some(Val::Type(ty)) = b.get(name) {
+                        return ty.clone();
+                    }
+                    if let Some(ty) = self.member_type(&sty, name) {
+                        return ty;
+                    }
+                }
+                let index = self.index;
+                if let Some(alias) = index.aliases.get(name).copied() {
+                    let key = format!("type {name}");
+                    if !self.evaluating.contains(&key) && self.evaluating.len() < 64 {
+                        self.evaluating.push(key);
+                        let ty = self.type_of(alias, &Path::new());
+                        self.evaluating.pop();
+                        return ty;
+                    }
+                }
+                Ty::named(name)
+            }
+            "template_type" => {
+                let name = t.field("name").map_or("", |n| n.text()).to_owned();
+                let args = t
+                    .field("arguments")
+                    .map(|a| self.template_args(a, p))
+                    .unwrap_or_default();
+                Ty {
+                    name,
+                    args: args
+                        .into_iter()
+                        .map(|a| a.unwrap_or_else(|why| TyArg::Type(Ty::named(format!("?{why}")))))
+                        .collect(),
+                }
+            }
+            "qualified_identifier" => {
+                let (Some(scope), Some(name)) = (t.field("scope"), t.field("name")) else {
+                    return Ty::named(t.text());
+                };
+                if let Some(sty) = self.scope_type(scope, p)
+                    && let Some(ty) = self.member_type(&sty, name.text())
+                {
+                    return ty;
+                }
+                let inner = self.type_of(name, p);
+                if self.index.structs.contains_key(short(&inner.name)) {
+                    return inner;
+                }
+                // A namespace-qualified type keeps its namespace (`cutlass::half_t`).
+                Ty {
+                    name: format!("{}::{}", scope.text(), inner.name),
+                    args: inner.args,
+                }
+            }
+            "struct_specifier" | "class_specifier" => match t.field("name") {
+                Some(n) => self.type_of(n, p),
+                None => Ty::named(t.text()),
+            },
+            _ => Ty::named(t.text().split_whitespace().collect::<Vec<_>>().join(" ")),
+        }
+    }
+
+    fn size_of<'a>(&mut self, e: At<'a>, p: &Path) -> Val
+    where
+        't: 'a,
+    {
+        let ty = match (e.field("type"), e.field("value")) {
+            (Some(t), _) => self.type_of(t, p),
+            (None, Some(v)) => {
+                let inner = if v.kind() == "parenthesized_expression" {
+                    v.children().first().copied().unwrap_or(v)
+                } else {
+                    v
+                };
+                match p.env.get(inner.text()) {
+                    Some(Val::Type(t)) => t.clone(),
+                    _ => match inner.kind() {
+                        "identifier" | "type_identifier" => self.type_of(inner, p),
+                        _ => {
+                            return Val::unknown(format!(
+                                "`{}`: the size of an expression",
+                                clip(e.text(), 40)
+                            ));
+                        }
+                    },
+                }
+            }
+            _ => return Val::unknown("sizeof"),
+        };
+        match size_of(&ty.to_string()) {
+            Some(n) => Val::int(n.into(), IntType::U64),
+            None => Val::unknown(format!(
+                "`sizeof({ty})`: not a type whose size the reader knows"
+            )),
+        }
+    }
+
+    fn cast(&self, ty: &str, v: Val) -> Val {
+        match IntType::from_name(ty) {
+            Some(t) => match v {
+                Val::Int(x, _) => match t.convert(&x) {
+                    Some(x) => Val::Int(x, t),
+                    None => Val::unknown(format!("does not fit `{ty}`")),
+                },
+                other => other,
+            },
+            None if ty.trim() == "dim3" => match v.to_dim3() {
+                Ok(d) => Val::Dim3(d),
+                Err(_) => v,
+            },
+            // `(void*)kernel` and the like keep the kernel.
+            None => v,
+        }
+    }
+
+    /// A call's value: `dim3(...)`, `min` / `max`, casts, a helper of the unit
+    /// (interpreted; `next_pow2`-like helpers recognised when their body is not), a
+    /// function-like macro.
+    fn eval_call<'a>(&mut self, e: At<'a>, p: &Path) -> Val
+    where
+        't: 'a,
+    {
+        let Some(function) = e.field("function") else {
+            return Val::unknown("a call");
+        };
+        let args: Vec<At<'a>> = e
+            .field("arguments")
+            .map(|a| a.children())
+            .unwrap_or_default();
+        let (name, targs) = match function.kind() {
+            "template_function" => (
+                function.field("name").map_or("", |n| n.text()),
+                function.field("arguments"),
+            ),
+            _ => (function.text(), None),
+        };
+        let simple = name.rsplit("::").next().unwrap_or(name).trim();
+        match simple {
+            "dim3" | "uint3" | "make_uint3" => {
+                let mut d = [
+                    AbstractInt::known(1),
+                    AbstractInt::known(1),
+                    AbstractInt::known(1),
+                ];
+                for (i, a) in args.iter().take(3).enumerate() {
+                    match self.eval(*a, p).as_int() {
+                        Some((v, _)) => d[i] = v.clone(),
+                        None => {
+                            return Val::unknown(format!("`{}` is not read", clip(a.text(), 40)));
+                        }
+                    }
+                }
+                return Val::Dim3(d);
+            }
+            "min" | "max" | "fmin" | "fmax" | "imin" | "imax" | "umin" | "umax"
+                if args.len() == 2 =>
+            {
+                let (a, b) = (self.eval(args[0], p), self.eval(args[1], p));
+                let (Some((x, t)), Some((y, u))) = (a.as_int(), b.as_int()) else {
+                    return Val::unknown(format!(
+                        "`{}`: {}",
+                        clip(e.text(), 40),
+                        if a.as_int().is_none() {
+                            a.why()
+                        } else {
+                            b.why()
+                        }
+                    ));
+                };
+                let r = if simple.ends_with("min") {
+                    x.min(y)
+                } else {
+                    x.max(y)
+                };
+                return Val::Int(r, IntType::common(t, u));
+            }
+            "static_cast" | "reinterpret_cast" | "const_cast" => {
+                let ty = targs
+                    .map_or("", |a| a.text().trim_matches(|c| c == '<' || c == '>'))
+                    .to_owned();
+                let v = match args.first() {
+                    Some(a) => self.eval(*a, p),
+                    None => return Val::unknown("a cast"),
+                };
+                return self.cast(&ty, v);
+            }
+            _ => {}
+        }
+        let index = self.index;
+        if function.kind() == "identifier"
+            && index
+                .macros
+                .get(simple)
+                .is_some_and(|m| m.iter().any(|m| m.params.is_some()))
+        {
+            let open = e
+                .field("arguments")
+                .map(|a| a.node.start_byte())
+                .unwrap_or(function.node.end_byte());
+            let Some((args_text, _)) = paren_list(&e.code.text, open) else {
+                return Val::unknown("a macro call that does not close");
+            };
+            let mut expander = Expander::new(&index.macros);
+            return match expander.invoke(simple, Some(args_text)) {
+                Ok(text) => self.eval_text(&text, e),
+                Err(err) => Val::unknown(err.0),
+            };
+        }
+        if let Some(f) = self.callee(simple, function) {
+            let results = self.call(f, function, &args, p.clone());
+            let mut value: Option<Val> = None;
+            for (_, v) in results {
+                let v = v.unwrap_or_else(|| {
+                    Val::unknown(format!("`{simple}` returns no value the reader follows"))
+                });
+                value = Some(match value {
+                    None => v,
+                    Some(acc) => acc.join(&v),
+                });
+            }
+            let v = value.unwrap_or_else(|| Val::unknown(format!("`{simple}` does not return")));
+            if let Val::Int(x, _) = &v
+                && (x.members().is_some() || !is_next_pow2(simple))
+            {
+                return v;
+            }
+            if is_next_pow2(simple) && args.len() == 1 {
+                return self.next_pow2(args[0], p);
+            }
+            return v;
+        }
+        if is_next_pow2(simple) && args.len() == 1 {
+            return self.next_pow2(args[0], p);
+        }
+        Val::unknown(format!(
+            "`{}` calls `{simple}`, which the reader does not follow",
+            clip(e.text(), 40)
+        ))
+    }
+
+    fn next_pow2<'a>(&mut self, arg: At<'a>, p: &Path) -> Val
+    where
+        't: 'a,
+    {
+        match self.eval(arg, p) {
+            Val::Int(x, t) => {
+                let r = x.next_power_of_two();
+                match t.convert(&r) {
+                    Some(r) => Val::Int(r, t),
+                    None => Val::unknown("overflow"),
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+/// The kernel expression of `cudaLaunchKernel((void*)k, ...)` without its casts.
+fn strip_casts(mut at: At<'_>) -> At<'_> {
+    for _ in 0..8 {
+        match at.kind() {
+            "cast_expression" => match at.field("value") {
+                Some(v) => at = v,
+                None => break,
+            },
+            "call_expression"
+                if at
+                    .field("function")
+                    .is_some_and(|f| f.text().contains("_cast")) =>
+            {
+                match at
+                    .field("arguments")
+                    .and_then(|a| a.children().first().copied())
+                {
+                    Some(v) => at = v,
+                    None => break,
+                }
+            }
+            "pointer_expression" | "parenthesized_expression" => {
+                match at
+                    .field("argument")
+                    .or_else(|| at.children().first().copied())
+                {
+                    Some(v) => at = v,
+                    None => break,
+                }
+            }
+            _ => break,
+        }
+    }
+    at
+}
+
+fn short(name: &str) -> &str {
+    name.rsplit("::").next().unwrap_or(name)
+}
+
+fn is_next_pow2(name: &str) -> bool {
+    let n = name.to_ascii_lowercase().replace('_', "");
+    (n.contains("pow2")
+        || n.contains("poweroftwo")
+        || n.contains("powerof2")
+        || n.contains("pow_2"))
+        && (n.contains("next") || n.contains("roundup") || n.contains("ceil"))
+}
+
+fn comparison(op: &str) -> Option<Comparison> {
+    Some(match op {
+        "<" => Comparison::Lt,
+        "<=" => Comparison::Le,
+        ">" => Comparison::Gt,
+        ">=" => Comparison::Ge,
+        "==" => Comparison::Eq,
+        "!=" => Comparison::Ne,
+        _ => return None,
+    })
+}
+
+/// A C++ integer literal with its type (decimal: `int`, else `long`; hex and octal:
+/// `int`, `unsigned`, `long`, `unsigned long`; suffixes `u`, `l`, `ll`).
+fn number(text: &str) -> Val {
+    let t = text.replace('\'', "").to_ascii_lowercase();
+    let digits_end = t
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| matches!(c, 'u' | 'l' | 'z'))
+        .last()
+        .map_or(t.len(), |(i, _)| i);
+    let (digits, suffix) = t.split_at(digits_end);
+    if digits.contains('.')
+        || (digits.contains('e') && !digits.starts_with("0x"))
+        || suffix.contains('f')
+    {
+        return Val::unknown(format!("`{text}` is not an integer"));
+    }
+    let (radix, body) = if let Some(h) = digits.strip_prefix("0x") {
+        (16, h)
+    } else if let Some(b) = digits.strip_prefix("0b") {
+        (2, b)
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        (8, &digits[1..])
+    } else {
+        (10, digits)
+    };
+    let Ok(v) = u128::from_str_radix(body, radix) else {
+        return Val::unknown(format!("`{text}` is not an integer the reader reads"));
+    };
+    let Ok(v) = i128::try_from(v) else {
+        return Val::unknown("too large");
+    };
+    let unsigned = suffix.contains('u');
+    let long = suffix.contains('l') || suffix.contains('z');
+    let candidates: &[IntType] = match (unsigned, long, radix == 10) {
+        (true, true, _) => &[IntType::U64],
+        (true, false, _) => &[IntType::U32, IntType::U64],
+        (false, true, true) => &[IntType::I64],
+        (false, true, false) => &[IntType::I64, IntType::U64],
+        (false, false, true) => &[IntType::I32, IntType::I64],
+        (false, false, false) => &[IntType::I32, IntType::U32, IntType::I64, IntType::U64],
+    };
+    for t in candidates {
+        let (lo, hi) = t.range();
+        if (lo..=hi).contains(&v) {
+            return Val::int(v, *t);
+        }
+    }
+    Val::unknown(format!("`{text}` does not fit an integer type"))
+}
+
+/// `a op b` with C++'s conversions.
+fn binary(op: &str, a: &Val, b: &Val) -> Val {
+    let (Some((x, t)), Some((y, u))) = (a.as_int(), b.as_int()) else {
+        let why = if a.as_int().is_none() {
+            a.why()
+        } else {
+            b.why()
+        };
+        return Val::Unknown(why);
+    };
+    let ty = match op {
+        "<<" | ">>" => t,
+        _ => IntType::common(t, u),
+    };
+    let r = match op {
+        "+" => x.add(y),
+        "-" => x.sub(y),
+        "*" => x.mul(y),
+        "/" => x.div(y),
+        "%" => x.rem(y),
+        "<<" => x.shl(y),
+        ">>" => x.shr(y),
+        "&" | "|" | "^" => x.bitwise(op.chars().next().unwrap_or('&'), y),
+        _ => return Val::unknown(format!("the operator `{op}`")),
+    };
+    // Operands converted to the common type first (unsigned wrap-around of a negative).
+    let r = if matches!(ty, IntType::U32 | IntType::U64)
+        && (x.bounds().0.is_some_and(|v| v < 0) || y.bounds().0.is_some_and(|v| v < 0))
+    {
+        match (ty.convert(x), ty.convert(y)) {
+            (Some(x2), Some(y2)) => binary_raw(op, &x2, &y2).unwrap_or(r),
+            _ => r,
+        }
+    } else {
+        r
+    };
+    match ty.convert(&r) {
+        Some(r) => Val::Int(r, ty),
+        None => Val::unknown(format!("`{op}` overflows its type here")),
+    }
+}
+
+fn binary_raw(op: &str, x: &AbstractInt, y: &AbstractInt) -> Option<AbstractInt> {
+    Some(match op {
+        "+" => x.add(y),
+        "-" => x.sub(y),
+        "*" => x.mul(y),
+        "/" => x.div(y),
+        "%" => x.rem(y),
+        _ => return None,
+    })
+}
+
+/// Two paths' knowledge joined (values united, conditions their common prefix).
+fn join(a: &Path, b: &Path) -> Path {
+    let mut env = HashMap::new();
+    for (k, v) in &a.env {
+        if let Some(w) = b.env.get(k) {
+            env.insert(k.clone(), v.join(w));
+        }
+    }
+    let common = a
+        .conditions
+        .iter()
+        .zip(&b.conditions)
+        .take_while(|(x, y)| x == y)
+        .count();
+    Path {
+        env,
+        conditions: a.conditions[..common].to_vec(),
+        opt_ins: a
+            .opt_ins
+            .iter()
+            .filter(|o| b.opt_ins.contains(o))
+            .cloned()
+            .collect(),
+        flow: Flow::Normal,
+    }
+}
+
+fn branches_single(_out: &[Path], _paths: &[Path]) -> bool {
+    true
+}
+
+fn set_config_field(c: &mut Config, field: &str, v: Val, sub: Option<&str>) {
+    match (field, sub) {
+        ("gridDim", None) => c.grid = Box::new(v.to_dim3().map_or(v, Val::Dim3)),
+        ("blockDim", None) => c.block = Box::new(v.to_dim3().map_or(v, Val::Dim3)),
+        ("gridDim" | "blockDim", Some(axis)) => {
+            let target = if field == "gridDim" {
+                &mut c.grid
+            } else {
+                &mut c.block
+            };
+            if let (Val::Dim3(d), Some((x, _))) = (&mut **target, v.as_int()) {
+                match axis {
+                    "x" => d[0] = x.clone(),
+                    "y" => d[1] = x.clone(),
+                    "z" => d[2] = x.clone(),
+                    _ => {}
+                }
+            }
+        }
+        ("dynamicSmemBytes", _) => c.smem = Box::new(v),
+        ("numAttrs", _) => c.num_attrs = Box::new(v),
+        _ => {}
+    }
+}
+
+fn right_text(v: &Val) -> String {
+    match v {
+        Val::Unknown(why) => why.clone(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// The names a statement assigns (`x = `, `x += `, `x++`), nested statements included.
+fn assigned_names(at: At<'_>, out: &mut Vec<String>, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    match at.kind() {
+        "assignment_expression" => {
+            if let Some(l) = at.field("left")
+                && l.kind() == "identifier"
+                && !out.iter().any(|n| n == l.text())
+            {
+                out.push(l.text().to_owned());
+            }
+        }
+        "update_expression" => {
+            if let Some(a) = at.field("argument")
+                && a.kind() == "identifier"
+                && !out.iter().any(|n| n == a.text())
+            {
+                out.push(a.text().to_owned());
+            }
+        }
+        _ => {}
+    }
+    for c in at.children() {
+        assigned_names(c, out, depth + 1);
+    }
+}
+
+/// Whether a loop body does more than compute: calls, launches, `break`, `return`,
+/// declarations.
+fn has_effects(at: At<'_>, depth: usize) -> bool {
+    if depth > 64 {
+        return true;
+    }
+    if matches!(
+        at.kind(),
+        "call_expression"
+            | "break_statement"
+            | "return_statement"
+            | "goto_statement"
+            | "declaration"
+    ) {
+        return true;
+    }
+    at.children().into_iter().any(|c| has_effects(c, depth + 1))
+}
+
+/// A launch value as a `dim3` of `u32`, or why not.
+fn dims(v: &Val, what: &str) -> Read<[u32; 3]> {
+    match v.to_dim3() {
+        Ok(d) => {
+            let mut out = [0u32; 3];
+            for (o, x) in out.iter_mut().zip(&d) {
+                match x.known_value().and_then(|x| u32::try_from(x).ok()) {
+                    Some(x) => *o = x,
+                    None => {
+                        return Read::Unknown(format!(
+                            "the {what} is {x} here, known only at run time"
+                        ));
+                    }
+                }
+            }
+            Read::Known(out)
+        }
+        Err(why) => Read::Unknown(why),
+    }
+}
+
+/// Run-time candidates from a `// occupancy: block = [128, 256], smem = [0, 4096]`
+/// comment on the launch's line or the comment lines right above it.
+#[derive(Default, Clone)]
+struct Comment {
+    block: Vec<[u32; 3]>,
+    smem: Vec<u32>,
+}
+
+fn site_candidates(e: At<'_>) -> Comment {
+    let mut out = Comment::default();
+    if e.code.fixed_line.is_some() && e.code.path.as_os_str().is_empty() {
+        // An expansion: the comments are in the file, not the expansion.
+    }
+    let row = e.node.start_position().row;
+    let lines: Vec<&str> = e.code.text.lines().collect();
+    let mut texts = Vec::new();
+    if let Some(l) = lines.get(row) {
+        texts.push(*l);
+    }
+    let mut r = row;
+    while r > 0 {
+        r -= 1;
+        let l = lines.get(r).map_or("", |l| l.trim());
+        if l.starts_with("//") {
+            texts.push(l);
+        } else {
+            break;
+        }
+    }
+    for t in texts {
+        let Some(at) = t.find("occupancy:") else {
+            continue;
+        };
+        let rest = &t[at + "occupancy:".len()..];
+        for (key, list) in parse_candidates(rest) {
+            match key.as_str() {
+                "block" => out.block.extend(list),
+                "smem" => out.smem.extend(list.iter().map(|d| d[0])),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// `block = [128, (16, 16)], smem = [0, 4096]` -> the lists.
+pub(crate) fn parse_candidates(text: &str) -> Vec<(String, Vec<[u32; 3]>)> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(eq) = rest.find('=') {
+        let key = rest[..eq].trim().trim_start_matches(',').trim().to_owned();
+        let after = rest[eq + 1..].trim_start();
+        let (list_text, next) = if let Some(inner) = after.strip_prefix('[') {
+            match inner.find(']') {
+                Some(end) => (&inner[..end], &inner[end + 1..]),
+                None => break,
+            }
+        } else {
+            let end = after.find(',').unwrap_or(after.len());
+            (&after[..end], &after[end..])
+        };
+        let mut values = Vec::new();
+        let mut depth = 0;
+        let mut item = String::new();
+        for c in list_text.chars().chain(std::iter::once(',')) {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                ',' if depth == 0 => {
+                    let parts: Vec<u32> = item
+                        .trim()
+                        .trim_matches(|c| c == '(' || c == ')')
+                        .split(',')
+                        .filter_map(|s| s.trim().parse().ok())
+                        .collect();
+                    if !parts.is_empty() {
+                        let mut d = [1u32; 3];
+                        for (o, v) in d.iter_mut().zip(parts) {
+                            *o = v;
+                        }
+                        values.push(d);
+                    }
+                    item.clear();
+                    continue;
+                }
+                _ => {}
+            }
+            item.push(c);
+        }
+        if !key.is_empty() {
+            out.push((key, values));
+        }
+        rest = next;
+    }
+    out
+}
+
+/// The (block, smem) pairs of a launch on one path: its values, one per member of a
+/// finite set, or the comment's candidates for a run-time value. Each with where it came
+/// from and a label when there are several.
+fn block_smem(
+    block: &Val,
+    smem: &Val,
+    comment: &Comment,
+) -> Vec<(Read<[u32; 3]>, Read<u32>, Candidates, Option<String>)> {
+    let blocks: Vec<(Read<[u32; 3]>, bool, Option<String>)> = match block.to_dim3() {
+        Ok(d) => {
+            let sets: Vec<Option<&[i128]>> = d.iter().map(AbstractInt::members).collect();
+            match (sets[0], sets[1], sets[2]) {
+                (Some(x), Some(y), Some(z)) if x.len() * y.len() * z.len() <= MAX_PATHS => {
+                    let several = x.len() * y.len() * z.len() > 1;
+                    let mut v = Vec::new();
+                    for a in x {
+                        for b in y {
+                            for c in z {
+                                match (u32::try_from(*a), u32::try_from(*b), u32::try_from(*c)) {
+                                    (Ok(a), Ok(b), Ok(c)) => {
+                                        let label = several
+                                            .then(|| format!("block = {}", shape([a, b, c])));
+                                        v.push((Read::Known([a, b, c]), false, label));
+                                    }
+                                    _ => v.push((
+                                        Read::Unknown(format!(
+                                            "a block of {a} x {b} x {c} threads"
+                                        )),
+                                        false,
+                                        None,
+                                    )),
+                                }
+                            }
+                        }
+                    }
+                    v
+                }
+                _ => vec![(dims(block, "block"), false, None)],
+            }
+        }
+        Err(why) => vec![(Read::Unknown(why), false, None)],
+    };
+    let blocks: Vec<(Read<[u32; 3]>, bool, Option<String>)> = blocks
+        .into_iter()
+        .flat_map(|(b, _, label)| match b {
+            Read::Unknown(why) if !comment.block.is_empty() => {
+                let _ = why;
+                comment
+                    .block
+                    .iter()
+                    .map(|d| {
+                        (
+                            Read::Known(*d),
+                            true,
+                            Some(format!("block = {}", shape(*d))),
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            }
+            other => vec![(other, false, label)],
+        })
+        .collect();
+    let smems: Vec<(Read<u32>, bool, Option<String>)> = match smem.as_int() {
+        Some((v, _)) => match v.members() {
+            Some(m) if m.len() <= MAX_PATHS => {
+                let several = m.len() > 1;
+                m.iter()
+                    .map(|x| match u32::try_from(*x) {
+                        Ok(x) => (
+                            Read::Known(x),
+                            false,
+                            several.then(|| format!("smem = {x}")),
+                        ),
+                        Err(_) => (
+                            Read::Unknown(format!("{x} bytes of dynamic shared memory")),
+                            false,
+                            None,
+                        ),
+                    })
+                    .collect()
+            }
+            _ if !comment.smem.is_empty() => comment
+                .smem
+                .iter()
+                .map(|s| (Read::Known(*s), true, Some(format!("smem = {s}"))))
+                .collect(),
+            _ => vec![(
+                Read::Unknown(format!(
+                    "the dynamic shared memory is {v} bytes here, known only at run time"
+                )),
+                false,
+                None,
+            )],
+        },
+        None if !comment.smem.is_empty() => comment
+            .smem
+            .iter()
+            .map(|s| (Read::Known(*s), true, Some(format!("smem = {s}"))))
+            .collect(),
+        None => vec![(Read::Unknown(smem.why()), false, None)],
+    };
+    let mut out = Vec::new();
+    // Both sets from the code: independent values would be a cross product; keep the
+    // block's, and the shared memory's only when it is one value.
+    let smems = if blocks.len() > 1 && smems.len() > 1 && !smems.iter().any(|s| s.1) {
+        vec![(
+            Read::Unknown(
+                "one of several values, independent of the block's as far as the reader can tell"
+                    .to_owned(),
+            ),
+            false,
+            None,
+        )]
+    } else {
+        smems
+    };
+    for (b, bc, bl) in &blocks {
+        for (s, sc, sl) in &smems {
+            let candidates = if *bc || *sc {
+                Candidates::Comment
+            } else {
+                Candidates::None
+            };
+            let label: Vec<String> = bl.iter().chain(sl.iter()).cloned().collect();
+            let label = (!label.is_empty()).then(|| label.join(", "));
+            out.push((b.clone(), s.clone(), candidates, label));
+        }
+    }
+    out
+}
+
+/// Adds a condition to a path, once.
+fn push_condition(p: &mut Path, condition: String) {
+    if p.conditions.last() != Some(&condition) {
+        p.conditions.push(condition);
+    }
+}
+
+/// Whether two paths make the same launch (whatever led to it).
+fn same_launch(a: &LaunchPath, b: &LaunchPath) -> bool {
+    a.kernel == b.kernel
+        && a.grid == b.grid
+        && a.block == b.block
+        && a.dynamic_smem_bytes == b.dynamic_smem_bytes
+        && a.cluster == b.cluster
+        && a.opt_in_bytes == b.opt_in_bytes
+        && a.candidates == b.candidates
+}
+
+/// `256`, `(16, 16)`, `(8, 8, 4)`.
+fn shape(d: [u32; 3]) -> String {
+    match d {
+        [x, 1, 1] => x.to_string(),
+        [x, y, 1] => format!("({x}, {y})"),
+        [x, y, z] => format!("({x}, {y}, {z})"),
+    }
+}
+
+#[allow(dead_code)]
+fn unused(_: &[At<'_>]) {
+    let _ = template_params;
+}

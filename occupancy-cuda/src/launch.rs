@@ -1,0 +1,243 @@
+//! A launch read from CUDA C++ host code, as plain data: where it is, which host function
+//! makes it, and the launches (kernel instantiation, grid, block, dynamic shared memory,
+//! cluster, opt-in) each path through the code makes.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// How the host code launches the kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LaunchForm {
+    /// `kernel<<<grid, block[, smem[, stream]]>>>(args...)`.
+    TripleChevron,
+    /// `cudaLaunchKernelEx(&config, kernel, args...)` with a `cudaLaunchConfig_t`.
+    LaunchKernelEx,
+    /// `cudaLaunchKernel(kernel, grid, block, args, smem, stream)`.
+    LaunchKernel,
+    /// `cuLaunchKernelEx(&config, function, params, extra)` (driver API): its function is a
+    /// `CUfunction` loaded at run time (often compiled at run time), not code of the crate's
+    /// objects, so it is listed and not checked.
+    CuLaunchKernelEx,
+}
+
+impl LaunchForm {
+    /// How the form is written: `<<<...>>>`, `cudaLaunchKernelEx`, ...
+    pub fn written(self) -> &'static str {
+        match self {
+            LaunchForm::TripleChevron => "<<<...>>>",
+            LaunchForm::LaunchKernelEx => "cudaLaunchKernelEx",
+            LaunchForm::LaunchKernel => "cudaLaunchKernel",
+            LaunchForm::CuLaunchKernelEx => "cuLaunchKernelEx",
+        }
+    }
+}
+
+/// A template argument of a kernel instantiation.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TemplateArg {
+    /// A type, as C++ spells it after resolving aliases the file makes (`float`, `__half`).
+    Type(String),
+    /// A non-type argument's value (`64`).
+    Value(i128),
+    /// A `bool` argument.
+    Bool(bool),
+}
+
+impl fmt::Display for TemplateArg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TemplateArg::Type(t) => f.write_str(t),
+            TemplateArg::Value(v) => write!(f, "{v}"),
+            TemplateArg::Bool(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+/// The kernel a path launches: the `__global__` function's name as written (namespaces
+/// included when written) and its template arguments (empty for a non-template kernel).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Instantiation {
+    /// The kernel's name (`flash_fwd`, `ns::softmax`).
+    pub name: String,
+    /// Template arguments in order; `None` when the launch names a template whose
+    /// arguments the reader could not resolve (deduced from the call's arguments, or a
+    /// template parameter of a function the file never instantiates).
+    pub template_args: Option<Vec<TemplateArg>>,
+}
+
+impl fmt::Display for Instantiation {
+    /// `softmax`, `flash_fwd<float, 64>`, `flash_fwd<?>`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)?;
+        match &self.template_args {
+            Some(args) if args.is_empty() => Ok(()),
+            Some(args) => {
+                let args: Vec<String> = args.iter().map(ToString::to_string).collect();
+                write!(f, "<{}>", args.join(", "))
+            }
+            None => f.write_str("<?>"),
+        }
+    }
+}
+
+/// A value of a launch: known (one per path), or why it is not.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Read<T> {
+    /// The value on this path.
+    Known(T),
+    /// Known only at run time, or not read: why (`` `n` is a parameter of `launch_softmax` ``).
+    Unknown(String),
+}
+
+impl<T: Copy> Read<T> {
+    /// The value, when known.
+    pub fn known(&self) -> Option<T> {
+        match self {
+            Read::Known(v) => Some(*v),
+            Read::Unknown(_) => None,
+        }
+    }
+}
+
+/// Where a path's values came from when the code does not fix them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Candidates {
+    /// Every value is the code's own (constants, template arguments, finite sets).
+    None,
+    /// A run-time value took a candidate from a `// occupancy: block = [..]` comment on
+    /// the launch.
+    Comment,
+    /// A run-time value took a candidate from `occupancy.toml`'s `[cuda_launches]` entry of
+    /// the launching function.
+    Policy,
+}
+
+/// One launch a path through the host code makes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct LaunchPath {
+    /// The kernel launched.
+    pub kernel: Instantiation,
+    /// Blocks in the grid, x, y, z (most grids depend on the input: then unknown, and the
+    /// lints that need a grid are skipped).
+    pub grid: Read<[u32; 3]>,
+    /// Threads per block, x, y, z.
+    pub block: Read<[u32; 3]>,
+    /// Dynamic shared memory per block, bytes (0 when the launch gives none).
+    pub dynamic_smem_bytes: Read<u32>,
+    /// The thread-block cluster, blocks x, y, z, from a `cudaLaunchConfig_t`'s
+    /// `cudaLaunchAttributeClusterDimension` attribute; `None` when the launch sets none.
+    pub cluster: Option<[u32; 3]>,
+    /// The dynamic shared memory opt-in, bytes: the value of
+    /// `cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, n)` made
+    /// for this kernel before the launch on this path; `None` when none was made.
+    pub opt_in_bytes: Option<u32>,
+    /// The choices that lead here, in order (`head_dim == 64`, `n < 1024`, `block = 256`):
+    /// how messages tell the paths of one launch apart. Empty for a launch with one path.
+    pub conditions: Vec<String>,
+    /// Whether a run-time value took a candidate the user gave.
+    pub candidates: Candidates,
+}
+
+impl LaunchPath {
+    /// One line: `k<float, 64> grid 64 block (32, 4) smem 256 B [n == 64]`.
+    pub fn summary(&self) -> String {
+        let dims = |d: &Read<[u32; 3]>| match d {
+            Read::Known([x, 1, 1]) => x.to_string(),
+            Read::Known([x, y, 1]) => format!("({x}, {y})"),
+            Read::Known([x, y, z]) => format!("({x}, {y}, {z})"),
+            Read::Unknown(_) => "?".to_owned(),
+        };
+        let mut s = format!(
+            "{} grid {} block {} smem {}",
+            self.kernel,
+            dims(&self.grid),
+            dims(&self.block),
+            match &self.dynamic_smem_bytes {
+                Read::Known(b) => format!("{b} B"),
+                Read::Unknown(_) => "?".to_owned(),
+            }
+        );
+        if let Some([x, y, z]) = self.cluster {
+            s.push_str(&format!(" cluster ({x}, {y}, {z})"));
+        }
+        if let Some(o) = self.opt_in_bytes {
+            s.push_str(&format!(" opt-in {o} B"));
+        }
+        if !self.conditions.is_empty() {
+            s.push_str(&format!(" [{}]", self.conditions.join(", ")));
+        }
+        s
+    }
+
+    /// `head_dim == 64, block = 128`, or `None` without conditions.
+    pub fn label(&self) -> Option<String> {
+        (!self.conditions.is_empty()).then(|| self.conditions.join(", "))
+    }
+}
+
+/// A launch site read from a `.cu` / `.cuh` file, with every path that reaches it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CudaLaunch {
+    /// The file, relative to the crate's directory, `/`-separated (`src/cuda/softmax.cu`).
+    pub file: String,
+    /// The 1-based line of the launch (of the macro invocation when a macro wrote it).
+    pub line: u32,
+    /// The host function that makes the launch (`launch_softmax`, `ns::run<T>`).
+    pub function: String,
+    /// The form of the launch.
+    pub form: LaunchForm,
+    /// The kernel as written at the launch (`softmax<T, kBlock>`).
+    pub kernel_written: String,
+    /// Every distinct launch the paths reaching this site make (at most
+    /// [`crate::MAX_PATHS`]); empty when the launch is not checked (see `not_checked`).
+    pub paths: Vec<LaunchPath>,
+    /// Why some or all of the launch is not checked: a block known only at run time with
+    /// no candidates, paths beyond the bound, a kernel compiled at run time.
+    pub not_checked: Vec<String>,
+}
+
+impl CudaLaunch {
+    /// `src/cuda/softmax.cu:42`.
+    pub fn location(&self) -> String {
+        format!("{}:{}", self.file, self.line)
+    }
+}
+
+/// A problem reading the sources, at a place: a file that cannot be read or parsed, an
+/// include that leads outside the crate, a macro past the expansion bounds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ReadNote {
+    /// The file, relative to the crate (or as named when outside it).
+    pub file: String,
+    /// The 1-based line, when it concerns one.
+    pub line: Option<u32>,
+    /// What happened, one line.
+    pub message: String,
+}
+
+impl fmt::Display for ReadNote {
+    /// `src/cuda/a.cu:12: message`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+/// Everything read from a crate's CUDA C++ sources.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Reading {
+    /// Every launch site found, by file then line.
+    pub launches: Vec<CudaLaunch>,
+    /// The files read, relative to the crate (the `.cu` files given and the headers they
+    /// include), in the order read.
+    pub files: Vec<String>,
+    /// What could not be read, and where.
+    pub notes: Vec<ReadNote>,
+}

@@ -1,0 +1,140 @@
+//! Reads the kernel launches of a crate's CUDA C++ host code (`.cu` / `.cuh` files that a
+//! build script compiles with nvcc and Rust calls through FFI) and checks them with the
+//! engine, lints and policy of `#[occupancy::check]`.
+#![deny(missing_docs)]
+
+mod build;
+mod check;
+mod files;
+mod index;
+mod interp;
+mod launch;
+mod macros;
+mod syntax;
+mod value;
+
+use std::path::{Path, PathBuf};
+
+pub use build::{BuildReport, CudaLaunches, OUT_DIR_RECORD};
+pub use check::{CheckedLaunch, CheckedPath, Compiled, Outcome, check};
+pub use files::{MAX_FILE_BYTES, MAX_FILES};
+pub use launch::{
+    Candidates, CudaLaunch, Instantiation, LaunchForm, LaunchPath, Read, ReadNote, Reading,
+    TemplateArg,
+};
+pub use syntax::MAX_PARSE_TIME;
+
+/// The most paths followed through one launching function (and kept per launch site): the
+/// same bound as the Rust reader's, [`occupancy_core::abstract_int::MAX_MEMBERS`].
+pub const MAX_PATHS: usize = occupancy_core::abstract_int::MAX_MEMBERS;
+
+/// Reads every launch of the `.cu` / `.cuh` files under `dirs` (relative to `crate_dir`,
+/// or absolute inside it; a file may be named too) and of the headers they include inside
+/// the crate.
+///
+/// Each `.cu` file is a translation unit with the headers it includes; a header no `.cu`
+/// includes is read on its own. Never fails: what cannot be read is in
+/// [`Reading::notes`], with its file and line.
+pub fn read(crate_dir: &Path, dirs: &[PathBuf]) -> Reading {
+    let sources = files::Sources::read(crate_dir, dirs);
+    let mut sites = Vec::new();
+    let mut notes = sources.notes.clone();
+    for unit in sources.units() {
+        let codes: Vec<&syntax::Code> = unit.iter().map(|&i| &sources.files[i]).collect();
+        let index = index::Index::build(&codes);
+        let mut interp = interp::Interp::new(&index, &mut sites, &mut notes);
+        interp.run();
+        unreached(&index, &mut sites);
+    }
+    let mut launches: Vec<CudaLaunch> = sites.into_iter().map(|s| s.launch).collect();
+    launches.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+    Reading {
+        launches,
+        files: sources.files.iter().map(|c| c.shown.clone()).collect(),
+        notes,
+    }
+}
+
+/// Every launch written in a function body that no followed path reached (a function
+/// called only through a pointer, say): listed, not checked, never dropped.
+fn unreached(index: &index::Index<'_>, sites: &mut Vec<interp::Site>) {
+    for f in &index.all_functions {
+        if f.is_kernel {
+            continue;
+        }
+        let code = f.body.code;
+        let mut stack = vec![f.body.node];
+        let mut visited = 0usize;
+        while let Some(n) = stack.pop() {
+            visited += 1;
+            if visited > 2_000_000 {
+                break;
+            }
+            if n.kind() == "call_expression" {
+                let function = n.child_by_field_name("function");
+                let name = function.map_or("", |f| code.text(f));
+                let form = if let Some(k) = n
+                    .children(&mut n.walk())
+                    .find(|c| c.kind() == "kernel_call_syntax")
+                {
+                    let _ = k;
+                    Some(LaunchForm::TripleChevron)
+                } else {
+                    match name.rsplit("::").next().unwrap_or(name) {
+                        "cudaLaunchKernelEx" | "cudaLaunchKernelExC" => {
+                            Some(LaunchForm::LaunchKernelEx)
+                        }
+                        "cudaLaunchKernel" | "cudaLaunchCooperativeKernel" => {
+                            Some(LaunchForm::LaunchKernel)
+                        }
+                        "cuLaunchKernelEx" | "cuLaunchKernel" | "cuLaunchCooperativeKernel" => {
+                            Some(LaunchForm::CuLaunchKernelEx)
+                        }
+                        _ => None,
+                    }
+                };
+                if let Some(form) = form {
+                    let line = code.line(n);
+                    let seen = sites.iter().any(|s| {
+                        s.launch.file == code.shown
+                            && s.launch.line == line
+                            && s.launch.form == form
+                    });
+                    if !seen {
+                        let kernel_written = match form {
+                            LaunchForm::TripleChevron => name.to_owned(),
+                            _ => n
+                                .child_by_field_name("arguments")
+                                .and_then(|a| {
+                                    let args = syntax::named_children(a);
+                                    let at = if form == LaunchForm::LaunchKernel {
+                                        0
+                                    } else {
+                                        1
+                                    };
+                                    args.get(at).map(|k| code.text(*k).to_owned())
+                                })
+                                .unwrap_or_default(),
+                        };
+                        sites.push(interp::Site {
+                            launch: CudaLaunch {
+                                file: code.shown.clone(),
+                                line,
+                                function: f.qualified.clone(),
+                                form,
+                                kernel_written: syntax::clip(&kernel_written, 80),
+                                paths: Vec::new(),
+                                not_checked: vec![format!(
+                                    "no path the reader follows reaches this launch (`{}` is not called from a function it reads, or only through a pointer or a macro it does not expand)",
+                                    f.qualified
+                                )],
+                            },
+                        });
+                    }
+                }
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.children(&mut cursor));
+        }
+    }
+}

@@ -1,0 +1,349 @@
+//! What the interpreter knows of a C++ value: an integer of a C++ type (an
+//! [`AbstractInt`] with the type's range and conversions), a `dim3`, a type, a kernel, a
+//! `cudaLaunchConfig_t`, an array of `cudaLaunchAttribute`s, or unknown with the reason.
+
+use std::fmt;
+
+use occupancy_core::abstract_int::AbstractInt;
+
+use crate::launch::TemplateArg;
+
+/// A C++ integer type on the LP64 data model nvcc uses on Linux (`int` 32 bits, `long` and
+/// `size_t` 64): what arithmetic results are converted to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum IntType {
+    /// `int`, and everything promoted to it (`bool`, `char`, `short`, enumerators).
+    I32,
+    /// `unsigned int`.
+    U32,
+    /// `long`, `long long`, `int64_t`, `ptrdiff_t`.
+    I64,
+    /// `unsigned long`, `size_t`, `uint64_t`.
+    U64,
+}
+
+impl IntType {
+    /// The type's values, as `within` bounds.
+    pub(crate) fn range(self) -> (i128, i128) {
+        match self {
+            IntType::I32 => (i32::MIN.into(), i32::MAX.into()),
+            IntType::U32 => (0, u32::MAX.into()),
+            IntType::I64 => (i64::MIN.into(), i64::MAX.into()),
+            IntType::U64 => (0, u64::MAX.into()),
+        }
+    }
+
+    fn bits(self) -> u32 {
+        match self {
+            IntType::I32 | IntType::U32 => 32,
+            IntType::I64 | IntType::U64 => 64,
+        }
+    }
+
+    fn unsigned(self) -> bool {
+        matches!(self, IntType::U32 | IntType::U64)
+    }
+
+    /// The usual arithmetic conversions of two promoted operands.
+    pub(crate) fn common(a: IntType, b: IntType) -> IntType {
+        match (a.bits().max(b.bits()), a.unsigned() || b.unsigned()) {
+            (64, _) if (a == IntType::U64) || (b == IntType::U64) => IntType::U64,
+            (64, _) => IntType::I64,
+            (_, true) => IntType::U32,
+            _ => IntType::I32,
+        }
+    }
+
+    /// The integer type a type name denotes (after promotion), if it is one.
+    pub(crate) fn from_name(name: &str) -> Option<IntType> {
+        let words: Vec<&str> = name
+            .split_whitespace()
+            .filter(|w| !matches!(*w, "const" | "constexpr" | "static" | "volatile" | "inline"))
+            .collect();
+        let name = words.join(" ");
+        let name = name.trim_start_matches("std::");
+        Some(match name {
+            "int" | "signed" | "signed int" | "short" | "short int" | "unsigned short" | "char"
+            | "signed char" | "unsigned char" | "bool" | "int32_t" | "int16_t" | "int8_t"
+            | "uint16_t" | "uint8_t" => IntType::I32,
+            "unsigned" | "unsigned int" | "uint32_t" | "uint" => IntType::U32,
+            "long" | "long int" | "long long" | "long long int" | "int64_t" | "ptrdiff_t"
+            | "ssize_t" | "intptr_t" | "index_t" => IntType::I64,
+            "unsigned long"
+            | "unsigned long int"
+            | "unsigned long long"
+            | "unsigned long long int"
+            | "size_t"
+            | "uint64_t"
+            | "uintptr_t" => IntType::U64,
+            _ => return None,
+        })
+    }
+
+    /// `value` converted to this type: unsigned types wrap around (modulo 2^bits), signed
+    /// ones keep the values in range (an overflow is undefined behaviour: no launch makes
+    /// it); `None` when no value is left.
+    pub(crate) fn convert(self, value: &AbstractInt) -> Option<AbstractInt> {
+        let (lo, hi) = self.range();
+        if self.unsigned() {
+            Some(value.wrapping(self.bits()))
+        } else {
+            value.within(Some(lo), Some(hi))
+        }
+    }
+}
+
+/// A type as the interpreter resolves it: a name and its template arguments
+/// (`Flash_traits<float, 64>`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Ty {
+    pub(crate) name: String,
+    pub(crate) args: Vec<TyArg>,
+}
+
+/// A template argument of a [`Ty`] or a kernel.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum TyArg {
+    Type(Ty),
+    Value(i128),
+}
+
+impl Ty {
+    pub(crate) fn named(name: impl Into<String>) -> Ty {
+        Ty {
+            name: name.into(),
+            args: Vec::new(),
+        }
+    }
+}
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)?;
+        if !self.args.is_empty() {
+            let args: Vec<String> = self.args.iter().map(ToString::to_string).collect();
+            write!(f, "<{}>", args.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for TyArg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TyArg::Type(t) => t.fmt(f),
+            TyArg::Value(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+impl TyArg {
+    pub(crate) fn to_template_arg(&self) -> TemplateArg {
+        match self {
+            TyArg::Type(t) => TemplateArg::Type(t.to_string()),
+            TyArg::Value(v) => TemplateArg::Value(*v),
+        }
+    }
+}
+
+/// A `__global__` function named as a value: its name and template arguments (`None`:
+/// some could not be resolved, with the reason).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct KernelRef {
+    pub(crate) name: String,
+    pub(crate) args: Result<Vec<TyArg>, String>,
+}
+
+/// One `cudaLaunchAttribute` of an array.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Attr {
+    /// The `id` as written (`cudaLaunchAttributeClusterDimension`).
+    pub(crate) id: Option<String>,
+    /// `val.clusterDim.{x, y, z}`.
+    pub(crate) cluster: [Option<AbstractInt>; 3],
+}
+
+/// A `cudaLaunchConfig_t`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Config {
+    pub(crate) grid: Box<Val>,
+    pub(crate) block: Box<Val>,
+    pub(crate) smem: Box<Val>,
+    /// The attributes array (`config.attrs = attrs`): the variable named, read at launch.
+    pub(crate) attrs: Option<String>,
+    pub(crate) num_attrs: Box<Val>,
+}
+
+impl Default for Config {
+    /// `cudaLaunchConfig_t config = {}`: every member zero.
+    fn default() -> Config {
+        let zero = || Box::new(Val::int(0, IntType::U32));
+        Config {
+            grid: Box::new(Val::Dim3(dim3_zero())),
+            block: Box::new(Val::Dim3(dim3_zero())),
+            smem: zero(),
+            attrs: None,
+            num_attrs: zero(),
+        }
+    }
+}
+
+fn dim3_zero() -> [AbstractInt; 3] {
+    [
+        AbstractInt::known(0),
+        AbstractInt::known(0),
+        AbstractInt::known(0),
+    ]
+}
+
+/// A value on one path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Val {
+    Int(AbstractInt, IntType),
+    Dim3([AbstractInt; 3]),
+    Type(Ty),
+    /// One kernel, or one of several (a function pointer chosen among kernels).
+    Kernels(Vec<KernelRef>),
+    Config(Config),
+    Attrs(Vec<Attr>),
+    /// Not known, and why.
+    Unknown(String),
+}
+
+impl Val {
+    pub(crate) fn int(v: i128, ty: IntType) -> Val {
+        Val::Int(AbstractInt::known(v), ty)
+    }
+
+    pub(crate) fn unknown(why: impl Into<String>) -> Val {
+        Val::Unknown(why.into())
+    }
+
+    /// The integer, when this is one (a `dim3` is not).
+    pub(crate) fn as_int(&self) -> Option<(&AbstractInt, IntType)> {
+        match self {
+            Val::Int(v, t) => Some((v, *t)),
+            _ => None,
+        }
+    }
+
+    /// Why this value is not known, for messages.
+    pub(crate) fn why(&self) -> String {
+        match self {
+            Val::Unknown(why) => why.clone(),
+            Val::Int(v, _) => format!("a run-time value ({v})"),
+            other => format!("not an integer ({})", other.kind()),
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Val::Int(..) => "an integer",
+            Val::Dim3(_) => "a dim3",
+            Val::Type(_) => "a type",
+            Val::Kernels(_) => "a kernel",
+            Val::Config(_) => "a cudaLaunchConfig_t",
+            Val::Attrs(_) => "launch attributes",
+            Val::Unknown(_) => "unknown",
+        }
+    }
+
+    /// As a `dim3` (an integer `n` converts to `dim3(n, 1, 1)`, as C++ does).
+    pub(crate) fn to_dim3(&self) -> Result<[AbstractInt; 3], String> {
+        match self {
+            Val::Dim3(d) => Ok(d.clone()),
+            Val::Int(v, _) => Ok([v.clone(), AbstractInt::known(1), AbstractInt::known(1)]),
+            other => Err(other.why()),
+        }
+    }
+
+    /// Where two paths' values differ, what is known of both: integers unite, anything
+    /// else becomes unknown.
+    pub(crate) fn join(&self, other: &Val) -> Val {
+        if self == other {
+            return self.clone();
+        }
+        match (self, other) {
+            (Val::Int(a, t), Val::Int(b, u)) => Val::Int(a.union(b), IntType::common(*t, *u)),
+            (Val::Dim3(a), Val::Dim3(b)) => {
+                Val::Dim3([a[0].union(&b[0]), a[1].union(&b[1]), a[2].union(&b[2])])
+            }
+            (Val::Kernels(a), Val::Kernels(b)) => {
+                let mut all = a.clone();
+                for k in b {
+                    if !all.contains(k) {
+                        all.push(k.clone());
+                    }
+                }
+                Val::Kernels(all)
+            }
+            (Val::Unknown(why), _) | (_, Val::Unknown(why)) => Val::Unknown(why.clone()),
+            _ => Val::unknown("differs between the paths that lead here"),
+        }
+    }
+}
+
+/// The size in bytes of a type the interpreter knows (`sizeof`): C++'s primitive types on
+/// LP64, CUDA's vector types and half-precision types, pointers.
+pub(crate) fn size_of(name: &str) -> Option<u32> {
+    let name = name.trim();
+    if name.ends_with('*') {
+        return Some(8);
+    }
+    let base: String = name
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "const" | "volatile"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let base = base.trim_start_matches("std::").trim_start_matches("::");
+    Some(match base {
+        "char" | "signed char" | "unsigned char" | "bool" | "int8_t" | "uint8_t" | "char1"
+        | "uchar1" | "__nv_fp8_e4m3" | "__nv_fp8_e5m2" | "fp8" => 1,
+        "short" | "unsigned short" | "int16_t" | "uint16_t" | "half" | "__half"
+        | "__nv_bfloat16" | "nv_bfloat16" | "bfloat16" | "bf16" | "char2" | "uchar2" => 2,
+        "int" | "unsigned" | "unsigned int" | "int32_t" | "uint32_t" | "float" | "half2"
+        | "__half2" | "__nv_bfloat162" | "nv_bfloat162" | "char4" | "uchar4" | "short2"
+        | "uint" => 4,
+        "long" | "unsigned long" | "long long" | "unsigned long long" | "int64_t" | "uint64_t"
+        | "size_t" | "double" | "float2" | "int2" | "uint2" | "ptrdiff_t" | "short4" => 8,
+        "float4" | "int4" | "uint4" | "double2" | "long2" | "longlong2" => 16,
+        "double4" | "long4" | "longlong4" => 32,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usual_arithmetic_conversions() {
+        assert_eq!(IntType::common(IntType::I32, IntType::U32), IntType::U32);
+        assert_eq!(IntType::common(IntType::I32, IntType::U64), IntType::U64);
+        assert_eq!(IntType::common(IntType::U32, IntType::I64), IntType::I64);
+        assert_eq!(IntType::from_name("const unsigned int"), Some(IntType::U32));
+        assert_eq!(IntType::from_name("std::size_t"), Some(IntType::U64));
+        assert_eq!(IntType::from_name("float"), None);
+    }
+
+    #[test]
+    fn conversions_wrap_unsigned_and_drop_signed_overflow() {
+        let big = AbstractInt::known(1 << 32);
+        assert_eq!(IntType::U32.convert(&big), Some(AbstractInt::known(0)));
+        assert_eq!(IntType::I32.convert(&big), None);
+        let minus_one = AbstractInt::known(-1);
+        assert_eq!(
+            IntType::U32.convert(&minus_one),
+            Some(AbstractInt::known(u32::MAX.into()))
+        );
+    }
+
+    #[test]
+    fn sizes_of_cuda_types() {
+        assert_eq!(size_of("float"), Some(4));
+        assert_eq!(size_of("__half"), Some(2));
+        assert_eq!(size_of("const float4"), Some(16));
+        assert_eq!(size_of("float *"), Some(8));
+        assert_eq!(size_of("MyStruct"), None);
+    }
+}

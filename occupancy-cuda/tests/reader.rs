@@ -1,0 +1,433 @@
+//! The reader on small CUDA C++ crates written here: each launch form, each way the code
+//! writes its values, the paths, and bad input.
+
+use std::path::{Path, PathBuf};
+
+use occupancy_cuda::{CudaLaunch, LaunchForm, Read, Reading};
+
+/// Writes `files` (path relative to a fresh crate directory, text) and reads `src/cuda`.
+fn read(files: &[(&str, &str)]) -> (tempfile::TempDir, Reading) {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let reading = occupancy_cuda::read(dir.path(), &[PathBuf::from("src/cuda")]);
+    (dir, reading)
+}
+
+fn one(files: &[(&str, &str)]) -> Vec<String> {
+    let (_dir, r) = read(files);
+    summaries(&r)
+}
+
+/// Every launch as `line: path summary` (and `line: not checked: why`).
+fn summaries(r: &Reading) -> Vec<String> {
+    let mut out = Vec::new();
+    for l in &r.launches {
+        for p in &l.paths {
+            out.push(format!("{}: {}", l.line, p.summary()));
+        }
+        for n in &l.not_checked {
+            out.push(format!("{}: not checked: {n}", l.line));
+        }
+    }
+    out
+}
+
+fn launch<'a>(r: &'a Reading, line: u32) -> &'a CudaLaunch {
+    r.launches
+        .iter()
+        .find(|l| l.line == line)
+        .unwrap_or_else(|| panic!("no launch on line {line}: {:#?}", summaries(r)))
+}
+
+const KERNELS: &str = r#"
+template <typename T, int N> __global__ void tk(T* x, int n) {}
+__global__ void k(float* x, int n) {}
+"#;
+
+#[test]
+fn literals_defines_constants_enumerators_and_traits_members() {
+    let src = format!(
+        r#"{KERNELS}
+#define BLOCK 128
+#define SMEM (BLOCK * sizeof(float))
+namespace cfg {{ constexpr int kThreads = 256; }}
+enum {{ kWarps = 4, kMore }};
+struct Traits {{ static constexpr int kNThreads = kWarps * 32; static const unsigned kSmem = 4096; }};
+template <typename T, int kBlockM> struct Tile {{
+  static constexpr int kThreads = kBlockM * 2;
+  static constexpr int kSmemBytes = kBlockM * kBlockM * sizeof(T);
+}};
+extern "C" void run(float* x, int n, cudaStream_t s) {{
+  k<<<n, 64>>>(x, n);
+  k<<<n, BLOCK, SMEM, s>>>(x, n);
+  k<<<n, cfg::kThreads, 0, s>>>(x, n);
+  k<<<n, kMore * 32, 0, s>>>(x, n);
+  k<<<dim3(n, 2), Traits::kNThreads, Traits::kSmem, s>>>(x, n);
+  using KT = Tile<__half, 64>;
+  tk<float, KT::kThreads><<<16, KT::kThreads, KT::kSmemBytes, s>>>(x, n);
+  constexpr int kLocal = 2 * 16;
+  k<<<4, dim3(kLocal, 32)>>>(x, n);
+}}
+"#
+    );
+    let got = one(&[("src/cuda/a.cu", &src)]);
+    assert_eq!(
+        got,
+        [
+            "15: k grid ? block 64 smem 0 B",
+            "16: k grid ? block 128 smem 512 B",
+            "17: k grid ? block 256 smem 0 B",
+            "18: k grid ? block 160 smem 0 B",
+            "19: k grid ? block 128 smem 4096 B",
+            "21: tk<float, 128> grid 16 block 128 smem 8192 B",
+            "23: k grid 4 block (32, 32) smem 0 B",
+        ]
+    );
+}
+
+#[test]
+fn a_dispatch_keeps_each_cases_values_together() {
+    let src = format!(
+        r#"{KERNELS}
+template <typename T, int kHeadDim>
+void launch_attn(T* x, int n, cudaStream_t s) {{
+  constexpr int kBlock = kHeadDim <= 64 ? 128 : 256;
+  constexpr size_t smem = kHeadDim * kBlock * sizeof(T);
+  tk<T, kHeadDim><<<n, kBlock, smem, s>>>(x, n);
+}}
+extern "C" void attn(float* x, int head_dim, int n, cudaStream_t s) {{
+  switch (head_dim) {{
+    case 64: launch_attn<float, 64>(x, n, s); break;
+    case 128: launch_attn<float, 128>(x, n, s); break;
+    case 256: launch_attn<float, 256>(x, n, s); break;
+    default: break;
+  }}
+}}
+"#
+    );
+    let (_d, r) = read(&[("src/cuda/a.cu", &src)]);
+    let l = launch(&r, 9);
+    assert_eq!(l.function, "launch_attn");
+    assert_eq!(
+        summaries(&r),
+        [
+            "9: tk<float, 64> grid ? block 128 smem 32768 B [head_dim == 64]",
+            "9: tk<float, 128> grid ? block 256 smem 131072 B [head_dim == 128]",
+            "9: tk<float, 256> grid ? block 256 smem 262144 B [head_dim == 256]",
+        ]
+    );
+}
+
+#[test]
+fn dispatch_macros_expand_to_one_launch_per_case() {
+    let src = format!(
+        r#"{KERNELS}
+#define HEADDIM_SWITCH(HD, ...)                  \
+  switch (HD) {{                                  \
+    case 32: {{ constexpr int kHd = 32; __VA_ARGS__ }} break; \
+    case 96: {{ constexpr int kHd = 96; __VA_ARGS__ }} break; \
+    default: break;                              \
+  }}
+template <int D> void go(float* x, int n) {{ tk<float, D><<<n, D * 2, D * 4>>>(x, n); }}
+extern "C" void run(float* x, int hd, int n) {{
+  HEADDIM_SWITCH(hd, go<kHd>(x, n););
+}}
+"#
+    );
+    assert_eq!(
+        one(&[("src/cuda/a.cu", &src)]),
+        [
+            "11: tk<float, 32> grid ? block 64 smem 128 B [hd == 32]",
+            "11: tk<float, 96> grid ? block 192 smem 384 B [hd == 96]",
+        ]
+    );
+}
+
+#[test]
+fn run_time_blocks_from_finite_sets() {
+    let src = format!(
+        r#"{KERNELS}
+static int next_pow2(int n) {{ int p = 1; while (p < n) p <<= 1; return p; }}
+static unsigned round_up_pow2(unsigned v) {{ v--; v |= v >> 1; v |= v >> 2; v |= v >> 4; v |= v >> 8; v |= v >> 16; return v + 1; }}
+extern "C" void run(float* x, int n, int head_dim) {{
+  int block = 32;
+  while (block < head_dim && block < 1024) block <<= 1;
+  k<<<n, block, block * sizeof(float)>>>(x, n);
+  int b2 = std::min(next_pow2(n), 1024);
+  k<<<n, b2>>>(x, n);
+  int b3 = n < 1024 ? 32 : 1024;
+  k<<<n, b3>>>(x, n);
+  unsigned b4 = min(round_up_pow2(n), 256u);
+  k<<<n, b4>>>(x, n);
+}}
+"#
+    );
+    let (_d, r) = read(&[("src/cuda/a.cu", &src)]);
+    let blocks = |line| -> Vec<String> {
+        launch(&r, line)
+            .paths
+            .iter()
+            .map(|p| {
+                let b = p.block.known().map_or("?".into(), |b| b[0].to_string());
+                let s = p
+                    .dynamic_smem_bytes
+                    .known()
+                    .map_or("?".into(), |s| s.to_string());
+                format!("{b}/{s}")
+            })
+            .collect()
+    };
+    // The shared memory follows the block on each path: 6 launches, not 6 x 6.
+    assert_eq!(
+        blocks(10),
+        [
+            "32/128",
+            "64/256",
+            "128/512",
+            "256/1024",
+            "512/2048",
+            "1024/4096"
+        ]
+    );
+    assert_eq!(
+        blocks(12),
+        [
+            "1/0", "2/0", "4/0", "8/0", "16/0", "32/0", "64/0", "128/0", "256/0", "512/0", "1024/0"
+        ]
+    );
+    assert_eq!(blocks(14), ["32/0", "1024/0"]);
+    assert_eq!(
+        blocks(16),
+        [
+            "1/0", "2/0", "4/0", "8/0", "16/0", "32/0", "64/0", "128/0", "256/0"
+        ]
+    );
+}
+
+#[test]
+fn launch_kernel_ex_with_a_cluster_and_an_opt_in() {
+    let src = format!(
+        r#"{KERNELS}
+constexpr int kSmem = 96 * 1024;
+extern "C" void run(float* x, int n, cudaStream_t s) {{
+  cudaFuncSetAttribute(tk<float, 8>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+  cudaLaunchConfig_t config = {{0}};
+  config.gridDim = dim3(132, 1, 1);
+  config.blockDim = dim3(256, 1, 1);
+  config.dynamicSmemBytes = kSmem;
+  config.stream = s;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeClusterDimension;
+  attribute[0].val.clusterDim.x = 2;
+  attribute[0].val.clusterDim.y = 1;
+  attribute[0].val.clusterDim.z = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  cudaLaunchKernelEx(&config, tk<float, 8>, x, n);
+  cudaLaunchKernel((const void*)k, dim3(n), dim3(512), nullptr, 1024, s);
+  cudaLaunchConfig_t c2 = {{.gridDim = dim3(n), .blockDim = dim3(64), .dynamicSmemBytes = 0}};
+  cudaLaunchKernelEx(&c2, k, x, n);
+  cuLaunchKernelEx(&drv, fn, params, nullptr);
+}}
+"#
+    );
+    let (_d, r) = read(&[("src/cuda/a.cu", &src)]);
+    assert_eq!(
+        summaries(&r),
+        [
+            "20: tk<float, 8> grid 132 block 256 smem 98304 B cluster (2, 1, 1) opt-in 98304 B",
+            "21: k grid ? block 512 smem 1024 B",
+            "23: k grid ? block 64 smem 0 B",
+            "24: not checked: cuLaunchKernelEx launches a CUfunction loaded at run time (often compiled at run time, e.g. by NVRTC), not code of the crate's objects: not checked",
+        ]
+    );
+    assert_eq!(launch(&r, 20).form, LaunchForm::LaunchKernelEx);
+    assert_eq!(launch(&r, 21).form, LaunchForm::LaunchKernel);
+    assert_eq!(launch(&r, 24).form, LaunchForm::CuLaunchKernelEx);
+}
+
+#[test]
+fn unknown_blocks_say_why_and_comments_give_candidates() {
+    let src = format!(
+        r#"{KERNELS}
+extern "C" void run(float* x, int n, int threads, int cols) {{
+  k<<<n, threads>>>(x, n);
+  // occupancy: block = [128, 256]
+  k<<<n, threads, cols * 4>>>(x, n);
+  k<<<n, threads, 0>>>(x, n); // occupancy: block = [(16, 16)], smem = [0]
+}}
+"#
+    );
+    let (_d, r) = read(&[("src/cuda/a.cu", &src)]);
+    let l = launch(&r, 6);
+    assert_eq!(l.paths.len(), 1);
+    match &l.paths[0].block {
+        Read::Unknown(why) => assert!(why.contains("known only at run time"), "{why}"),
+        Read::Known(b) => panic!("block {b:?}"),
+    }
+    assert_eq!(
+        summaries(&r)[1..],
+        [
+            "8: k grid ? block 128 smem ? [block = 128]",
+            "8: k grid ? block 256 smem ? [block = 256]",
+            "9: k grid ? block (16, 16) smem 0 B [block = (16, 16)]",
+        ]
+    );
+    assert_eq!(
+        launch(&r, 8).paths[0].candidates,
+        occupancy_cuda::Candidates::Comment
+    );
+}
+
+#[test]
+fn cpp_integer_semantics() {
+    let src = format!(
+        r#"{KERNELS}
+extern "C" void run(float* x, int n) {{
+  unsigned u = 0u - 1u;
+  k<<<1, (u >> 22) + 1>>>(x, n);
+  int h = 0x40 | 0x100;
+  k<<<1, h, sizeof(double) * 3 + sizeof(float4)>>>(x, n);
+  long big = 1L << 40;
+  k<<<1, (int)(big >> 32)>>>(x, n);
+  k<<<1, 1000 / 3 * 3 % 512>>>(x, n);
+}}
+"#
+    );
+    assert_eq!(
+        one(&[("src/cuda/a.cu", &src)]),
+        [
+            "7: k grid 1 block 1024 smem 0 B",
+            "9: k grid 1 block 320 smem 40 B",
+            "11: k grid 1 block 256 smem 0 B",
+            "12: k grid 1 block 487 smem 0 B",
+        ]
+    );
+}
+
+#[test]
+fn headers_inside_the_crate_and_explicit_instantiations() {
+    let header = "#pragma once\nconstexpr int kHeaderBlock = 384;\n";
+    let src = format!(
+        r#"#include "common.cuh"
+#include "../../include/shared.h"
+#include "missing.cuh"
+#include <cuda_runtime.h>
+{KERNELS}
+template <typename T, int B> void launch_t(T* x, int n) {{ tk<T, B><<<n, B>>>(x, n); }}
+template void launch_t<float, 64>(float*, int);
+extern "C" void run(float* x, int n) {{ k<<<n, kHeaderBlock + kShared>>>(x, n); }}
+"#
+    );
+    let (_d, r) = read(&[
+        ("src/cuda/a.cu", &src),
+        ("src/cuda/common.cuh", header),
+        ("include/shared.h", "constexpr int kShared = 128;\n"),
+    ]);
+    assert_eq!(
+        summaries(&r),
+        [
+            "9: tk<float, 64> grid ? block 64 smem 0 B",
+            "11: k grid ? block 512 smem 0 B",
+        ]
+    );
+    assert_eq!(
+        r.files,
+        ["src/cuda/a.cu", "src/cuda/common.cuh", "include/shared.h"]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn nothing_outside_the_crate_and_no_device_files() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("evil.cuh"),
+        "constexpr int kEvil = 64;\n",
+    )
+    .unwrap();
+    let src = format!(
+        r#"#include "evil.cuh"
+{KERNELS}
+extern "C" void run(float* x, int n) {{ k<<<n, kEvil>>>(x, n); }}
+"#
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let cuda = dir.path().join("src/cuda");
+    std::fs::create_dir_all(&cuda).unwrap();
+    std::fs::write(cuda.join("a.cu"), src).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("evil.cuh"), cuda.join("evil.cuh")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", cuda.join("zero.cu")).unwrap();
+    let r = occupancy_cuda::read(dir.path(), &[PathBuf::from("src/cuda")]);
+    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("leads outside the crate's directory")),
+        "{notes:#?}"
+    );
+    assert!(notes.iter().any(|n| n.contains("zero.cu")), "{notes:#?}");
+    let l = &r.launches[0];
+    assert!(matches!(&l.paths[0].block, Read::Unknown(why) if why.contains("kEvil")));
+}
+
+#[test]
+fn bad_input_ends_with_notes() {
+    let deep = format!("int x = {}1{};", "(".repeat(20_000), ")".repeat(20_000));
+    let bomb = "#define A0 x x\n#define A1 A0 A0\n#define A2 A1 A1\n#define A3 A2 A2\n#define A4 A3 A3\n#define A5 A4 A4\n#define A6 A5 A5\n#define A7 A6 A6\n#define A8 A7 A7\n#define A9 A8 A8\n#define B0 A9 A9 A9 A9 A9 A9 A9 A9\n#define B1 B0 B0 B0 B0 B0 B0 B0 B0\n#define B2 B1 B1 B1 B1 B1 B1 B1 B1\n__global__ void k(int) {}\nextern \"C\" void run(int n) { k<<<1, B2>>>(n); }\n";
+    let recursion = "template <int N> void r(int n) { r<N + 1>(n); k<<<1, N>>>(n); }\n__global__ void k(int) {}\nextern \"C\" void go(int n) { r<1>(n); }\n";
+    let garbage = "}}}{{{ <<<>>> extern \"C\" void f( { k<<<,>>>(; #define\n";
+    let start = std::time::Instant::now();
+    let (_d, r) = read(&[
+        ("src/cuda/deep.cu", &deep),
+        ("src/cuda/bomb.cu", bomb),
+        ("src/cuda/rec.cu", recursion),
+        ("src/cuda/garbage.cu", garbage),
+    ]);
+    assert!(start.elapsed() < std::time::Duration::from_secs(20));
+    let bomb_launch = r
+        .launches
+        .iter()
+        .find(|l| l.file.ends_with("bomb.cu"))
+        .unwrap();
+    assert!(
+        matches!(&bomb_launch.paths[0].block, Read::Unknown(why) if why.contains("KiB")),
+        "{:?}",
+        bomb_launch.paths
+    );
+    // Template recursion stops at the call depth; each depth's launch is read.
+    let rec = r
+        .launches
+        .iter()
+        .find(|l| l.file.ends_with("rec.cu"))
+        .unwrap();
+    assert!(rec.paths.len() >= 8, "{:?}", rec.paths);
+    assert!(r.notes.iter().any(|n| n.file.ends_with("garbage.cu")));
+}
+
+#[test]
+fn launches_no_path_reaches_are_listed() {
+    let src = format!(
+        r#"{KERNELS}
+static void helper(float* x, int n) {{ k<<<n, 128>>>(x, n); }}
+using fn_t = void (*)(float*, int);
+extern "C" fn_t pick() {{ return helper; }}
+"#
+    );
+    let (_d, r) = read(&[("src/cuda/a.cu", &src)]);
+    // `helper` is named by `pick`, so it is not a root; nothing calls it.
+    let l = launch(&r, 5);
+    assert!(l.paths.is_empty());
+    assert!(
+        l.not_checked[0].contains("no path the reader follows"),
+        "{:?}",
+        l.not_checked
+    );
+}
+
+#[allow(dead_code)]
+fn unused(_: &Path) {}
