@@ -6,6 +6,7 @@
 mod args;
 mod batch;
 mod calc;
+mod cuda;
 mod inspect;
 mod plot;
 mod profile;
@@ -55,6 +56,11 @@ enum Command {
     /// under an item or module with `#[cfg(...)]` (`#[cfg(feature = "x")] mod m;` included),
     /// is checked as if the predicate held and marked conditional (a `^ conditional, under
     /// ...` line; `conditional` in the JSON).
+    ///
+    /// `--all`: every kernel launch of the crate's Rust code, annotated or not, each
+    /// launching function read as the attribute would read it (the kernel named from the
+    /// code), marked `[not annotated]`; `--annotate` then writes `#[occupancy::check(...)]`
+    /// where the build gives the same findings.
     ///
     /// Exit status: 0 when no wrapper has a deny-level finding or an error; 1 when one has,
     /// conditional wrappers included, or a file does not parse; 2 when the report cannot run.

@@ -43,8 +43,16 @@
 //! Also: a file that does not parse is an error (its wrappers cannot be checked) and fails
 //! the report; an item past the limits that keep `syn` within its stack (a trait with 82
 //! `+` bounds) is left out with a note, and the rest of its file is read
-//! (`occupancy_attr::parse_source_file`, as the attribute reads the crate's sources); a wrapper written by a macro (`macro_rules!`) is not found; a constant the
-//! build can evaluate but this reader cannot leaves the wrapper "not evaluated".
+//! (`occupancy_attr::parse_source_file`, as the attribute reads the crate's sources); an
+//! attribute inside a `macro_rules!` body is listed as checked only by the build; a
+//! constant the build can evaluate but this reader cannot leaves the wrapper "not
+//! evaluated".
+//!
+//! `--all` adds every launch of the crate's Rust code in a function without the attribute
+//! (`sites`: where, how, the kernel the code names, the attribute a user would write), read
+//! by the same front end and marked not annotated; what cannot be read is listed as not
+//! checked, with the reason, and does not fail the report. `--annotate` writes the
+//! attribute where the build then gives the same findings (`annotate`).
 //!
 //! Exit status: 0 when no wrapper has a deny-level finding or an error (warnings pass); 1
 //! when one has, conditional or not, or a file cannot be read; 2 when the report cannot run
@@ -92,10 +100,13 @@ pub struct ReportArgs {
     /// errors); the summary still counts every wrapper.
     #[arg(long)]
     pub findings_only: bool,
-    /// Every kernel launch of the crate's Rust code, annotated or not: each launching
-    /// function without `#[occupancy::check]` is read as the attribute would read it (the
-    /// kernel named from the code), marked `not annotated`; what cannot be read is listed
-    /// with the reason.
+    /// Every kernel launch of the crate, annotated or not: each launching function of its
+    /// Rust code without `#[occupancy::check]` is read as the attribute would read it (the
+    /// kernel named from the code), marked `not annotated`; and the CUDA C++ launches of its
+    /// `.cu` / `.cuh` files (the folders its build's `occupancy_cuda::CudaLaunches`
+    /// recorded, else `src/`, `cuda/`, `kernels/`, `csrc/`), each path checked with the
+    /// newest build's objects or `--kernel-manifest`. What cannot be read is listed with
+    /// the reason.
     #[arg(long)]
     pub all: bool,
     /// With `--all`: write `#[occupancy::check(...)]` above each launching function that is
@@ -265,6 +276,7 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
                      whose expansions the report does not see"
                 )),
                 site: None,
+                cuda: None,
             });
         }
     }
@@ -293,13 +305,35 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
         )
     });
 
+    let cuda = if args.all {
+        let policy = match occupancy_attr::load_policy(&env) {
+            Ok((policy, _)) => policy,
+            Err(e) => {
+                unreadable.push(e);
+                Policy::default()
+            }
+        };
+        Some(crate::cuda::section(
+            &crate_dir,
+            &package,
+            args.kernel_manifest.as_deref(),
+            &policy,
+        ))
+    } else {
+        None
+    };
+    let cuda_wrappers: &[Wrapper] = cuda.as_ref().map_or(&[], |c| c.wrappers.as_slice());
+
     // A file that does not parse may hold wrappers the build would reject: no pass.
-    let failed = wrappers.iter().any(Wrapper::fails) || !unreadable.is_empty();
+    let failed = wrappers.iter().any(Wrapper::fails)
+        || cuda_wrappers.iter().any(Wrapper::fails)
+        || !unreadable.is_empty();
     let format = args.format();
     let text = if format == Format::Sarif {
-        crate::sarif::log(&crate_dir, &wrappers, &unreadable)
+        let all: Vec<&Wrapper> = wrappers.iter().chain(cuda_wrappers).collect();
+        crate::sarif::log(&crate_dir, &all, &unreadable)
     } else if format == Format::Json {
-        let json = json!({
+        let mut json = json!({
             "crate": package,
             "path": crate_dir.display().to_string(),
             "manifest": manifest.as_ref().map(|p| p.display().to_string()),
@@ -309,6 +343,17 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
             "summary": summary_json(&wrappers),
             "failed": failed,
         });
+        if let Some(c) = &cuda {
+            json["cuda_launches"] = cuda_wrappers.iter().map(Wrapper::to_json).collect();
+            json["cuda"] = json!({
+                "dirs": c.dirs,
+                "resources": c.resources,
+                "notes": c.notes,
+                "launch_sites": c.sites,
+                "paths": c.paths,
+                "checked": c.checked,
+            });
+        }
         let mut s = serde_json::to_string_pretty(&json).unwrap_or_default();
         s.push('\n');
         s
@@ -336,6 +381,42 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
         s.push('\n');
         for line in summary_text(&wrappers).lines() {
             table::wrap(&mut s, line, 0, 2);
+        }
+        if let Some(c) = &cuda {
+            s.push('\n');
+            let header = format!(
+                "CUDA C++ launches ({}; resources: {})",
+                if c.dirs.is_empty() {
+                    "no source folder found".to_owned()
+                } else {
+                    c.dirs.join(", ")
+                },
+                c.resources
+            );
+            table::wrap(&mut s, &header, 0, 2);
+            s.push('\n');
+            if !c.wrappers.is_empty() {
+                s.push_str(&table::render(&launches(&c.wrappers), args.findings_only));
+            }
+            for note in &c.notes {
+                table::wrap(&mut s, &format!("note: {note}"), 0, 2);
+            }
+            let counts = counts(&c.wrappers);
+            s.push('\n');
+            let line = format!(
+                "{} launch site{}, {} path{}: {} checked, {} not checked; {} deny-level finding{}, {} warning{}",
+                c.sites,
+                plural(c.sites),
+                c.paths,
+                plural(c.paths),
+                c.checked,
+                c.paths - c.checked,
+                counts.deny,
+                plural(counts.deny),
+                counts.warn,
+                plural(counts.warn),
+            );
+            table::wrap(&mut s, &line, 0, 2);
         }
         s
     };
@@ -997,6 +1078,8 @@ pub(crate) struct Wrapper {
     /// For a launching function not annotated: how it launches, and the attribute it would
     /// take. `None`: annotated.
     pub(crate) site: Option<Site>,
+    /// For a path of a CUDA C++ launch (`report --all`): what the launch is.
+    pub(crate) cuda: Option<CudaSite>,
 }
 
 /// A launch found by `--all` in a function without the attribute.
@@ -1013,6 +1096,21 @@ pub(crate) struct Site {
     pub(crate) target: Option<(PathBuf, sites::Target)>,
     /// How many launches of the function this covers (1, or the calls in one function).
     pub(crate) launches: usize,
+}
+
+/// A path of a CUDA C++ launch shown as a [`Wrapper`] (its `name` is the launching host
+/// function, its `location` the `.cu` file and line).
+pub(crate) struct CudaSite {
+    /// `<<<...>>>`, `cudaLaunchKernelEx`, ...
+    pub(crate) form: &'static str,
+    /// The kernel as written at the launch.
+    pub(crate) kernel_written: String,
+    /// The kernel instantiation the path launches (`softmax<float, 128>`).
+    pub(crate) instantiation: Option<String>,
+    /// The choices that lead to this path.
+    pub(crate) conditions: Vec<String>,
+    /// The 1-based line of the launch.
+    pub(crate) line: usize,
 }
 
 pub(crate) enum Outcome {
@@ -1043,6 +1141,13 @@ impl Wrapper {
     }
 
     fn kernel(&self) -> Option<String> {
+        if let Some(c) = &self.cuda {
+            return Some(
+                c.instantiation
+                    .clone()
+                    .unwrap_or_else(|| c.kernel_written.clone()),
+            );
+        }
         match &self.outcome {
             Outcome::Evaluated(spec, _) => spec.source.as_ref().map(|s| s.kernel.clone()),
             _ => None,
@@ -1055,7 +1160,7 @@ impl Wrapper {
             "wrapper": self.name,
             "kernel": self.kernel(),
             "conditional": self.conditions,
-            "annotated": self.site.is_none(),
+            "annotated": self.site.is_none() && self.cuda.is_none(),
         });
         if let Some(site) = &self.site {
             value["launch"] = json!(site.how);
@@ -1068,6 +1173,12 @@ impl Wrapper {
                 let file = self.location.rsplit_once(':').map_or("", |(f, _)| f);
                 format!("{file}:{}", t.line)
             }));
+        }
+        if let Some(c) = &self.cuda {
+            value["function"] = json!(self.name);
+            value["form"] = json!(c.form);
+            value["kernel_written"] = json!(c.kernel_written);
+            value["path_conditions"] = json!(c.conditions);
         }
         match &self.outcome {
             Outcome::NotChecked(why) => value["not_checked"] = json!(why),
@@ -1228,6 +1339,7 @@ fn evaluate(file: &Parsed, found: Found, env: &Env) -> Wrapper {
         conditions,
         outcome,
         site: None,
+        cuda: None,
     }
 }
 
@@ -1303,6 +1415,7 @@ fn unannotated(parsed: &[Parsed], launches: Vec<sites::Launch>, env: &Env) -> Ve
                 conditions: launch.conditions,
                 outcome: Outcome::NotChecked(vec![why]),
                 site: Some(site),
+                cuda: None,
             }),
             sites::Check::Attribute {
                 args,
@@ -1367,7 +1480,7 @@ fn unannotated(parsed: &[Parsed], launches: Vec<sites::Launch>, env: &Env) -> Ve
                     site.kernel_from = kernel_from;
                 }
                 site.args = Some(args);
-                site.target = Some((file.path.clone(), target.clone()));
+                site.target = Some((file.path.clone(), *target.clone()));
                 w.site = Some(site);
                 by_target.insert((target.file, target.line), out.len());
                 out.push(w);
@@ -1410,8 +1523,13 @@ fn launches(wrappers: &[Wrapper]) -> Vec<table::Launch> {
             }
             Outcome::NotChecked(why) => {
                 let mut l = launch(w.name.clone(), w.kernel());
-                l.notes
-                    .extend(why.iter().map(|w| format!("not checked: {w}")));
+                // A CUDA C++ path's reasons say "not checked" themselves.
+                let prefix = if w.cuda.is_some() {
+                    ""
+                } else {
+                    "not checked: "
+                };
+                l.notes.extend(why.iter().map(|w| format!("{prefix}{w}")));
                 out.push(l);
             }
             Outcome::BuildOnly(why) => {

@@ -42,7 +42,7 @@ pub(crate) const SCHEMA_URI: &str =
 /// `report` evaluated them, `unreadable` the files it could not read or parse (`path: why`
 /// or `path:line:column: why`, relative to the crate). Pretty-printed JSON with a final
 /// newline.
-pub(crate) fn log(crate_dir: &Path, wrappers: &[Wrapper], unreadable: &[String]) -> String {
+pub(crate) fn log(crate_dir: &Path, wrappers: &[&Wrapper], unreadable: &[String]) -> String {
     let mut results = Vec::new();
     let mut notifications = Vec::new();
     for w in wrappers {
@@ -60,10 +60,19 @@ pub(crate) fn log(crate_dir: &Path, wrappers: &[Wrapper], unreadable: &[String])
                     if level == Level::Allow {
                         continue;
                     }
-                    let span = spec.span_of(finding.input, diagnostic.plan);
-                    let region = Region {
-                        start: (span.start().line, span.start().column),
-                        end: (span.end().line, span.end().column),
+                    // A C++ launch: its line (its spans are call-site ones).
+                    let region = match &w.cuda {
+                        Some(c) => Region {
+                            start: (c.line, 0),
+                            end: (c.line, 0),
+                        },
+                        None => {
+                            let span = spec.span_of(finding.input, diagnostic.plan);
+                            Region {
+                                start: (span.start().line, span.start().column),
+                                end: (span.end().line, span.end().column),
+                            }
+                        }
                     };
                     results.push(result(w, diagnostic, level, &uri, region));
                 }

@@ -29,6 +29,7 @@ pub struct CudaLaunches {
     dirs: Vec<PathBuf>,
     objects: Vec<PathBuf>,
     crate_dir: Option<PathBuf>,
+    out_dir: Option<PathBuf>,
 }
 
 /// What [`CudaLaunches::try_check`] found and printed.
@@ -72,6 +73,12 @@ impl CudaLaunches {
     /// The crate's directory (default: `CARGO_MANIFEST_DIR`).
     pub fn crate_dir(mut self, dir: impl AsRef<Path>) -> CudaLaunches {
         self.crate_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Where to record what `cargo occupancy report` needs (default: `OUT_DIR`).
+    pub fn out_dir(mut self, dir: impl AsRef<Path>) -> CudaLaunches {
+        self.out_dir = Some(dir.as_ref().to_path_buf());
         self
     }
 
@@ -193,7 +200,10 @@ impl CudaLaunches {
         // Rerun when a source, an object outside OUT_DIR or the policy changes. Objects
         // the build script writes into OUT_DIR change only when it runs: naming them would
         // make every build rerun it.
-        let out_dir = std::env::var_os("OUT_DIR").map(PathBuf::from);
+        let out_dir = self
+            .out_dir
+            .clone()
+            .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from));
         let root = std::fs::canonicalize(&crate_dir).unwrap_or_else(|_| crate_dir.clone());
         for dir in &self.dirs {
             lines.push(format!(

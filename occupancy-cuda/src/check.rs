@@ -10,6 +10,7 @@ use occupancy_attr::{Evaluation, ExternalLaunch, KernelSpec, Plan, Source, Sourc
 use occupancy_core::arch::{ArchVariant, Target};
 use occupancy_core::cluster::{Cluster, ClusterDim};
 use occupancy_core::policy::Policy;
+use occupancy_core::resources::instantiation::{Instantiation, TemplateArg as CoreArg};
 use occupancy_core::resources::manifest::loadable_arch;
 use occupancy_core::resources::{KernelResources, SmTarget, Variant};
 
@@ -42,11 +43,12 @@ impl Compiled {
         out
     }
 
-    /// The kernels `inst` names, grouped by symbol (each symbol with its architectures).
-    fn find(&self, path: &LaunchPath) -> Vec<Vec<&(KernelResources, PathBuf)>> {
+    /// The kernels a path launches (from `file`), grouped by symbol (each symbol with its
+    /// architectures).
+    fn find(&self, path: &LaunchPath, file: &Path) -> Vec<Vec<&(KernelResources, PathBuf)>> {
         let mut groups: Vec<Vec<&(KernelResources, PathBuf)>> = Vec::new();
         for entry in &self.kernels {
-            if !matches(path, &entry.0) {
+            if !matches(path, &entry.0, file) {
                 continue;
             }
             match groups.iter_mut().find(|g| g[0].0.name == entry.0.name) {
@@ -58,148 +60,33 @@ impl Compiled {
     }
 }
 
-/// Every kernel of an object file: see [`Compiled::read`].
+/// Every kernel of an object file (an ELF object or library, an `ar` archive of them, a
+/// fatbin or a cubin), by `occupancy_core::resources::read`.
 fn object_kernels(path: &Path) -> Result<Vec<KernelResources>, String> {
     let data = occupancy_core::file::read(path, "object", occupancy_core::file::MAX_BINARY_BYTES)
         .map_err(|e| e.reason.to_string())?;
-    if data.starts_with(b"!<arch>\n") {
-        return archive_kernels(&data);
-    }
     occupancy_core::resources::read(&data).map_err(|e| e.to_string())
 }
 
-/// The kernels of every member of an `ar` archive (GNU or BSD format, as `ar` and nvcc's
-/// `--lib` write them) that carries device code.
-fn archive_kernels(data: &[u8]) -> Result<Vec<KernelResources>, String> {
-    let mut out = Vec::new();
-    let mut at = 8usize;
-    let mut members = 0usize;
-    while at + 60 <= data.len() {
-        let header = &data[at..at + 60];
-        let size: usize = std::str::from_utf8(&header[48..58])
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-            .ok_or_else(|| format!("archive member at byte {at}: malformed header"))?;
-        let name = String::from_utf8_lossy(&header[0..16]).trim().to_owned();
-        let start = at + 60;
-        let end = start
-            .checked_add(size)
-            .filter(|e| *e <= data.len())
-            .ok_or_else(|| format!("archive member `{name}` runs past the end of the file"))?;
-        let mut body = &data[start..end];
-        // BSD: `#1/<len>` names are stored at the start of the member.
-        if let Some(len) = name
-            .strip_prefix("#1/")
-            .and_then(|l| l.parse::<usize>().ok())
-        {
-            body = body.get(len..).unwrap_or(&[]);
-        }
-        if !name.starts_with('/') || name.len() > 1 && name.as_bytes()[1].is_ascii_digit() {
-            if body.starts_with(b"\x7fELF")
-                && let Ok(kernels) = occupancy_core::resources::read(body)
-            {
-                out.extend(kernels);
-            }
-        }
-        members += 1;
-        if members > 100_000 {
-            break;
-        }
-        at = end + (end & 1);
-    }
-    Ok(out)
-}
-
-/// Whether a compiled kernel is the instantiation a path launches: its demangled name
-/// without parameters (`ns::k<float, 64>`) against the path's, template arguments
-/// compared by value and spelling (`(unsigned int)64` is 64, `half` is `__half`), an
-/// anonymous namespace ignored, the launch's namespaces a suffix of the kernel's.
-fn matches(path: &LaunchPath, k: &KernelResources) -> bool {
-    let compiled = k.display_name().replace("(anonymous namespace)::", "");
-    let (name, args) = match compiled.find('<') {
-        Some(open) if compiled.ends_with('>') => (
-            &compiled[..open],
-            Some(split_top(&compiled[open + 1..compiled.len() - 1])),
-        ),
-        _ => (compiled.as_str(), None),
-    };
-    let wanted = path.kernel.name.trim_start_matches("::");
-    let name_ok = name == wanted || name.ends_with(&format!("::{wanted}"));
-    if !name_ok {
+/// Whether a compiled kernel is the instantiation a path launches, by
+/// `occupancy_core::resources::instantiation` (spellings of types and values, namespaces,
+/// anonymous namespaces and internal linkage: see there), launched from `file`.
+fn matches(path: &LaunchPath, k: &KernelResources, file: &Path) -> bool {
+    let Some(args) = &path.kernel.template_args else {
         return false;
-    }
-    match (&path.kernel.template_args, args) {
-        (Some(w), None) => w.is_empty(),
-        (None, _) => false,
-        (Some(w), Some(got)) => {
-            w.len() <= got.len() && w.iter().zip(&got).all(|(a, b)| arg_matches(a, b))
-        }
-    }
-}
-
-fn arg_matches(a: &TemplateArg, compiled: &str) -> bool {
-    let c = compiled.trim();
-    match a {
-        TemplateArg::Bool(b) => c == b.to_string() || int_of(c) == Some(i128::from(*b)),
-        TemplateArg::Value(v) => int_of(c) == Some(*v),
-        TemplateArg::Type(t) => normalize_type(t) == normalize_type(c),
-    }
-}
-
-/// `64`, `(int)64`, `(unsigned int)64`, `64u`, `-3`.
-fn int_of(text: &str) -> Option<i128> {
-    let t = text.trim();
-    let t = match t.strip_prefix('(') {
-        Some(rest) => rest.split_once(')').map_or(t, |(_, v)| v),
-        None => t,
     };
-    let t = t.trim_end_matches(['u', 'U', 'l', 'L']);
-    t.parse().ok()
-}
-
-fn normalize_type(t: &str) -> String {
-    let mut words: Vec<&str> = t.split_whitespace().collect();
-    let is_const = words.contains(&"const");
-    words.retain(|w| *w != "const");
-    let mut s = words.join(" ").replace(' ', "");
-    for (from, to) in [
-        ("half", "__half"),
-        ("nv_bfloat16", "__nv_bfloat16"),
-        ("uint32_t", "unsignedint"),
-        ("int32_t", "int"),
-        ("uint64_t", "unsignedlong"),
-        ("int64_t", "long"),
-        ("size_t", "unsignedlong"),
-        ("uint8_t", "unsignedchar"),
-        ("int8_t", "signedchar"),
-    ] {
-        if s == from {
-            s = to.to_owned();
-        }
-    }
-    if is_const {
-        s.push_str("const");
-    }
-    s
-}
-
-fn split_top(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut start = 0;
-    for (i, c) in text.char_indices() {
-        match c {
-            '<' | '(' => depth += 1,
-            '>' | ')' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(text[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(text[start..].trim());
-    out
+    let wanted = Instantiation::new(path.kernel.name.clone())
+        .with_args(
+            args.iter()
+                .map(|a| match a {
+                    TemplateArg::Type(t) => CoreArg::Type(t.clone()),
+                    TemplateArg::Value(v) => CoreArg::Int(*v),
+                    TemplateArg::Bool(b) => CoreArg::Bool(*b),
+                })
+                .collect(),
+        )
+        .in_file(file);
+    wanted.matches(k).is_some()
 }
 
 /// A launch site with each of its paths checked.
@@ -351,7 +238,7 @@ fn check_path_inner(
             path.kernel.name
         ));
     }
-    let groups = compiled.find(path);
+    let groups = compiled.find(path, Path::new(&path.translation_unit));
     if groups.is_empty() {
         return Err(format!(
             "not checked: no compiled kernel `{}` in the objects read{}",

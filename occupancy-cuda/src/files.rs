@@ -6,7 +6,7 @@
 //! resolve inside the crate's directory, `#include <...>` never followed (system and CUDA
 //! headers), and `#include "..."` only to a file inside the crate.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::launch::ReadNote;
@@ -37,6 +37,8 @@ pub(crate) struct Sources {
     /// What could not be read.
     pub(crate) notes: Vec<ReadNote>,
     by_path: HashMap<PathBuf, usize>,
+    /// The files' text before parsing: (text, shown, path).
+    raw: Vec<(String, String, PathBuf)>,
 }
 
 impl Sources {
@@ -51,6 +53,7 @@ impl Sources {
             given: Vec::new(),
             notes: Vec::new(),
             by_path: HashMap::new(),
+            raw: Vec::new(),
         };
         let mut found = Vec::new();
         for dir in dirs {
@@ -82,10 +85,10 @@ impl Sources {
         }
         // Includes, breadth first; `load` appends, so the loop sees new files too.
         let mut next = 0;
-        while next < sources.files.len() {
-            let wanted: Vec<(String, u32)> = sources.files[next].includes();
-            let dir = sources.files[next]
-                .path
+        while next < sources.raw.len() {
+            let wanted: Vec<(String, u32)> = includes(&sources.raw[next].0);
+            let dir = sources.raw[next]
+                .2
                 .parent()
                 .map(Path::to_path_buf)
                 .unwrap_or_default();
@@ -98,6 +101,27 @@ impl Sources {
             }
             sources.includes[next] = resolved;
             next += 1;
+        }
+        // Parse, once every file's macros are known: a statement-like macro invocation
+        // with no `;` after it (`DISPATCH(dtype, [&] { ... })` before a `}`) derails the
+        // grammar, so one is added there.
+        let statement_macros: HashSet<String> = sources
+            .raw
+            .iter()
+            .flat_map(|(text, _, _)| function_like_macros(text))
+            .collect();
+        for (text, shown, path) in std::mem::take(&mut sources.raw) {
+            let text = terminate_macro_statements(&text, &statement_macros);
+            let mut code = Code::parse(text, shown.clone(), None);
+            code.path = path;
+            if let Some(problem) = code.problem() {
+                sources.notes.push(ReadNote {
+                    file: shown,
+                    line: problem.0,
+                    message: problem.1,
+                });
+            }
+            sources.files.push(code);
         }
         sources
     }
@@ -157,7 +181,7 @@ impl Sources {
     fn load(&mut self, path: &Path, from: Option<(usize, u32)>) -> Option<usize> {
         let note = |this: &Sources, message: String| {
             let (file, line) = match from {
-                Some((i, line)) => (this.files[i].shown.clone(), Some(line)),
+                Some((i, line)) => (this.raw[i].1.clone(), Some(line)),
                 None => (this.shown(path), None),
             };
             ReadNote {
@@ -186,7 +210,7 @@ impl Sources {
             self.notes.push(n);
             return None;
         }
-        if self.files.len() >= MAX_FILES {
+        if self.raw.len() >= MAX_FILES {
             let n = note(
                 self,
                 format!("more than {MAX_FILES} files: {} not read", path.display()),
@@ -203,17 +227,8 @@ impl Sources {
                 return None;
             }
         };
-        let mut code = Code::parse(text, shown.clone(), None);
-        code.path = real.clone();
-        if let Some(problem) = code.problem() {
-            self.notes.push(ReadNote {
-                file: shown,
-                line: problem.0,
-                message: problem.1,
-            });
-        }
-        let index = self.files.len();
-        self.files.push(code);
+        let index = self.raw.len();
+        self.raw.push((text, shown, real.clone()));
         self.includes.push(Vec::new());
         self.by_path.insert(real, index);
         Some(index)
@@ -263,4 +278,170 @@ fn has_extension(path: &Path, extensions: &[&str]) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| extensions.contains(&e))
+}
+
+/// The `#include "..."` lines of a text (never `<...>`), with their lines.
+fn includes(text: &str) -> Vec<(String, u32)> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        let Some(rest) = t.strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("include") else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        if let Some(quoted) = rest.strip_prefix('"')
+            && let Some(end) = quoted.find('"')
+        {
+            out.push((
+                quoted[..end].to_owned(),
+                u32::try_from(i + 1).unwrap_or(u32::MAX),
+            ));
+        }
+    }
+    out
+}
+
+/// The names of the function-like macros a text defines (`#define NAME(`).
+fn function_like_macros(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some(rest) = line.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("define") else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() && rest[name.len()..].starts_with('(') {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// `text` with a `;` after each invocation of one of `macros` that stands as a statement
+/// (after `{`, `}`, `;` or a line's start) and is followed by a `}` or a new line with no
+/// `;`, `{` or operator in between. Lines and the text before each insertion keep their
+/// places.
+pub(crate) fn terminate_macro_statements(text: &str, macros: &HashSet<String>) -> String {
+    if macros.is_empty() {
+        return text.to_owned();
+    }
+    let bytes = text.as_bytes();
+    let mut inserts: Vec<usize> = Vec::new();
+    let mut i = 0;
+    // The last significant byte before `i`, outside comments and literals.
+    let mut last = b'\n';
+    let mut newline_since_last = true;
+    while i < bytes.len() {
+        let c = bytes[i];
+        match c {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 2;
+                continue;
+            }
+            b'#' if newline_since_last => {
+                // A preprocessor line (with continuations): not code.
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    if bytes[i] == b'\\' && bytes.get(i + 1) == Some(&b'\n') {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                continue;
+            }
+            b'"' | b'\'' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != c && bytes[i] != b'\n' {
+                    if bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i += 1;
+                last = c;
+                newline_since_last = false;
+                continue;
+            }
+            b'\n' => {
+                newline_since_last = true;
+                i += 1;
+                continue;
+            }
+            _ if c.is_ascii_whitespace() => {
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            let at_statement =
+                matches!(last, b'{' | b'}' | b';') || (newline_since_last && last == b')');
+            let name = &text[start..i];
+            if at_statement && macros.contains(name) {
+                let mut j = i;
+                while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                if let Some((_, after)) = crate::macros::paren_list(text, j) {
+                    let mut k = after;
+                    let mut newline = false;
+                    while k < bytes.len() && bytes[k].is_ascii_whitespace() {
+                        newline |= bytes[k] == b'\n';
+                        k += 1;
+                    }
+                    let next = bytes.get(k).copied().unwrap_or(b'}');
+                    let ends = next == b'}'
+                        || (newline
+                            && (next.is_ascii_alphabetic() || next == b'_' || next == b'#'));
+                    if ends && next != b';' {
+                        inserts.push(after);
+                    }
+                    last = b')';
+                    newline_since_last = false;
+                    i = after;
+                    continue;
+                }
+            }
+            last = b'a';
+            newline_since_last = false;
+            continue;
+        }
+        last = c;
+        newline_since_last = false;
+        i += 1;
+    }
+    if inserts.is_empty() {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len() + inserts.len());
+    let mut from = 0;
+    for at in inserts {
+        out.push_str(&text[from..at]);
+        out.push(';');
+        from = at;
+    }
+    out.push_str(&text[from..]);
+    out
 }

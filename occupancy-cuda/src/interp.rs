@@ -95,6 +95,8 @@ pub(crate) struct Interp<'t, 's> {
     expansions: HashMap<String, Rc<Code>>,
     /// The number of paths alive in the statement list being executed.
     batch: usize,
+    /// The unit's `.cu` file, relative to the crate.
+    unit: String,
     exhausted: bool,
 }
 
@@ -117,7 +119,14 @@ impl<'t, 's> Interp<'t, 's> {
             expansions: HashMap::new(),
             batch: 1,
             exhausted: false,
+            unit: String::new(),
         }
+    }
+
+    /// The unit's `.cu` file (its first), for the launches' [`LaunchPath::translation_unit`].
+    pub(crate) fn in_unit(mut self, file: &str) -> Interp<'t, 's> {
+        self.unit = file.to_owned();
+        self
     }
 
     /// Interprets every root of the unit.
@@ -343,14 +352,22 @@ impl<'t, 's> Interp<'t, 's> {
             "while_statement" | "for_statement" | "do_statement" | "for_range_loop" => {
                 self.exec_loop(s, live)
             }
-            "return_statement" => live
-                .into_iter()
-                .map(|mut p| {
-                    let v = s.children().first().map(|e| self.eval(*e, &p));
-                    p.flow = Flow::Return(v);
-                    p
-                })
-                .collect(),
+            "return_statement" => {
+                let mut out = Vec::new();
+                for p in live {
+                    let expr = s.children().first().copied();
+                    let ps = match expr {
+                        Some(e) => self.effects(e, p, 0),
+                        None => vec![p],
+                    };
+                    for mut q in ps {
+                        let v = expr.map(|e| self.eval(e, &q));
+                        q.flow = Flow::Return(v);
+                        out.push(q);
+                    }
+                }
+                out
+            }
             "break_statement" => live
                 .into_iter()
                 .map(|mut p| {
@@ -416,7 +433,7 @@ impl<'t, 's> Interp<'t, 's> {
             .collect();
         for d in declarators {
             let mut next = Vec::new();
-            for mut p in paths {
+            for p in paths {
                 let (name_node, value) = if d.kind() == "init_declarator" {
                     (d.field("declarator"), d.field("value"))
                 } else {
@@ -431,6 +448,17 @@ impl<'t, 's> Interp<'t, 's> {
                     continue;
                 };
                 let is_array = name_node.kind() == "array_declarator";
+                let mut p = match value {
+                    Some(value) => {
+                        let mut ps = self.effects(value, p, 0);
+                        if ps.len() != 1 {
+                            next.extend(ps);
+                            continue;
+                        }
+                        ps.remove(0)
+                    }
+                    None => p,
+                };
                 let v = match value {
                     Some(value) => self.initial(&ty, value, &p),
                     None if is_array && ty.contains("cudaLaunchAttribute") => {
@@ -814,7 +842,11 @@ impl<'t, 's> Interp<'t, 's> {
             {
                 let var = assigned[0].clone();
                 let do_first = s.kind() == "do_statement";
+                // Each step taken (value -> next value), to refine the paths by the
+                // conditions that led to each exit.
+                let mut steps: Vec<(i128, i128)> = Vec::new();
                 let exits = {
+                    let steps = &mut steps;
                     let mut guard_path = p.clone();
                     let mut step_path = p.clone();
                     let start = if do_first {
@@ -851,14 +883,18 @@ impl<'t, 's> Interp<'t, 's> {
                                         .flat_map(|q| this.exec_expr(u, q))
                                         .collect();
                                 }
-                                match ran.as_slice() {
+                                let next = match ran.as_slice() {
                                     [q] if q.live() || q.flow == Flow::Continue => q
                                         .env
                                         .get(&var)
                                         .and_then(|v| v.as_int())
                                         .and_then(|(v, _)| v.known_value()),
                                     _ => None,
+                                };
+                                if let Some(n) = next {
+                                    steps.push((x, n));
                                 }
+                                next
                             },
                         )
                     })
@@ -866,7 +902,36 @@ impl<'t, 's> Interp<'t, 's> {
                 if let Some(exits) = exits {
                     let mut q = p;
                     q.env.insert(var.clone(), Val::Int(exits, t));
-                    out.extend(self.split(q, &var));
+                    for mut r in self.split(q, &var) {
+                        // An exit at `v`: the condition failed at `v` and held at the value
+                        // that stepped to it (when one did): what that says of the other
+                        // variables (`cols <= 64` and `cols > 32` for `block = 64`).
+                        if let Some(v) = r
+                            .env
+                            .get(&var)
+                            .and_then(Val::as_int)
+                            .and_then(|(v, _)| v.known_value())
+                        {
+                            let came_from: Vec<i128> = steps
+                                .iter()
+                                .filter(|(_, n)| *n == v)
+                                .map(|(x, _)| *x)
+                                .collect();
+                            if let [u] = came_from.as_slice()
+                                && !do_first
+                            {
+                                r.env.insert(var.clone(), Val::int(*u, t));
+                                if let (Some(held), _) = self.branch(cond, &r) {
+                                    r = held;
+                                }
+                                r.env.insert(var.clone(), Val::int(v, t));
+                            }
+                            if let (_, Some(failed)) = self.branch(cond, &r) {
+                                r = failed;
+                            }
+                        }
+                        out.push(r);
+                    }
                     continue;
                 }
             }
@@ -1220,7 +1285,6 @@ impl<'t, 's> Interp<'t, 's> {
                 })
                 .collect();
         }
-        // A lambda held in a variable.
         // A function of the unit: followed.
         if let Some(f) = self.callee(simple, function) {
             return self
@@ -1229,7 +1293,84 @@ impl<'t, 's> Interp<'t, 's> {
                 .map(|(q, _)| q)
                 .collect();
         }
-        vec![p]
+        // Anything else (`CUDA_CHECK(...)` from a header not read): what its arguments do.
+        let mut paths = vec![p];
+        for a in args {
+            paths = paths
+                .into_iter()
+                .flat_map(|q| self.effects(a, q, 0))
+                .collect();
+        }
+        paths
+    }
+
+    /// The effects of the launches and opt-ins inside an expression evaluated for its
+    /// value (`return cudaLaunchKernelEx(...)`, `cudaError_t e = cudaFuncSetAttribute(...)`,
+    /// `CHECK(cudaFuncSetAttribute(...))`); calls of the unit's functions are followed by
+    /// the evaluation itself.
+    fn effects<'a>(&mut self, e: At<'a>, p: Path, depth: usize) -> Vec<Path>
+    where
+        't: 'a,
+    {
+        if depth > 32 || !self.step() {
+            return vec![p];
+        }
+        match e.kind() {
+            "lambda_expression" => vec![p],
+            "call_expression" => {
+                let function = e.field("function");
+                let name = function.map_or("", |f| match f.kind() {
+                    "template_function" => f.field("name").map_or("", |n| n.text()),
+                    _ => f.text(),
+                });
+                let simple = name.rsplit("::").next().unwrap_or(name).trim();
+                let is_launch = e
+                    .children()
+                    .iter()
+                    .any(|c| c.kind() == "kernel_call_syntax")
+                    || matches!(
+                        simple,
+                        "cudaLaunchKernelEx"
+                            | "cudaLaunchKernelExC"
+                            | "cudaLaunchKernel"
+                            | "cudaLaunchCooperativeKernel"
+                            | "cuLaunchKernelEx"
+                            | "cuLaunchKernel"
+                            | "cuLaunchCooperativeKernel"
+                            | "cudaFuncSetAttribute"
+                    );
+                if is_launch {
+                    return self.call_statement(e, p);
+                }
+                let known =
+                    self.index.macros.contains_key(simple) || self.callee(simple, e).is_some();
+                if known {
+                    return vec![p];
+                }
+                let args = e
+                    .field("arguments")
+                    .map(|a| a.children())
+                    .unwrap_or_default();
+                let mut paths = vec![p];
+                for a in args {
+                    paths = paths
+                        .into_iter()
+                        .flat_map(|q| self.effects(a, q, depth + 1))
+                        .collect();
+                }
+                paths
+            }
+            _ => {
+                let mut paths = vec![p];
+                for c in e.children() {
+                    paths = paths
+                        .into_iter()
+                        .flat_map(|q| self.effects(c, q, depth + 1))
+                        .collect();
+                }
+                paths
+            }
+        }
     }
 
     /// The host function of the unit that `name` calls, if any.
@@ -1348,7 +1489,13 @@ impl<'t, 's> Interp<'t, 's> {
         if let Some(code) = self.expansions.get(&key) {
             return code.clone();
         }
-        let code = Rc::new(Code::parse(text, at.code.shown.clone(), Some(line)));
+        let mut code = Code::parse(text, at.code.shown.clone(), Some(line));
+        code.origin = Some(crate::syntax::Origin {
+            written: at.text().to_owned(),
+            line: at.code.line(at.node),
+            outer: at.code.origin.clone().map(Box::new),
+        });
+        let code = Rc::new(code);
         if self.expansions.len() < 4096 {
             self.expansions.insert(key, code.clone());
         }
@@ -1592,7 +1739,7 @@ impl<'t, 's> Interp<'t, 's> {
                 .find(|(kk, _)| kk == k)
                 .and_then(|(_, v)| v.known_value())
                 .and_then(|v| u32::try_from(v).ok());
-            for (block, smem, candidates, label) in block_smem(&block, &smem, &comment) {
+            for (block, smem, candidates, label) in block_smem(&block, &smem, &comment, opt_in) {
                 let mut conditions = p.conditions.clone();
                 if let Some(l) = label {
                     if !conditions.contains(&l) {
@@ -1608,6 +1755,7 @@ impl<'t, 's> Interp<'t, 's> {
                     opt_in_bytes: opt_in,
                     conditions,
                     candidates,
+                    translation_unit: self.unit.clone(),
                 });
             }
         }
@@ -3047,6 +3195,7 @@ fn block_smem(
     block: &Val,
     smem: &Val,
     comment: &Comment,
+    opt_in: Option<u32>,
 ) -> Vec<(Read<[u32; 3]>, Read<u32>, Candidates, Option<String>)> {
     let blocks: Vec<(Read<[u32; 3]>, bool, Option<String>)> = match block.to_dim3() {
         Ok(d) => {
@@ -3103,8 +3252,10 @@ fn block_smem(
         })
         .collect();
     let smems: Vec<(Read<u32>, bool, Option<String>)> = match smem.as_int() {
+        // A few values: each; more (an interval's worth, `cols * 4` for cols <= 32): its
+        // bounds, as for an interval.
         Some((v, _)) => match v.members() {
-            Some(m) if m.len() <= MAX_PATHS => {
+            Some(m) if m.len() <= 8 => {
                 let several = m.len() > 1;
                 m.iter()
                     .map(|x| match u32::try_from(*x) {
@@ -3126,13 +3277,15 @@ fn block_smem(
                 .iter()
                 .map(|s| (Read::Known(*s), true, Some(format!("smem = {s}"))))
                 .collect(),
-            _ => vec![(
-                Read::Unknown(format!(
-                    "the dynamic shared memory is {v} bytes here, known only at run time"
-                )),
-                false,
-                None,
-            )],
+            _ => smem_bounds(v, opt_in).unwrap_or_else(|| {
+                vec![(
+                    Read::Unknown(format!(
+                        "the dynamic shared memory is {v} bytes here, known only at run time"
+                    )),
+                    false,
+                    None,
+                )]
+            }),
         },
         None if !comment.smem.is_empty() => comment
             .smem
@@ -3187,6 +3340,70 @@ fn same_launch(a: &LaunchPath, b: &LaunchPath) -> bool {
         && a.cluster == b.cluster
         && a.opt_in_bytes == b.opt_in_bytes
         && a.candidates == b.candidates
+}
+
+/// The launches to check for dynamic shared memory known as an interval that grows with
+/// the input (`cols * sizeof(float)`): occupancy only falls as it grows, so its largest
+/// value when that is within the limit (48 KiB, or the opt-in); else the most that
+/// launches and the first value above it (a multiple of the power of two, up to 16, that
+/// divides the least value: the element size of `n * sizeof(T)`), where the launch fails.
+/// `None` when nothing bounds it from below (a plain run-time value: candidates needed).
+fn smem_bounds(
+    v: &AbstractInt,
+    opt_in: Option<u32>,
+) -> Option<Vec<(Read<u32>, bool, Option<String>)>> {
+    const DEFAULT_LIMIT: i128 = 48 * 1024;
+    let (lo, hi) = v.bounds();
+    let v = match (lo, hi) {
+        (Some(l), Some(h)) => format!("{l}..={h}"),
+        _ => v.to_string(),
+    };
+    let lo = lo?.max(0);
+    let limit = opt_in.map_or(DEFAULT_LIMIT, i128::from).max(DEFAULT_LIMIT);
+    if let Some(hi) = hi
+        && hi <= limit
+    {
+        let hi = u32::try_from(hi).ok()?;
+        return Some(vec![(
+            Read::Known(hi),
+            false,
+            Some(format!("smem = {hi} (the largest of {v})")),
+        )]);
+    }
+    if lo == 0 {
+        return None;
+    }
+    let step = (0..=4)
+        .rev()
+        .map(|k| 1i128 << k)
+        .find(|s| lo % s == 0)
+        .unwrap_or(1);
+    let mut out = Vec::new();
+    let under = limit / step * step;
+    let what = if opt_in.is_some() {
+        "the opt-in"
+    } else {
+        "48 KiB without an opt-in"
+    };
+    if under >= lo {
+        let under = u32::try_from(under).ok()?;
+        out.push((
+            Read::Known(under),
+            false,
+            Some(format!(
+                "smem = {under} (the most that launches: {what}; {v} grows with the input)"
+            )),
+        ));
+    }
+    let above = u32::try_from((limit / step + 1) * step).ok()?;
+    out.push((
+        Read::Known(above),
+        false,
+        Some(format!(
+            "smem = {above} (above {what}; {v} grows with the input)"
+        )),
+    ));
+    Some(out)
 }
 
 /// `256`, `(16, 16)`, `(8, 8, 4)`.

@@ -141,6 +141,10 @@ pub struct LaunchPath {
     pub conditions: Vec<String>,
     /// Whether a run-time value took a candidate the user gave.
     pub candidates: Candidates,
+    /// The `.cu` file whose translation unit makes this launch (the launch's own file, or
+    /// the file including the header it is written in), relative to the crate: a kernel
+    /// with internal linkage is that file's.
+    pub translation_unit: String,
 }
 
 impl LaunchPath {

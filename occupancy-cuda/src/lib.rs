@@ -42,7 +42,8 @@ pub fn read(crate_dir: &Path, dirs: &[PathBuf]) -> Reading {
     for unit in sources.units() {
         let codes: Vec<&syntax::Code> = unit.iter().map(|&i| &sources.files[i]).collect();
         let index = index::Index::build(&codes);
-        let mut interp = interp::Interp::new(&index, &mut sites, &mut notes);
+        let unit_file = codes.first().map_or(String::new(), |c| c.shown.clone());
+        let mut interp = interp::Interp::new(&index, &mut sites, &mut notes).in_unit(&unit_file);
         interp.run();
         unreached(&index, &mut sites);
     }

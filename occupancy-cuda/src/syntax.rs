@@ -10,6 +10,17 @@ use tree_sitter::{Node, Parser, Tree};
 /// read, with a note.
 pub const MAX_PARSE_TIME: Duration = Duration::from_secs(10);
 
+/// Where an expansion's text was written: see [`Code::origin`].
+#[derive(Clone, Debug)]
+pub(crate) struct Origin {
+    /// The invocation's text.
+    pub(crate) written: String,
+    /// Its first line.
+    pub(crate) line: u32,
+    /// The invocation's own origin, when it is in an expansion.
+    pub(crate) outer: Option<Box<Origin>>,
+}
+
 /// Parsed source text: a file of the crate, or the text a macro expanded to.
 pub(crate) struct Code {
     pub(crate) text: String,
@@ -18,8 +29,13 @@ pub(crate) struct Code {
     pub(crate) shown: String,
     /// The file's path as found (empty for an expansion).
     pub(crate) path: PathBuf,
-    /// `Some(line)`: every node is reported at this line (an expansion: the invocation's).
+    /// `Some(line)`: every node is reported at this line (an expansion: the invocation's),
+    /// unless `origin` places it better.
     pub(crate) fixed_line: Option<u32>,
+    /// For an expansion: the invocation's text and first line (and the invocation's own
+    /// origin, when it is itself in an expansion). A node whose text is written in the
+    /// invocation (a macro's argument) is reported at its line there.
+    pub(crate) origin: Option<Origin>,
     tree: Option<Tree>,
     timed_out: bool,
 }
@@ -49,6 +65,7 @@ impl Code {
                 text,
                 shown,
                 fixed_line,
+                origin: None,
                 tree,
                 timed_out,
             };
@@ -60,6 +77,7 @@ impl Code {
             text,
             shown,
             fixed_line,
+            origin: None,
             tree,
             timed_out: false,
         }
@@ -103,50 +121,62 @@ impl Code {
 
     /// A node's 1-based line (the invocation's for an expansion).
     pub(crate) fn line(&self, node: Node<'_>) -> u32 {
+        if let Some(origin) = &self.origin
+            && let Some(line) = origin_line(origin, self.text(node))
+        {
+            return line;
+        }
         self.fixed_line
             .unwrap_or_else(|| u32::try_from(node.start_position().row + 1).unwrap_or(u32::MAX))
     }
+}
 
-    /// The `#include "..."` of the file (never `<...>`), with their lines.
-    pub(crate) fn includes(&self) -> Vec<(String, u32)> {
-        let mut out = Vec::new();
-        let Some(root) = self.root() else {
-            return out;
-        };
-        let mut stack = vec![root];
-        let mut visited = 0usize;
-        while let Some(node) = stack.pop() {
-            visited += 1;
-            if visited > 1_000_000 {
-                break;
+/// The line where `text` is written in an expansion's origin (the first line of its first
+/// occurrence in the invocation), searching outwards through nested expansions.
+fn origin_line(origin: &Origin, text: &str) -> Option<u32> {
+    let Origin {
+        written,
+        line,
+        outer,
+    } = origin;
+    // The expander writes every run of white space as one space: compare so.
+    let (needle, _) = squeeze(text.get(..text.len().min(160)).unwrap_or(text));
+    if needle.trim().len() < 3 {
+        return None;
+    }
+    let (squeezed, offsets) = squeeze(written);
+    let at = offsets[squeezed.find(needle.trim())?];
+    let below = u32::try_from(written[..at].matches('\n').count()).unwrap_or(0);
+    match outer {
+        // The invocation is itself in an expansion: place it there first.
+        Some(o) => Some(origin_line(o, written).unwrap_or(*line) + below),
+        None => Some(line + below),
+    }
+}
+
+/// `text` with each run of white space as one space, and the offset in `text` of each
+/// byte of the result.
+fn squeeze(text: &str) -> (String, Vec<usize>) {
+    let mut out = String::with_capacity(text.len());
+    let mut offsets = Vec::with_capacity(text.len() + 1);
+    let mut in_space = false;
+    for (i, c) in text.char_indices() {
+        if c.is_whitespace() {
+            if !in_space {
+                out.push(' ');
+                offsets.push(i);
             }
-            match node.kind() {
-                "preproc_include" => {
-                    if let Some(path) = node.child_by_field_name("path")
-                        && path.kind() == "string_literal"
-                    {
-                        let name = self.text(path).trim_matches('"').to_owned();
-                        out.push((name, self.line(node)));
-                    }
-                }
-                "translation_unit"
-                | "preproc_if"
-                | "preproc_ifdef"
-                | "preproc_else"
-                | "preproc_elif"
-                | "preproc_elifdef"
-                | "namespace_definition"
-                | "declaration_list"
-                | "linkage_specification" => {
-                    let mut cursor = node.walk();
-                    let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-                    stack.extend(children.into_iter().rev());
-                }
-                _ => {}
+            in_space = true;
+        } else {
+            in_space = false;
+            out.push(c);
+            for _ in 0..c.len_utf8() {
+                offsets.push(i);
             }
         }
-        out
     }
+    offsets.push(text.len());
+    (out, offsets)
 }
 
 /// The first node (in document order) that is an error or missing.

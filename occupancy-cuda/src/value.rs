@@ -80,12 +80,19 @@ impl IntType {
         })
     }
 
-    /// `value` converted to this type: unsigned types wrap around (modulo 2^bits), signed
-    /// ones keep the values in range (an overflow is undefined behaviour: no launch makes
-    /// it); `None` when no value is left.
+    /// `value` converted to this type: unsigned types wrap around (modulo 2^bits; an
+    /// interval's negative part is dropped: a run-time value converted to a size is taken
+    /// as a size), signed ones keep the values in range (an overflow is undefined
+    /// behaviour: no launch makes it); `None` when no value is left.
     pub(crate) fn convert(self, value: &AbstractInt) -> Option<AbstractInt> {
         let (lo, hi) = self.range();
         if self.unsigned() {
+            // A run-time value converted to a size: its negative part is not a size real
+            // code computes (`static_cast<size_t>(cols)`); known negatives wrap as C++ says.
+            if value.members().is_none() && value.bounds().0.is_none_or(|l| l < 0) {
+                let nonneg = value.within(Some(0), None)?;
+                return Some(nonneg.wrapping(self.bits()));
+            }
             Some(value.wrapping(self.bits()))
         } else {
             value.within(Some(lo), Some(hi))

@@ -431,3 +431,91 @@ extern "C" fn_t pick() {{ return helper; }}
 
 #[allow(dead_code)]
 fn unused(_: &Path) {}
+
+#[test]
+fn a_dispatch_macro_with_a_lambda_and_no_semicolon() {
+    let src = r#"
+#define DISPATCH_TYPES(dtype, ...)                 \
+    switch (dtype) {                               \
+    case 0: { using scalar_t = float; __VA_ARGS__(); break; }   \
+    case 1: { using scalar_t = __half; __VA_ARGS__(); break; }  \
+    default: break;                                \
+    }
+template <typename T> __global__ void norm(T* y, int n) {}
+constexpr int kWarps = 8;
+extern "C" void launch_norm(void* y, int n, int dtype, cudaStream_t s) {
+    DISPATCH_TYPES(dtype, [&] {
+        norm<scalar_t><<<n, kWarps * 32, 0, s>>>(
+            static_cast<scalar_t*>(y), n);
+    })
+}
+"#;
+    let (_d, r) = read(&[("src/cuda/a.cu", src)]);
+    // The launch is reported at its own line inside the macro's argument.
+    assert_eq!(
+        summaries(&r),
+        [
+            "12: norm<float> grid ? block 256 smem 0 B [dtype == 0]",
+            "12: norm<__half> grid ? block 256 smem 0 B [dtype == 1]",
+        ]
+    );
+}
+
+#[test]
+fn launches_inside_expressions_and_unknown_wrappers() {
+    let src = format!(
+        r#"{KERNELS}
+extern "C" cudaError_t run(float* x, int n, cudaStream_t s) {{
+  CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536));
+  cudaLaunchConfig_t c = {{.gridDim = dim3(n), .blockDim = dim3(128), .dynamicSmemBytes = 65536}};
+  return cudaLaunchKernelEx(&c, k, x, n);
+}}
+"#
+    );
+    assert_eq!(
+        one(&[("src/cuda/a.cu", &src)]),
+        ["8: k grid ? block 128 smem 65536 B opt-in 65536 B"]
+    );
+}
+
+#[test]
+fn shared_memory_that_grows_with_the_input_is_checked_at_its_bounds() {
+    // The block from a doubling loop, the shared memory from the same input: each block
+    // carries the columns that lead to it (cols <= b, and > b / 2 after a step), so the
+    // largest shared memory per block; at 1024 threads nothing bounds cols: the most that
+    // launches without an opt-in, and the first multiple of 4 above it.
+    let src = format!(
+        r#"{KERNELS}
+extern "C" void softmax(float* x, int rows, int cols) {{
+  int block = 32;
+  while (block < cols && block < 1024) {{ block <<= 1; }}
+  const size_t smem = static_cast<size_t>(cols) * sizeof(float);
+  k<<<rows, block, smem>>>(x, cols);
+}}
+"#
+    );
+    let (_d, r) = read(&[("src/cuda/a.cu", &src)]);
+    let got: Vec<String> = launch(&r, 9)
+        .paths
+        .iter()
+        .map(|p| {
+            format!(
+                "{}/{}",
+                p.block.known().unwrap()[0],
+                p.dynamic_smem_bytes.known().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "32/128",
+            "64/256",
+            "128/512",
+            "256/1024",
+            "512/2048",
+            "1024/49152",
+            "1024/49156"
+        ]
+    );
+}

@@ -303,7 +303,7 @@ pub(crate) fn annotate(crate_dir: &Path, wrappers: &[Wrapper]) -> Result<String,
             c.line, c.wrapper.name, c.attribute
         );
     }
-    skipped.sort_by(|a, b| super::natural(&a.0.location).cmp(&super::natural(&b.0.location)));
+    skipped.sort_by_key(|a| super::natural(&a.0.location));
     skipped.dedup_by(|a, b| std::ptr::eq(a.0, b.0));
     let _ = writeln!(
         text,

@@ -86,7 +86,7 @@ pub(crate) enum Check {
         /// Where the kernel's name came from, for notes (`format!("affine_{}", ..) at
         /// src/affine.rs:14`).
         kernel_from: Option<String>,
-        target: Target,
+        target: Box<Target>,
     },
     /// Inside a function with `#[occupancy::check]` already: the wrapper's rows cover it.
     Annotated,
@@ -135,7 +135,8 @@ struct Scan {
     lets: BTreeMap<String, syn::Expr>,
     /// Closures bound by `let`: name -> parameters.
     closures: BTreeMap<String, Vec<Option<String>>>,
-    /// Calls of functions and methods: (callee's last name, arguments, receiver given).
+    /// Calls of functions and methods: (callee's last name, arguments, called with method
+    /// syntax `x.f(..)`).
     callees: Vec<(String, Vec<syn::Expr>, bool)>,
 }
 
@@ -160,6 +161,8 @@ struct LaunchCall {
     function: Option<syn::Expr>,
     /// Inside a closure bound to this name.
     closure: Option<String>,
+    /// Among the arguments of this macro (`name!(..)`), which are not parsed.
+    in_macro: Option<String>,
 }
 
 /// A kernel name as the code builds it.
@@ -216,7 +219,7 @@ pub(crate) fn find(files: &[File<'_>]) -> Vec<Launch> {
     for m in &macros {
         out.extend(macro_launches(m, invocations.get(&m.name)));
     }
-    out.sort_by(|a, b| natural(&a.location).cmp(&natural(&b.location)));
+    out.sort_by_key(|a| natural(&a.location));
     out
 }
 
@@ -257,14 +260,14 @@ impl Crate<'_, '_> {
         }
     }
 
-    fn target(f: &Func) -> Target {
-        Target {
+    fn target(f: &Func) -> Box<Target> {
+        Box::new(Target {
             file: f.file,
             sig: f.sig.clone(),
             body: f.body.clone(),
             line: f.line,
             span: f.span,
-        }
+        })
     }
 
     /// The launches of function `i`.
@@ -284,6 +287,16 @@ impl Crate<'_, '_> {
             if f.annotated {
                 out.push(Launch {
                     check: Check::Annotated,
+                    ..base
+                });
+                continue;
+            }
+            if let Some(name) = &call.in_macro {
+                out.push(Launch {
+                    check: Check::Unread(format!(
+                        "the launch is an argument of `{name}!(..)`, which neither the report \
+                         nor the attribute parses"
+                    )),
                     ..base
                 });
                 continue;
@@ -485,13 +498,16 @@ impl Crate<'_, '_> {
         let has_self = matches!(f.sig.inputs.first(), Some(syn::FnArg::Receiver(_)));
         let mut out = Vec::new();
         for (c, g) in self.funcs.iter().enumerate() {
-            for (name, args, receiver) in &g.scan.callees {
-                if *name != f.name {
+            for (name, args, method_syntax) in &g.scan.callees {
+                // A free function is called by path only (a method of that name on another
+                // type is not it).
+                if *name != f.name || (*method_syntax && !has_self) {
                     continue;
                 }
                 let mut args = args.clone();
-                // `self.f(a)` and `Self::f(self, a)`: the receiver is a parameter.
-                if has_self && *receiver {
+                // `x.f(a)`: the receiver is the `self` parameter (`Self::f(x, a)` has it
+                // first already).
+                if *method_syntax {
                     args.insert(0, syn::parse_quote!(self));
                 }
                 out.push((c, args));
@@ -532,10 +548,11 @@ impl Crate<'_, '_> {
                 })
             {
                 for (callee, args, receiver) in &f.scan.callees {
-                    if callee == c && !receiver {
-                        if let Some(a) = args.get(p) {
-                            names.push(self.name_of(f, a, depth + 1));
-                        }
+                    if callee == c
+                        && !receiver
+                        && let Some(a) = args.get(p)
+                    {
+                        names.push(self.name_of(f, a, depth + 1));
                     }
                 }
                 continue;
@@ -1251,6 +1268,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                 config,
                 function,
                 closure: self.closure.clone(),
+                in_macro: None,
             });
         }
         if is_load(&method) {
@@ -1280,14 +1298,10 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                     closure: self.closure.clone(),
                 });
             }
-            let receiver = p.path.segments.len() >= 2
-                && p.path.segments[p.path.segments.len() - 2].ident == "Self";
-            let mut args: Vec<syn::Expr> = c.args.iter().cloned().collect();
-            // `Self::f(self, ..)`: the first argument is the receiver.
-            if receiver && !args.is_empty() {
-                args.remove(0);
-            }
-            self.scan.callees.push((name, args, receiver));
+            // A path call: `f(a)`, `Self::f(self, a)` (the receiver is the first argument).
+            self.scan
+                .callees
+                .push((name, c.args.iter().cloned().collect(), false));
         }
         syn::visit::visit_expr_call(self, c);
     }
@@ -1317,6 +1331,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                     config: None,
                     function: None,
                     closure: self.closure.clone(),
+                    in_macro: None,
                 });
                 if let Some(kernel) = kernel {
                     // The attribute reads cust's kernel name itself, as a literal load.
@@ -1328,9 +1343,28 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                         closure: self.closure.clone(),
                     });
                 }
+                return;
             }
         }
-        // Arguments of other macros (`format!`, `println!`) are not walked.
+        // Arguments of other macros are not parsed: a launch among them is listed, not
+        // read.
+        let mut launches = Vec::new();
+        scan_tokens(&mac.tokens, &[], &mut launches, &mut Vec::new(), 0);
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map_or_else(String::new, |s| s.ident.to_string());
+        for (line, how) in launches {
+            self.scan.calls.push(LaunchCall {
+                line,
+                how,
+                config: None,
+                function: None,
+                closure: self.closure.clone(),
+                in_macro: Some(name.clone()),
+            });
+        }
     }
 
     fn visit_item(&mut self, _: &'ast syn::Item) {
@@ -1339,10 +1373,12 @@ impl<'ast> Visit<'ast> for Walk<'_> {
 }
 
 /// A method or function that loads a kernel by name: `load_function`, `get_function`,
-/// `get_func`, `get_or_load_func`, `load_func`, ...
+/// `get_func`, `get_or_load_func`, `get_or_load_custom_func`, `load_func`, ... (a name
+/// starting with `get` or `load` and ending with `func` or `function`).
 fn is_load(name: &str) -> bool {
     READ_BY_THE_ATTRIBUTE.iter().any(|(m, _)| *m == name)
-        || (name.contains("func") && !LAUNCH_METHODS.iter().any(|(m, _)| *m == name))
+        || ((name.starts_with("get") || name.starts_with("load"))
+            && (name.ends_with("func") || name.ends_with("function")))
 }
 
 /// `launch_builder(&f)`'s argument, in the receiver chain of a launch call.
@@ -1430,11 +1466,12 @@ mod tests {
                 let check = match l.check {
                     Check::Attribute { args, target, .. } => {
                         format!(
-                            "#[occupancy::check({args})] on {} at line {}",
-                            target.name, target.line
+                            "{} at line {}",
+                            super::super::attribute_text(&args),
+                            target.line
                         )
                     }
-                    Check::Annotated { wrapper } => format!("annotated at {wrapper}"),
+                    Check::Annotated => "annotated".to_owned(),
                     Check::Unread(why) => format!("unread: {why}"),
                 };
                 (l.location, l.function, check)
@@ -1443,26 +1480,62 @@ mod tests {
     }
 
     #[test]
-    fn the_fixture_crate() {
-        let dir =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/adopt/src");
-        let mut names: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        names.sort();
-        let texts: Vec<(&'static str, String)> = names
-            .iter()
-            .map(|p| {
-                let shown: &'static str = Box::leak(
-                    format!("src/{}", p.file_name().unwrap().to_str().unwrap()).into_boxed_str(),
-                );
-                (shown, std::fs::read_to_string(p).unwrap())
-            })
-            .collect();
-        let refs: Vec<(&'static str, &str)> = texts.iter().map(|(s, t)| (*s, t.as_str())).collect();
-        for l in launches(&refs) {
-            println!("{l:?}");
-        }
+    fn names_kernels_where_the_code_names_them() {
+        let found = launches(&[(
+            "src/lib.rs",
+            r#"
+                const SOFTMAX: &str = "softmax_f32";
+                pub fn kernel_name<T: WithDType>(root: &str) -> String { format!("{root}_{}", T::DTYPE) }
+                // candle's style: a name from a helper, loaded through the device's cache.
+                pub fn affine<T: WithDType>(dev: &Dev, n: u32) -> Result<()> {
+                    let func = dev.get_or_load_func(&kernel_name::<T>("affine"), kernels::AFFINE)?;
+                    let cfg = LaunchConfig::for_num_elems(n);
+                    unsafe { dev.stream.launch_builder(&func).arg(&n).launch(cfg) }?;
+                    Ok(())
+                }
+                // dfdx's style: a module and a name, both constants.
+                pub fn softmax(dev: &Dev, n: u32) -> Result<()> {
+                    let f = dev.get_func("softmax", SOFTMAX).unwrap();
+                    unsafe { f.launch(LaunchConfig::for_num_elems(n), (n,)) }?;
+                    Ok(())
+                }
+                // A launch among a macro's arguments: listed, not read.
+                pub fn traced(dev: &Dev, f: &Func, cfg: LaunchConfig) {
+                    trace!(unsafe { dev.stream.launch_builder(f).launch(cfg) });
+                }
+                // `run` is a method of another type here, not a caller of the free `run`.
+                pub fn run(dev: &Dev, cfg: LaunchConfig) {
+                    let f = dev.module.load_function("fill_f32").unwrap();
+                    unsafe { dev.stream.launch_builder(&f).launch(cfg) }.unwrap();
+                }
+                pub fn other(engine: &Engine) { engine.run(LaunchConfig::for_num_elems(8)); }
+                pub fn caller(dev: &Dev) { run(dev, LaunchConfig { grid_dim: (1, 1, 1), block_dim: (64, 1, 1), shared_mem_bytes: 0 }); }
+                "#,
+        )]);
+        let expected = [
+            (
+                "src/lib.rs:8",
+                "affine",
+                "#[occupancy::check(kernel = \"affine_*\")] at line 5",
+            ),
+            (
+                "src/lib.rs:14",
+                "softmax",
+                "#[occupancy::check(kernel = \"softmax_f32\")] at line 12",
+            ),
+            (
+                "src/lib.rs:19",
+                "traced",
+                "unread: the launch is an argument of `trace!(..)`, which neither the report nor the attribute parses",
+            ),
+            // The attribute goes on the caller, which does not load the kernel itself.
+            (
+                "src/lib.rs:27",
+                "caller",
+                "#[occupancy::check(kernel = \"fill_f32\")] at line 27",
+            ),
+        ]
+        .map(|(l, f, c)| (l.to_owned(), f.to_owned(), c.to_owned()));
+        assert_eq!(found, expected);
     }
 }

@@ -1,0 +1,246 @@
+//! `report --all`'s CUDA C++ launches: the launches of the crate's `.cu` / `.cuh` files,
+//! read and checked by `occupancy-cuda` (the same reader and check as the build-script
+//! call), each path as a report [`Wrapper`] so that the table, the JSON and the SARIF log
+//! show them as they show the Rust wrappers.
+//!
+//! Where the kernels' resources come from, in order: `--kernel-manifest PATH` (a resource
+//! manifest, as for the Rust wrappers); else the objects the newest build's check recorded
+//! (`<OUT_DIR>/occupancy/cuda-launches.json`, written by `CudaLaunches::check`); else none
+//! (each launch is listed, with its values, as not checked).
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use occupancy_core::resources::manifest::Manifest;
+use occupancy_cuda::{CheckedLaunch, Compiled, Outcome as CudaOutcome};
+
+use crate::report::{Outcome, Wrapper};
+
+/// The folders searched for `.cu` / `.cuh` files when no build recorded them.
+pub(crate) const DEFAULT_DIRS: &[&str] = &["src", "cuda", "kernels", "csrc"];
+
+/// The C++ launches of a crate, as report rows.
+pub(crate) struct CudaSection {
+    /// One per path of each launch (a launch no path checks: one row saying why).
+    pub(crate) wrappers: Vec<Wrapper>,
+    /// The folders read, relative to the crate.
+    pub(crate) dirs: Vec<String>,
+    /// Where the resources came from, for the header.
+    pub(crate) resources: String,
+    /// What could not be read, `file:line: message` each.
+    pub(crate) notes: Vec<String>,
+    /// Launch sites found, and how many of their paths were checked.
+    pub(crate) sites: usize,
+    pub(crate) checked: usize,
+    pub(crate) paths: usize,
+}
+
+/// Reads and checks the C++ launches of the crate in `crate_dir` (package `package`).
+pub(crate) fn section(
+    crate_dir: &Path,
+    package: &str,
+    kernel_manifest: Option<&Path>,
+    policy: &occupancy_core::policy::Policy,
+) -> CudaSection {
+    let record = newest_record(crate_dir, package);
+    let dirs: Vec<String> = match record.as_ref().and_then(|r| r["dirs"].as_array().cloned()) {
+        Some(dirs) => dirs
+            .iter()
+            .filter_map(|d| d.as_str().map(str::to_owned))
+            .collect(),
+        None => DEFAULT_DIRS
+            .iter()
+            .filter(|d| crate_dir.join(d).is_dir())
+            .map(|d| (*d).to_owned())
+            .collect(),
+    };
+    let (compiled, resources) = match kernel_manifest {
+        Some(path) => match Manifest::load(path) {
+            Ok(m) => (
+                Compiled {
+                    kernels: m
+                        .kernels
+                        .into_iter()
+                        .map(|k| (k.resources, path.to_path_buf()))
+                        .collect(),
+                    problems: Vec::new(),
+                },
+                format!("{} (--kernel-manifest)", path.display()),
+            ),
+            Err(e) => (
+                Compiled {
+                    kernels: Vec::new(),
+                    problems: vec![format!("{}: {e}", path.display())],
+                },
+                format!("{} (--kernel-manifest, unreadable)", path.display()),
+            ),
+        },
+        None => {
+            let objects: Vec<PathBuf> = record
+                .as_ref()
+                .and_then(|r| r["objects"].as_array().cloned())
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|o| o.as_str().map(PathBuf::from))
+                .collect();
+            if objects.is_empty() {
+                (
+                    Compiled::default(),
+                    "none: no build recorded its objects (call occupancy_cuda::CudaLaunches from build.rs and build, or pass --kernel-manifest)".to_owned(),
+                )
+            } else {
+                let shown: Vec<String> = objects.iter().map(|o| o.display().to_string()).collect();
+                (
+                    Compiled::read(&objects),
+                    format!("{} (the newest build)", shown.join(", ")),
+                )
+            }
+        }
+    };
+    let dir_paths: Vec<PathBuf> = dirs.iter().map(PathBuf::from).collect();
+    let reading = occupancy_cuda::read(crate_dir, &dir_paths);
+    let checked = occupancy_cuda::check(&reading, policy, &compiled);
+    let mut notes: Vec<String> = reading.notes.iter().map(ToString::to_string).collect();
+    notes.extend(compiled.problems.iter().cloned());
+    let mut section = CudaSection {
+        wrappers: Vec::new(),
+        dirs,
+        resources,
+        notes,
+        sites: checked.len(),
+        checked: 0,
+        paths: 0,
+    };
+    for c in checked {
+        rows(c, &mut section);
+    }
+    section
+}
+
+/// The report rows of one launch site.
+fn rows(c: CheckedLaunch, section: &mut CudaSection) {
+    let launch = &c.launch;
+    let location = launch.location();
+    let site = |instantiation: Option<String>, conditions: Vec<String>| crate::report::CudaSite {
+        form: launch.form.written(),
+        kernel_written: launch.kernel_written.clone(),
+        instantiation,
+        conditions,
+        line: launch.line as usize,
+    };
+    if c.paths.is_empty() {
+        let why = if launch.not_checked.is_empty() {
+            "no launch read".to_owned()
+        } else {
+            launch.not_checked.join("; ")
+        };
+        section.paths += 1;
+        section.wrappers.push(Wrapper {
+            location: location.clone(),
+            name: launch.function.clone(),
+            conditions: Vec::new(),
+            outcome: Outcome::NotChecked(vec![why]),
+            site: None,
+            cuda: Some(site(None, Vec::new())),
+        });
+        return;
+    }
+    for p in c.paths {
+        section.paths += 1;
+        let mut outcome = match p.outcome {
+            CudaOutcome::Checked(spec, evaluation) => {
+                section.checked += 1;
+                Outcome::Evaluated(spec, evaluation)
+            }
+            CudaOutcome::NotChecked(why) => {
+                Outcome::NotChecked(vec![format!("{}: {why}", values(&p.path))])
+            }
+        };
+        if let Outcome::Evaluated(_, evaluation) = &mut outcome {
+            for note in &p.notes {
+                for d in &mut evaluation.diagnostics {
+                    d.finding.notes.push(note.clone());
+                }
+            }
+        }
+        section.wrappers.push(Wrapper {
+            location: location.clone(),
+            name: launch.function.clone(),
+            conditions: Vec::new(),
+            outcome,
+            site: None,
+            cuda: Some(site(
+                Some(p.path.kernel.to_string()),
+                p.path.conditions.clone(),
+            )),
+        });
+    }
+    for why in &launch.not_checked {
+        section.notes.push(format!("{location}: {why}"));
+    }
+}
+
+/// `block 128, smem 0 B, grid ?` as read.
+fn values(p: &occupancy_cuda::LaunchPath) -> String {
+    let dims = |d: &occupancy_cuda::Read<[u32; 3]>| match d {
+        occupancy_cuda::Read::Known([x, 1, 1]) => x.to_string(),
+        occupancy_cuda::Read::Known([x, y, 1]) => format!("({x}, {y})"),
+        occupancy_cuda::Read::Known([x, y, z]) => format!("({x}, {y}, {z})"),
+        occupancy_cuda::Read::Unknown(_) => "run time".to_owned(),
+    };
+    let smem = match &p.dynamic_smem_bytes {
+        occupancy_cuda::Read::Known(b) => format!("{b} B"),
+        occupancy_cuda::Read::Unknown(_) => "run time".to_owned(),
+    };
+    format!("block {}, smem {smem}", dims(&p.block))
+}
+
+/// The newest `<target>/*/build/<package>-*/out/occupancy/cuda-launches.json`.
+fn newest_record(crate_dir: &Path, package: &str) -> Option<serde_json::Value> {
+    let mut targets: Vec<PathBuf> = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .into_iter()
+        .collect();
+    targets.extend(crate_dir.ancestors().map(|a| a.join("target")));
+    let prefix = format!("{package}-");
+    let mut best: Option<(SystemTime, PathBuf)> = None;
+    let mut consider = |build: PathBuf| {
+        for entry in dirs(&build) {
+            let is_package = entry.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.starts_with(&prefix) && n[prefix.len()..].bytes().all(|b| b.is_ascii_hexdigit())
+            });
+            if !is_package {
+                continue;
+            }
+            let record = entry.join("out").join(occupancy_cuda::OUT_DIR_RECORD);
+            if let Ok(modified) = record.metadata().and_then(|m| m.modified())
+                && best.as_ref().is_none_or(|(t, _)| modified > *t)
+            {
+                best = Some((modified, record));
+            }
+        }
+    };
+    for target in targets.iter().filter(|t| t.is_dir()) {
+        for profile in dirs(target) {
+            consider(profile.join("build"));
+            for nested in dirs(&profile) {
+                consider(nested.join("build"));
+            }
+        }
+    }
+    let (_, path) = best?;
+    let text = occupancy_core::file::read_text(&path, "build record", 1 << 20).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+fn dirs(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    out.sort();
+    out
+}
