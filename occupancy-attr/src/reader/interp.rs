@@ -1525,6 +1525,17 @@ impl<'r> Interp<'r> {
                 let why = format!("`{}` is not a function", p.text());
                 return self.opaque_call(args, why, path);
             }
+            // `min(a, b)` / `max(a, b)` imported from `std::cmp`.
+            Err(_) if matches!(idents.as_slice(), ["min" | "max"]) && args.len() == 2 => {
+                let method = if idents[0] == "min" {
+                    Method::Min
+                } else {
+                    Method::Max
+                };
+                return self.operands(&[(&args[0], None), (&args[1], None)], path, |path, vals| {
+                    int_method(method, vals, path)
+                });
+            }
             Err(why) => return self.opaque_call(args, why, path),
         };
         if def.params.len() != args.len() {

@@ -640,9 +640,12 @@ impl Lowering {
                     // `u32::min(a, b)`, `usize::max(..)`, `std::cmp::min(a, b)`: the integer
                     // methods called as functions.
                     let idents = callee.idents();
+                    // (A bare `min(a, b)` may be the crate's own function: it is a call,
+                    // which the interpreter takes as `std::cmp::min` only when no function of
+                    // the crate has that name.)
                     let method = match idents.as_slice() {
                         [.., ty, m] if IntTy::from_name(ty).is_some() => Method::from_name(m),
-                        [.., "cmp", m] | [m @ ("min" | "max")] => {
+                        ["std" | "core", "cmp", m] => {
                             Method::from_name(m).filter(|m| matches!(m, Method::Min | Method::Max))
                         }
                         _ => None,
