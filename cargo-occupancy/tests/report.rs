@@ -470,6 +470,88 @@ pub fn launch_cubin() {}
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// A resource manifest records the SHA-256 of each kernel source it was written from: after
+/// an edit of one, report says the manifest is older than the sources and how to refresh it
+/// (the build's: `cargo build`; the committed one: `OCCUPANCY_WRITE_MANIFEST=1 cargo build`).
+#[test]
+fn a_manifest_older_than_its_sources_is_reported() {
+    let krate = scratch_crate(
+        "report-stale",
+        "report-stale",
+        "#[occupancy::check(kernel = \"k_plain\", block = 256, target = \"sm_90\")]\n\
+         pub fn launch() {}\n",
+    );
+    let toml = krate.join("Cargo.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, format!("{text}\n[workspace]\n")).unwrap();
+    std::fs::create_dir_all(krate.join("kernels")).unwrap();
+    let probe = root().join("occupancy-core/tests/fixtures/probe.cu");
+    let source = std::fs::read(&probe).unwrap();
+    std::fs::write(krate.join("kernels/probe.cu"), &source).unwrap();
+    // The probe manifest, as the build helper writes it: with its source's hash.
+    let mut manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/ui/fixtures/probe.manifest.json")).unwrap(),
+    )
+    .unwrap();
+    manifest["sources"] = serde_json::json!([{
+        "file": "probe.cu",
+        "sha256": occupancy_core::resources::manifest::sha256_hex(&source),
+    }]);
+    // A build's output: the manifest in OUT_DIR, and the build script's directives.
+    let build = krate.join("target/debug/build/report-stale-0123456789abcdef");
+    std::fs::create_dir_all(build.join("out/occupancy")).unwrap();
+    std::fs::write(
+        build.join("out/occupancy/manifest.json"),
+        manifest.to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        build.join("output"),
+        format!(
+            "cargo:rerun-if-changed={}\ncargo:rustc-env=OCCUPANCY_TARGETS=sm_90\n",
+            krate.join("kernels").display()
+        ),
+    )
+    .unwrap();
+    let path = krate.to_str().unwrap();
+
+    let (code, stdout, _) = report(&[path]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(!stdout.contains("older"), "{stdout}");
+
+    // The kernel is edited; no build since.
+    std::fs::write(
+        krate.join("kernels/probe.cu"),
+        [source.as_slice(), b"\n// edited\n"].concat(),
+    )
+    .unwrap();
+    std::fs::write(krate.join("kernels/extra.cu"), "// new\n").unwrap();
+    let warning = "warning: the resource manifest is older than its kernel sources in kernels/ \
+                   (extra.cu is not in the manifest; probe.cu changed since the manifest was \
+                   written): the numbers below are those of the sources it was written from; \
+                   `cargo build` writes it afresh";
+    let (code, stdout, _) = report(&[path]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.replace("\n  ", " ").contains(warning), "{stdout}");
+    let (_, value) = json(&[path]);
+    assert_eq!(
+        value["manifest_stale"].as_str(),
+        Some(&warning["warning: ".len()..])
+    );
+
+    // Without the build, the committed manifest: refreshed another way.
+    std::fs::remove_dir_all(krate.join("target")).unwrap();
+    std::fs::write(krate.join("kernels.manifest.json"), manifest.to_string()).unwrap();
+    let (_, stdout, _) = report(&[path]);
+    assert!(
+        stdout.replace("\n  ", " ").contains(
+            "are those of the sources it was written from; `OCCUPANCY_WRITE_MANIFEST=1 cargo \
+             build` (or `cargo occupancy inspect --write-manifest`) writes it afresh"
+        ),
+        "{stdout}"
+    );
+}
+
 /// Without --kernel-manifest, the newest `target/*/build/<package>-*/out/occupancy/manifest.json`.
 #[test]
 fn finds_the_newest_build_manifest() {

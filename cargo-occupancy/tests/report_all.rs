@@ -399,3 +399,40 @@ fn annotate_leaves_the_tree_as_it_was_when_it_cannot_verify() {
     );
     assert_eq!(sources(&dir), before);
 }
+
+/// The SARIF log of `--all`: a result per finding of the launching functions, at the body's
+/// expression the finding is about, marked not annotated; the launches not checked are
+/// notifications.
+#[test]
+fn report_all_sarif_has_a_result_per_finding() {
+    let krate = fixture();
+    let manifest = krate.join("kernels.manifest.json");
+    let (code, stdout, stderr) = report(&[
+        "--all",
+        "--format",
+        "sarif",
+        krate.to_str().unwrap(),
+        "--kernel-manifest",
+        manifest.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let log: Value = serde_json::from_str(&stdout).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 30);
+    assert!(
+        results
+            .iter()
+            .all(|r| r["properties"]["annotated"] == false)
+    );
+    // affine's finding on sm_86 points at `LaunchConfig::for_num_elems(n as u32)`.
+    let affine = &results[0];
+    assert_eq!(affine["ruleId"], "low_occupancy");
+    assert_eq!(
+        affine["locations"][0]["physicalLocation"]["region"],
+        serde_json::json!({"startLine": 16, "startColumn": 15, "endLine": 16, "endColumn": 52})
+    );
+    let notes = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+        .as_array()
+        .unwrap();
+    assert_eq!(notes.len(), 6);
+}
