@@ -168,7 +168,7 @@ fn push_row(
     }
     let at = line.chars().count();
     // A finding wider than the findings column puts this row's findings under it.
-    let fits = findings.iter().all(|f| at + f.chars().count() + 1 <= WIDTH);
+    let fits = findings.iter().all(|f| at + f.chars().count() < WIDTH);
     let (first_room, indent) = if beside && fits {
         (WIDTH - at, at)
     } else {
