@@ -354,3 +354,195 @@ pub fn given(s: &Stream, ncols: u32) {
     );
     assert_eq!(launches(&ok(&dir, "given")), [(256, 4096), (256, 16384)]);
 }
+
+/// (kernel, block) of every plan.
+fn kernels(spec: &Spec) -> Vec<(Option<String>, u32)> {
+    spec.plans
+        .iter()
+        .map(|p| (p.kernel.clone(), p.block[0].literal().unwrap_or(0)))
+        .collect()
+}
+
+#[test]
+fn each_path_launches_its_own_kernel() {
+    let dir = crate_with(
+        "kernels",
+        "pub struct Module;
+impl Module { pub fn load_function(&self, _: &str) -> Func { Func } }
+pub struct Func;
+impl Func { pub fn launch(&self, _: LaunchConfig) {} }
+pub trait Name { const NAME: &'static str; }
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn per_dtype(m: &Module, n: u32, dtype: DType) {
+    let (f, threads) = match dtype {
+        DType::F16 => (m.load_function(\"cast_f16\"), 64),
+        _ => (m.load_function(\"cast_f32\"), 256),
+    };
+    f.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn named_at_run_time<T: Name>(m: &Module, s: &Stream, n: u32) {
+    let f = m.load_function(&format!(\"affine_{}\", T::NAME));
+    let _ = f;
+    s.launch(LaunchConfig::for_num_elems(n));
+}
+",
+    );
+    let spec = ok(&dir, "per_dtype");
+    assert_eq!(
+        kernels(&spec),
+        [
+            (Some("cast_f16".to_owned()), 64),
+            (Some("cast_f32".to_owned()), 256)
+        ]
+    );
+    // The launch's receiver is not the loaded function: every kernel (the attribute's).
+    let spec = ok(&dir, "named_at_run_time");
+    assert_eq!(kernels(&spec), [(None, 1024)]);
+}
+
+#[test]
+fn the_notes_say_which_values_were_checked() {
+    let dir = crate_with(
+        "notes",
+        "#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn pow2(s: &Stream, n: u32) {
+    let block = n.next_power_of_two().min(1024);
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn inline(s: &Stream, n: u32) {
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (n.clamp(1, 4) * 32, 1, 1), shared_mem_bytes: 0 });
+}
+",
+    );
+    let spec = ok(&dir, "pow2");
+    assert_eq!(spec.plans.len(), 11);
+    assert_eq!(
+        spec.plans[0].notes,
+        ["`block` from `n.next_power_of_two().min(1024)`: each of 1, 2, 4, ..., 1024 checked"]
+    );
+    // One range: every plan of it shares its id, for the findings to be reported together.
+    assert!(spec.plans.iter().all(|p| p.range == spec.plans[0].range));
+    assert!(spec.plans[0].range.is_some());
+    let spec = ok(&dir, "inline");
+    assert_eq!(launches(&spec), [(32, 0), (64, 0), (96, 0), (128, 0)]);
+    assert_eq!(
+        spec.plans[0].notes,
+        ["the block from `n.clamp(1, 4) * 32`: each of 32, 64, 96, 128 checked"]
+    );
+}
+
+#[test]
+fn patterns_guards_and_early_exits_narrow_the_paths() {
+    let dir = crate_with(
+        "patterns",
+        "#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn guarded(s: &Stream, n: u32, dtype: DType) {
+    let block = match n {
+        0 => return,
+        1..=32 => 32,
+        m if m > 4096 => 1024,
+        _ => 256,
+    };
+    let half = matches!(dtype, DType::F16);
+    let smem = if half { block * 2 } else { block * 4 };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn asserted(s: &Stream, cols: u32) {
+    assert!(cols <= 2048, \"too many columns\");
+    let pad = cols.next_power_of_two();
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (pad.min(256), 1, 1), shared_mem_bytes: pad * 4 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn updated(s: &Stream, n: u32, big: bool) {
+    let base = LaunchConfig { grid_dim: (n, 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 };
+    let cfg = if big { LaunchConfig { shared_mem_bytes: 8192, ..base } } else { base };
+    s.launch(cfg);
+}
+",
+    );
+    let mut got = launches(&ok(&dir, "guarded"));
+    got.sort_unstable();
+    assert_eq!(
+        got,
+        [
+            (32, 64),
+            (32, 128),
+            (256, 512),
+            (256, 1024),
+            (1024, 2048),
+            (1024, 4096)
+        ]
+    );
+    let expected: Vec<(u32, u32)> = powers(1, 2048)
+        .into_iter()
+        .map(|pad| (pad.min(256), pad * 4))
+        .collect();
+    assert_eq!(launches(&ok(&dir, "asserted")), expected);
+    assert_eq!(launches(&ok(&dir, "updated")), [(128, 8192), (128, 0)]);
+}
+
+/// Bad input is bounded in time and memory, with an error saying what the reader stopped
+/// at: a body whose matches split into thousands of paths, a loop of a million steps, a
+/// helper that calls itself, a chain of helpers.
+#[test]
+fn bad_input_is_bounded() {
+    let arms: String = (0..16).map(|i| format!("{i} => {}, ", i + 1)).collect();
+    let matches: String = (0..8)
+        .map(|i| format!("let x{i} = match a{i} {{ {arms} _ => 0 }};\n"))
+        .collect();
+    let params: String = (0..8).map(|i| format!(", a{i}: u32")).collect();
+    let sum: Vec<String> = (0..8).map(|i| format!("x{i}")).collect();
+    let chain: String = (0..60)
+        .map(|i| format!("pub fn h{i}(n: u32) -> u32 {{ h{}(n) + 1 }}\n", i + 1))
+        .collect();
+    let dir = crate_with(
+        "bounded",
+        &format!(
+            "{chain}pub fn h60(n: u32) -> u32 {{ n }}
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn explode(s: &Stream{params}) {{
+{matches}    s.launch(LaunchConfig {{ grid_dim: (1, 1, 1), block_dim: ({} + 32, 1, 1), shared_mem_bytes: 0 }});
+}}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn long_loop(s: &Stream) {{
+    let mut b = 0u32;
+    while b < 1_000_000 {{ b += 1; }}
+    s.launch(LaunchConfig {{ grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 }});
+}}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn chained(s: &Stream, n: u32) {{
+    s.launch(LaunchConfig {{ grid_dim: (1, 1, 1), block_dim: (h0(n), 1, 1), shared_mem_bytes: 0 }});
+}}
+",
+            sum.join(" + ")
+        ),
+    );
+    let start = std::time::Instant::now();
+    let errors = spec_of(&dir, "explode").err().unwrap();
+    assert!(
+        errors[0].starts_with("more than 64 paths through the body from here on"),
+        "{errors:?}"
+    );
+    let errors = spec_of(&dir, "long_loop").err().unwrap();
+    assert!(
+        errors[0].contains("`b` is assigned in a loop whose exit the reader cannot bound"),
+        "{errors:?}"
+    );
+    let errors = spec_of(&dir, "chained").err().unwrap();
+    assert!(
+        errors[0].contains("calls nest more than 48 deep"),
+        "{errors:?}"
+    );
+    // Generous for a debug build on a loaded machine; the release build takes milliseconds.
+    assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
+}

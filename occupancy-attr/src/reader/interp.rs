@@ -137,7 +137,7 @@ pub(crate) struct LaunchRec {
     /// follow (their members may not all be possible on this path).
     pub(crate) stale: Vec<ChoiceId>,
     /// Names read that decided the path or that the values no longer carry.
-    pub(crate) reads: Vec<Term>,
+    pub(crate) reads: Vec<Rc<Term>>,
     pub(crate) helpers: Vec<HelperRead>,
     /// The name the configuration is bound to (`cfg`), if any.
     pub(crate) name: Option<String>,
@@ -214,7 +214,7 @@ pub(crate) struct Path {
     masks: Vec<(ChoiceId, u64)>,
     stale: Vec<ChoiceId>,
     facts: Vec<Fact>,
-    reads: Vec<Term>,
+    reads: Vec<Rc<Term>>,
     helpers: Vec<HelperRead>,
     flow: Flow,
 }
@@ -322,7 +322,7 @@ impl Path {
         out
     }
 
-    fn read(&mut self, term: Term) {
+    fn read(&mut self, term: Rc<Term>) {
         if !self.reads.contains(&term) {
             self.reads.push(term);
         }
@@ -479,7 +479,7 @@ impl<'r> Interp<'r> {
         &mut self,
         expr: &Expr,
         expected: Option<IntTy>,
-    ) -> (Val, Vec<Term>) {
+    ) -> (Val, Vec<Rc<Term>>) {
         let path = Path::new(Frame {
             place: Place::wrapper(),
             terms: Terms::AsWritten,
@@ -517,6 +517,11 @@ impl<'r> Interp<'r> {
         mut outs: Vec<(Path, T)>,
         at: At,
     ) -> Vec<(Path, T)> {
+        // Merging compares paths pairwise: past a few times the bound, the error is certain
+        // and the paths are cut first.
+        if outs.len() > 4 * MAX_PATHS {
+            outs.truncate(4 * MAX_PATHS + 1);
+        }
         if outs.len() > 1 {
             outs = merge_identical(outs);
         }
@@ -1294,7 +1299,7 @@ impl<'r> Interp<'r> {
                     (Terms::FromRoot, Ok(k)) => {
                         match self.names.root_path(&module, self_ty.as_deref(), &def) {
                             Ok(root) => Val::Int(Int {
-                                term: Some(Term {
+                                term: Some(Rc::new(Term {
                                     expr: Expr::Path(root, At::NONE),
                                     in_body: false,
                                     names: vec![format!(
@@ -1304,7 +1309,7 @@ impl<'r> Interp<'r> {
                                     )],
                                     at,
                                     value: k.value().unwrap_or_default(),
-                                }),
+                                })),
                                 ..k
                             }),
                             Err(why) => unknown(why),
@@ -1355,7 +1360,7 @@ impl<'r> Interp<'r> {
             Ok(k) => {
                 let term = match terms {
                     Terms::Off => None,
-                    _ => Some(Term {
+                    _ => Some(Rc::new(Term {
                         expr: Expr::Path(p.clone(), At::NONE),
                         in_body: p.segments.first().is_some_and(|s| s.ident == "Self"),
                         names: vec![format!(
@@ -1365,7 +1370,7 @@ impl<'r> Interp<'r> {
                         )],
                         at,
                         value: k.value().unwrap_or_default(),
-                    }),
+                    })),
                 };
                 Val::Int(Int { term, ..k })
             }
@@ -1712,7 +1717,8 @@ impl<'r> Interp<'r> {
                     let callee = (caller.terms == Terms::FromRoot)
                         .then_some(())
                         .and(root.as_ref());
-                    i.term = const_fn_term(&i, &vals, written, callee, &def.name, &place);
+                    i.term =
+                        const_fn_term(&i, &vals, written, callee, &def.name, &place).map(Rc::new);
                     Val::Int(i)
                 }
                 Val::Int(mut i) => {
@@ -2382,8 +2388,13 @@ impl<'r> Interp<'r> {
             Truth::Never => vec![(path, false)],
             Truth::Sometimes => self.split_pattern(pat, &val, path, scrutinee.map(|(e, _)| e)),
         };
+        // What a split decided, for a later match on the same scrutinee: needed where the
+        // scrutinee's value cannot be narrowed instead (an integer variable is).
+        let narrowed = matches!(val, Val::Int(_))
+            && matches!(scrutinee, Some((Expr::Path(p, _), _)) if p.single().is_some());
         if let Some((expr, versions)) = scrutinee
             && out.len() > 1
+            && !narrowed
         {
             let frame = out.first().map_or(0, |(p, _)| p.frames.len());
             return out

@@ -562,11 +562,28 @@ impl Lowering {
         }
     }
 
+    fn at_span(&mut self, span: Span) -> At {
+        if self.spans.is_none() {
+            return At::NONE;
+        }
+        self.at(span)
+    }
+
     fn at_of(&mut self, node: &impl syn::spanned::Spanned) -> At {
         if self.spans.is_none() {
             return At::NONE;
         }
         self.at(node.span())
+    }
+
+    /// The span of `e`'s first token: what a proc macro's span of the whole expression is
+    /// on stable Rust (spans do not join there), without printing the expression to tokens
+    /// as `Spanned::span` does (the reader takes many spans; that was most of its cost).
+    fn at_first(&mut self, e: &syn::Expr) -> At {
+        if self.spans.is_none() {
+            return At::NONE;
+        }
+        self.at(first_span(e, 0))
     }
 
     fn boxed(&mut self, e: &syn::Expr, depth: usize) -> Box<Expr> {
@@ -590,12 +607,12 @@ impl Lowering {
             syn::Expr::Lit(lit) => match &lit.lit {
                 Lit::Int(int) => int_literal(int),
                 Lit::Bool(b) => Expr::Bool(b.value),
-                Lit::Str(s) => Expr::Str(s.value(), self.at_of(s)),
+                Lit::Str(s) => Expr::Str(s.value(), self.at_span(s.span())),
                 Lit::Float(_) => Expr::Opaque("a floating-point number".to_owned()),
                 _ => Expr::Opaque("a literal that is not an integer".to_owned()),
             },
             syn::Expr::Path(p) if p.qself.is_none() => {
-                let at = self.at_of(p);
+                let at = self.at_first(expr);
                 Expr::Path(path(&p.path, d), at)
             }
             syn::Expr::Path(_) => Expr::Opaque("a qualified path `<T as Trait>::..`".to_owned()),
@@ -623,7 +640,7 @@ impl Lowering {
                     }
                     _ => {
                         // The method's name: where a launch or a kernel load is pointed at.
-                        let at = self.at_of(&m.method);
+                        let at = self.at_span(m.method.span());
                         Expr::MethodCall(
                             self.boxed(&m.receiver, d),
                             name,
@@ -664,7 +681,7 @@ impl Lowering {
                             Expr::Method(Box::new(receiver), m, args)
                         }
                         _ => {
-                            let at = self.at_of(c);
+                            let at = self.at_first(expr);
                             Expr::Call(callee, args, at)
                         }
                     }
@@ -681,7 +698,7 @@ impl Lowering {
             }
             syn::Expr::If(i) => self.if_expr(i, d),
             syn::Expr::Match(m) => {
-                let at = self.at_of(m);
+                let at = self.at_span(m.match_token.span);
                 let scrutinee = self.expr(&m.expr, d);
                 let arms = m
                     .arms
@@ -697,7 +714,7 @@ impl Lowering {
                             pat,
                             guard,
                             body: self.expr(&arm.body, d),
-                            at: self.at_of(&arm.body),
+                            at: self.at_first(&arm.body),
                         }
                     })
                     .collect();
@@ -712,7 +729,14 @@ impl Lowering {
             syn::Expr::Unsafe(u) => Expr::Block(Box::new(self.block(&u.block, d))),
             syn::Expr::Async(_) => Expr::Opaque("an `async` block".to_owned()),
             syn::Expr::Struct(s) if s.qself.is_none() => {
-                let at = self.at_of(s);
+                let at = self.at_first(expr);
+                // The whole expression of each field of a launch configuration, for the
+                // findings about it (other structs' fields need no span).
+                let config = s
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|l| l.ident == "LaunchConfig");
                 let name = s
                     .path
                     .segments
@@ -723,7 +747,11 @@ impl Lowering {
                     let Member::Named(field_name) = &field.member else {
                         return Expr::Opaque(format!("a `{name} {{ .. }}` with numbered fields"));
                     };
-                    let field_at = self.at_of(&field.expr);
+                    let field_at = if config {
+                        self.at_of(&field.expr)
+                    } else {
+                        At::NONE
+                    };
                     fields.push((field_name.to_string(), self.expr(&field.expr, d), field_at));
                 }
                 let rest = s.rest.as_ref().map(|r| self.expr(r, d));
@@ -735,7 +763,7 @@ impl Lowering {
                 }))
             }
             syn::Expr::While(w) => {
-                let at = self.at_of(w);
+                let at = self.at_span(w.while_token.span);
                 match &*w.cond {
                     // `while let pat = e { body }`: a loop whose pattern's names are unknown.
                     syn::Expr::Let(l) => {
@@ -763,7 +791,7 @@ impl Lowering {
                 }
             }
             syn::Expr::Loop(l) => {
-                let at = self.at_of(l);
+                let at = self.at_span(l.loop_token.span);
                 let body = self.block(&l.body, d);
                 Expr::Loop(Box::new(Loop {
                     kind: LoopKind::Loop,
@@ -772,7 +800,7 @@ impl Lowering {
                 }))
             }
             syn::Expr::ForLoop(f) => {
-                let at = self.at_of(f);
+                let at = self.at_span(f.for_token.span);
                 let pat = self.pat(&f.pat, d);
                 let iter = self.expr(&f.expr, d);
                 let body = self.block(&f.body, d);
@@ -838,7 +866,7 @@ impl Lowering {
     }
 
     fn if_expr(&mut self, i: &syn::ExprIf, d: usize) -> Expr {
-        let at = self.at_of(i);
+        let at = self.at_span(i.if_token.span);
         let otherwise = i.else_branch.as_ref().map(|(_, e)| self.expr(e, d));
         let then = self.block(&i.then_branch, d);
         // `if let pat = e { then } else { otherwise }` is a `match`.
@@ -884,7 +912,7 @@ impl Lowering {
             let last = i + 1 == block.stmts.len();
             match stmt {
                 syn::Stmt::Local(local) => {
-                    let at = self.at_of(local);
+                    let at = self.at_span(local.let_token.span);
                     let pat = self.pat(&local.pat, d);
                     let init = local.init.as_ref().map(|init| self.expr(&init.expr, d));
                     let otherwise = local
@@ -1105,6 +1133,42 @@ impl Lowering {
                 Err(_) => opaque(pat),
             },
         }
+    }
+}
+
+/// The span of an expression's first token.
+fn first_span(e: &syn::Expr, depth: usize) -> Span {
+    if depth > MAX_DEPTH {
+        return syn::spanned::Spanned::span(e);
+    }
+    let d = depth + 1;
+    match e {
+        syn::Expr::Path(p) => match (&p.qself, p.path.leading_colon, p.path.segments.first()) {
+            (None, None, Some(first)) => first.ident.span(),
+            _ => syn::spanned::Spanned::span(e),
+        },
+        syn::Expr::Lit(l) => l.lit.span(),
+        syn::Expr::Call(c) => first_span(&c.func, d),
+        syn::Expr::MethodCall(m) => first_span(&m.receiver, d),
+        syn::Expr::Field(f) => first_span(&f.base, d),
+        syn::Expr::Binary(b) => first_span(&b.left, d),
+        syn::Expr::Cast(c) => first_span(&c.expr, d),
+        syn::Expr::Index(i) => first_span(&i.expr, d),
+        syn::Expr::Try(t) => first_span(&t.expr, d),
+        syn::Expr::Await(a) => first_span(&a.base, d),
+        syn::Expr::Tuple(t) => t.paren_token.span.join(),
+        syn::Expr::Paren(p) => p.paren_token.span.join(),
+        syn::Expr::Array(a) => a.bracket_token.span.join(),
+        syn::Expr::Block(b) if b.label.is_none() => b.block.brace_token.span.join(),
+        syn::Expr::Struct(s) => match (&s.qself, s.path.leading_colon, s.path.segments.first()) {
+            (None, None, Some(first)) => first.ident.span(),
+            _ => syn::spanned::Spanned::span(e),
+        },
+        syn::Expr::If(i) => i.if_token.span,
+        syn::Expr::Match(m) => m.match_token.span,
+        syn::Expr::Reference(r) => r.and_token.span,
+        syn::Expr::Unary(u) => syn::spanned::Spanned::span(&u.op),
+        other => syn::spanned::Spanned::span(other),
     }
 }
 

@@ -121,7 +121,7 @@ pub(crate) struct BodyLaunch {
     pub(crate) notes: Vec<String>,
     /// Names read on the path (conditions, constants the values no longer carry), with
     /// where to report a failed confirmation.
-    pub(crate) reads: Vec<(Term, Span)>,
+    pub(crate) reads: Vec<(std::rc::Rc<Term>, Span)>,
     /// Helpers called on the path: (as written, from the crate root, the call).
     pub(crate) helpers: Vec<(ir::Path, ir::Path, Span)>,
     /// Why this launch cannot be read as the code makes it, when it cannot.
@@ -161,6 +161,18 @@ pub(crate) fn read_body(
     resolver: &mut Resolver,
     candidates: &Candidates,
 ) -> BodyRead {
+    if !may_launch(block) {
+        // Nothing in the body can build or launch a configuration: nothing to run (the
+        // kernels it loads still stand in for `kernel`).
+        let mut loads = Loads::default();
+        syn::visit::Visit::visit_block(&mut loads, block);
+        return BodyRead {
+            launches: Vec::new(),
+            kernels: loads.kernels,
+            kernel_pattern: loads.pattern,
+            problems: Vec::new(),
+        };
+    }
     let lowered = ir::lower_body(block);
     let params = params(sig);
     let generics: Vec<String> = sig
@@ -284,6 +296,84 @@ fn param_kind(ty: &syn::Type) -> ParamKind {
             None => ParamKind::Other,
         },
     }
+}
+
+/// Whether anything in the body can build or launch a configuration: a `LaunchConfig`
+/// literal, a call (a helper's, cudarc's `for_num_elems`), a launch method, cust's
+/// `launch!`. A body with none is not lowered or run at all (most of the cost of reading
+/// one). A look over `syn`'s tree with no allocation.
+fn may_launch(block: &syn::Block) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_expr(&mut self, e: &'ast syn::Expr) {
+            if self.0 {
+                return;
+            }
+            match e {
+                syn::Expr::Call(_) => self.0 = true,
+                syn::Expr::Struct(s)
+                    if s.path
+                        .segments
+                        .last()
+                        .is_some_and(|l| l.ident == "LaunchConfig") =>
+                {
+                    self.0 = true
+                }
+                syn::Expr::MethodCall(m)
+                    if interp::LAUNCH_METHODS.contains(&m.method.to_string().as_str()) =>
+                {
+                    self.0 = true
+                }
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            if m.path.segments.last().is_some_and(|s| s.ident == "launch") {
+                self.0 = true;
+            }
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_block(&mut finder, block);
+    finder.0
+}
+
+/// The kernels a body that launches nothing loads by a literal name, and a name it builds
+/// with `format!` (the glob it suggests).
+#[derive(Default)]
+struct Loads {
+    kernels: Vec<(String, Span)>,
+    pattern: Option<(String, Span)>,
+}
+
+impl<'ast> syn::visit::Visit<'ast> for Loads {
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        let index = match m.method.to_string().as_str() {
+            "load_function" | "get_function" => Some(0),
+            "get_func" => Some(1),
+            _ => None,
+        };
+        let mut arg = index.and_then(|i| m.args.iter().nth(i));
+        while let Some(syn::Expr::Reference(r)) = arg {
+            arg = Some(&r.expr);
+        }
+        match arg {
+            Some(syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            })) => self.kernels.push((s.value(), s.span())),
+            Some(syn::Expr::Macro(mac)) if mac.mac.path.is_ident("format") => {
+                if let ir::Expr::Format(glob, _) = ir::lower(&syn::Expr::Macro(mac.clone())) {
+                    self.pattern
+                        .get_or_insert((glob, syn::spanned::Spanned::span(mac)));
+                }
+            }
+            _ => {}
+        }
+        syn::visit::visit_expr_method_call(self, m);
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
 /// Whether the body calls a launch method, and the names it uses as a `..base`.
@@ -845,7 +935,7 @@ pub(crate) fn list(values: &[i128]) -> String {
 pub(crate) fn eval_attribute(
     expr: &syn::Expr,
     resolver: &mut Resolver,
-) -> (Val, String, Vec<Term>) {
+) -> (Val, String, Vec<std::rc::Rc<Term>>) {
     let lowered = ir::lower(expr);
     let text = ir::text(&lowered);
     let mut interp = Interp::new(

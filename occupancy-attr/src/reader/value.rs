@@ -50,7 +50,7 @@ pub(crate) struct Int {
     pub(crate) set: AbstractInt,
     pub(crate) ty: Option<IntTy>,
     /// How the compiler confirms it: only for a known value read from names.
-    pub(crate) term: Option<Term>,
+    pub(crate) term: Option<Rc<Term>>,
     /// The run-time inputs it depends on, sorted (empty: a constant).
     pub(crate) roots: Vec<SourceId>,
     /// It is exactly this input's value (so that a key's candidates can stand for it).
@@ -300,7 +300,7 @@ impl Int {
         Int {
             set: AbstractInt::known(value),
             ty,
-            term,
+            term: term.map(Rc::new),
             roots: Vec::new(),
             source: None,
         }
@@ -352,7 +352,7 @@ pub(crate) fn written(k: &Int) -> Option<Expr> {
 }
 
 /// The term of a value computed as `expr` from `parts` (`None` when all are literals).
-fn term_of(parts: &[&Int], expr: Expr, value: i128) -> Option<Term> {
+fn term_of(parts: &[&Int], expr: Expr, value: i128) -> Option<Rc<Term>> {
     if parts.iter().all(|k| k.term.is_none()) {
         return None;
     }
@@ -370,7 +370,7 @@ fn term_of(parts: &[&Int], expr: Expr, value: i128) -> Option<Term> {
             }
         }
     }
-    Some(Term {
+    Some(Rc::new(Term {
         expr,
         in_body: parts
             .iter()
@@ -378,7 +378,7 @@ fn term_of(parts: &[&Int], expr: Expr, value: i128) -> Option<Term> {
         names,
         at,
         value,
-    })
+    }))
 }
 
 /// What an operation gives: the value, and the terms of the known operands whose
@@ -386,7 +386,7 @@ fn term_of(parts: &[&Int], expr: Expr, value: i128) -> Option<Term> {
 /// value: the interpreter records them as read on the path).
 pub(crate) struct Outcome {
     pub(crate) val: Val,
-    pub(crate) dropped: Vec<Term>,
+    pub(crate) dropped: Vec<Rc<Term>>,
 }
 
 impl Outcome {
@@ -453,7 +453,7 @@ fn finish(
     }
 }
 
-fn dropped(parts: &[&Int]) -> Vec<Term> {
+fn dropped(parts: &[&Int]) -> Vec<Rc<Term>> {
     parts.iter().filter_map(|p| p.term.clone()).collect()
 }
 
