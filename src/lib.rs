@@ -48,10 +48,13 @@
 //!
 //! ## How the attribute finds the launch
 //!
-//! A launch is a configuration the body builds:
+//! The attribute reads the body as it runs: one path at a time through its `if`s, `match`es,
+//! `let`s (patterns included), assignments and loops, into the helpers it calls, and a
+//! launch is a configuration one path makes:
 //!
 //! - a cudarc `LaunchConfig { grid_dim, block_dim, shared_mem_bytes }` literal (`..base`
-//!   included), inline in the launch call or bound with `let`;
+//!   included), inline in the launch call or bound with `let` (fields assigned later,
+//!   `cfg.block_dim = (128, 1, 1)`, included);
 //! - cudarc's `LaunchConfig::for_num_elems(n)`: 1024 threads, `n.div_ceil(1024)` blocks and
 //!   0 B of dynamic shared memory in every cudarc release from 0.5.1 to 0.19 (read from
 //!   their sources; 0.12.2 computes one block more for some `n`, before 0.5.1 it was one
@@ -66,21 +69,27 @@
 //! otherwise every configuration it builds is. A wrapper with several launches checks each
 //! (messages name them: ``launch_two_pass (`merge`) on sm_90: ...``). A kernel loaded by a
 //! literal name (`load_function("saxpy")`, `get_function`, `get_func`, cust's
-//! `module.saxpy<<<..>>>`) stands in for `kernel`.
+//! `module.saxpy<<<..>>>`) stands in for `kernel`; when each path loads its own and
+//! launches it (`let (f, threads) = match dtype { .. => (m.load_function("cast_f16")?, 64),
+//! .. }; f.launch(..)`, or `stream.launch_builder(&f)`), each kernel is checked with its own
+//! path's launch only.
 //!
 //! The values are read from the crate's sources: literals; `let` bindings (shadowing
-//! included); constants in the same file, through `use` imports, `crate::` / `super::` /
-//! `self::` paths and inline modules, in the package's library (from an example, test or
-//! binary: `my_crate::consts::TILE`), associated constants (`Self::BLOCK`, `Gemm::TILE`),
-//! constants declared in the body; integer arithmetic with Rust's checked semantics, `as`
-//! casts between integer types, `div_ceil`, `min`, `max`, `clamp`, `next_power_of_two`,
-//! `pow`, `size_of::<primitive>()`, `u32::MAX`; the crate's `const fn`s. Each file is parsed
-//! once per compilation. Not read: items made by macros, `#[cfg]` (two definitions of one
-//! name are not used), other crates' items, function calls other than the above, method
-//! calls on run-time values: those are run-time values to the reader.
+//! included: a parameter shadowed by a `let` of the same name is the `let`); constants in
+//! the same file, through `use` imports, `crate::` / `super::` / `self::` paths and inline
+//! modules, in the package's library (from an example, test or binary:
+//! `my_crate::consts::TILE`), associated constants (`Self::BLOCK`, `Gemm::TILE`), constants
+//! declared in the body; integer arithmetic with Rust's checked semantics, `as` casts
+//! between integer types, `div_ceil`, `min`, `max`, `clamp`, `next_power_of_two`, `pow`,
+//! `size_of::<primitive>()`, `u32::MAX`; the crate's `const fn`s and its functions returning
+//! an integer, a tuple, a struct or a `LaunchConfig`. Each file is parsed once per
+//! compilation. Not read: items made by macros, `#[cfg]` (two definitions of one name are
+//! not used), other crates' items, method calls on run-time values: those are run-time
+//! values to the reader.
 //!
-//! **Every value read from a name is confirmed by the compiler**: the expansion asserts that
-//! the expression, evaluated by rustc, is the value used (`const _: () = assert!(TILE / 4
+//! **Every value read from a name is confirmed by the compiler**, and so is every name a
+//! path's condition or a run-time set's bound was read from: the expansion asserts that the
+//! expression, evaluated by rustc, is the value used (`const _: () = assert!(TILE / 4
 //! == 16, "...")`; a `Self::` or generic expression in an inline `const { }` in the body,
 //! which `cargo build` evaluates and `cargo check` does not), and that a helper read is the
 //! function called. A wrong read (a name shadowed by a macro-made item, a constant that
@@ -91,19 +100,42 @@
 //! A key that states another value than the body (`block = 256` on a body that launches
 //! 128 threads) is an error on both. Keys are for what the body cannot state.
 //!
-//! ## Run-time values: candidates
+//! ## Run-time values: paths, ranges, candidates
 //!
-//! A value the body picks from literal arms (`let b = if n < 1024 { 32 } else { 1024 };`,
-//! a `match` on a dtype) has those arms as candidates: every one is checked, each finding
-//! names the one it is about (`launch_softmax (block = 32) on sm_80: ...`), and values from
-//! the same choice stay together (a block of 32 with the shared memory of the 32 arm). A
-//! value only the data decides takes candidates from its key: `block = [32, 1024]`,
-//! `smem = [4 KiB, 64 KiB]`, `grid = [(64, 64), 132]`; every combination is checked (at
-//! most 64 plans). A `block` or `smem` known only at run time with no candidates is an error
-//! at the body's expression saying so (or check at run time with
-//! `occupancy_core::device::check_launch`, feature `cudarc`); a run-time grid is not an
-//! error: the grid lints (waves, `tail_effect`, `undersized_grid`) then run only on
-//! candidates, if given.
+//! **Values chosen together stay together.** Each path through the body is one launch:
+//! `let (block, warps) = match dtype { .. }`, arms that pick the kernel, the block and the
+//! shared memory together, a helper's tuple or struct, the same condition twice (`if wide`
+//! for the block, `if wide` again for the shared memory) are one launch per arm, never a
+//! pairing the code cannot make. Each finding names its path by its values
+//! (`launch_softmax (block = 32, smem = 128 B) on sm_80: ...`).
+//!
+//! **Run-time values with a finite range need no key.** A parameter takes its type's
+//! range, a condition narrows it (`if n < 1024`, `assert!(cols <= 8192)`, an early
+//! `return`), and `min`, `max`, `clamp`, `next_power_of_two` and doubling loops (`let mut b
+//! = 32; while b < n && b < 1024 { b *= 2; }`) give a finite set of values: each is checked,
+//! a set bound to a name member by member wherever it is used (`let pad =
+//! ncols.next_power_of_two();` then `block_dim: (pad.min(1024), 1, 1), shared_mem_bytes: pad
+//! * 4` pairs 1024 threads with 64 KiB, never 32 threads with it; a member whose values
+//! overflow their type panics, so it is not a launch). The findings of one such range are
+//! one diagnostic per lint and target: the worst member's, with a note listing the others
+//! (`also 4 more launches of the same run-time range, worst first: block = 2, smem = 8 B;
+//! ...`) and one saying what was checked (`` `pad` from `ncols.next_power_of_two()`: each of
+//! 1, 2, 4, ..., 16384 checked ``).
+//!
+//! **Only truly unbounded values need candidates**: `smem = ncols * 4` takes them from its
+//! key, `block = [32, 1024]`, `smem = [4 KiB, 64 KiB]`, `grid = [(64, 64), 132]`, and a
+//! candidate stands for the run-time value it replaces: `block = [32, 1024]` on a body whose
+//! block is `threads` and whose shared memory is `threads * 4` checks (32, 128 B) and (1024,
+//! 4 KiB). Candidates are never paired with a value computed from the same run-time input
+//! in another way (an error says so). A `block` or `smem` known only at run time with no
+//! candidates is an error at the body's expression saying what bound is known, if any (or
+//! check at run time with `occupancy_core::device::check_launch`, feature `cudarc`); a
+//! run-time grid is not an error: the grid lints (waves, `tail_effect`, `undersized_grid`)
+//! then run only on candidates, if given.
+//!
+//! The reading is bounded: at most 64 paths (past that, an error on the `if` or `match`
+//! that splits them), 64 launches per launch site, loops of at most 4096 values, calls 48
+//! deep (a helper that calls itself is not followed), 200,000 steps.
 //!
 //! ## Kernel families
 //!

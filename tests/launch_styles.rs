@@ -4,7 +4,7 @@
 //! associated constant, a run-time choice between literal sizes, shared memory that grows
 //! with the data, a family of kernels named at run time), built with plain `cargo build`:
 //! every style gets its warnings with numbers, at the body's expression, with no `block` or
-//! `smem` key where the code states them.
+//! `smem` key at all.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -123,23 +123,32 @@ fn every_style_gets_its_numbers() {
         "{stderr}"
     );
 
-    // 6. Shared memory that grows with the data: the attribute's candidates, every
-    //    combination.
+    // 6. Shared memory that grows with the data, through the padded row that also decides
+    //    the block: each padded size up to the guard's 8192 checked, block and shared memory
+    //    paired as the code pairs them (1024 threads with 32 KiB, never 32 threads with it),
+    //    the findings of the range in one diagnostic per lint and target.
     let w = warning(
         &stderr,
         "low_occupancy",
-        "sort_rows (block = 256, smem = 40 KiB) on sm_80: 50% occupancy (32 of 64 warps), below the 75% floor",
+        "sort_rows (block = 1, smem = 4 B) on sm_86: 33.33% occupancy (16 of 48 warps), below the 75% floor",
     );
     assert!(
         w.contains(
-            "= note: limited by shared memory: 0 B static + 40 KiB dynamic + 1 KiB reserved = 41 KiB per block -> 164 KiB carveout / 41 KiB = 4 blocks/SM"
+            "= note: `ncols_pad` from `ncols.next_power_of_two()`: each of 1, 2, 4, ..., 8192 checked"
         ),
         "{w}"
     );
-    warning(
-        &stderr,
-        "low_occupancy",
-        "sort_rows (block = 1024, smem = 4 KiB) on sm_86: 66.67% occupancy (32 of 48 warps), below the 75% floor",
+    assert!(
+        w.contains("block = 64, smem = 256 B (66.67%)")
+            && w.contains("block = 1024, smem = 32 KiB (66.67%)"),
+        "{w}"
+    );
+    assert!(w.contains("block_dim: (ncols_pad.min(1024), 1, 1)"), "{w}");
+    assert!(!stderr.contains("block = 32, smem = 32 KiB"), "{stderr}");
+    assert_eq!(
+        stderr.matches("low_occupancy`: sort_rows").count(),
+        2,
+        "one diagnostic per target for the whole range: {stderr}"
     );
 
     // 7. A family of kernels named at run time: one warning for the three, worst first.

@@ -12,6 +12,11 @@ Two styles of wrappers, each in all three variants:
   which the attribute reads and the compiler confirms.
 
     python3 bench/macro-cost/run.py [--wrappers 200] [--runs 7] [--macro-opt-level 3] [--styles literal,body]
+                                    [--baseline DIR]
+
+`--baseline DIR` adds a fourth variant, `#[occupancy::check]` from another checkout of this
+repository (`git archive main | tar -x -C DIR`), timed in the same interleaved runs: the
+cost before and after a change, measured together.
 
 Each variant is a generated crate in target/macro-cost/ sharing one target directory (the
 dependencies are built once, before timing). A timed run touches the crate's lib.rs and
@@ -36,6 +41,8 @@ WORK = ROOT / "target" / "macro-cost"
 
 
 def wrapper(i, attribute, style):
+    if attribute == "base":
+        attribute = "ours"
     block = [128, 256, 512, 1024][i % 4]
     regs = [16, 24, 32][i % 3]
     launch = f"block = {block}, " if style == "literal" else ""
@@ -82,11 +89,12 @@ pub const SMEM: u32 = 16;
 """
 
 
-def make_crate(attribute, style, wrappers, macro_opt_level):
+def make_crate(attribute, style, wrappers, macro_opt_level, baseline=None):
     crate = WORK / f"gen-{style}-{attribute}"
     (crate / "src").mkdir(parents=True, exist_ok=True)
     deps = {
         "ours": f'occupancy = {{ path = "{ROOT}" }}\n',
+        "base": f'occupancy = {{ path = "{baseline}" }}\n',
         "identity": f'identity-attr = {{ path = "{ROOT / "bench/macro-cost/identity"}" }}\n',
         "none": "",
     }[attribute]
@@ -120,13 +128,16 @@ def main():
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--macro-opt-level", type=int, choices=[0, 1, 2, 3], default=None)
     ap.add_argument("--styles", default="literal,body")
+    ap.add_argument("--baseline", default=None, help="another checkout of this repository, timed as `base`")
     args = ap.parse_args()
+    variants = ("none", "identity", "ours") + (("base",) if args.baseline else ())
+    baseline = pathlib.Path(args.baseline).resolve() if args.baseline else None
     env = dict(os.environ, CARGO_TARGET_DIR=str(WORK / "target"), CARGO_INCREMENTAL="0")
     styles = args.styles.split(",")
     crates = {
-        (s, a): make_crate(a, s, args.wrappers, args.macro_opt_level)
+        (s, a): make_crate(a, s, args.wrappers, args.macro_opt_level, baseline)
         for s in styles
-        for a in ("none", "identity", "ours")
+        for a in variants
     }
     for crate in crates.values():
         subprocess.run(["cargo", "check", "-q", "--manifest-path", str(crate / "Cargo.toml")], env=env, check=True)
@@ -144,6 +155,9 @@ def main():
         per = lambda a: (median[(s, a)] - median[(s, "none")]) * 1000 / args.wrappers
         print(f"{s}: added per wrapper: identity {per('identity'):.3f} ms, occupancy::check {per('ours'):.3f} ms "
               f"({per('ours') / per('identity'):.2f}x the identity attribute)")
+        if args.baseline:
+            print(f"{s}: baseline occupancy::check {per('base'):.3f} ms "
+                  f"({per('base') / per('identity'):.2f}x the identity attribute)")
 
 
 if __name__ == "__main__":

@@ -12,9 +12,10 @@
 //! Grouping, so that a family of 89 kernels or a target list with three names of one
 //! architecture does not print the same warning many times:
 //!
-//! 1. one diagnostic per lint, plan and target for all the kernels it fires on: the worst
-//!    kernel's finding (lowest occupancy on that target), with a note listing the others,
-//!    worst first;
+//! 1. one diagnostic per lint, plan and target for all the kernels it fires on, and for all
+//!    the members of a run-time range of one launch (`Plan::range`: the block sizes a
+//!    `next_power_of_two().min(1024)` can take): the worst finding (lowest occupancy on that
+//!    target), with a note listing the others, worst first;
 //! 2. then one per distinct result: targets whose diagnostics are the same but for the
 //!    target's name (`sm_89`, `RTX 4090`, `L4`) are named together in one.
 
@@ -89,7 +90,7 @@ impl Spec {
         for (p, plan) in self.plans.iter().enumerate() {
             let launch = plan.launch()?;
             let grid = plan.grid_dim();
-            for k in self.kernel_indices() {
+            for k in self.plan_kernels(p) {
                 let mut parts: Vec<String> = plan.label.iter().cloned().collect();
                 if family && let Some(kernel) = k.and_then(|k| self.kernels.get(k)) {
                     parts.push(format!("kernel {}", kernel.name));
@@ -143,6 +144,7 @@ impl Spec {
                                 }
                             }
                         }
+                        finding.notes.extend(plan.notes.iter().cloned());
                         found.push((p, k, finding, percent));
                     }
                     targets.push(TargetEvaluation {
@@ -166,53 +168,83 @@ impl Spec {
         })
     }
 
-    /// Stage 1: one diagnostic per (plan, lint, target) over the kernels it fires on.
+    /// Stage 1: one diagnostic per (plan or range, lint, target) over the kernels and range
+    /// members it fires on.
     fn group_kernels(&self, found: Vec<(usize, Option<usize>, Finding, f64)>) -> Vec<Diagnostic> {
-        let mut groups: Vec<Vec<(Option<usize>, Finding, f64)>> = Vec::new();
-        let mut keys: Vec<(usize, &'static str, Option<Target>)> = Vec::new();
-        let mut plans_of: Vec<usize> = Vec::new();
+        type Member = (usize, Option<usize>, Finding, f64);
+        let mut groups: Vec<Vec<Member>> = Vec::new();
+        let mut keys: Vec<((bool, usize), &'static str, Option<Target>)> = Vec::new();
         for (p, k, finding, percent) in found {
-            let key = (p, finding.lint.name, finding.target);
+            let group = match self.plans.get(p).and_then(|plan| plan.range) {
+                Some(range) => (true, range),
+                None => (false, p),
+            };
+            let key = (group, finding.lint.name, finding.target);
             match keys.iter().position(|x| *x == key) {
-                Some(i) => groups[i].push((k, finding, percent)),
+                Some(i) => groups[i].push((p, k, finding, percent)),
                 None => {
                     keys.push(key);
-                    plans_of.push(p);
-                    groups.push(vec![(k, finding, percent)]);
+                    groups.push(vec![(p, k, finding, percent)]);
                 }
             }
         }
         // Launch-scoped findings first, as `check` orders them.
         let mut out: Vec<Diagnostic> = Vec::new();
-        for (group, plan) in groups.into_iter().zip(plans_of) {
-            let mut members = group;
+        for mut members in groups {
             // Worst first: the lowest occupancy on this target (an impossible launch, -1,
-            // first of all); a stable sort keeps the family's order among equals.
-            members.sort_by(|a, b| a.2.total_cmp(&b.2));
+            // first of all); a stable sort keeps the plans' and the family's order among
+            // equals.
+            members.sort_by(|a, b| a.3.total_cmp(&b.3));
             let kernel_name =
                 |k: Option<usize>| k.and_then(|k| self.kernels.get(k)).map(|k| k.name.clone());
-            let kernels: Vec<String> = members
-                .iter()
-                .filter_map(|(k, _, _)| kernel_name(*k))
-                .collect();
-            let (_, mut finding, _) = members[0].clone();
+            let mut kernels: Vec<String> = Vec::new();
+            for (_, k, _, _) in &members {
+                if let Some(name) = kernel_name(*k)
+                    && !kernels.contains(&name)
+                {
+                    kernels.push(name);
+                }
+            }
+            let (plan, _, mut finding, _) = members[0].clone();
+            let one_plan = members.iter().all(|m| m.0 == plan);
             if members.len() > 1 {
+                let family = self.kernels.len() > 1;
                 let others: Vec<String> = members[1..]
                     .iter()
-                    .filter_map(|(k, _, percent)| {
-                        let name = kernel_name(*k)?;
-                        Some(if *percent >= 0.0 && finding.target.is_some() {
+                    .map(|(p, k, _, percent)| {
+                        let mut name = Vec::new();
+                        if !one_plan
+                            && let Some(label) = self.plans.get(*p).and_then(|p| p.label.clone())
+                        {
+                            name.push(label);
+                        }
+                        if family && let Some(kernel) = kernel_name(*k) {
+                            name.push(if one_plan {
+                                kernel
+                            } else {
+                                format!("kernel {kernel}")
+                            });
+                        }
+                        let name = name.join(", ");
+                        if *percent >= 0.0 && finding.target.is_some() {
                             format!("{name} ({})", percent_text(*percent))
                         } else {
                             name
-                        })
+                        }
                     })
                     .collect();
+                let n = others.len();
+                let what = if one_plan {
+                    format!("kernel{} of the family", if n == 1 { "" } else { "s" })
+                } else {
+                    format!(
+                        "launch{} of the same run-time range",
+                        if n == 1 { "" } else { "es" }
+                    )
+                };
                 finding.notes.push(format!(
-                    "also {} more kernel{} of the family, worst first: {}",
-                    others.len(),
-                    if others.len() == 1 { "" } else { "s" },
-                    others.join(", ")
+                    "also {n} more {what}, worst first: {}",
+                    others.join(if one_plan { ", " } else { "; " })
                 ));
             }
             let targets = finding.target.into_iter().collect();

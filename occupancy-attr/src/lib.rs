@@ -14,17 +14,19 @@
 //! 1. `attr.rs`: tokens -> the arguments as written (`ast.rs`), every syntax error collected
 //!    (after the nesting limits of `limits.rs`);
 //! 2. `policy.rs`: the crate's `occupancy.toml` (or `$OCCUPANCY_POLICY`);
-//! 3. `source.rs`: the crate's sources as an index (modules, constants, `const fn`s,
-//!    helpers, impls, imports), each file parsed once per compilation; `cexpr.rs`: the
-//!    integer expressions it keeps; `resolve.rs`: their evaluation, with a term the compiler
-//!    confirms for every value read from a name;
-//! 4. `body.rs`: the launches the wrapper's body makes (`LaunchConfig` literals,
-//!    `for_num_elems`, the crate's helpers, cust's `launch!`) and the kernel it names;
+//! 3. `source.rs`: the crate's sources as an index (modules, constants, functions, impls,
+//!    imports), each file parsed once per compilation;
+//! 4. `reader/`: the launches the wrapper's body makes, one per path through it: a small
+//!    interpreter (`reader/interp.rs`) over the lowered body (`reader/ir.rs`), the helpers
+//!    and `const fn`s it calls and the constants it names (`reader/names.rs`: name
+//!    resolution in the crate's sources), with an explicit abstract value
+//!    (`reader/value.rs`: known integers, finite sets, intervals, tuples, configurations,
+//!    kernels) and a term the compiler confirms for every value read from a name;
 //! 5. `artifact.rs`: the kernels' resources per target, from the resource manifest, a cubin
 //!    or a fatbin (one kernel, a list, or a glob);
-//! 6. `valid.rs` and `plans.rs`: arguments + policy + body + resources -> [`Spec`], with every
-//!    value checked, drift between the attribute and the body an error, one [`Plan`] per
-//!    launch and run-time candidate;
+//! 6. `valid.rs` (in stages) and `plans.rs`: arguments + policy + body + resources ->
+//!    [`Spec`], with every value checked, drift between the attribute and the body an error,
+//!    one [`Plan`] per launch the code can make and run-time candidate;
 //! 7. `eval.rs`: [`Spec`] -> [`Evaluation`] (engine results per plan, kernel and target;
 //!    diagnostics grouped over a family's kernels and over targets with the same result).
 //!
@@ -60,8 +62,6 @@ use syn::{Block, Signature};
 mod artifact;
 mod ast;
 mod attr;
-mod body;
-mod cexpr;
 mod errors;
 mod eval;
 mod limits;
@@ -69,7 +69,7 @@ mod memo;
 mod plans;
 mod policy;
 mod read;
-mod resolve;
+mod reader;
 mod source;
 mod spec;
 mod split;
@@ -292,11 +292,10 @@ pub fn parse(
     let sig = wrapper.sig;
     let spec = match policy::load(env, attribute) {
         Ok(loaded) => {
-            let unread = wrapper.unread.clone();
             // The crate's sources are read, and the wrapper located there, only when a name
             // needs resolving.
             let located = match (&env.crate_dir, &env.source_file) {
-                (Some(dir), Some(file)) => Some(resolve::Wrapper {
+                (Some(dir), Some(file)) => Some(reader::names::Wrapper {
                     package_dir: dir.clone(),
                     file: file.clone(),
                     name: sig.ident.to_string(),
@@ -304,36 +303,10 @@ pub fn parse(
                 }),
                 _ => None,
             };
-            let body_items = wrapper.body.map(body::items).unwrap_or_default();
-            let mut resolver = resolve::Resolver::new(located, env.lib_name.clone(), body_items);
-            let mut scope = resolve::Scope::at_wrapper(resolve::Terms::AsWritten);
-            for name in param_names(sig) {
-                scope.opaque.push((
-                    name,
-                    "a parameter of the wrapper, a run-time value".to_owned(),
-                ));
-            }
-            for param in &sig.generics.params {
-                let name = match param {
-                    syn::GenericParam::Const(c) => c.ident.to_string(),
-                    syn::GenericParam::Type(t) => t.ident.to_string(),
-                    syn::GenericParam::Lifetime(_) => continue,
-                };
-                scope.opaque.push((
-                    name,
-                    "a generic parameter of the wrapper, known only per instantiation".to_owned(),
-                ));
-            }
-            let body = wrapper
-                .body
-                .map(|b| body::read(b, scope.clone(), &mut resolver));
-            let reading = valid::Reading {
-                resolver: &mut resolver,
-                scope,
-                body,
-                unread,
-            };
-            valid::validate(args, &loaded, env, &sig.ident, attribute, reading)
+            let body_items = wrapper.body.map(reader::items).unwrap_or_default();
+            let mut resolver =
+                reader::names::Resolver::new(located, env.lib_name.clone(), body_items);
+            valid::validate(args, &loaded, env, wrapper, attribute, &mut resolver)
                 .map_err(|e| errors.push(e))
                 .ok()
         }
@@ -398,20 +371,4 @@ pub fn parse_source_file(text: &str, file: &str) -> Result<SourceFile, syn::Erro
         .parse()
         .map_err(|e: proc_macro2::LexError| syn::Error::new(e.span(), e))?;
     split::parse_file(tokens, file)
-}
-
-/// The names the wrapper's parameters bind.
-fn param_names(sig: &Signature) -> Vec<String> {
-    let mut names = Vec::new();
-    for input in &sig.inputs {
-        match input {
-            syn::FnArg::Receiver(_) => names.push("self".to_owned()),
-            syn::FnArg::Typed(t) => {
-                if let Some(name) = cexpr::pattern_name(&t.pat) {
-                    names.push(name);
-                }
-            }
-        }
-    }
-    names
 }

@@ -1,13 +1,17 @@
 //! The launches to check ([`Plan`]s): what the body launches, merged with the attribute's
 //! `block`, `smem` and `grid` keys.
 //!
-//! - A value the body states (a literal, or a constant the source reader resolved) is used
-//!   as is; a key that states another value is drift: an error on both spans.
-//! - A value the body leaves to run time takes the key's value or candidates; without
-//!   them, `block` and `smem` are an error at the body's expression saying how to give
-//!   candidates, and `grid` is simply unknown (the grid lints then do not run).
-//! - Each run-time choice of the body (`if` / `match` arms) and each candidate of a key is
-//!   one plan per combination; the same configuration twice is one plan.
+//! - A value the body states (a literal, a constant the reader resolved, a member of a
+//!   run-time set it enumerated) is used as is; a key that states other values is drift: an
+//!   error on both spans.
+//! - A value the body leaves to run time takes the key's candidates (which the reader has
+//!   bound to the run-time value they stand for, where it could: see `reader/mod.rs`);
+//!   without them, `block` and `smem` are an error at the body's expression saying how to
+//!   give candidates and what bound is known, and `grid` is simply unknown (the grid lints
+//!   then do not run).
+//! - Each launch of each path is one plan per candidate of what it leaves to run time; the
+//!   same configuration twice is one plan. Candidates are never paired with a value that
+//!   depends on the same run-time input (that pairing may be one the code cannot make).
 //! - Without a readable launch in the body, the keys alone make the plans (`block` is then
 //!   required).
 //!
@@ -18,10 +22,9 @@ use proc_macro2::Span;
 use syn::{Error, Ident};
 
 use crate::ast::{Arg, Candidates, Dims, Value};
-use crate::body::{BodyLaunch, BodyRead};
-use crate::cexpr;
 use crate::errors::Errors;
-use crate::resolve::{ConfigVal, Known, Val};
+use crate::reader::value::{Int, Term};
+use crate::reader::{BodyLaunch, BodyRead, Field, RunTime, ir};
 use crate::spec::{Confirmation, HelperCheck, Plan};
 
 /// The most plans one wrapper checks (launches x run-time candidates).
@@ -34,16 +37,27 @@ pub(crate) struct Keys<'a> {
     pub(crate) grid: Option<&'a Arg<Candidates<Dims>>>,
 }
 
+impl Keys<'_> {
+    /// The literal candidates, for the reader to bind to run-time values.
+    pub(crate) fn candidates(&self) -> crate::reader::Candidates {
+        crate::reader::Candidates {
+            block: self.block.and_then(|arg| {
+                literal_dims(&arg.value)
+                    .map(|v| v.into_iter().map(|d| [d[0], d[1], d[2]]).collect())
+            }),
+            smem: self
+                .smem
+                .and_then(|arg| arg.value.items.iter().map(Value::literal).collect()),
+        }
+    }
+}
+
 /// What [`plans`] gives besides the plans.
 #[derive(Default)]
 pub(crate) struct Read {
     pub(crate) confirmations: Vec<Confirmation>,
     pub(crate) helpers: Vec<HelperCheck>,
 }
-
-/// A value of one launch as the body gives it: known (with the confirmation it needs), or
-/// unknown (why).
-type Field<T> = Result<T, String>;
 
 /// The plans for `keys` and the launches of `body` (`None`: the body was not read, with
 /// why in `unread`).
@@ -57,6 +71,9 @@ pub(crate) fn plans(
     errors: &mut Errors,
 ) -> Vec<Plan> {
     let launches: &[BodyLaunch] = body.map_or(&[], |b| b.launches.as_slice());
+    for (span, message) in body.map_or(&[][..], |b| b.problems.as_slice()) {
+        errors.push(Error::new(*span, message));
+    }
     let mut plans = Vec::new();
     if launches.is_empty() {
         if keys.block.is_none() {
@@ -91,16 +108,19 @@ pub(crate) fn plans(
             key_values(keys, SMEM).unwrap_or_else(|| vec![(Vec::new(), Span::call_site())]),
             key_values(keys, GRID).unwrap_or_else(|| vec![(Vec::new(), attribute)]),
         ];
-        push_plans(&choices, None, &mut plans);
+        push_plans(&choices, &Shared::default(), &mut plans);
     } else {
-        for (index, launch) in launches.iter().enumerate() {
-            let name = match &launch.name {
+        let sites = launches.iter().map(|l| l.site).max().map_or(0, |s| s + 1);
+        for site in 0..sites {
+            let rows: Vec<&BodyLaunch> = launches.iter().filter(|l| l.site == site).collect();
+            let Some(first) = rows.first() else { continue };
+            let name = match &first.name {
                 Some(n) => format!("`{n}`"),
-                None => format!("launch {}", index + 1),
+                None => format!("launch {}", site + 1),
             };
             let before = plans.len();
-            launch_plans(launch, &name, keys, out, errors, &mut plans);
-            if launches.len() > 1 {
+            site_plans(&rows, &name, keys, out, errors, &mut plans);
+            if sites > 1 {
                 for plan in &mut plans[before..] {
                     plan.label = Some(name.clone());
                 }
@@ -132,48 +152,75 @@ const FIELDS: [&str; 3] = ["block", "smem", "grid"];
 /// A key and its literal candidates (`None` when one is a constant expression).
 type Given<'k> = (&'k Ident, Option<Vec<Vec<u32>>>);
 
-/// One branch of a launch: its block (3 values), dynamic shared memory (1) and grid (3), each
-/// known or why not.
-struct Row<'c> {
-    values: [Field<Vec<Known>>; 3],
-    config: Option<&'c ConfigVal>,
+/// A value of one launch as the body gives it: known (each dimension, with the
+/// confirmation it needs), or known only at run time.
+type Values = Result<Vec<Int>, Box<RunTime>>;
+
+/// One launch of the body: its block (3 values), dynamic shared memory (1) and grid (3).
+struct Row<'b> {
+    launch: &'b BodyLaunch,
+    values: [Values; 3],
 }
 
-/// The plans of one launch of the body: one per branch of its run-time choices, times the
-/// keys' candidates for what the body leaves to run time.
-fn launch_plans(
-    launch: &BodyLaunch,
+/// What the plans of one launch share besides their values.
+#[derive(Default, Clone)]
+struct Shared {
+    origin: Option<String>,
+    kernel: Option<String>,
+    notes: Vec<String>,
+    range: Option<usize>,
+}
+
+/// The plans of one launch site of the body: one per launch its paths make, times the keys'
+/// candidates for what it leaves to run time.
+fn site_plans(
+    launches: &[&BodyLaunch],
     name: &str,
     keys: &Keys<'_>,
     out: &mut Read,
     errors: &mut Errors,
     plans: &mut Vec<Plan>,
 ) {
-    let spans = [launch.block_span, launch.smem_span, launch.grid_span];
-    let mut rows: Vec<Row<'_>> = launch
-        .value
-        .iter()
-        .map(|branch| match &branch.val {
-            Val::Config(c) => Row {
-                values: [
-                    dims(&c.block, "block_dim"),
-                    u32_value(&c.smem).map(|k| vec![k]),
-                    dims(&c.grid, "grid_dim"),
-                ],
-                config: Some(&**c),
-            },
-            other => {
-                let why = match other {
-                    Val::Unknown(why) => why.clone(),
-                    _ => "not a launch configuration".to_owned(),
-                };
-                Row {
-                    values: [Err(why.clone()), Err(why.clone()), Err(why)],
-                    config: None,
-                }
+    let mut reported: Vec<String> = Vec::new();
+    let mut report = |errors: &mut Errors, span: Span, message: String| {
+        if !reported.contains(&message) {
+            errors.push(Error::new(span, message.clone()));
+            reported.push(message);
+        }
+    };
+    let mut rows: Vec<Row<'_>> = Vec::new();
+    for launch in launches {
+        if let Some(why) = &launch.error {
+            report(errors, launch.span, why.clone());
+            continue;
+        }
+        let dims = |d: &Result<[Field; 3], String>| -> Values {
+            match d {
+                Ok(fields) => fields.iter().map(u32_value).collect::<Result<Vec<_>, _>>(),
+                Err(why) => Err(Box::new(RunTime {
+                    why: why.clone(),
+                    set: None,
+                    source: None,
+                    roots: Vec::new(),
+                    int: false,
+                })),
             }
-        })
-        .collect();
+        };
+        rows.push(Row {
+            launch,
+            values: [
+                dims(&launch.block),
+                u32_value(&launch.smem).map(|k| vec![k]),
+                dims(&launch.grid),
+            ],
+        });
+    }
+    let Some(first) = rows.first() else { return };
+    let spans = [
+        first.launch.block_span,
+        first.launch.smem_span,
+        first.launch.grid_span,
+    ];
 
     // The keys' values: their literal candidates (`None` for a key with a constant the
     // front end could not read), each with its key.
@@ -191,8 +238,8 @@ fn launch_plans(
         keys.grid.map(|arg| (&arg.key, literal_dims(&arg.value))),
     ];
 
-    // Drift: a key that states another value than the body, where the body states it in
-    // every branch. Where the key's one value differs from the body's one reading only in
+    // Drift: a key that states another value than the body, where the body states it on
+    // every path. Where the key's one value differs from the body's one reading only in
     // values read from names, the key wins and the compiler checks the body's expression
     // against it (the reader may have misread a name; the compiler settles it).
     let single = rows.len() == 1;
@@ -203,10 +250,11 @@ fn launch_plans(
         let Some(body): Option<Vec<Vec<u32>>> = rows
             .iter()
             .map(|r| {
-                r.values[field]
-                    .as_ref()
-                    .ok()
-                    .map(|v| v.iter().map(|k| k.value as u32).collect())
+                r.values[field].as_ref().ok().map(|v| {
+                    v.iter()
+                        .map(|k| k.value().unwrap_or_default() as u32)
+                        .collect()
+                })
             })
             .collect()
         else {
@@ -237,11 +285,15 @@ fn launch_plans(
         }
     }
 
-    let mut reported = false;
+    // Launches of one path that differ only in the members of a run-time set: a range.
+    let groups: Vec<usize> = rows.iter().map(|r| r.launch.group).collect();
     for row in rows {
+        let launch = row.launch;
+        let spans = [launch.block_span, launch.smem_span, launch.grid_span];
         // Each value as the body states it (confirmed where read from a name), else the
         // key's candidates, else (block, smem) an error.
         let mut choices: [Vec<(Vec<Value>, Span)>; 3] = Default::default();
+        let mut from_keys: Vec<(usize, &RunTime)> = Vec::new();
         for field in [BLOCK, SMEM, GRID] {
             choices[field] = match &row.values[field] {
                 Ok(known) => {
@@ -251,58 +303,106 @@ fn launch_plans(
                         spans[field],
                     )]
                 }
-                Err(why) => match key_values(keys, field) {
-                    Some(values) => values,
+                Err(run_time) => match key_values(keys, field) {
+                    Some(values) => {
+                        from_keys.push((field, run_time));
+                        values
+                    }
                     None if field == GRID => vec![(Vec::new(), spans[field])],
                     None => {
-                        if !reported {
-                            let (what, example) = match field {
-                                BLOCK => ("the block size", "block = [32, 1024]"),
-                                _ => ("the dynamic shared memory", "smem = [4 KiB, 64 KiB]"),
-                            };
-                            run_time(errors, what, example, why, spans[field]);
-                            reported = true;
-                        }
+                        let message = run_time_message(field, run_time);
+                        report(errors, spans[field], message);
                         Vec::new()
                     }
                 },
             };
         }
-        if let Some(config) = row.config {
-            for (written, read) in &config.helpers {
-                let span = launch.span;
-                if let (Some(written), Some(read)) = (
-                    cexpr::tokens(&cexpr::Expr::Path(written.clone()), span),
-                    cexpr::tokens(&cexpr::Expr::Path(read.clone()), span),
-                ) && !out
-                    .helpers
-                    .iter()
-                    .any(|h| h.read.to_string() == read.to_string())
-                {
-                    out.helpers.push(HelperCheck {
-                        written,
-                        read,
-                        span,
-                    });
-                }
+        // Candidates stand for the value as given, independently of the rest of the
+        // launch: never paired with a value that depends on the same run-time input.
+        let shared_input = from_keys.iter().enumerate().any(|(i, (f, r))| {
+            *f != GRID
+                && (r.roots.iter().any(|s| launch.enumerated.contains(s))
+                    || from_keys[i + 1..]
+                        .iter()
+                        .any(|(g, q)| *g != GRID && r.roots.iter().any(|s| q.roots.contains(s))))
+        });
+        if shared_input {
+            report(
+                errors,
+                launch.span,
+                "the attribute's candidates stand for values this launch also computes other \
+                 values from: checked independently, they would pair values the code cannot \
+                 launch together; bind the run-time value with `let` and compute the block and \
+                 the shared memory from it (the candidates then stand for it)"
+                    .to_owned(),
+            );
+            continue;
+        }
+        for (term, span) in &launch.reads {
+            confirm_term(term, *span, out);
+        }
+        for (written, read, span) in &launch.helpers {
+            let span = *span;
+            if let (Some(written), Some(read)) = (
+                ir::tokens(&ir::Expr::Path(written.clone(), ir::At::NONE), span),
+                ir::tokens(&ir::Expr::Path(read.clone(), ir::At::NONE), span),
+            ) && !out
+                .helpers
+                .iter()
+                .any(|h| h.read.to_string() == read.to_string())
+            {
+                out.helpers.push(HelperCheck {
+                    written,
+                    read,
+                    span,
+                });
             }
         }
-        let origin = row.config.map(|c| {
-            let mut from = c.origin.clone();
-            from.reverse();
-            from.join(" via ")
-        });
-        push_plans(&choices, origin, plans);
+        let members = groups.iter().filter(|g| **g == launch.group).count();
+        let shared = Shared {
+            origin: launch.origin.clone(),
+            kernel: launch.kernel.as_ref().map(|(k, _, _)| k.clone()),
+            notes: launch.notes.clone(),
+            range: (members > 1).then_some(launch.group),
+        };
+        push_plans(&choices, &shared, plans);
     }
+}
+
+/// The error for a block or shared memory known only at run time, with what is known of it.
+fn run_time_message(field: usize, run_time: &RunTime) -> String {
+    let (what, example) = match field {
+        BLOCK => ("the block size", "block = [32, 1024]"),
+        _ => ("the dynamic shared memory", "smem = [4 KiB, 64 KiB]"),
+    };
+    let shown = |v: i128| match field {
+        SMEM => u64::try_from(v).map_or_else(|_| v.to_string(), bytes_text),
+        _ => v.to_string(),
+    };
+    let bound = match run_time.set.as_ref().map(|s| s.bounds()) {
+        Some((Some(lo), Some(hi))) if lo > 0 => {
+            format!("it is between {} and {}", shown(lo), shown(hi))
+        }
+        Some((_, Some(hi))) => format!("it is at most {}", shown(hi)),
+        Some((Some(lo), None)) if lo > 0 => format!("it is at least {}", shown(lo)),
+        _ if run_time.int => "no bound is known".to_owned(),
+        _ => String::new(),
+    };
+    let why = if bound.is_empty() {
+        run_time.why.clone()
+    } else {
+        format!("{}; {bound}", run_time.why)
+    };
+    format!(
+        "{what} of this launch is known only at run time ({why}): give its candidates in the \
+         attribute, `{example}`, and each is checked; or check the launch when it runs with \
+         `occupancy_core::device::check_launch` (feature `cudarc`)"
+    )
 }
 
 /// One plan for every combination of the block, shared memory and grid `choices` (an empty
 /// value: the default, 0 B of shared memory, or no grid).
-fn push_plans(
-    choices: &[Vec<(Vec<Value>, Span)>; 3],
-    origin: Option<String>,
-    plans: &mut Vec<Plan>,
-) {
+fn push_plans(choices: &[Vec<(Vec<Value>, Span)>; 3], shared: &Shared, plans: &mut Vec<Plan>) {
     for (b, b_span) in &choices[BLOCK] {
         for (s, s_span) in &choices[SMEM] {
             for (g, g_span) in &choices[GRID] {
@@ -314,7 +414,10 @@ fn push_plans(
                     block_span: *b_span,
                     smem_span: *s_span,
                     grid_span: *g_span,
-                    origin: origin.clone(),
+                    origin: shared.origin.clone(),
+                    kernel: shared.kernel.clone(),
+                    notes: shared.notes.clone(),
+                    range: shared.range,
                 });
             }
         }
@@ -365,25 +468,21 @@ fn to3(v: &[Value]) -> [Value; 3] {
 /// expression has that value. `false` (nothing changed) where a differing value is a
 /// literal of the body: then it is drift.
 fn reconcile(
-    body: &mut [Known],
+    body: &mut [Int],
     given: &[u32],
     key: &'static str,
     span: Span,
     out: &mut Read,
 ) -> bool {
     let differing: Vec<usize> = (0..body.len().min(given.len()))
-        .filter(|&i| body[i].value != i128::from(given[i]))
+        .filter(|&i| body[i].value() != Some(i128::from(given[i])))
         .collect();
     if differing.iter().any(|&i| body[i].term.is_none()) {
         return false;
     }
     for i in differing {
         confirm_as(&body[i], i128::from(given[i]), Some(key), span, out);
-        body[i] = Known {
-            value: i128::from(given[i]),
-            ty: body[i].ty,
-            term: None,
-        };
+        body[i] = Int::known(i128::from(given[i]), body[i].ty, None);
     }
     true
 }
@@ -416,52 +515,50 @@ fn drift(
     ));
 }
 
-fn run_time(errors: &mut Errors, what: &str, example: &str, why: &str, span: Span) {
-    errors.push(Error::new(
-        span,
-        format!(
-            "{what} of this launch is known only at run time ({why}): give its candidates in \
-             the attribute, `{example}`, and each is checked; or check the launch when it runs \
-             with `occupancy_core::device::check_launch` (feature `cudarc`)"
-        ),
-    ));
-}
-
-/// A dimension tuple of the body: three known values, or why not.
-fn dims(v: &Val, field: &str) -> Field<Vec<Known>> {
-    match v {
-        Val::Tuple(items) if items.len() == 3 => items.iter().map(u32_value).collect(),
-        Val::Unknown(why) => Err(why.clone()),
-        _ => Err(format!("`{field}` is not a tuple of three")),
+/// One value of a launch as a `u32`: known, or known only at run time.
+fn u32_value(f: &Field) -> Result<Int, Box<RunTime>> {
+    match f {
+        Field::Known(k)
+            if k.value()
+                .is_some_and(|v| (0..=i128::from(u32::MAX)).contains(&v)) =>
+        {
+            Ok(k.clone())
+        }
+        Field::Known(k) => Err(Box::new(RunTime {
+            why: format!("{} is not a u32", k.value().unwrap_or_default()),
+            set: None,
+            source: None,
+            roots: Vec::new(),
+            int: false,
+        })),
+        Field::RunTime(r) => Err(Box::new(r.clone())),
     }
 }
 
-fn u32_value(v: &Val) -> Field<Known> {
-    match v {
-        Val::Int(k) if (0..=i128::from(u32::MAX)).contains(&k.value) => Ok(k.clone()),
-        Val::Int(k) => Err(format!("{} is not a u32", k.value)),
-        Val::Unknown(why) => Err(why.clone()),
-        _ => Err("a tuple where a number was expected".to_owned()),
-    }
-}
-
-fn lit(k: &Known, span: Span) -> Value {
+fn lit(k: &Int, span: Span) -> Value {
     Value::Lit {
-        value: k.value as u32,
+        value: k.value().unwrap_or_default() as u32,
         span,
     }
 }
 
 /// Records the compiler's confirmation of `k`, if it was read from names.
-pub(crate) fn confirm(k: &Known, span: Span, out: &mut Read) {
-    confirm_as(k, k.value, None, span, out);
+pub(crate) fn confirm(k: &Int, span: Span, out: &mut Read) {
+    if let Some(value) = k.value() {
+        confirm_as(k, value, None, span, out);
+    }
 }
 
-/// Records that the compiler must find `value` for `k`'s expression (the attribute's
-/// `key` where it says so).
-fn confirm_as(k: &Known, value: i128, key: Option<&'static str>, span: Span, out: &mut Read) {
+/// Records the compiler's confirmation of a name read on a launch's path (a condition, a
+/// constant combined with a run-time value), at `span`.
+pub(crate) fn confirm_term(term: &Term, span: Span, out: &mut Read) {
+    let k = Int::known(term.value, None, Some(term.clone()));
+    confirm_as(&k, term.value, None, span, out);
+}
+
+fn confirm_as(k: &Int, value: i128, key: Option<&'static str>, span: Span, out: &mut Read) {
     let Some(term) = &k.term else { return };
-    let Some(expr) = cexpr::tokens(&term.expr, span) else {
+    let Some(expr) = ir::tokens(&term.expr, span) else {
         return;
     };
     let text = expr.to_string();
@@ -476,7 +573,7 @@ fn confirm_as(k: &Known, value: i128, key: Option<&'static str>, span: Span, out
         expr,
         value,
         in_body: term.in_body,
-        text: cexpr::text(&term.expr),
+        text: ir::text(&term.expr),
         what: term.names.join("; "),
         from_attribute: key,
         span,
@@ -515,6 +612,11 @@ fn list_text(items: impl Iterator<Item = String>) -> String {
     items.dedup();
     match items.len() {
         1 => items.remove(0),
+        n if n > 12 => format!(
+            "[{}, ..., {}] ({n} values)",
+            items[..3].join(", "),
+            items[n - 1]
+        ),
         _ => format!("[{}]", items.join(", ")),
     }
 }
@@ -539,6 +641,7 @@ fn dedupe(plans: &mut Vec<Plan>) {
             v(&p.smem),
             p.grid.as_ref().map(|g| g.iter().map(v).collect::<Vec<_>>()),
             p.label.clone(),
+            p.kernel.clone(),
         )
     };
     let mut seen = Vec::new();

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::cexpr::{self, Expr, IntTy};
+use crate::reader::ir::{self, Block, Expr, IntTy};
 
 /// The largest source file read, bytes: far above any hand-written module (the largest
 /// files of rustc's own sources are about 1 MB).
@@ -61,12 +61,16 @@ pub(crate) struct ConstDef {
 pub(crate) enum Returns {
     /// `LaunchConfig` (a launch helper).
     Config,
-    /// An integer type (a `const fn` the evaluator can run).
+    /// An integer type.
     Int(IntTy),
+    /// A tuple or a named type without generic arguments (a struct of the crate): values
+    /// chosen together.
+    Value,
     Other,
 }
 
-/// A function: a `const fn` returning an integer, or a helper returning a `LaunchConfig`.
+/// A function the reader can run: one returning a `LaunchConfig`, an integer, a tuple or a
+/// struct.
 #[derive(Clone, Debug)]
 pub(crate) struct FnDef {
     pub(crate) name: String,
@@ -75,11 +79,11 @@ pub(crate) struct FnDef {
     /// Generic parameters in order: `Some(name)` for a `const N: u32`, `None` for a type or
     /// lifetime parameter.
     pub(crate) generics: Vec<Option<String>>,
-    /// Parameters in order, `None` for a pattern that is not a plain name.
-    pub(crate) params: Vec<Option<String>>,
+    /// Parameters in order: the pattern, and its integer type when it has one.
+    pub(crate) params: Vec<(ir::Pat, Option<IntTy>)>,
     pub(crate) returns: Returns,
-    /// The body, lowered ([`cexpr::lower_block`]).
-    pub(crate) body: Expr,
+    /// The body, lowered ([`ir::lower_fn_body`]).
+    pub(crate) body: Block,
 }
 
 /// An `impl` block: its type and associated items.
@@ -181,7 +185,7 @@ impl Items {
                 }
             }
             syn::Item::Impl(i) => {
-                let Some(self_ty) = cexpr::type_name(&i.self_ty).or_else(|| path_last(&i.self_ty))
+                let Some(self_ty) = ir::type_name(&i.self_ty).or_else(|| path_last(&i.self_ty))
                 else {
                     return;
                 };
@@ -249,35 +253,36 @@ impl Items {
 }
 
 fn const_def(ident: &syn::Ident, ty: &syn::Type, expr: &syn::Expr, vis: Vis) -> ConstDef {
-    let ty_name = cexpr::type_name(ty);
+    let ty_name = ir::type_name(ty);
     ConstDef {
         name: ident.to_string(),
         ty: ty_name.as_deref().and_then(IntTy::from_name),
         ty_text: quote::ToTokens::to_token_stream(ty)
             .to_string()
             .replace(' ', ""),
-        expr: cexpr::lower(expr),
+        expr: ir::lower(expr),
         vis,
     }
 }
 
 fn fn_def(sig: &syn::Signature, block: &syn::Block, vis: Vis) -> Option<FnDef> {
     let returns = match &sig.output {
-        syn::ReturnType::Type(_, ty) => match cexpr::type_name(ty) {
+        syn::ReturnType::Type(_, ty) => match ir::type_name(ty) {
             Some(name) if name == "LaunchConfig" => Returns::Config,
             Some(name) => match IntTy::from_name(&name) {
                 Some(ty) => Returns::Int(ty),
-                None => Returns::Other,
+                None if name == "bool" || name == "str" || name == "String" => Returns::Other,
+                None => Returns::Value,
             },
+            None if matches!(&**ty, syn::Type::Tuple(t) if !t.elems.is_empty()) => Returns::Value,
             None => Returns::Other,
         },
         syn::ReturnType::Default => Returns::Other,
     };
     let is_const = sig.constness.is_some();
-    // Only functions the evaluator can use: helpers returning a config, and `const fn`s
-    // returning an integer. The rest are not recorded (and their bodies not lowered).
-    let useful = returns == Returns::Config || (is_const && matches!(returns, Returns::Int(_)));
-    if !useful {
+    // Only functions the reader can use: those returning a configuration, an integer, a
+    // tuple or a struct. The rest are not recorded (and their bodies not lowered).
+    if returns == Returns::Other {
         return None;
     }
     Some(FnDef {
@@ -297,12 +302,15 @@ fn fn_def(sig: &syn::Signature, block: &syn::Block, vis: Vis) -> Option<FnDef> {
             .inputs
             .iter()
             .map(|arg| match arg {
-                syn::FnArg::Typed(t) => cexpr::pattern_name(&t.pat),
-                syn::FnArg::Receiver(_) => Some("self".to_owned()),
+                syn::FnArg::Typed(t) => (
+                    ir::lower_pat(&t.pat),
+                    ir::type_name(&t.ty).as_deref().and_then(IntTy::from_name),
+                ),
+                syn::FnArg::Receiver(_) => (ir::Pat::Bind("self".to_owned(), None), None),
             })
             .collect(),
         returns,
-        body: cexpr::lower_block(block),
+        body: ir::lower_fn_body(block),
     })
 }
 
@@ -906,7 +914,10 @@ mod tests {
             fn launch_cfg<const N: u32>(n: u32) -> LaunchConfig {
                 LaunchConfig { grid_dim: (n.div_ceil(N), 1, 1), block_dim: (N, 1, 1), shared_mem_bytes: 0 }
             }
-            fn not_a_helper(n: u32) -> u32 { n }
+            fn block_for(n: u32) -> u32 { if n < 1024 { 32 } else { 1024 } }
+            fn tiling(wide: bool) -> (u32, u32) { if wide { (256, 8) } else { (64, 2) } }
+            fn log(message: &str) {}
+            fn name() -> String { String::new() }
             struct Softmax;
             impl Softmax { const BLOCK: u32 = 256; #[occupancy::check(kernel = "s")] fn launch(&self) {} }
             mod inner { pub const X: u8 = 3; }
@@ -937,7 +948,9 @@ mod tests {
             fns,
             [
                 ("smem_bytes", Returns::Int(IntTy::U32)),
-                ("launch_cfg", Returns::Config)
+                ("launch_cfg", Returns::Config),
+                ("block_for", Returns::Int(IntTy::U32)),
+                ("tiling", Returns::Value)
             ]
         );
         assert_eq!(items.fns[1].generics, [Some("N".to_owned())]);

@@ -100,6 +100,17 @@ pub struct Plan {
     /// Where the configuration came from, for notes (`cudarc's LaunchConfig::for_num_elems
     /// in the body`); `None` for the attribute's keys alone.
     pub origin: Option<String>,
+    /// The kernel the path that makes this launch names (`load_function("k_f16")`, or the
+    /// glob of a name built at run time): only the kernels of [`Spec::kernels`] that match
+    /// it are checked with this plan. `None`: every kernel.
+    pub kernel: Option<String>,
+    /// Notes every finding on this plan carries: how the body's run-time sets were
+    /// enumerated (`` `ncols_pad` from `ncols.next_power_of_two()`: each of 1, 2, 4, ...,
+    /// 16384 checked ``).
+    pub notes: Vec<String>,
+    /// Plans that are the members of one run-time range of one launch share it: their
+    /// findings are reported together (the worst member, the others in a note).
+    pub range: Option<usize>,
 }
 
 /// A kernel of the wrapper and its resources on each target (the cubin the driver would
@@ -469,6 +480,25 @@ impl Spec {
         }
     }
 
+    /// The kernel indices to evaluate with plan `plan`: those of [`Spec::kernel_indices`]
+    /// that the plan's path launches ([`Plan::kernel`]), all of them when it names none (or
+    /// none of the family matches it: the front end reported that as drift).
+    pub fn plan_kernels(&self, plan: usize) -> Vec<Option<usize>> {
+        let all = self.kernel_indices();
+        let Some(wanted) = self.plans.get(plan).and_then(|p| p.kernel.as_deref()) else {
+            return all;
+        };
+        let matching: Vec<Option<usize>> = all
+            .iter()
+            .copied()
+            .filter(|k| {
+                k.and_then(|k| self.kernels.get(k))
+                    .is_some_and(|k| kernel_matches(wanted, &k.name))
+            })
+            .collect();
+        if matching.is_empty() { all } else { matching }
+    }
+
     /// What target `index`'s compiled `kernel` says beyond the engine's inputs: spills,
     /// local memory, the minimum blocks per SM of `__launch_bounds__`. Empty without an
     /// artifact.
@@ -518,6 +548,9 @@ impl Plan {
             smem_span: Span::call_site(),
             grid_span: Span::call_site(),
             origin: None,
+            kernel: None,
+            notes: Vec::new(),
+            range: None,
         }
     }
 
@@ -550,5 +583,15 @@ impl Source {
             SourceKind::Fatbin => format!("the fatbin {}", self.shown),
             SourceKind::Object => format!("the object {}", self.shown),
         }
+    }
+}
+
+/// Whether the kernel `name` (a family member's) is the one a path names: the same name,
+/// the name after a module prefix (`module::name`), or a match of the path's glob.
+pub(crate) fn kernel_matches(wanted: &str, name: &str) -> bool {
+    if crate::artifact::is_glob(wanted) {
+        crate::artifact::glob_match(wanted, name)
+    } else {
+        name == wanted || name.ends_with(&format!("::{wanted}"))
     }
 }

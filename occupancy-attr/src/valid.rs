@@ -1,40 +1,35 @@
-//! Checks that need more than syntax: required keys, targets, lint levels, value ranges,
-//! kernel classes, clusters, and the compiled kernels' resources; the attribute's constants
-//! resolved from the crate's sources, and the launches merged with the body's
-//! (`plans.rs`). Produces the [`Spec`] every front end works from, with the policy applied
-//! (attribute values win).
+//! From the attribute's arguments, the policy, the wrapper's body and the compiled kernels
+//! to the [`Spec`] every front end works from, in stages that each do one thing:
+//!
+//! 1. [`attribute_constants`]: the attribute's constants resolved from the crate's sources;
+//! 2. the body read (`reader`), the attribute's candidates bound to what they stand for;
+//! 3. [`plans::plans`]: the launches, merged with the keys;
+//! 4. [`body_kernel`]: the kernels the body names, against the attribute's `kernel`;
+//! 5. [`resources_given`]: that the kernel's resources come from somewhere;
+//! 6. [`given_values`]: the resources given literally, and their ranges;
+//! 7. [`targets`], [`floor`], [`cluster`], [`levels`]: policy and attribute merged
+//!    (attribute values win);
+//! 8. [`artifact::resolve`] and [`compiled_cluster`]: the compiled kernels' resources per
+//!    target, and what they impose.
 
 use occupancy_core::arch::{MAX_GRID_DIM, Target};
 use occupancy_core::cluster::{Cluster, ClusterDim};
-use occupancy_core::lint::{Input, KernelClass, closest};
+use occupancy_core::lint::{Input, KernelClass, LintLevels, MinOccupancy, closest};
+use occupancy_core::policy::Policy;
 use proc_macro2::Span;
-use syn::{Error, Ident, Result};
+use syn::{Error, Result};
 
 use crate::artifact::{self, WantedKernels, WantedTarget};
 use crate::ast::{Arg, Args, Candidates, Dims, Value};
-use crate::body::BodyRead;
-use crate::cexpr;
 use crate::errors::Errors;
 use crate::plans::{self, Keys, Read};
 use crate::policy::Loaded;
-use crate::resolve::{Resolver, Scope, Val};
-use crate::spec::{SourceKind, Spec, TargetSpec, TargetsOrigin};
-use crate::{Env, MANIFEST_VAR, TARGETS_VAR};
-use occupancy_core::policy::Policy;
+use crate::reader::{self, BodyRead, names::Resolver, value::Val};
+use crate::spec::{KernelSpec, Plan, SourceKind, Spec, TargetSpec, TargetsOrigin};
+use crate::{Env, MANIFEST_VAR, TARGETS_VAR, Wrapper};
 
-/// What the front end read besides the attribute: the evaluator over the crate's sources,
-/// the scope the attribute's constants are written in, and the body.
-pub(crate) struct Reading<'r> {
-    pub(crate) resolver: &'r mut Resolver,
-    /// The wrapper's scope (its module and `Self`), for the attribute's constants.
-    pub(crate) scope: Scope,
-    /// The body's launches; `None` when it was not read.
-    pub(crate) body: Option<BodyRead>,
-    /// Why the body or the sources were not read.
-    pub(crate) unread: Option<String>,
-}
-
-/// Checks `args` against each other, the policy, the body and the compiled kernels.
+/// Checks `args` against each other, the policy, the wrapper's body and the compiled
+/// kernels.
 ///
 /// # Errors
 ///
@@ -43,131 +38,379 @@ pub(crate) fn validate(
     mut args: Args,
     loaded: &Loaded,
     env: &Env,
-    wrapper: &Ident,
+    wrapper: &Wrapper<'_>,
     attribute: Span,
-    reading: Reading<'_>,
+    resolver: &mut Resolver,
 ) -> Result<Spec> {
     let policy = &loaded.policy;
     let mut errors = Errors::default();
-    let mut keys = Vec::new();
+    let mut keys: Vec<(Input, Span)> = Vec::new();
     let mut read = Read::default();
-    let mut unread: Vec<String> = Vec::new();
 
-    // The attribute's constants, resolved where the source reader can.
-    {
-        let mut resolve = |value: &mut Value| {
-            resolve_value(
-                value,
-                reading.resolver,
-                &reading.scope,
-                &mut read,
-                &mut unread,
-            );
-        };
-        for arg in [&mut args.block, &mut args.grid].into_iter().flatten() {
-            for dims in &mut arg.value.items {
-                dims.dims.iter_mut().for_each(&mut resolve);
-            }
-        }
-        if let Some(arg) = &mut args.smem {
-            arg.value.items.iter_mut().for_each(&mut resolve);
-        }
-        for arg in [
-            &mut args.regs,
-            &mut args.static_smem,
-            &mut args.barriers,
-            &mut args.max_threads,
-            &mut args.opt_in,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            resolve(&mut arg.value);
-        }
-    }
-
-    // Why the body or the sources were not read: the wrapper's own reason, else why the
-    // wrapper's module is not known, if the body or the attribute needed it.
-    let why_unread = reading
-        .unread
-        .clone()
-        .or_else(|| reading.resolver.location_note().map(str::to_owned));
-    unread.splice(0..0, why_unread.clone());
-
-    let mut key = |input: Input, arg_key: &Ident| keys.push((input, arg_key.span()));
-    if let Some(arg) = &args.block {
-        key(Input::Block, &arg.key);
-    }
-    if let Some(arg) = &args.smem {
-        key(Input::DynamicSmem, &arg.key);
-    }
-    if let Some(arg) = &args.grid {
-        key(Input::Grid, &arg.key);
-    }
-    let body = reading.body.as_ref();
-    // The launches: the body's, merged with the keys.
+    // 1-3: the launches.
+    let mut unread = attribute_constants(&mut args, resolver, &mut read);
     let plan_keys = Keys {
         block: args.block.as_ref(),
         smem: args.smem.as_ref(),
         grid: args.grid.as_ref(),
     };
+    let body = wrapper
+        .body
+        .map(|b| reader::read_body(b, wrapper.sig, resolver, &plan_keys.candidates()));
+    // Why the body or the sources were not read: the wrapper's own reason, else why the
+    // wrapper's module is not known, if the body or the attribute needed it.
+    let why_unread = wrapper
+        .unread
+        .clone()
+        .or_else(|| resolver.location_note().map(str::to_owned));
+    unread.splice(0..0, why_unread.clone());
     let plans = plans::plans(
         &plan_keys,
         written(&args, "block"),
-        body,
+        body.as_ref(),
         why_unread.as_deref(),
         attribute,
         &mut read,
         &mut errors,
     );
-
-    let body_kernel = body_kernel(&args, body, &mut errors);
-    let has_source = args.kernel.is_some()
-        || args.cubin.is_some()
-        || args.fatbin.is_some()
-        || body_kernel.is_some();
-    if args.regs.is_none()
-        && !has_source
-        && !["regs", "kernel", "cubin", "fatbin"]
-            .iter()
-            .any(|k| written(&args, k))
-    {
-        let mut message = "missing the kernel's resources: `kernel = \"name\"` (from the build's \
-             resource manifest), `cubin = \"path\"`, `fatbin = \"path\"`, or `regs = N` (ptxas \
-             -v: `Used N registers`)"
-            .to_owned();
-        if let Some((glob, _)) = body.and_then(|b| b.kernel_pattern.as_ref()) {
-            message.push_str(&format!(
-                "; the body names its kernel at run time: `kernel = \"{glob}\"` checks every \
-                 kernel that matches"
-            ));
-        } else if let Some(b) = body
-            && b.kernels.len() > 1
-        {
-            let names: Vec<&str> = b.kernels.iter().map(|(n, _)| n.as_str()).collect();
-            message.push_str(&format!(
-                "; the body loads several kernels ({}): name them with `kernel = [...]`",
-                names.join(", ")
-            ));
+    for (input, arg) in [
+        (Input::Block, args.block.as_ref().map(|a| &a.key)),
+        (Input::DynamicSmem, args.smem.as_ref().map(|a| &a.key)),
+        (Input::Grid, args.grid.as_ref().map(|a| &a.key)),
+    ] {
+        if let Some(key) = arg {
+            keys.push((input, key.span()));
         }
-        errors.push(Error::new(attribute, message));
     }
+    for plan in &plans {
+        if let Some(grid) = &plan.grid {
+            grid_checks(plan.grid_span, grid, &mut errors);
+        }
+    }
+
+    // 4-6: the kernel and the resources given.
+    let body_kernel = body_kernel(&args, body.as_ref(), &plans, &mut errors);
+    resources_given(
+        &args,
+        body.as_ref(),
+        body_kernel.is_some(),
+        attribute,
+        &mut errors,
+    );
+    let given = given_values(&args, &mut keys, &mut errors);
+
+    // 7: policy and attribute.
+    let (targets, targets_origin) = targets(&args, policy, env, attribute, &mut errors);
+    let (min_occupancy, class) = floor(&args, policy, &mut errors);
+    let non_portable = args
+        .non_portable
+        .as_ref()
+        .is_some_and(|arg| arg.value.value);
+    let cluster = args
+        .cluster
+        .as_ref()
+        .and_then(|arg| cluster(arg, &targets, &mut errors))
+        .map(|c| {
+            if non_portable {
+                c.allow_non_portable()
+            } else {
+                c
+            }
+        });
+    if let Some(Arg { key: k, .. }) = &args.cluster {
+        keys.push((Input::Cluster, k.span()));
+    }
+    let levels = levels(&args, policy, &mut errors);
+
+    // 8: the compiled kernels' resources, per target.
+    let wanted = args
+        .kernel
+        .as_ref()
+        .map(WantedKernels::from_arg)
+        .or(body_kernel);
+    let resolved = artifact::resolve(&args, wanted, policy, env, &targets, &mut errors);
+    let mut tracked_files: Vec<std::path::PathBuf> = loaded.file.iter().cloned().collect();
+    let mut tracked_vars = vec![occupancy_core::policy::Policy::ENV_VAR];
+    if args.target.is_none() && !policy.targets_named {
+        tracked_vars.push(TARGETS_VAR);
+    }
+    let mut kernels = Vec::new();
+    let source = resolved.map(|resolved| {
+        keys.push((Input::Kernel, resolved.key_span));
+        tracked_files.push(resolved.source.path.clone());
+        if matches!(resolved.source.kind, SourceKind::Manifest(_)) {
+            tracked_vars.push(MANIFEST_VAR);
+        }
+        kernels = resolved.kernels;
+        resolved.source
+    });
+    compiled_cluster(&args, cluster, &kernels, &mut errors);
+
+    errors.finish(Spec {
+        wrapper: wrapper.sig.ident.to_string(),
+        targets: targets
+            .into_iter()
+            .map(|wanted| TargetSpec {
+                target: wanted.target,
+                span: wanted.span,
+            })
+            .collect(),
+        targets_origin,
+        min_occupancy,
+        class,
+        levels,
+        thresholds: policy.thresholds,
+        plans,
+        kernels,
+        regs: given.regs,
+        static_smem: given.static_smem,
+        barriers: given.barriers,
+        max_threads: given.max_threads,
+        opt_in: given.opt_in,
+        carveout: given.carveout,
+        cluster,
+        non_portable,
+        source,
+        tracked_files,
+        tracked_vars,
+        confirmations: read.confirmations,
+        helpers: read.helpers,
+        unread,
+        attribute,
+        keys,
+    })
+}
+
+/// Stage 1: the attribute's constants, resolved from the crate's sources where the reader
+/// can (then literals, with the compiler's confirmation recorded); what it cannot resolve is
+/// left to the compile-time path, with why in the list returned.
+fn attribute_constants(args: &mut Args, resolver: &mut Resolver, read: &mut Read) -> Vec<String> {
+    let mut unread = Vec::new();
+    let mut resolve = |value: &mut Value| resolve_value(value, resolver, read, &mut unread);
+    for arg in [&mut args.block, &mut args.grid].into_iter().flatten() {
+        for dims in &mut arg.value.items {
+            dims.dims.iter_mut().for_each(&mut resolve);
+        }
+    }
+    if let Some(arg) = &mut args.smem {
+        arg.value.items.iter_mut().for_each(&mut resolve);
+    }
+    for arg in [
+        &mut args.regs,
+        &mut args.static_smem,
+        &mut args.barriers,
+        &mut args.max_threads,
+        &mut args.opt_in,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        resolve(&mut arg.value);
+    }
+    unread
+}
+
+/// A constant of the attribute, resolved from the crate's sources when the reader can
+/// (then a literal, with the compiler's confirmation recorded); else left to the
+/// compile-time path, with why in `unread`.
+fn resolve_value(
+    value: &mut Value,
+    resolver: &mut Resolver,
+    read: &mut Read,
+    unread: &mut Vec<String>,
+) {
+    let Value::Const(expr) = value else { return };
+    let span = syn::spanned::Spanned::span(&**expr);
+    let (val, text, _) = reader::eval_attribute(expr, resolver);
+    match val {
+        Val::Int(k) => match k.value() {
+            Some(v) if (0..=i128::from(u32::MAX)).contains(&v) => {
+                plans::confirm(&k, span, read);
+                *value = Value::Lit {
+                    value: v as u32,
+                    span,
+                };
+            }
+            Some(v) => unread.push(format!("`{text}` = {v} is not a u32")),
+            None => unread.push(format!("`{text}` has several values")),
+        },
+        Val::Unknown(u) if u.why.starts_with(&format!("`{text}`")) => {
+            unread.push(u.why.to_string())
+        }
+        Val::Unknown(u) => unread.push(format!("`{text}`: {}", u.why)),
+        Val::Choice(..) => unread.push(format!("`{text}` has several values")),
+        _ => unread.push(format!("`{text}` is not a number")),
+    }
+}
+
+/// Stage 4: the kernels the body names as literals, when the attribute does not: the one
+/// name the body loads, or the kernel each path launches (a family). A `kernel` that names
+/// another single kernel than the body, or a family none of whose members a path launches,
+/// is drift.
+fn body_kernel(
+    args: &Args,
+    body: Option<&BodyRead>,
+    plans: &[Plan],
+    errors: &mut Errors,
+) -> Option<WantedKernels> {
+    let body = body?;
+    // What the launches name, path by path, else what the body loads.
+    let mut names: Vec<(String, Span)> = Vec::new();
+    let launched: Vec<&(String, bool, Span)> = body
+        .launches
+        .iter()
+        .filter_map(|l| l.kernel.as_ref())
+        .collect();
+    let every_launch_names_one = !body.launches.is_empty()
+        && body
+            .launches
+            .iter()
+            .all(|l| l.kernel.is_some() || l.error.is_some());
+    if every_launch_names_one {
+        for (name, _, span) in launched {
+            if !names.iter().any(|n| n.0 == *name) {
+                names.push((name.clone(), *span));
+            }
+        }
+    } else {
+        for k in &body.kernels {
+            if !names.iter().any(|n| n.0 == k.0) {
+                names.push(k.clone());
+            }
+        }
+    }
+    match &args.kernel {
+        Some(Arg {
+            value: Candidates { items, list: false },
+            key,
+        }) if names.len() == 1 => {
+            let (name, span) = &names[0];
+            let given = items.first()?.value();
+            if !artifact::is_glob(&given)
+                && given != *name
+                && !given.ends_with(&format!("::{name}"))
+            {
+                errors.push(Error::new(
+                    key.span(),
+                    format!("`kernel = \"{given}\"`, but the body loads the kernel `{name}`: the attribute must check the kernel the body launches"),
+                ));
+                errors.push(Error::new(
+                    *span,
+                    format!("the body loads `{name}` here, not `{given}`"),
+                ));
+            }
+            None
+        }
+        Some(Arg { value, key }) => {
+            // Each path's kernel must be one the attribute names.
+            let given: Vec<String> = value.items.iter().map(syn::LitStr::value).collect();
+            for plan in plans {
+                let Some(wanted) = &plan.kernel else { continue };
+                let covered = given.iter().any(|g| {
+                    g == wanted
+                        || crate::spec::kernel_matches(g, wanted)
+                        || crate::spec::kernel_matches(wanted, g)
+                });
+                if !covered && let Some((_, span)) = names.iter().find(|(n, _)| n == wanted) {
+                    errors.push(Error::new(
+                        key.span(),
+                        format!("`kernel` does not name `{wanted}`, which the body launches: the attribute must check the kernels the body launches"),
+                    ));
+                    errors.push(Error::new(
+                        *span,
+                        format!("the body launches `{wanted}` here"),
+                    ));
+                    break;
+                }
+            }
+            None
+        }
+        None if names.is_empty() => None,
+        None if names.len() > 1 && !every_launch_names_one => None,
+        None if args.cubin.is_some() || args.fatbin.is_some() || args.regs.is_none() => {
+            let key_span = names[0].1;
+            Some(WantedKernels { names, key_span })
+        }
+        None => None,
+    }
+}
+
+/// Stage 5: the kernel's resources come from somewhere: `kernel`, `cubin`, `fatbin`, the
+/// body's kernel, or `regs`.
+fn resources_given(
+    args: &Args,
+    body: Option<&BodyRead>,
+    body_kernel: bool,
+    attribute: Span,
+    errors: &mut Errors,
+) {
+    let has_source =
+        args.kernel.is_some() || args.cubin.is_some() || args.fatbin.is_some() || body_kernel;
+    if args.regs.is_some()
+        || has_source
+        || ["regs", "kernel", "cubin", "fatbin"]
+            .iter()
+            .any(|k| written(args, k))
+    {
+        return;
+    }
+    let mut message = "missing the kernel's resources: `kernel = \"name\"` (from the build's \
+         resource manifest), `cubin = \"path\"`, `fatbin = \"path\"`, or `regs = N` (ptxas \
+         -v: `Used N registers`)"
+        .to_owned();
+    if let Some((glob, _)) = body.and_then(|b| b.kernel_pattern.as_ref()) {
+        message.push_str(&format!(
+            "; the body names its kernel at run time: `kernel = \"{glob}\"` checks every \
+             kernel that matches"
+        ));
+    } else if let Some(b) = body
+        && b.kernels.len() > 1
+    {
+        let mut names: Vec<&str> = Vec::new();
+        for (n, _) in &b.kernels {
+            if !names.contains(&n.as_str()) {
+                names.push(n);
+            }
+        }
+        message.push_str(&format!(
+            "; the body loads several kernels ({}): name them with `kernel = [...]`",
+            names.join(", ")
+        ));
+    }
+    errors.push(Error::new(attribute, message));
+}
+
+/// The resources and other values the attribute gives literally.
+struct Given {
+    regs: Option<Value>,
+    static_smem: Option<Value>,
+    barriers: Option<Value>,
+    max_threads: Option<Value>,
+    opt_in: Option<Value>,
+    carveout: Option<u8>,
+}
+
+/// Stage 6: the resources given literally (their keys recorded for diagnostics), within the
+/// ranges the hardware and toolchain define; a constant the reader could not resolve that
+/// names `Self` (the compile-time check cannot).
+fn given_values(args: &Args, keys: &mut Vec<(Input, Span)>, errors: &mut Errors) -> Given {
     let mut optional = |arg: &Option<Arg<Value>>, input: Input| {
         arg.as_ref().map(|Arg { key: k, value }| {
-            key(input, k);
+            keys.push((input, k.span()));
             value.clone()
         })
     };
-    let regs = optional(&args.regs, Input::Registers);
-    let static_smem = optional(&args.static_smem, Input::StaticSmem);
-    let barriers = optional(&args.barriers, Input::Barriers);
-    let max_threads = optional(&args.max_threads, Input::MaxThreads);
-    let opt_in = optional(&args.opt_in, Input::OptIn);
-    let carveout = args.carveout.as_ref().map(|Arg { key: k, value }| {
-        key(Input::Carveout, k);
-        value.value
-    });
-
+    let given = Given {
+        regs: optional(&args.regs, Input::Registers),
+        static_smem: optional(&args.static_smem, Input::StaticSmem),
+        barriers: optional(&args.barriers, Input::Barriers),
+        max_threads: optional(&args.max_threads, Input::MaxThreads),
+        opt_in: optional(&args.opt_in, Input::OptIn),
+        carveout: args.carveout.as_ref().map(|Arg { key: k, value }| {
+            keys.push((Input::Carveout, k.span()));
+            value.value
+        }),
+    };
     // Constants the reader could not resolve are evaluated in an item inside the body,
     // where `Self` does not exist.
     let attribute_values = args
@@ -176,11 +419,11 @@ pub(crate) fn validate(
         .chain(args.grid.iter())
         .flat_map(|a| a.value.items.iter().flat_map(|d| d.dims.iter()))
         .chain(args.smem.iter().flat_map(|a| a.value.items.iter()))
-        .chain(regs.iter())
-        .chain(static_smem.iter())
-        .chain(barriers.iter())
-        .chain(max_threads.iter())
-        .chain(opt_in.iter());
+        .chain(given.regs.iter())
+        .chain(given.static_smem.iter())
+        .chain(given.barriers.iter())
+        .chain(given.max_threads.iter())
+        .chain(given.opt_in.iter());
     for value in attribute_values {
         if let Value::Const(expr) = value
             && let Some(token) = find_self(quote::ToTokens::to_token_stream(expr))
@@ -193,9 +436,7 @@ pub(crate) fn validate(
             ));
         }
     }
-
-    // Ranges the hardware and toolchain define (the lints handle everything else).
-    if let Some(Value::Lit { value, span }) = barriers
+    if let Some(Value::Lit { value, span }) = given.barriers
         && value > 16
     {
         errors.push(Error::new(
@@ -203,7 +444,7 @@ pub(crate) fn validate(
             format!("{value} barriers: a block has at most 16 (named barriers 0 to 15)"),
         ));
     }
-    if let Some(Value::Lit { value, span }) = max_threads
+    if let Some(Value::Lit { value, span }) = given.max_threads
         && !(1..=1024).contains(&value)
     {
         errors.push(Error::new(
@@ -211,55 +452,76 @@ pub(crate) fn validate(
             format!("max_threads = {value}: `__launch_bounds__` takes 1 to 1024 threads per block"),
         ));
     }
+    given
+}
 
-    // Targets: the attribute's, else the policy's, else the build script's, else the
-    // defaults.
+/// Stage 7: the targets: the attribute's, else the policy's, else the build script's (the
+/// build helper's [`TARGETS_VAR`]), else the defaults; and where they came from.
+fn targets(
+    args: &Args,
+    policy: &Policy,
+    env: &Env,
+    attribute: Span,
+    errors: &mut Errors,
+) -> (Vec<WantedTarget>, TargetsOrigin) {
     let mut targets: Vec<WantedTarget> = Vec::new();
-    let mut targets_origin = TargetsOrigin::Attribute;
-    let mut tracked_targets = false;
-    match &args.target {
-        Some(Arg { value, .. }) => {
-            for name in value {
-                match Target::parse(&name.value()) {
-                    Ok(target) if targets.iter().any(|t| t.target == target) => {
-                        errors.push(Error::new(
-                            name.span(),
-                            format!("target `{}` is listed twice", name.value()),
-                        ));
-                    }
-                    Ok(target) => targets.push(WantedTarget {
-                        target,
-                        span: name.span(),
-                        from_attribute: true,
-                    }),
-                    Err(e) => errors.push(Error::new(name.span(), e)),
+    if let Some(Arg { value, .. }) = &args.target {
+        for name in value {
+            match Target::parse(&name.value()) {
+                Ok(target) if targets.iter().any(|t| t.target == target) => {
+                    errors.push(Error::new(
+                        name.span(),
+                        format!("target `{}` is listed twice", name.value()),
+                    ));
                 }
+                Ok(target) => targets.push(WantedTarget {
+                    target,
+                    span: name.span(),
+                    from_attribute: true,
+                }),
+                Err(e) => errors.push(Error::new(name.span(), e)),
             }
         }
-        None => {
-            let built = build_targets(env, policy);
-            if !policy.targets_named {
-                tracked_targets = true;
-            }
-            targets_origin = match (&built, policy.targets_named) {
-                (_, true) => TargetsOrigin::Policy,
-                (Some(_), false) => TargetsOrigin::Build,
-                (None, false) => TargetsOrigin::Default,
-            };
-            targets.extend(
-                built
-                    .unwrap_or_else(|| policy.targets.clone())
-                    .into_iter()
-                    .map(|target| WantedTarget {
-                        target,
-                        span: attribute,
-                        from_attribute: false,
-                    }),
-            );
+        return (targets, TargetsOrigin::Attribute);
+    }
+    let built = build_targets(env, policy);
+    let origin = match (&built, policy.targets_named) {
+        (_, true) => TargetsOrigin::Policy,
+        (Some(_), false) => TargetsOrigin::Build,
+        (None, false) => TargetsOrigin::Default,
+    };
+    targets.extend(
+        built
+            .unwrap_or_else(|| policy.targets.clone())
+            .into_iter()
+            .map(|target| WantedTarget {
+                target,
+                span: attribute,
+                from_attribute: false,
+            }),
+    );
+    (targets, origin)
+}
+
+/// The targets the crate's build script compiles for, when the policy names none and the
+/// build helper set [`TARGETS_VAR`]: each name it lists that is a known target, in order,
+/// once. `None` when the policy names targets, the variable is unset or it lists none.
+fn build_targets(env: &Env, policy: &Policy) -> Option<Vec<Target>> {
+    if policy.targets_named {
+        return None;
+    }
+    let value = env.var(TARGETS_VAR)?.to_str()?;
+    let mut out: Vec<Target> = Vec::new();
+    for target in value.split(',').filter_map(|name| Target::parse(name).ok()) {
+        if !out.contains(&target) {
+            out.push(target);
         }
     }
+    (!out.is_empty()).then_some(out)
+}
 
-    // The kernel class and the floor.
+/// Stage 7: the kernel class and the `low_occupancy` floor.
+fn floor(args: &Args, policy: &Policy, errors: &mut Errors) -> (MinOccupancy, Option<KernelClass>) {
     let class = args.class.as_ref().and_then(|Arg { value, .. }| {
         let name = value.value();
         match KernelClass::from_name(&name) {
@@ -278,36 +540,11 @@ pub(crate) fn validate(
             }
         }
     });
-    let (min_occupancy, class) =
-        policy.floor(args.min_occupancy.as_ref().map(|arg| arg.value.0), class);
+    policy.floor(args.min_occupancy.as_ref().map(|arg| arg.value.0), class)
+}
 
-    // The cluster: literal, and only where the targets have clusters. Above the portable
-    // size it needs `non_portable = true` (else `launch_impossible` says so).
-    let non_portable = args
-        .non_portable
-        .as_ref()
-        .is_some_and(|arg| arg.value.value);
-    let cluster = args
-        .cluster
-        .as_ref()
-        .and_then(|arg| cluster(arg, &targets, &mut errors))
-        .map(|c| {
-            if non_portable {
-                c.allow_non_portable()
-            } else {
-                c
-            }
-        });
-    if let Some(Arg { key: k, .. }) = &args.cluster {
-        key(Input::Cluster, k);
-    }
-    for plan in &plans {
-        if let Some(grid) = &plan.grid {
-            grid_checks(plan.grid_span, grid, &mut errors);
-        }
-    }
-
-    // Levels: the policy's, then the attribute's.
+/// Stage 7: lint levels: the policy's, then the attribute's.
+fn levels(args: &Args, policy: &Policy, errors: &mut Errors) -> LintLevels {
     let mut levels = policy.lints.clone();
     let mut seen: Vec<String> = Vec::new();
     for level_arg in &args.levels {
@@ -324,30 +561,18 @@ pub(crate) fn validate(
             errors.push(Error::new(level_arg.lint.span(), e));
         }
     }
+    levels
+}
 
-    // The compiled kernels' resources, per target.
-    let wanted = args
-        .kernel
-        .as_ref()
-        .map(WantedKernels::from_arg)
-        .or(body_kernel);
-    let resolved = artifact::resolve(&args, wanted, policy, env, &targets, &mut errors);
-    let mut tracked_files: Vec<std::path::PathBuf> = loaded.file.iter().cloned().collect();
-    let mut tracked_vars = vec![occupancy_core::policy::Policy::ENV_VAR];
-    if tracked_targets {
-        tracked_vars.push(TARGETS_VAR);
-    }
-    let mut kernels = Vec::new();
-    let source = resolved.map(|resolved| {
-        keys.push((Input::Kernel, resolved.key_span));
-        tracked_files.push(resolved.source.path.clone());
-        if matches!(resolved.source.kind, SourceKind::Manifest(_)) {
-            tracked_vars.push(MANIFEST_VAR);
-        }
-        kernels = resolved.kernels;
-        resolved.source
-    });
-    // A kernel compiled with `__cluster_dims__` launches with exactly that cluster.
+/// Stage 8: what the compiled kernels impose: a kernel compiled with `__cluster_dims__`
+/// launches with exactly that cluster; `non_portable` is about cluster launches (the
+/// attribute's or the compiled kernel's).
+fn compiled_cluster(
+    args: &Args,
+    cluster: Option<Cluster>,
+    kernels: &[KernelSpec],
+    errors: &mut Errors,
+) {
     if let (Some(Arg { key: k, .. }), Some(given)) = (&args.cluster, cluster) {
         let compiled = kernels
             .iter()
@@ -365,8 +590,6 @@ pub(crate) fn validate(
             ));
         }
     }
-
-    // `non_portable` is about cluster launches: the attribute's or the compiled kernel's.
     if let Some(Arg { key: k, .. }) = &args.non_portable
         && args.cluster.is_none()
         && !kernels
@@ -379,123 +602,12 @@ pub(crate) fn validate(
             "`non_portable` applies to thread-block cluster launches: add `cluster = ...` or remove it",
         ));
     }
-
-    errors.finish(Spec {
-        wrapper: wrapper.to_string(),
-        targets: targets
-            .into_iter()
-            .map(|wanted| TargetSpec {
-                target: wanted.target,
-                span: wanted.span,
-            })
-            .collect(),
-        targets_origin,
-        min_occupancy,
-        class,
-        levels,
-        thresholds: policy.thresholds,
-        plans,
-        kernels,
-        regs,
-        static_smem,
-        barriers,
-        max_threads,
-        opt_in,
-        carveout,
-        cluster,
-        non_portable,
-        source,
-        tracked_files,
-        tracked_vars,
-        confirmations: read.confirmations,
-        helpers: read.helpers,
-        unread,
-        attribute,
-        keys,
-    })
-}
-
-/// A constant of the attribute, resolved from the crate's sources when the reader can
-/// (then a literal, with the compiler's confirmation recorded); else left to the
-/// compile-time path, with why in `unread`.
-fn resolve_value(
-    value: &mut Value,
-    resolver: &mut Resolver,
-    scope: &Scope,
-    read: &mut Read,
-    unread: &mut Vec<String>,
-) {
-    let Value::Const(expr) = value else { return };
-    let span = syn::spanned::Spanned::span(&**expr);
-    let lowered = cexpr::lower(expr);
-    let eval = resolver.eval(&lowered, scope, Some(cexpr::IntTy::U32));
-    let text = cexpr::text(&lowered);
-    match eval.as_slice() {
-        [b] if b.picks.is_empty() => match &b.val {
-            Val::Int(k) if (0..=i128::from(u32::MAX)).contains(&k.value) => {
-                plans::confirm(k, span, read);
-                *value = Value::Lit {
-                    value: k.value as u32,
-                    span,
-                };
-            }
-            Val::Int(k) => unread.push(format!("`{text}` = {} is not a u32", k.value)),
-            Val::Unknown(why) if why.starts_with(&format!("`{text}`")) => unread.push(why.clone()),
-            Val::Unknown(why) => unread.push(format!("`{text}`: {why}")),
-            _ => unread.push(format!("`{text}` is not a number")),
-        },
-        _ => unread.push(format!("`{text}` has several values")),
-    }
-}
-
-/// The kernel the body names as a literal, when the attribute does not: the one name the
-/// body loads. A `kernel` that names another single kernel than the body is drift.
-fn body_kernel(args: &Args, body: Option<&BodyRead>, errors: &mut Errors) -> Option<WantedKernels> {
-    let body = body?;
-    let mut names: Vec<&(String, Span)> = Vec::new();
-    for k in &body.kernels {
-        if !names.iter().any(|n| n.0 == k.0) {
-            names.push(k);
-        }
-    }
-    let [(name, span)] = names.as_slice() else {
-        return None;
-    };
-    match &args.kernel {
-        Some(Arg {
-            value: Candidates { items, list: false },
-            key,
-        }) => {
-            let given = items.first()?.value();
-            if !artifact::is_glob(&given)
-                && given != *name
-                && !given.ends_with(&format!("::{name}"))
-            {
-                errors.push(Error::new(
-                    key.span(),
-                    format!("`kernel = \"{given}\"`, but the body loads the kernel `{name}`: the attribute must check the kernel the body launches"),
-                ));
-                errors.push(Error::new(
-                    *span,
-                    format!("the body loads `{name}` here, not `{given}`"),
-                ));
-            }
-            None
-        }
-        Some(_) => None,
-        None if args.cubin.is_some() || args.fatbin.is_some() || args.regs.is_none() => {
-            Some(WantedKernels {
-                names: vec![(name.clone(), *span)],
-                key_span: *span,
-            })
-        }
-        None => None,
-    }
 }
 
 /// `cluster = 2 | (2, 1) | (2, 1, 1)`: literal, on targets with clusters (cc 9.0+), within
 /// each target's largest cluster. Whether a size above the portable maximum (8) may launch
 /// is the lints' call (`non_portable`).
+/// Stage 7: the cluster.
 fn cluster(arg: &Arg<Dims>, targets: &[WantedTarget], errors: &mut Errors) -> Option<Cluster> {
     let mut dims = [1u32; 3];
     for (slot, value) in dims.iter_mut().zip(&arg.value.dims) {
@@ -596,21 +708,4 @@ fn find_self(tokens: proc_macro2::TokenStream) -> Option<proc_macro2::Ident> {
 
 fn written(args: &Args, key: &str) -> bool {
     args.written.iter().any(|k| k == key)
-}
-
-/// The targets the crate's build script compiles for, when the policy names none and the
-/// build helper set [`TARGETS_VAR`]: each name it lists that is a known target, in order,
-/// once. `None` when the policy names targets, the variable is unset or it lists none.
-fn build_targets(env: &Env, policy: &Policy) -> Option<Vec<Target>> {
-    if policy.targets_named {
-        return None;
-    }
-    let value = env.var(TARGETS_VAR)?.to_str()?;
-    let mut out: Vec<Target> = Vec::new();
-    for target in value.split(',').filter_map(|name| Target::parse(name).ok()) {
-        if !out.contains(&target) {
-            out.push(target);
-        }
-    }
-    (!out.is_empty()).then_some(out)
 }

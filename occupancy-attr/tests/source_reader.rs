@@ -300,10 +300,12 @@ fn choices_and_shadowing_in_the_body() {
     let spec = spec_of(&dir, "src/lib.rs", "shadow").unwrap();
     assert_eq!(blocks(&spec), [[Some(64), Some(1), Some(1)]]);
     assert!(spec.confirmations.is_empty());
-    // A name bound by a pattern is a run-time value, even with a constant of the same name.
+    // A name bound by a pattern is what the pattern binds (here a field of a parameter, a
+    // run-time value), even with a constant of the same name.
     let errors = spec_of(&dir, "src/lib.rs", "pattern").err().unwrap();
     assert!(
-        errors[0].contains("`BLOCK` is bound by a pattern the reader does not follow"),
+        errors[0]
+            .contains("(`p` is a parameter of the wrapper, a run-time value; no bound is known)"),
         "{errors:?}"
     );
     // Three arms, each with its own shared memory; the constant's arm confirmed.
@@ -403,7 +405,7 @@ fn an_item_of_a_nested_block_shadows_the_module() {
 }
 
 #[test]
-fn assignments_after_the_let_are_not_read_as_the_let() {
+fn assignments_after_the_let_are_read_on_their_path() {
     let dir = crate_with(
         "assigned",
         &[(
@@ -422,9 +424,20 @@ fn assignments_after_the_let_are_not_read_as_the_let() {
         )],
     );
     let first_error = |name: &str| spec_of(&dir, "src/lib.rs", name).err().unwrap()[0].clone();
-    assert!(first_error("local").contains("`b` is assigned after its `let`"));
-    assert!(first_error("field").contains("`cfg.block_dim` is assigned after `cfg` is built"));
-    assert!(first_error("lent").contains("`cfg` is assigned or lent mutably after it is built"));
+    // An assignment on one path: each path's value.
+    let spec = spec_of(&dir, "src/lib.rs", "local").unwrap();
+    assert_eq!(
+        blocks(&spec),
+        [[Some(1024), Some(1), Some(1)], [Some(32), Some(1), Some(1)]]
+    );
+    // A field assigned after the configuration is built: the launch has the new value.
+    let spec = spec_of(&dir, "src/lib.rs", "field").unwrap();
+    assert_eq!(blocks(&spec), [[Some(128), Some(1), Some(1)]]);
+    assert!(
+        first_error("lent").contains("`cfg` is lent mutably (`&mut cfg`), which may change it"),
+        "{}",
+        first_error("lent")
+    );
     // A field the checks do not need stays read: the block is known, the grid is not.
     let spec = spec_of(&dir, "src/lib.rs", "grid_only").unwrap();
     assert_eq!(blocks(&spec), [[Some(64), Some(1), Some(1)]]);
@@ -481,7 +494,8 @@ fn a_const_fn_of_a_run_time_value_says_why() {
     assert!(
         errors[0].starts_with(
             "the block size of this launch is known only at run time (`n` is a parameter of the \
-             wrapper, a run-time value): give its candidates in the attribute, `block = [32, 1024]`"
+             wrapper, a run-time value; no bound is known): give its candidates in the \
+             attribute, `block = [32, 1024]`"
         ),
         "{errors:?}"
     );

@@ -1,0 +1,3272 @@
+//! The interpreter: the wrapper's body (and the helpers and `const fn`s it calls, and the
+//! constants it names) run over abstract values, one path at a time.
+//!
+//! A [`Path`] is one way through the code: its bindings (a stack of call frames), what its
+//! conditions decided ([`Fact`]s, so that the same condition twice is the same choice), the
+//! members of run-time sets it has fixed or excluded, and the names it read. `if` and
+//! `match` split a path where their condition is not decided, refining the variables the
+//! condition compares (`n < 1024` makes `n` at most 1023 on the `then` path); a run-time
+//! set bound to a name is a [`Val::Choice`], split only where a condition or a value of
+//! another set needs one member. A launch is recorded with the path that makes it: its
+//! configuration, its kernel, the members of the sets it depends on.
+//!
+//! Everything is bounded: paths ([`MAX_PATHS`]: past it, an error on the construct that
+//! split them), steps ([`MAX_STEPS`]), nesting ([`MAX_NESTING`]), calls ([`MAX_CALLS`],
+//! recursion), loops (`occupancy_core::abstract_int::loop_exits`: 4096 values).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use occupancy_core::abstract_int::{AbstractInt, Comparison, Truth, loop_exits};
+
+use super::ir::{
+    self, At, Block, Expr, Field, IntTy, Loop, LoopKind, Match, Method, Pat, Path as IrPath, Stmt,
+    StructLit,
+};
+use super::names::{self, Def, Place, Resolver};
+use super::value::{
+    self, ChoiceId, ConfigVal, Int, Kernel, SourceId, StructVal, Term, Unknown, Val,
+};
+use crate::source::{ConstDef, FnDef, ModuleId, Returns};
+
+/// The most paths followed at once; past it, an error on the construct that split them.
+pub(crate) const MAX_PATHS: usize = 64;
+
+/// Expression nodes one expansion may evaluate.
+const MAX_STEPS: usize = 200_000;
+
+/// The deepest nesting of evaluation (expressions within expressions, calls within calls).
+const MAX_NESTING: usize = 160;
+
+/// The deepest nesting of calls and of names defined by names.
+const MAX_CALLS: usize = 48;
+
+/// Methods that launch a kernel with a configuration argument (cudarc's `LaunchArgs`
+/// since 0.13, `LaunchAsync` before).
+pub(crate) const LAUNCH_METHODS: &[&str] = &[
+    "launch",
+    "launch_cooperative",
+    "launch_on_stream",
+    "launch_async",
+];
+
+/// Methods whose result is their receiver's value as far as the reader is concerned.
+const TRANSPARENT_METHODS: &[&str] = &[
+    "unwrap",
+    "expect",
+    "clone",
+    "to_owned",
+    "copied",
+    "cloned",
+    "as_ref",
+    "borrow",
+    "into",
+    "try_into",
+    "unwrap_or_default",
+];
+
+/// How names read are written back for the compiler to confirm them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Terms {
+    /// No terms (a constant's definition, a `const fn` with known arguments: the name or
+    /// call that led there is confirmed instead).
+    Off,
+    /// As written: the expression is in the wrapper (its attribute or body).
+    AsWritten,
+    /// From the crate root: the expression is in a helper the wrapper calls.
+    FromRoot,
+}
+
+/// A run-time input.
+pub(crate) struct SourceInfo {
+    /// Why it is not known: "`n` is a parameter of the wrapper, a run-time value".
+    pub(crate) what: String,
+    /// Where it is bound, stable from one run to the next (for the attribute's candidates).
+    pub(crate) key: SourceKey,
+}
+
+/// A binding's identity across runs of the interpreter: its name and where it is bound.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SourceKey {
+    pub(crate) name: String,
+    pub(crate) at: u32,
+}
+
+/// A run-time set bound to a name.
+pub(crate) struct ChoiceInfo {
+    /// Its members, sorted.
+    pub(crate) members: Vec<i128>,
+    /// The name it is bound to, and the expression it comes from (for notes).
+    pub(crate) name: String,
+    pub(crate) text: String,
+    /// The run-time inputs it depends on.
+    pub(crate) roots: Vec<SourceId>,
+    /// How to compute it again when a condition later narrows one of its inputs.
+    recompute: Option<Recompute>,
+}
+
+struct Recompute {
+    expr: Expr,
+    frame: Frame,
+}
+
+/// A helper the wrapper calls, read from the crate's sources: the compiler checks that the
+/// function read is the function called.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct HelperRead {
+    /// The call's path as written in the wrapper.
+    pub(crate) written: IrPath,
+    /// The function read, from the crate root.
+    pub(crate) read: IrPath,
+    pub(crate) at: At,
+}
+
+/// A launch one path makes.
+pub(crate) struct LaunchRec {
+    /// The configuration (a [`Val::Config`], or unknown).
+    pub(crate) config: Val,
+    /// The kernel it launches, when the path names it.
+    pub(crate) kernel: Option<Kernel>,
+    /// Which members of each run-time set the path allows, for the sets in `config`.
+    pub(crate) masks: Vec<(ChoiceId, u64)>,
+    /// The sets this path took one member of (to combine it with another set, or where a
+    /// condition decided one member).
+    pub(crate) fixed: Vec<ChoiceId>,
+    /// Sets whose inputs a later condition narrowed without the reader being able to
+    /// follow (their members may not all be possible on this path).
+    pub(crate) stale: Vec<ChoiceId>,
+    /// Names read that decided the path or that the values no longer carry.
+    pub(crate) reads: Vec<Rc<Term>>,
+    pub(crate) helpers: Vec<HelperRead>,
+    /// The name the configuration is bound to (`cfg`), if any.
+    pub(crate) name: Option<String>,
+    /// Where the launch is: the call or the construction.
+    pub(crate) at: At,
+}
+
+/// What the interpreter recognises as launches.
+pub(crate) struct Mode {
+    /// The body calls a launch method: only what it passes to one is a launch. Otherwise
+    /// every configuration the body builds is one.
+    pub(crate) launch_calls: bool,
+    /// Names used as the `..base` of a `LaunchConfig` literal (not launches themselves).
+    pub(crate) base_names: Vec<String>,
+    /// The attribute's candidates for run-time values: what each input takes instead of
+    /// its whole range (a second run, once the first has found which inputs they stand for).
+    pub(crate) assume: Vec<(SourceKey, Vec<i128>, String)>,
+}
+
+/// A binding.
+#[derive(Clone, Debug)]
+struct Binding {
+    name: Rc<str>,
+    val: Val,
+    version: u32,
+    /// A configuration built by the wrapper and not launched yet (recorded when its name
+    /// goes out of scope, when the body calls no launch method).
+    pending: Option<At>,
+}
+
+/// A call frame.
+#[derive(Clone, Debug)]
+struct Frame {
+    place: Place,
+    terms: Terms,
+    env: Vec<Binding>,
+    /// The wrapper's own frame: configurations built here may be launches.
+    wrapper: bool,
+    /// Blocks entered in this frame (1: the function's own block).
+    blocks: usize,
+}
+
+/// What a path's next step is.
+#[derive(Clone, Debug, PartialEq)]
+enum Flow {
+    Normal,
+    Return(Box<Val>),
+    Break,
+    Continue,
+    /// A panic, `unreachable!()`, a failed `assert!`: the path ends with no launch.
+    Diverged,
+}
+
+/// What a condition decided on a path.
+#[derive(Clone, Debug, PartialEq)]
+struct Fact {
+    frame: usize,
+    expr: Expr,
+    versions: Vec<(Rc<str>, u32)>,
+    kind: FactKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum FactKind {
+    Holds(bool),
+    Matched(Pat),
+    NotMatched(Pat),
+}
+
+/// One way through the code.
+#[derive(Clone, Debug)]
+pub(crate) struct Path {
+    frames: Vec<Frame>,
+    masks: Vec<(ChoiceId, u64)>,
+    stale: Vec<ChoiceId>,
+    facts: Vec<Fact>,
+    reads: Vec<Rc<Term>>,
+    helpers: Vec<HelperRead>,
+    flow: Flow,
+}
+
+type Outs = Vec<(Path, Val)>;
+
+/// A `match`'s scrutinee and the versions of the bindings it reads (what earlier matches on
+/// it decided applies while they are the same).
+type Scrutinee<'a> = (&'a Expr, &'a [(Rc<str>, u32)]);
+
+/// The interpreter for one expansion.
+pub(crate) struct Interp<'r> {
+    pub(crate) names: &'r mut Resolver,
+    pub(crate) mode: Mode,
+    pub(crate) sources: Vec<SourceInfo>,
+    pub(crate) choices: Vec<ChoiceInfo>,
+    pub(crate) launches: Vec<LaunchRec>,
+    /// Kernel names the body loads as literals, in order.
+    pub(crate) kernels: Vec<(String, At)>,
+    /// A name built at run time (`format!("affine_{}", ..)`): the glob it suggests.
+    pub(crate) kernel_pattern: Option<(String, At)>,
+    /// Errors on the body's constructs (too many paths), with where.
+    pub(crate) problems: Vec<(At, String)>,
+    steps: usize,
+    nesting: usize,
+    calls: Vec<String>,
+    next_version: u32,
+    /// The `let` initialiser being evaluated, when it builds a configuration: recorded
+    /// through its binding, not where it is built.
+    bound_init: Option<*const Expr>,
+    /// Constants evaluated so far, by their path from the crate root.
+    cache: HashMap<String, Result<Int, String>>,
+}
+
+fn unknown(why: impl Into<Rc<str>>) -> Val {
+    Val::unknown(why)
+}
+
+impl Path {
+    fn new(frame: Frame) -> Path {
+        Path {
+            frames: vec![frame],
+            masks: Vec::new(),
+            stale: Vec::new(),
+            facts: Vec::new(),
+            reads: Vec::new(),
+            helpers: Vec::new(),
+            flow: Flow::Normal,
+        }
+    }
+
+    fn top(&self) -> &Frame {
+        // A path always has its first frame.
+        &self.frames[self.frames.len() - 1]
+    }
+
+    fn top_mut(&mut self) -> &mut Frame {
+        let last = self.frames.len() - 1;
+        &mut self.frames[last]
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Binding> {
+        self.top().env.iter().rev().find(|b| &*b.name == name)
+    }
+
+    fn lookup_mut(&mut self, name: &str) -> Option<&mut Binding> {
+        self.top_mut()
+            .env
+            .iter_mut()
+            .rev()
+            .find(|b| &*b.name == name)
+    }
+
+    fn normal(&self) -> bool {
+        self.flow == Flow::Normal
+    }
+
+    /// The members of `choice` this path allows (`all`: its full mask).
+    fn mask(&self, choice: ChoiceId, all: u64) -> u64 {
+        self.masks
+            .iter()
+            .find(|(c, _)| *c == choice)
+            .map_or(all, |(_, m)| *m)
+    }
+
+    fn set_mask(&mut self, choice: ChoiceId, mask: u64) {
+        match self.masks.iter_mut().find(|(c, _)| *c == choice) {
+            Some((_, m)) => *m = mask,
+            None => self.masks.push((choice, mask)),
+        }
+    }
+
+    /// `v` with the choices this path has fixed (one member allowed) taken as that member.
+    fn view(&self, v: Val) -> Val {
+        let mut out = v;
+        let mut found = Vec::new();
+        out.choices(&mut found, 0);
+        for c in found {
+            if let Some((_, m)) = self.masks.iter().find(|(x, _)| *x == c)
+                && m.count_ones() == 1
+            {
+                out = out.fix(c, m.trailing_zeros() as usize);
+            }
+        }
+        out
+    }
+
+    fn read(&mut self, term: Rc<Term>) {
+        if !self.reads.contains(&term) {
+            self.reads.push(term);
+        }
+    }
+
+    fn fact(&self, expr: &Expr, versions: &[(Rc<str>, u32)]) -> impl Iterator<Item = &FactKind> {
+        let frame = self.frames.len();
+        self.facts
+            .iter()
+            .filter(move |f| f.frame == frame && f.expr == *expr && f.versions == versions)
+            .map(|f| &f.kind)
+    }
+}
+
+fn all_members(n: usize) -> u64 {
+    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+}
+
+impl<'r> Interp<'r> {
+    pub(crate) fn new(names: &'r mut Resolver, mode: Mode) -> Interp<'r> {
+        Interp {
+            names,
+            mode,
+            sources: Vec::new(),
+            choices: Vec::new(),
+            launches: Vec::new(),
+            kernels: Vec::new(),
+            kernel_pattern: None,
+            problems: Vec::new(),
+            steps: 0,
+            nesting: 0,
+            calls: Vec::new(),
+            next_version: 0,
+            bound_init: None,
+            cache: HashMap::new(),
+        }
+    }
+
+    fn version(&mut self) -> u32 {
+        self.next_version += 1;
+        self.next_version
+    }
+
+    /// A new run-time input.
+    fn source(&mut self, what: String, key: SourceKey) -> SourceId {
+        self.sources.push(SourceInfo { what, key });
+        (self.sources.len() - 1) as SourceId
+    }
+
+    /// The attribute's candidates for the input bound at `key`, if any: a choice among them.
+    fn assumed(&mut self, key: &SourceKey, ty: Option<IntTy>) -> Option<Val> {
+        let (_, values, text) = self.mode.assume.iter().find(|(k, _, _)| k == key)?.clone();
+        let members: Vec<i128> = values;
+        let vals: Vec<Val> = members.iter().map(|v| Val::int(*v, ty)).collect();
+        self.choices.push(ChoiceInfo {
+            members,
+            name: key.name.clone(),
+            text,
+            roots: Vec::new(),
+            recompute: None,
+        });
+        Some(Val::Choice(
+            (self.choices.len() - 1) as ChoiceId,
+            Rc::new(vals),
+        ))
+    }
+
+    // ---------------------------------------------------------------- entry points
+
+    /// Runs the wrapper's body: `params` are its parameters (pattern, integer type, what
+    /// each is), `generics` the names of its generic parameters.
+    pub(crate) fn run_wrapper(
+        &mut self,
+        body: &Block,
+        params: &[(Pat, ParamKind)],
+        generics: &[String],
+    ) {
+        let mut path = Path::new(Frame {
+            place: Place::wrapper(),
+            terms: Terms::AsWritten,
+            env: Vec::new(),
+            wrapper: true,
+            blocks: 0,
+        });
+        for name in generics {
+            let version = self.version();
+            path.top_mut().env.push(Binding {
+                name: name.as_str().into(),
+                val: unknown(format!(
+                    "`{name}` is a generic parameter of the wrapper, known only per instantiation"
+                )),
+                version,
+                pending: None,
+            });
+        }
+        for (index, (pat, kind)) in params.iter().enumerate() {
+            let val = self.parameter(pat, kind, index);
+            path = self.bind(pat, val, path, At::NONE, None);
+        }
+        let outs = self.eval_block(body, path, None);
+        for (mut path, _) in outs {
+            self.leave_scope(&mut path, 0);
+        }
+    }
+
+    /// The value a parameter of the wrapper takes: its type's range.
+    fn parameter(&mut self, pat: &Pat, kind: &ParamKind, index: usize) -> Val {
+        let name = match pat {
+            Pat::Bind(name, None) => name.clone(),
+            _ => "a parameter".to_owned(),
+        };
+        let key = SourceKey {
+            name: name.clone(),
+            at: u32::MAX - index as u32,
+        };
+        if let ParamKind::Int(ty) = kind
+            && let Some(v) = self.assumed(&key, Some(*ty))
+        {
+            return v;
+        }
+        let what = format!("`{name}` is a parameter of the wrapper, a run-time value");
+        match kind {
+            ParamKind::Int(ty) => {
+                let s = self.source(what, key);
+                Val::Int(Int::input(Some(*ty), s))
+            }
+            ParamKind::Bool => Val::Bool(None),
+            ParamKind::Ints(tys) => {
+                let s = self.source(what, key);
+                Val::Tuple(
+                    tys.iter()
+                        .map(|ty| {
+                            let mut i = Int::input(Some(*ty), s);
+                            i.source = None;
+                            Val::Int(i)
+                        })
+                        .collect(),
+                )
+            }
+            ParamKind::Other => {
+                let s = self.source(what.clone(), key);
+                Val::Unknown(Unknown {
+                    why: what.into(),
+                    roots: vec![s],
+                    source: Some(s),
+                    panic: false,
+                })
+            }
+        }
+    }
+
+    /// Evaluates an expression of the attribute (a constant) in the wrapper's place.
+    pub(crate) fn eval_attribute(
+        &mut self,
+        expr: &Expr,
+        expected: Option<IntTy>,
+    ) -> (Val, Vec<Rc<Term>>) {
+        let path = Path::new(Frame {
+            place: Place::wrapper(),
+            terms: Terms::AsWritten,
+            env: Vec::new(),
+            wrapper: false,
+            blocks: 0,
+        });
+        let outs = self.eval(expr, path, expected);
+        match outs.as_slice() {
+            [(path, val)] => (path.view(val.clone()), path.reads.clone()),
+            [] => (unknown("no value"), Vec::new()),
+            _ => (unknown("several values"), Vec::new()),
+        }
+    }
+
+    // ---------------------------------------------------------------- bounds
+
+    fn guard(&mut self) -> Option<Val> {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return Some(unknown(format!(
+                "the evaluation took more than {MAX_STEPS} steps"
+            )));
+        }
+        if self.nesting > MAX_NESTING {
+            return Some(unknown("the code nests too deeply for the reader"));
+        }
+        None
+    }
+
+    /// Keeps at most [`MAX_PATHS`] outcomes, merging identical ones; past the bound, an
+    /// error on the construct at `at`.
+    fn bounded<T: Clone + PartialEq>(
+        &mut self,
+        mut outs: Vec<(Path, T)>,
+        at: At,
+    ) -> Vec<(Path, T)> {
+        // Merging compares paths pairwise: past a few times the bound, the error is certain
+        // and the paths are cut first.
+        if outs.len() > 4 * MAX_PATHS {
+            outs.truncate(4 * MAX_PATHS + 1);
+        }
+        if outs.len() > 1 {
+            outs = merge_identical(outs);
+        }
+        if outs.len() > MAX_PATHS {
+            let message = format!(
+                "more than {MAX_PATHS} paths through the body from here on: the reader follows \
+                 each path to the launch it makes and stops at {MAX_PATHS}; give the launch's \
+                 values in the attribute, or choose them in fewer combinations"
+            );
+            if !self.problems.iter().any(|(_, m)| *m == message) {
+                self.problems.push((at, message));
+            }
+            outs.truncate(MAX_PATHS);
+        }
+        outs
+    }
+
+    // ---------------------------------------------------------------- blocks, statements
+
+    fn eval_block(&mut self, block: &Block, mut path: Path, expected: Option<IntTy>) -> Outs {
+        let depth = path.top().env.len();
+        path.top_mut().blocks += 1;
+        // Items of a nested block shadow the module's (those at the top of the wrapper's
+        // body are read as its own constants): the reader does not read them, so a name
+        // they declare is unknown there rather than resolved to another item.
+        if !(path.top().wrapper && path.top().blocks == 1) {
+            for stmt in &block.stmts {
+                if let Stmt::Item(Some(name)) = stmt {
+                    let version = self.version();
+                    path.top_mut().env.push(Binding {
+                        name: name.as_str().into(),
+                        val: unknown(format!("`{name}` is an item declared in a nested block")),
+                        version,
+                        pending: None,
+                    });
+                }
+            }
+        }
+        let mut paths = vec![path];
+        for stmt in &block.stmts {
+            let mut next = Vec::new();
+            for path in paths {
+                if path.normal() {
+                    next.extend(self.exec(stmt, path));
+                } else {
+                    next.push(path);
+                }
+            }
+            let at = match stmt {
+                Stmt::Let(l) => l.init.as_ref().and_then(expr_at).unwrap_or(l.at),
+                Stmt::Expr(e) => expr_at(e).unwrap_or(At::NONE),
+                Stmt::Item(_) => At::NONE,
+            };
+            paths = self
+                .bounded(next.into_iter().map(|p| (p, ())).collect(), at)
+                .into_iter()
+                .map(|(p, ())| p)
+                .collect();
+        }
+        let mut outs = Vec::new();
+        for path in paths {
+            if !path.normal() {
+                outs.push((path, Val::Tuple(Vec::new())));
+                continue;
+            }
+            match &block.tail {
+                Some(tail) => outs.extend(self.eval(tail, path, expected)),
+                None => outs.push((path, Val::Tuple(Vec::new()))),
+            }
+        }
+        for (path, _) in &mut outs {
+            self.leave_scope(path, depth);
+            path.top_mut().blocks -= 1;
+        }
+        outs
+    }
+
+    /// Drops the bindings above `depth` of the top frame, recording the configurations
+    /// among them that are launches (when the body calls no launch method).
+    fn leave_scope(&mut self, path: &mut Path, depth: usize) {
+        let frame = path.top_mut();
+        if depth >= frame.env.len() {
+            return;
+        }
+        let gone: Vec<Binding> = frame.env.drain(depth..).collect();
+        if !path.top().wrapper || path.flow == Flow::Diverged {
+            return;
+        }
+        for b in gone.into_iter().rev() {
+            if let Some(at) = b.pending {
+                let val = path.view(b.val.clone());
+                self.record(path, val, None, Some(b.name.to_string()), at);
+            }
+        }
+    }
+
+    fn exec(&mut self, stmt: &Stmt, path: Path) -> Vec<Path> {
+        match stmt {
+            Stmt::Let(l) => {
+                let (pat, init, otherwise, at) = (&l.pat, &l.init, &l.otherwise, &l.at);
+                let Some(init) = init else {
+                    // `let x;`: assigned later, unknown until then.
+                    let val = unknown("declared without a value");
+                    return vec![self.bind(pat, val, path, *at, None)];
+                };
+                let construction = self.is_construction(init, &path);
+                let outer = self.bound_init;
+                if construction {
+                    self.bound_init = Some(init as *const Expr);
+                }
+                let evaluated = self.eval(init, path, None);
+                self.bound_init = outer;
+                let mut out = Vec::new();
+                for (path, val) in evaluated {
+                    if !path.normal() {
+                        out.push(path);
+                        continue;
+                    }
+                    match (pat, otherwise) {
+                        (_, None) | (Pat::Bind(..), _) => {
+                            let config = has_config(&val);
+                            let mut path = self.bind(pat, val, path, *at, Some(init));
+                            if construction
+                                && config
+                                && let Pat::Bind(name, None) = pat
+                                && !self.mode.base_names.contains(name)
+                                && let Some(b) = path.lookup_mut(name)
+                            {
+                                b.pending = Some(*at);
+                            }
+                            out.push(path);
+                        }
+                        (pat, Some(otherwise)) => {
+                            // `let pat = value else { diverge };`
+                            for (path, matched) in self.pattern(pat, &val, path, None) {
+                                if matched {
+                                    out.push(path);
+                                } else {
+                                    out.extend(
+                                        self.eval_block(otherwise, path, None)
+                                            .into_iter()
+                                            .map(|(p, _)| p),
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+                out
+            }
+            Stmt::Expr(e) => self
+                .eval(e, path, None)
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect(),
+            Stmt::Item(_) => vec![path],
+        }
+    }
+
+    /// Whether `init` builds a configuration that may be launched (the wrapper's frame, no
+    /// launch method in the body).
+    fn is_construction(&self, init: &Expr, path: &Path) -> bool {
+        if self.mode.launch_calls || !path.top().wrapper {
+            return false;
+        }
+        match init {
+            Expr::Struct(s) => s.name == "LaunchConfig",
+            Expr::Call(..) => true,
+            _ => false,
+        }
+    }
+
+    // ---------------------------------------------------------------- bindings
+
+    /// Binds an irrefutable pattern to `val`. A run-time set bound to a name becomes a
+    /// choice; a run-time value bound to a name becomes an input of its own (the
+    /// attribute's candidates can stand for it).
+    fn bind(&mut self, pat: &Pat, val: Val, mut path: Path, at: At, init: Option<&Expr>) -> Path {
+        match pat {
+            Pat::Bind(name, sub) => {
+                let val = self.named_value(name, val, at, init, &path);
+                if let Some(sub) = sub {
+                    path = self.bind(sub, val.clone(), path, at, None);
+                }
+                let version = self.version();
+                path.top_mut().env.push(Binding {
+                    name: name.as_str().into(),
+                    val,
+                    version,
+                    pending: None,
+                });
+                path
+            }
+            Pat::Tuple(pats) => {
+                let n = pats.iter().filter(|p| **p != Pat::Rest).count();
+                let rest = pats.iter().position(|p| *p == Pat::Rest);
+                for (i, p) in pats.iter().enumerate() {
+                    if *p == Pat::Rest {
+                        continue;
+                    }
+                    let index = match rest {
+                        Some(r) if i > r => None,
+                        _ => Some(i),
+                    };
+                    let item = val.clone().map(&mut |v| match (v, index) {
+                        (Val::Tuple(items), Some(i)) if items.len() >= n => items
+                            .get(i)
+                            .cloned()
+                            .unwrap_or_else(|| unknown("no such field")),
+                        (Val::Tuple(items), None) if items.len() >= n => {
+                            let from_end = pats.len() - i;
+                            items
+                                .get(items.len() - from_end)
+                                .cloned()
+                                .unwrap_or_else(|| unknown("no such field"))
+                        }
+                        (Val::Unknown(u), _) => Val::Unknown(u),
+                        _ => unknown("bound by a pattern the reader does not follow"),
+                    });
+                    path = self.bind(p, item, path, at, None);
+                }
+                path
+            }
+            Pat::Struct(_, fields) => {
+                for (field, p) in fields {
+                    let item = val
+                        .clone()
+                        .map(&mut |v| field_of(v, &Field::Named(field.clone())));
+                    path = self.bind(p, item, path, at, None);
+                }
+                path
+            }
+            Pat::TupleStruct(p, pats) if matches!(p.last(), "Some" | "Ok") && pats.len() == 1 => {
+                self.bind(&pats[0], val, path, at, None)
+            }
+            Pat::Wild | Pat::Rest | Pat::Lit(_) | Pat::Range(..) | Pat::Path(_) => path,
+            Pat::Opaque(names) => {
+                for name in names {
+                    let version = self.version();
+                    path.top_mut().env.push(Binding {
+                        name: name.as_str().into(),
+                        val: unknown(format!(
+                            "`{name}` is bound by a pattern the reader does not follow"
+                        )),
+                        version,
+                        pending: None,
+                    });
+                }
+                path
+            }
+            Pat::TupleStruct(..) | Pat::Or(_) => {
+                let mut names = Vec::new();
+                pat_names(pat, &mut names);
+                self.bind(&Pat::Opaque(names), Val::Tuple(Vec::new()), path, at, None)
+            }
+        }
+    }
+
+    /// The value a name is bound to: a run-time set becomes a choice, a run-time value of
+    /// no input of its own becomes one.
+    fn named_value(
+        &mut self,
+        name: &str,
+        val: Val,
+        at: At,
+        init: Option<&Expr>,
+        path: &Path,
+    ) -> Val {
+        match val {
+            Val::Int(i) if i.set.members().is_some_and(|m| m.len() > 1) => {
+                let key = SourceKey {
+                    name: name.to_owned(),
+                    at: at.0,
+                };
+                if let Some(v) = self.assumed(&key, i.ty) {
+                    return v;
+                }
+                let members = i.set.members().map(<[i128]>::to_vec).unwrap_or_default();
+                let vals = members.iter().map(|m| Val::int(*m, i.ty)).collect();
+                self.choices.push(ChoiceInfo {
+                    members,
+                    name: name.to_owned(),
+                    text: init.map_or_else(|| name.to_owned(), ir::text),
+                    roots: i.roots.clone(),
+                    recompute: init.map(|e| Recompute {
+                        expr: e.clone(),
+                        frame: path.top().clone(),
+                    }),
+                });
+                Val::Choice((self.choices.len() - 1) as ChoiceId, Rc::new(vals))
+            }
+            Val::Int(i) if i.value().is_none() && at.0 != At::NONE.0 => {
+                let key = SourceKey {
+                    name: name.to_owned(),
+                    at: at.0,
+                };
+                if let Some(v) = self.assumed(&key, i.ty) {
+                    return v;
+                }
+                let what = self.why(&i.roots);
+                let s = self.source(what, key);
+                Val::Int(Int {
+                    roots: value::roots(&i.roots, &[s]),
+                    source: Some(s),
+                    ..i
+                })
+            }
+            Val::Unknown(u) if u.source.is_none() && at.0 != At::NONE.0 && init.is_some() => {
+                let key = SourceKey {
+                    name: name.to_owned(),
+                    at: at.0,
+                };
+                if let Some(v) = self.assumed(&key, None) {
+                    return v;
+                }
+                let s = self.source(u.why.to_string(), key);
+                Val::Unknown(Unknown {
+                    roots: value::roots(&u.roots, &[s]),
+                    source: Some(s),
+                    why: u.why,
+                    panic: u.panic,
+                })
+            }
+            other => other,
+        }
+    }
+
+    /// Why a value of `roots` is not known: its first input's reason.
+    pub(crate) fn why(&self, roots: &[SourceId]) -> String {
+        roots
+            .first()
+            .and_then(|s| self.sources.get(*s as usize))
+            .map_or_else(|| "a run-time value".to_owned(), |s| s.what.clone())
+    }
+
+    // ---------------------------------------------------------------- expressions
+
+    fn eval(&mut self, e: &Expr, path: Path, expected: Option<IntTy>) -> Outs {
+        if let Some(v) = self.guard() {
+            return vec![(path, v)];
+        }
+        self.nesting += 1;
+        let outs = self.eval_inner(e, path, expected);
+        self.nesting -= 1;
+        outs
+    }
+
+    fn eval_inner(&mut self, e: &Expr, path: Path, expected: Option<IntTy>) -> Outs {
+        match e {
+            Expr::Int(value, ty) => {
+                let ty = ty.or(expected);
+                let val = match ty {
+                    Some(t) if *value < t.min() || *value > t.max() => {
+                        unknown(format!("`{value}` does not fit {}", t.name()))
+                    }
+                    _ => Val::int(*value, ty),
+                };
+                vec![(path, val)]
+            }
+            Expr::Bool(b) => vec![(path, Val::Bool(Some(*b)))],
+            Expr::Str(s, _) => vec![(path, Val::Str(s.clone()))],
+            Expr::Path(p, at) => {
+                let (path, val) = self.name(p, *at, path, expected);
+                vec![(path, val)]
+            }
+            Expr::Neg(inner) | Expr::Not(inner) => {
+                let neg = matches!(e, Expr::Neg(_));
+                self.eval(inner, path, expected)
+                    .into_iter()
+                    .map(|(mut path, v)| {
+                        let v = v.map(&mut |v| match v {
+                            Val::Int(i) => {
+                                let out = value::unary(neg, &i);
+                                out.dropped.into_iter().for_each(|t| path.read(t));
+                                out.val
+                            }
+                            Val::Bool(b) if !neg => Val::Bool(b.map(|b| !b)),
+                            other => not_int(other, if neg { "-" } else { "!" }),
+                        });
+                        (path, v)
+                    })
+                    .collect()
+            }
+            Expr::Binary(op, l, r) => {
+                let rhs_expected = if matches!(op, ir::Op::Shl | ir::Op::Shr) {
+                    None
+                } else {
+                    expected
+                };
+                let op = *op;
+                self.operands(&[(l, expected), (r, rhs_expected)], path, |path, vals| {
+                    let (a, b) = (vals[0].clone(), vals[1].clone());
+                    Val::map2(a, b, &mut |a, b| match (a, b) {
+                        (Val::Int(a), Val::Int(b)) => {
+                            let out = value::binary(op, &a, &b, expected);
+                            out.dropped.into_iter().for_each(|t| path.read(t));
+                            out.val
+                        }
+                        (Val::Unknown(u), other) | (other, Val::Unknown(u)) => {
+                            unknown_with(u, &other)
+                        }
+                        _ => unknown(format!(
+                            "`{}` on a value that is not an integer",
+                            op.symbol()
+                        )),
+                    })
+                })
+            }
+            Expr::Compare(..) | Expr::And(..) | Expr::Or(..) => self
+                .condition(e, path)
+                .into_iter()
+                .map(|(p, holds)| (p, Val::Bool(Some(holds))))
+                .collect(),
+            Expr::Cast(inner, ty) => {
+                let ty = *ty;
+                self.eval(inner, path, None)
+                    .into_iter()
+                    .map(|(mut path, v)| {
+                        let v = v.map(&mut |v| match v {
+                            Val::Int(i) => {
+                                let out = value::cast(&i, ty);
+                                out.dropped.into_iter().for_each(|t| path.read(t));
+                                out.val
+                            }
+                            Val::Bool(Some(b)) => Val::int(i128::from(b), Some(ty)),
+                            other => other,
+                        });
+                        (path, v)
+                    })
+                    .collect()
+            }
+            Expr::Method(receiver, method, args) => {
+                let method = *method;
+                let mut operands = vec![(&**receiver, expected)];
+                let arg_expected = if method == Method::Pow {
+                    Some(IntTy::U32)
+                } else {
+                    expected
+                };
+                operands.extend(args.iter().map(|a| (a, arg_expected)));
+                self.operands(&operands, path, |path, vals| int_method(method, vals, path))
+            }
+            Expr::Call(p, args, at) => {
+                let outs = self.call(p, args, *at, path);
+                self.constructions(e, outs, *at)
+            }
+            Expr::MethodCall(receiver, name, args, at) => {
+                self.method_call(receiver, name, args, *at, path)
+            }
+            Expr::Tuple(items) => {
+                let operands: Vec<(&Expr, Option<IntTy>)> =
+                    items.iter().map(|e| (e, expected)).collect();
+                self.sequence(&operands, path)
+                    .into_iter()
+                    .map(|(p, vals)| (p, Val::Tuple(vals)))
+                    .collect()
+            }
+            Expr::Field(base, field) => self
+                .eval(base, path, expected)
+                .into_iter()
+                .map(|(p, v)| {
+                    let v = v.map(&mut |v| field_of(v, field));
+                    (p, v)
+                })
+                .collect(),
+            Expr::If(i) => {
+                let mut outs = Vec::new();
+                for (path, holds) in self.condition(&i.condition, path) {
+                    if !path.normal() {
+                        outs.push((path, unknown("")));
+                    } else if holds {
+                        outs.extend(self.eval_block(&i.then, path, expected));
+                    } else {
+                        match &i.otherwise {
+                            Some(e) => outs.extend(self.eval(e, path, expected)),
+                            None => outs.push((path, Val::Tuple(Vec::new()))),
+                        }
+                    }
+                }
+                self.bounded(outs, i.at)
+            }
+            Expr::Match(m) => self.eval_match(m, path, expected),
+            Expr::Block(b) => self.eval_block(b, path, expected),
+            Expr::Struct(s) => {
+                let outs = self.struct_lit(s, path);
+                self.constructions(e, outs, s.at)
+            }
+            Expr::Loop(l) => self.eval_loop(l, path),
+            Expr::Assign(place, op, value) => self.assign(place, *op, value, path),
+            Expr::Return(value) => {
+                let outs = match value {
+                    Some(v) => self.eval(v, path, None),
+                    None => vec![(path, Val::Tuple(Vec::new()))],
+                };
+                outs.into_iter()
+                    .map(|(mut p, v)| {
+                        if p.normal() {
+                            p.flow = Flow::Return(Box::new(v));
+                        }
+                        (p, unknown(""))
+                    })
+                    .collect()
+            }
+            Expr::Break(value) => {
+                let outs = match value {
+                    Some(v) => self.eval(v, path, None),
+                    None => vec![(path, Val::Tuple(Vec::new()))],
+                };
+                outs.into_iter()
+                    .map(|(mut p, _)| {
+                        if p.normal() {
+                            p.flow = Flow::Break;
+                        }
+                        (p, unknown(""))
+                    })
+                    .collect()
+            }
+            Expr::Continue => {
+                let mut path = path;
+                path.flow = Flow::Continue;
+                vec![(path, unknown(""))]
+            }
+            Expr::Diverge => {
+                let mut path = path;
+                path.flow = Flow::Diverged;
+                vec![(path, unknown(""))]
+            }
+            Expr::Try(inner) => self.eval(inner, path, expected),
+            Expr::Ref(inner, mutable) => {
+                let outs = self.eval(inner, path, expected);
+                if !*mutable {
+                    return outs;
+                }
+                // `&mut x`: whatever takes it may change `x`.
+                let Some(name) = place_root(inner) else {
+                    return outs;
+                };
+                outs.into_iter()
+                    .map(|(mut p, v)| {
+                        let version = self.version();
+                        if let Some(b) = p.lookup_mut(&name) {
+                            b.val = unknown(format!(
+                                "`{name}` is lent mutably (`&mut {name}`), which may change it"
+                            ));
+                            b.version = version;
+                        }
+                        (p, v)
+                    })
+                    .collect()
+            }
+            Expr::Closure(params, body) => {
+                // Launches inside a closure are the body's launches, with its parameters
+                // unknown; what it changes is not seen outside it.
+                let mut inner = path.clone();
+                for p in params {
+                    let mut names = Vec::new();
+                    pat_names(p, &mut names);
+                    for name in names {
+                        let version = self.version();
+                        inner.top_mut().env.push(Binding {
+                            name: name.as_str().into(),
+                            val: unknown(format!("`{name}` is a closure parameter")),
+                            version,
+                            pending: None,
+                        });
+                    }
+                }
+                let depth = path.top().env.len();
+                for (mut p, _) in self.eval(body, inner, None) {
+                    self.leave_scope(&mut p, depth);
+                }
+                vec![(path, unknown("a closure"))]
+            }
+            Expr::Format(glob, at) => {
+                self.kernel_pattern.get_or_insert((glob.clone(), *at));
+                vec![(
+                    path,
+                    Val::Kernel(Kernel {
+                        name: glob.clone(),
+                        glob: true,
+                        at: *at,
+                    }),
+                )]
+            }
+            Expr::Assert(cond) => self
+                .condition(cond, path)
+                .into_iter()
+                .map(|(mut p, holds)| {
+                    if !holds && p.normal() {
+                        p.flow = Flow::Diverged;
+                    }
+                    (p, Val::Tuple(Vec::new()))
+                })
+                .collect(),
+            Expr::CustLaunch(c) => {
+                let config = Expr::Tuple(vec![c.grid.clone(), c.block.clone(), c.smem.clone()]);
+                let mut outs = Vec::new();
+                for (mut path, v) in self.eval(&config, path, Some(IntTy::U32)) {
+                    if !path.normal() {
+                        outs.push((path, unknown("")));
+                        continue;
+                    }
+                    let v = v.map(&mut |v| match v {
+                        Val::Tuple(mut parts) if parts.len() == 3 => {
+                            let smem = parts.pop().unwrap_or_else(|| unknown(""));
+                            let block = parts.pop().unwrap_or_else(|| unknown(""));
+                            let grid = parts.pop().unwrap_or_else(|| unknown(""));
+                            Val::Config(Rc::new(ConfigVal {
+                                grid,
+                                block,
+                                smem,
+                                origin: vec!["cust's `launch!`".to_owned()],
+                                at: [c.block_at, c.smem_at, c.grid_at, c.at],
+                                texts: [ir::text(&c.block).into(), ir::text(&c.smem).into()],
+                            }))
+                        }
+                        other => other,
+                    });
+                    let kernel = c.kernel.as_ref().map(|(name, at)| {
+                        self.kernels.push((name.clone(), *at));
+                        Kernel {
+                            name: name.clone(),
+                            glob: false,
+                            at: *at,
+                        }
+                    });
+                    if path.top().wrapper {
+                        self.record(&mut path, v, kernel, None, c.at);
+                    }
+                    outs.push((path, unknown("")));
+                }
+                outs
+            }
+            Expr::Opaque(why) => vec![(path, unknown(why.as_str()))],
+        }
+    }
+
+    /// Evaluates `operands` in order on `path` (each may split it), then applies `f` on
+    /// each path once the operands hold values of at most one run-time set.
+    fn operands(
+        &mut self,
+        operands: &[(&Expr, Option<IntTy>)],
+        path: Path,
+        mut f: impl FnMut(&mut Path, &[Val]) -> Val,
+    ) -> Outs {
+        let mut outs = Vec::new();
+        for (path, vals) in self.sequence(operands, path) {
+            if !path.normal() {
+                outs.push((path, unknown("")));
+                continue;
+            }
+            for (mut path, vals) in self.split(path, vals) {
+                let v = f(&mut path, &vals);
+                outs.push((path, v));
+            }
+        }
+        outs
+    }
+
+    /// Evaluates `operands` in order, threading the paths.
+    fn sequence(
+        &mut self,
+        operands: &[(&Expr, Option<IntTy>)],
+        path: Path,
+    ) -> Vec<(Path, Vec<Val>)> {
+        let mut acc: Vec<(Path, Vec<Val>)> = vec![(path, Vec::new())];
+        for (e, expected) in operands {
+            let mut next = Vec::new();
+            for (path, vals) in acc {
+                if !path.normal() {
+                    next.push((path, vals));
+                    continue;
+                }
+                for (p, v) in self.eval(e, path, *expected) {
+                    let mut vals = vals.clone();
+                    vals.push(v);
+                    next.push((p, vals));
+                }
+            }
+            acc = next;
+        }
+        acc
+    }
+
+    /// Splits `path` so that `vals` hold values of at most one run-time set: a value of a
+    /// second set is taken member by member (one path each), so that no pairing of the two
+    /// is made that the code cannot make.
+    fn split(&mut self, path: Path, vals: Vec<Val>) -> Vec<(Path, Vec<Val>)> {
+        let mut found = Vec::new();
+        for v in &vals {
+            v.choices(&mut found, 0);
+        }
+        if found.len() < 2 {
+            return vec![(path, vals)];
+        }
+        let mut acc = vec![(path, vals)];
+        for c in &found[1..] {
+            let mut next = Vec::new();
+            for (path, vals) in acc {
+                next.extend(self.fork_on(path, *c).into_iter().map(|p| {
+                    let vals = vals.iter().map(|v| p.view(v.clone())).collect();
+                    (p, vals)
+                }));
+            }
+            acc = self.bounded(next, At::NONE);
+        }
+        acc
+    }
+
+    /// One path per member of `choice` this path allows, each with that member fixed.
+    fn fork_on(&mut self, path: Path, choice: ChoiceId) -> Vec<Path> {
+        let n = self
+            .choices
+            .get(choice as usize)
+            .map_or(0, |c| c.members.len());
+        let mask = path.mask(choice, all_members(n));
+        let mut out = Vec::new();
+        for i in 0..n.min(64) {
+            if mask & (1 << i) != 0 {
+                let mut p = path.clone();
+                p.set_mask(choice, 1 << i);
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    // ---------------------------------------------------------------- names
+
+    /// The value of a path expression.
+    fn name(&mut self, p: &IrPath, at: At, path: Path, expected: Option<IntTy>) -> (Path, Val) {
+        if let Some(name) = p.single()
+            && let Some(b) = path.lookup(name)
+        {
+            let v = path.view(b.val.clone());
+            return (path, v);
+        }
+        let frame = path.top().clone();
+        // A constant declared at the top of the wrapper's body.
+        if let Some(name) = p.single()
+            && frame.terms == Terms::AsWritten
+            && let Some(def) = names::unique(
+                self.names
+                    .body_items
+                    .consts
+                    .iter()
+                    .filter(|c| c.name == name),
+            )
+        {
+            let def = def.clone();
+            let (module, _) = self.names.place(&frame.place);
+            let known = self.const_value(&def, module, None, &format!("body::{name}"));
+            return (
+                path,
+                self.named(known, p, at, frame.terms, "the wrapper's body"),
+            );
+        }
+        let def = match self.names.resolve(p, &frame.place) {
+            Ok(def) => def,
+            Err(why) => return (path, unknown(why)),
+        };
+        let val = match def {
+            Def::Const(def, module, self_ty) => {
+                let key = format!(
+                    "{}::{}{}",
+                    module.text(self.names.lib_name()),
+                    self_ty
+                        .as_deref()
+                        .map_or(String::new(), |t| format!("{t}::")),
+                    def.name
+                );
+                let place = self.names.place_of(&module);
+                let known = self.const_value(&def, Some(module.clone()), self_ty.clone(), &key);
+                match (frame.terms, known) {
+                    (Terms::FromRoot, Ok(k)) => {
+                        match self.names.root_path(&module, self_ty.as_deref(), &def) {
+                            Ok(root) => Val::Int(Int {
+                                term: Some(Rc::new(Term {
+                                    expr: Expr::Path(root, At::NONE),
+                                    in_body: false,
+                                    names: vec![format!(
+                                        "`{}` = {} in {place}",
+                                        def.name,
+                                        k.value().unwrap_or_default()
+                                    )],
+                                    at,
+                                    value: k.value().unwrap_or_default(),
+                                })),
+                                ..k
+                            }),
+                            Err(why) => unknown(why),
+                        }
+                    }
+                    (Terms::FromRoot, Err(why)) => unknown(why),
+                    (terms, known) => self.named(known, p, at, terms, &place),
+                }
+            }
+            Def::Builtin(value, ty) => {
+                // A fact of the language: `u32::MAX` names the same everywhere, unless a
+                // crate item shadows `u32` (then the lookup found that item instead).
+                let term = match frame.terms {
+                    Terms::Off => None,
+                    _ => Some(Term {
+                        expr: Expr::Path(p.clone(), At::NONE),
+                        in_body: false,
+                        names: Vec::new(),
+                        at,
+                        value,
+                    }),
+                };
+                Val::Int(Int::known(value, Some(ty), term))
+            }
+            Def::Primitive(_) | Def::Fn(..) | Def::Module(_) | Def::Type(..) => {
+                unknown(format!("`{}` is not a constant", p.text()))
+            }
+            Def::External(krate) => unknown(format!(
+                "`{}` is from the crate `{krate}`, whose sources are not read",
+                p.text()
+            )),
+        };
+        let _ = expected;
+        let val = path.view(val);
+        (path, val)
+    }
+
+    /// A constant's value with the name as written as its term.
+    fn named(
+        &self,
+        known: Result<Int, String>,
+        p: &IrPath,
+        at: At,
+        terms: Terms,
+        place: &str,
+    ) -> Val {
+        match known {
+            Ok(k) => {
+                let term = match terms {
+                    Terms::Off => None,
+                    _ => Some(Rc::new(Term {
+                        expr: Expr::Path(p.clone(), At::NONE),
+                        in_body: p.segments.first().is_some_and(|s| s.ident == "Self"),
+                        names: vec![format!(
+                            "`{}` = {} in {place}",
+                            p.text(),
+                            k.value().unwrap_or_default()
+                        )],
+                        at,
+                        value: k.value().unwrap_or_default(),
+                    })),
+                };
+                Val::Int(Int { term, ..k })
+            }
+            Err(why) => unknown(why),
+        }
+    }
+
+    /// The value of a constant's definition, evaluated once per expansion.
+    fn const_value(
+        &mut self,
+        def: &ConstDef,
+        module: Option<ModuleId>,
+        self_ty: Option<String>,
+        key: &str,
+    ) -> Result<Int, String> {
+        if let Some(known) = self.cache.get(key) {
+            return known.clone();
+        }
+        if self.calls.iter().any(|k| k == key) {
+            return Err(format!("`{}` is defined in terms of itself", def.name));
+        }
+        if self.calls.len() > MAX_CALLS {
+            return Err(format!("names nest more than {MAX_CALLS} deep"));
+        }
+        // A definition under `#[cfg]` is used (a second one of the name would have made it
+        // ambiguous); that its value may depend on the configuration is the compiler's
+        // confirmation's to catch.
+        let Some(ty) = def.ty else {
+            return Err(format!(
+                "`{}` is a `{}`, not an integer",
+                def.name, def.ty_text
+            ));
+        };
+        self.calls.push(key.to_owned());
+        let place = match module {
+            Some(m) => Place::module(m, self_ty),
+            None => Place {
+                module: None,
+                self_ty: None,
+                at_wrapper: false,
+            },
+        };
+        let path = Path::new(Frame {
+            place,
+            terms: Terms::Off,
+            env: Vec::new(),
+            wrapper: false,
+            blocks: 0,
+        });
+        let outs = self.eval(&def.expr, path, Some(ty));
+        self.calls.pop();
+        let known = match outs.as_slice() {
+            [(_, Val::Int(k))] if k.value().is_some() => {
+                let value = k.value().unwrap_or_default();
+                if value < ty.min() || value > ty.max() {
+                    Err(format!(
+                        "`{}` = {value} does not fit its type {}",
+                        def.name,
+                        ty.name()
+                    ))
+                } else {
+                    Ok(Int::known(value, Some(ty), None))
+                }
+            }
+            [(_, Val::Unknown(u))] => Err(format!("`{}` could not be read: {}", def.name, u.why)),
+            _ => Err(format!("`{}` is not a single integer", def.name)),
+        };
+        self.cache.insert(key.to_owned(), known.clone());
+        known
+    }
+
+    // ---------------------------------------------------------------- calls
+
+    fn call(&mut self, p: &IrPath, args: &[Expr], at: At, path: Path) -> Outs {
+        let idents = p.idents();
+        // cudarc's helper (0.5.1 to 0.19.x: 1024 threads, n.div_ceil(1024) blocks, 0 B).
+        if idents.ends_with(&["LaunchConfig", "for_num_elems"]) && args.len() == 1 {
+            let mut outs = Vec::new();
+            for (mut path, n) in self.eval(&args[0], path, Some(IntTy::U32)) {
+                let v = n.map(&mut |n| {
+                    let block = Val::int(1024, Some(IntTy::U32));
+                    let grid_x = int_method(Method::DivCeil, &[n, block.clone()], &mut path);
+                    let one = || Val::int(1, Some(IntTy::U32));
+                    Val::Config(Rc::new(ConfigVal {
+                        grid: Val::Tuple(vec![grid_x, one(), one()]),
+                        block: Val::Tuple(vec![block, one(), one()]),
+                        smem: Val::int(0, Some(IntTy::U32)),
+                        origin: vec![
+                            "cudarc's `LaunchConfig::for_num_elems` (1024 threads, 0 B)".to_owned(),
+                        ],
+                        at: [at; 4],
+                        texts: ["1024".into(), "0".into()],
+                    }))
+                });
+                outs.push((path, v));
+            }
+            return outs;
+        }
+        // `Ok(x)`, `Some(x)`: the value inside.
+        if matches!(idents.as_slice(), ["Ok" | "Some"]) && args.len() == 1 {
+            return self.eval(&args[0], path, None);
+        }
+        if matches!(idents.last(), Some(&("size_of" | "align_of"))) && args.is_empty() {
+            let frame = path.top().clone();
+            let ty = p
+                .segments
+                .last()
+                .and_then(|s| s.args.first())
+                .map(|a| a.text.replace(' ', ""));
+            let user_fn = self
+                .names
+                .resolve(p, &frame.place)
+                .ok()
+                .filter(|d| matches!(d, Def::Fn(..)));
+            if user_fn.is_none() {
+                let Some(size) = ty.as_deref().and_then(names::primitive_size) else {
+                    return vec![(
+                        path,
+                        unknown(format!(
+                            "`{}()` is the size of a type other than a primitive, which the \
+                             reader does not compute",
+                            p.text()
+                        )),
+                    )];
+                };
+                let term = match frame.terms {
+                    Terms::Off => None,
+                    Terms::AsWritten => Some(Term {
+                        expr: Expr::Call(p.clone(), Vec::new(), At::NONE),
+                        in_body: false,
+                        names: Vec::new(),
+                        at,
+                        value: size,
+                    }),
+                    Terms::FromRoot => Some(Term {
+                        expr: Expr::Call(names::core_mem(p), Vec::new(), At::NONE),
+                        in_body: false,
+                        names: Vec::new(),
+                        at: At::NONE,
+                        value: size,
+                    }),
+                };
+                return vec![(path, Val::Int(Int::known(size, Some(IntTy::Usize), term)))];
+            }
+        }
+        let frame = path.top().clone();
+        let (def, module, self_ty) = match self.names.resolve(p, &frame.place) {
+            Ok(Def::Fn(def, module, self_ty)) => (def, module, self_ty),
+            Ok(Def::External(krate)) => {
+                let why = format!(
+                    "`{}` is a function of the crate `{krate}`, whose sources are not read",
+                    p.text()
+                );
+                return self.opaque_call(args, why, path);
+            }
+            Ok(_) => {
+                let why = format!("`{}` is not a function", p.text());
+                return self.opaque_call(args, why, path);
+            }
+            // `min(a, b)` / `max(a, b)` imported from `std::cmp`.
+            Err(_) if matches!(idents.as_slice(), ["min" | "max"]) && args.len() == 2 => {
+                let method = if idents[0] == "min" {
+                    Method::Min
+                } else {
+                    Method::Max
+                };
+                return self.operands(&[(&args[0], None), (&args[1], None)], path, |path, vals| {
+                    int_method(method, vals, path)
+                });
+            }
+            Err(why) => return self.opaque_call(args, why, path),
+        };
+        if def.params.len() != args.len() {
+            let why = format!(
+                "`{}` takes {} arguments, given {}",
+                def.name,
+                def.params.len(),
+                args.len()
+            );
+            return self.opaque_call(args, why, path);
+        }
+        let key = format!("{}::{}", module.text(self.names.lib_name()), def.name);
+        if self.calls.contains(&key) {
+            let why = format!("`{}` calls itself", def.name);
+            return self.opaque_call(args, why, path);
+        }
+        if self.calls.len() > MAX_CALLS {
+            let why = format!("calls nest more than {MAX_CALLS} deep");
+            return self.opaque_call(args, why, path);
+        }
+        // Const generics (from the turbofish) and arguments, evaluated in the caller's
+        // frame, bound in the callee's.
+        let turbofish = p.segments.last().map_or(&[][..], |s| s.args.as_slice());
+        let explicit = turbofish.len() == def.generics.len();
+        let mut operands: Vec<(Expr, Option<IntTy>)> = Vec::new();
+        let mut generic_names = Vec::new();
+        for (i, param) in def.generics.iter().enumerate() {
+            let Some(name) = param else { continue };
+            let e = match (explicit, turbofish.get(i).and_then(|a| a.value.as_ref())) {
+                (true, Some(e)) => e.clone(),
+                _ => Expr::Opaque(format!(
+                    "the const generic `{name}` of `{}` is inferred",
+                    def.name
+                )),
+            };
+            generic_names.push(name.clone());
+            operands.push((e, None));
+        }
+        for ((_, ty), a) in def.params.iter().zip(args) {
+            operands.push((a.clone(), *ty));
+        }
+        let refs: Vec<(&Expr, Option<IntTy>)> = operands.iter().map(|(e, t)| (e, *t)).collect();
+        let mut outs = Vec::new();
+        for (path, vals) in self.sequence(&refs, path) {
+            if !path.normal() {
+                outs.push((path, unknown("")));
+                continue;
+            }
+            outs.extend(self.invoke(
+                &def,
+                &module,
+                self_ty.as_deref(),
+                p,
+                at,
+                &generic_names,
+                vals,
+                path,
+            ));
+        }
+        outs
+    }
+
+    /// A call the reader does not follow: its arguments are evaluated (what they change is
+    /// seen), its value is a run-time value.
+    fn opaque_call(&mut self, args: &[Expr], why: String, path: Path) -> Outs {
+        let refs: Vec<(&Expr, Option<IntTy>)> = args.iter().map(|a| (a, None)).collect();
+        self.sequence(&refs, path)
+            .into_iter()
+            .map(|(p, _)| (p, unknown(why.as_str())))
+            .collect()
+    }
+
+    /// Runs a function of the crate on argument values.
+    #[allow(clippy::too_many_arguments)]
+    fn invoke(
+        &mut self,
+        def: &FnDef,
+        module: &ModuleId,
+        self_ty: Option<&str>,
+        written: &IrPath,
+        at: At,
+        generic_names: &[String],
+        vals: Vec<Val>,
+        mut path: Path,
+    ) -> Outs {
+        let caller = path.top().clone();
+        let all_known = vals
+            .iter()
+            .all(|v| matches!(v, Val::Int(i) if i.value().is_some()));
+        let const_call = def.is_const && matches!(def.returns, Returns::Int(_)) && all_known;
+        if caller.terms == Terms::Off && !const_call {
+            let why = if def.returns == Returns::Config {
+                format!("`{}` builds a LaunchConfig", def.name)
+            } else {
+                format!("`{}` is not a `const fn` of known arguments", def.name)
+            };
+            return vec![(path, unknown(why))];
+        }
+        // A `const fn` of known arguments is a constant expression itself: the call, with
+        // each argument's term (or value), confirms the result. Anything else is a helper:
+        // the names it reads are confirmed from the crate root, and the function read is
+        // checked to be the function called.
+        let terms = if const_call {
+            Terms::Off
+        } else {
+            Terms::FromRoot
+        };
+        let root = if caller.terms == Terms::Off {
+            None
+        } else {
+            match self.names.fn_root_path(module, self_ty, def, written) {
+                Ok(root) => Some(root),
+                Err(why) => return vec![(path, unknown(why))],
+            }
+        };
+        if !const_call
+            && caller.wrapper
+            && let Some(root) = &root
+        {
+            let read = HelperRead {
+                written: written.clone(),
+                read: root.clone(),
+                at,
+            };
+            if !path.helpers.contains(&read) {
+                path.helpers.push(read);
+            }
+        }
+        let key = format!("{}::{}", module.text(self.names.lib_name()), def.name);
+        let mut frame = Frame {
+            place: Place::module(module.clone(), self_ty.map(str::to_owned)),
+            terms,
+            env: Vec::new(),
+            wrapper: false,
+            blocks: 0,
+        };
+        let (generics, args) = vals.split_at(generic_names.len().min(vals.len()));
+        for (name, v) in generic_names.iter().zip(generics) {
+            let version = self.version();
+            frame.env.push(Binding {
+                name: name.as_str().into(),
+                val: v.clone(),
+                version,
+                pending: None,
+            });
+        }
+        path.frames.push(frame);
+        for ((pat, _), v) in def.params.iter().zip(args) {
+            path = self.bind(pat, v.clone(), path, At::NONE, None);
+        }
+        self.calls.push(key);
+        let ret_ty = match def.returns {
+            Returns::Int(ty) => Some(ty),
+            _ => None,
+        };
+        let outs = self.eval_block(&def.body, path, ret_ty);
+        self.calls.pop();
+        let place = module.text(self.names.lib_name());
+        let mut results = Vec::new();
+        for (mut path, v) in outs {
+            let v = match std::mem::replace(&mut path.flow, Flow::Normal) {
+                Flow::Return(v) => *v,
+                Flow::Diverged => {
+                    path.flow = Flow::Diverged;
+                    v
+                }
+                _ => v,
+            };
+            path.frames.pop();
+            path.facts.retain(|f| f.frame <= path.frames.len());
+            let v = v.map(&mut |v| match v {
+                Val::Int(mut i) if const_call && caller.terms != Terms::Off => {
+                    i.ty = ret_ty.or(i.ty);
+                    let callee = (caller.terms == Terms::FromRoot)
+                        .then_some(())
+                        .and(root.as_ref());
+                    i.term =
+                        const_fn_term(&i, &vals, written, callee, &def.name, &place).map(Rc::new);
+                    Val::Int(i)
+                }
+                Val::Int(mut i) => {
+                    i.ty = ret_ty.or(i.ty);
+                    if caller.terms == Terms::Off || !const_call {
+                        i.term = if const_call { None } else { i.term };
+                    }
+                    Val::Int(i)
+                }
+                Val::Config(c) => {
+                    let mut c = (*c).clone();
+                    c.origin
+                        .push(format!("the helper `{}` in {place}", def.name));
+                    if caller.wrapper {
+                        c.at = [at; 4];
+                    }
+                    Val::Config(Rc::new(c))
+                }
+                Val::Unknown(u) if def.returns == Returns::Config => Val::Unknown(Unknown {
+                    why: format!("in the helper `{}`: {}", def.name, u.why).into(),
+                    ..u
+                }),
+                other => other,
+            });
+            results.push((path, v));
+        }
+        results
+    }
+
+    /// Configurations the wrapper builds right here (a literal, cudarc's helper, a helper of
+    /// the crate): launches when the body calls no launch method and they are not bound by
+    /// `let` (a binding is recorded when it goes out of scope, with its last value).
+    fn constructions(&mut self, e: &Expr, mut outs: Outs, at: At) -> Outs {
+        if self.mode.launch_calls || self.bound_init == Some(e as *const Expr) {
+            return outs;
+        }
+        for (path, v) in &mut outs {
+            if path.top().wrapper && path.normal() && has_config(v) {
+                let v = v.clone();
+                self.record(path, v, None, None, at);
+            }
+        }
+        outs
+    }
+
+    fn method_call(
+        &mut self,
+        receiver: &Expr,
+        name: &str,
+        args: &[Expr],
+        at: At,
+        path: Path,
+    ) -> Outs {
+        let mut operands: Vec<(&Expr, Option<IntTy>)> = vec![(receiver, None)];
+        operands.extend(args.iter().map(|a| (a, None)));
+        let mut outs = Vec::new();
+        for (mut path, vals) in self.sequence(&operands, path) {
+            if !path.normal() {
+                outs.push((path, unknown("")));
+                continue;
+            }
+            let recv = vals[0].clone();
+            let args = &vals[1..];
+            let v = match name {
+                "load_function" | "get_function" | "get_func" => {
+                    let index = usize::from(name == "get_func");
+                    match args.get(index) {
+                        Some(Val::Str(s)) => {
+                            let kat = match self.arg_at(&operands, index + 1) {
+                                At(x) if x != At::NONE.0 => At(x),
+                                _ => at,
+                            };
+                            self.kernels.push((s.clone(), kat));
+                            Val::Kernel(Kernel {
+                                name: s.clone(),
+                                glob: false,
+                                at: kat,
+                            })
+                        }
+                        Some(Val::Kernel(k)) => Val::Kernel(k.clone()),
+                        _ => unknown(format!("a kernel loaded by `{name}` with a run-time name")),
+                    }
+                }
+                "launch_builder" => Val::Builder(match args.first() {
+                    Some(Val::Kernel(k)) => Some(k.clone()),
+                    _ => None,
+                }),
+                "arg" | "args" if matches!(recv, Val::Builder(_)) => recv.clone(),
+                m if LAUNCH_METHODS.contains(&m) => {
+                    if self.mode.launch_calls && path.top().wrapper {
+                        let kernel = match &recv {
+                            Val::Kernel(k) | Val::Builder(Some(k)) => Some(k.clone()),
+                            _ => None,
+                        };
+                        for (i, a) in args.iter().enumerate() {
+                            if has_config(a) {
+                                let name = match operands.get(i + 1).map(|(e, _)| *e) {
+                                    Some(Expr::Path(p, _)) => p.single().map(str::to_owned),
+                                    Some(Expr::Ref(e, _)) => match &**e {
+                                        Expr::Path(p, _) => p.single().map(str::to_owned),
+                                        _ => None,
+                                    },
+                                    _ => None,
+                                };
+                                self.record(&mut path, a.clone(), kernel.clone(), name, at);
+                            }
+                        }
+                    }
+                    unknown(format!("the result of `.{m}`"))
+                }
+                m if TRANSPARENT_METHODS.contains(&m) => match recv {
+                    Val::Int(mut i) if m == "into" || m == "try_into" => {
+                        i.ty = None;
+                        i.term = None;
+                        Val::Int(i)
+                    }
+                    other => other,
+                },
+                _ => unknown(format!("a call of the method `{name}`")),
+            };
+            outs.push((path, v));
+        }
+        outs
+    }
+
+    fn arg_at(&self, operands: &[(&Expr, Option<IntTy>)], index: usize) -> At {
+        match operands.get(index).map(|(e, _)| *e) {
+            Some(Expr::Str(_, at)) => *at,
+            Some(Expr::Ref(e, _)) => match &**e {
+                Expr::Str(_, at) | Expr::Format(_, at) => *at,
+                _ => At::NONE,
+            },
+            Some(Expr::Format(_, at)) => *at,
+            _ => At::NONE,
+        }
+    }
+
+    // ---------------------------------------------------------------- structs, configs
+
+    fn struct_lit(&mut self, s: &StructLit, path: Path) -> Outs {
+        let is_config = s.name == "LaunchConfig";
+        let mut operands: Vec<(&Expr, Option<IntTy>)> = s
+            .fields
+            .iter()
+            .map(|(_, e, _)| (e, is_config.then_some(IntTy::U32)))
+            .collect();
+        if let Some(rest) = &s.rest {
+            operands.push((rest, None));
+        }
+        let mut outs = Vec::new();
+        for (path, vals) in self.sequence(&operands, path) {
+            if !path.normal() {
+                outs.push((path, unknown("")));
+                continue;
+            }
+            // Fields may hold values of different run-time sets: the launch takes their
+            // combinations (and refuses those it cannot pair).
+            {
+                let rest = s.rest.as_ref().and_then(|_| vals.last().cloned());
+                let v = if is_config {
+                    self.config_lit(s, &vals, rest)
+                } else {
+                    let mut fields: Vec<(String, Val)> = s
+                        .fields
+                        .iter()
+                        .zip(&vals)
+                        .map(|((n, _, _), v)| (n.clone(), v.clone()))
+                        .collect();
+                    if let Some(Val::Struct(base)) = &rest {
+                        for (n, v) in &base.fields {
+                            if !fields.iter().any(|(f, _)| f == n) {
+                                fields.push((n.clone(), v.clone()));
+                            }
+                        }
+                    }
+                    Val::Struct(Rc::new(StructVal {
+                        name: s.name.clone(),
+                        fields,
+                    }))
+                };
+                outs.push((path, v));
+            }
+        }
+        outs
+    }
+
+    fn config_lit(&mut self, s: &StructLit, vals: &[Val], rest: Option<Val>) -> Val {
+        let mut grid = None;
+        let mut block = None;
+        let mut smem = None;
+        let mut at = [s.at, s.at, s.at, s.at];
+        let mut texts: [Rc<str>; 2] = ["".into(), "".into()];
+        for ((name, e, field_at), v) in s.fields.iter().zip(vals) {
+            match name.as_str() {
+                "grid_dim" => {
+                    grid = Some(v.clone());
+                    at[2] = *field_at;
+                }
+                "block_dim" => {
+                    block = Some(v.clone());
+                    at[0] = *field_at;
+                    texts[0] = block_text(e).into();
+                }
+                "shared_mem_bytes" => {
+                    smem = Some(v.clone());
+                    at[1] = *field_at;
+                    texts[1] = ir::text(e).into();
+                }
+                other => return unknown(format!("a `LaunchConfig` with a field `{other}`")),
+            }
+        }
+        let from_rest = |field: &str, pick: fn(&ConfigVal) -> Val| -> Val {
+            match &rest {
+                Some(Val::Config(c)) => pick(c),
+                Some(Val::Unknown(u)) => Val::Unknown(u.clone()),
+                Some(_) => unknown("`..base` that is not a LaunchConfig"),
+                None => unknown(format!("`{field}` is not given")),
+            }
+        };
+        let (grid, block, smem) = (
+            grid.unwrap_or_else(|| from_rest("grid_dim", |c| c.grid.clone())),
+            block.unwrap_or_else(|| from_rest("block_dim", |c| c.block.clone())),
+            smem.unwrap_or_else(|| from_rest("shared_mem_bytes", |c| c.smem.clone())),
+        );
+        Val::Config(Rc::new(ConfigVal {
+            grid,
+            block,
+            smem,
+            origin: vec!["a `LaunchConfig { .. }` literal".to_owned()],
+            at,
+            texts,
+        }))
+    }
+
+    /// Records a launch on `path`.
+    fn record(
+        &mut self,
+        path: &mut Path,
+        config: Val,
+        kernel: Option<Kernel>,
+        name: Option<String>,
+        at: At,
+    ) {
+        let config = path.view(config);
+        let mut found = Vec::new();
+        config.choices(&mut found, 0);
+        let masks = found
+            .iter()
+            .map(|c| {
+                let n = self.choices.get(*c as usize).map_or(0, |i| i.members.len());
+                (*c, path.mask(*c, all_members(n)))
+            })
+            .collect();
+        let stale = found
+            .iter()
+            .copied()
+            .filter(|c| path.stale.contains(c))
+            .collect();
+        let fixed = path
+            .masks
+            .iter()
+            .filter(|(c, m)| m.count_ones() == 1 && !found.contains(c))
+            .map(|(c, _)| *c)
+            .collect();
+        self.launches.push(LaunchRec {
+            config,
+            kernel,
+            masks,
+            fixed,
+            stale,
+            reads: path.reads.clone(),
+            helpers: path.helpers.clone(),
+            name,
+            at,
+        });
+    }
+
+    // ---------------------------------------------------------------- conditions
+
+    /// The paths on which `cond` holds and those on which it does not, each refined by what
+    /// it decided.
+    fn condition(&mut self, cond: &Expr, path: Path) -> Vec<(Path, bool)> {
+        if let Some(v) = self.guard() {
+            let _ = v;
+            return vec![(path.clone(), true), (path, false)];
+        }
+        self.nesting += 1;
+        let out = self.condition_inner(cond, path);
+        self.nesting -= 1;
+        out
+    }
+
+    fn condition_inner(&mut self, cond: &Expr, path: Path) -> Vec<(Path, bool)> {
+        match cond {
+            Expr::Not(inner) => {
+                return self
+                    .condition(inner, path)
+                    .into_iter()
+                    .map(|(p, holds)| (p, !holds))
+                    .collect();
+            }
+            Expr::And(l, r) => {
+                let mut out = Vec::new();
+                for (p, holds) in self.condition(l, path) {
+                    if holds && p.normal() {
+                        out.extend(self.condition(r, p));
+                    } else {
+                        out.push((p, false));
+                    }
+                }
+                return out;
+            }
+            Expr::Or(l, r) => {
+                let mut out = Vec::new();
+                for (p, holds) in self.condition(l, path) {
+                    if !holds && p.normal() {
+                        out.extend(self.condition(r, p));
+                    } else {
+                        out.push((p, true));
+                    }
+                }
+                return out;
+            }
+            _ => {}
+        }
+        // A condition decided earlier on this path, on the same bindings.
+        let versions = self.versions(cond, &path);
+        let known = path.fact(cond, &versions).find_map(|k| match k {
+            FactKind::Holds(holds) => Some(*holds),
+            _ => None,
+        });
+        if let Some(holds) = known {
+            return vec![(path, holds)];
+        }
+        if let Expr::Compare(op, l, r) = cond {
+            let mut out = Vec::new();
+            for (path, vals) in self.sequence(&[(l, None), (r, None)], path) {
+                if !path.normal() {
+                    out.push((path, false));
+                    continue;
+                }
+                for (path, vals) in self.split(path, vals) {
+                    out.extend(self.compare(*op, l, r, &vals[0], &vals[1], path));
+                }
+            }
+            return self.decided(out, cond, &versions);
+        }
+        let mut out = Vec::new();
+        for (path, v) in self.eval(cond, path, None) {
+            if !path.normal() {
+                out.push((path, false));
+                continue;
+            }
+            match v.truth() {
+                Truth::Always => out.push((path, true)),
+                Truth::Never => out.push((path, false)),
+                Truth::Sometimes => {
+                    let mut yes = path.clone();
+                    let mut no = path;
+                    // `if flag`: the flag is known on each side.
+                    if let Expr::Path(p, _) = cond
+                        && let Some(name) = p.single()
+                    {
+                        if let Some(b) = yes.lookup_mut(name) {
+                            b.val = Val::Bool(Some(true));
+                        }
+                        if let Some(b) = no.lookup_mut(name) {
+                            b.val = Val::Bool(Some(false));
+                        }
+                    }
+                    out.push((yes, true));
+                    out.push((no, false));
+                }
+            }
+        }
+        self.decided(out, cond, &versions)
+    }
+
+    /// Records what `cond` decided on each path (when it is about bindings that do not
+    /// change, or about nothing that changes at all).
+    fn decided(
+        &mut self,
+        out: Vec<(Path, bool)>,
+        cond: &Expr,
+        versions: &[(Rc<str>, u32)],
+    ) -> Vec<(Path, bool)> {
+        let split = out.len() > 1;
+        out.into_iter()
+            .map(|(mut p, holds)| {
+                if split {
+                    let frame = p.frames.len();
+                    p.facts.push(Fact {
+                        frame,
+                        expr: cond.clone(),
+                        versions: versions.to_vec(),
+                        kind: FactKind::Holds(holds),
+                    });
+                }
+                (p, holds)
+            })
+            .collect()
+    }
+
+    /// The versions of the bindings `e` reads on `path`.
+    fn versions(&self, e: &Expr, path: &Path) -> Vec<(Rc<str>, u32)> {
+        let mut names = Vec::new();
+        free_names(e, &mut names, 0);
+        names
+            .into_iter()
+            .filter_map(|n| path.lookup(&n).map(|b| (b.name.clone(), b.version)))
+            .collect()
+    }
+
+    /// `a op b` on one path: decided, or split with each side refined.
+    fn compare(
+        &mut self,
+        op: Comparison,
+        l: &Expr,
+        r: &Expr,
+        a: &Val,
+        b: &Val,
+        mut path: Path,
+    ) -> Vec<(Path, bool)> {
+        // A comparison over one run-time set: its members on each side.
+        let mut found = Vec::new();
+        a.choices(&mut found, 0);
+        b.choices(&mut found, 0);
+        if let Some(&c) = found.first() {
+            let n = self.choices.get(c as usize).map_or(0, |i| i.members.len());
+            let mask = path.mask(c, all_members(n));
+            let (mut yes, mut no) = (0u64, 0u64);
+            for i in 0..n.min(64) {
+                if mask & (1 << i) == 0 {
+                    continue;
+                }
+                match compare_vals(op, &a.fix(c, i), &b.fix(c, i)) {
+                    Truth::Always => yes |= 1 << i,
+                    Truth::Never => no |= 1 << i,
+                    Truth::Sometimes => {
+                        yes |= 1 << i;
+                        no |= 1 << i;
+                    }
+                }
+            }
+            let mut out = Vec::new();
+            for (m, holds) in [(yes, true), (no, false)] {
+                if m != 0 {
+                    let mut p = path.clone();
+                    p.set_mask(c, m);
+                    out.push((p, holds));
+                }
+            }
+            return out;
+        }
+        let truth = compare_vals(op, a, b);
+        for v in [a, b] {
+            if let Val::Int(i) = v
+                && let Some(t) = &i.term
+            {
+                path.read(t.clone());
+            }
+        }
+        match truth {
+            Truth::Always => vec![(path, true)],
+            Truth::Never => vec![(path, false)],
+            Truth::Sometimes => {
+                let mut out = Vec::new();
+                for holds in [true, false] {
+                    let op = if holds { op } else { op.negated() };
+                    let mut p = path.clone();
+                    let mut feasible = true;
+                    if let (Val::Int(x), Val::Int(y)) = (a, b) {
+                        feasible &= self.refine(&mut p, l, x, op, &y.set);
+                        feasible &= self.refine(&mut p, r, y, op.swapped(), &x.set);
+                    }
+                    if feasible {
+                        out.push((p, holds));
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    /// Narrows the variable `e` names (if it names one) to the values of `x` for which
+    /// `x op other` can hold; `false` when there are none (the path cannot happen).
+    fn refine(
+        &mut self,
+        path: &mut Path,
+        e: &Expr,
+        x: &Int,
+        op: Comparison,
+        other: &AbstractInt,
+    ) -> bool {
+        let Some(narrow) = x.set.refine(op, other) else {
+            return false;
+        };
+        let name = match e {
+            Expr::Path(p, _) => p.single().map(str::to_owned),
+            _ => None,
+        };
+        let Some(name) = name else { return true };
+        let Some(b) = path.lookup_mut(&name) else {
+            return true;
+        };
+        let Val::Int(i) = &mut b.val else { return true };
+        i.set = narrow;
+        let source = i.source;
+        if let Some(s) = source {
+            self.recheck(path, s);
+        }
+        true
+    }
+
+    /// A condition narrowed the input `s`: the run-time sets computed from it earlier keep
+    /// only the members still possible (computed again from their expression), or are
+    /// marked stale on the path when that cannot be done.
+    fn recheck(&mut self, path: &mut Path, s: SourceId) {
+        for c in 0..self.choices.len() {
+            if !self.choices[c].roots.contains(&s) {
+                continue;
+            }
+            let c = c as ChoiceId;
+            let Some(r) = &self.choices[c as usize].recompute else {
+                if !path.stale.contains(&c) {
+                    path.stale.push(c);
+                }
+                continue;
+            };
+            let mut frame = r.frame.clone();
+            let expr = r.expr.clone();
+            // The input's narrowed value, wherever the frame holds it.
+            let narrowed: Option<Val> = path
+                .top()
+                .env
+                .iter()
+                .find(|b| matches!(&b.val, Val::Int(i) if i.source == Some(s)))
+                .map(|b| b.val.clone());
+            let Some(narrowed) = narrowed else { continue };
+            for b in &mut frame.env {
+                if matches!(&b.val, Val::Int(i) if i.source == Some(s)) {
+                    b.val = narrowed.clone();
+                }
+            }
+            let mut probe = Path::new(frame);
+            probe.masks = path.masks.clone();
+            let outs = self.eval(&expr, probe, None);
+            let mut possible: Option<AbstractInt> = None;
+            for (_, v) in &outs {
+                match v {
+                    Val::Int(i) => {
+                        possible = Some(match possible {
+                            Some(p) => p.union(&i.set),
+                            None => i.set.clone(),
+                        })
+                    }
+                    _ => {
+                        possible = None;
+                        break;
+                    }
+                }
+            }
+            let members = self.choices[c as usize].members.clone();
+            match possible {
+                Some(set) => {
+                    let n = members.len();
+                    let mut mask = path.mask(c, all_members(n));
+                    for (i, m) in members.iter().enumerate().take(64) {
+                        if !set.contains(*m) {
+                            mask &= !(1 << i);
+                        }
+                    }
+                    path.set_mask(c, mask);
+                }
+                None => {
+                    if !path.stale.contains(&c) {
+                        path.stale.push(c);
+                    }
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- match
+
+    fn eval_match(&mut self, m: &Match, path: Path, expected: Option<IntTy>) -> Outs {
+        let mut outs = Vec::new();
+        for (path, scrutinee) in self.eval(&m.scrutinee, path, None) {
+            if !path.normal() {
+                outs.push((path, unknown("")));
+                continue;
+            }
+            let versions = self.versions(&m.scrutinee, &path);
+            let depth = path.top().env.len();
+            // Each path goes through the arms in order until one matches; a path no arm
+            // matches (as far as the reader can tell) does not go on.
+            let mut pending = vec![path];
+            for arm in &m.arms {
+                let mut next = Vec::new();
+                for path in pending {
+                    let tried = self.pattern(
+                        &arm.pat,
+                        &scrutinee,
+                        path,
+                        Some((&m.scrutinee, versions.as_slice())),
+                    );
+                    for (p, matched) in tried {
+                        if !matched {
+                            next.push(p);
+                            continue;
+                        }
+                        let taken = match &arm.guard {
+                            None => vec![(p, true)],
+                            Some(g) => self.condition(g, p),
+                        };
+                        for (mut p, holds) in taken {
+                            if holds {
+                                for (mut q, v) in self.eval(&arm.body, p, expected) {
+                                    self.leave_scope(&mut q, depth);
+                                    outs.push((q, v));
+                                }
+                            } else {
+                                // The guard failed: the arm's bindings go.
+                                p.top_mut().env.truncate(depth);
+                                next.push(p);
+                            }
+                        }
+                    }
+                }
+                pending = next;
+                if pending.is_empty() {
+                    break;
+                }
+            }
+        }
+        self.bounded(outs, m.at)
+    }
+
+    /// Whether `val` matches `pat` on `path`: the paths where it does (with the pattern's
+    /// names bound) and where it does not. `scrutinee`: the expression matched and the
+    /// versions of what it reads, for the facts of earlier matches on it.
+    fn pattern(
+        &mut self,
+        pat: &Pat,
+        val: &Val,
+        path: Path,
+        scrutinee: Option<Scrutinee<'_>>,
+    ) -> Vec<(Path, bool)> {
+        let val = path.view(val.clone());
+        // What earlier matches on the same scrutinee decided.
+        if let Some((expr, versions)) = scrutinee {
+            let decided = path.fact(expr, versions).find_map(|kind| match kind {
+                FactKind::Matched(p) if p == pat => Some(true),
+                FactKind::Matched(p) if disjoint(p, pat) => Some(false),
+                FactKind::NotMatched(p) if p == pat => Some(false),
+                _ => None,
+            });
+            match decided {
+                Some(true) => return vec![(self.bind(pat, val, path, At::NONE, None), true)],
+                Some(false) => return vec![(path, false)],
+                None => {}
+            }
+        }
+        let truth = self.pattern_truth(pat, &val, &path);
+        let out = match truth {
+            Truth::Always => vec![(self.bind(pat, val.clone(), path, At::NONE, None), true)],
+            Truth::Never => vec![(path, false)],
+            Truth::Sometimes => self.split_pattern(pat, &val, path, scrutinee.map(|(e, _)| e)),
+        };
+        // What a split decided, for a later match on the same scrutinee: needed where the
+        // scrutinee's value cannot be narrowed instead (an integer variable is).
+        let narrowed = matches!(val, Val::Int(_))
+            && matches!(scrutinee, Some((Expr::Path(p, _), _)) if p.single().is_some());
+        if let Some((expr, versions)) = scrutinee
+            && out.len() > 1
+            && !narrowed
+        {
+            let frame = out.first().map_or(0, |(p, _)| p.frames.len());
+            return out
+                .into_iter()
+                .map(|(mut p, matched)| {
+                    p.facts.push(Fact {
+                        frame,
+                        expr: expr.clone(),
+                        versions: versions.to_vec(),
+                        kind: if matched {
+                            FactKind::Matched(pat.clone())
+                        } else {
+                            FactKind::NotMatched(pat.clone())
+                        },
+                    });
+                    (p, matched)
+                })
+                .collect();
+        }
+        out
+    }
+
+    /// A pattern that may or may not match: split, refining an integer scrutinee where the
+    /// pattern is a literal or a range, and a run-time set member by member.
+    fn split_pattern(
+        &mut self,
+        pat: &Pat,
+        val: &Val,
+        path: Path,
+        scrutinee: Option<&Expr>,
+    ) -> Vec<(Path, bool)> {
+        let mut found = Vec::new();
+        val.choices(&mut found, 0);
+        if let Some(&c) = found.first() {
+            let mut out = Vec::new();
+            for p in self.fork_on(path, c) {
+                let v = p.view(val.clone());
+                out.extend(self.pattern(pat, &v, p, None));
+            }
+            return out;
+        }
+        let mut yes = path.clone();
+        let no = path;
+        if let (Val::Int(i), Some(e)) = (val, scrutinee)
+            && let Some(range) = self.pattern_range(pat, &yes)
+        {
+            let lo = range.bounds().0;
+            let hi = range.bounds().1;
+            let narrowed = i.set.within(lo, hi);
+            if let (Some(narrowed), Expr::Path(p, _)) = (narrowed, e)
+                && let Some(name) = p.single()
+                && let Some(b) = yes.lookup_mut(name)
+                && let Val::Int(v) = &mut b.val
+            {
+                v.set = narrowed;
+            }
+        }
+        let yes = self.bind(pat, val.clone(), yes, At::NONE, None);
+        vec![(yes, true), (no, false)]
+    }
+
+    /// The integers a literal or range pattern matches.
+    fn pattern_range(&mut self, pat: &Pat, path: &Path) -> Option<AbstractInt> {
+        match pat {
+            Pat::Lit(e) => match self.eval_quiet(e, path)? {
+                Val::Int(i) => Some(i.set),
+                _ => None,
+            },
+            Pat::Range(lo, hi, inclusive) => {
+                let lo = match lo {
+                    Some(e) => Some(match self.eval_quiet(e, path)? {
+                        Val::Int(i) => i.value()?,
+                        _ => return None,
+                    }),
+                    None => None,
+                };
+                let hi = match hi {
+                    Some(e) => Some(match self.eval_quiet(e, path)? {
+                        Val::Int(i) => i.value()? - i128::from(!*inclusive),
+                        _ => return None,
+                    }),
+                    None => None,
+                };
+                Some(AbstractInt::range(lo, hi))
+            }
+            Pat::Path(p) => match self.eval_quiet(&Expr::Path(p.clone(), At::NONE), path)? {
+                Val::Int(i) => Some(i.set),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The value of a constant expression (a pattern's literal or bound) on `path`.
+    fn eval_quiet(&mut self, e: &Expr, path: &Path) -> Option<Val> {
+        let outs = self.eval(e, path.clone(), None);
+        match outs.as_slice() {
+            [(_, v)] => Some(v.clone()),
+            _ => None,
+        }
+    }
+
+    /// Whether `val` matches `pat`, as far as the reader can tell.
+    fn pattern_truth(&mut self, pat: &Pat, val: &Val, path: &Path) -> Truth {
+        match pat {
+            Pat::Wild | Pat::Rest | Pat::Opaque(_) => Truth::Always,
+            Pat::Bind(_, None) => Truth::Always,
+            Pat::Bind(_, Some(sub)) => self.pattern_truth(sub, val, path),
+            Pat::Or(cases) => {
+                let mut truth = Truth::Never;
+                for c in cases {
+                    truth = truth.or(self.pattern_truth(c, val, path));
+                }
+                truth
+            }
+            Pat::Tuple(pats) => match val {
+                Val::Tuple(items) if !pats.contains(&Pat::Rest) && items.len() == pats.len() => {
+                    let mut truth = Truth::Always;
+                    for (p, v) in pats.iter().zip(items) {
+                        truth = truth.and(self.pattern_truth(p, v, path));
+                    }
+                    truth
+                }
+                _ => Truth::Sometimes,
+            },
+            Pat::Lit(Expr::Bool(b)) => match val {
+                Val::Bool(Some(v)) => {
+                    if v == b {
+                        Truth::Always
+                    } else {
+                        Truth::Never
+                    }
+                }
+                _ => Truth::Sometimes,
+            },
+            Pat::Lit(Expr::Str(s, _)) => match val {
+                Val::Str(v) => {
+                    if v == s {
+                        Truth::Always
+                    } else {
+                        Truth::Never
+                    }
+                }
+                _ => Truth::Sometimes,
+            },
+            Pat::Lit(_) | Pat::Range(..) | Pat::Path(_) => match val {
+                Val::Int(i) => match self.pattern_range(pat, path) {
+                    Some(range) => {
+                        if i.set.within(range.bounds().0, range.bounds().1).is_none() {
+                            Truth::Never
+                        } else if range
+                            .bounds()
+                            .0
+                            .is_none_or(|lo| i.set.bounds().0.is_some_and(|x| x >= lo))
+                            && range
+                                .bounds()
+                                .1
+                                .is_none_or(|hi| i.set.bounds().1.is_some_and(|x| x <= hi))
+                            && (range.known_value().is_none()
+                                || i.set.known_value() == range.known_value())
+                        {
+                            Truth::Always
+                        } else {
+                            Truth::Sometimes
+                        }
+                    }
+                    None => Truth::Sometimes,
+                },
+                _ => Truth::Sometimes,
+            },
+            Pat::TupleStruct(p, pats) if matches!(p.last(), "Some" | "Ok") && pats.len() == 1 => {
+                match val {
+                    Val::Unknown(_) => Truth::Sometimes,
+                    v => self.pattern_truth(&pats[0], v, path),
+                }
+            }
+            Pat::TupleStruct(..) | Pat::Struct(..) => match (pat, val) {
+                (Pat::Struct(_, fields), Val::Struct(s)) => {
+                    let mut truth = Truth::Always;
+                    for (name, p) in fields {
+                        let v = s
+                            .fields
+                            .iter()
+                            .find(|(n, _)| n == name)
+                            .map_or_else(|| unknown(""), |(_, v)| v.clone());
+                        truth = truth.and(self.pattern_truth(p, &v, path));
+                    }
+                    truth
+                }
+                _ => Truth::Sometimes,
+            },
+        }
+    }
+
+    // ---------------------------------------------------------------- assignments, loops
+
+    fn assign(&mut self, place: &Expr, op: Option<ir::Op>, value: &Expr, path: Path) -> Outs {
+        let Some(root) = place_root(place) else {
+            // `*p = ..`, `v[i] = ..`: not a binding the reader follows.
+            return self
+                .eval(value, path, None)
+                .into_iter()
+                .map(|(p, _)| (p, Val::Tuple(Vec::new())))
+                .collect();
+        };
+        let computed = match op {
+            Some(op) => Expr::Binary(op, Box::new(place.clone()), Box::new(value.clone())),
+            None => value.clone(),
+        };
+        let expected = match path.lookup(&root).map(|b| &b.val) {
+            Some(Val::Int(i)) => i.ty,
+            _ => None,
+        };
+        let mut outs = Vec::new();
+        for (mut path, v) in self.eval(&computed, path, expected) {
+            if !path.normal() {
+                outs.push((path, Val::Tuple(Vec::new())));
+                continue;
+            }
+            let version = self.version();
+            let new = match path.lookup(&root) {
+                Some(b) => {
+                    let v = if matches!(place, Expr::Path(..)) {
+                        self.named_value(&root, v, At::NONE, None, &path)
+                    } else {
+                        v
+                    };
+                    Some(update(&b.val, place, v))
+                }
+                None => None,
+            };
+            if let (Some(new), Some(b)) = (new, path.lookup_mut(&root)) {
+                b.val = new;
+                b.version = version;
+            }
+            outs.push((path, Val::Tuple(Vec::new())));
+        }
+        outs
+    }
+
+    fn eval_loop(&mut self, l: &Loop, path: Path) -> Outs {
+        if let Some(paths) = self.bounded_while(l, &path) {
+            return paths
+                .into_iter()
+                .map(|p| (p, Val::Tuple(Vec::new())))
+                .collect();
+        }
+        // Any other loop: what it assigns is unknown inside and after it; its body is read
+        // once (for the launches it makes).
+        let mut assigned = Vec::new();
+        assigned_names_block(&l.body, &mut assigned, 0);
+        let path = self.havoc(path, &assigned);
+        let mut entry = Vec::new();
+        let mut after = Vec::new();
+        match &l.kind {
+            LoopKind::While(cond) => {
+                for (p, holds) in self.condition(cond, path) {
+                    if holds && p.normal() {
+                        entry.push(p);
+                    } else {
+                        after.push(p);
+                    }
+                }
+            }
+            LoopKind::For(pat, iter) => {
+                for (p, _) in self.eval(iter, path, None) {
+                    after.push(p.clone());
+                    let mut names = Vec::new();
+                    pat_names(pat, &mut names);
+                    entry.push(self.bind(
+                        &Pat::Opaque(names),
+                        Val::Tuple(Vec::new()),
+                        p,
+                        At::NONE,
+                        None,
+                    ));
+                }
+            }
+            LoopKind::Loop => entry.push(path),
+        }
+        let mut outs = Vec::new();
+        for p in entry {
+            let depth = p.top().env.len();
+            for (mut q, _) in self.eval_block(&l.body, p, None) {
+                q.top_mut().env.truncate(depth);
+                match q.flow {
+                    Flow::Break | Flow::Continue | Flow::Normal => {
+                        q.flow = Flow::Normal;
+                        after.push(q);
+                    }
+                    _ => outs.push((q, Val::Tuple(Vec::new()))),
+                }
+            }
+        }
+        for p in after {
+            let p = self.havoc(p, &assigned);
+            outs.push((p, Val::Tuple(Vec::new())));
+        }
+        self.bounded(outs, l.at)
+    }
+
+    /// `names` unknown on `path` (assigned in a loop the reader does not bound).
+    fn havoc(&mut self, mut path: Path, names: &[String]) -> Path {
+        for name in names {
+            let version = self.version();
+            if let Some(b) = path.lookup_mut(name) {
+                b.val = unknown(format!(
+                    "`{name}` is assigned in a loop whose exit the reader cannot bound"
+                ));
+                b.version = version;
+            }
+        }
+        path
+    }
+
+    /// `while condition { x = ..; }` where the body only assigns one integer variable: the
+    /// values it can leave the loop with (`abstract_int::loop_exits`), a run-time set.
+    fn bounded_while(&mut self, l: &Loop, path: &Path) -> Option<Vec<Path>> {
+        let LoopKind::While(cond) = &l.kind else {
+            return None;
+        };
+        let mut stmts: Vec<&Expr> = Vec::new();
+        for s in &l.body.stmts {
+            match s {
+                Stmt::Expr(e @ Expr::Assign(..)) => stmts.push(e),
+                _ => return None,
+            }
+        }
+        match &l.body.tail {
+            Some(t @ Expr::Assign(..)) => stmts.push(t),
+            Some(_) => return None,
+            None => {}
+        }
+        let mut names = Vec::new();
+        for s in &stmts {
+            if let Expr::Assign(place, _, _) = s {
+                match &**place {
+                    Expr::Path(p, _) => names.push(p.single()?.to_owned()),
+                    _ => return None,
+                }
+            }
+        }
+        names.dedup();
+        let [var] = names.as_slice() else {
+            return None;
+        };
+        let init = match path.lookup(var).map(|b| path.view(b.val.clone()))? {
+            Val::Int(i) => i,
+            Val::Choice(c, _) => {
+                // A set: its members one by one.
+                let mut out = Vec::new();
+                for p in self.fork_on(path.clone(), c) {
+                    out.extend(self.bounded_while(l, &p)?);
+                }
+                return Some(out);
+            }
+            _ => return None,
+        };
+        init.set.members()?;
+        let ty = init.ty;
+        // The inputs the exits depend on: the condition's.
+        let mut roots = init.roots.clone();
+        let mut cond_names = Vec::new();
+        free_names(cond, &mut cond_names, 0);
+        for n in &cond_names {
+            if let Some(b) = path.lookup(n) {
+                roots = value::roots(&roots, &b.val.roots());
+            }
+        }
+        let mut unknown_step = false;
+        let with = |v: i128| {
+            let mut p = path.clone();
+            if let Some(b) = p.lookup_mut(var) {
+                b.val = Val::int(v, ty);
+            }
+            p
+        };
+        let this = RefCell::new(&mut *self);
+        let exits = loop_exits(
+            &init.set,
+            |v| {
+                let outs = this.borrow_mut().condition(cond, with(v));
+                let holds: Vec<bool> = outs.iter().map(|(_, h)| *h).collect();
+                match (holds.contains(&true), holds.contains(&false)) {
+                    (true, false) => Truth::Always,
+                    (false, true) => Truth::Never,
+                    _ => Truth::Sometimes,
+                }
+            },
+            |v| {
+                let mut p = with(v);
+                for s in &stmts {
+                    let outs = this.borrow_mut().eval(s, p, ty);
+                    let Ok([(q, _)]) = <[(Path, Val); 1]>::try_from(outs) else {
+                        unknown_step = true;
+                        return None;
+                    };
+                    p = q;
+                }
+                match p.lookup(var).map(|b| &b.val) {
+                    Some(Val::Int(i)) if i.value().is_some() => i.value(),
+                    // An overflow: a panic, no exit on that path.
+                    Some(Val::Unknown(u)) if u.why.contains("overflows") => None,
+                    _ => {
+                        unknown_step = true;
+                        None
+                    }
+                }
+            },
+        );
+        let exits = exits?;
+        if unknown_step {
+            return None;
+        }
+        let mut p = path.clone();
+        let val = Val::Int(Int {
+            set: exits,
+            ty,
+            term: None,
+            roots,
+            source: None,
+        });
+        let val = self.named_value(var, val, l.at, None, &p);
+        if let Val::Choice(c, _) = &val
+            && let Some(info) = self.choices.get_mut(*c as usize)
+        {
+            info.text = format!("while {}", ir::text(cond));
+        }
+        let version = self.version();
+        if let Some(b) = p.lookup_mut(var) {
+            b.val = val;
+            b.version = version;
+        }
+        Some(vec![p])
+    }
+}
+
+/// How a parameter of the wrapper is read.
+#[derive(Clone, Debug)]
+pub(crate) enum ParamKind {
+    Int(IntTy),
+    Bool,
+    Ints(Vec<IntTy>),
+    Other,
+}
+
+/// A value that is not an integer where one is needed.
+fn not_int(v: Val, symbol: &str) -> Val {
+    match v {
+        Val::Unknown(u) => Val::Unknown(u),
+        _ => unknown(format!("`{symbol}` on a value that is not an integer")),
+    }
+}
+
+/// An unknown combined with another value: still unknown, with both's inputs.
+fn unknown_with(u: Unknown, other: &Val) -> Val {
+    Val::Unknown(Unknown {
+        roots: value::roots(&u.roots, &other.roots()),
+        source: None,
+        why: u.why,
+        panic: u.panic,
+    })
+}
+
+/// An integer method on evaluated operands (receiver first).
+fn int_method(method: Method, vals: &[Val], path: &mut Path) -> Val {
+    let mut acc: Val = Val::Tuple(Vec::new());
+    for v in vals {
+        acc = Val::map2(acc, v.clone(), &mut |t, v| match t {
+            Val::Tuple(mut items) => {
+                items.push(v);
+                Val::Tuple(items)
+            }
+            other => other,
+        });
+    }
+    acc.map(&mut |t| {
+        let Val::Tuple(items) = t else { return t };
+        if let Some(Val::Unknown(u)) = items.iter().find(|v| matches!(v, Val::Unknown(_))) {
+            let mut roots = u.roots.clone();
+            for v in &items {
+                roots = value::roots(&roots, &v.roots());
+            }
+            return Val::Unknown(Unknown {
+                why: u.why.clone(),
+                roots,
+                source: None,
+                panic: u.panic,
+            });
+        }
+        let ints: Vec<&Int> = items
+            .iter()
+            .filter_map(|v| match v {
+                Val::Int(i) => Some(i),
+                _ => None,
+            })
+            .collect();
+        if ints.len() != method.arity() + 1 {
+            return unknown(format!(
+                "`.{}` on a value that is not an integer",
+                method.name()
+            ));
+        }
+        let out = value::method(method, ints[0], &ints[1..]);
+        out.dropped.into_iter().for_each(|t| path.read(t));
+        out.val
+    })
+}
+
+/// `a op b` on values (integers; anything else is not known).
+fn compare_vals(op: Comparison, a: &Val, b: &Val) -> Truth {
+    match (a, b) {
+        (Val::Int(a), Val::Int(b)) => value::compare(op, a, b),
+        (Val::Bool(Some(a)), Val::Bool(Some(b))) => equality(op, a == b),
+        (Val::Str(a), Val::Str(b)) => equality(op, a == b),
+        _ => Truth::Sometimes,
+    }
+}
+
+/// `==` / `!=` of two values known to be `equal` or not.
+fn equality(op: Comparison, equal: bool) -> Truth {
+    match (op, equal) {
+        (Comparison::Eq, true) | (Comparison::Ne, false) => Truth::Always,
+        (Comparison::Eq, false) | (Comparison::Ne, true) => Truth::Never,
+        _ => Truth::Sometimes,
+    }
+}
+
+/// `.0` / `.name` of a value.
+fn field_of(v: Val, field: &Field) -> Val {
+    match (v, field) {
+        (Val::Tuple(mut items), Field::Index(i)) if (*i as usize) < items.len() => {
+            items.swap_remove(*i as usize)
+        }
+        (Val::Struct(s), Field::Named(n)) => s.fields.iter().find(|(f, _)| f == n).map_or_else(
+            || unknown(format!("no field `.{n}` here")),
+            |(_, v)| v.clone(),
+        ),
+        (Val::Config(c), Field::Named(n)) => match n.as_str() {
+            "grid_dim" => c.grid.clone(),
+            "block_dim" => c.block.clone(),
+            "shared_mem_bytes" => c.smem.clone(),
+            _ => unknown(format!("no field `.{n}` in a LaunchConfig")),
+        },
+        (Val::Unknown(u), _) => Val::Unknown(u),
+        (_, Field::Index(i)) => unknown(format!("no field `.{i}` here")),
+        (_, Field::Named(n)) => unknown(format!("the field `.{n}`")),
+    }
+}
+
+/// The variable an assignment's place starts from (`cfg` in `cfg.grid_dim.0`).
+fn place_root(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Path(p, _) => p.single().map(str::to_owned),
+        Expr::Field(base, _) => place_root(base),
+        _ => None,
+    }
+}
+
+/// `old` with the part `place` names replaced by `new`.
+fn update(old: &Val, place: &Expr, new: Val) -> Val {
+    match place {
+        Expr::Path(..) => new,
+        Expr::Field(base, field) => {
+            let inner = match base.as_ref() {
+                Expr::Path(..) => old.clone(),
+                b => {
+                    // The value at `base`, from the root down.
+                    project(old, b).unwrap_or_else(|| unknown("a field the reader does not follow"))
+                }
+            };
+            let replaced = old_with(inner, field, new);
+            match base.as_ref() {
+                Expr::Path(..) => replaced,
+                b => update(old, b, replaced),
+            }
+        }
+        _ => unknown("an assignment the reader does not follow"),
+    }
+}
+
+/// The value at `place` inside `root`'s value.
+fn project(root: &Val, place: &Expr) -> Option<Val> {
+    match place {
+        Expr::Path(..) => Some(root.clone()),
+        Expr::Field(base, field) => Some(field_of(project(root, base)?, field)),
+        _ => None,
+    }
+}
+
+/// `v` with `field` set to `new`.
+fn old_with(v: Val, field: &Field, new: Val) -> Val {
+    match (v, field) {
+        (Val::Tuple(mut items), Field::Index(i)) if (*i as usize) < items.len() => {
+            items[*i as usize] = new;
+            Val::Tuple(items)
+        }
+        (Val::Struct(s), Field::Named(n)) => {
+            let mut s = (*s).clone();
+            match s.fields.iter_mut().find(|(f, _)| f == n) {
+                Some((_, v)) => *v = new,
+                None => s.fields.push((n.clone(), new)),
+            }
+            Val::Struct(Rc::new(s))
+        }
+        (Val::Config(c), Field::Named(n)) => {
+            let mut c = (*c).clone();
+            match n.as_str() {
+                "grid_dim" => c.grid = new,
+                "block_dim" => c.block = new,
+                "shared_mem_bytes" => c.smem = new,
+                _ => {}
+            }
+            Val::Config(Rc::new(c))
+        }
+        (Val::Choice(c, vals), field) => Val::Choice(
+            c,
+            Rc::new(
+                vals.iter()
+                    .map(|v| old_with(v.clone(), field, new.clone()))
+                    .collect(),
+            ),
+        ),
+        (other, _) => other,
+    }
+}
+
+/// Where a construct that may split paths is written.
+fn expr_at(e: &Expr) -> Option<At> {
+    let at = match e {
+        Expr::If(i) => i.at,
+        Expr::Match(m) => m.at,
+        Expr::Loop(l) => l.at,
+        Expr::Call(_, _, at) | Expr::MethodCall(_, _, _, at) => *at,
+        Expr::Struct(s) => s.at,
+        Expr::Try(inner) | Expr::Ref(inner, _) => return expr_at(inner),
+        _ => return None,
+    };
+    (at.0 != At::NONE.0).then_some(at)
+}
+
+/// `(x, 1, 1)` as `x`: the block's expression as a person reads it.
+fn block_text(e: &Expr) -> String {
+    match e {
+        Expr::Tuple(items)
+            if items.len() == 3 && items[1..].iter().all(|i| *i == Expr::Int(1, None)) =>
+        {
+            ir::text(&items[0])
+        }
+        other => ir::text(other),
+    }
+}
+
+pub(crate) fn has_config(v: &Val) -> bool {
+    match v {
+        Val::Config(_) => true,
+        Val::Choice(_, vals) => vals.iter().any(has_config),
+        _ => false,
+    }
+}
+
+/// The term of a `const fn`'s result: the call, with each argument's term (or value).
+fn const_fn_term(
+    result: &Int,
+    args: &[Val],
+    callee: &IrPath,
+    root: Option<&IrPath>,
+    name: &str,
+    place: &str,
+) -> Option<Term> {
+    let value = result.value()?;
+    let mut terms = Vec::new();
+    let mut names = Vec::new();
+    let mut in_body = callee.segments.first().is_some_and(|s| s.ident == "Self");
+    for a in args {
+        let Val::Int(a) = a else { return None };
+        terms.push(value::written(a)?);
+        if let Some(t) = &a.term {
+            names.extend(t.names.iter().cloned());
+            in_body |= t.in_body;
+        }
+    }
+    names.push(format!("`{name}(..)` = {value} in {place}"));
+    let callee = root.cloned().unwrap_or_else(|| callee.clone());
+    Some(Term {
+        expr: Expr::Call(callee, terms, At::NONE),
+        in_body,
+        names,
+        at: At::NONE,
+        value,
+    })
+}
+
+/// Whether two patterns match no value in common: enum variants (or constants) written as
+/// paths with different last names.
+fn disjoint(a: &Pat, b: &Pat) -> bool {
+    let last = |p: &Pat| match p {
+        Pat::Path(p) => Some(p.last().to_owned()),
+        Pat::TupleStruct(p, _) | Pat::Struct(p, _) => Some(p.last().to_owned()),
+        _ => None,
+    };
+    match (a, b) {
+        (Pat::Or(cases), other) | (other, Pat::Or(cases)) => {
+            cases.iter().all(|c| disjoint(c, other))
+        }
+        _ => matches!((last(a), last(b)), (Some(x), Some(y)) if x != y),
+    }
+}
+
+/// The names a pattern binds.
+fn pat_names(pat: &Pat, out: &mut Vec<String>) {
+    match pat {
+        Pat::Bind(n, sub) => {
+            out.push(n.clone());
+            if let Some(sub) = sub {
+                pat_names(sub, out);
+            }
+        }
+        Pat::Tuple(ps) | Pat::TupleStruct(_, ps) | Pat::Or(ps) => {
+            ps.iter().for_each(|p| pat_names(p, out))
+        }
+        Pat::Struct(_, fields) => fields.iter().for_each(|(_, p)| pat_names(p, out)),
+        Pat::Opaque(names) => out.extend(names.iter().cloned()),
+        _ => {}
+    }
+}
+
+/// The single-identifier names an expression reads.
+fn free_names(e: &Expr, out: &mut Vec<String>, depth: usize) {
+    if depth > ir::MAX_DEPTH {
+        return;
+    }
+    let d = depth + 1;
+    match e {
+        Expr::Path(p, _) => {
+            if let Some(n) = p.single()
+                && !out.iter().any(|o| o == n)
+            {
+                out.push(n.to_owned());
+            }
+        }
+        Expr::Neg(x)
+        | Expr::Not(x)
+        | Expr::Cast(x, _)
+        | Expr::Try(x)
+        | Expr::Ref(x, _)
+        | Expr::Field(x, _) => free_names(x, out, d),
+        Expr::Binary(_, a, b) | Expr::Compare(_, a, b) | Expr::And(a, b) | Expr::Or(a, b) => {
+            free_names(a, out, d);
+            free_names(b, out, d);
+        }
+        Expr::Method(r, _, args) | Expr::MethodCall(r, _, args, _) => {
+            free_names(r, out, d);
+            args.iter().for_each(|a| free_names(a, out, d));
+        }
+        Expr::Call(_, args, _) | Expr::Tuple(args) => {
+            args.iter().for_each(|a| free_names(a, out, d))
+        }
+        _ => {}
+    }
+}
+
+/// The variables a block assigns or lends mutably (for a loop the reader does not bound).
+fn assigned_names_block(b: &Block, out: &mut Vec<String>, depth: usize) {
+    for s in &b.stmts {
+        match s {
+            Stmt::Let(l) => {
+                if let Some(e) = &l.init {
+                    assigned_names(e, out, depth);
+                }
+            }
+            Stmt::Expr(e) => assigned_names(e, out, depth),
+            Stmt::Item(_) => {}
+        }
+    }
+    if let Some(t) = &b.tail {
+        assigned_names(t, out, depth);
+    }
+}
+
+fn assigned_names(e: &Expr, out: &mut Vec<String>, depth: usize) {
+    if depth > ir::MAX_DEPTH {
+        return;
+    }
+    let d = depth + 1;
+    match e {
+        Expr::Assign(place, _, value) => {
+            if let Some(n) = place_root(place)
+                && !out.contains(&n)
+            {
+                out.push(n);
+            }
+            assigned_names(value, out, d);
+        }
+        Expr::Ref(inner, true) => {
+            if let Some(n) = place_root(inner)
+                && !out.contains(&n)
+            {
+                out.push(n);
+            }
+        }
+        Expr::If(i) => {
+            assigned_names(&i.condition, out, d);
+            assigned_names_block(&i.then, out, d);
+            if let Some(o) = &i.otherwise {
+                assigned_names(o, out, d);
+            }
+        }
+        Expr::Match(m) => {
+            assigned_names(&m.scrutinee, out, d);
+            for a in &m.arms {
+                assigned_names(&a.body, out, d);
+            }
+        }
+        Expr::Block(b) => assigned_names_block(b, out, d),
+        Expr::Loop(l) => assigned_names_block(&l.body, out, d),
+        Expr::Neg(x)
+        | Expr::Not(x)
+        | Expr::Cast(x, _)
+        | Expr::Try(x)
+        | Expr::Field(x, _)
+        | Expr::Ref(x, false) => assigned_names(x, out, d),
+        Expr::Binary(_, a, b) | Expr::Compare(_, a, b) | Expr::And(a, b) | Expr::Or(a, b) => {
+            assigned_names(a, out, d);
+            assigned_names(b, out, d);
+        }
+        Expr::Method(r, _, args) | Expr::MethodCall(r, _, args, _) => {
+            assigned_names(r, out, d);
+            args.iter().for_each(|a| assigned_names(a, out, d));
+        }
+        Expr::Call(_, args, _) | Expr::Tuple(args) => {
+            args.iter().for_each(|a| assigned_names(a, out, d))
+        }
+        _ => {}
+    }
+}
+
+/// Merges outcomes whose paths are the same but for what their conditions decided (a
+/// condition that changed nothing: both sides go on alike).
+fn merge_identical<T: Clone + PartialEq>(outs: Vec<(Path, T)>) -> Vec<(Path, T)> {
+    let mut merged: Vec<(Path, T)> = Vec::with_capacity(outs.len());
+    for (p, v) in outs {
+        match merged
+            .iter_mut()
+            .find(|(q, w)| *w == v && same_state(q, &p))
+        {
+            Some((q, _)) => {
+                q.facts.retain(|f| p.facts.contains(f));
+                for r in p.reads {
+                    q.read(r);
+                }
+                for h in p.helpers {
+                    if !q.helpers.contains(&h) {
+                        q.helpers.push(h);
+                    }
+                }
+            }
+            None => merged.push((p, v)),
+        }
+    }
+    merged
+}
+
+fn same_state(a: &Path, b: &Path) -> bool {
+    a.flow == b.flow
+        && a.masks == b.masks
+        && a.stale == b.stale
+        && a.frames.len() == b.frames.len()
+        && a.frames.iter().zip(&b.frames).all(|(x, y)| {
+            x.env.len() == y.env.len()
+                && x.env.iter().zip(&y.env).all(|(p, q)| {
+                    p.name == q.name && p.val == q.val && p.pending.is_some() == q.pending.is_some()
+                })
+        })
+}

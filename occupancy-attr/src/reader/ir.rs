@@ -1,0 +1,1652 @@
+//! The Rust the reader interprets, as plain data: lowered from `syn` once, then kept (for
+//! files other than the wrapper's, across expansions, in the source index) and run by
+//! `interp.rs`.
+//!
+//! What launch code is written with is lowered: integer, boolean and string literals, paths,
+//! arithmetic and comparisons, `as` casts between integer types, the integer methods
+//! (`div_ceil`, `min`, `max`, `clamp`, `next_power_of_two`, `pow`), calls, method calls,
+//! tuples, struct literals and fields, `if` / `match` with their conditions and patterns,
+//! blocks with `let` (patterns included), assignments, loops, `return` / `break`, `?`,
+//! closures, and the macros `format!`, `matches!`, `assert!`, the diverging ones and cust's
+//! `launch!`. Anything else is [`Expr::Opaque`] with a description of what it is, so that a
+//! note can say which expression could not be read and why.
+//!
+//! Expressions of the wrapper's body carry their spans ([`At`], an index into the body's
+//! span table: `syn`'s spans cannot be kept across expansions); those of other files do
+//! not. Spans never make two expressions differ: [`At`]'s equality always holds, so that
+//! the interpreter recognises the same condition written twice.
+//!
+//! Lowering recurses over `syn`'s tree, so its input must have passed the nesting limits of
+//! `limits.rs` first; the lowered tree is bounded the same way ([`MAX_DEPTH`]).
+
+use occupancy_core::abstract_int::Comparison;
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote_spanned};
+use syn::{BinOp, Lit, Member, UnOp};
+
+/// A Rust integer type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IntTy {
+    U8,
+    U16,
+    U32,
+    U64,
+    U128,
+    Usize,
+    I8,
+    I16,
+    I32,
+    I64,
+    I128,
+    Isize,
+}
+
+impl IntTy {
+    const ALL: [(IntTy, &'static str); 12] = [
+        (IntTy::U8, "u8"),
+        (IntTy::U16, "u16"),
+        (IntTy::U32, "u32"),
+        (IntTy::U64, "u64"),
+        (IntTy::U128, "u128"),
+        (IntTy::Usize, "usize"),
+        (IntTy::I8, "i8"),
+        (IntTy::I16, "i16"),
+        (IntTy::I32, "i32"),
+        (IntTy::I64, "i64"),
+        (IntTy::I128, "i128"),
+        (IntTy::Isize, "isize"),
+    ];
+
+    pub(crate) fn from_name(name: &str) -> Option<IntTy> {
+        IntTy::ALL.iter().find(|(_, n)| *n == name).map(|(t, _)| *t)
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        IntTy::ALL
+            .iter()
+            .find(|(t, _)| *t == self)
+            .map_or("?", |(_, n)| n)
+    }
+
+    /// Bits; `usize` and `isize` are 64 (every host CUDA runs on is 64-bit; the
+    /// compiler's confirmation of the value would catch a 32-bit host).
+    pub(crate) fn bits(self) -> u32 {
+        match self {
+            IntTy::U8 | IntTy::I8 => 8,
+            IntTy::U16 | IntTy::I16 => 16,
+            IntTy::U32 | IntTy::I32 => 32,
+            IntTy::U64 | IntTy::I64 | IntTy::Usize | IntTy::Isize => 64,
+            IntTy::U128 | IntTy::I128 => 128,
+        }
+    }
+
+    pub(crate) fn signed(self) -> bool {
+        matches!(
+            self,
+            IntTy::I8 | IntTy::I16 | IntTy::I32 | IntTy::I64 | IntTy::I128 | IntTy::Isize
+        )
+    }
+
+    /// The smallest value, as an `i128`.
+    pub(crate) fn min(self) -> i128 {
+        if self.signed() {
+            -(1i128 << (self.bits() - 1).min(127))
+        } else {
+            0
+        }
+    }
+
+    /// The largest value, as an `i128` (`u128::MAX` is capped at `i128::MAX`: values above
+    /// it are not evaluated).
+    pub(crate) fn max(self) -> i128 {
+        match (self.signed(), self.bits()) {
+            (_, 128) => i128::MAX,
+            (true, bits) => (1i128 << (bits - 1)) - 1,
+            (false, bits) => (1i128 << bits) - 1,
+        }
+    }
+
+    /// `value as Self`, with Rust's truncation and sign extension.
+    pub(crate) fn wrap(self, value: i128) -> i128 {
+        let bits = self.bits();
+        if bits == 128 {
+            return value;
+        }
+        let modulus = 1i128 << bits;
+        let low = value.rem_euclid(modulus);
+        if self.signed() && low > self.max() {
+            low - modulus
+        } else {
+            low
+        }
+    }
+}
+
+/// A path as written: `TILE`, `crate::consts::TILE`, `Self::BLOCK`, `launch_cfg::<128>`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Path {
+    /// `::a::b`.
+    pub(crate) leading_colon: bool,
+    pub(crate) segments: Vec<Segment>,
+}
+
+/// One segment of a [`Path`] with its generic arguments.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Segment {
+    pub(crate) ident: String,
+    pub(crate) args: Vec<GenericArg>,
+}
+
+/// A generic argument: a type (`f32` in `size_of::<f32>`) or a constant (`128`,
+/// `{ BLOCK * 2 }`). A single identifier is both (`launch_cfg::<BLOCK>`): it is kept as a
+/// constant path and its text serves as the type.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct GenericArg {
+    /// The argument's text (`f32`, `BLOCK`, `128`).
+    pub(crate) text: String,
+    /// As a constant expression, when it can be one.
+    pub(crate) value: Option<Expr>,
+}
+
+impl Path {
+    pub(crate) fn single(&self) -> Option<&str> {
+        match self.segments.as_slice() {
+            [one] if !self.leading_colon && one.args.is_empty() => Some(&one.ident),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn idents(&self) -> Vec<&str> {
+        self.segments.iter().map(|s| s.ident.as_str()).collect()
+    }
+
+    pub(crate) fn last(&self) -> &str {
+        self.segments.last().map_or("", |s| s.ident.as_str())
+    }
+
+    /// `crate::consts::TILE`, as written (generic arguments included).
+    pub(crate) fn text(&self) -> String {
+        let mut out = String::new();
+        if self.leading_colon {
+            out.push_str("::");
+        }
+        for (i, segment) in self.segments.iter().enumerate() {
+            if i > 0 {
+                out.push_str("::");
+            }
+            out.push_str(&segment.ident);
+            if !segment.args.is_empty() {
+                let args: Vec<&str> = segment.args.iter().map(|a| a.text.as_str()).collect();
+                out.push_str(&format!("::<{}>", args.join(", ")));
+            }
+        }
+        out
+    }
+}
+
+/// Arithmetic the interpreter knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Op {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+}
+
+impl Op {
+    fn from_syn(op: &BinOp) -> Option<Op> {
+        Some(match op {
+            BinOp::Add(_) | BinOp::AddAssign(_) => Op::Add,
+            BinOp::Sub(_) | BinOp::SubAssign(_) => Op::Sub,
+            BinOp::Mul(_) | BinOp::MulAssign(_) => Op::Mul,
+            BinOp::Div(_) | BinOp::DivAssign(_) => Op::Div,
+            BinOp::Rem(_) | BinOp::RemAssign(_) => Op::Rem,
+            BinOp::Shl(_) | BinOp::ShlAssign(_) => Op::Shl,
+            BinOp::Shr(_) | BinOp::ShrAssign(_) => Op::Shr,
+            BinOp::BitAnd(_) | BinOp::BitAndAssign(_) => Op::BitAnd,
+            BinOp::BitOr(_) | BinOp::BitOrAssign(_) => Op::BitOr,
+            BinOp::BitXor(_) | BinOp::BitXorAssign(_) => Op::BitXor,
+            _ => return None,
+        })
+    }
+
+    pub(crate) fn symbol(self) -> &'static str {
+        match self {
+            Op::Add => "+",
+            Op::Sub => "-",
+            Op::Mul => "*",
+            Op::Div => "/",
+            Op::Rem => "%",
+            Op::Shl => "<<",
+            Op::Shr => ">>",
+            Op::BitAnd => "&",
+            Op::BitOr => "|",
+            Op::BitXor => "^",
+        }
+    }
+}
+
+fn comparison(op: &BinOp) -> Option<Comparison> {
+    Some(match op {
+        BinOp::Lt(_) => Comparison::Lt,
+        BinOp::Le(_) => Comparison::Le,
+        BinOp::Gt(_) => Comparison::Gt,
+        BinOp::Ge(_) => Comparison::Ge,
+        BinOp::Eq(_) => Comparison::Eq,
+        BinOp::Ne(_) => Comparison::Ne,
+        _ => return None,
+    })
+}
+
+fn comparison_symbol(op: Comparison) -> &'static str {
+    match op {
+        Comparison::Lt => "<",
+        Comparison::Le => "<=",
+        Comparison::Gt => ">",
+        Comparison::Ge => ">=",
+        Comparison::Eq => "==",
+        Comparison::Ne => "!=",
+    }
+}
+
+/// Integer methods the interpreter knows (Rust's semantics, checked).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Method {
+    DivCeil,
+    Min,
+    Max,
+    NextPowerOfTwo,
+    Pow,
+    Clamp,
+}
+
+impl Method {
+    pub(crate) fn from_name(name: &str) -> Option<Method> {
+        Some(match name {
+            "div_ceil" => Method::DivCeil,
+            "min" => Method::Min,
+            "max" => Method::Max,
+            "next_power_of_two" => Method::NextPowerOfTwo,
+            "pow" => Method::Pow,
+            "clamp" => Method::Clamp,
+            _ => return None,
+        })
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Method::DivCeil => "div_ceil",
+            Method::Min => "min",
+            Method::Max => "max",
+            Method::NextPowerOfTwo => "next_power_of_two",
+            Method::Pow => "pow",
+            Method::Clamp => "clamp",
+        }
+    }
+
+    /// Arguments besides the receiver.
+    pub(crate) fn arity(self) -> usize {
+        match self {
+            Method::NextPowerOfTwo => 0,
+            Method::Clamp => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// Where an expression of the wrapper's body is: an index into its span table
+/// ([`Lowered::spans`]); [`At::NONE`] elsewhere. Always equal to any other `At`: spans
+/// never make two expressions differ.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct At(pub(crate) u32);
+
+impl At {
+    /// No span (an expression of another file, or of the attribute).
+    pub(crate) const NONE: At = At(u32::MAX);
+}
+
+impl PartialEq for At {
+    fn eq(&self, _: &At) -> bool {
+        true
+    }
+}
+
+/// A lowered expression.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Expr {
+    /// An integer literal and its suffix.
+    Int(i128, Option<IntTy>),
+    Bool(bool),
+    Str(String, At),
+    Path(Path, At),
+    Neg(Box<Expr>),
+    Not(Box<Expr>),
+    Binary(Op, Box<Expr>, Box<Expr>),
+    Compare(Comparison, Box<Expr>, Box<Expr>),
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    Cast(Box<Expr>, IntTy),
+    /// An integer method the interpreter computes.
+    Method(Box<Expr>, Method, Vec<Expr>),
+    /// `path(args)`: a function of the crate, `size_of::<T>()`, `LaunchConfig::for_num_elems(n)`.
+    Call(Path, Vec<Expr>, At),
+    /// `receiver.name(args)` for any other method (`load_function`, `launch`, `unwrap`).
+    MethodCall(Box<Expr>, String, Vec<Expr>, At),
+    Tuple(Vec<Expr>),
+    /// `base.0`, `base.name`.
+    Field(Box<Expr>, Field),
+    If(Box<If>),
+    Match(Box<Match>),
+    Block(Box<Block>),
+    /// `Name { field: value, ..rest }` (a cudarc `LaunchConfig` among them).
+    Struct(Box<StructLit>),
+    Loop(Box<Loop>),
+    /// `place = value`, `place op= value`.
+    Assign(Box<Expr>, Option<Op>, Box<Expr>),
+    Return(Option<Box<Expr>>),
+    Break(Option<Box<Expr>>),
+    Continue,
+    /// Control never gets past it: `panic!`, `unreachable!`, `todo!`.
+    Diverge,
+    /// `expr?`: the value on the path that goes on.
+    Try(Box<Expr>),
+    /// `&expr`, `&mut expr`.
+    Ref(Box<Expr>, bool),
+    /// `|params| body`.
+    Closure(Vec<Pat>, Box<Expr>),
+    /// `format!("affine_{}", ..)`: the kernel name's glob (`affine_*`).
+    Format(String, At),
+    /// `assert!(condition)`: the paths where it fails stop there.
+    Assert(Box<Expr>),
+    /// cust's `launch!(module.kernel<<<grid, block, smem, stream>>>(..))`.
+    CustLaunch(Box<CustLaunch>),
+    /// Not read: what it is (`a closure`, `a call of the method `len``).
+    Opaque(String),
+}
+
+/// `.0` or `.name`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Field {
+    Index(u32),
+    Named(String),
+}
+
+/// `if condition { then } else { otherwise }`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct If {
+    pub(crate) condition: Expr,
+    pub(crate) then: Block,
+    pub(crate) otherwise: Option<Expr>,
+    pub(crate) at: At,
+}
+
+/// `match scrutinee { arms }`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Match {
+    pub(crate) scrutinee: Expr,
+    pub(crate) arms: Vec<Arm>,
+    pub(crate) at: At,
+}
+
+/// `pattern if guard => body`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Arm {
+    pub(crate) pat: Pat,
+    pub(crate) guard: Option<Expr>,
+    pub(crate) body: Expr,
+    pub(crate) at: At,
+}
+
+/// `{ statements; tail }`.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub(crate) struct Block {
+    pub(crate) stmts: Vec<Stmt>,
+    pub(crate) tail: Option<Expr>,
+}
+
+/// A statement.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Stmt {
+    /// `let pattern = value else { .. };`.
+    Let(Box<Let>),
+    Expr(Expr),
+    /// An item: the name it declares in the value namespace (`const B: u32 = 64;`), if any.
+    Item(Option<String>),
+}
+
+/// `let pattern = value else { otherwise };` (`value` absent for `let x;`).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Let {
+    pub(crate) pat: Pat,
+    pub(crate) init: Option<Expr>,
+    pub(crate) otherwise: Option<Block>,
+    pub(crate) at: At,
+}
+
+/// A struct literal.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct StructLit {
+    /// The last segment of its path (`LaunchConfig`, `Tiling`).
+    pub(crate) name: String,
+    pub(crate) fields: Vec<(String, Expr, At)>,
+    pub(crate) rest: Option<Expr>,
+    pub(crate) at: At,
+}
+
+/// A loop.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Loop {
+    pub(crate) kind: LoopKind,
+    pub(crate) body: Block,
+    pub(crate) at: At,
+}
+
+/// What repeats a loop.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum LoopKind {
+    /// `while condition { .. }` (`while let` is lowered with its pattern matched by
+    /// [`Pat`] inside a `match`).
+    While(Expr),
+    /// `loop { .. }`.
+    Loop,
+    /// `for pattern in iterator { .. }`.
+    For(Pat, Expr),
+}
+
+/// cust's `launch!(module.kernel<<<grid, block, smem, stream>>>(args))`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct CustLaunch {
+    /// The kernel's name and where it is written.
+    pub(crate) kernel: Option<(String, At)>,
+    /// A tuple of three (a single number or a pair padded with 1s).
+    pub(crate) grid: Expr,
+    pub(crate) block: Expr,
+    pub(crate) smem: Expr,
+    /// The `<<<` and each part.
+    pub(crate) at: At,
+    pub(crate) grid_at: At,
+    pub(crate) block_at: At,
+    pub(crate) smem_at: At,
+}
+
+/// A pattern.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Pat {
+    /// `name`, `mut name`, `name @ sub`.
+    Bind(String, Option<Box<Pat>>),
+    /// `_`.
+    Wild,
+    /// `..` in a tuple.
+    Rest,
+    /// A literal (an integer, negative included, a boolean, a string).
+    Lit(Expr),
+    /// `lo..=hi`, `lo..hi`, `lo..` (bounds as expressions: literals or constants).
+    Range(Option<Expr>, Option<Expr>, bool),
+    /// An enum variant or a constant: `DType::F32`, `None`.
+    Path(Path),
+    Tuple(Vec<Pat>),
+    /// `Some(x)`, `Ok(v)`, `Variant(a, b)`.
+    TupleStruct(Path, Vec<Pat>),
+    /// `Name { field: pat, .. }`.
+    Struct(Path, Vec<(String, Pat)>),
+    Or(Vec<Pat>),
+    /// What the reader does not follow (the names it binds are unknown).
+    Opaque(Vec<String>),
+}
+
+/// The deepest tree lowered; deeper is opaque.
+pub(crate) const MAX_DEPTH: usize = 256;
+
+/// A lowering: where the spans go (the wrapper's body keeps them, other files do not).
+pub(crate) struct Lowering {
+    spans: Option<Vec<Span>>,
+}
+
+/// The wrapper's body, lowered, with its span table.
+pub(crate) struct Lowered {
+    pub(crate) block: Block,
+    pub(crate) spans: Vec<Span>,
+}
+
+impl Lowered {
+    /// The span of `at` (the call site for [`At::NONE`]).
+    pub(crate) fn span(&self, at: At) -> Span {
+        self.spans
+            .get(at.0 as usize)
+            .copied()
+            .unwrap_or_else(Span::call_site)
+    }
+}
+
+/// Lowers `expr` (an attribute's value, a constant's definition), without spans.
+pub(crate) fn lower(expr: &syn::Expr) -> Expr {
+    Lowering { spans: None }.expr(expr, 0)
+}
+
+/// Lowers a function body of the crate's sources, without spans.
+pub(crate) fn lower_fn_body(block: &syn::Block) -> Block {
+    Lowering { spans: None }.block(block, 0)
+}
+
+/// Lowers a pattern (a parameter of a function of the crate's sources), without spans.
+pub(crate) fn lower_pat(pat: &syn::Pat) -> Pat {
+    Lowering { spans: None }.pat(pat, 0)
+}
+
+/// Lowers the wrapper's body, with its spans.
+pub(crate) fn lower_body(block: &syn::Block) -> Lowered {
+    let mut lowering = Lowering {
+        spans: Some(Vec::new()),
+    };
+    let block = lowering.block(block, 0);
+    Lowered {
+        block,
+        spans: lowering.spans.unwrap_or_default(),
+    }
+}
+
+impl Lowering {
+    fn at(&mut self, span: Span) -> At {
+        match &mut self.spans {
+            Some(spans) if spans.len() < u32::MAX as usize - 1 => {
+                spans.push(span);
+                At(spans.len() as u32 - 1)
+            }
+            _ => At::NONE,
+        }
+    }
+
+    fn at_span(&mut self, span: Span) -> At {
+        if self.spans.is_none() {
+            return At::NONE;
+        }
+        self.at(span)
+    }
+
+    fn at_of(&mut self, node: &impl syn::spanned::Spanned) -> At {
+        if self.spans.is_none() {
+            return At::NONE;
+        }
+        self.at(node.span())
+    }
+
+    /// The span of `e`'s first token: what a proc macro's span of the whole expression is
+    /// on stable Rust (spans do not join there), without printing the expression to tokens
+    /// as `Spanned::span` does (the reader takes many spans; that was most of its cost).
+    fn at_first(&mut self, e: &syn::Expr) -> At {
+        if self.spans.is_none() {
+            return At::NONE;
+        }
+        self.at(first_span(e, 0))
+    }
+
+    fn boxed(&mut self, e: &syn::Expr, depth: usize) -> Box<Expr> {
+        Box::new(self.expr(e, depth + 1))
+    }
+
+    fn exprs<'a>(
+        &mut self,
+        es: impl IntoIterator<Item = &'a syn::Expr>,
+        depth: usize,
+    ) -> Vec<Expr> {
+        es.into_iter().map(|e| self.expr(e, depth + 1)).collect()
+    }
+
+    fn expr(&mut self, expr: &syn::Expr, depth: usize) -> Expr {
+        if depth > MAX_DEPTH {
+            return Expr::Opaque("an expression nested too deeply".to_owned());
+        }
+        let d = depth + 1;
+        match expr {
+            syn::Expr::Lit(lit) => match &lit.lit {
+                Lit::Int(int) => int_literal(int),
+                Lit::Bool(b) => Expr::Bool(b.value),
+                Lit::Str(s) => Expr::Str(s.value(), self.at_span(s.span())),
+                Lit::Float(_) => Expr::Opaque("a floating-point number".to_owned()),
+                _ => Expr::Opaque("a literal that is not an integer".to_owned()),
+            },
+            syn::Expr::Path(p) if p.qself.is_none() => {
+                let at = self.at_first(expr);
+                Expr::Path(path(&p.path, d), at)
+            }
+            syn::Expr::Path(_) => Expr::Opaque("a qualified path `<T as Trait>::..`".to_owned()),
+            syn::Expr::Paren(p) => self.expr(&p.expr, d),
+            syn::Expr::Group(g) => self.expr(&g.expr, d),
+            syn::Expr::Unary(u) => match u.op {
+                UnOp::Neg(_) => Expr::Neg(self.boxed(&u.expr, d)),
+                UnOp::Not(_) => Expr::Not(self.boxed(&u.expr, d)),
+                // `*x` of an integer reference is the integer.
+                _ => self.expr(&u.expr, d),
+            },
+            syn::Expr::Binary(b) => self.binary(b, d),
+            syn::Expr::Cast(c) => match type_name(&c.ty).as_deref().and_then(IntTy::from_name) {
+                Some(ty) => Expr::Cast(self.boxed(&c.expr, d), ty),
+                None => Expr::Opaque(format!(
+                    "a cast to `{}`",
+                    c.ty.to_token_stream().to_string().replace(' ', "")
+                )),
+            },
+            syn::Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                match Method::from_name(&name) {
+                    Some(method) if m.turbofish.is_none() && m.args.len() == method.arity() => {
+                        Expr::Method(self.boxed(&m.receiver, d), method, self.exprs(&m.args, d))
+                    }
+                    _ => {
+                        // The method's name: where a launch or a kernel load is pointed at.
+                        let at = self.at_span(m.method.span());
+                        Expr::MethodCall(
+                            self.boxed(&m.receiver, d),
+                            name,
+                            self.exprs(&m.args, d),
+                            at,
+                        )
+                    }
+                }
+            }
+            syn::Expr::Call(c) => match &*c.func {
+                syn::Expr::Path(p) if p.qself.is_none() => {
+                    let callee = path(&p.path, d);
+                    let args = self.exprs(&c.args, d);
+                    // `u32::min(a, b)`, `usize::max(..)`, `std::cmp::min(a, b)`: the integer
+                    // methods called as functions.
+                    let idents = callee.idents();
+                    // (A bare `min(a, b)` may be the crate's own function: it is a call,
+                    // which the interpreter takes as `std::cmp::min` only when no function of
+                    // the crate has that name.)
+                    let method = match idents.as_slice() {
+                        [.., ty, m] if IntTy::from_name(ty).is_some() => Method::from_name(m),
+                        ["std" | "core", "cmp", m] => {
+                            Method::from_name(m).filter(|m| matches!(m, Method::Min | Method::Max))
+                        }
+                        _ => None,
+                    };
+                    match method {
+                        Some(m) if args.len() == m.arity() + 1 => {
+                            let mut args = args;
+                            let receiver = args.remove(0);
+                            let receiver = match idents.as_slice() {
+                                [.., ty, _] => match IntTy::from_name(ty) {
+                                    Some(ty) => Expr::Cast(Box::new(receiver), ty),
+                                    None => receiver,
+                                },
+                                _ => receiver,
+                            };
+                            Expr::Method(Box::new(receiver), m, args)
+                        }
+                        _ => {
+                            let at = self.at_first(expr);
+                            Expr::Call(callee, args, at)
+                        }
+                    }
+                }
+                _ => Expr::Opaque("a call of a computed function".to_owned()),
+            },
+            syn::Expr::Tuple(t) => Expr::Tuple(self.exprs(&t.elems, d)),
+            syn::Expr::Field(f) => {
+                let field = match &f.member {
+                    Member::Unnamed(index) => Field::Index(index.index),
+                    Member::Named(name) => Field::Named(name.to_string()),
+                };
+                Expr::Field(self.boxed(&f.base, d), field)
+            }
+            syn::Expr::If(i) => self.if_expr(i, d),
+            syn::Expr::Match(m) => {
+                let at = self.at_span(m.match_token.span);
+                let scrutinee = self.expr(&m.expr, d);
+                let arms = m
+                    .arms
+                    .iter()
+                    .map(|arm| {
+                        let (pat, guard) = match &arm.pat {
+                            syn::Pat::Guard(g) => {
+                                (self.pat(&g.pat, d), Some(self.expr(&g.guard, d)))
+                            }
+                            pat => (self.pat(pat, d), None),
+                        };
+                        Arm {
+                            pat,
+                            guard,
+                            body: self.expr(&arm.body, d),
+                            at: self.at_first(&arm.body),
+                        }
+                    })
+                    .collect();
+                Expr::Match(Box::new(Match {
+                    scrutinee,
+                    arms,
+                    at,
+                }))
+            }
+            syn::Expr::Block(b) => Expr::Block(Box::new(self.block(&b.block, d))),
+            syn::Expr::Const(c) => Expr::Block(Box::new(self.block(&c.block, d))),
+            syn::Expr::Unsafe(u) => Expr::Block(Box::new(self.block(&u.block, d))),
+            syn::Expr::Async(_) => Expr::Opaque("an `async` block".to_owned()),
+            syn::Expr::Struct(s) if s.qself.is_none() => {
+                let at = self.at_first(expr);
+                // The whole expression of each field of a launch configuration, for the
+                // findings about it (other structs' fields need no span).
+                let config = s
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|l| l.ident == "LaunchConfig");
+                let name = s
+                    .path
+                    .segments
+                    .last()
+                    .map_or_else(String::new, |s| s.ident.to_string());
+                let mut fields = Vec::new();
+                for field in &s.fields {
+                    let Member::Named(field_name) = &field.member else {
+                        return Expr::Opaque(format!("a `{name} {{ .. }}` with numbered fields"));
+                    };
+                    let field_at = if config {
+                        self.at_of(&field.expr)
+                    } else {
+                        At::NONE
+                    };
+                    fields.push((field_name.to_string(), self.expr(&field.expr, d), field_at));
+                }
+                let rest = s.rest.as_ref().map(|r| self.expr(r, d));
+                Expr::Struct(Box::new(StructLit {
+                    name,
+                    fields,
+                    rest,
+                    at,
+                }))
+            }
+            syn::Expr::While(w) => {
+                let at = self.at_span(w.while_token.span);
+                match &*w.cond {
+                    // `while let pat = e { body }`: a loop whose pattern's names are unknown.
+                    syn::Expr::Let(l) => {
+                        let mut names = Vec::new();
+                        pattern_names(&l.pat, &mut names, 0);
+                        let mut body = self.block(&w.body, d);
+                        let names = Let {
+                            pat: Pat::Opaque(names),
+                            init: None,
+                            otherwise: None,
+                            at: At::NONE,
+                        };
+                        body.stmts.insert(0, Stmt::Let(Box::new(names)));
+                        Expr::Loop(Box::new(Loop {
+                            kind: LoopKind::Loop,
+                            body,
+                            at,
+                        }))
+                    }
+                    cond => {
+                        let kind = LoopKind::While(self.expr(cond, d));
+                        let body = self.block(&w.body, d);
+                        Expr::Loop(Box::new(Loop { kind, body, at }))
+                    }
+                }
+            }
+            syn::Expr::Loop(l) => {
+                let at = self.at_span(l.loop_token.span);
+                let body = self.block(&l.body, d);
+                Expr::Loop(Box::new(Loop {
+                    kind: LoopKind::Loop,
+                    body,
+                    at,
+                }))
+            }
+            syn::Expr::ForLoop(f) => {
+                let at = self.at_span(f.for_token.span);
+                let pat = self.pat(&f.pat, d);
+                let iter = self.expr(&f.expr, d);
+                let body = self.block(&f.body, d);
+                Expr::Loop(Box::new(Loop {
+                    kind: LoopKind::For(pat, iter),
+                    body,
+                    at,
+                }))
+            }
+            syn::Expr::Assign(a) => {
+                Expr::Assign(self.boxed(&a.left, d), None, self.boxed(&a.right, d))
+            }
+            syn::Expr::Return(r) => Expr::Return(r.expr.as_ref().map(|e| self.boxed(e, d))),
+            syn::Expr::Break(b) => Expr::Break(b.expr.as_ref().map(|e| self.boxed(e, d))),
+            syn::Expr::Continue(_) => Expr::Continue,
+            syn::Expr::Try(t) => Expr::Try(self.boxed(&t.expr, d)),
+            syn::Expr::Reference(r) => Expr::Ref(self.boxed(&r.expr, d), r.mutability.is_some()),
+            syn::Expr::Closure(c) => Expr::Closure(
+                c.inputs.iter().map(|p| self.pat(p, d)).collect(),
+                self.boxed(&c.body, d),
+            ),
+            syn::Expr::Macro(m) => self.mac(&m.mac, d),
+            syn::Expr::Let(_) => Expr::Opaque("a `let` condition".to_owned()),
+            syn::Expr::Index(_) => Expr::Opaque("an index expression".to_owned()),
+            syn::Expr::Await(a) => self.expr(&a.base, d),
+            _ => Expr::Opaque("an expression that is not integer arithmetic".to_owned()),
+        }
+    }
+
+    fn binary(&mut self, b: &syn::ExprBinary, d: usize) -> Expr {
+        if let Some(op) = comparison(&b.op) {
+            return Expr::Compare(op, self.boxed(&b.left, d), self.boxed(&b.right, d));
+        }
+        match &b.op {
+            BinOp::And(_) => return Expr::And(self.boxed(&b.left, d), self.boxed(&b.right, d)),
+            BinOp::Or(_) => return Expr::Or(self.boxed(&b.left, d), self.boxed(&b.right, d)),
+            _ => {}
+        }
+        let Some(op) = Op::from_syn(&b.op) else {
+            return Expr::Opaque(format!(
+                "a `{}` expression",
+                b.op.to_token_stream().to_string().replace(' ', "")
+            ));
+        };
+        let compound = !matches!(
+            b.op,
+            BinOp::Add(_)
+                | BinOp::Sub(_)
+                | BinOp::Mul(_)
+                | BinOp::Div(_)
+                | BinOp::Rem(_)
+                | BinOp::Shl(_)
+                | BinOp::Shr(_)
+                | BinOp::BitAnd(_)
+                | BinOp::BitOr(_)
+                | BinOp::BitXor(_)
+        );
+        if compound {
+            Expr::Assign(self.boxed(&b.left, d), Some(op), self.boxed(&b.right, d))
+        } else {
+            Expr::Binary(op, self.boxed(&b.left, d), self.boxed(&b.right, d))
+        }
+    }
+
+    fn if_expr(&mut self, i: &syn::ExprIf, d: usize) -> Expr {
+        let at = self.at_span(i.if_token.span);
+        let otherwise = i.else_branch.as_ref().map(|(_, e)| self.expr(e, d));
+        let then = self.block(&i.then_branch, d);
+        // `if let pat = e { then } else { otherwise }` is a `match`.
+        if let syn::Expr::Let(l) = &*i.cond {
+            let scrutinee = self.expr(&l.expr, d);
+            let pat = self.pat(&l.pat, d);
+            let arms = vec![
+                Arm {
+                    pat,
+                    guard: None,
+                    body: Expr::Block(Box::new(then)),
+                    at,
+                },
+                Arm {
+                    pat: Pat::Wild,
+                    guard: None,
+                    body: otherwise.unwrap_or(Expr::Block(Box::default())),
+                    at,
+                },
+            ];
+            return Expr::Match(Box::new(Match {
+                scrutinee,
+                arms,
+                at,
+            }));
+        }
+        Expr::If(Box::new(If {
+            condition: self.expr(&i.cond, d),
+            then,
+            otherwise,
+            at,
+        }))
+    }
+
+    fn block(&mut self, block: &syn::Block, depth: usize) -> Block {
+        let d = depth + 1;
+        let mut out = Block::default();
+        if depth > MAX_DEPTH {
+            out.tail = Some(Expr::Opaque("a block nested too deeply".to_owned()));
+            return out;
+        }
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            let last = i + 1 == block.stmts.len();
+            match stmt {
+                syn::Stmt::Local(local) => {
+                    let at = self.at_span(local.let_token.span);
+                    let pat = self.pat(&local.pat, d);
+                    let init = local.init.as_ref().map(|init| self.expr(&init.expr, d));
+                    let otherwise = local
+                        .init
+                        .as_ref()
+                        .and_then(|init| init.diverge.as_ref())
+                        .map(|(_, e)| Block {
+                            tail: Some(self.expr(e, d)),
+                            ..Block::default()
+                        });
+                    out.stmts.push(Stmt::Let(Box::new(Let {
+                        pat,
+                        init,
+                        otherwise,
+                        at,
+                    })));
+                }
+                syn::Stmt::Expr(expr, None) if last => out.tail = Some(self.expr(expr, d)),
+                syn::Stmt::Expr(expr, _) => out.stmts.push(Stmt::Expr(self.expr(expr, d))),
+                syn::Stmt::Item(item) => out.stmts.push(Stmt::Item(item_name(item))),
+                syn::Stmt::Macro(m) => {
+                    let e = self.mac(&m.mac, d);
+                    if last && m.semi_token.is_none() {
+                        out.tail = Some(e);
+                    } else {
+                        out.stmts.push(Stmt::Expr(e));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn mac(&mut self, mac: &syn::Macro, d: usize) -> Expr {
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map_or_else(String::new, |s| s.ident.to_string());
+        type Args = syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>;
+        match name.as_str() {
+            "format" => {
+                let glob = mac
+                    .parse_body_with(Args::parse_terminated)
+                    .ok()
+                    .and_then(|args| match args.first() {
+                        Some(syn::Expr::Lit(syn::ExprLit {
+                            lit: Lit::Str(s), ..
+                        })) => Some(glob_of_format(&s.value())),
+                        _ => None,
+                    });
+                match glob {
+                    Some(glob) => {
+                        let at = self.at_of(mac);
+                        Expr::Format(glob, at)
+                    }
+                    None => Expr::Opaque("a `format!` without a literal format string".to_owned()),
+                }
+            }
+            "matches" => {
+                let parsed = mac.parse_body_with(|input: syn::parse::ParseStream<'_>| {
+                    let e: syn::Expr = input.parse()?;
+                    let _: syn::Token![,] = input.parse()?;
+                    let pat = syn::Pat::parse_multi_with_leading_vert(input)?;
+                    let guard = if input.peek(syn::Token![if]) {
+                        let _: syn::Token![if] = input.parse()?;
+                        Some(input.parse::<syn::Expr>()?)
+                    } else {
+                        None
+                    };
+                    let _: Option<syn::Token![,]> = input.parse()?;
+                    Ok((e, pat, guard))
+                });
+                match parsed {
+                    Ok((e, pat, guard)) => {
+                        let at = self.at_of(mac);
+                        Expr::Match(Box::new(Match {
+                            scrutinee: self.expr(&e, d),
+                            arms: vec![
+                                Arm {
+                                    pat: self.pat(&pat, d),
+                                    guard: guard.map(|g| self.expr(&g, d)),
+                                    body: Expr::Bool(true),
+                                    at,
+                                },
+                                Arm {
+                                    pat: Pat::Wild,
+                                    guard: None,
+                                    body: Expr::Bool(false),
+                                    at,
+                                },
+                            ],
+                            at,
+                        }))
+                    }
+                    Err(_) => Expr::Opaque("a `matches!` the reader cannot parse".to_owned()),
+                }
+            }
+            "assert" => match mac.parse_body_with(Args::parse_terminated) {
+                Ok(args) => match args.first() {
+                    Some(cond) => Expr::Assert(self.boxed(cond, d)),
+                    None => Expr::Opaque("an `assert!` without a condition".to_owned()),
+                },
+                Err(_) => Expr::Opaque("an `assert!` the reader cannot parse".to_owned()),
+            },
+            "panic" | "unreachable" | "todo" | "unimplemented" | "bail" => Expr::Diverge,
+            "launch" => self.cust_launch(&mac.tokens, d),
+            _ => Expr::Opaque(format!("a call of the macro `{name}!`")),
+        }
+    }
+
+    /// cust's `launch!(module.kernel<<<grid, block, smem, stream>>>(args))`: grid and block
+    /// are a number or a tuple of two or three.
+    fn cust_launch(&mut self, tokens: &TokenStream, d: usize) -> Expr {
+        use proc_macro2::TokenTree;
+        let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+        let is = |i: usize, c: char| matches!(trees.get(i), Some(TokenTree::Punct(p)) if p.as_char() == c);
+        let Some(open) = (0..trees.len()).find(|&i| is(i, '<') && is(i + 1, '<') && is(i + 2, '<'))
+        else {
+            return Expr::Opaque("a `launch!` without `<<<`".to_owned());
+        };
+        let Some(close) =
+            (open + 3..trees.len()).find(|&i| is(i, '>') && is(i + 1, '>') && is(i + 2, '>'))
+        else {
+            return Expr::Opaque("a `launch!` without `>>>`".to_owned());
+        };
+        let kernel = match open.checked_sub(1).and_then(|i| trees.get(i)) {
+            Some(TokenTree::Ident(kernel)) => Some((kernel.to_string(), self.at(kernel.span()))),
+            _ => None,
+        };
+        let inside: TokenStream = trees[open + 3..close].iter().cloned().collect();
+        let Ok(parts) = syn::parse::Parser::parse2(
+            syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            inside,
+        ) else {
+            return Expr::Opaque("a `launch!` whose configuration does not parse".to_owned());
+        };
+        let parts: Vec<syn::Expr> = parts.into_iter().collect();
+        if parts.len() < 3 {
+            return Expr::Opaque("a `launch!` without grid, block and shared memory".to_owned());
+        }
+        let dims = |this: &mut Self, e: &syn::Expr| -> Expr {
+            let one = Expr::Int(1, None);
+            match this.expr(e, d) {
+                Expr::Tuple(mut t) if (1..=3).contains(&t.len()) => {
+                    while t.len() < 3 {
+                        t.push(one.clone());
+                    }
+                    Expr::Tuple(t)
+                }
+                Expr::Tuple(_) => Expr::Opaque("a tuple of more than three dimensions".to_owned()),
+                other => Expr::Tuple(vec![other, one.clone(), one]),
+            }
+        };
+        let at = trees.get(open).map_or(At::NONE, |t| self.at(t.span()));
+        let grid_at = self.at_of(&parts[0]);
+        let block_at = self.at_of(&parts[1]);
+        let smem_at = self.at_of(&parts[2]);
+        Expr::CustLaunch(Box::new(CustLaunch {
+            kernel,
+            grid: dims(self, &parts[0]),
+            block: dims(self, &parts[1]),
+            smem: self.expr(&parts[2], d),
+            at,
+            grid_at,
+            block_at,
+            smem_at,
+        }))
+    }
+
+    fn pat(&mut self, pat: &syn::Pat, depth: usize) -> Pat {
+        let d = depth + 1;
+        let opaque = |pat: &syn::Pat| {
+            let mut names = Vec::new();
+            pattern_names(pat, &mut names, 0);
+            Pat::Opaque(names)
+        };
+        if depth > MAX_DEPTH {
+            return opaque(pat);
+        }
+        match pat {
+            syn::Pat::Ident(p) if p.by_ref.is_none() => Pat::Bind(
+                p.ident.to_string(),
+                p.subpat.as_ref().map(|(_, sub)| Box::new(self.pat(sub, d))),
+            ),
+            syn::Pat::Wild(_) => Pat::Wild,
+            syn::Pat::Rest(_) => Pat::Rest,
+            syn::Pat::Type(t) => self.pat(&t.pat, d),
+            syn::Pat::Paren(p) => self.pat(&p.pat, d),
+            syn::Pat::Reference(r) => self.pat(&r.pat, d),
+            syn::Pat::Lit(l) => Pat::Lit(self.expr(&syn::Expr::Lit(l.clone()), d)),
+            syn::Pat::Range(r) => Pat::Range(
+                r.start.as_ref().map(|e| self.expr(e, d)),
+                r.end.as_ref().map(|e| self.expr(e, d)),
+                matches!(r.limits, syn::RangeLimits::Closed(_)),
+            ),
+            syn::Pat::Path(p) if p.qself.is_none() => Pat::Path(path(&p.path, d)),
+            syn::Pat::Tuple(t) => Pat::Tuple(t.elems.iter().map(|p| self.pat(p, d)).collect()),
+            syn::Pat::TupleStruct(t) if t.qself.is_none() => Pat::TupleStruct(
+                path(&t.path, d),
+                t.elems.iter().map(|p| self.pat(p, d)).collect(),
+            ),
+            syn::Pat::Struct(s) if s.qself.is_none() => {
+                let mut fields = Vec::new();
+                for f in &s.fields {
+                    match &f.member {
+                        Member::Named(name) => fields.push((name.to_string(), self.pat(&f.pat, d))),
+                        Member::Unnamed(_) => return opaque(pat),
+                    }
+                }
+                Pat::Struct(path(&s.path, d), fields)
+            }
+            syn::Pat::Or(o) => Pat::Or(o.cases.iter().map(|p| self.pat(p, d)).collect()),
+            syn::Pat::Macro(_) | syn::Pat::Slice(_) | syn::Pat::Guard(_) => opaque(pat),
+            // `-1`, `const { .. }`: an expression.
+            other => match syn::parse2::<syn::Expr>(other.to_token_stream()) {
+                Ok(e) => Pat::Lit(self.expr(&e, d)),
+                Err(_) => opaque(pat),
+            },
+        }
+    }
+}
+
+/// The span of an expression's first token.
+fn first_span(e: &syn::Expr, depth: usize) -> Span {
+    if depth > MAX_DEPTH {
+        return syn::spanned::Spanned::span(e);
+    }
+    let d = depth + 1;
+    match e {
+        syn::Expr::Path(p) => match (&p.qself, p.path.leading_colon, p.path.segments.first()) {
+            (None, None, Some(first)) => first.ident.span(),
+            _ => syn::spanned::Spanned::span(e),
+        },
+        syn::Expr::Lit(l) => l.lit.span(),
+        syn::Expr::Call(c) => first_span(&c.func, d),
+        syn::Expr::MethodCall(m) => first_span(&m.receiver, d),
+        syn::Expr::Field(f) => first_span(&f.base, d),
+        syn::Expr::Binary(b) => first_span(&b.left, d),
+        syn::Expr::Cast(c) => first_span(&c.expr, d),
+        syn::Expr::Index(i) => first_span(&i.expr, d),
+        syn::Expr::Try(t) => first_span(&t.expr, d),
+        syn::Expr::Await(a) => first_span(&a.base, d),
+        syn::Expr::Tuple(t) => t.paren_token.span.join(),
+        syn::Expr::Paren(p) => p.paren_token.span.join(),
+        syn::Expr::Array(a) => a.bracket_token.span.join(),
+        syn::Expr::Block(b) if b.label.is_none() => b.block.brace_token.span.join(),
+        syn::Expr::Struct(s) => match (&s.qself, s.path.leading_colon, s.path.segments.first()) {
+            (None, None, Some(first)) => first.ident.span(),
+            _ => syn::spanned::Spanned::span(e),
+        },
+        syn::Expr::If(i) => i.if_token.span,
+        syn::Expr::Match(m) => m.match_token.span,
+        syn::Expr::Reference(r) => r.and_token.span,
+        syn::Expr::Unary(u) => syn::spanned::Spanned::span(&u.op),
+        other => syn::spanned::Spanned::span(other),
+    }
+}
+
+fn int_literal(int: &syn::LitInt) -> Expr {
+    let suffix = int.suffix();
+    let ty = if suffix.is_empty() {
+        None
+    } else {
+        match IntTy::from_name(suffix) {
+            Some(ty) => Some(ty),
+            None => return Expr::Opaque(format!("a literal with the suffix `{suffix}`")),
+        }
+    };
+    match int.base10_digits().parse::<i128>() {
+        Ok(value) => Expr::Int(value, ty),
+        Err(_) => Expr::Opaque("an integer literal over i128::MAX".to_owned()),
+    }
+}
+
+/// The name an item declares in the value namespace, if any.
+fn item_name(item: &syn::Item) -> Option<String> {
+    Some(match item {
+        syn::Item::Const(c) => c.ident.to_string(),
+        syn::Item::Static(s) => s.ident.to_string(),
+        syn::Item::Fn(f) => f.sig.ident.to_string(),
+        _ => return None,
+    })
+}
+
+/// The names a pattern binds.
+pub(crate) fn pattern_names(pat: &syn::Pat, out: &mut Vec<String>, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    let d = depth + 1;
+    match pat {
+        syn::Pat::Ident(p) => {
+            out.push(p.ident.to_string());
+            if let Some((_, sub)) = &p.subpat {
+                pattern_names(sub, out, d);
+            }
+        }
+        syn::Pat::Type(t) => pattern_names(&t.pat, out, d),
+        syn::Pat::Tuple(t) => t.elems.iter().for_each(|p| pattern_names(p, out, d)),
+        syn::Pat::TupleStruct(t) => t.elems.iter().for_each(|p| pattern_names(p, out, d)),
+        syn::Pat::Struct(s) => s.fields.iter().for_each(|f| pattern_names(&f.pat, out, d)),
+        syn::Pat::Slice(s) => s.elems.iter().for_each(|p| pattern_names(p, out, d)),
+        syn::Pat::Or(o) => o.cases.iter().for_each(|p| pattern_names(p, out, d)),
+        syn::Pat::Reference(r) => pattern_names(&r.pat, out, d),
+        syn::Pat::Paren(p) => pattern_names(&p.pat, out, d),
+        _ => {}
+    }
+}
+
+/// `affine_{}` -> `affine_*` (each `{...}` placeholder a `*`; `{{` and `}}` literal braces).
+pub(crate) fn glob_of_format(format: &str) -> String {
+    let mut out = String::new();
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                out.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                out.push('}');
+            }
+            '{' => {
+                for c in chars.by_ref() {
+                    if c == '}' {
+                        break;
+                    }
+                }
+                if !out.ends_with('*') {
+                    out.push('*');
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The last identifier of a type path with no generic arguments (`u32`, `core::ffi::c_int`
+/// gives `c_int`), for casts and declared types.
+pub(crate) fn type_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            last.arguments.is_none().then(|| last.ident.to_string())
+        }
+        syn::Type::Group(g) => type_name(&g.elem),
+        syn::Type::Paren(p) => type_name(&p.elem),
+        _ => None,
+    }
+}
+
+pub(crate) fn path(p: &syn::Path, depth: usize) -> Path {
+    Path {
+        leading_colon: p.leading_colon.is_some(),
+        segments: p
+            .segments
+            .iter()
+            .map(|s| Segment {
+                ident: s.ident.to_string(),
+                args: match &s.arguments {
+                    syn::PathArguments::AngleBracketed(a) => {
+                        a.args.iter().map(|arg| generic_arg(arg, depth)).collect()
+                    }
+                    _ => Vec::new(),
+                },
+            })
+            .collect(),
+    }
+}
+
+fn generic_arg(arg: &syn::GenericArgument, depth: usize) -> GenericArg {
+    let text = arg.to_token_stream().to_string();
+    let value = match arg {
+        syn::GenericArgument::Const(e) => Some(Lowering { spans: None }.expr(e, depth + 1)),
+        syn::GenericArgument::Type(syn::Type::Path(p)) if p.qself.is_none() => p
+            .path
+            .get_ident()
+            .map(|_| Expr::Path(path(&p.path, depth + 1), At::NONE)),
+        _ => None,
+    };
+    GenericArg { text, value }
+}
+
+/// `expr` as Rust tokens at `span` (for the compiler's confirmation of a value): paths as
+/// they are, literals with their suffix. `None` for what cannot be written back as a
+/// constant expression (run-time parts, blocks, configurations, opaque parts).
+pub(crate) fn tokens(expr: &Expr, span: Span) -> Option<TokenStream> {
+    Some(match expr {
+        Expr::Int(value, ty) => literal(*value, *ty, span),
+        Expr::Path(p, _) => path_tokens(p, span)?,
+        Expr::Neg(e) => {
+            let e = tokens(e, span)?;
+            quote_spanned!(span=> (-(#e)))
+        }
+        Expr::Not(e) => {
+            let e = tokens(e, span)?;
+            quote_spanned!(span=> (!(#e)))
+        }
+        Expr::Binary(op, l, r) => {
+            let (l, r) = (tokens(l, span)?, tokens(r, span)?);
+            let op: TokenStream = op.symbol().parse().ok()?;
+            quote_spanned!(span=> ((#l) #op (#r)))
+        }
+        Expr::Cast(e, ty) => {
+            let e = tokens(e, span)?;
+            let ty = proc_macro2::Ident::new(ty.name(), span);
+            quote_spanned!(span=> ((#e) as #ty))
+        }
+        Expr::Method(receiver, method, args) => {
+            let receiver = tokens(receiver, span)?;
+            let args = args
+                .iter()
+                .map(|a| tokens(a, span))
+                .collect::<Option<Vec<_>>>()?;
+            // `min`, `max`, `clamp` are `Ord` methods, not callable in a constant on stable
+            // Rust: written as the comparisons they are.
+            match (method, args.as_slice()) {
+                (Method::Min, [b]) => quote_spanned!(span=> {
+                    let (a, b) = (#receiver, #b);
+                    if a < b { a } else { b }
+                }),
+                (Method::Max, [b]) => quote_spanned!(span=> {
+                    let (a, b) = (#receiver, #b);
+                    if a > b { a } else { b }
+                }),
+                (Method::Clamp, [lo, hi]) => quote_spanned!(span=> {
+                    let (x, lo, hi) = (#receiver, #lo, #hi);
+                    if x < lo { lo } else if x > hi { hi } else { x }
+                }),
+                _ => {
+                    let name = proc_macro2::Ident::new(method.name(), span);
+                    quote_spanned!(span=> (#receiver).#name(#(#args),*))
+                }
+            }
+        }
+        Expr::Call(p, args, _) => {
+            let p = path_tokens(p, span)?;
+            let args = args
+                .iter()
+                .map(|a| tokens(a, span))
+                .collect::<Option<Vec<_>>>()?;
+            quote_spanned!(span=> #p(#(#args),*))
+        }
+        Expr::Field(base, Field::Index(index)) => {
+            let base = tokens(base, span)?;
+            let index = proc_macro2::Literal::u32_unsuffixed(*index);
+            quote_spanned!(span=> (#base).#index)
+        }
+        Expr::Tuple(elems) => {
+            let elems = elems
+                .iter()
+                .map(|a| tokens(a, span))
+                .collect::<Option<Vec<_>>>()?;
+            quote_spanned!(span=> (#(#elems,)*))
+        }
+        _ => return None,
+    })
+}
+
+/// `expr` as a person writes it, for messages: `TILE * 4`, `(n + 1).div_ceil(BLOCK)`.
+pub(crate) fn text(expr: &Expr) -> String {
+    text_at(expr, 0, 0)
+}
+
+/// Binding strength of an operator, for parentheses in [`text`].
+fn precedence(op: Op) -> u8 {
+    match op {
+        Op::Mul | Op::Div | Op::Rem => 10,
+        Op::Add | Op::Sub => 9,
+        Op::Shl | Op::Shr => 8,
+        Op::BitAnd => 7,
+        Op::BitXor => 6,
+        Op::BitOr => 5,
+    }
+}
+
+fn text_at(expr: &Expr, parent: u8, depth: usize) -> String {
+    if depth > MAX_DEPTH {
+        return "..".to_owned();
+    }
+    let d = depth + 1;
+    let paren = |inner: String, p: u8| {
+        if p < parent {
+            format!("({inner})")
+        } else {
+            inner
+        }
+    };
+    match expr {
+        Expr::Int(v, _) => v.to_string(),
+        Expr::Bool(b) => b.to_string(),
+        Expr::Str(s, _) => format!("{s:?}"),
+        Expr::Path(p, _) => p.text(),
+        Expr::Neg(e) => format!("-{}", text_at(e, 12, d)),
+        Expr::Not(e) => format!("!{}", text_at(e, 12, d)),
+        Expr::Binary(op, l, r) => {
+            let p = precedence(*op);
+            paren(
+                format!(
+                    "{} {} {}",
+                    text_at(l, p, d),
+                    op.symbol(),
+                    text_at(r, p + 1, d)
+                ),
+                p,
+            )
+        }
+        Expr::Compare(op, l, r) => paren(
+            format!(
+                "{} {} {}",
+                text_at(l, 4, d),
+                comparison_symbol(*op),
+                text_at(r, 4, d)
+            ),
+            3,
+        ),
+        Expr::And(l, r) => paren(format!("{} && {}", text_at(l, 2, d), text_at(r, 3, d)), 2),
+        Expr::Or(l, r) => paren(format!("{} || {}", text_at(l, 1, d), text_at(r, 2, d)), 1),
+        Expr::Cast(e, ty) => {
+            let inner = format!("{} as {}", text_at(e, 11, d), ty.name());
+            if parent > 11 {
+                format!("({inner})")
+            } else {
+                inner
+            }
+        }
+        Expr::Method(r, m, args) => match (m, r.as_ref(), args.as_slice()) {
+            // `usize::min(1024, n)` as written.
+            (Method::Min | Method::Max, Expr::Cast(a, ty), [b]) => {
+                format!(
+                    "{}::{}({}, {})",
+                    ty.name(),
+                    m.name(),
+                    text_at(a, 0, d),
+                    text_at(b, 0, d)
+                )
+            }
+            _ => {
+                let args: Vec<String> = args.iter().map(|a| text_at(a, 0, d)).collect();
+                format!("{}.{}({})", text_at(r, 13, d), m.name(), args.join(", "))
+            }
+        },
+        Expr::Call(p, args, _) => {
+            let args: Vec<String> = args.iter().map(|a| text_at(a, 0, d)).collect();
+            format!("{}({})", p.text(), args.join(", "))
+        }
+        Expr::MethodCall(r, name, args, _) => {
+            let args: Vec<String> = args.iter().map(|a| text_at(a, 0, d)).collect();
+            format!("{}.{name}({})", text_at(r, 13, d), args.join(", "))
+        }
+        Expr::Tuple(items) => {
+            let items: Vec<String> = items.iter().map(|a| text_at(a, 0, d)).collect();
+            format!("({})", items.join(", "))
+        }
+        Expr::Field(b, Field::Index(i)) => format!("{}.{i}", text_at(b, 13, d)),
+        Expr::Field(b, Field::Named(n)) => format!("{}.{n}", text_at(b, 13, d)),
+        Expr::If(_) => "if ..".to_owned(),
+        Expr::Match(_) => "match ..".to_owned(),
+        Expr::Block(_) => "{ .. }".to_owned(),
+        Expr::Struct(s) => format!("{} {{ .. }}", s.name),
+        Expr::Try(e) => format!("{}?", text_at(e, 13, d)),
+        Expr::Ref(e, _) => text_at(e, parent, d),
+        Expr::Format(glob, _) => format!("format!({glob:?})"),
+        Expr::Opaque(what) => what.clone(),
+        _ => "..".to_owned(),
+    }
+}
+
+/// An integer literal at `span`, suffixed when the type is known.
+pub(crate) fn literal(value: i128, ty: Option<IntTy>, span: Span) -> TokenStream {
+    let mut lit = match ty {
+        Some(ty) => format!("{value}{}", ty.name())
+            .parse::<proc_macro2::Literal>()
+            .ok(),
+        None => None,
+    }
+    .unwrap_or_else(|| proc_macro2::Literal::i128_unsuffixed(value));
+    lit.set_span(span);
+    let lit = proc_macro2::TokenTree::Literal(lit);
+    if value < 0 {
+        // `-5` is two tokens; keep it one expression.
+        quote_spanned!(span=> (#lit))
+    } else {
+        quote_spanned!(span=> #lit)
+    }
+}
+
+pub(crate) fn path_tokens(p: &Path, span: Span) -> Option<TokenStream> {
+    let mut out = TokenStream::new();
+    if p.leading_colon {
+        out.extend(quote_spanned!(span=> ::));
+    }
+    for (i, segment) in p.segments.iter().enumerate() {
+        if i > 0 {
+            out.extend(quote_spanned!(span=> ::));
+        }
+        let ident = ident(&segment.ident, span)?;
+        out.extend(quote_spanned!(span=> #ident));
+        if !segment.args.is_empty() {
+            let args = segment
+                .args
+                .iter()
+                .map(|a| a.text.parse::<TokenStream>().ok())
+                .collect::<Option<Vec<_>>>()?;
+            out.extend(quote_spanned!(span=> ::<#(#args),*>));
+        }
+    }
+    Some(out)
+}
+
+/// An identifier at `span` (raw identifiers included), `None` for text that is not one.
+fn ident(name: &str, span: Span) -> Option<proc_macro2::Ident> {
+    let valid = !name.is_empty()
+        && name
+            .trim_start_matches("r#")
+            .chars()
+            .all(|c| c == '_' || c.is_alphanumeric());
+    if !valid {
+        return None;
+    }
+    Some(match name.strip_prefix("r#") {
+        Some(raw) => proc_macro2::Ident::new_raw(raw, span),
+        None => proc_macro2::Ident::new(name, span),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lowered(text: &str) -> Expr {
+        lower(&syn::parse_str(text).unwrap())
+    }
+
+    #[test]
+    fn lowers_the_forms_of_launch_code() {
+        assert_eq!(lowered("256"), Expr::Int(256, None));
+        assert_eq!(lowered("256u32"), Expr::Int(256, Some(IntTy::U32)));
+        assert!(matches!(
+            lowered("WARP_SIZE as u32"),
+            Expr::Cast(_, IntTy::U32)
+        ));
+        assert!(matches!(
+            lowered("n.div_ceil(TILE)"),
+            Expr::Method(_, Method::DivCeil, _)
+        ));
+        assert!(matches!(
+            lowered("usize::min(1024, n)"),
+            Expr::Method(_, Method::Min, _)
+        ));
+        assert!(
+            matches!(lowered("if n < 1024 { 32 } else { 1024 }"), Expr::If(i) if matches!(i.condition, Expr::Compare(Comparison::Lt, ..)))
+        );
+        assert!(
+            matches!(lowered("match d { F32 => 256, _ => 128 }"), Expr::Match(m) if m.arms.len() == 2 && m.arms[1].pat == Pat::Wild)
+        );
+        assert!(
+            matches!(lowered("size_of::<f32>()"), Expr::Call(p, a, _) if p.segments[0].args[0].text == "f32" && a.is_empty())
+        );
+        let Expr::Struct(config) = lowered(
+            "LaunchConfig { grid_dim: (n, 1, 1), block_dim: (TILE, 4, 1), shared_mem_bytes: 0 }",
+        ) else {
+            panic!("not a struct")
+        };
+        assert_eq!(config.name, "LaunchConfig");
+        assert_eq!(config.fields[2].1, Expr::Int(0, None));
+        assert!(matches!(lowered("f(x)?"), Expr::Try(_)));
+        assert_eq!(
+            lowered("x as f32"),
+            Expr::Opaque("a cast to `f32`".to_owned())
+        );
+        assert!(matches!(
+            lowered("b *= 2"),
+            Expr::Assign(_, Some(Op::Mul), _)
+        ));
+        assert!(
+            matches!(lowered("format!(\"affine_{}\", T::NAME)"), Expr::Format(g, _) if g == "affine_*")
+        );
+    }
+
+    #[test]
+    fn the_same_condition_written_twice_is_equal() {
+        let a = lower_body(&syn::parse_str("{ if n < LIMIT { 1 } else { 2 } }").unwrap());
+        let b = lower_body(&syn::parse_str("{ if n < LIMIT { 3 } else { 4 } }").unwrap());
+        let cond = |l: &Lowered| match &l.block.tail {
+            Some(Expr::If(i)) => i.condition.clone(),
+            _ => panic!("not an if"),
+        };
+        assert_eq!(cond(&a), cond(&b));
+        assert!(!a.spans.is_empty());
+    }
+
+    #[test]
+    fn casts_wrap_as_rust_does() {
+        assert_eq!(IntTy::U8.wrap(300), 44);
+        assert_eq!(IntTy::I8.wrap(200), -56);
+        assert_eq!(IntTy::U32.wrap(-1), u32::MAX as i128);
+        assert_eq!(IntTy::U16.wrap(65536 + 7), 7);
+        assert_eq!(IntTy::I64.min(), i64::MIN as i128);
+        assert_eq!(IntTy::U64.max(), u64::MAX as i128);
+    }
+
+    #[test]
+    fn format_strings_become_globs() {
+        assert_eq!(glob_of_format("affine_{}"), "affine_*");
+        assert_eq!(glob_of_format("{}_{}_kernel"), "*_*_kernel");
+        assert_eq!(glob_of_format("badd_{name}"), "badd_*");
+        assert_eq!(glob_of_format("a{{b}}_{}"), "a{b}_*");
+    }
+
+    #[test]
+    fn writes_back_what_it_read() {
+        let e = lowered("(WARP_SIZE as u32) * crate::consts::TILE / 2");
+        let written = tokens(&e, Span::call_site()).unwrap().to_string();
+        assert_eq!(
+            written,
+            "((((((WARP_SIZE) as u32)) * (crate :: consts :: TILE))) / (2))"
+        );
+        assert!(tokens(&lowered("if a { 1 } else { 2 }"), Span::call_site()).is_none());
+        assert_eq!(text(&e), "WARP_SIZE as u32 * crate::consts::TILE / 2");
+        assert_eq!(
+            text(&lowered("(a + b) * c - (d - e)")),
+            "(a + b) * c - (d - e)"
+        );
+        assert_eq!(
+            text(&lowered("(n + 1).div_ceil(B as u32)")),
+            "(n + 1).div_ceil(B as u32)"
+        );
+        assert_eq!(
+            text(&lowered("usize::min(1024, n).next_power_of_two()")),
+            "usize::min(1024, n).next_power_of_two()"
+        );
+    }
+}

@@ -1,0 +1,732 @@
+//! The abstract values the interpreter computes, and Rust's integer semantics on them.
+//!
+//! An integer ([`Int`]) is an [`AbstractInt`] (the one integer domain of the project:
+//! exactly known, one of a few values, or an interval) with its Rust type, the run-time
+//! inputs it depends on ([`SourceId`]s: a parameter, a call the reader does not follow),
+//! and, when it is known and read from names, the [`Term`] the compiler evaluates to
+//! confirm it. Arithmetic is Rust's checked arithmetic: a value that would overflow its
+//! type is a panic, so it is not among the results; a known value that overflows is
+//! [`Val::Unknown`] with the reason.
+//!
+//! A value that depends on a run-time set bound to a name (`let pad = n.next_power_of_two()`)
+//! is a [`Val::Choice`]: one value per member of that set, so that everything computed from
+//! it stays paired with the member it came from. Operations map over a choice's members;
+//! values of two different choices are never combined here: the interpreter first splits
+//! the path on one of them (`interp.rs`).
+
+use std::rc::Rc;
+
+use occupancy_core::abstract_int::{AbstractInt, Comparison, Truth};
+
+use super::ir::{At, Expr, IntTy, Method, Op};
+
+/// A run-time input: an index into the interpreter's table of them (a parameter of the
+/// wrapper, a call it does not follow, a `let` of a run-time value).
+pub(crate) type SourceId = u32;
+
+/// A run-time set bound to a name: an index into the interpreter's table of choices.
+pub(crate) type ChoiceId = u32;
+
+/// An expression the compiler evaluates to confirm a value read from names.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Term {
+    /// Valid in the wrapper's body (paths as written there, or from the crate root).
+    pub(crate) expr: Expr,
+    /// It names `Self` or a generic parameter: it can only be evaluated in the body (an
+    /// inline `const { }`), not in an item.
+    pub(crate) in_body: bool,
+    /// The names read, with where each was found (`TILE` = 16 in src/consts.rs).
+    pub(crate) names: Vec<String>,
+    /// Where the name is written in the wrapper's body ([`At::NONE`] elsewhere).
+    pub(crate) at: At,
+    /// The value read.
+    pub(crate) value: i128,
+}
+
+/// An integer.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Int {
+    /// Its possible values, within its type's range.
+    pub(crate) set: AbstractInt,
+    pub(crate) ty: Option<IntTy>,
+    /// How the compiler confirms it: only for a known value read from names.
+    pub(crate) term: Option<Rc<Term>>,
+    /// The run-time inputs it depends on, sorted (empty: a constant).
+    pub(crate) roots: Vec<SourceId>,
+    /// It is exactly this input's value (so that a key's candidates can stand for it).
+    pub(crate) source: Option<SourceId>,
+}
+
+/// A value.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Val {
+    Int(Int),
+    /// A boolean, `None` when not known.
+    Bool(Option<bool>),
+    Str(String),
+    /// A kernel function, as the body loads it.
+    Kernel(Kernel),
+    /// cudarc's launch builder (`stream.launch_builder(&f)`), with its kernel if known.
+    Builder(Option<Kernel>),
+    Tuple(Vec<Val>),
+    Struct(Rc<StructVal>),
+    Config(Rc<ConfigVal>),
+    /// One value per member of a run-time set bound to a name.
+    Choice(ChoiceId, Rc<Vec<Val>>),
+    Unknown(Unknown),
+}
+
+/// A value the reader does not know, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Unknown {
+    pub(crate) why: Rc<str>,
+    pub(crate) roots: Vec<SourceId>,
+    pub(crate) source: Option<SourceId>,
+    /// Computing it panics (an overflow, a division by zero): no launch follows on a path
+    /// that computes it.
+    pub(crate) panic: bool,
+}
+
+/// A kernel loaded by name (`load_function("saxpy")`), or by a name built at run time
+/// (`format!("affine_{}", ..)`: a glob).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Kernel {
+    pub(crate) name: String,
+    pub(crate) glob: bool,
+    pub(crate) at: At,
+}
+
+/// A struct value (`Tiling { threads, smem }`).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct StructVal {
+    pub(crate) name: String,
+    pub(crate) fields: Vec<(String, Val)>,
+}
+
+/// A launch configuration: `grid_dim`, `block_dim` (tuples of three), `shared_mem_bytes`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ConfigVal {
+    pub(crate) grid: Val,
+    pub(crate) block: Val,
+    pub(crate) smem: Val,
+    /// What built it, innermost first: `a LaunchConfig { .. } literal`, cudarc's
+    /// `for_num_elems`, a helper.
+    pub(crate) origin: Vec<String>,
+    /// Where its fields are written in the wrapper's body (the construction's span when not
+    /// a literal there): block, smem, grid, the whole.
+    pub(crate) at: [At; 4],
+    /// The block's and the shared memory's expressions as written, for notes.
+    pub(crate) texts: [Rc<str>; 2],
+}
+
+impl Val {
+    pub(crate) fn unknown(why: impl Into<Rc<str>>) -> Val {
+        Val::Unknown(Unknown {
+            why: why.into(),
+            roots: Vec::new(),
+            source: None,
+            panic: false,
+        })
+    }
+
+    /// What a panicking computation gives (Rust's checked arithmetic).
+    pub(crate) fn panic(why: impl Into<Rc<str>>) -> Val {
+        Val::Unknown(Unknown {
+            why: why.into(),
+            roots: Vec::new(),
+            source: None,
+            panic: true,
+        })
+    }
+
+    /// Whether computing it panics.
+    pub(crate) fn panics(&self) -> bool {
+        matches!(self, Val::Unknown(u) if u.panic)
+    }
+
+    /// A known integer from literals.
+    pub(crate) fn int(value: i128, ty: Option<IntTy>) -> Val {
+        Val::Int(Int::known(value, ty, None))
+    }
+
+    /// The run-time inputs it depends on.
+    pub(crate) fn roots(&self) -> Vec<SourceId> {
+        let mut out = Vec::new();
+        self.visit_roots(&mut out, 0);
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    fn visit_roots(&self, out: &mut Vec<SourceId>, depth: usize) {
+        if depth > 32 {
+            return;
+        }
+        match self {
+            Val::Int(i) => out.extend(&i.roots),
+            Val::Unknown(u) => out.extend(&u.roots),
+            Val::Tuple(items) => items.iter().for_each(|v| v.visit_roots(out, depth + 1)),
+            Val::Struct(s) => s
+                .fields
+                .iter()
+                .for_each(|(_, v)| v.visit_roots(out, depth + 1)),
+            Val::Config(c) => {
+                for v in [&c.grid, &c.block, &c.smem] {
+                    v.visit_roots(out, depth + 1);
+                }
+            }
+            Val::Choice(_, vals) => vals.iter().for_each(|v| v.visit_roots(out, depth + 1)),
+            Val::Bool(_) | Val::Str(_) | Val::Kernel(_) | Val::Builder(_) => {}
+        }
+    }
+
+    /// The choices it depends on, in order of first appearance.
+    pub(crate) fn choices(&self, out: &mut Vec<ChoiceId>, depth: usize) {
+        if depth > 32 {
+            return;
+        }
+        match self {
+            Val::Choice(c, vals) => {
+                if !out.contains(c) {
+                    out.push(*c);
+                }
+                vals.iter().for_each(|v| v.choices(out, depth + 1));
+            }
+            Val::Tuple(items) => items.iter().for_each(|v| v.choices(out, depth + 1)),
+            Val::Struct(s) => s.fields.iter().for_each(|(_, v)| v.choices(out, depth + 1)),
+            Val::Config(c) => {
+                for v in [&c.grid, &c.block, &c.smem] {
+                    v.choices(out, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The value with `choice` taken as its member `member` everywhere in it.
+    pub(crate) fn fix(&self, choice: ChoiceId, member: usize) -> Val {
+        self.fix_at(choice, member, 0)
+    }
+
+    fn fix_at(&self, choice: ChoiceId, member: usize, depth: usize) -> Val {
+        if depth > 32 {
+            return self.clone();
+        }
+        let d = depth + 1;
+        match self {
+            Val::Choice(c, vals) if *c == choice => vals.get(member).map_or_else(
+                || Val::unknown("a member of a run-time set"),
+                |v| v.fix_at(choice, member, d),
+            ),
+            Val::Choice(c, vals) => Val::Choice(
+                *c,
+                Rc::new(vals.iter().map(|v| v.fix_at(choice, member, d)).collect()),
+            ),
+            Val::Tuple(items) => {
+                Val::Tuple(items.iter().map(|v| v.fix_at(choice, member, d)).collect())
+            }
+            Val::Struct(s) => Val::Struct(Rc::new(StructVal {
+                name: s.name.clone(),
+                fields: s
+                    .fields
+                    .iter()
+                    .map(|(n, v)| (n.clone(), v.fix_at(choice, member, d)))
+                    .collect(),
+            })),
+            Val::Config(c) => Val::Config(Rc::new(ConfigVal {
+                grid: c.grid.fix_at(choice, member, d),
+                block: c.block.fix_at(choice, member, d),
+                smem: c.smem.fix_at(choice, member, d),
+                origin: c.origin.clone(),
+                at: c.at,
+                texts: c.texts.clone(),
+            })),
+            other => other.clone(),
+        }
+    }
+
+    /// `f` on the value, or on each member of a choice.
+    pub(crate) fn map(self, f: &mut impl FnMut(Val) -> Val) -> Val {
+        match self {
+            Val::Choice(c, vals) => {
+                Val::Choice(c, Rc::new(vals.iter().cloned().map(&mut *f).collect()))
+            }
+            other => f(other),
+        }
+    }
+
+    /// `f` on two values, member by member where they are the same choice. Two different
+    /// choices are never given (the interpreter splits the path first); if they are, the
+    /// result is unknown rather than a pairing the code cannot make.
+    pub(crate) fn map2(a: Val, b: Val, f: &mut impl FnMut(Val, Val) -> Val) -> Val {
+        match (a, b) {
+            (Val::Choice(c, xs), Val::Choice(d, ys)) if c == d => Val::Choice(
+                c,
+                Rc::new(
+                    xs.iter()
+                        .zip(ys.iter())
+                        .map(|(x, y)| f(x.clone(), y.clone()))
+                        .collect(),
+                ),
+            ),
+            (Val::Choice(..), Val::Choice(..)) => {
+                Val::unknown("two run-time sets combined (the reader splits them first)")
+            }
+            (Val::Choice(c, xs), y) => Val::Choice(
+                c,
+                Rc::new(xs.iter().map(|x| f(x.clone(), y.clone())).collect()),
+            ),
+            (x, Val::Choice(c, ys)) => Val::Choice(
+                c,
+                Rc::new(ys.iter().map(|y| f(x.clone(), y.clone())).collect()),
+            ),
+            (x, y) => f(x, y),
+        }
+    }
+
+    /// Its truth, when it is a boolean.
+    pub(crate) fn truth(&self) -> Truth {
+        match self {
+            Val::Bool(Some(true)) => Truth::Always,
+            Val::Bool(Some(false)) => Truth::Never,
+            _ => Truth::Sometimes,
+        }
+    }
+}
+
+impl Int {
+    /// Exactly `value` (`term`: how the compiler confirms it, when read from names).
+    pub(crate) fn known(value: i128, ty: Option<IntTy>, term: Option<Term>) -> Int {
+        Int {
+            set: AbstractInt::known(value),
+            ty,
+            term: term.map(Rc::new),
+            roots: Vec::new(),
+            source: None,
+        }
+    }
+
+    /// Any value of `ty` (of no known type: any integer), from the run-time input `source`.
+    pub(crate) fn input(ty: Option<IntTy>, source: SourceId) -> Int {
+        let set = match ty {
+            Some(ty) => AbstractInt::range(Some(ty.min()), Some(ty.max())),
+            None => AbstractInt::unknown(),
+        };
+        Int {
+            set,
+            ty,
+            term: None,
+            roots: vec![source],
+            source: Some(source),
+        }
+    }
+
+    pub(crate) fn value(&self) -> Option<i128> {
+        self.set.known_value()
+    }
+
+    /// The run-time range of its type: nothing more is known of it than its type.
+    pub(crate) fn is_type_range(&self) -> bool {
+        match self.ty {
+            Some(ty) => self.set.bounds() == (Some(ty.min()), Some(ty.max())),
+            None => self.set.is_unknown(),
+        }
+    }
+}
+
+/// `a` and `b`'s roots, merged.
+pub(crate) fn roots(a: &[SourceId], b: &[SourceId]) -> Vec<SourceId> {
+    let mut out: Vec<SourceId> = a.iter().chain(b).copied().collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The expression that writes a known value back: its term, else the literal.
+pub(crate) fn written(k: &Int) -> Option<Expr> {
+    let value = k.value()?;
+    Some(match &k.term {
+        Some(t) => t.expr.clone(),
+        None => Expr::Int(value, k.ty),
+    })
+}
+
+/// The term of a value computed as `expr` from `parts` (`None` when all are literals).
+fn term_of(parts: &[&Int], expr: Expr, value: i128) -> Option<Rc<Term>> {
+    if parts.iter().all(|k| k.term.is_none()) {
+        return None;
+    }
+    let mut names = Vec::new();
+    let mut at = At::NONE;
+    for k in parts {
+        if let Some(t) = &k.term {
+            if at.0 == At::NONE.0 {
+                at = t.at;
+            }
+            for n in &t.names {
+                if !names.contains(n) {
+                    names.push(n.clone());
+                }
+            }
+        }
+    }
+    Some(Rc::new(Term {
+        expr,
+        in_body: parts
+            .iter()
+            .any(|k| k.term.as_ref().is_some_and(|t| t.in_body)),
+        names,
+        at,
+        value,
+    }))
+}
+
+/// What an operation gives: the value, and the terms of the known operands whose
+/// confirmation the result no longer carries (a known constant combined with a run-time
+/// value: the interpreter records them as read on the path).
+pub(crate) struct Outcome {
+    pub(crate) val: Val,
+    pub(crate) dropped: Vec<Rc<Term>>,
+}
+
+impl Outcome {
+    fn of(val: Val) -> Outcome {
+        Outcome {
+            val,
+            dropped: Vec::new(),
+        }
+    }
+}
+
+/// The result of an operation on known values or abstract ones: exact with a term when all
+/// are known, else the abstract result within the type, the known operands' terms dropped.
+fn finish(
+    parts: &[&Int],
+    ty: Option<IntTy>,
+    set: AbstractInt,
+    expr: Option<Expr>,
+    what: impl FnOnce() -> String,
+) -> Outcome {
+    let roots = parts
+        .iter()
+        .fold(Vec::new(), |acc, p| roots(&acc, &p.roots));
+    let within = match ty {
+        Some(ty) => set.within(Some(ty.min()), Some(ty.max())),
+        None => Some(set),
+    };
+    let all_known = parts.iter().all(|p| p.value().is_some());
+    let Some(set) = within else {
+        let why = match ty {
+            Some(ty) => format!("{} overflows {}", what(), ty.name()),
+            None => format!("{} overflows", what()),
+        };
+        return Outcome {
+            val: Val::Unknown(Unknown {
+                why: why.into(),
+                roots,
+                source: None,
+                panic: true,
+            }),
+            dropped: dropped(parts),
+        };
+    };
+    if all_known && set.known_value().is_some() {
+        let value = set.known_value().unwrap_or_default();
+        let term = expr.and_then(|e| term_of(parts, e, value));
+        return Outcome::of(Val::Int(Int {
+            set,
+            ty,
+            term,
+            roots,
+            source: None,
+        }));
+    }
+    Outcome {
+        val: Val::Int(Int {
+            set,
+            ty,
+            term: None,
+            roots,
+            source: None,
+        }),
+        dropped: dropped(parts),
+    }
+}
+
+fn dropped(parts: &[&Int]) -> Vec<Rc<Term>> {
+    parts.iter().filter_map(|p| p.term.clone()).collect()
+}
+
+/// `-x`, `!x`.
+pub(crate) fn unary(neg: bool, v: &Int) -> Outcome {
+    let expr = written(v).map(|e| {
+        if neg {
+            Expr::Neg(Box::new(e))
+        } else {
+            Expr::Not(Box::new(e))
+        }
+    });
+    let set = if neg {
+        v.set.neg()
+    } else {
+        match (v.ty, v.set.members()) {
+            (Some(ty), Some(members)) => AbstractInt::one_of(members.iter().map(|x| ty.wrap(!x)))
+                .unwrap_or_else(AbstractInt::unknown),
+            _ => AbstractInt::unknown(),
+        }
+    };
+    if !neg && v.ty.is_none() {
+        return Outcome {
+            val: Val::unknown("`!` on an integer of unknown type"),
+            dropped: dropped(&[v]),
+        };
+    }
+    let symbol = if neg { "-" } else { "!" };
+    let shown = v.value().map(|x| format!("`{symbol}{x}`"));
+    finish(&[v], v.ty, set, expr, || {
+        shown.unwrap_or_else(|| format!("`{symbol}`"))
+    })
+}
+
+/// `a op b` with Rust's checked semantics; `expected`: the type an untyped literal takes.
+pub(crate) fn binary(op: Op, l: &Int, r: &Int, expected: Option<IntTy>) -> Outcome {
+    let shift = matches!(op, Op::Shl | Op::Shr);
+    let ty = if shift {
+        l.ty.or(expected)
+    } else {
+        l.ty.or(r.ty).or(expected)
+    };
+    if !shift
+        && let (Some(a), Some(b)) = (l.ty, r.ty)
+        && a != b
+    {
+        return Outcome {
+            val: Val::unknown(format!(
+                "`{}` between a {} and a {} (mismatched types)",
+                op.symbol(),
+                a.name(),
+                b.name()
+            )),
+            dropped: dropped(&[l, r]),
+        };
+    }
+    let expr = match (written(l), written(r)) {
+        (Some(a), Some(b)) => Some(Expr::Binary(op, Box::new(a), Box::new(b))),
+        _ => None,
+    };
+    let shown = match (l.value(), r.value()) {
+        (Some(x), Some(y)) => Some(format!("`{x} {} {y}`", op.symbol())),
+        _ => None,
+    };
+    let what = || {
+        shown
+            .clone()
+            .unwrap_or_else(|| format!("`{}`", op.symbol()))
+    };
+    let (a, b) = (&l.set, &r.set);
+    if matches!(op, Op::Div | Op::Rem) && b.known_value() == Some(0) {
+        return Outcome {
+            val: Val::panic(if op == Op::Div {
+                "division by zero"
+            } else {
+                "remainder by zero"
+            }),
+            dropped: dropped(&[l, r]),
+        };
+    }
+    let set = match op {
+        Op::Add => a.add(b),
+        Op::Sub => a.sub(b),
+        Op::Mul => a.mul(b),
+        Op::Div => a.div(b),
+        Op::Rem => a.rem(b),
+        Op::Shl | Op::Shr => {
+            let bits = ty.map_or(128, IntTy::bits);
+            let Some(shift) = b.within(Some(0), Some(i128::from(bits) - 1)) else {
+                return Outcome {
+                    val: Val::panic(format!("{} overflows", what())),
+                    dropped: dropped(&[l, r]),
+                };
+            };
+            if op == Op::Shr {
+                a.shr(&shift)
+            } else {
+                // Rust's `<<` drops the bits shifted out (no overflow check on them).
+                match (a.members(), shift.members()) {
+                    (Some(xs), Some(ss)) => AbstractInt::one_of(xs.iter().flat_map(|x| {
+                        ss.iter().map(move |s| match ty {
+                            Some(t) => t.wrap(x << s),
+                            None => x.checked_shl(*s as u32).unwrap_or(0),
+                        })
+                    }))
+                    .unwrap_or_else(AbstractInt::unknown),
+                    _ => ty.map_or_else(AbstractInt::unknown, |t| {
+                        AbstractInt::range(Some(t.min()), Some(t.max()))
+                    }),
+                }
+            }
+        }
+        Op::BitAnd | Op::BitOr | Op::BitXor => match (a.members(), b.members()) {
+            (Some(xs), Some(ys)) => AbstractInt::one_of(xs.iter().flat_map(|x| {
+                ys.iter().map(move |y| match op {
+                    Op::BitAnd => x & y,
+                    Op::BitOr => x | y,
+                    _ => x ^ y,
+                })
+            }))
+            .unwrap_or_else(AbstractInt::unknown),
+            _ => ty.map_or_else(AbstractInt::unknown, |t| {
+                AbstractInt::range(Some(t.min()), Some(t.max()))
+            }),
+        },
+    };
+    finish(&[l, r], ty, set, expr, what)
+}
+
+/// `v as ty`: Rust's truncation.
+pub(crate) fn cast(v: &Int, ty: IntTy) -> Outcome {
+    let expr = written(v).map(|e| Expr::Cast(Box::new(e), ty));
+    let (lo, hi) = v.set.bounds();
+    let set = match v.set.members() {
+        Some(members) => AbstractInt::one_of(members.iter().map(|x| ty.wrap(*x)))
+            .unwrap_or_else(AbstractInt::unknown),
+        None if lo.is_some_and(|lo| lo >= ty.min()) && hi.is_some_and(|hi| hi <= ty.max()) => {
+            v.set.clone()
+        }
+        None => AbstractInt::range(Some(ty.min()), Some(ty.max())),
+    };
+    let mut out = finish(&[v], Some(ty), set, expr, String::new);
+    // A lossless cast of an input is still that input (a key's candidates can stand for it).
+    if let Val::Int(i) = &mut out.val
+        && i.set == v.set
+    {
+        i.source = v.source;
+    }
+    out
+}
+
+/// An integer method: `receiver.method(args)`.
+pub(crate) fn method(method: Method, receiver: &Int, args: &[&Int]) -> Outcome {
+    let ty = receiver.ty.or_else(|| args.iter().find_map(|a| a.ty));
+    let expr = match (
+        written(receiver),
+        args.iter().map(|a| written(a)).collect::<Option<Vec<_>>>(),
+    ) {
+        (Some(r), Some(a)) => Some(Expr::Method(Box::new(r), method, a)),
+        _ => None,
+    };
+    let mut parts: Vec<&Int> = vec![receiver];
+    parts.extend(args.iter().copied());
+    let fail = |why: &str| Outcome {
+        val: Val::panic(why.to_owned()),
+        dropped: dropped(&parts),
+    };
+    let x = &receiver.set;
+    let arg = |i: usize| &args[i].set;
+    let set = match method {
+        Method::DivCeil => {
+            if arg(0).known_value() == Some(0) {
+                return fail("`div_ceil` by zero");
+            }
+            if x.bounds().1.is_some_and(|hi| hi < 0) || arg(0).bounds().1.is_some_and(|hi| hi < 0) {
+                return fail("`div_ceil` of a negative number");
+            }
+            x.div_ceil(arg(0))
+        }
+        Method::Min => x.min(arg(0)),
+        Method::Max => x.max(arg(0)),
+        Method::Clamp => {
+            let (lo, hi) = (arg(0), arg(1));
+            if let (Some(lo), Some(hi)) = (lo.known_value(), hi.known_value())
+                && lo > hi
+            {
+                return fail("`clamp` with min > max (a panic)");
+            }
+            x.max(lo).min(hi)
+        }
+        Method::NextPowerOfTwo => {
+            if x.bounds().1.is_some_and(|hi| hi < 0) {
+                return fail("`next_power_of_two` of a negative number");
+            }
+            // A value above the type's largest power of two has no next one (a panic).
+            let largest = ty.map_or(1i128 << 126, |t| 1i128 << (t.bits().min(127) - 1));
+            match x.within(Some(0), Some(largest)) {
+                Some(x) => x.next_power_of_two(),
+                None => return fail("`.next_power_of_two` overflows"),
+            }
+        }
+        Method::Pow => match (x.members(), arg(0).members()) {
+            (Some(xs), Some(es)) => {
+                let values: Option<Vec<i128>> = xs
+                    .iter()
+                    .flat_map(|x| {
+                        es.iter()
+                            .map(move |e| u32::try_from(*e).ok().and_then(|e| x.checked_pow(e)))
+                    })
+                    .collect();
+                match values.and_then(AbstractInt::one_of) {
+                    Some(set) => set,
+                    None => return fail("`.pow` overflows"),
+                }
+            }
+            _ => ty.map_or_else(AbstractInt::unknown, |t| {
+                AbstractInt::range(Some(t.min()), Some(t.max()))
+            }),
+        },
+    };
+    finish(&parts, ty, set, expr, || format!("`.{}`", method.name()))
+}
+
+/// Whether `a op b` holds.
+pub(crate) fn compare(op: Comparison, a: &Int, b: &Int) -> Truth {
+    a.set.compare(op, &b.set)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn k(v: i128, ty: IntTy) -> Int {
+        Int::known(v, Some(ty), None)
+    }
+
+    fn int(o: Outcome) -> Int {
+        match o.val {
+            Val::Int(i) => i,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn checked_arithmetic_drops_the_overflowing_values() {
+        let n = Int::input(Some(IntTy::U32), 0);
+        let pad = int(method(Method::NextPowerOfTwo, &n, &[]));
+        assert_eq!(pad.set.members().map(<[i128]>::len), Some(32));
+        let smem = int(binary(Op::Mul, &pad, &k(4, IntTy::U32), None));
+        // 2^30 * 4 and 2^31 * 4 overflow u32: a panic, not a launch.
+        assert_eq!(smem.set.members().map(<[i128]>::len), Some(30));
+        assert_eq!(smem.roots, [0]);
+        let Val::Unknown(u) = binary(
+            Op::Mul,
+            &k(4_000_000_000, IntTy::U32),
+            &k(2, IntTy::U32),
+            None,
+        )
+        .val
+        else {
+            panic!()
+        };
+        assert_eq!(&*u.why, "`4000000000 * 2` overflows u32");
+    }
+
+    #[test]
+    fn casts_truncate_and_keep_their_input() {
+        let n = Int::input(Some(IntTy::U16), 3);
+        let wide = int(cast(&n, IntTy::U64));
+        assert_eq!(wide.source, Some(3));
+        let narrow = int(cast(&Int::input(Some(IntTy::U64), 4), IntTy::U8));
+        assert_eq!(narrow.set.bounds(), (Some(0), Some(255)));
+        assert_eq!(narrow.source, None);
+        assert_eq!(int(cast(&k(300, IntTy::U32), IntTy::U8)).value(), Some(44));
+    }
+}

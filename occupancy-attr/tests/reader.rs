@@ -1,0 +1,548 @@
+//! The body reader on launches written in the styles of real Rust CUDA code
+//! (`shared/notes/launch-patterns.md`): values chosen together stay together (tuples, arms
+//! that pick block and shared memory together, helpers' returns, the same condition twice,
+//! a run-time set used in two places), run-time values with a finite range are checked
+//! member by member, and keys' candidates bind the run-time value they stand for. Every
+//! test asserts the exact launches read: a pair the code cannot make must never be a plan.
+
+use std::path::{Path, PathBuf};
+
+use occupancy_attr::{Env, Spec, Wrapper, parse};
+
+/// A scratch crate with `src/lib.rs` = the LaunchConfig struct, the crate's helpers and
+/// `text`.
+fn crate_with(name: &str, text: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("reader")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("src/lib.rs"), format!("{PRELUDE}{text}")).unwrap();
+    dir
+}
+
+const PRELUDE: &str = "\
+pub struct LaunchConfig { pub grid_dim: (u32, u32, u32), pub block_dim: (u32, u32, u32), pub shared_mem_bytes: u32 }
+pub struct Stream;
+impl Stream { pub fn launch(&self, _: LaunchConfig) {} }
+pub enum DType { F16, F32, F64 }
+pub const WARP_SIZE: usize = 32;
+pub const MAX_BLOCK: u32 = 1024;
+pub fn launch_cfg<const NUM_THREADS: u32>(n: u32) -> LaunchConfig {
+    LaunchConfig { grid_dim: (n.div_ceil(NUM_THREADS), 1, 1), block_dim: (NUM_THREADS, 1, 1), shared_mem_bytes: 0 }
+}
+";
+
+/// Parses the attribute of the function `name` of the crate at `dir`.
+fn spec_of(dir: &Path, name: &str) -> Result<Spec, Vec<String>> {
+    let path = dir.join("src/lib.rs");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let syntax = syn::parse_file(&text).unwrap();
+    let func = syntax
+        .items
+        .iter()
+        .find_map(|item| match item {
+            syn::Item::Fn(f) if f.sig.ident == name => Some(f),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no fn {name}"));
+    let attr = func
+        .attrs
+        .iter()
+        .find(|a| a.path().segments.last().is_some_and(|s| s.ident == "check"))
+        .expect("the attribute");
+    let args = match &attr.meta {
+        syn::Meta::List(list) => list.tokens.clone(),
+        _ => proc_macro2::TokenStream::new(),
+    };
+    let env = Env::new(dir).with_source_file(&path);
+    parse(
+        args,
+        &Wrapper::new(&func.sig, &func.block),
+        proc_macro2::Span::call_site(),
+        &env,
+    )
+    .map_err(|e| e.into_iter().map(|e| e.to_string()).collect())
+}
+
+/// (block x, dynamic shared memory) of every plan, in order.
+fn launches(spec: &Spec) -> Vec<(u32, u32)> {
+    spec.plans
+        .iter()
+        .map(|p| {
+            (
+                p.block[0].literal().expect("a literal block"),
+                p.smem.literal().expect("a literal smem"),
+            )
+        })
+        .collect()
+}
+
+fn ok(dir: &Path, name: &str) -> Spec {
+    spec_of(dir, name).unwrap_or_else(|e| panic!("{name}: {e:?}"))
+}
+
+fn powers(from: u32, to: u32) -> Vec<u32> {
+    (0..32)
+        .map(|s| 1u32 << s)
+        .filter(|v| (from..=to).contains(v))
+        .collect()
+}
+
+#[test]
+fn a_tuple_pattern_keeps_its_values_together() {
+    let dir = crate_with(
+        "tuple",
+        "#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn softmax(s: &Stream, dtype: DType, rows: u32) {
+    let (block_dim, nwarps) = match dtype {
+        DType::F16 => (32, 1),
+        DType::F32 => (128, 4),
+        DType::F64 => (256, 8),
+    };
+    let cfg = LaunchConfig { grid_dim: (rows, 1, 1), block_dim: (block_dim, 1, 1), shared_mem_bytes: nwarps * 32 * 4 };
+    s.launch(cfg);
+}
+",
+    );
+    let spec = ok(&dir, "softmax");
+    assert_eq!(launches(&spec), [(32, 128), (128, 512), (256, 1024)]);
+}
+
+#[test]
+fn arms_that_pick_block_and_smem_together_are_one_launch_each() {
+    let dir = crate_with(
+        "arms",
+        "#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn reduce(s: &Stream, n: u32, wide: bool) {
+    let (threads, smem) = if wide { (1024u32, 64 * 1024u32) } else { (32, 128) };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn same_condition(s: &Stream, n: u32, wide: bool) {
+    let threads = if wide { 1024 } else { 32 };
+    let smem = if wide { 48 * 1024 } else { 128 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn same_match(s: &Stream, n: u32, dtype: DType) {
+    let threads = match dtype { DType::F64 => 64, _ => 256 };
+    let smem = match dtype { DType::F64 => 8192, _ => 2048 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn configs_per_arm(s: &Stream, n: u32, small: bool) {
+    let cfg = if small {
+        LaunchConfig { grid_dim: (n, 1, 1), block_dim: (64, 1, 1), shared_mem_bytes: 256 }
+    } else {
+        LaunchConfig { grid_dim: (n, 1, 1), block_dim: (512, 1, 1), shared_mem_bytes: 40960 }
+    };
+    s.launch(cfg);
+}
+",
+    );
+    assert_eq!(launches(&ok(&dir, "reduce")), [(1024, 65536), (32, 128)]);
+    assert_eq!(
+        launches(&ok(&dir, "same_condition")),
+        [(1024, 49152), (32, 128)]
+    );
+    assert_eq!(launches(&ok(&dir, "same_match")), [(64, 8192), (256, 2048)]);
+    assert_eq!(
+        launches(&ok(&dir, "configs_per_arm")),
+        [(64, 256), (512, 40960)]
+    );
+}
+
+#[test]
+fn helpers_and_structs_return_values_chosen_together() {
+    let dir = crate_with(
+        "helpers",
+        "pub struct Tiling { pub threads: u32, pub smem: u32 }
+
+pub fn tiling(dtype: DType) -> Tiling {
+    match dtype {
+        DType::F64 => Tiling { threads: 128, smem: 16384 },
+        _ => Tiling { threads: 256, smem: 8192 },
+    }
+}
+
+pub fn block_and_warps(wide: bool) -> (u32, u32) {
+    if wide { (512, 16) } else { (64, 2) }
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn from_struct(s: &Stream, n: u32, dtype: DType) {
+    let t = tiling(dtype);
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (t.threads, 1, 1), shared_mem_bytes: t.smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn from_tuple(s: &Stream, n: u32, wide: bool) {
+    let (block, warps) = block_and_warps(wide);
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: warps * 4 });
+}
+",
+    );
+    assert_eq!(
+        launches(&ok(&dir, "from_struct")),
+        [(128, 16384), (256, 8192)]
+    );
+    assert_eq!(launches(&ok(&dir, "from_tuple")), [(512, 64), (64, 8)]);
+}
+
+#[test]
+fn a_finite_run_time_set_is_checked_member_by_member() {
+    let dir = crate_with(
+        "sets",
+        "#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn min_then_pow2(s: &Stream, n: usize) {
+    let block = usize::min(1024, n).next_power_of_two() as u32;
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: block * 4 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn if_range(s: &Stream, n: u32) {
+    let block = if n < 1024 { n.next_power_of_two() } else { 1024 };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn clamped(s: &Stream, n: u32) {
+    let block = n.next_power_of_two().clamp(64, MAX_BLOCK);
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn doubling(s: &Stream, n: u32) {
+    let mut b = 32;
+    while b < n && b < 1024 {
+        b *= 2;
+    }
+    s.launch(LaunchConfig { grid_dim: (n.div_ceil(b), 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: b * 8 });
+}
+",
+    );
+    let spec = ok(&dir, "min_then_pow2");
+    let expected: Vec<(u32, u32)> = powers(1, 1024).into_iter().map(|b| (b, b * 4)).collect();
+    assert_eq!(launches(&spec), expected);
+    let expected: Vec<(u32, u32)> = powers(1, 1024).into_iter().map(|b| (b, 0)).collect();
+    assert_eq!(launches(&ok(&dir, "if_range")), expected);
+    let expected: Vec<(u32, u32)> = powers(64, 1024).into_iter().map(|b| (b, 0)).collect();
+    assert_eq!(launches(&ok(&dir, "clamped")), expected);
+    let expected: Vec<(u32, u32)> = powers(32, 1024).into_iter().map(|b| (b, b * 8)).collect();
+    assert_eq!(launches(&ok(&dir, "doubling")), expected);
+}
+
+/// The sort style: the padded row decides both the block (capped at 1024) and the shared
+/// memory (4 bytes per padded column). Every launch pairs them as the code does: 1024
+/// threads with 64 KiB, never 32 threads with 64 KiB.
+#[test]
+fn the_sort_wrapper_pairs_block_and_smem_as_the_code_does() {
+    let dir = crate_with(
+        "sort",
+        "#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn sort_rows(s: &Stream, nrows: u32, ncols: u32) {
+    if ncols > 16384 {
+        return;
+    }
+    let ncols_pad = ncols.next_power_of_two();
+    let cfg = LaunchConfig {
+        grid_dim: (1, nrows, 1),
+        block_dim: (ncols_pad.min(1024), 1, 1),
+        shared_mem_bytes: ncols_pad * 4,
+    };
+    s.launch(cfg);
+}
+",
+    );
+    let spec = ok(&dir, "sort_rows");
+    let expected: Vec<(u32, u32)> = powers(1, 16384)
+        .into_iter()
+        .map(|pad| (pad.min(1024), pad * 4))
+        .collect();
+    assert_eq!(launches(&spec), expected);
+    assert!(!launches(&spec).contains(&(32, 65536)));
+}
+
+#[test]
+fn keys_bind_the_run_time_value_they_stand_for() {
+    let dir = crate_with(
+        "keys",
+        "#[occupancy::check(regs = 32, target = \"sm_80\", block = [32, 1024])]
+pub fn param(s: &Stream, n: u32, block: u32) {
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: block * 4 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\", block = [32, 1024])]
+pub fn opaque(s: &Stream, n: u32, stream: &Stream) {
+    let threads = tuned(n);
+    let cfg = LaunchConfig { grid_dim: (n, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: threads * 16 };
+    stream.launch(cfg);
+    let _ = s;
+}
+",
+    );
+    assert_eq!(launches(&ok(&dir, "param")), [(32, 128), (1024, 4096)]);
+    assert_eq!(launches(&ok(&dir, "opaque")), [(32, 512), (1024, 16384)]);
+}
+
+#[test]
+fn a_parameter_shadowed_by_a_let_is_the_let() {
+    let dir = crate_with(
+        "shadow",
+        "#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn unary(s: &Stream, cfg: LaunchConfig, n: u32) {
+    let cfg = launch_cfg::<128>(n);
+    s.launch(cfg);
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn later(s: &Stream, n: u32) {
+    let block = 64;
+    let cfg = LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
+    let block = n;
+    s.launch(cfg);
+    let _ = block;
+}
+",
+    );
+    assert_eq!(launches(&ok(&dir, "unary")), [(128, 0)]);
+    assert_eq!(launches(&ok(&dir, "later")), [(64, 0)]);
+}
+
+#[test]
+fn truly_unbounded_values_need_candidates_and_say_what_is_known() {
+    let dir = crate_with(
+        "unbounded",
+        "#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn grows(s: &Stream, ncols: u32) {
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: ncols * 4 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn capped(s: &Stream, ncols: u32) {
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: ncols.min(4096) * 4 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\", smem = [4 KiB, 16 KiB])]
+pub fn given(s: &Stream, ncols: u32) {
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: ncols.min(4096) * 4 });
+}
+",
+    );
+    let errors = spec_of(&dir, "grows").err().unwrap();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with(
+            "the dynamic shared memory of this launch is known only at run time (`ncols` is a \
+             parameter of the wrapper, a run-time value; no bound is known): give its \
+             candidates in the attribute, `smem = [4 KiB, 64 KiB]`"
+        ),
+        "{errors:?}"
+    );
+    let errors = spec_of(&dir, "capped").err().unwrap();
+    assert!(
+        errors[0].starts_with(
+            "the dynamic shared memory of this launch is known only at run time (`ncols` is a \
+             parameter of the wrapper, a run-time value; it is at most 16 KiB): give its \
+             candidates"
+        ),
+        "{errors:?}"
+    );
+    assert_eq!(launches(&ok(&dir, "given")), [(256, 4096), (256, 16384)]);
+}
+
+/// (kernel, block) of every plan.
+fn kernels(spec: &Spec) -> Vec<(Option<String>, u32)> {
+    spec.plans
+        .iter()
+        .map(|p| (p.kernel.clone(), p.block[0].literal().unwrap_or(0)))
+        .collect()
+}
+
+#[test]
+fn each_path_launches_its_own_kernel() {
+    let dir = crate_with(
+        "kernels",
+        "pub struct Module;
+impl Module { pub fn load_function(&self, _: &str) -> Func { Func } }
+pub struct Func;
+impl Func { pub fn launch(&self, _: LaunchConfig) {} }
+pub trait Name { const NAME: &'static str; }
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn per_dtype(m: &Module, n: u32, dtype: DType) {
+    let (f, threads) = match dtype {
+        DType::F16 => (m.load_function(\"cast_f16\"), 64),
+        _ => (m.load_function(\"cast_f32\"), 256),
+    };
+    f.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn named_at_run_time<T: Name>(m: &Module, s: &Stream, n: u32) {
+    let f = m.load_function(&format!(\"affine_{}\", T::NAME));
+    let _ = f;
+    s.launch(LaunchConfig::for_num_elems(n));
+}
+",
+    );
+    let spec = ok(&dir, "per_dtype");
+    assert_eq!(
+        kernels(&spec),
+        [
+            (Some("cast_f16".to_owned()), 64),
+            (Some("cast_f32".to_owned()), 256)
+        ]
+    );
+    // The launch's receiver is not the loaded function: every kernel (the attribute's).
+    let spec = ok(&dir, "named_at_run_time");
+    assert_eq!(kernels(&spec), [(None, 1024)]);
+}
+
+#[test]
+fn the_notes_say_which_values_were_checked() {
+    let dir = crate_with(
+        "notes",
+        "#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn pow2(s: &Stream, n: u32) {
+    let block = n.next_power_of_two().min(1024);
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn inline(s: &Stream, n: u32) {
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (n.clamp(1, 4) * 32, 1, 1), shared_mem_bytes: 0 });
+}
+",
+    );
+    let spec = ok(&dir, "pow2");
+    assert_eq!(spec.plans.len(), 11);
+    assert_eq!(
+        spec.plans[0].notes,
+        ["`block` from `n.next_power_of_two().min(1024)`: each of 1, 2, 4, ..., 1024 checked"]
+    );
+    // One range: every plan of it shares its id, for the findings to be reported together.
+    assert!(spec.plans.iter().all(|p| p.range == spec.plans[0].range));
+    assert!(spec.plans[0].range.is_some());
+    let spec = ok(&dir, "inline");
+    assert_eq!(launches(&spec), [(32, 0), (64, 0), (96, 0), (128, 0)]);
+    assert_eq!(
+        spec.plans[0].notes,
+        ["the block from `n.clamp(1, 4) * 32`: each of 32, 64, 96, 128 checked"]
+    );
+}
+
+#[test]
+fn patterns_guards_and_early_exits_narrow_the_paths() {
+    let dir = crate_with(
+        "patterns",
+        "#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn guarded(s: &Stream, n: u32, dtype: DType) {
+    let block = match n {
+        0 => return,
+        1..=32 => 32,
+        m if m > 4096 => 1024,
+        _ => 256,
+    };
+    let half = matches!(dtype, DType::F16);
+    let smem = if half { block * 2 } else { block * 4 };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn asserted(s: &Stream, cols: u32) {
+    assert!(cols <= 2048, \"too many columns\");
+    let pad = cols.next_power_of_two();
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (pad.min(256), 1, 1), shared_mem_bytes: pad * 4 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn updated(s: &Stream, n: u32, big: bool) {
+    let base = LaunchConfig { grid_dim: (n, 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 };
+    let cfg = if big { LaunchConfig { shared_mem_bytes: 8192, ..base } } else { base };
+    s.launch(cfg);
+}
+",
+    );
+    let mut got = launches(&ok(&dir, "guarded"));
+    got.sort_unstable();
+    assert_eq!(
+        got,
+        [
+            (32, 64),
+            (32, 128),
+            (256, 512),
+            (256, 1024),
+            (1024, 2048),
+            (1024, 4096)
+        ]
+    );
+    let expected: Vec<(u32, u32)> = powers(1, 2048)
+        .into_iter()
+        .map(|pad| (pad.min(256), pad * 4))
+        .collect();
+    assert_eq!(launches(&ok(&dir, "asserted")), expected);
+    assert_eq!(launches(&ok(&dir, "updated")), [(128, 8192), (128, 0)]);
+}
+
+/// Bad input is bounded in time and memory, with an error saying what the reader stopped
+/// at: a body whose matches split into thousands of paths, a loop of a million steps, a
+/// helper that calls itself, a chain of helpers.
+#[test]
+fn bad_input_is_bounded() {
+    let arms: String = (0..16).map(|i| format!("{i} => {}, ", i + 1)).collect();
+    let matches: String = (0..8)
+        .map(|i| format!("let x{i} = match a{i} {{ {arms} _ => 0 }};\n"))
+        .collect();
+    let params: String = (0..8).map(|i| format!(", a{i}: u32")).collect();
+    let sum: Vec<String> = (0..8).map(|i| format!("x{i}")).collect();
+    let chain: String = (0..60)
+        .map(|i| format!("pub fn h{i}(n: u32) -> u32 {{ h{}(n) + 1 }}\n", i + 1))
+        .collect();
+    let dir = crate_with(
+        "bounded",
+        &format!(
+            "{chain}pub fn h60(n: u32) -> u32 {{ n }}
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn explode(s: &Stream{params}) {{
+{matches}    s.launch(LaunchConfig {{ grid_dim: (1, 1, 1), block_dim: ({} + 32, 1, 1), shared_mem_bytes: 0 }});
+}}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn long_loop(s: &Stream) {{
+    let mut b = 0u32;
+    while b < 1_000_000 {{ b += 1; }}
+    s.launch(LaunchConfig {{ grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 }});
+}}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn chained(s: &Stream, n: u32) {{
+    s.launch(LaunchConfig {{ grid_dim: (1, 1, 1), block_dim: (h0(n), 1, 1), shared_mem_bytes: 0 }});
+}}
+",
+            sum.join(" + ")
+        ),
+    );
+    let start = std::time::Instant::now();
+    let errors = spec_of(&dir, "explode").err().unwrap();
+    assert!(
+        errors[0].starts_with("more than 64 paths through the body from here on"),
+        "{errors:?}"
+    );
+    let errors = spec_of(&dir, "long_loop").err().unwrap();
+    assert!(
+        errors[0].contains("`b` is assigned in a loop whose exit the reader cannot bound"),
+        "{errors:?}"
+    );
+    let errors = spec_of(&dir, "chained").err().unwrap();
+    assert!(
+        errors[0].contains("calls nest more than 48 deep"),
+        "{errors:?}"
+    );
+    // Generous for a debug build on a loaded machine; the release build takes milliseconds.
+    assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
+}
