@@ -19,13 +19,14 @@ put() { # target, files...
     done
     return 0
 }
-for t in read cubin fatbin host ptxas_log ptx manifest policy engine attribute body batch \
+for t in read cubin fatbin host ptxas_log ptx manifest policy engine attribute body batch cuda \
     read-fixtures cubin-fixtures fatbin-fixtures host-fixtures ptx-fixtures; do mk "$t"; done
 put cubin seeds/cubin/*
 put cubin-fixtures "$fx"/nvrtc-*/*.cubin
 put fatbin seeds/fatbin/*
 put fatbin-fixtures "$fx"/fatbin/*.fatbin
 put host seeds/host/*
+put cuda seeds/cuda/* ../tests/fixtures/cuda-crate/src/cuda/*.cu ../tests/fixtures/cuda-crate/src/cuda/*.cuh
 put host-fixtures "$fx"/nvcc-13.5/*.o "$fx"/nvcc-13.5/*.a
 put ptxas_log seeds/ptxas_log/* "$fx"/nvrtc-*/*.log "$fx"/ptxas/*.log
 put ptx seeds/ptx/*
@@ -71,7 +72,7 @@ for path in sorted(glob.glob("../tests/ui/**/*.rs", recursive=True)):
         open(os.path.join("corpus/attribute", name), "w", encoding="utf-8").write(args)
         start = j
 PY
-for t in read cubin fatbin host ptxas_log ptx manifest policy engine attribute body batch \
+for t in read cubin fatbin host ptxas_log ptx manifest policy engine attribute body batch cuda \
     read-fixtures cubin-fixtures fatbin-fixtures host-fixtures ptx-fixtures; do
     printf '%-10s %4d files %8d bytes\n' "$t" "$(ls "corpus/$t" | wc -l)" "$(cat "corpus/$t"/* 2>/dev/null | wc -c)"
 done

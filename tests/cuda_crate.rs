@@ -17,8 +17,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use occupancy::arch::{Arch, ComputeCapability, GPUS};
+use occupancy::arch::{Arch, ComputeCapability, GPUS, Target};
 use occupancy::cluster::{Cluster, ClusterDim, Topology, max_active_clusters};
+use occupancy::lint::{ArtifactFacts, LaunchSpec, check};
 use occupancy::occupancy::{BlockDim, Kernel, Launch, Occupancy, occupancy};
 use occupancy_core::build::Nvcc;
 use occupancy_core::resources::instantiation::Instantiation;
@@ -158,12 +159,13 @@ fn copy(case: &str) -> PathBuf {
     for file in ["build.rs", "occupancy.toml", "Cargo.lock"] {
         std::fs::copy(fixture().join(file), dir.join(file)).unwrap();
     }
-    let toml = std::fs::read_to_string(fixture().join("Cargo.toml"))
-        .unwrap()
-        .replace(
-            "\"../../../occupancy-core\"",
-            &format!("{:?}", root().join("occupancy-core").display().to_string()),
+    let mut toml = std::fs::read_to_string(fixture().join("Cargo.toml")).unwrap();
+    for dep in ["occupancy-core", "occupancy-cuda"] {
+        toml = toml.replace(
+            &format!("\"../../../{dep}\""),
+            &format!("{:?}", root().join(dep).display().to_string()),
         );
+    }
     std::fs::write(dir.join("Cargo.toml"), toml).unwrap();
     dir
 }
@@ -204,6 +206,36 @@ struct Answer {
     kernel: KernelResources,
     occupancy: Occupancy,
     clusters: Option<String>,
+    /// The lints' findings (names), as `cargo occupancy calc` gives them for this launch at
+    /// the policy's 50% floor, without a grid (every grid of the crate is a run-time value).
+    lints: Vec<&'static str>,
+}
+
+/// The findings of every lint for `k` launched as `path` on `sm`.
+fn lints(k: &KernelResources, path: &LaunchPath, sm: u32) -> Vec<&'static str> {
+    let targets = [Target::parse(&format!("sm_{sm}")).unwrap()];
+    let kernel = match path.opt_in {
+        Some(bytes) => k.to_kernel().with_opt_in(bytes),
+        None => k.to_kernel(),
+    };
+    let spec = LaunchSpec {
+        cluster: path.cluster.map(Cluster::new),
+        artifact: ArtifactFacts {
+            spill_store_bytes: k.spill_store_bytes,
+            spill_load_bytes: k.spill_load_bytes,
+            local_bytes: Some(k.local_bytes),
+            min_blocks_per_sm: k.min_blocks_per_sm,
+        },
+        ..LaunchSpec::new(
+            &path.function,
+            &targets,
+            kernel,
+            Launch::new(path.block).with_dynamic_smem(path.smem),
+        )
+    };
+    let mut names: Vec<&'static str> = check(&spec).iter().map(|f| f.lint.name).collect();
+    names.dedup();
+    names
 }
 
 fn arch(sm: u32) -> &'static Arch {
@@ -247,8 +279,8 @@ fn limiter(o: &Occupancy) -> String {
 /// The engine's table for every path and target, from the library's kernels.
 fn engine_table(kernels: &[KernelResources]) -> (String, Vec<(LaunchPath, u32, Answer)>) {
     let mut table = String::from(
-        "| id | target | compiled kernel | regs | static smem | block | smem | opt-in | blocks/SM | occupancy | limiter | clusters (H200) |\n\
-         | --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- | --- |\n",
+        "| id | target | compiled kernel | regs | static smem | block | smem | opt-in | blocks/SM | occupancy | limiter | clusters (H200) | findings |\n\
+         | --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- | --- | --- |\n",
     );
     let mut answers = Vec::new();
     for path in launch_paths() {
@@ -269,6 +301,7 @@ fn engine_table(kernels: &[KernelResources]) -> (String, Vec<(LaunchPath, u32, A
             assert!(found[0].exact, "{}: not an exact match", path.id);
             let k = found[0].kernel.clone();
             let (occ, clusters) = answer(&k.to_kernel(), &path, sm);
+            let found_lints = lints(&k, &path, sm);
             let b = path.block;
             let shape = if b.y * b.z == 1 {
                 b.x.to_string()
@@ -277,7 +310,7 @@ fn engine_table(kernels: &[KernelResources]) -> (String, Vec<(LaunchPath, u32, A
             };
             writeln!(
                 table,
-                "| {} | sm_{sm} | `{}` | {} | {} | {shape} | {} | {} | {} | {:.2}% | {} | {} |",
+                "| {} | sm_{sm} | `{}` | {} | {} | {shape} | {} | {} | {} | {:.2}% | {} | {} | {} |",
                 path.id,
                 k.display_name(),
                 k.registers_per_thread,
@@ -288,6 +321,11 @@ fn engine_table(kernels: &[KernelResources]) -> (String, Vec<(LaunchPath, u32, A
                 occ.percent(),
                 limiter(&occ),
                 clusters.as_deref().unwrap_or("-"),
+                if found_lints.is_empty() {
+                    "-".to_string()
+                } else {
+                    found_lints.join(", ")
+                },
             )
             .unwrap();
             answers.push((
@@ -297,6 +335,7 @@ fn engine_table(kernels: &[KernelResources]) -> (String, Vec<(LaunchPath, u32, A
                     kernel: k,
                     occupancy: occ,
                     clusters,
+                    lints: found_lints,
                 },
             ));
         }
@@ -413,6 +452,21 @@ fn the_crate_builds_fresh_and_every_launch_path_finds_its_kernel() {
             .unwrap()
             .starts_with("none")
     );
+    // The lints, as the reader must report them.
+    assert!(at("cluster_gemv", 80).lints.contains(&"launch_impossible"));
+    assert!(
+        at("softmax.1024.over", 90)
+            .lints
+            .contains(&"launch_impossible")
+    );
+    assert!(
+        !at("softmax.1024.max", 90)
+            .lints
+            .contains(&"launch_impossible")
+    );
+    assert!(at("q4_gemm", 80).lints.contains(&"low_occupancy"));
+    assert!(at("copy_segments", 90).lints.contains(&"block_limit"));
+    assert!(at("affine", 90).lints.is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

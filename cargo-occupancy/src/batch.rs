@@ -17,11 +17,12 @@
 //! the default is a function that lowered its own limit: more dynamic shared memory than
 //! that fails, as the driver refuses such a launch.
 
-use std::collections::HashMap;
 use std::io::{BufRead, Write};
 
 use occupancy_core::arch::{Arch, Target};
-use occupancy_core::occupancy::{BlockDim, Carveout, Kernel, Launch, occupancy};
+use occupancy_core::occupancy::{
+    BlockDim, Carveout, Kernel, Launch, Limiters, Occupancy, occupancy,
+};
 
 /// Input columns the engine reads.
 const COLUMNS: [&str; 9] = [
@@ -71,22 +72,14 @@ impl Layout {
             width: names.len(),
         })
     }
-
-    fn get<'a>(&self, cells: &[&'a str], column: usize) -> Option<&'a str> {
-        self.index[column]
-            .and_then(|i| cells.get(i))
-            .map(|c| c.trim())
-            .filter(|c| !c.is_empty())
-    }
 }
 
 /// The cell of `column` parsed as a number; `None` when the column is absent or empty.
 fn number<T: std::str::FromStr>(
-    cells: &[&str],
-    layout: &Layout,
+    cells: &[Option<&str>; 9],
     column: usize,
 ) -> Result<Option<T>, String> {
-    match layout.get(cells, column) {
+    match cells[column].map(trimmed).filter(|c| !c.is_empty()) {
         None => Ok(None),
         Some(text) => text
             .parse()
@@ -95,29 +88,104 @@ fn number<T: std::str::FromStr>(
     }
 }
 
-/// Evaluates one row: `blocks_per_sm, warps_per_sm, occupancy, limiters`.
-fn evaluate(
-    cells: &[&str],
-    layout: &Layout,
-    archs: &mut HashMap<String, &'static Arch>,
-) -> Result<(u32, u32, f64, String), String> {
-    let arch_name = layout.get(cells, 0).ok_or("arch: missing")?;
-    let arch = match archs.get(arch_name) {
-        Some(a) => *a,
-        None => {
-            let a = Target::parse(arch_name).map_err(|e| e.to_string())?.arch;
-            archs.insert(arch_name.to_owned(), a);
-            a
+/// `cell` without surrounding whitespace, as `str::trim` gives it: the cell itself when it
+/// starts and ends with a visible ASCII character (every cell of a well-formed file), which
+/// saves the scan a million rows would otherwise pay.
+fn trimmed(cell: &str) -> &str {
+    match (cell.as_bytes().first(), cell.as_bytes().last()) {
+        (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => cell,
+        _ => cell.trim(),
+    }
+}
+
+/// Whether a line is blank (nothing but whitespace), as `str::trim` decides, checking the
+/// first character before scanning.
+fn blank(line: &str) -> bool {
+    line.chars().next().is_none_or(char::is_whitespace) && line.trim().is_empty()
+}
+
+/// What rows share, computed once: the architecture of each name, the text of each
+/// occupancy fraction and of each set of limiters (a few dozen of each in a million rows).
+#[derive(Default)]
+struct Cache {
+    archs: Vec<(String, &'static Arch)>,
+    /// By `active * 65 + max` warps (both at most 64 on every architecture).
+    fractions: Vec<Option<String>>,
+    limiters: Vec<(Limiters, String)>,
+}
+
+impl Cache {
+    fn arch(&mut self, name: &str) -> Result<&'static Arch, String> {
+        if let Some((_, arch)) = self.archs.iter().find(|(n, _)| n == name) {
+            return Ok(arch);
         }
-    };
-    let block_size: u32 = number(cells, layout, 1)?.ok_or("block_size: missing")?;
-    let registers: u32 = number(cells, layout, 2)?.ok_or("registers_per_thread: missing")?;
-    let static_smem: u32 = number(cells, layout, 3)?.unwrap_or(0);
-    let dynamic_smem: u32 = number(cells, layout, 4)?.unwrap_or(0);
-    let max_dynamic: Option<u32> = number(cells, layout, 5)?;
-    let carveout: i32 = number(cells, layout, 6)?.unwrap_or(-1);
-    let barriers: u32 = number(cells, layout, 7)?.unwrap_or(1);
-    let max_threads: u32 = number(cells, layout, 8)?.unwrap_or(1024);
+        let arch = Target::parse(name).map_err(|e| e.to_string())?.arch;
+        // Bounded: a file of made-up names costs a parse per row, not memory.
+        if self.archs.len() < 64 {
+            self.archs.push((name.to_owned(), arch));
+        }
+        Ok(arch)
+    }
+
+    /// Appends `0.7500`: the fraction of the SM's warps, 4 decimals.
+    fn push_fraction(&mut self, occ: &Occupancy, out: &mut Vec<u8>) {
+        let (active, max) = (occ.active_warps_per_sm(), occ.max_warps_per_sm);
+        if active > 64 || max > 64 {
+            out.extend_from_slice(format!("{:.4}", occ.fraction()).as_bytes());
+            return;
+        }
+        if self.fractions.is_empty() {
+            self.fractions.resize(65 * 65, None);
+        }
+        let text = self.fractions[(active * 65 + max) as usize]
+            .get_or_insert_with(|| format!("{:.4}", occ.fraction()));
+        out.extend_from_slice(text.as_bytes());
+    }
+
+    /// `warps,registers`.
+    fn limiters(&mut self, occ: &Occupancy) -> &str {
+        let at = match self.limiters.iter().position(|(l, _)| *l == occ.limiters) {
+            Some(at) => at,
+            None => {
+                self.limiters.push((occ.limiters, occ.limiters.to_string()));
+                self.limiters.len() - 1
+            }
+        };
+        &self.limiters[at].1
+    }
+}
+
+/// Appends `n` in decimal.
+fn push_u32(out: &mut Vec<u8>, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// Evaluates one row (its engine columns, [`COLUMNS`] order).
+fn evaluate(cells: &[Option<&str>; 9], cache: &mut Cache) -> Result<Occupancy, String> {
+    let arch_name = cells[0]
+        .map(trimmed)
+        .filter(|c| !c.is_empty())
+        .ok_or("arch: missing")?;
+    let arch = cache.arch(arch_name)?;
+    let block_size: u32 = number(cells, 1)?.ok_or("block_size: missing")?;
+    let registers: u32 = number(cells, 2)?.ok_or("registers_per_thread: missing")?;
+    let static_smem: u32 = number(cells, 3)?.unwrap_or(0);
+    let dynamic_smem: u32 = number(cells, 4)?.unwrap_or(0);
+    let max_dynamic: Option<u32> = number(cells, 5)?;
+    let carveout: i32 = number(cells, 6)?.unwrap_or(-1);
+    let barriers: u32 = number(cells, 7)?.unwrap_or(1);
+    let max_threads: u32 = number(cells, 8)?.unwrap_or(1024);
     let mut kernel = Kernel::new(registers)
         .with_static_smem(static_smem)
         .with_barriers(barriers)
@@ -127,13 +195,7 @@ fn evaluate(
         kernel = kernel.with_max_dynamic_smem_attribute(arch, bytes);
     }
     let launch = Launch::new(BlockDim::linear(block_size)).with_dynamic_smem(dynamic_smem);
-    let occ = occupancy(arch, &kernel, &launch).map_err(|e| e.to_string())?;
-    Ok((
-        occ.blocks_per_sm,
-        occ.active_warps_per_sm(),
-        occ.fraction(),
-        occ.limiters.to_string(),
-    ))
+    occupancy(arch, &kernel, &launch).map_err(|e| e.to_string())
 }
 
 /// Columns `batch` appends.
@@ -167,7 +229,8 @@ pub const MAX_LINE_BYTES: usize = 64 << 10;
 
 /// One input line, without its line end.
 enum Line {
-    Text(String),
+    /// The line's bytes, in the buffer [`next_line`] was given ([`text`] checks them).
+    Bytes,
     /// Longer than [`MAX_LINE_BYTES`].
     TooLong,
     /// Not UTF-8: the byte offset of the first bad byte.
@@ -223,10 +286,12 @@ fn next_line(
     if buf.last() == Some(&b'\r') {
         buf.pop();
     }
-    Ok(Some(match std::str::from_utf8(buf) {
-        Ok(text) => Line::Text(text.to_owned()),
-        Err(e) => Line::NotUtf8(e.valid_up_to()),
-    }))
+    Ok(Some(Line::Bytes))
+}
+
+/// The text of a line [`next_line`] read into `buf`, or [`Line::NotUtf8`].
+fn text(buf: &[u8]) -> Result<&str, Line> {
+    std::str::from_utf8(buf).map_err(|e| Line::NotUtf8(e.valid_up_to()))
 }
 
 /// Runs `batch` from `input` to `output`, streaming: memory stays within a few lines
@@ -255,25 +320,45 @@ pub fn run(mut input: impl BufRead, mut output: impl Write) -> Result<usize, Str
                     "batch: line {number}: the header is not UTF-8 (byte {at})"
                 ));
             }
-            Some(Line::Text(line)) => {
-                if !line.trim().is_empty() && !line.starts_with('#') {
-                    break line;
+            Some(Line::Bytes) => match text(&buf) {
+                Ok(line) if !line.trim().is_empty() && !line.starts_with('#') => {
+                    break line.to_owned();
                 }
-            }
+                Ok(_) => {}
+                Err(_) => {
+                    let at = std::str::from_utf8(&buf).map_or_else(|e| e.valid_up_to(), |_| 0);
+                    return Err(format!(
+                        "batch: line {number}: the header is not UTF-8 (byte {at})"
+                    ));
+                }
+            },
         }
     };
     let layout = Layout::new(&header)?;
     // As given (only a `\r` line end dropped), so that its columns line up with the rows'
     // (a trailing tab is an empty column).
     writeln!(output, "{header}\t{}", output_columns(&header).join("\t")).map_err(io)?;
-    let mut archs = HashMap::new();
+    let mut cache = Cache::default();
     let mut errors = 0;
     let empty_row = vec![""; layout.width].join("\t");
+    // The column (of [`COLUMNS`]) at each position of the header.
+    let mut column_at: Vec<Option<usize>> = vec![None; layout.width];
+    for (column, position) in layout.index.iter().enumerate() {
+        if let Some(p) = position {
+            column_at[*p] = Some(column);
+        }
+    }
+    let mut out = Vec::with_capacity(256);
     while let Some(line) = next_line(&mut input, &mut buf, true).map_err(io)? {
         number += 1;
+        out.clear();
         let line = match line {
-            Line::Text(line) => line,
-            Line::TooLong | Line::NotUtf8(_) => {
+            Line::Bytes => text(&buf),
+            other => Err(other),
+        };
+        let text = match line {
+            Ok(text) => text,
+            Err(line) => {
                 errors += 1;
                 let why = match line {
                     Line::NotUtf8(at) => format!("not UTF-8 (byte {at})"),
@@ -283,35 +368,56 @@ pub fn run(mut input: impl BufRead, mut output: impl Write) -> Result<usize, Str
                 continue;
             }
         };
-        if line.trim().is_empty() || line.starts_with('#') {
+        if blank(text) || text.starts_with('#') {
             continue;
         }
-        let cells: Vec<&str> = line.split('\t').collect();
-        // The input columns as the header has them, so that ours always line up.
-        let mut echoed: Vec<&str> = cells.iter().copied().take(layout.width).collect();
-        echoed.resize(layout.width, "");
-        let row = echoed.join("\t");
-        let result = if cells.len() == layout.width {
-            evaluate(&cells, &layout, &mut archs)
+        // One pass over the cells: the engine's columns picked out, the fields counted.
+        let mut cells: [Option<&str>; 9] = [None; 9];
+        let mut fields = 0;
+        for (position, cell) in text.split('\t').enumerate() {
+            fields = position + 1;
+            if let Some(Some(column)) = column_at.get(position) {
+                cells[*column] = Some(cell);
+            }
+        }
+        // The input columns as the header has them, so that ours always line up: the line
+        // itself when it has the header's fields (almost always), else padded or cut.
+        if fields == layout.width {
+            out.extend_from_slice(text.as_bytes());
+        } else {
+            let mut echoed: Vec<&str> = text.split('\t').take(layout.width).collect();
+            echoed.resize(layout.width, "");
+            out.extend_from_slice(echoed.join("\t").as_bytes());
+        }
+        let result = if fields == layout.width {
+            evaluate(&cells, &mut cache)
         } else {
             Err(format!(
-                "the row has {} fields, the header {}",
-                cells.len(),
+                "the row has {fields} fields, the header {}",
                 layout.width
             ))
         };
         match result {
-            Ok((blocks, warps, fraction, limiters)) => writeln!(
-                output,
-                "{row}\t{blocks}\t{warps}\t{fraction:.4}\t{limiters}\t"
-            )
-            .map_err(io)?,
+            Ok(occ) => {
+                out.push(b'\t');
+                push_u32(&mut out, occ.blocks_per_sm);
+                out.push(b'\t');
+                push_u32(&mut out, occ.active_warps_per_sm());
+                out.push(b'\t');
+                cache.push_fraction(&occ, &mut out);
+                out.push(b'\t');
+                out.extend_from_slice(cache.limiters(&occ).as_bytes());
+                out.extend_from_slice(b"\t\n");
+            }
             Err(message) => {
                 errors += 1;
                 let message = message.replace(['\t', '\n', '\r'], " ");
-                writeln!(output, "{row}\terror\t\t\t\t{message}").map_err(io)?
+                out.extend_from_slice(b"\terror\t\t\t\t");
+                out.extend_from_slice(message.as_bytes());
+                out.push(b'\n');
             }
         }
+        output.write_all(&out).map_err(io)?;
     }
     Ok(errors)
 }
@@ -469,6 +575,30 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), rows[0].len(), "every column has its own name");
+    }
+
+    /// The fast paths give what `str::trim` gives, Unicode whitespace included.
+    #[test]
+    fn trimmed_and_blank_agree_with_trim() {
+        for text in [
+            "",
+            " ",
+            "\t",
+            "12",
+            " 12",
+            "12 ",
+            " 12 ",
+            "\u{a0}12",
+            "12\u{2003}",
+            "\u{a0}",
+            "a b",
+            "\u{3000}\u{3000}",
+            "é",
+            " é ",
+        ] {
+            assert_eq!(trimmed(text), text.trim(), "{text:?}");
+            assert_eq!(blank(text), text.trim().is_empty(), "{text:?}");
+        }
     }
 
     #[test]

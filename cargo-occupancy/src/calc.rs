@@ -8,7 +8,8 @@ use occupancy_core::analysis::LaunchWaves;
 use occupancy_core::arch::Target;
 use occupancy_core::cluster::{Cluster, ClusterDim, Topology, max_active_clusters};
 use occupancy_core::lint::{
-    ArtifactFacts, Finding, KernelClass, LaunchSpec, Level, LintLevels, MinOccupancy, check,
+    ArtifactFacts, Finding, KernelClass, LaunchSpec, Level, LintLevels, MinOccupancy, TAIL_EFFECT,
+    Thresholds, check, percent,
 };
 use occupancy_core::occupancy::{
     BlockDim, Carveout, GridDim, Kernel, Launch, Occupancy, Resource, UNLIMITED, occupancy,
@@ -154,7 +155,7 @@ pub fn run(c: &CalcArgs) -> Result<Calc, String> {
         Err(e) => return Err(e.to_string()),
     };
     let suggestions = match &occ {
-        Some(occ) => suggestions(c, &kernel, &launch, occ),
+        Some(occ) => suggestions(c, &kernel, &launch, occ, &findings),
         None => Vec::new(),
     };
     if a.json {
@@ -217,6 +218,7 @@ fn suggestions(
     kernel: &Kernel,
     launch: &Launch,
     occ: &Occupancy,
+    findings: &[Finding],
 ) -> Vec<(String, String)> {
     let a = &c.config;
     let arch = a.arch.arch;
@@ -227,7 +229,11 @@ fn suggestions(
         } else {
             "blocks"
         };
-        format!("{} {noun}/SM, {:.1}%", o.blocks_per_sm, o.percent())
+        format!(
+            "{} {noun}/SM, {}",
+            o.blocks_per_sm,
+            percent(o.active_warps_per_sm(), o.max_warps_per_sm)
+        )
     };
     if let Ok(best) = analysis::best_block_sizes(arch, kernel, |_| launch.dynamic_smem_bytes)
         && !best.is_empty()
@@ -275,20 +281,35 @@ fn suggestions(
             analysis::launch_waves(&a.arch, kernel, launch, cluster.as_ref(), grid.blocks())
         {
             let w = lw.waves;
-            rows.push((
-                "waves".to_owned(),
-                format!(
-                    "{:.2} ({} blocks at a time; last wave {} blocks, {:.1}% of its slots idle)",
-                    w.waves(),
-                    w.blocks_per_wave,
-                    if w.tail_blocks == 0 {
-                        w.blocks_per_wave
-                    } else {
-                        w.tail_blocks
-                    },
-                    w.tail_idle() * 100.0
-                ),
-            ));
+            let last = if w.tail_blocks == 0 {
+                w.blocks_per_wave
+            } else {
+                w.tail_blocks
+            };
+            let mut text = format!(
+                "{:.2} ({} blocks at a time; last wave {last} blocks, {} of its slots idle)",
+                w.waves(),
+                w.blocks_per_wave,
+                percent(w.blocks_per_wave - last, w.blocks_per_wave)
+            );
+            // An idle share shown without a tail_effect finding: say why there is none.
+            let tail_found = findings.iter().any(|f| *f.lint == TAIL_EFFECT);
+            if w.tail_blocks > 0 && !tail_found {
+                let slots = w.waves_started() * w.blocks_per_wave;
+                let threshold = Thresholds::DEFAULT.tail_effect_max_waste_bp;
+                let why = if w.full_waves == 0 {
+                    "the grid is less than one wave (undersized_grid's case)".to_owned()
+                } else {
+                    format!(
+                        "{} of the launch's block slots idle, within tail_effect's {} \
+                         (thresholds.tail_effect_max_waste)",
+                        percent(slots - w.grid_blocks, slots),
+                        percent(threshold, 10_000u32)
+                    )
+                };
+                text.push_str(&format!("; no tail_effect: {why}"));
+            }
+            rows.push(("waves".to_owned(), text));
         }
     }
     if let (Some(cluster), Some(topology)) = (c.cluster(), Topology::of_target(&a.arch))

@@ -117,8 +117,9 @@ fn main() -> ExitCode {
             print!("{text}");
         }),
         Command::Batch => {
-            let stdin = std::io::stdin().lock();
-            let stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            // Buffers of 64 KiB each way: the rows are short and many.
+            let stdin = std::io::BufReader::with_capacity(1 << 16, std::io::stdin().lock());
+            let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
             batch::run(stdin, stdout).map(|errors| {
                 if errors > 0 {
                     let _ = writeln!(std::io::stderr(), "batch: {errors} row(s) with an error");

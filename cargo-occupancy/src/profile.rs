@@ -16,7 +16,9 @@
 //! reports the driver chose ("Shared Memory Configuration Size",
 //! [`Occupancy::shared_memory_limit_at`]); and the engine's own prediction of that
 //! configuration ([`launch_carveout_bytes`], sm_90 only) is compared with it too. Every
-//! disagreement is printed. What ncu's CSV does not carry is assumed: one block barrier (no
+//! disagreement is printed. A configuration other than the predicted one, with the same
+//! occupancy and block limits, is a note (a carveout preference the program or a library
+//! set, which the CSV does not carry), not a disagreement. What ncu's CSV does not carry is assumed: one block barrier (no
 //! named barriers) and the default carveout preference.
 //!
 //! Exit status: 0 when the engine and ncu agree on every launch; 1 when they disagree on
@@ -274,6 +276,11 @@ fn number(text: &str) -> Option<f64> {
     text.replace(',', "").trim().parse().ok()
 }
 
+/// `"1,056"` -> 1056: ncu's IDs and process IDs, integers.
+fn integer(text: &str) -> Option<u64> {
+    text.replace(',', "").trim().parse().ok()
+}
+
 /// `"(256, 1, 1)"` -> [256, 1, 1].
 fn dims(text: &str) -> Option<[u32; 3]> {
     let inner = text.trim().strip_prefix('(')?.strip_suffix(')')?;
@@ -507,14 +514,33 @@ impl Row {
                 d.push(format!("block limit {name}: engine {e}, ncu {n}"));
             }
         }
+        // Another configuration than the default carveout gives, with the same occupancy and
+        // block limits: the program (or a library: cuDNN) set a carveout preference, which
+        // the CSV does not carry. Not a disagreement; one in the occupancy or a limit is.
         if let (Some(e), Some(n)) = (self.config_predicted, self.ncu_config)
             && e != n
         {
-            d.push(format!(
-                "shared memory configuration the driver chose: engine predicts {}, ncu reports {}",
+            let what = format!(
+                "shared memory configuration the driver chose: engine predicts {} (the default \
+                 carveout), ncu reports {}",
                 kib(e),
                 kib(n)
-            ));
+            );
+            if d.is_empty() {
+                let size = if n > e {
+                    "a larger configuration than needed"
+                } else {
+                    "a smaller configuration"
+                };
+                self.notes.push(format!(
+                    "{what}: {size}, with the same occupancy and block limits: the carveout \
+                     preference the program or a library set (cudaFuncAttributePreferredSharedMemoryCarveout) \
+                     chooses it, and ncu's CSV does not carry it; under the default preference \
+                     it is the engine's prediction that is off"
+                ));
+            } else {
+                d.push(what);
+            }
         }
         let (Some(sms), Some(grid)) = (sms, self.grid_blocks) else {
             return;
@@ -534,8 +560,8 @@ impl Row {
 
     fn to_json(&self) -> Json {
         json!({
-            "id": number(&self.id),
-            "process_id": number(&self.process),
+            "id": integer(&self.id),
+            "process_id": integer(&self.process),
             "kernel": self.kernel,
             "wrappers": self.wrappers,
             "block": dims(&self.block),
@@ -553,6 +579,7 @@ impl Row {
             "smem_config_bytes": self.config_predicted,
             "ncu_smem_config_bytes": self.ncu_config,
             "disagreements": self.disagreements,
+            "notes": self.notes,
         })
     }
 }
@@ -624,16 +651,16 @@ fn table(rows: &[Row]) -> String {
             let _ = writeln!(s, "  wrapper                    {w}");
         }
         let _ = writeln!(s, "                             engine      ncu");
-        let mut line = |what: &str, e: String, n: String, differs: bool| {
-            let mark = if differs { "  <- differs" } else { "" };
+        let mut line = |what: &str, e: String, n: String, mark: &str| {
             let _ = writeln!(s, "  {what:<26} {e:<11} {n}{mark}");
         };
+        let mark = |differs: bool| if differs { "  <- differs" } else { "" };
         let differs = |a: Option<f64>, b: Option<f64>| matches!((a, b), (Some(a), Some(b)) if (pct(a) - b).abs() > 0.005);
         line(
             "theoretical occupancy",
             opt_pct(r.theoretical),
             opt_pct(r.ncu_theoretical),
-            differs(r.theoretical, r.ncu_theoretical),
+            mark(differs(r.theoretical, r.ncu_theoretical)),
         );
         for (what, e, n) in [
             (
@@ -653,29 +680,31 @@ fn table(rows: &[Row]) -> String {
                 what,
                 opt(e),
                 opt(n),
-                matches!((e, n), (Some(e), Some(n)) if e != n),
+                mark(matches!((e, n), (Some(e), Some(n)) if e != n)),
             );
         }
+        // Another configuration with everything else equal is a note (a carveout preference).
+        let config_differs =
+            matches!((r.config_predicted, r.ncu_config), (Some(e), Some(n)) if e != n);
         line(
             "shared memory config",
             r.config_predicted.map_or_else(|| "-".to_owned(), kib),
             r.ncu_config.map_or_else(|| "-".to_owned(), kib),
-            matches!((r.config_predicted, r.ncu_config), (Some(e), Some(n)) if e != n),
+            match (config_differs, r.disagreements.is_empty()) {
+                (true, true) => "  <- a carveout preference (note)",
+                (true, false) => "  <- differs",
+                (false, _) => "",
+            },
         );
         line(
             "waves per SM",
             r.waves
                 .map_or_else(|| "-".to_owned(), |w| format!("{w:.2}")),
             opt(r.ncu_waves),
-            differs(r.waves, r.ncu_waves),
+            mark(differs(r.waves, r.ncu_waves)),
         );
-        line(
-            "achieved occupancy",
-            String::new(),
-            opt_pct(r.achieved),
-            false,
-        );
-        line("grid ceiling", opt_pct(r.ceiling), String::new(), false);
+        line("achieved occupancy", String::new(), opt_pct(r.achieved), "");
+        line("grid ceiling", opt_pct(r.ceiling), String::new(), "");
         if let (Some(t), Some(c), Some(a)) = (r.theoretical, r.ceiling, r.achieved) {
             let _ = writeln!(
                 s,

@@ -29,7 +29,10 @@
 //!   (also `target/<triple>/*/build/...`; the target folders looked at are
 //!   `$CARGO_TARGET_DIR` and `target/` in the crate's folder and each folder above it), which
 //!   is what the build helper gave the last build; else the attribute's own fallback (the
-//!   policy's `manifest`, then `kernels.manifest.json` beside `Cargo.toml`).
+//!   policy's `manifest`, then `kernels.manifest.json` beside `Cargo.toml`). A manifest that
+//!   records its sources' SHA-256 and is older than them (a kernel edited since) is used
+//!   with a warning saying so and how to refresh it (a `warning:` line under the manifest's
+//!   in the table, `manifest_stale` in the JSON, stderr with `--format json` or `sarif`).
 //!
 //! It reads source text, not the build, and does not evaluate `cfg`: a wrapper inside
 //! `cfg_attr(predicate, ...)`, or on or inside an item with `#[cfg(...)]` (a function, an
@@ -196,10 +199,11 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
         env = env.with_var("OUT_DIR", out_dir);
         // The targets that build compiled for, which the attribute checks where neither it
         // nor the policy names targets: what its build script told cargo.
-        if let Some(targets) = build_script_env(out_dir, TARGETS_VAR) {
+        if let Some(targets) = rustc_env(&build_script_output(out_dir), TARGETS_VAR) {
             env = env.with_var(TARGETS_VAR, targets);
         }
     }
+    let stale = stale_manifest(&crate_dir, manifest.as_deref(), manifest_origin);
     if let Some(policy) = std::env::var_os(Policy::ENV_VAR) {
         env = env.with_var(Policy::ENV_VAR, policy);
     }
@@ -329,6 +333,9 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
         || cuda_wrappers.iter().any(Wrapper::fails)
         || !unreadable.is_empty();
     let format = args.format();
+    if let Some(warning) = stale.as_ref().filter(|_| format != Format::Table) {
+        eprintln!("warning: {warning}");
+    }
     let text = if format == Format::Sarif {
         let all: Vec<&Wrapper> = wrappers.iter().chain(cuda_wrappers).collect();
         crate::sarif::log(&crate_dir, &all, &unreadable)
@@ -338,6 +345,7 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
             "path": crate_dir.display().to_string(),
             "manifest": manifest.as_ref().map(|p| p.display().to_string()),
             "manifest_origin": manifest_origin,
+            "manifest_stale": stale,
             "wrappers": wrappers.iter().map(Wrapper::to_json).collect::<Vec<_>>(),
             "unreadable": unreadable,
             "summary": summary_json(&wrappers),
@@ -368,6 +376,9 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
             None => format!("resource manifest: {manifest_origin}"),
         };
         table::wrap(&mut s, &manifest_line, 0, 2);
+        if let Some(warning) = &stale {
+            table::wrap(&mut s, &format!("warning: {warning}"), 0, 2);
+        }
         s.push('\n');
         s.push_str(&table::render(&launches(&wrappers), args.findings_only));
         for line in &unreadable {
@@ -533,24 +544,109 @@ fn build_out_dir(manifest: &Path) -> Option<&Path> {
         .flatten()
 }
 
-/// The value the build script whose `OUT_DIR` is `out_dir` gave `name` with
-/// `cargo:rustc-env=NAME=VALUE` (or `cargo::rustc-env=`), from the `output` file cargo keeps
-/// beside `OUT_DIR`.
-fn build_script_env(out_dir: &Path, name: &str) -> Option<String> {
-    let output = out_dir.parent()?.join("output");
-    let text = occupancy_core::file::read_text(
-        &output,
-        "build script output",
-        occupancy_core::file::MAX_TEXT_BYTES,
-    )
-    .ok()?;
-    text.lines().rev().find_map(|line| {
-        let rest = line
-            .strip_prefix("cargo::rustc-env=")
-            .or_else(|| line.strip_prefix("cargo:rustc-env="))?;
-        let (key, value) = rest.split_once('=')?;
-        (key == name).then(|| value.to_owned())
+/// The lines the build script whose `OUT_DIR` is `out_dir` printed, from the `output` file
+/// cargo keeps beside `OUT_DIR` (none when it cannot be read).
+fn build_script_output(out_dir: &Path) -> Vec<String> {
+    out_dir
+        .parent()
+        .and_then(|dir| {
+            occupancy_core::file::read_text(
+                &dir.join("output"),
+                "build script output",
+                occupancy_core::file::MAX_TEXT_BYTES,
+            )
+            .ok()
+        })
+        .map(|text| text.lines().map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+/// The value of a `cargo:KEY=VALUE` (or `cargo::KEY=VALUE`) directive among `lines`, the
+/// last one given.
+fn directive<'a>(lines: &'a [String], key: &str) -> impl Iterator<Item = &'a str> {
+    lines.iter().filter_map(move |line| {
+        line.strip_prefix("cargo::")
+            .or_else(|| line.strip_prefix("cargo:"))?
+            .strip_prefix(key)?
+            .strip_prefix('=')
     })
+}
+
+/// The value a build script gave `name` with `cargo:rustc-env=NAME=VALUE`.
+fn rustc_env(lines: &[String], name: &str) -> Option<String> {
+    directive(lines, "rustc-env")
+        .filter_map(|rest| rest.split_once('='))
+        .filter(|(key, _)| *key == name)
+        .map(|(_, value)| value.to_owned())
+        .last()
+}
+
+/// When the resource manifest in effect records its sources' SHA-256 and they changed
+/// since: a warning naming them and how to refresh the manifest. The sources are looked
+/// for in the folders the build script watched (the build helper watches its kernels
+/// folder), then `kernels/` beside the manifest and in the crate.
+fn stale_manifest(crate_dir: &Path, manifest: Option<&Path>, origin: &str) -> Option<String> {
+    // Without a build, the attribute falls back to the committed manifest.
+    let committed = crate_dir.join(occupancy_core::policy::Policy::DEFAULT_MANIFEST);
+    let (path, refresh) = match manifest {
+        Some(path) if origin == "the newest build" => (
+            path.to_path_buf(),
+            "`cargo build` writes it afresh".to_owned(),
+        ),
+        Some(path) => (
+            path.to_path_buf(),
+            "rebuild it (`cargo build` writes the build's, `OCCUPANCY_WRITE_MANIFEST=1 cargo \
+             build` the committed one)"
+                .to_owned(),
+        ),
+        None if committed.is_file() => (
+            committed,
+            "`OCCUPANCY_WRITE_MANIFEST=1 cargo build` (or `cargo occupancy inspect \
+             --write-manifest`) writes it afresh"
+                .to_owned(),
+        ),
+        None => return None,
+    };
+    let loaded = occupancy_core::resources::manifest::Manifest::load(&path).ok()?;
+    if loaded.sources.is_empty() {
+        return None;
+    }
+    let mut folders: Vec<PathBuf> = Vec::new();
+    if origin == "the newest build"
+        && let Some(out_dir) = build_out_dir(&path)
+    {
+        folders.extend(
+            directive(&build_script_output(out_dir), "rerun-if-changed")
+                .map(|p| crate_dir.join(p))
+                .filter(|p| p.is_dir()),
+        );
+    }
+    folders.extend(path.parent().map(|dir| dir.join("kernels")));
+    folders.push(crate_dir.join("kernels"));
+    let folder = folders.into_iter().find(|dir| {
+        loaded
+            .sources
+            .iter()
+            .any(|source| dir.join(&source.file).is_file())
+    })?;
+    let mut files: Vec<String> = std::fs::read_dir(&folder)
+        .ok()?
+        .flatten()
+        .filter(|e| e.path().is_file())
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .filter(|name| name.ends_with(".cu") || name.ends_with(".ptx"))
+        .collect();
+    files.sort();
+    let changes = loaded.stale_sources(&folder, &files);
+    if changes.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "the resource manifest is older than its kernel sources in {}/ ({}): the numbers below \
+         are those of the sources it was written from; {refresh}",
+        folder.strip_prefix(crate_dir).unwrap_or(&folder).display(),
+        changes.join("; ")
+    ))
 }
 
 fn read_dir(dir: &Path) -> Vec<PathBuf> {

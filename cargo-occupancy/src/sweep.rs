@@ -471,7 +471,7 @@ fn blocks_text(blocks: u32) -> String {
 }
 
 fn percent(occ: &Occupancy) -> String {
-    format!("{:.1}%", occ.percent())
+    occupancy_core::lint::percent(occ.active_warps_per_sm(), occ.max_warps_per_sm)
 }
 
 fn table(c: &ConfigArgs, current: &Occupancy, sweeps: &[Sweep]) -> String {

@@ -152,7 +152,7 @@ fn findings_and_suggestions() {
         budget["text"]
             .as_str()
             .unwrap()
-            .starts_with("<= 32: 8 blocks/SM, 100.0%; <= 40: 6 blocks/SM, 75.0%")
+            .starts_with("<= 32: 8 blocks/SM, 100%; <= 40: 6 blocks/SM, 75%")
     );
     // Field case 30: one 32x32 block on an 80-SM V100.
     let (code, out, _) = calc(&[
@@ -350,7 +350,7 @@ fn item_3_waves_of_a_cluster_launch_use_the_cluster_capped_capacity() {
         "{f}"
     );
     assert!(
-        out.contains("waves                             1.02 (981 blocks at a time; last wave 18 blocks, 98.2% of its slots idle)"),
+        out.contains("waves                             1.02 (981 blocks at a time; last wave 18 blocks, 98.17% of its slots idle)"),
         "{out}"
     );
     let (_, out, _) = calc(&[
@@ -576,4 +576,41 @@ fn targets_lists_every_accepted_target_and_each_is_accepted() {
         let (code, _, err) = calc(&["--arch", gpu, "--block", "256", "--regs", "32"]);
         assert_eq!(code, 0, "{gpu}: {err}");
     }
+}
+
+/// The waves row says why there is no tail_effect finding when it shows an idle share, and
+/// every percentage is written one way (two decimals at most, as the findings write them:
+/// 93.75%, not 93.8%).
+#[test]
+fn waves_without_a_tail_finding_say_why_and_percentages_match_the_findings() {
+    // 2000 blocks on an H100, 1056 at a time: the last wave leaves 112 of 1056 slots idle
+    // (10.61%), 112 of the launch's 2112 (5.3%): within the 10% threshold.
+    let (code, out, _) = calc(&[
+        "--arch", "H100", "--block", "256", "--regs", "32", "--grid", "2000",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(findings(&out).contains("none"), "{out}");
+    assert!(
+        out.contains(
+            "waves                             1.89 (1056 blocks at a time; last wave 944 blocks, \
+             10.61% of its slots idle); no tail_effect: 5.3% of the launch's block slots idle, \
+             within tail_effect's 10% (thresholds.tail_effect_max_waste)"
+        ),
+        "{out}"
+    );
+    // With the finding, no such words.
+    let (_, out, _) = calc(&[
+        "--arch", "H100", "--block", "256", "--regs", "32", "--grid", "1200",
+    ]);
+    assert!(findings(&out).contains("warn[tail_effect]"), "{out}");
+    assert!(!out.contains("no tail_effect"), "{out}");
+    // 160 threads, 48 registers on an A100: the budget's percentages as the lints write them.
+    let (_, out, _) = calc(&["--arch", "A100", "--block", "160", "--regs", "48"]);
+    assert!(
+        out.contains(
+            "register budget (160 threads)     <= 32: 12 blocks/SM, 93.75%; <= 40: 9 blocks/SM, \
+             70.31%; <= 48: 8 blocks/SM, 62.5%"
+        ),
+        "{out}"
+    );
 }

@@ -214,6 +214,124 @@ fn ncus_other_layouts() {
     );
 }
 
+/// A CSV of one launch in ncu's layout, with the values given; the launch stands for
+/// cuDNN's flash-attention kernel on the H200 (131 KiB dynamic shared memory, run under a
+/// 228 KiB configuration its library chose); its other numbers are this test's.
+fn flash_attention_csv(name: &str, ncu_theoretical: &str) -> PathBuf {
+    let base = "\"7\",\"2214\",\"python\",\"host\",\"cudnn_sdpa_flash_fprop\",\"1\",\"7\",\
+                \"(384, 1, 1)\",\"(264, 1, 1)\",\"0\",\"9.0\"";
+    let metrics = [
+        (
+            "Launch Statistics",
+            "Registers Per Thread",
+            "register/thread",
+            "168",
+        ),
+        (
+            "Launch Statistics",
+            "Shared Memory Configuration Size",
+            "byte",
+            "233,472",
+        ),
+        (
+            "Launch Statistics",
+            "Driver Shared Memory Per Block",
+            "byte/block",
+            "1,024",
+        ),
+        (
+            "Launch Statistics",
+            "Dynamic Shared Memory Per Block",
+            "byte/block",
+            "134,144",
+        ),
+        (
+            "Launch Statistics",
+            "Static Shared Memory Per Block",
+            "byte/block",
+            "0",
+        ),
+        ("Launch Statistics", "# SMs", "SM", "132"),
+        ("Launch Statistics", "Waves Per SM", "", "2"),
+        ("Occupancy", "Block Limit SM", "block", "32"),
+        ("Occupancy", "Block Limit Registers", "block", "1"),
+        ("Occupancy", "Block Limit Shared Mem", "block", "1"),
+        ("Occupancy", "Block Limit Warps", "block", "5"),
+        ("Occupancy", "Theoretical Occupancy", "%", ncu_theoretical),
+        ("Occupancy", "Achieved Occupancy", "%", "18.21"),
+    ];
+    let mut csv = String::from(
+        "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\
+         \"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\
+         \"Metric Name\",\"Metric Unit\",\"Metric Value\"\n",
+    );
+    for (section, metric, unit, value) in metrics {
+        csv.push_str(&format!(
+            "{base},\"{section}\",\"{metric}\",\"{unit}\",\"{value}\"\n"
+        ));
+    }
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::write(&path, csv).unwrap();
+    path
+}
+
+/// Launch IDs are ncu's integers; a larger shared-memory configuration than the default
+/// carveout gives (the engine predicts 132 KiB for 131 KiB + 1 KiB reserved, the library
+/// asked for 228 KiB) with the same occupancy and block limits is a note, exit 0; with an
+/// occupancy that differs it is a disagreement, exit 1.
+#[test]
+fn a_carveout_preference_is_a_note_unless_the_occupancy_differs() {
+    let run = |path: PathBuf| {
+        let out = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))
+            .args(["occupancy", "profile", "--json", "--import"])
+            .arg(path)
+            .current_dir(std::env::temp_dir())
+            .output()
+            .unwrap();
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (out.status.code(), json[0].clone())
+    };
+    let (code, launch) = run(flash_attention_csv("carveout-same.csv", "18.75"));
+    assert_eq!(code, Some(0), "{launch:#}");
+    assert!(
+        launch["id"].is_u64() && launch["process_id"].is_u64(),
+        "{launch}"
+    );
+    assert_eq!(
+        (launch["id"].as_u64(), launch["process_id"].as_u64()),
+        (Some(7), Some(2214))
+    );
+    assert_eq!(launch["theoretical_occupancy"], 18.75);
+    assert_eq!(
+        (
+            launch["smem_config_bytes"].as_u64(),
+            launch["ncu_smem_config_bytes"].as_u64()
+        ),
+        (Some(132 * 1024), Some(228 * 1024))
+    );
+    assert_eq!(launch["disagreements"], Value::Array(vec![]));
+    assert!(
+        launch["notes"].to_string().contains(
+            "engine predicts 132 KiB (the default carveout), ncu reports 228 KiB: a larger \
+             configuration than needed, with the same occupancy and block limits: the carveout \
+             preference the program or a library set"
+        ),
+        "{launch:#}"
+    );
+
+    let (code, launch) = run(flash_attention_csv("carveout-differs.csv", "12.50"));
+    assert_eq!(code, Some(1), "{launch:#}");
+    let d = launch["disagreements"].to_string();
+    assert!(
+        d.contains("theoretical occupancy: engine 18.75%, ncu 12.5%"),
+        "{d}"
+    );
+    assert!(
+        d.contains("engine predicts 132 KiB (the default carveout), ncu reports 228 KiB"),
+        "{d}"
+    );
+}
+
 #[test]
 fn names_the_wrapper_and_checks_its_registers() {
     let out = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))

@@ -470,6 +470,88 @@ pub fn launch_cubin() {}
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// A resource manifest records the SHA-256 of each kernel source it was written from: after
+/// an edit of one, report says the manifest is older than the sources and how to refresh it
+/// (the build's: `cargo build`; the committed one: `OCCUPANCY_WRITE_MANIFEST=1 cargo build`).
+#[test]
+fn a_manifest_older_than_its_sources_is_reported() {
+    let krate = scratch_crate(
+        "report-stale",
+        "report-stale",
+        "#[occupancy::check(kernel = \"k_plain\", block = 256, target = \"sm_90\")]\n\
+         pub fn launch() {}\n",
+    );
+    let toml = krate.join("Cargo.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, format!("{text}\n[workspace]\n")).unwrap();
+    std::fs::create_dir_all(krate.join("kernels")).unwrap();
+    let probe = root().join("occupancy-core/tests/fixtures/probe.cu");
+    let source = std::fs::read(&probe).unwrap();
+    std::fs::write(krate.join("kernels/probe.cu"), &source).unwrap();
+    // The probe manifest, as the build helper writes it: with its source's hash.
+    let mut manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/ui/fixtures/probe.manifest.json")).unwrap(),
+    )
+    .unwrap();
+    manifest["sources"] = serde_json::json!([{
+        "file": "probe.cu",
+        "sha256": occupancy_core::resources::manifest::sha256_hex(&source),
+    }]);
+    // A build's output: the manifest in OUT_DIR, and the build script's directives.
+    let build = krate.join("target/debug/build/report-stale-0123456789abcdef");
+    std::fs::create_dir_all(build.join("out/occupancy")).unwrap();
+    std::fs::write(
+        build.join("out/occupancy/manifest.json"),
+        manifest.to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        build.join("output"),
+        format!(
+            "cargo:rerun-if-changed={}\ncargo:rustc-env=OCCUPANCY_TARGETS=sm_90\n",
+            krate.join("kernels").display()
+        ),
+    )
+    .unwrap();
+    let path = krate.to_str().unwrap();
+
+    let (code, stdout, _) = report(&[path]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(!stdout.contains("older"), "{stdout}");
+
+    // The kernel is edited; no build since.
+    std::fs::write(
+        krate.join("kernels/probe.cu"),
+        [source.as_slice(), b"\n// edited\n"].concat(),
+    )
+    .unwrap();
+    std::fs::write(krate.join("kernels/extra.cu"), "// new\n").unwrap();
+    let warning = "warning: the resource manifest is older than its kernel sources in kernels/ \
+                   (extra.cu is not in the manifest; probe.cu changed since the manifest was \
+                   written): the numbers below are those of the sources it was written from; \
+                   `cargo build` writes it afresh";
+    let (code, stdout, _) = report(&[path]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.replace("\n  ", " ").contains(warning), "{stdout}");
+    let (_, value) = json(&[path]);
+    assert_eq!(
+        value["manifest_stale"].as_str(),
+        Some(&warning["warning: ".len()..])
+    );
+
+    // Without the build, the committed manifest: refreshed another way.
+    std::fs::remove_dir_all(krate.join("target")).unwrap();
+    std::fs::write(krate.join("kernels.manifest.json"), manifest.to_string()).unwrap();
+    let (_, stdout, _) = report(&[path]);
+    assert!(
+        stdout.replace("\n  ", " ").contains(
+            "are those of the sources it was written from; `OCCUPANCY_WRITE_MANIFEST=1 cargo \
+             build` (or `cargo occupancy inspect --write-manifest`) writes it afresh"
+        ),
+        "{stdout}"
+    );
+}
+
 /// Without --kernel-manifest, the newest `target/*/build/<package>-*/out/occupancy/manifest.json`.
 #[test]
 fn finds_the_newest_build_manifest() {
@@ -888,6 +970,124 @@ fn items_past_the_limits_are_left_out_not_the_file() {
     );
 }
 
+/// `report --all`: the CUDA C++ launches of a crate's `src/cuda/*.cu` beside its wrappers,
+/// checked with the kernels of `--kernel-manifest` (no build), in the table, JSON and
+/// SARIF; a run-time block is listed as not checked; a deny-level finding fails the report.
+#[test]
+fn all_lists_the_cuda_launches_beside_the_wrappers() {
+    let krate = scratch_crate("report-all", "cuda_launchers", "pub fn nothing() {}\n");
+    std::fs::create_dir_all(krate.join("src/cuda")).unwrap();
+    std::fs::write(
+        krate.join("src/cuda/k.cu"),
+        r#"#define BLOCK 1024
+template <typename T, int N> __global__ void scale(T* x, int n) {}
+__global__ void heavy(float* x, int n) {}
+extern "C" void launch_scale(float* x, int n, int head, cudaStream_t s) {
+  switch (head) {
+    case 32: scale<float, 32><<<(n + 31) / 32, 32, 0, s>>>(x, n); break;
+    case 128: scale<float, 128><<<(n + 127) / 128, 128, 0, s>>>(x, n); break;
+  }
+}
+extern "C" void launch_heavy(float* x, int n, int threads, cudaStream_t s) {
+  heavy<<<n, BLOCK, 64 * 1024, s>>>(x, n);
+  heavy<<<n, threads, 0, s>>>(x, n);
+}
+"#,
+    )
+    .unwrap();
+    // Registers as ptxas gave them (nvcc 13.5: 10 for scale, 80 for heavy), both targets.
+    let kernel = |symbol: &str, regs: u32, sm: u32| {
+        format!(
+            "{{\"name\": \"{symbol}\", \"arch\": \"sm_{sm}\", \"origin\": \"cubin\", \"registers_per_thread\": {regs}, \
+              \"static_smem_bytes\": 0, \"local_bytes\": 0, \"spill_store_bytes\": 0, \"spill_load_bytes\": 0, \"barriers\": 1}}"
+        )
+    };
+    let mut kernels = Vec::new();
+    for sm in [80, 90] {
+        kernels.push(kernel("_Z5scaleIfLi32EEvPT_i", 10, sm));
+        kernels.push(kernel("_Z5scaleIfLi128EEvPT_i", 10, sm));
+        kernels.push(kernel("_Z5heavyPfi", 80, sm));
+    }
+    let manifest = krate.join("kernels.json");
+    std::fs::write(
+        &manifest,
+        format!("{{\"format\": 1, \"kernels\": [{}]}}", kernels.join(", ")),
+    )
+    .unwrap();
+    let dir = krate.to_str().unwrap();
+    let m = manifest.to_str().unwrap();
+
+    // Without --all: the Rust side only.
+    let (code, out, _) = report(&[dir, "--kernel-manifest", m]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("k.cu"), "{out}");
+
+    let (code, out, err) = report(&[dir, "--all", "--kernel-manifest", m]);
+    assert_eq!(
+        code, 1,
+        "the 1024 x 80-register launch cannot run: {out}{err}"
+    );
+    assert!(out.contains("CUDA C++ launches (src; resources:"), "{out}");
+    assert!(out.contains("src/cuda/k.cu:6"), "{out}");
+    assert!(
+        out.contains("launch_scale (scale<float, 32>, head == 32)"),
+        "{out}"
+    );
+    assert!(out.contains("block_limit (warn)"), "{out}");
+    assert!(out.contains("launch_impossible (deny)"), "{out}");
+    assert!(
+        out.contains("block run time, smem 0 B: run time, not checked: the block"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "4 launch sites, 4 paths: 3 checked, 1 not checked; 2 deny-level findings, 2 warnings"
+        ),
+        "{out}"
+    );
+
+    let (_, out, _) = report(&[dir, "--all", "--kernel-manifest", m, "--json"]);
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let launches = json["cuda_launches"].as_array().unwrap();
+    assert_eq!(launches.len(), 4);
+    let scale32 = &launches[0];
+    assert_eq!(scale32["location"], "src/cuda/k.cu:6");
+    assert_eq!(scale32["function"], "launch_scale");
+    assert_eq!(scale32["form"], "<<<...>>>");
+    assert_eq!(scale32["kernel"], "scale<float, 32>");
+    assert_eq!(scale32["path_conditions"][0], "head == 32");
+    let row = &scale32["targets"][0];
+    assert_eq!(row["target"], "sm_80");
+    assert_eq!(row["block"][0], 32);
+    assert_eq!(row["registers_per_thread"], 10);
+    assert_eq!(row["occupancy_percent"], 50.0);
+    assert!(
+        launches[3]["not_checked"][0]
+            .as_str()
+            .unwrap()
+            .contains("`threads` is a parameter of `launch_heavy`"),
+        "{:#}",
+        launches[3]
+    );
+    assert_eq!(json["cuda"]["launch_sites"], 4);
+
+    let (_, out, _) = report(&[dir, "--all", "--kernel-manifest", m, "--format", "sarif"]);
+    let sarif: Value = serde_json::from_str(&out).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let impossible = results
+        .iter()
+        .find(|r| r["ruleId"] == "launch_impossible")
+        .unwrap();
+    let location = &impossible["locations"][0]["physicalLocation"];
+    assert!(
+        location["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("src/cuda/k.cu")
+    );
+    assert_eq!(location["region"]["startLine"], 11);
+}
+
 /// Issue 19, item 4: a wrapper written by `macro_rules!` (the attribute in the macro's body,
 /// with `$name` fragments) cannot be evaluated without expansion: listed as checked only
 /// by the build, with its location, never dropped.
@@ -925,4 +1125,139 @@ fn wrappers_made_by_macros_are_listed_as_checked_by_the_build() {
         stdout.contains("2 wrappers: 1 evaluated, 0 with constants left to the compiler, 0 with errors, 1 checked only by the\n  build"),
         "{stdout}"
     );
+}
+
+/// `report --all` on the CUDA C++ test crate (`tests/fixtures/cuda-crate`), its library
+/// built by nvcc here and recorded as its build's check records it: every launch site of
+/// EXPECTED.md is listed (19 `<<<` / `cudaLaunchKernelEx` lines, 41 paths; none dropped), 40 paths checked with the
+/// library's kernels, `launch_scale_any`'s run-time block not checked, and the deny-level
+/// findings fail the report. Needs nvcc (skips with a message without it, unless
+/// `OCCUPANCY_REQUIRE_NVCC=1`).
+#[test]
+fn all_lists_every_launch_of_the_cuda_crate() {
+    let nvcc = match occupancy_core::build::Nvcc::find(None) {
+        Ok(n) => n,
+        Err(why) => {
+            assert_ne!(
+                std::env::var("OCCUPANCY_REQUIRE_NVCC").as_deref(),
+                Ok("1"),
+                "{why}"
+            );
+            eprintln!("skipped: {why}");
+            return;
+        }
+    };
+    let krate = scratch_crate("report-cuda-crate", "cuda_crate_copy", "pub fn f() {}\n");
+    let cuda = krate.join("src/cuda");
+    std::fs::create_dir_all(&cuda).unwrap();
+    let sources = root().join("tests/fixtures/cuda-crate/src/cuda");
+    for e in std::fs::read_dir(&sources).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), cuda.join(e.file_name())).unwrap();
+    }
+    std::fs::copy(
+        root().join("tests/fixtures/cuda-crate/occupancy.toml"),
+        krate.join("occupancy.toml"),
+    )
+    .unwrap();
+    // As the fixture's build.rs builds it, into a build's OUT_DIR with the check's record.
+    let target = krate.join("target");
+    let out_dir = target.join("debug/build/cuda_crate_copy-0123456789abcdef/out");
+    std::fs::create_dir_all(out_dir.join("occupancy")).unwrap();
+    let mut objects = Vec::new();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&cuda)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+        .collect();
+    files.sort();
+    for f in &files {
+        let o = out_dir.join(f.file_stem().unwrap()).with_extension("o");
+        let status = nvcc
+            .command()
+            .args(["-c", "-O3", "-std=c++17", "-Xcompiler", "-fPIC"])
+            .arg("-I")
+            .arg(&cuda)
+            .arg("-o")
+            .arg(&o)
+            .arg(f)
+            .args([
+                "-gencode",
+                "arch=compute_80,code=sm_80",
+                "-gencode",
+                "arch=compute_90,code=sm_90",
+            ])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        objects.push(o);
+    }
+    let lib = out_dir.join("libcuda_kernels.a");
+    let status = nvcc
+        .command()
+        .arg("--lib")
+        .arg("-o")
+        .arg(&lib)
+        .args(&objects)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::write(
+        out_dir.join("occupancy/cuda-launches.json"),
+        serde_json::json!({"crate_dir": krate, "dirs": ["src/cuda"], "objects": [lib]}).to_string(),
+    )
+    .unwrap();
+
+    let (code, out) = json(&[krate.to_str().unwrap(), "--all"]);
+    assert_eq!(code, 1, "deny-level findings fail the report");
+    // EXPECTED.md's 17 launches, the `if` chain's three `<<<` lines each a site: 19.
+    assert_eq!(out["cuda"]["launch_sites"], 19, "{:#}", out["cuda"]);
+    assert_eq!(out["cuda"]["paths"], 41);
+    assert_eq!(out["cuda"]["checked"], 40);
+    let launches = out["cuda_launches"].as_array().unwrap();
+    let mut sites: Vec<String> = launches
+        .iter()
+        .map(|l| l["location"].as_str().unwrap().to_owned())
+        .collect();
+    sites.dedup();
+    assert_eq!(
+        sites,
+        [
+            "src/cuda/attention.cu:106",
+            "src/cuda/elementwise.cu:81",
+            "src/cuda/elementwise.cu:87",
+            "src/cuda/elementwise.cu:92",
+            "src/cuda/elementwise.cu:98",
+            "src/cuda/elementwise.cu:105",
+            "src/cuda/elementwise.cu:110",
+            "src/cuda/elementwise.cu:117",
+            "src/cuda/elementwise.cu:123",
+            "src/cuda/gemm.cu:219",
+            "src/cuda/gemm.cu:226",
+            "src/cuda/gemm.cu:228",
+            "src/cuda/gemm.cu:230",
+            "src/cuda/gemm.cu:240",
+            "src/cuda/gemm.cu:258",
+            "src/cuda/reduce.cu:143",
+            "src/cuda/reduce.cu:149",
+            "src/cuda/reduce.cu:156",
+            "src/cuda/reduce.cu:170",
+        ]
+    );
+    let scale_any = launches
+        .iter()
+        .find(|l| l["location"] == "src/cuda/elementwise.cu:123")
+        .unwrap();
+    assert!(
+        scale_any["not_checked"][0]
+            .as_str()
+            .unwrap()
+            .contains("`block` is a parameter of `launch_scale_any`"),
+        "{scale_any:#}"
+    );
+    let clamp = launches
+        .iter()
+        .find(|l| l["location"] == "src/cuda/elementwise.cu:110")
+        .unwrap();
+    assert_eq!(clamp["targets"][0]["occupancy_percent"], 100.0, "{clamp:#}");
 }

@@ -73,16 +73,16 @@ fn regs_table_collapses_runs_and_names_the_steps() {
     assert!(ok, "{err}");
     assert!(out.contains("Registers per thread (1 to 255)"), "{out}");
     assert!(
-        out.contains("  1-24          8     64     100.0%  warps\n"),
+        out.contains("  1-24          8     64       100%  warps\n"),
         "{out}"
     );
     // 25-32 registers also round up to 1024 per warp: registers tie with warps at 8 blocks.
     assert!(
-        out.contains("  25-32         8     64     100.0%  warps, registers\n"),
+        out.contains("  25-32         8     64       100%  warps, registers\n"),
         "{out}"
     );
     assert!(
-        out.contains("  33-40         6     48      75.0%  registers  <- current (40)\n"),
+        out.contains("  33-40         6     48        75%  registers  <- current (40)\n"),
         "{out}"
     );
     assert!(
@@ -200,7 +200,7 @@ fn block_sweep_stops_at_launch_bounds_and_shows_blocks_that_cannot_launch() {
     ]);
     assert!(
         out.contains(
-            "672-1024       0      0       0.0%  launch fails: too many registers per block"
+            "672-1024       0      0         0%  launch fails: too many registers per block"
         ),
         "{out}"
     );
@@ -245,11 +245,11 @@ fn smem_sweep_on_sm_86_with_the_reserve() {
     let (ok, out, _) = sweep(&args);
     assert!(ok);
     assert!(
-        out.contains("  33025-50176        2      8      16.7%  shared memory\n"),
+        out.contains("  33025-50176        2      8     16.67%  shared memory\n"),
         "{out}"
     );
     assert!(
-        out.contains("  50177-101376       1      4       8.3%  shared memory  <- current (50496)"),
+        out.contains("  50177-101376       1      4      8.33%  shared memory  <- current (50496)"),
         "{out}"
     );
     // Without the opt-in the sweep ends at the 48 KiB default, 2 blocks still at its end.
@@ -268,7 +268,7 @@ fn smem_sweep_notes_a_configuration_that_needs_the_opt_in() {
     assert!(ok, "{err}");
     assert!(out.contains("Current: no block fits"), "{out}");
     assert!(
-        out.contains("  50177-101376       1      8      16.7%  shared memory  <- current (61440)"),
+        out.contains("  50177-101376       1      8     16.67%  shared memory  <- current (61440)"),
         "{out}"
     );
     assert!(
@@ -372,7 +372,7 @@ fn svg_is_written_with_the_current_configuration_marked() {
     assert!(svg.starts_with("<svg"), "{}", &svg[..100]);
     assert!(svg.trim_end().ends_with("</svg>"));
     assert!(
-        svg.contains("current (40 registers): 6 blocks, 48 warps, 75.0%, limiter registers"),
+        svg.contains("current (40 registers): 6 blocks, 48 warps, 75%, limiter registers"),
         "no current label"
     );
     // The red point.
@@ -410,7 +410,7 @@ fn svg_is_written_with_the_current_configuration_marked() {
     ] {
         assert!(svg.contains(caption), "{caption}");
     }
-    assert!(svg.contains("current (50496 B): 1 block, 4 warps, 8.3%, limiter shared memory"));
+    assert!(svg.contains("current (50496 B): 1 block, 4 warps, 8.33%, limiter shared memory"));
     assert_eq!(svg.matches("current (").count(), 3);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -216,9 +216,9 @@ pub(crate) fn resolve(
                 errors.push(Error::new(
                     *span,
                     format!(
-                        "no kernel matches `{name}` in {}; it has: {}",
+                        "no kernel matches `{name}` in {}; {}",
                         source.describe(),
-                        list(&available(&manifest))
+                        manifest.listing(name)
                     ),
                 ));
                 failed = true;
@@ -513,13 +513,13 @@ fn only_kernel(manifest: &Manifest, kind: SourceKind, file: &LitStr) -> Result<S
             file.span(),
             format!("the {what} `{}` holds no kernel", file.value()),
         )),
-        many => Err(Error::new(
+        _ => Err(Error::new(
             file.span(),
             format!(
-                "the {what} `{}` holds {} kernels: choose one with `kernel = \"...\"`: {}",
+                "the {what} `{}` holds more than one kernel: choose one with `kernel = \"...\"`; \
+                 {}",
                 file.value(),
-                many.len(),
-                list(many)
+                manifest.listing("")
             ),
         )),
     }
@@ -543,18 +543,6 @@ fn available(manifest: &Manifest) -> Vec<(String, Vec<SmTarget>)> {
     out
 }
 
-/// `a (sm_80, sm_90), b (sm_80)`.
-fn list(kernels: &[(String, Vec<SmTarget>)]) -> String {
-    kernels
-        .iter()
-        .map(|(name, archs)| {
-            let archs: Vec<String> = archs.iter().map(SmTarget::to_string).collect();
-            format!("{name} ({})", archs.join(", "))
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 fn not_found(e: &LookupError, source: &Source) -> String {
     let mut message = format!("no kernel `{}` in {}", e.kernel, source.describe());
     if let Some(s) = &e.suggestion {
@@ -563,7 +551,7 @@ fn not_found(e: &LookupError, source: &Source) -> String {
     if e.available.is_empty() {
         message.push_str(": it holds no kernel");
     } else {
-        message.push_str(&format!("; it has: {}", list(&e.available)));
+        message.push_str(&format!("; {}", e.listing));
     }
     message
 }

@@ -81,24 +81,26 @@ pub(crate) fn plans(
                 // A malformed `block` was reported already: a "missing" error is noise.
                 return Vec::new();
             }
-            let why = match (body, unread) {
-                (_, Some(why)) => format!("the body was not read ({why})"),
-                (Some(_), None) => {
-                    "the body builds no launch configuration the attribute can read \
-                     (a `LaunchConfig { .. }` literal, `LaunchConfig::for_num_elems`, a function \
-                     of the crate returning a `LaunchConfig` (methods are not read), or cust's \
-                     `launch!`)"
-                        .to_owned()
-                }
-                (None, None) => "there is no body to read".to_owned(),
-            };
-            errors.push(Error::new(
-                attribute,
-                format!(
-                    "missing `block`: {why}; give the threads per block, e.g. `block = 256` or \
-                     `block = (16, 16)`"
+            let message = match (body, unread) {
+                (_, Some(why)) => format!(
+                    "missing `block`: the body was not read ({why}); give the threads per \
+                     block, e.g. `block = 256` or `block = (16, 16)`"
                 ),
-            ));
+                // A function that launches nothing the reader can see: say so, what it
+                // looks for, and that keys describe a launch made elsewhere.
+                (Some(_), None) => "no launch found: the body builds no launch configuration \
+                     the attribute reads (it looks for a cudarc `LaunchConfig { .. }` literal, \
+                     inline or bound with `let`, `LaunchConfig::for_num_elems(n)`, a call of a \
+                     function of the crate that returns a `LaunchConfig` (methods are not \
+                     read), and cust's `launch!`); for a launch made elsewhere, describe it with \
+                     keys: `block = 256` or `block = (16, 16)`, and `smem` and `grid` where it \
+                     sets them"
+                    .to_owned(),
+                (None, None) => "missing `block`: there is no body to read; give the threads \
+                     per block, e.g. `block = 256` or `block = (16, 16)`"
+                    .to_owned(),
+            };
+            errors.push(Error::new(attribute, message));
             return Vec::new();
         }
         let choices = [

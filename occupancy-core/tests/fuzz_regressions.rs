@@ -121,3 +121,18 @@ fn policy_with_a_multibyte_target() {
         "{errors:?}"
     );
 }
+
+/// fuzz target `host` (panic): an anonymous namespace's length prefix in a symbol (here, in a
+/// host ELF's bytes read as text) ended inside a multi-byte character, and masking sliced
+/// the string there.
+#[cfg(feature = "resources")]
+#[test]
+fn masked_symbol_with_a_length_inside_a_character() {
+    use occupancy_core::resources::instantiation::masked_symbol;
+    let text = "_ZN39_GLOBAL__N__\u{fffd}\u{fffd}_7_seed_cu_643 tile";
+    assert_eq!(masked_symbol(text), text);
+    assert_eq!(
+        masked_symbol("x12_GLOBAL__N_\u{e9}y"),
+        "x12_GLOBAL__N_\u{e9}y"
+    );
+}

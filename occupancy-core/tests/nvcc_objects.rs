@@ -12,7 +12,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use occupancy_core::resources::host::{self, Section};
-use occupancy_core::resources::instantiation::{Instantiation, TemplateArg, masked_symbol};
+use occupancy_core::resources::instantiation::{
+    CompiledName, Instantiation, TemplateArg, masked_symbol,
+};
 use occupancy_core::resources::{self, InputKind, KernelResources, SmTarget};
 
 fn dir() -> PathBuf {
@@ -343,6 +345,18 @@ fn launches_name_their_compiled_instantiations() {
         .len(),
         1
     );
+    // Names parsed once give the same answers.
+    let names: Vec<CompiledName> = kernels.iter().map(CompiledName::of).collect();
+    for wanted in [
+        Instantiation::new("axpy"),
+        Instantiation::parse("pack_sum<float>").unwrap(),
+        Instantiation::new("scale_rows").in_file("host_b.cu"),
+    ] {
+        let by_find: Vec<Option<bool>> = kernels.iter().map(|k| wanted.matches(k)).collect();
+        let by_name: Vec<Option<bool>> = names.iter().map(|n| wanted.matches_compiled(n)).collect();
+        assert_eq!(by_find, by_name, "{wanted}");
+        assert!(by_name.iter().any(Option::is_some), "{wanted}");
+    }
 }
 
 #[test]
@@ -467,4 +481,82 @@ fn section_name_offset(data: &[u8], name: &str) -> usize {
     let (shoff, shentsize, shstrndx) = (u64_at(0x28), u16_at(0x3a), u16_at(0x3e));
     let strtab = u64_at(shoff + shstrndx * shentsize + 0x18);
     strtab + u32::from_le_bytes(data[h..h + 4].try_into().unwrap()) as usize
+}
+
+/// The committed objects are what nvcc 13.5 makes of the sources beside them: `make.sh` run
+/// in a scratch folder gives the same kernels (by masked symbol: the anonymous-namespace
+/// hashes change with the folder) with the same resources. Needs nvcc; skips with a message
+/// without it, unless `OCCUPANCY_REQUIRE_NVCC=1`.
+#[cfg(feature = "build")]
+#[test]
+fn rebuilt_objects_give_the_same_kernels() {
+    use occupancy_core::build::Nvcc;
+    let nvcc = match Nvcc::find(None) {
+        Ok(n) => n,
+        Err(why) => {
+            assert_ne!(
+                std::env::var("OCCUPANCY_REQUIRE_NVCC").as_deref(),
+                Ok("1"),
+                "{why}"
+            );
+            eprintln!("skipped: {why}");
+            return;
+        }
+    };
+    let scratch =
+        std::env::temp_dir().join(format!("occupancy-nvcc-objects-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    for f in ["host.cu", "host_b.cu", "make.sh"] {
+        std::fs::copy(dir().join(f), scratch.join(f)).unwrap();
+    }
+    let out = std::process::Command::new("sh")
+        .arg(scratch.join("make.sh"))
+        .env("NVCC", &nvcc.path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // (masked symbol, arch) -> (registers, static smem, barriers, local bytes).
+    type Resources = BTreeMap<(String, SmTarget), (u32, u32, Option<u32>, u32)>;
+    let resources = |data: &[u8]| -> Resources {
+        resources::read(data)
+            .unwrap()
+            .into_iter()
+            .map(|k| {
+                (
+                    (masked_symbol(&k.name), k.arch),
+                    (
+                        k.registers_per_thread,
+                        k.static_smem_bytes,
+                        k.barriers,
+                        k.local_bytes,
+                    ),
+                )
+            })
+            .collect()
+    };
+    for file in ["host.o", "libhost.a"] {
+        let rebuilt = resources(&std::fs::read(scratch.join(file)).unwrap());
+        let committed = resources(&read(file));
+        // Two kernels of libhost.a share a masked symbol (scale_rows of two files): compare
+        // the sets, which then hold each once.
+        assert_eq!(
+            rebuilt.keys().collect::<Vec<_>>(),
+            committed.keys().collect::<Vec<_>>(),
+            "{file}: kernels"
+        );
+        if nvcc.version.to_string() == "13.5" {
+            assert_eq!(rebuilt, committed, "{file}: resources from nvcc 13.5");
+        } else {
+            eprintln!(
+                "nvcc {}: {file} has the same kernels; resources not compared (the fixtures are nvcc 13.5's)",
+                nvcc.version
+            );
+        }
+    }
+    std::fs::remove_dir_all(&scratch).unwrap();
 }

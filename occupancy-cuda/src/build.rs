@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use occupancy_attr::Env;
-use occupancy_core::lint::Level;
+use occupancy_core::lint::{Finding, Level};
 use occupancy_core::policy::Policy;
 
 use crate::check::{CheckedLaunch, Compiled, Outcome, check};
@@ -163,29 +163,53 @@ impl CudaLaunches {
             if c.paths.is_empty() {
                 not_checked += 1;
             }
+            // Findings that differ only in the path (the kernel's type argument, say) are
+            // printed once, with the other paths named in a note.
+            let mut groups: Vec<(Level, String, Finding, Vec<String>)> = Vec::new();
             for p in &c.paths {
                 paths += 1;
                 let Outcome::Checked(spec, evaluation) = &p.outcome else {
                     not_checked += 1;
                     continue;
                 };
+                let label = spec
+                    .plans
+                    .first()
+                    .and_then(|plan| plan.label.clone())
+                    .unwrap_or_default();
                 for d in &evaluation.diagnostics {
                     let level = spec.level(d.finding.lint);
-                    let text = format!(
-                        "{location}: {}: {}: {}",
-                        if level == Level::Deny {
-                            "error"
-                        } else {
-                            "warning"
-                        },
-                        d.finding.lint.name,
-                        d.finding
-                    );
-                    match level {
-                        Level::Allow => {}
-                        Level::Warn => warn(&mut lines, &text),
-                        Level::Deny => denied.push(text),
+                    if level == Level::Allow {
+                        continue;
                     }
+                    let key = same_numbers(&d.finding, &label);
+                    match groups.iter_mut().find(|g| g.0 == level && g.1 == key) {
+                        Some(g) => g.3.push(label.clone()),
+                        None => groups.push((level, key, d.finding.clone(), Vec::new())),
+                    }
+                }
+            }
+            for (level, _, mut finding, others) in groups {
+                if !others.is_empty() {
+                    finding.notes.push(format!(
+                        "the same on {} other path{} of this launch: {}",
+                        others.len(),
+                        if others.len() == 1 { "" } else { "s" },
+                        others.join("; ")
+                    ));
+                }
+                let text = format!(
+                    "{location}: {}: {}: {finding}",
+                    if level == Level::Deny {
+                        "error"
+                    } else {
+                        "warning"
+                    },
+                    finding.lint.name,
+                );
+                match level {
+                    Level::Deny => denied.push(text),
+                    _ => warn(&mut lines, &text),
                 }
             }
         }
@@ -255,4 +279,17 @@ impl CudaLaunches {
             elapsed: start.elapsed(),
         })
     }
+}
+
+/// A finding's text with its path's label and kernel names taken out: two paths whose
+/// findings give this the same have the same numbers, limiter and fix.
+fn same_numbers(f: &Finding, label: &str) -> String {
+    let mut text = f.to_string().replace(&format!(" ({label})"), "");
+    // The resources note names the kernel instantiation; its numbers stay.
+    for name in label.split(", ").take(1) {
+        text = text.replace(name, "");
+        let spaced = name.replace('>', " >");
+        text = text.replace(&spaced, "");
+    }
+    text
 }

@@ -302,6 +302,37 @@ fn check_path_inner(
     }
     let mut label = vec![path.kernel.to_string()];
     label.extend(path.conditions.iter().cloned());
+    // Shared memory placed at the limit it grows past: static shared memory counts against
+    // the same limit, so the most that launches is the limit less the largest static
+    // shared memory of the kernels on these targets (on the step of the code's values).
+    let mut smem = smem;
+    if let Some(l) = path.smem_limit {
+        let static_smem = kernels
+            .iter()
+            .flat_map(|k| k.resources.iter().flatten())
+            .map(|r| r.static_smem_bytes)
+            .max()
+            .unwrap_or(0);
+        let step = l.step_bytes.max(1);
+        let most = l.limit_bytes.saturating_sub(static_smem) / step * step;
+        smem = if l.above { most + step } else { most };
+        let text = if l.above {
+            format!(
+                "smem = {smem} (the first value over the limit: {} B with {static_smem} B static)",
+                l.limit_bytes
+            )
+        } else {
+            format!(
+                "smem = {smem} (the most that launches: {} B with {static_smem} B static)",
+                l.limit_bytes
+            )
+        };
+        for c in &mut label {
+            if c.starts_with("smem = ") {
+                c.clone_from(&text);
+            }
+        }
+    }
     let plan = Plan::known(block, smem, path.grid.known(), Some(label.join(", ")));
     let cluster = path
         .cluster

@@ -77,10 +77,10 @@ impl Sources {
             sources.walk(&dir, 0, &mut found);
         }
         for path in found {
-            if let Some(index) = sources.load(&path, None) {
-                if !sources.given.contains(&index) {
-                    sources.given.push(index);
-                }
+            if let Some(index) = sources.load(&path, None)
+                && !sources.given.contains(&index)
+            {
+                sources.given.push(index);
             }
         }
         // Includes, breadth first; `load` appends, so the loop sees new files too.
@@ -102,9 +102,15 @@ impl Sources {
             sources.includes[next] = resolved;
             next += 1;
         }
-        // Parse, once every file's macros are known: a statement-like macro invocation
-        // with no `;` after it (`DISPATCH(dtype, [&] { ... })` before a `}`) derails the
-        // grammar, so one is added there.
+        sources.parse_all();
+        sources
+    }
+
+    /// Parses every file read, once every file's macros are known: a statement-like macro
+    /// invocation with no `;` after it (`DISPATCH(dtype, [&] { ... })` before a `}`)
+    /// derails the grammar, so one is added there.
+    fn parse_all(&mut self) {
+        let sources = self;
         let statement_macros: HashSet<String> = sources
             .raw
             .iter()
@@ -123,6 +129,44 @@ impl Sources {
             }
             sources.files.push(code);
         }
+    }
+
+    /// Sources given as text (`name`, `text`), not read from disk: each is a given file;
+    /// `#include "name"` resolves to another of them by name (relative to the including
+    /// file's folder, or as written). For tools and fuzzing.
+    pub(crate) fn from_texts(files: &[(&str, &str)]) -> Sources {
+        let mut sources = Sources {
+            root: PathBuf::new(),
+            files: Vec::new(),
+            includes: Vec::new(),
+            given: Vec::new(),
+            notes: Vec::new(),
+            by_path: HashMap::new(),
+            raw: Vec::new(),
+        };
+        for (i, (name, text)) in files.iter().take(MAX_FILES).enumerate() {
+            sources
+                .raw
+                .push(((*text).to_owned(), (*name).to_owned(), PathBuf::from(name)));
+            sources.includes.push(Vec::new());
+            sources.given.push(i);
+        }
+        for i in 0..sources.raw.len() {
+            let dir = sources.raw[i]
+                .2
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
+            let mut resolved = Vec::new();
+            for (name, _) in includes(&sources.raw[i].0) {
+                let wanted = [dir.join(&name), PathBuf::from(&name)];
+                if let Some(j) = sources.raw.iter().position(|(_, _, p)| wanted.contains(p)) {
+                    resolved.push(j);
+                }
+            }
+            sources.includes[i] = resolved;
+        }
+        sources.parse_all();
         sources
     }
 

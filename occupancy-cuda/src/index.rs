@@ -629,8 +629,8 @@ pub(crate) fn find_kind<'t>(at: At<'t>, kind: &str, depth: usize) -> Option<At<'
 
 fn has_child_kind(at: At<'_>, kind: &str) -> bool {
     let mut cursor = at.node.walk();
-    let found = at.node.children(&mut cursor).any(|c| c.kind() == kind);
-    found
+
+    at.node.children(&mut cursor).any(|c| c.kind() == kind)
 }
 
 /// The identifiers of a function body (iterative: any depth is safe).

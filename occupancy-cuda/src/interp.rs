@@ -19,7 +19,8 @@ use occupancy_core::abstract_int::{AbstractInt, Comparison, Truth, loop_exits};
 use crate::MAX_PATHS;
 use crate::index::{At, Constant, Function, Index, Init, Struct, declared_name, template_params};
 use crate::launch::{
-    Candidates, CudaLaunch, Instantiation, LaunchForm, LaunchPath, Read, ReadNote, TemplateArg,
+    Candidates, CudaLaunch, Instantiation, LaunchForm, LaunchPath, Read, ReadNote, SmemLimit,
+    TemplateArg,
 };
 use crate::macros::{Expander, paren_list};
 use crate::syntax::{Code, clip};
@@ -76,6 +77,8 @@ pub(crate) struct Site {
 #[derive(Clone)]
 struct Frame {
     function: String,
+    /// Its parameters' names.
+    params: Vec<String>,
 }
 
 /// The interpreter of one translation unit.
@@ -97,6 +100,9 @@ pub(crate) struct Interp<'t, 's> {
     batch: usize,
     /// The unit's `.cu` file, relative to the crate.
     unit: String,
+    /// How the launch being recorded writes its block and dynamic shared memory, for the
+    /// reasons of values known only at run time.
+    written: [String; 2],
     exhausted: bool,
 }
 
@@ -120,6 +126,7 @@ impl<'t, 's> Interp<'t, 's> {
             batch: 1,
             exhausted: false,
             unit: String::new(),
+            written: Default::default(),
         }
     }
 
@@ -225,6 +232,7 @@ impl<'t, 's> Interp<'t, 's> {
         }
         self.frames.push(Frame {
             function: f.qualified.clone(),
+            params: f.params.iter().map(|p| p.name.clone()).collect(),
         });
         let out = self.exec_block(f.body, paths);
         self.frames.pop();
@@ -1241,14 +1249,14 @@ impl<'t, 's> Interp<'t, 's> {
             }
             "cudaFuncSetAttribute" => {
                 let mut p = p;
-                if args.len() == 3 && args[1].text().contains("MaxDynamicSharedMemorySize") {
-                    if let Val::Kernels(ks) = self.eval(strip_casts(args[0]), &p)
-                        && let Some((v, _)) =
-                            self.eval(args[2], &p).as_int().map(|(v, t)| (v.clone(), t))
-                    {
-                        for k in ks {
-                            p.opt_ins.push((k, v.clone()));
-                        }
+                if args.len() == 3
+                    && args[1].text().contains("MaxDynamicSharedMemorySize")
+                    && let Val::Kernels(ks) = self.eval(strip_casts(args[0]), &p)
+                    && let Some((v, _)) =
+                        self.eval(args[2], &p).as_int().map(|(v, t)| (v.clone(), t))
+                {
+                    for k in ks {
+                        p.opt_ins.push((k, v.clone()));
                     }
                 }
                 return vec![p];
@@ -1522,6 +1530,14 @@ impl<'t, 's> Interp<'t, 's> {
     {
         let items = config.children();
         let kernels = self.eval(function, p);
+        self.written = [
+            items
+                .get(1)
+                .map_or_else(String::new, |b| b.text().to_owned()),
+            items
+                .get(2)
+                .map_or_else(String::new, |s| s.text().to_owned()),
+        ];
         let grid = items.first().map(|g| self.eval(*g, p));
         let block = items.get(1).map(|b| self.eval(*b, p));
         let smem = match items.get(2) {
@@ -1685,6 +1701,8 @@ impl<'t, 's> Interp<'t, 's> {
         't: 'a,
     {
         let i = self.site_index(e, form, kernel_written);
+        let written = std::mem::take(&mut self.written);
+        let origins = [self.origin(&written[0]), self.origin(&written[1])];
         let kernels = match kernels {
             Val::Kernels(ks) => ks,
             other => {
@@ -1739,18 +1757,26 @@ impl<'t, 's> Interp<'t, 's> {
                 .find(|(kk, _)| kk == k)
                 .and_then(|(_, v)| v.known_value())
                 .and_then(|v| u32::try_from(v).ok());
-            for (block, smem, candidates, label) in block_smem(&block, &smem, &comment, opt_in) {
+            for (block, smem_read, candidates, label) in block_smem(&block, &smem, &comment, opt_in)
+            {
+                let limit = match (&smem_read, candidates) {
+                    (Read::Known(s), Candidates::None) => smem_limit(&smem, opt_in, *s),
+                    _ => None,
+                };
+                let block = explained(block, &origins[0]);
+                let smem_read = explained(smem_read, &origins[1]);
                 let mut conditions = p.conditions.clone();
-                if let Some(l) = label {
-                    if !conditions.contains(&l) {
-                        conditions.push(l);
-                    }
+                if let Some(l) = label
+                    && !conditions.contains(&l)
+                {
+                    conditions.push(l);
                 }
                 produced.push(LaunchPath {
                     kernel: instantiation.clone(),
                     grid: grid.clone(),
                     block,
-                    dynamic_smem_bytes: smem,
+                    dynamic_smem_bytes: smem_read,
+                    smem_limit: limit,
                     cluster,
                     opt_in_bytes: opt_in,
                     conditions,
@@ -1782,6 +1808,24 @@ impl<'t, 's> Interp<'t, 's> {
             }
             site.paths.push(path);
         }
+    }
+
+    /// How a launch value is written, for the reason it is known only at run time:
+    /// `` `threads` is a parameter of `launch_scale_any` ``, `` `n * 4` ``.
+    fn origin(&self, written: &str) -> Option<String> {
+        let written = written.trim();
+        if written.is_empty() {
+            return None;
+        }
+        let is_param = self
+            .frames
+            .last()
+            .is_some_and(|f| f.params.iter().any(|p| p == written));
+        Some(if is_param {
+            format!("`{written}` is a parameter of `{}`", self.frame_name())
+        } else {
+            format!("`{}`", clip(written, 40))
+        })
     }
 
     // ----------------------------------------------------------------------------------
@@ -2992,8 +3036,8 @@ fn branches_single(_out: &[Path], _paths: &[Path]) -> bool {
 
 fn set_config_field(c: &mut Config, field: &str, v: Val, sub: Option<&str>) {
     match (field, sub) {
-        ("gridDim", None) => c.grid = Box::new(v.to_dim3().map_or(v, Val::Dim3)),
-        ("blockDim", None) => c.block = Box::new(v.to_dim3().map_or(v, Val::Dim3)),
+        ("gridDim", None) => *c.grid = v.to_dim3().map_or(v, Val::Dim3),
+        ("blockDim", None) => *c.block = v.to_dim3().map_or(v, Val::Dim3),
         ("gridDim" | "blockDim", Some(axis)) => {
             let target = if field == "gridDim" {
                 &mut c.grid
@@ -3009,8 +3053,8 @@ fn set_config_field(c: &mut Config, field: &str, v: Val, sub: Option<&str>) {
                 }
             }
         }
-        ("dynamicSmemBytes", _) => c.smem = Box::new(v),
-        ("numAttrs", _) => c.num_attrs = Box::new(v),
+        ("dynamicSmemBytes", _) => *c.smem = v,
+        ("numAttrs", _) => *c.num_attrs = v,
         _ => {}
     }
 }
@@ -3196,8 +3240,8 @@ fn block_smem(
     smem: &Val,
     comment: &Comment,
     opt_in: Option<u32>,
-) -> Vec<(Read<[u32; 3]>, Read<u32>, Candidates, Option<String>)> {
-    let blocks: Vec<(Read<[u32; 3]>, bool, Option<String>)> = match block.to_dim3() {
+) -> Vec<LaunchChoice> {
+    let blocks: Vec<BlockChoice> = match block.to_dim3() {
         Ok(d) => {
             let sets: Vec<Option<&[i128]>> = d.iter().map(AbstractInt::members).collect();
             match (sets[0], sets[1], sets[2]) {
@@ -3231,7 +3275,7 @@ fn block_smem(
         }
         Err(why) => vec![(Read::Unknown(why), false, None)],
     };
-    let blocks: Vec<(Read<[u32; 3]>, bool, Option<String>)> = blocks
+    let blocks: Vec<BlockChoice> = blocks
         .into_iter()
         .flat_map(|(b, _, label)| match b {
             Read::Unknown(why) if !comment.block.is_empty() => {
@@ -3251,7 +3295,7 @@ fn block_smem(
             other => vec![(other, false, label)],
         })
         .collect();
-    let smems: Vec<(Read<u32>, bool, Option<String>)> = match smem.as_int() {
+    let smems: Vec<SmemChoice> = match smem.as_int() {
         // A few values: each; more (an interval's worth, `cols * 4` for cols <= 32): its
         // bounds, as for an interval.
         Some((v, _)) => match v.members() {
@@ -3331,6 +3375,16 @@ fn push_condition(p: &mut Path, condition: String) {
     }
 }
 
+/// A value known only at run time, with how the launch writes it in front of the reason.
+fn explained<T>(r: Read<T>, origin: &Option<String>) -> Read<T> {
+    match (r, origin) {
+        (Read::Unknown(why), Some(o)) if !why.contains(o.as_str()) => {
+            Read::Unknown(format!("{o}: {why}"))
+        }
+        (r, _) => r,
+    }
+}
+
 /// Whether two paths make the same launch (whatever led to it).
 fn same_launch(a: &LaunchPath, b: &LaunchPath) -> bool {
     a.kernel == b.kernel
@@ -3342,16 +3396,55 @@ fn same_launch(a: &LaunchPath, b: &LaunchPath) -> bool {
         && a.candidates == b.candidates
 }
 
+/// A (block, dynamic shared memory) to check, where its values came from, its label.
+type LaunchChoice = (Read<[u32; 3]>, Read<u32>, Candidates, Option<String>);
+
+/// For shared memory growing from `lo` past `limit`: the step of its values (the power of
+/// two, up to 16, dividing `lo`), the largest multiple of it within the limit, and `limit`.
+fn limit_step(lo: i128, limit: i128) -> (i128, i128, i128) {
+    let step = (0..=4)
+        .rev()
+        .map(|k| 1i128 << k)
+        .find(|s| lo % s == 0)
+        .unwrap_or(1);
+    (step, limit / step * step, limit)
+}
+
+/// The limit a path's shared memory was placed at by [`smem_bounds`] (it grows past it),
+/// for the check to move it below the limit less the kernel's static shared memory.
+fn smem_limit(smem: &Val, opt_in: Option<u32>, value: u32) -> Option<SmemLimit> {
+    let (v, _) = smem.as_int()?;
+    if v.members().is_some_and(|m| m.len() <= 8) {
+        return None;
+    }
+    let (lo, hi) = v.bounds();
+    let lo = lo?.max(0);
+    let limit = opt_in.map_or(48 * 1024, i128::from).max(48 * 1024);
+    if hi.is_some_and(|h| h <= limit) || lo == 0 {
+        return None;
+    }
+    let (step, under, _) = limit_step(lo, limit);
+    let value = i128::from(value);
+    (value == under || value == under + step).then(|| SmemLimit {
+        limit_bytes: u32::try_from(limit).unwrap_or(u32::MAX),
+        step_bytes: u32::try_from(step).unwrap_or(1),
+        above: value > under,
+    })
+}
+
+/// A dynamic shared memory to check: the value, whether a comment gave it, its label.
+type SmemChoice = (Read<u32>, bool, Option<String>);
+
+/// A block to check: the value, whether a comment gave it, its label.
+type BlockChoice = (Read<[u32; 3]>, bool, Option<String>);
+
 /// The launches to check for dynamic shared memory known as an interval that grows with
 /// the input (`cols * sizeof(float)`): occupancy only falls as it grows, so its largest
-/// value when that is within the limit (48 KiB, or the opt-in); else the most that
-/// launches and the first value above it (a multiple of the power of two, up to 16, that
+/// value when that is within the limit (48 KiB, or the opt-in); else the limit itself
+/// and the first value above it (a multiple of the power of two, up to 16, that
 /// divides the least value: the element size of `n * sizeof(T)`), where the launch fails.
 /// `None` when nothing bounds it from below (a plain run-time value: candidates needed).
-fn smem_bounds(
-    v: &AbstractInt,
-    opt_in: Option<u32>,
-) -> Option<Vec<(Read<u32>, bool, Option<String>)>> {
+fn smem_bounds(v: &AbstractInt, opt_in: Option<u32>) -> Option<Vec<SmemChoice>> {
     const DEFAULT_LIMIT: i128 = 48 * 1024;
     let (lo, hi) = v.bounds();
     let v = match (lo, hi) {
@@ -3373,13 +3466,8 @@ fn smem_bounds(
     if lo == 0 {
         return None;
     }
-    let step = (0..=4)
-        .rev()
-        .map(|k| 1i128 << k)
-        .find(|s| lo % s == 0)
-        .unwrap_or(1);
+    let (step, under, _) = limit_step(lo, limit);
     let mut out = Vec::new();
-    let under = limit / step * step;
     let what = if opt_in.is_some() {
         "the opt-in"
     } else {
@@ -3391,11 +3479,11 @@ fn smem_bounds(
             Read::Known(under),
             false,
             Some(format!(
-                "smem = {under} (the most that launches: {what}; {v} grows with the input)"
+                "smem = {under} (at the limit, {what}; {v} grows with the input)"
             )),
         ));
     }
-    let above = u32::try_from((limit / step + 1) * step).ok()?;
+    let above = u32::try_from(under + step).ok()?;
     out.push((
         Read::Known(above),
         false,

@@ -129,6 +129,11 @@ pub struct LaunchPath {
     pub block: Read<[u32; 3]>,
     /// Dynamic shared memory per block, bytes (0 when the launch gives none).
     pub dynamic_smem_bytes: Read<u32>,
+    /// Set when the dynamic shared memory grows with the input past the limit (48 KiB, or
+    /// the opt-in) and this path stands for the most that launches or for the first value
+    /// above it: the check moves it by the kernel's static shared memory, which counts
+    /// against the same limit.
+    pub smem_limit: Option<SmemLimit>,
     /// The thread-block cluster, blocks x, y, z, from a `cudaLaunchConfig_t`'s
     /// `cudaLaunchAttributeClusterDimension` attribute; `None` when the launch sets none.
     pub cluster: Option<[u32; 3]>,
@@ -182,6 +187,18 @@ impl LaunchPath {
     pub fn label(&self) -> Option<String> {
         (!self.conditions.is_empty()).then(|| self.conditions.join(", "))
     }
+}
+
+/// A shared memory placed at a limit it grows past: see [`LaunchPath::smem_limit`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct SmemLimit {
+    /// The limit on static + dynamic shared memory per block, bytes (49152 without an
+    /// opt-in).
+    pub limit_bytes: u32,
+    /// The step of the values the code computes (4 for `n * sizeof(float)`), bytes.
+    pub step_bytes: u32,
+    /// The first value above the limit (else the most that launches).
+    pub above: bool,
 }
 
 /// A launch site read from a `.cu` / `.cuh` file, with every path that reaches it.

@@ -1,6 +1,34 @@
 //! Reads the kernel launches of a crate's CUDA C++ host code (`.cu` / `.cuh` files that a
 //! build script compiles with nvcc and Rust calls through FFI) and checks them with the
 //! engine, lints and policy of `#[occupancy::check]`.
+//!
+//! ```no_run
+//! // build.rs, after compiling src/cuda/*.cu into $OUT_DIR/libkernels.a with nvcc:
+//! let lib = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("libkernels.a");
+//! occupancy_cuda::CudaLaunches::new("src/cuda").objects([&lib]).check();
+//! ```
+//!
+//! Stages, one module each, data flowing one way:
+//!
+//! 1. `files`: the `.cu` / `.cuh` files of the folders given and the headers they include
+//!    inside the crate, read once (regular files, [`MAX_FILE_BYTES`], [`MAX_FILES`]);
+//!    `syntax`: each parsed by tree-sitter's CUDA grammar within [`MAX_PARSE_TIME`];
+//! 2. `index`: the names of each translation unit (a `.cu` and its headers): macros,
+//!    constants, enumerators, structs and their static members, aliases, functions,
+//!    explicit instantiations; `macros`: the files' own macros expanded in text, bounded;
+//! 3. `interp`: every path from the unit's roots (the `extern "C"` launchers, functions no
+//!    other names, explicit instantiations) into the functions they call, with
+//!    [`occupancy_core::abstract_int`] values, recording each launch's paths
+//!    ([`Reading`], [`CudaLaunch`], [`LaunchPath`]);
+//! 4. `check`: each path with its kernel's resources from the objects ([`Compiled`]) as an
+//!    [`occupancy_attr::Spec`] ([`occupancy_attr::Spec::external`]), evaluated by
+//!    [`occupancy_attr::Spec::evaluate`] ([`CheckedLaunch`]);
+//! 5. `build`: the build-script call ([`CudaLaunches`]): cargo warnings, deny-level
+//!    failures, `rerun-if-changed`, the record `cargo occupancy report --all` reads.
+//!
+//! Nothing here runs a preprocessor or a compiler, follows an include outside the crate, or
+//! panics on any input: what is not read is in [`Reading::notes`] with its file and line,
+//! and a launch that is not checked says why.
 #![deny(missing_docs)]
 
 mod build;
@@ -20,7 +48,7 @@ pub use check::{CheckedLaunch, CheckedPath, Compiled, Outcome, check};
 pub use files::{MAX_FILE_BYTES, MAX_FILES};
 pub use launch::{
     Candidates, CudaLaunch, Instantiation, LaunchForm, LaunchPath, Read, ReadNote, Reading,
-    TemplateArg,
+    SmemLimit, TemplateArg,
 };
 pub use syntax::MAX_PARSE_TIME;
 
@@ -36,7 +64,17 @@ pub const MAX_PATHS: usize = occupancy_core::abstract_int::MAX_MEMBERS;
 /// includes is read on its own. Never fails: what cannot be read is in
 /// [`Reading::notes`], with its file and line.
 pub fn read(crate_dir: &Path, dirs: &[PathBuf]) -> Reading {
-    let sources = files::Sources::read(crate_dir, dirs);
+    read_sources(files::Sources::read(crate_dir, dirs))
+}
+
+/// [`read`] on sources given as text, `(name, text)` each (names relative to an imagined
+/// crate directory, `.cu` for translation units): `#include "..."` resolves among them.
+/// For tools and fuzzing; nothing is read from disk.
+pub fn read_texts(files: &[(&str, &str)]) -> Reading {
+    read_sources(files::Sources::from_texts(files))
+}
+
+fn read_sources(sources: files::Sources) -> Reading {
     let mut sites = Vec::new();
     let mut notes = sources.notes.clone();
     for unit in sources.units() {

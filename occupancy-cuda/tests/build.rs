@@ -2,39 +2,28 @@
 //! `.cu` line, deny-level findings collected, the policy's levels and candidates, the
 //! rerun-if-changed lines and the record for `report`.
 //!
-//! Needs nvcc (`OCCUPANCY_NVCC`, the PyPI wheel `nvidia-cuda-nvcc`, or on `PATH`); skips
-//! with a message without it unless `OCCUPANCY_REQUIRE_NVCC` is set.
+//! Needs nvcc (`occupancy_core::build::Nvcc::find`); skips with a message without it,
+//! unless `OCCUPANCY_REQUIRE_NVCC=1` (set by CI).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 use occupancy_cuda::{CudaLaunches, Outcome};
 
-/// nvcc, or `None` (after the skip message) when it is not installed.
-fn nvcc() -> Option<PathBuf> {
-    let mut candidates: Vec<PathBuf> = std::env::var_os("OCCUPANCY_NVCC")
-        .map(PathBuf::from)
-        .into_iter()
-        .collect();
-    if let Ok(out) = Command::new("python3")
-        .args(["-c", "import nvidia, os; print(nvidia.__path__[0])"])
-        .output()
-    {
-        let dir = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-        if !dir.is_empty() {
-            candidates.push(Path::new(&dir).join("cu13/bin/nvcc"));
+/// nvcc (occupancy's finder: `OCCUPANCY_NVCC`, the PyPI wheel, CUDA_PATH, PATH), or
+/// `None` after the skip message; a failure when `OCCUPANCY_REQUIRE_NVCC=1`.
+fn nvcc() -> Option<occupancy_core::build::Nvcc> {
+    match occupancy_core::build::Nvcc::find(None) {
+        Ok(n) => Some(n),
+        Err(why) => {
+            assert_ne!(
+                std::env::var("OCCUPANCY_REQUIRE_NVCC").as_deref(),
+                Ok("1"),
+                "OCCUPANCY_REQUIRE_NVCC=1 but {why}"
+            );
+            eprintln!("skipped: {why}");
+            None
         }
     }
-    candidates.push(PathBuf::from("/usr/local/cuda/bin/nvcc"));
-    let found = candidates.into_iter().find(|p| p.is_file());
-    if found.is_none() {
-        assert!(
-            std::env::var_os("OCCUPANCY_REQUIRE_NVCC").is_none(),
-            "OCCUPANCY_REQUIRE_NVCC is set but nvcc was not found"
-        );
-        eprintln!("skipped: nvcc not found (set OCCUPANCY_NVCC, or pip install nvidia-cuda-nvcc)");
-    }
-    found
 }
 
 const SOURCE: &str = r#"#include <cuda_runtime.h>
@@ -78,7 +67,8 @@ fn crate_with_library(policy: Option<&str>) -> Option<(tempfile::TempDir, PathBu
         std::fs::write(dir.path().join("occupancy.toml"), p).unwrap();
     }
     let object = dir.path().join("k.o");
-    let status = Command::new(&nvcc)
+    let status = nvcc
+        .command()
         .args(["-c", "-o"])
         .arg(&object)
         .arg(cuda.join("k.cu"))
@@ -92,8 +82,10 @@ fn crate_with_library(policy: Option<&str>) -> Option<(tempfile::TempDir, PathBu
         .unwrap();
     assert!(status.success());
     let lib = dir.path().join("libk.a");
-    let status = Command::new("ar")
-        .arg("rcs")
+    let status = nvcc
+        .command()
+        .arg("--lib")
+        .arg("-o")
         .arg(&lib)
         .arg(&object)
         .status()

@@ -36,7 +36,7 @@ fn summaries(r: &Reading) -> Vec<String> {
     out
 }
 
-fn launch<'a>(r: &'a Reading, line: u32) -> &'a CudaLaunch {
+fn launch(r: &Reading, line: u32) -> &CudaLaunch {
     r.launches
         .iter()
         .find(|l| l.line == line)

@@ -25,24 +25,54 @@ use syn::LitStr;
 
 /// A warning about `finding` at `span`: a statement for the wrapper's body (stable), or
 /// nothing once the diagnostic is emitted (`nightly`).
-pub(crate) fn warning(span: Span, finding: &Finding) -> TokenStream {
+///
+/// `end`: the last token of the expression `span` starts (the same span for one token). A
+/// warning on stable can point at one token only (the deprecated item's name): `span`.
+pub(crate) fn warning(span: Span, end: Span, finding: &Finding) -> TokenStream {
     #[cfg(feature = "nightly")]
     if proc_macro::is_available() {
-        nightly::emit(proc_macro::Level::Warning, span, finding);
+        nightly::emit(
+            proc_macro::Level::Warning,
+            span.join(end).unwrap_or(span),
+            finding,
+        );
         return TokenStream::new();
     }
+    let _ = end;
     deprecated_use(finding.lint.name, span, &finding.to_string())
 }
 
-/// An error for a denied `finding` at `span`: `<lint>: <message>`, then its notes and
-/// helps.
-pub(crate) fn denied(span: Span, finding: &Finding) -> TokenStream {
+/// An error for a denied `finding` over `span` to `end` (the first and last tokens of the
+/// expression): `<lint>: <message>`, then its notes and helps.
+pub(crate) fn denied(span: Span, end: Span, finding: &Finding) -> TokenStream {
     #[cfg(feature = "nightly")]
     if proc_macro::is_available() {
-        nightly::emit(proc_macro::Level::Error, span, finding);
+        nightly::emit(
+            proc_macro::Level::Error,
+            span.join(end).unwrap_or(span),
+            finding,
+        );
         return TokenStream::new();
     }
-    error(span, &format!("{}: {finding}", finding.lint.name))
+    error_over(span, end, &format!("{}: {finding}", finding.lint.name))
+}
+
+/// An error from `start` to `end`: a statement for the wrapper's body. Stable proc macros
+/// cannot join two spans; rustc spans a macro call from its path to its closing delimiter,
+/// so `compile_error!` written with its path at `start` and its parentheses at `end` covers
+/// the whole expression (`64 * 1024`, not `64`), as `syn::Error::new_spanned` does.
+fn error_over(start: Span, end: Span, text: &str) -> TokenStream {
+    let message = LitStr::new(text, start);
+    let mut args = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, quote!(#message));
+    args.set_span(end);
+    let mut semi = proc_macro2::Punct::new(';', proc_macro2::Spacing::Alone);
+    semi.set_span(end);
+    let mut out = quote_spanned! {start=> ::core::compile_error! };
+    out.extend([
+        proc_macro2::TokenTree::Group(args),
+        proc_macro2::TokenTree::Punct(semi),
+    ]);
+    out
 }
 
 /// A use of a local deprecated macro named `lint`, with `text` as its note: a statement
@@ -58,12 +88,6 @@ fn deprecated_use(lint: &str, span: Span, text: &str) -> TokenStream {
             #call!();
         }
     }
-}
-
-/// An error at `span`: a statement for the wrapper's body.
-fn error(span: Span, text: &str) -> TokenStream {
-    let message = LitStr::new(text, span);
-    quote_spanned! {span=> ::core::compile_error!(#message); }
 }
 
 /// The `proc_macro::Diagnostic` backend (nightly compilers only).

@@ -36,12 +36,13 @@ use crate::emit;
 
 /// The checks for `spec`: tracking, confirmations, and the diagnostics (or the
 /// compile-time path).
-pub(crate) fn expand(spec: &Spec) -> TokenStream {
+/// `body`: the wrapper's body, where the expressions diagnostics point at are.
+pub(crate) fn expand(spec: &Spec, body: &TokenStream) -> TokenStream {
     let mut checks = tracking(spec);
     checks.extend(confirmations(spec));
     match spec.evaluate() {
         Some(evaluation) => {
-            checks.extend(evaluation.diagnostics.iter().map(|d| report(spec, d)));
+            checks.extend(evaluation.diagnostics.iter().map(|d| report(spec, d, body)));
         }
         None => checks.extend(const_checks(spec)),
     }
@@ -157,14 +158,46 @@ fn tracking(spec: &Spec) -> TokenStream {
     tokens
 }
 
-fn report(spec: &Spec, diagnostic: &Diagnostic) -> TokenStream {
+fn report(spec: &Spec, diagnostic: &Diagnostic, body: &TokenStream) -> TokenStream {
     let finding = &diagnostic.finding;
     let span = spec.span_of(finding.input, diagnostic.plan);
+    let end = expression_end(body.clone(), span).unwrap_or(span);
     match spec.level(finding.lint) {
         Level::Allow => TokenStream::new(),
-        Level::Warn => emit::warning(span, finding),
-        Level::Deny => emit::denied(span, finding),
+        Level::Warn => emit::warning(span, end, finding),
+        Level::Deny => emit::denied(span, end, finding),
     }
+}
+
+/// The last token of the expression in `tokens` (the body's) that starts where `start`
+/// does: that token and those after it up to the `,` or `;` that ends it at its level
+/// (`64 * 1024` in `shared_mem_bytes: 64 * 1024,`). `None` when no token of `tokens`
+/// starts there (a key of the attribute). The front end's spans are an expression's first
+/// token, since stable proc macros cannot join spans.
+fn expression_end(tokens: TokenStream, start: Span) -> Option<Span> {
+    let at = start.start();
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tree) in trees.iter().enumerate() {
+        if tree.span().start() == at {
+            let end = trees[i + 1..]
+                .iter()
+                .take_while(
+                    |t| !matches!(t, TokenTree::Punct(p) if matches!(p.as_char(), ',' | ';')),
+                )
+                .last()
+                .map_or(tree.span(), TokenTree::span);
+            return Some(end);
+        }
+        if let TokenTree::Group(group) = tree {
+            let (open, close) = (group.span().start(), group.span().end());
+            let inside = (open.line, open.column) < (at.line, at.column)
+                && (at.line, at.column) < (close.line, close.column);
+            if inside {
+                return expression_end(group.stream(), start);
+            }
+        }
+    }
+    None
 }
 
 /// Some value is a constant expression: check during compilation, without the numbers.

@@ -72,7 +72,7 @@ fn run(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> proc_m
         env = env.with_source_file(file);
     }
     let checks = match occupancy_attr::parse(args, &wrapper, attribute, &env) {
-        Ok(spec) => expand::expand(&spec),
+        Ok(spec) => expand::expand(&spec, &body.stream()),
         Err(e) => e.to_compile_error(),
     };
     expand::with_checks(head, &body, checks)

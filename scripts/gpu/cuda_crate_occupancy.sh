@@ -3,7 +3,12 @@
 # (tests/fixtures/cuda-crate/launch-paths.tsv), to compare with the engine
 # (tests/cuda_crate.rs: the_h200_driver_agrees_on_every_launch_path):
 #
-#   scripts/gpu/cuda_crate_occupancy.sh [OUT.tsv]      # default: $OUT/cuda_crate.tsv, else ./cuda_crate.tsv
+#   scripts/gpu/cuda_crate_occupancy.sh OUT.tsv               # build and run (a GPU machine with nvcc)
+#   scripts/gpu/cuda_crate_occupancy.sh build PROBE           # build only (any machine with nvcc, no GPU)
+#   scripts/gpu/cuda_crate_occupancy.sh run PROBE OUT.tsv     # run a probe built earlier (only the driver)
+#
+# The probe links the CUDA runtime statically (nvcc's default), so a machine with the driver
+# and no toolkit runs it.
 #
 # Compiles the crate's src/cuda/*.cu together with a generated host program (one translation
 # unit, so kernels in anonymous namespaces and template instantiations are reachable) for
@@ -16,10 +21,24 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CRATE="$ROOT/tests/fixtures/cuda-crate"
-OUT_TSV=${1:-${OUT:+$OUT/}cuda_crate.tsv}
-NVCC=${NVCC:-$(command -v nvcc || python3 -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13/bin/nvcc"))')}
+MODE=all
+case "${1:-}" in
+build) MODE=build; PROBE=$2 ;;
+run) MODE=run; PROBE=$2; OUT_TSV=$3 ;;
+"") echo "usage: $0 OUT.tsv | build PROBE | run PROBE OUT.tsv" >&2; exit 2 ;;
+*) OUT_TSV=$1 ;;
+esac
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
+if [ "$MODE" = run ]; then
+    "$PROBE" > "$W/out.tsv"
+    cat "$W/out.tsv"
+    cp "$W/out.tsv" "$OUT_TSV"
+    echo "wrote $OUT_TSV" >&2
+    exit 0
+fi
+[ "$MODE" = all ] && PROBE="$W/probe"
+NVCC=${NVCC:-$(command -v nvcc || python3 -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13/bin/nvcc"))')}
 
 python3 - "$CRATE" "$W/probe.cu" <<'PY'
 import pathlib, sys
@@ -91,9 +110,12 @@ src.append("    return 0;\n}\n")
 out.write_text("\n".join(src))
 PY
 "$NVCC" --version | tail -2 >&2
-"$NVCC" -O3 -std=c++17 -I"$CRATE/src/cuda" -gencode arch=compute_90,code=sm_90 -o "$W/probe" "$W/probe.cu"
-[ -n "${COMPILE_ONLY:-}" ] && { echo "compiled $W/probe" >&2; exit 0; }
-"$W/probe" > "$W/out.tsv"
+"$NVCC" -O3 -std=c++17 -I"$CRATE/src/cuda" -gencode arch=compute_90,code=sm_90 -o "$PROBE" "$W/probe.cu"
+if [ "$MODE" = build ]; then
+    echo "built $PROBE" >&2
+    exit 0
+fi
+"$PROBE" > "$W/out.tsv"
 cat "$W/out.tsv"
 cp "$W/out.tsv" "$OUT_TSV"
 echo "wrote $OUT_TSV" >&2

@@ -10,8 +10,9 @@
 //!    file is written whole, to a temporary file in its folder renamed over it.
 //! 3. `cargo check --all-targets --message-format=json` on the crate: each candidate keeps
 //!    its attribute when the build's messages inside the function (from the attribute's line
-//!    to the body's end) are exactly the report's findings there (their first lines: `use of
-//!    deprecated macro `<lint>`: <message>`), with no error; the others are removed again.
+//!    to the body's end) are exactly the report's findings there (their first lines, `use of
+//!    deprecated macro` then the lint and the message), with no error; the others are
+//!    removed again.
 //!    Then once more, on what is left; what differs then is removed too.
 //!
 //! The summary says what was annotated and what not, and why.
@@ -274,13 +275,18 @@ pub(crate) fn annotate(crate_dir: &Path, wrappers: &[Wrapper]) -> Result<String,
             }
         }
         backup.write(&chosen)?;
+        if chosen.is_empty() {
+            // As it was: nothing to keep a backup of.
+            let _ = std::fs::remove_dir_all(&backup.folder);
+        } else {
+            let _ = writeln!(
+                summary,
+                "the originals of the edited files are in {}",
+                backup.folder.display()
+            );
+        }
         backup.keep = true;
         annotated = chosen;
-        let _ = writeln!(
-            summary,
-            "the originals of the edited files are in {}",
-            backup.folder.display()
-        );
     }
 
     let mut text = String::new();

@@ -135,9 +135,19 @@ struct Scan {
     lets: BTreeMap<String, syn::Expr>,
     /// Closures bound by `let`: name -> parameters.
     closures: BTreeMap<String, Vec<Option<String>>>,
-    /// Calls of functions and methods: (callee's last name, arguments, called with method
-    /// syntax `x.f(..)`).
-    callees: Vec<(String, Vec<syn::Expr>, bool)>,
+    /// Calls of functions and methods.
+    callees: Vec<Callee>,
+}
+
+/// A call of a function or method.
+struct Callee {
+    /// The callee's last name.
+    name: String,
+    args: Vec<syn::Expr>,
+    /// Called with method syntax, `x.f(..)`.
+    method_syntax: bool,
+    /// The line of the call (its name).
+    line: usize,
 }
 
 /// A call that loads a kernel by name.
@@ -388,9 +398,8 @@ impl Crate<'_, '_> {
             }];
         }
         let mut out = Vec::new();
-        for (c, args) in callers {
+        for (c, args, line) in callers {
             let caller = &self.funcs[c];
-            let line = args.first().map_or(caller.line, |a| a.span().start().line);
             let launch = Launch {
                 location: format!("{}:{line}", self.shown(caller)),
                 function: Self::function_name(caller),
@@ -465,7 +474,7 @@ impl Crate<'_, '_> {
                 out.push(n);
                 continue;
             };
-            for (c, args) in &callers {
+            for (c, args, _) in &callers {
                 match args.get(p).map(|a| self.name_of(&self.funcs[*c], a, 1)) {
                     Some(Name::Param(_)) | None => {
                         return Err(format!(
@@ -485,7 +494,7 @@ impl Crate<'_, '_> {
 
     /// The functions calling function `i`, with the arguments in `i`'s parameter order
     /// (a method call's receiver is its `self`).
-    fn callers(&self, i: usize) -> Result<Vec<(usize, Vec<syn::Expr>)>, String> {
+    fn callers(&self, i: usize) -> Result<Vec<(usize, Vec<syn::Expr>, usize)>, String> {
         let f = &self.funcs[i];
         let same_name = self.funcs.iter().filter(|g| g.name == f.name).count();
         if same_name > 1 {
@@ -498,19 +507,19 @@ impl Crate<'_, '_> {
         let has_self = matches!(f.sig.inputs.first(), Some(syn::FnArg::Receiver(_)));
         let mut out = Vec::new();
         for (c, g) in self.funcs.iter().enumerate() {
-            for (name, args, method_syntax) in &g.scan.callees {
+            for call in &g.scan.callees {
                 // A free function is called by path only (a method of that name on another
                 // type is not it).
-                if *name != f.name || (*method_syntax && !has_self) {
+                if call.name != f.name || (call.method_syntax && !has_self) {
                     continue;
                 }
-                let mut args = args.clone();
+                let mut args = call.args.clone();
                 // `x.f(a)`: the receiver is the `self` parameter (`Self::f(x, a)` has it
                 // first already).
-                if *method_syntax {
+                if call.method_syntax {
                     args.insert(0, syn::parse_quote!(self));
                 }
-                out.push((c, args));
+                out.push((c, args, call.line));
             }
         }
         Ok(out)
@@ -537,7 +546,7 @@ impl Crate<'_, '_> {
             let Some(arg) = self.name_arg(f, &load.name, &load.args, depth) else {
                 continue;
             };
-            let mut name = self.name_of(f, arg, depth);
+            let name = self.name_of(f, arg, depth);
             // A closure's parameter: the names its calls pass.
             if let (Name::Unknown(_), Some(c)) = (&name, in_closure)
                 && let Some(p) = ident(arg).and_then(|a| {
@@ -547,18 +556,15 @@ impl Crate<'_, '_> {
                         .and_then(|ps| ps.iter().position(|p| p.as_deref() == Some(a.as_str())))
                 })
             {
-                for (callee, args, receiver) in &f.scan.callees {
-                    if callee == c
-                        && !receiver
-                        && let Some(a) = args.get(p)
+                for call in &f.scan.callees {
+                    if call.name == *c
+                        && !call.method_syntax
+                        && let Some(a) = call.args.get(p)
                     {
                         names.push(self.name_of(f, a, depth + 1));
                     }
                 }
                 continue;
-            }
-            if name == Name::Unknown(String::new()) {
-                name = Name::Unknown("not a name the report follows".to_owned());
             }
             names.push(name);
         }
@@ -691,7 +697,7 @@ impl Crate<'_, '_> {
             return Name::Unknown(format!("`{}` is not read", text(&call.func)));
         };
         let Some(last) = path.path.segments.last().map(|s| s.ident.to_string()) else {
-            return Name::Unknown(String::new());
+            return Name::Unknown("a call without a name".to_owned());
         };
         let helpers: Vec<&Func> = self.funcs.iter().filter(|g| g.name == last).collect();
         let [helper] = helpers.as_slice() else {
@@ -1279,9 +1285,12 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                 closure: self.closure.clone(),
             });
         }
-        self.scan
-            .callees
-            .push((method, m.args.iter().cloned().collect(), true));
+        self.scan.callees.push(Callee {
+            line: m.method.span().start().line,
+            name: method,
+            args: m.args.iter().cloned().collect(),
+            method_syntax: true,
+        });
         syn::visit::visit_expr_method_call(self, m);
     }
 
@@ -1299,9 +1308,12 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                 });
             }
             // A path call: `f(a)`, `Self::f(self, a)` (the receiver is the first argument).
-            self.scan
-                .callees
-                .push((name, c.args.iter().cloned().collect(), false));
+            self.scan.callees.push(Callee {
+                line: last.ident.span().start().line,
+                name,
+                args: c.args.iter().cloned().collect(),
+                method_syntax: false,
+            });
         }
         syn::visit::visit_expr_call(self, c);
     }

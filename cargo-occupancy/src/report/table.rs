@@ -153,7 +153,8 @@ pub(crate) fn render(launches: &[Launch], findings_only: bool) -> String {
 
 /// One row: the cells padded to their widths, then the findings joined by `, ` as far as
 /// they fit, the rest on continuation lines under the findings column; or, when `beside`
-/// is false, each line of findings under the row, indented.
+/// is false or a finding is wider than the findings column, each line of findings under
+/// the row, indented.
 fn push_row(
     s: &mut String,
     widths: &[usize; 5],
@@ -166,7 +167,13 @@ fn push_row(
         let _ = write!(line, "{cell:<w$}  ");
     }
     let at = line.chars().count();
-    let (first_room, indent) = if beside { (WIDTH - at, at) } else { (0, 6) };
+    // A finding wider than the findings column puts this row's findings under it.
+    let fits = findings.iter().all(|f| at + f.chars().count() < WIDTH);
+    let (first_room, indent) = if beside && fits {
+        (WIDTH - at, at)
+    } else {
+        (0, 6)
+    };
     let mut lines = pack(findings, first_room, WIDTH - indent).into_iter();
     // The first line is the row's own (empty when nothing fits there).
     let first = lines.next().unwrap_or_default();
@@ -333,6 +340,25 @@ examples/conv2d.rs:100  launch_typo
             [
                 "  sm_80   (20, 20)  0 B   81.25% (26/32 warps)  warps,registers,shared_memory,blocks,barriers",
                 "      low_occupancy (warn), register_step (warn)",
+            ]
+        );
+        assert!(table.lines().all(|l| l.chars().count() <= WIDTH), "{table}");
+    }
+
+    #[test]
+    fn a_finding_wider_than_the_column_goes_under_its_row_only() {
+        let mut narrow = row("sm_80", &["block_limit (warn)"]);
+        narrow.limiter = "shared_memory,registers".to_owned();
+        narrow.smem = "2097152 KiB".to_owned();
+        let wide = row("sm_86", &["launch_impossible (deny)"]);
+        let table = render(&[launch(vec![narrow, wide])], false);
+        let rows: Vec<&str> = table.lines().skip(3).collect();
+        assert_eq!(
+            rows,
+            [
+                "  sm_80   (20, 20)  2097152 KiB  81.25% (26/32 warps)  shared_memory,registers  block_limit (warn)",
+                "  sm_86   (20, 20)  0 B          81.25% (26/32 warps)  warps,registers",
+                "      launch_impossible (deny)",
             ]
         );
         assert!(table.lines().all(|l| l.chars().count() <= WIDTH), "{table}");

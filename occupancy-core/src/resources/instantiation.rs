@@ -195,6 +195,12 @@ impl Instantiation {
     pub fn matches(&self, kernel: &KernelResources) -> Option<bool> {
         Wanted::new(self).matches(&CompiledName::of(kernel))
     }
+
+    /// [`Instantiation::matches`] on a name parsed once ([`CompiledName::of`]): for many
+    /// launches against the thousands of instantiations a dispatch can compile.
+    pub fn matches_compiled(&self, name: &CompiledName) -> Option<bool> {
+        Wanted::new(self).matches(name)
+    }
 }
 
 impl fmt::Display for Instantiation {
@@ -340,11 +346,15 @@ pub fn masked_symbol(symbol: &str) -> String {
         let before = &rest[..at];
         let digits = before.bytes().rev().take_while(u8::is_ascii_digit).count();
         let len = before[before.len() - digits..].parse::<usize>().ok();
-        match len.filter(|&n| n >= ANONYMOUS_NAMESPACE_PREFIX.len() && at + n <= rest.len()) {
-            Some(n) => {
+        // The namespace's source name ends `n` bytes on, on a character boundary.
+        let after = len
+            .filter(|&n| n >= ANONYMOUS_NAMESPACE_PREFIX.len())
+            .and_then(|n| rest.get(at.checked_add(n)?..));
+        match after {
+            Some(after) => {
                 out.push_str(&before[..before.len() - digits]);
                 out.push_str("12_GLOBAL__N_1");
-                rest = &rest[at + n..];
+                rest = after;
             }
             None => {
                 out.push_str(&rest[..at + ANONYMOUS_NAMESPACE_PREFIX.len()]);
@@ -1077,6 +1087,9 @@ mod tests {
             super::super::demangle(&masked_symbol(here)).as_deref(),
             Some("(anonymous namespace)::anon_kernel(float*)")
         );
+        // A length that ends inside a multi-byte character (fuzz/host): unchanged.
+        assert_eq!(masked_symbol("3_GLOBAL__N_\u{e9}"), "3_GLOBAL__N_\u{e9}");
+        assert_eq!(masked_symbol("12_GLOBAL__N_\u{e9}"), "12_GLOBAL__N_\u{e9}");
         // Not nvcc's prefix: unchanged.
         for s in ["__nv_static_x", "__nv_static_99_short", "_Z1kv", "k"] {
             assert_eq!(strip_nv_static(s), (s, None));

@@ -209,6 +209,9 @@ pub struct LookupError {
     /// The one kernel the name selects has different resources for this architecture in
     /// entries read from different artifacts (two builds of one module): those artifacts.
     pub conflicting: Vec<String>,
+    /// The kernels that could be meant, closest first, bounded ([`Manifest::listing`]):
+    /// what the message shows instead of every kernel.
+    pub listing: String,
 }
 
 impl fmt::Display for LookupError {
@@ -252,19 +255,16 @@ impl fmt::Display for LookupError {
         if self.available.is_empty() {
             return write!(f, "; the manifest has no kernels");
         }
-        write!(f, "; it has: ")?;
-        for (i, (name, archs)) in self.available.iter().enumerate() {
-            let archs: Vec<String> = archs.iter().map(SmTarget::to_string).collect();
-            write!(
-                f,
-                "{}{name} ({})",
-                if i > 0 { ", " } else { "" },
-                archs.join(", ")
-            )?;
-        }
-        Ok(())
+        write!(f, "; {}", self.listing)
     }
 }
+
+/// How many kernels a message about a name lists (the closest to the name).
+pub const LISTED_KERNELS: usize = 5;
+
+/// The longest kernel name a listing shows whole, characters (C++ template instantiations
+/// run to hundreds); longer ones are cut with `...`.
+const LISTED_NAME_CHARS: usize = 100;
 
 impl std::error::Error for LookupError {}
 
@@ -560,15 +560,7 @@ impl Manifest {
         let suggestion = if found.is_some() {
             None
         } else {
-            let qualified: Vec<String> = names.iter().map(KernelName::qualified).collect();
-            self.kernels
-                .iter()
-                .flat_map(|k| k.resources.names())
-                .chain(qualified.iter().map(String::as_str))
-                .map(|n| (strsim::jaro_winkler(kernel, n), n))
-                .filter(|(score, _)| *score > 0.8)
-                .max_by(|a, b| a.0.total_cmp(&b.0))
-                .map(|(_, n)| n.to_string())
+            suggestion(kernel, &names)
         };
         Box::new(LookupError {
             kernel: kernel.to_string(),
@@ -579,7 +571,19 @@ impl Manifest {
             suggestion,
             choices: Vec::new(),
             conflicting: Vec::new(),
+            listing: listing(kernel, &names),
         })
+    }
+
+    /// The kernels `name` could mean, for a message about a name that selects none (a
+    /// typo, a glob that matches nothing): [`LISTED_KERNELS`] at most, closest to the name
+    /// first, each with its architectures, and how many are not listed:
+    /// `it has 13 kernels, the closest: k_regs (sm_80, sm_90), ..., and 8 more`. A name
+    /// qualified with a module the manifest has (`conv2d::transpose*`) is compared with that
+    /// module's kernels only; an empty name lists the first few. Its length is bounded
+    /// whatever the manifest holds.
+    pub fn listing(&self, name: &str) -> String {
+        listing(name, &self.kernel_names())
     }
 
     /// Compares the recorded source hashes with the files in `kernels_dir`: one line per file
@@ -610,6 +614,103 @@ impl Manifest {
             }
         }
         out
+    }
+}
+
+/// The kernels `name` could mean: with a module the manifest has (`conv2d::...`), that
+/// module's; else all. With the module, and the name without it.
+fn could_mean<'n, 'a>(
+    name: &'n str,
+    names: &'a [KernelName<'a>],
+) -> (Option<&'n str>, &'n str, Vec<&'a KernelName<'a>>) {
+    let (module, wanted) = match name.split_once("::") {
+        Some((q, rest)) if names.iter().any(|n| n.qualifier == Some(q)) => (Some(q), rest),
+        _ => (None, name),
+    };
+    let pool = names
+        .iter()
+        .filter(|n| module.is_none_or(|q| n.qualifier == Some(q)))
+        .collect();
+    (module, wanted, pool)
+}
+
+/// The name to suggest for `name`, which selects no kernel: the one kernel of that name in
+/// another module than the one written; else, among the kernels it could mean, the one
+/// whose name (display name or symbol) is closest, if close, written as
+/// [`KernelName::selector`] (so that it selects that kernel alone); none when that name is
+/// several kernels' (the listing shows them).
+fn suggestion(name: &str, names: &[KernelName<'_>]) -> Option<String> {
+    let (module, wanted, pool) = could_mean(name, names);
+    // The name itself in another module: the module was the mistake.
+    if module.is_some() {
+        let exact: Vec<&KernelName<'_>> = names
+            .iter()
+            .filter(|n| n.display == wanted || n.symbol == wanted)
+            .collect();
+        if let [one] = exact.as_slice() {
+            return Some(one.qualified());
+        }
+    }
+    let score = |n: &KernelName<'_>| {
+        strsim::jaro_winkler(wanted, n.display).max(strsim::jaro_winkler(wanted, n.symbol))
+    };
+    let (best, kernel) = pool
+        .iter()
+        .map(|n| (score(n), *n))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))?;
+    let tied = pool
+        .iter()
+        .filter(|n| n.display == kernel.display && score(n) == best)
+        .count();
+    (tied == 1).then(|| kernel.selector.clone())
+}
+
+/// [`Manifest::listing`] over `names`.
+fn listing(name: &str, names: &[KernelName<'_>]) -> String {
+    // A module the manifest has narrows the kernels that could be meant to its own.
+    let (module, wanted, pool) = could_mean(name, names);
+    if pool.is_empty() {
+        return "it has no kernels".to_owned();
+    }
+    // Wildcards say nothing about closeness: compare the literal parts.
+    let literal: String = wanted.chars().filter(|c| !matches!(c, '*' | '?')).collect();
+    let mut ranked: Vec<(f64, &KernelName<'_>)> = pool
+        .iter()
+        .map(|n| (strsim::jaro_winkler(&literal, n.display), *n))
+        .collect();
+    // Closest first; the manifest's (sorted) order among equals.
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let shown: Vec<String> = ranked
+        .iter()
+        .take(LISTED_KERNELS)
+        .map(|(_, n)| {
+            let archs: Vec<String> = n.archs.iter().map(SmTarget::to_string).collect();
+            let selector: String = if n.selector.chars().count() > LISTED_NAME_CHARS {
+                let cut: String = n.selector.chars().take(LISTED_NAME_CHARS).collect();
+                format!("{cut}...")
+            } else {
+                n.selector.clone()
+            };
+            format!("{selector} ({})", archs.join(", "))
+        })
+        .collect();
+    let whose = match module {
+        Some(q) => format!(" of module `{q}`"),
+        None => String::new(),
+    };
+    let count = pool.len();
+    let noun = if count == 1 { "kernel" } else { "kernels" };
+    // No name (a choice to make): the first few, in the manifest's order.
+    let closest = if name.is_empty() { "" } else { ", the closest" };
+    if count <= LISTED_KERNELS {
+        format!("it has {count} {noun}{whose}: {}", shown.join(", "))
+    } else {
+        format!(
+            "it has {count} {noun}{whose}{closest}: {}, and {} more",
+            shown.join(", "),
+            count - LISTED_KERNELS
+        )
     }
 }
 
@@ -674,6 +775,71 @@ mod tests {
         m
     }
 
+    /// 500 kernels, the 100 names of each of 5 modules (as candle's `binary.cu`,
+    /// `unary.cu`, ...), for sm_80 and sm_90.
+    fn large() -> Manifest {
+        let ops = [
+            "add", "sub", "mul", "div", "max", "min", "pow", "exp", "log", "sqrt", "tanh", "gelu",
+            "silu", "relu", "neg", "abs", "sin", "cos", "copy", "where",
+        ];
+        let mut m = Manifest::new("test");
+        for module in ["binary", "unary", "affine", "reduce", "indexing"] {
+            let source = format!("{module}.cu");
+            let mut kernels = Vec::new();
+            for op in ops {
+                for dtype in ["f32", "f16", "bf16", "f64", "u8"] {
+                    for arch in ["sm_80", "sm_90"] {
+                        kernels.push(kernel(&format!("{op}_{dtype}"), arch, 32));
+                    }
+                }
+            }
+            m.add_kernels(Some(&source), kernels);
+        }
+        m.sort();
+        m
+    }
+
+    #[test]
+    fn a_name_that_selects_no_kernel_lists_the_closest_few() {
+        let m = large();
+        // Unqualified: five modules define `gelu_f16`, so no single suggestion; the closest
+        // five of the 500, and a count, in a few hundred bytes (16 KB when every kernel was
+        // listed).
+        let e = m.lookup("gelu_fp16", "sm_80").unwrap_err();
+        assert_eq!(e.suggestion, None);
+        assert_eq!(
+            e.to_string(),
+            "no kernel `gelu_fp16` in the manifest; it has 500 kernels, the closest: \
+             affine::gelu_f16 (sm_80, sm_90), binary::gelu_f16 (sm_80, sm_90), \
+             indexing::gelu_f16 (sm_80, sm_90), reduce::gelu_f16 (sm_80, sm_90), \
+             unary::gelu_f16 (sm_80, sm_90), and 495 more"
+        );
+        // Qualified with a module: that module's kernels only, and a name that selects one.
+        let e = m.lookup("unary::gelu_fp16", "sm_80").unwrap_err();
+        assert_eq!(e.suggestion.as_deref(), Some("unary::gelu_f16"));
+        let listing = m.listing("unary::gleu_*");
+        assert!(
+            listing.starts_with("it has 100 kernels of module `unary`, the closest: unary::gelu_"),
+            "{listing}"
+        );
+        assert_eq!(listing.matches("unary::").count(), 5, "{listing}");
+        assert!(listing.ends_with(", and 95 more"), "{listing}");
+        // A module the manifest does not have: every kernel could be meant.
+        assert!(
+            m.listing("conv::gelu_f16")
+                .starts_with("it has 500 kernels, the closest: ")
+        );
+        // Bounded whatever the names: a 300-character C++ instantiation is cut.
+        let mut long = Manifest::new("test");
+        let name = format!("kernel_{}", "x".repeat(300));
+        long.add_kernels(Some("t.cu"), [kernel(&name, "sm_80", 32)]);
+        let listing = long.listing("other");
+        assert_eq!(
+            listing,
+            format!("it has 1 kernel: kernel_{}... (sm_80)", "x".repeat(93))
+        );
+    }
+
     #[test]
     fn round_trips_through_json() {
         let m = sample();
@@ -711,7 +877,7 @@ mod tests {
         assert_eq!(e.suggestion.as_deref(), Some("k_a"));
         assert_eq!(
             e.to_string(),
-            "no kernel `k_b` in the manifest (did you mean `k_a`?); it has: k_a (sm_80, sm_90a), tile_sum<16> (sm_75)"
+            "no kernel `k_b` in the manifest (did you mean `k_a`?); it has 2 kernels: k_a (sm_80, sm_90a), tile_sum<16> (sm_75)"
         );
         let e = m.lookup("k_a", "sm_75").unwrap_err();
         assert!(
@@ -785,7 +951,7 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "no kernel `b::tile_sum<16>` in the manifest (did you mean `a::tile_sum<16>`?); it \
-             has: a::k_a (sm_80, sm_90a), tile_sum<16> (sm_75), b::k_a (sm_80), k_c (sm_80)"
+             has 1 kernel of module `b`: b::k_a (sm_80)"
         );
         // Every (qualifier, kernel) pair, with the name that selects it.
         let names: Vec<(Option<&str>, &str, String, String)> = m
