@@ -38,7 +38,8 @@ put manifest seeds/manifest/* ../examples/kernels.manifest.json
 put attribute seeds/attribute/*
 # Whole files for the body reader: the UI cases and the launch-styles crate (its consts
 # module after the body target's separator line).
-put body ../tests/ui/pass/*.rs ../tests/ui/warn/*.rs ../tests/ui/fail/body_*.rs
+put body seeds/body/* ../tests/ui/pass/*.rs ../tests/ui/warn/*.rs ../tests/ui/fail/body_*.rs \
+    ../tests/ui/kernel/warn/body_*.rs
 python3 - <<'PY'
 import pathlib
 crate = pathlib.Path("../tests/fixtures/launch-styles/src")

@@ -1,8 +1,11 @@
-//! The body reader and the constant resolver on arbitrary source text: the input is a
-//! crate's `src/lib.rs`, optionally followed by a line `//--consts.rs--` and the text of its
-//! `src/consts.rs` (brought in by `mod consts;` in the first part). Every function with an
-//! `#[..check(..)]` attribute is given to `occupancy_attr::parse` as the proc macro gives it
-//! (signature, body, the file), then evaluated and rendered as the macro and `report` do.
+//! The body reader (`occupancy-attr/src/reader/`: the interpreter over the body, the
+//! helpers it calls and the constants it names, paths, run-time sets, loops, the
+//! attribute's candidates bound to run-time values) on arbitrary source text: the input is
+//! a crate's `src/lib.rs`, optionally followed by a line `//--consts.rs--` and the text of
+//! its `src/consts.rs` (brought in by `mod consts;` in the first part). Every function with
+//! an `#[..check(..)]` attribute is given to `occupancy_attr::parse` as the proc macro gives
+//! it (signature, body, the file), then evaluated and rendered as the macro and `report` do:
+//! each plan with its kernel, notes and range, the diagnostics grouped over ranges.
 //!
 //! The files live in a scratch crate under the system's temporary folder, one per process,
 //! rewritten for each input; the policy is the built-in one (no `occupancy.toml`), no
@@ -81,6 +84,10 @@ fuzz_target!(|data: &[u8]| {
                     let _ = (h.written.to_string(), h.read.to_string());
                 }
                 let _ = spec.const_inputs();
+                for (i, plan) in spec.plans.iter().enumerate() {
+                    let _ = (plan.label.as_deref(), plan.origin.as_deref(), plan.kernel.as_deref());
+                    let _ = (plan.notes.join("\n"), plan.range, spec.plan_kernels(i));
+                }
                 if let Some(evaluation) = spec.evaluate() {
                     for d in &evaluation.diagnostics {
                         let _ = (spec.level(d.finding.lint), spec.span_of(d.finding.input, d.plan));

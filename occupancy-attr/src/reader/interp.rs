@@ -869,100 +869,25 @@ impl<'r> Interp<'r> {
         outs
     }
 
+    /// One expression on one path. A dispatch only: each kind is its own function, so that
+    /// the frame of this recursion stays small in an unoptimised build (a proc macro's:
+    /// every local of every arm of one big `match` would sit in each frame).
     fn eval_inner(&mut self, e: &Expr, path: Path, expected: Option<IntTy>) -> Outs {
         match e {
-            Expr::Int(value, ty) => {
-                let ty = ty.or(expected);
-                let val = match ty {
-                    Some(t) if *value < t.min() || *value > t.max() => {
-                        unknown(format!("`{value}` does not fit {}", t.name()))
-                    }
-                    _ => Val::int(*value, ty),
-                };
-                vec![(path, val)]
-            }
+            Expr::Int(value, ty) => vec![(path, int_literal(*value, ty.or(expected)))],
             Expr::Bool(b) => vec![(path, Val::Bool(Some(*b)))],
             Expr::Str(s, _) => vec![(path, Val::Str(s.clone()))],
             Expr::Path(p, at) => {
                 let (path, val) = self.name(p, *at, path, expected);
                 vec![(path, val)]
             }
-            Expr::Neg(inner) | Expr::Not(inner) => {
-                let neg = matches!(e, Expr::Neg(_));
-                self.eval(inner, path, expected)
-                    .into_iter()
-                    .map(|(mut path, v)| {
-                        let v = v.map(&mut |v| match v {
-                            Val::Int(i) => {
-                                let out = value::unary(neg, &i);
-                                out.dropped.into_iter().for_each(|t| path.read(t));
-                                out.val
-                            }
-                            Val::Bool(b) if !neg => Val::Bool(b.map(|b| !b)),
-                            other => not_int(other, if neg { "-" } else { "!" }),
-                        });
-                        (path, v)
-                    })
-                    .collect()
-            }
-            Expr::Binary(op, l, r) => {
-                let rhs_expected = if matches!(op, ir::Op::Shl | ir::Op::Shr) {
-                    None
-                } else {
-                    expected
-                };
-                let op = *op;
-                self.operands(&[(l, expected), (r, rhs_expected)], path, |path, vals| {
-                    let (a, b) = (vals[0].clone(), vals[1].clone());
-                    Val::map2(a, b, &mut |a, b| match (a, b) {
-                        (Val::Int(a), Val::Int(b)) => {
-                            let out = value::binary(op, &a, &b, expected);
-                            out.dropped.into_iter().for_each(|t| path.read(t));
-                            out.val
-                        }
-                        (Val::Unknown(u), other) | (other, Val::Unknown(u)) => {
-                            unknown_with(u, &other)
-                        }
-                        _ => unknown(format!(
-                            "`{}` on a value that is not an integer",
-                            op.symbol()
-                        )),
-                    })
-                })
-            }
-            Expr::Compare(..) | Expr::And(..) | Expr::Or(..) => self
-                .condition(e, path)
-                .into_iter()
-                .map(|(p, holds)| (p, Val::Bool(Some(holds))))
-                .collect(),
-            Expr::Cast(inner, ty) => {
-                let ty = *ty;
-                self.eval(inner, path, None)
-                    .into_iter()
-                    .map(|(mut path, v)| {
-                        let v = v.map(&mut |v| match v {
-                            Val::Int(i) => {
-                                let out = value::cast(&i, ty);
-                                out.dropped.into_iter().for_each(|t| path.read(t));
-                                out.val
-                            }
-                            Val::Bool(Some(b)) => Val::int(i128::from(b), Some(ty)),
-                            other => other,
-                        });
-                        (path, v)
-                    })
-                    .collect()
-            }
+            Expr::Neg(inner) => self.eval_unary(true, inner, path, expected),
+            Expr::Not(inner) => self.eval_unary(false, inner, path, expected),
+            Expr::Binary(op, l, r) => self.eval_binary(*op, l, r, path, expected),
+            Expr::Compare(..) | Expr::And(..) | Expr::Or(..) => self.eval_condition(e, path),
+            Expr::Cast(inner, ty) => self.eval_cast(inner, *ty, path),
             Expr::Method(receiver, method, args) => {
-                let method = *method;
-                let mut operands = vec![(&**receiver, expected)];
-                let arg_expected = if method == Method::Pow {
-                    Some(IntTy::U32)
-                } else {
-                    expected
-                };
-                operands.extend(args.iter().map(|a| (a, arg_expected)));
-                self.operands(&operands, path, |path, vals| int_method(method, vals, path))
+                self.eval_method(receiver, *method, args, path, expected)
             }
             Expr::Call(p, args, at) => {
                 let outs = self.call(p, args, *at, path);
@@ -971,38 +896,9 @@ impl<'r> Interp<'r> {
             Expr::MethodCall(receiver, name, args, at) => {
                 self.method_call(receiver, name, args, *at, path)
             }
-            Expr::Tuple(items) => {
-                let operands: Vec<(&Expr, Option<IntTy>)> =
-                    items.iter().map(|e| (e, expected)).collect();
-                self.sequence(&operands, path)
-                    .into_iter()
-                    .map(|(p, vals)| (p, Val::Tuple(vals)))
-                    .collect()
-            }
-            Expr::Field(base, field) => self
-                .eval(base, path, expected)
-                .into_iter()
-                .map(|(p, v)| {
-                    let v = v.map(&mut |v| field_of(v, field));
-                    (p, v)
-                })
-                .collect(),
-            Expr::If(i) => {
-                let mut outs = Vec::new();
-                for (path, holds) in self.condition(&i.condition, path) {
-                    if !path.normal() {
-                        outs.push((path, unknown("")));
-                    } else if holds {
-                        outs.extend(self.eval_block(&i.then, path, expected));
-                    } else {
-                        match &i.otherwise {
-                            Some(e) => outs.extend(self.eval(e, path, expected)),
-                            None => outs.push((path, Val::Tuple(Vec::new()))),
-                        }
-                    }
-                }
-                self.bounded(outs, i.at)
-            }
+            Expr::Tuple(items) => self.eval_tuple(items, path, expected),
+            Expr::Field(base, field) => self.eval_field(base, field, path, expected),
+            Expr::If(i) => self.eval_if(i, path, expected),
             Expr::Match(m) => self.eval_match(m, path, expected),
             Expr::Block(b) => self.eval_block(b, path, expected),
             Expr::Struct(s) => {
@@ -1011,152 +907,285 @@ impl<'r> Interp<'r> {
             }
             Expr::Loop(l) => self.eval_loop(l, path),
             Expr::Assign(place, op, value) => self.assign(place, *op, value, path),
-            Expr::Return(value) => {
-                let outs = match value {
-                    Some(v) => self.eval(v, path, None),
-                    None => vec![(path, Val::Tuple(Vec::new()))],
-                };
-                outs.into_iter()
-                    .map(|(mut p, v)| {
-                        if p.normal() {
-                            p.flow = Flow::Return(Box::new(v));
-                        }
-                        (p, unknown(""))
-                    })
-                    .collect()
-            }
-            Expr::Break(value) => {
-                let outs = match value {
-                    Some(v) => self.eval(v, path, None),
-                    None => vec![(path, Val::Tuple(Vec::new()))],
-                };
-                outs.into_iter()
-                    .map(|(mut p, _)| {
-                        if p.normal() {
-                            p.flow = Flow::Break;
-                        }
-                        (p, unknown(""))
-                    })
-                    .collect()
-            }
-            Expr::Continue => {
-                let mut path = path;
-                path.flow = Flow::Continue;
-                vec![(path, unknown(""))]
-            }
-            Expr::Diverge => {
-                let mut path = path;
-                path.flow = Flow::Diverged;
-                vec![(path, unknown(""))]
-            }
+            Expr::Return(value) => self.eval_exit(value.as_deref(), true, path),
+            Expr::Break(value) => self.eval_exit(value.as_deref(), false, path),
+            Expr::Continue => vec![(with_flow(path, Flow::Continue), unknown(""))],
+            Expr::Diverge => vec![(with_flow(path, Flow::Diverged), unknown(""))],
             Expr::Try(inner) => self.eval(inner, path, expected),
-            Expr::Ref(inner, mutable) => {
-                let outs = self.eval(inner, path, expected);
-                if !*mutable {
-                    return outs;
-                }
-                // `&mut x`: whatever takes it may change `x`.
-                let Some(name) = place_root(inner) else {
-                    return outs;
-                };
-                outs.into_iter()
-                    .map(|(mut p, v)| {
-                        let version = self.version();
-                        if let Some(b) = p.lookup_mut(&name) {
-                            b.val = unknown(format!(
-                                "`{name}` is lent mutably (`&mut {name}`), which may change it"
-                            ));
-                            b.version = version;
-                        }
-                        (p, v)
-                    })
-                    .collect()
-            }
-            Expr::Closure(params, body) => {
-                // Launches inside a closure are the body's launches, with its parameters
-                // unknown; what it changes is not seen outside it.
-                let mut inner = path.clone();
-                for p in params {
-                    let mut names = Vec::new();
-                    pat_names(p, &mut names);
-                    for name in names {
-                        let version = self.version();
-                        inner.top_mut().env.push(Binding {
-                            name: name.as_str().into(),
-                            val: unknown(format!("`{name}` is a closure parameter")),
-                            version,
-                            pending: None,
-                        });
-                    }
-                }
-                let depth = path.top().env.len();
-                for (mut p, _) in self.eval(body, inner, None) {
-                    self.leave_scope(&mut p, depth);
-                }
-                vec![(path, unknown("a closure"))]
-            }
+            Expr::Ref(inner, mutable) => self.eval_ref(inner, *mutable, path, expected),
+            Expr::Closure(params, body) => self.eval_closure(params, body, path),
             Expr::Format(glob, at) => {
                 self.kernel_pattern.get_or_insert((glob.clone(), *at));
-                vec![(
-                    path,
-                    Val::Kernel(Kernel {
-                        name: glob.clone(),
-                        glob: true,
-                        at: *at,
-                    }),
-                )]
+                let kernel = Kernel {
+                    name: glob.clone(),
+                    glob: true,
+                    at: *at,
+                };
+                vec![(path, Val::Kernel(kernel))]
             }
-            Expr::Assert(cond) => self
-                .condition(cond, path)
-                .into_iter()
-                .map(|(mut p, holds)| {
-                    if !holds && p.normal() {
-                        p.flow = Flow::Diverged;
-                    }
-                    (p, Val::Tuple(Vec::new()))
-                })
-                .collect(),
-            Expr::CustLaunch(c) => {
-                let config = Expr::Tuple(vec![c.grid.clone(), c.block.clone(), c.smem.clone()]);
-                let mut outs = Vec::new();
-                for (mut path, v) in self.eval(&config, path, Some(IntTy::U32)) {
-                    if !path.normal() {
-                        outs.push((path, unknown("")));
-                        continue;
-                    }
-                    let v = v.map(&mut |v| match v {
-                        Val::Tuple(mut parts) if parts.len() == 3 => {
-                            let smem = parts.pop().unwrap_or_else(|| unknown(""));
-                            let block = parts.pop().unwrap_or_else(|| unknown(""));
-                            let grid = parts.pop().unwrap_or_else(|| unknown(""));
-                            Val::Config(Rc::new(ConfigVal {
-                                grid,
-                                block,
-                                smem,
-                                origin: vec!["cust's `launch!`".to_owned()],
-                                at: [c.block_at, c.smem_at, c.grid_at, c.at],
-                                texts: [ir::text(&c.block).into(), ir::text(&c.smem).into()],
-                            }))
-                        }
-                        other => other,
-                    });
-                    let kernel = c.kernel.as_ref().map(|(name, at)| {
-                        self.kernels.push((name.clone(), *at));
-                        Kernel {
-                            name: name.clone(),
-                            glob: false,
-                            at: *at,
-                        }
-                    });
-                    if path.top().wrapper {
-                        self.record(&mut path, v, kernel, None, c.at);
-                    }
-                    outs.push((path, unknown("")));
-                }
-                outs
-            }
+            Expr::Assert(cond) => self.eval_assert(cond, path),
+            Expr::CustLaunch(c) => self.eval_cust(c, path),
             Expr::Opaque(why) => vec![(path, unknown(why.as_str()))],
         }
+    }
+
+    fn eval_unary(&mut self, neg: bool, inner: &Expr, path: Path, expected: Option<IntTy>) -> Outs {
+        self.eval(inner, path, expected)
+            .into_iter()
+            .map(|(mut path, v)| {
+                let v = v.map(&mut |v| match v {
+                    Val::Int(i) => {
+                        let out = value::unary(neg, &i);
+                        out.dropped.into_iter().for_each(|t| path.read(t));
+                        out.val
+                    }
+                    Val::Bool(b) if !neg => Val::Bool(b.map(|b| !b)),
+                    other => not_int(other, if neg { "-" } else { "!" }),
+                });
+                (path, v)
+            })
+            .collect()
+    }
+
+    fn eval_binary(
+        &mut self,
+        op: ir::Op,
+        l: &Expr,
+        r: &Expr,
+        path: Path,
+        expected: Option<IntTy>,
+    ) -> Outs {
+        let rhs_expected = if matches!(op, ir::Op::Shl | ir::Op::Shr) {
+            None
+        } else {
+            expected
+        };
+        self.operands(&[(l, expected), (r, rhs_expected)], path, |path, vals| {
+            let (a, b) = (vals[0].clone(), vals[1].clone());
+            Val::map2(a, b, &mut |a, b| match (a, b) {
+                (Val::Int(a), Val::Int(b)) => {
+                    let out = value::binary(op, &a, &b, expected);
+                    out.dropped.into_iter().for_each(|t| path.read(t));
+                    out.val
+                }
+                (Val::Unknown(u), other) | (other, Val::Unknown(u)) => unknown_with(u, &other),
+                _ => unknown(format!(
+                    "`{}` on a value that is not an integer",
+                    op.symbol()
+                )),
+            })
+        })
+    }
+
+    /// A comparison or `&&` / `||` as a value: each path with what it decided.
+    fn eval_condition(&mut self, e: &Expr, path: Path) -> Outs {
+        self.condition(e, path)
+            .into_iter()
+            .map(|(p, holds)| (p, Val::Bool(Some(holds))))
+            .collect()
+    }
+
+    fn eval_cast(&mut self, inner: &Expr, ty: IntTy, path: Path) -> Outs {
+        self.eval(inner, path, None)
+            .into_iter()
+            .map(|(mut path, v)| {
+                let v = v.map(&mut |v| match v {
+                    Val::Int(i) => {
+                        let out = value::cast(&i, ty);
+                        out.dropped.into_iter().for_each(|t| path.read(t));
+                        out.val
+                    }
+                    Val::Bool(Some(b)) => Val::int(i128::from(b), Some(ty)),
+                    other => other,
+                });
+                (path, v)
+            })
+            .collect()
+    }
+
+    fn eval_method(
+        &mut self,
+        receiver: &Expr,
+        method: Method,
+        args: &[Expr],
+        path: Path,
+        expected: Option<IntTy>,
+    ) -> Outs {
+        let mut operands = vec![(receiver, expected)];
+        let arg_expected = if method == Method::Pow {
+            Some(IntTy::U32)
+        } else {
+            expected
+        };
+        operands.extend(args.iter().map(|a| (a, arg_expected)));
+        self.operands(&operands, path, |path, vals| int_method(method, vals, path))
+    }
+
+    fn eval_tuple(&mut self, items: &[Expr], path: Path, expected: Option<IntTy>) -> Outs {
+        let operands: Vec<(&Expr, Option<IntTy>)> = items.iter().map(|e| (e, expected)).collect();
+        self.sequence(&operands, path)
+            .into_iter()
+            .map(|(p, vals)| (p, Val::Tuple(vals)))
+            .collect()
+    }
+
+    fn eval_field(
+        &mut self,
+        base: &Expr,
+        field: &Field,
+        path: Path,
+        expected: Option<IntTy>,
+    ) -> Outs {
+        self.eval(base, path, expected)
+            .into_iter()
+            .map(|(p, v)| {
+                let v = v.map(&mut |v| field_of(v, field));
+                (p, v)
+            })
+            .collect()
+    }
+
+    fn eval_if(&mut self, i: &ir::If, path: Path, expected: Option<IntTy>) -> Outs {
+        let mut outs = Vec::new();
+        for (path, holds) in self.condition(&i.condition, path) {
+            if !path.normal() {
+                outs.push((path, unknown("")));
+            } else if holds {
+                outs.extend(self.eval_block(&i.then, path, expected));
+            } else {
+                match &i.otherwise {
+                    Some(e) => outs.extend(self.eval(e, path, expected)),
+                    None => outs.push((path, Val::Tuple(Vec::new()))),
+                }
+            }
+        }
+        self.bounded(outs, i.at)
+    }
+
+    /// `return value` (`ret`) or `break value`.
+    fn eval_exit(&mut self, value: Option<&Expr>, ret: bool, path: Path) -> Outs {
+        let outs = match value {
+            Some(v) => self.eval(v, path, None),
+            None => vec![(path, Val::Tuple(Vec::new()))],
+        };
+        outs.into_iter()
+            .map(|(mut p, v)| {
+                if p.normal() {
+                    p.flow = if ret {
+                        Flow::Return(Box::new(v))
+                    } else {
+                        Flow::Break
+                    };
+                }
+                (p, unknown(""))
+            })
+            .collect()
+    }
+
+    fn eval_ref(
+        &mut self,
+        inner: &Expr,
+        mutable: bool,
+        path: Path,
+        expected: Option<IntTy>,
+    ) -> Outs {
+        let outs = self.eval(inner, path, expected);
+        if !mutable {
+            return outs;
+        }
+        // `&mut x`: whatever takes it may change `x`.
+        let Some(name) = place_root(inner) else {
+            return outs;
+        };
+        outs.into_iter()
+            .map(|(mut p, v)| {
+                let version = self.version();
+                if let Some(b) = p.lookup_mut(&name) {
+                    b.val = unknown(format!(
+                        "`{name}` is lent mutably (`&mut {name}`), which may change it"
+                    ));
+                    b.version = version;
+                }
+                (p, v)
+            })
+            .collect()
+    }
+
+    /// Launches inside a closure are the body's launches, with its parameters unknown; what
+    /// it changes is not seen outside it.
+    fn eval_closure(&mut self, params: &[Pat], body: &Expr, path: Path) -> Outs {
+        let mut inner = path.clone();
+        for p in params {
+            let mut names = Vec::new();
+            pat_names(p, &mut names);
+            for name in names {
+                let version = self.version();
+                inner.top_mut().env.push(Binding {
+                    name: name.as_str().into(),
+                    val: unknown(format!("`{name}` is a closure parameter")),
+                    version,
+                    pending: None,
+                });
+            }
+        }
+        let depth = path.top().env.len();
+        for (mut p, _) in self.eval(body, inner, None) {
+            self.leave_scope(&mut p, depth);
+        }
+        vec![(path, unknown("a closure"))]
+    }
+
+    /// `assert!(cond)`: the paths where it fails stop there.
+    fn eval_assert(&mut self, cond: &Expr, path: Path) -> Outs {
+        self.condition(cond, path)
+            .into_iter()
+            .map(|(mut p, holds)| {
+                if !holds && p.normal() {
+                    p.flow = Flow::Diverged;
+                }
+                (p, Val::Tuple(Vec::new()))
+            })
+            .collect()
+    }
+
+    fn eval_cust(&mut self, c: &ir::CustLaunch, path: Path) -> Outs {
+        let config = Expr::Tuple(vec![c.grid.clone(), c.block.clone(), c.smem.clone()]);
+        let mut outs = Vec::new();
+        for (mut path, v) in self.eval(&config, path, Some(IntTy::U32)) {
+            if !path.normal() {
+                outs.push((path, unknown("")));
+                continue;
+            }
+            let v = v.map(&mut |v| match v {
+                Val::Tuple(mut parts) if parts.len() == 3 => {
+                    let smem = parts.pop().unwrap_or_else(|| unknown(""));
+                    let block = parts.pop().unwrap_or_else(|| unknown(""));
+                    let grid = parts.pop().unwrap_or_else(|| unknown(""));
+                    Val::Config(Rc::new(ConfigVal {
+                        grid,
+                        block,
+                        smem,
+                        origin: vec!["cust's `launch!`".to_owned()],
+                        at: [c.block_at, c.smem_at, c.grid_at, c.at],
+                        texts: [ir::text(&c.block).into(), ir::text(&c.smem).into()],
+                    }))
+                }
+                other => other,
+            });
+            let kernel = c.kernel.as_ref().map(|(name, at)| {
+                self.kernels.push((name.clone(), *at));
+                Kernel {
+                    name: name.clone(),
+                    glob: false,
+                    at: *at,
+                }
+            });
+            if path.top().wrapper {
+                self.record(&mut path, v, kernel, None, c.at);
+            }
+            outs.push((path, unknown("")));
+        }
+        outs
     }
 
     /// Evaluates `operands` in order on `path` (each may split it), then applies `f` on
@@ -2839,6 +2868,22 @@ pub(crate) enum ParamKind {
     Bool,
     Ints(Vec<IntTy>),
     Other,
+}
+
+/// An integer literal of type `ty` (its suffix's, else the one expected).
+fn int_literal(value: i128, ty: Option<IntTy>) -> Val {
+    match ty {
+        Some(t) if value < t.min() || value > t.max() => {
+            unknown(format!("`{value}` does not fit {}", t.name()))
+        }
+        _ => Val::int(value, ty),
+    }
+}
+
+/// `path` with its next step `flow`.
+fn with_flow(mut path: Path, flow: Flow) -> Path {
+    path.flow = flow;
+    path
 }
 
 /// A value that is not an integer where one is needed.
