@@ -79,6 +79,22 @@ struct Frame {
     function: String,
     /// Its parameters' names.
     params: Vec<String>,
+    /// The instantiation: the body's node and the template parameters' values.
+    instance: Instance,
+}
+
+/// A function instantiation being interpreted: its body's node id and its template
+/// parameters' values.
+type Instance = (usize, Vec<Option<Val>>);
+
+/// The instantiation of `f` a path's environment binds.
+fn instance(f: &Function<'_>, path: Option<&Path>) -> Instance {
+    let values = f
+        .template
+        .iter()
+        .map(|t| path.and_then(|p| p.env.get(&t.name).cloned()))
+        .collect();
+    (f.body.node.id(), values)
 }
 
 /// The interpreter of one translation unit.
@@ -233,6 +249,7 @@ impl<'t, 's> Interp<'t, 's> {
         self.frames.push(Frame {
             function: f.qualified.clone(),
             params: f.params.iter().map(|p| p.name.clone()).collect(),
+            instance: instance(f, paths.first()),
         });
         let out = self.exec_block(f.body, paths);
         self.frames.pop();
@@ -1418,6 +1435,21 @@ impl<'t, 's> Interp<'t, 's> {
         callee.conditions = p.conditions.clone();
         callee.opt_ins = p.opt_ins.clone();
         self.bind_template(f, &targs, &mut callee);
+        // Recursion of one instantiation (a call of the function, with the same template
+        // arguments, that is being interpreted): followed once, not down to the depth
+        // bound: each level would read the same launches again, and two calls per level
+        // (a dispatch's arms) double the work at each of them.
+        let key = instance(f, Some(&callee));
+        if self.frames.iter().any(|fr| fr.instance == key) {
+            self.note(
+                function,
+                format!(
+                    "`{}` calls itself (with the same template arguments): the recursive call is not followed",
+                    clip(function.text(), 60)
+                ),
+            );
+            return vec![(p, None)];
+        }
         let saved_batch = self.batch;
         let out = self.enter(f, vec![callee], Some(values));
         self.batch = saved_batch;
