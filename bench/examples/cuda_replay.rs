@@ -10,7 +10,8 @@
 //! ```
 //!
 //! `--digest` prints, per input, everything read and checked (launches, paths, notes, each
-//! path's findings or why it is not checked), for comparing two versions of the reader.
+//! path's findings or why it is not checked), for comparing two versions of the reader;
+//! `--times` each input's time per execution (ms).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -37,12 +38,14 @@ fn inputs(path: &Path, out: &mut Vec<PathBuf>) {
 fn main() {
     let mut repeat = 1u32;
     let mut digest = false;
+    let mut list = false;
     let mut files = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--repeat" => repeat = args.next().and_then(|n| n.parse().ok()).unwrap_or(1),
             "--digest" => digest = true,
+            "--times" => list = true,
             _ => inputs(Path::new(&a), &mut files),
         }
     }
@@ -58,11 +61,14 @@ fn main() {
             }
         }
         let t = start.elapsed();
+        if list {
+            println!("{:.3} {}", (t / repeat).as_secs_f64() * 1e3, file.display());
+        }
         total += t;
         times.push((t / repeat, file));
     }
     if files.is_empty() {
-        eprintln!("usage: cuda_replay [--repeat N] [--digest] FILE_OR_DIR...");
+        eprintln!("usage: cuda_replay [--repeat N] [--digest] [--times] FILE_OR_DIR...");
         std::process::exit(2);
     }
     times.sort_by(|a, b| b.0.cmp(&a.0));
