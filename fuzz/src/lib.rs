@@ -2,6 +2,8 @@
 //! through the code the attribute macro and the CLI run next, so that a value the reader
 //! lets through but the engine cannot take (an overflow, an impossible shape) is found too.
 
+pub mod cuda;
+
 use occupancy_core::arch::ARCHS;
 use occupancy_core::occupancy::{BlockDim, Launch, occupancy};
 use occupancy_core::resources::KernelResources;

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
 use crate::macros::Macro;
-use crate::syntax::{Code, field_children, named_children};
+use crate::syntax::{Code, Field, child, field_children, named_children};
 
 /// The deepest nesting of namespaces, templates and `#if`s indexed.
 const MAX_NESTING: usize = 64;
@@ -33,8 +33,8 @@ impl<'t> At<'t> {
             code: self.code,
         }
     }
-    pub(crate) fn field(&self, name: &str) -> Option<At<'t>> {
-        self.node.child_by_field_name(name).map(|n| self.with(n))
+    pub(crate) fn field(&self, field: Field) -> Option<At<'t>> {
+        child(self.node, field).map(|n| self.with(n))
     }
     pub(crate) fn children(&self) -> Vec<At<'t>> {
         named_children(self.node)
@@ -172,15 +172,15 @@ impl<'t> Index<'t> {
         }
         match at.kind() {
             "preproc_def" => {
-                if let Some(name) = at.field("name") {
-                    let body = at.field("value").map_or("", |v| v.text());
+                if let Some(name) = at.field(Field::Name) {
+                    let body = at.field(Field::Value).map_or("", |v| v.text());
                     self.define(name.text(), None, body);
                 }
             }
             "preproc_function_def" => {
-                if let Some(name) = at.field("name") {
+                if let Some(name) = at.field(Field::Name) {
                     let params = at
-                        .field("parameters")
+                        .field(Field::Parameters)
                         .map(|p| {
                             p.text()
                                 .trim_matches(|c| c == '(' || c == ')')
@@ -190,7 +190,7 @@ impl<'t> Index<'t> {
                                 .collect()
                         })
                         .unwrap_or_default();
-                    let body = at.field("value").map_or("", |v| v.text());
+                    let body = at.field(Field::Value).map_or("", |v| v.text());
                     self.define(name.text(), Some(params), body);
                 }
             }
@@ -198,17 +198,19 @@ impl<'t> Index<'t> {
             | "preproc_elifdef" | "declaration_list" => self.items(at, scope, depth),
             "namespace_definition" => {
                 let mut inner = scope.clone();
-                if let Some(name) = at.field("name") {
+                if let Some(name) = at.field(Field::Name) {
                     inner.path.push(name.text().to_owned());
                 }
-                if let Some(body) = at.field("body") {
+                if let Some(body) = at.field(Field::Body) {
                     self.items(body, &inner, depth);
                 }
             }
             "linkage_specification" => {
                 let mut inner = scope.clone();
-                inner.extern_c = at.field("value").is_some_and(|v| v.text().contains('C'));
-                if let Some(body) = at.field("body") {
+                inner.extern_c = at
+                    .field(Field::Value)
+                    .is_some_and(|v| v.text().contains('C'));
+                if let Some(body) = at.field(Field::Body) {
                     if body.kind() == "declaration_list" {
                         self.items(body, &inner, depth);
                     } else {
@@ -219,7 +221,7 @@ impl<'t> Index<'t> {
             "template_declaration" => {
                 let mut inner = scope.clone();
                 inner.template = at
-                    .field("parameters")
+                    .field(Field::Parameters)
                     .map(template_params)
                     .unwrap_or_default();
                 inner.is_template = true;
@@ -231,7 +233,7 @@ impl<'t> Index<'t> {
             }
             "function_definition" => self.function(at, scope),
             "template_instantiation" => {
-                if let Some(decl) = at.field("declarator")
+                if let Some(decl) = at.field(Field::Declarator)
                     && let Some(f) = find_kind(decl, "template_function", 4)
                 {
                     self.instantiations.push(f);
@@ -239,7 +241,7 @@ impl<'t> Index<'t> {
             }
             "declaration" => {
                 // `struct S {..} s;`, `enum {..};` written as a declaration's type.
-                if let Some(ty) = at.field("type") {
+                if let Some(ty) = at.field(Field::Type) {
                     self.item(ty, scope, depth + 1);
                 }
                 if let Some(f) = find_kind(at, "template_function", 3)
@@ -256,14 +258,14 @@ impl<'t> Index<'t> {
                 }
             }
             "alias_declaration" => {
-                if let (Some(name), Some(ty)) = (at.field("name"), at.field("type")) {
+                if let (Some(name), Some(ty)) = (at.field(Field::Name), at.field(Field::Type)) {
                     self.aliases.insert(name.text().to_owned(), ty);
                 }
             }
             "type_definition" => {
-                if let Some(ty) = at.field("type") {
+                if let Some(ty) = at.field(Field::Type) {
                     self.item(ty, scope, depth + 1);
-                    for d in field_children(at.node, "declarator") {
+                    for d in field_children(at.node, Field::Declarator) {
                         let name = at.with(d).text().trim_start_matches('*').trim();
                         self.aliases.insert(name.to_owned(), ty);
                     }
@@ -292,20 +294,20 @@ impl<'t> Index<'t> {
     }
 
     fn function(&mut self, at: At<'t>, scope: &Scope<'t>) {
-        let Some(body) = at.field("body") else {
+        let Some(body) = at.field(Field::Body) else {
             return;
         };
-        let Some(declarator) = at.field("declarator") else {
+        let Some(declarator) = at.field(Field::Declarator) else {
             return;
         };
         let Some(fd) = find_kind(declarator, "function_declarator", 4) else {
             return;
         };
-        let Some(name_node) = fd.field("declarator") else {
+        let Some(name_node) = fd.field(Field::Declarator) else {
             return;
         };
         let written = match name_node.kind() {
-            "template_function" => name_node.field("name").map_or("", |n| n.text()),
+            "template_function" => name_node.field(Field::Name).map_or("", |n| n.text()),
             _ => name_node.text(),
         };
         let name = written
@@ -322,7 +324,7 @@ impl<'t> Index<'t> {
         let qualified = path.join("::");
         let is_kernel = has_child_kind(at, "__global__") || at.text().starts_with("__global__");
         let params = fd
-            .field("parameters")
+            .field(Field::Parameters)
             .map(|p| {
                 p.children()
                     .into_iter()
@@ -334,13 +336,13 @@ impl<'t> Index<'t> {
                     })
                     .map(|c| Param {
                         name: c
-                            .field("declarator")
+                            .field(Field::Declarator)
                             .and_then(|d| declared_name(d))
                             .unwrap_or_default(),
                         ty: c
-                            .field("type")
+                            .field(Field::Type)
                             .map_or_else(String::new, |t| t.text().to_owned()),
-                        default: c.field("default_value"),
+                        default: c.field(Field::DefaultValue),
                     })
                     .collect()
             })
@@ -377,15 +379,16 @@ impl<'t> Index<'t> {
             return;
         }
         let ty = at
-            .field("type")
+            .field(Field::Type)
             .map_or_else(String::new, |t| t.text().to_owned());
         let _ = scope;
-        for d in field_children(at.node, "declarator") {
+        for d in field_children(at.node, Field::Declarator) {
             let d = at.with(d);
             if d.kind() != "init_declarator" {
                 continue;
             }
-            let (Some(name), Some(value)) = (d.field("declarator"), d.field("value")) else {
+            let (Some(name), Some(value)) = (d.field(Field::Declarator), d.field(Field::Value))
+            else {
                 continue;
             };
             let Some(name) = declared_name(name) else {
@@ -405,12 +408,12 @@ impl<'t> Index<'t> {
     }
 
     fn record(&mut self, at: At<'t>, scope: &Scope<'t>, depth: usize) {
-        let Some(name) = at.field("name") else {
+        let Some(name) = at.field(Field::Name) else {
             // An anonymous struct: nothing to name its members by.
             return;
         };
         let name = match name.kind() {
-            "template_type" => name.field("name").map_or("", |n| n.text()),
+            "template_type" => name.field(Field::Name).map_or("", |n| n.text()),
             _ => name.text(),
         };
         let name = name.rsplit("::").next().unwrap_or(name).to_owned();
@@ -441,24 +444,25 @@ impl<'t> Index<'t> {
         inner.template = Vec::new();
         inner.is_template = false;
         inner.extern_c = false;
-        if let Some(body) = at.field("body") {
+        if let Some(body) = at.field(Field::Body) {
             for member in body.children() {
                 match member.kind() {
                     "field_declaration" => {
-                        if let Some(ty) = member.field("type")
+                        if let Some(ty) = member.field(Field::Type)
                             && matches!(ty.kind(), "enum_specifier")
                         {
                             for (n, c) in enumerators(ty) {
                                 s.members.insert(n, c);
                             }
                         }
-                        let (Some(decl), Some(value)) =
-                            (member.field("declarator"), member.field("default_value"))
-                        else {
+                        let (Some(decl), Some(value)) = (
+                            member.field(Field::Declarator),
+                            member.field(Field::DefaultValue),
+                        ) else {
                             continue;
                         };
                         let ty = member
-                            .field("type")
+                            .field(Field::Type)
                             .map_or_else(String::new, |t| t.text().to_owned());
                         if let Some(n) = declared_name(decl) {
                             let value = match value.kind() {
@@ -482,13 +486,15 @@ impl<'t> Index<'t> {
                         }
                     }
                     "alias_declaration" => {
-                        if let (Some(n), Some(ty)) = (member.field("name"), member.field("type")) {
+                        if let (Some(n), Some(ty)) =
+                            (member.field(Field::Name), member.field(Field::Type))
+                        {
                             s.aliases.insert(n.text().to_owned(), ty);
                         }
                     }
                     "type_definition" => {
-                        if let Some(ty) = member.field("type") {
-                            for d in field_children(member.node, "declarator") {
+                        if let Some(ty) = member.field(Field::Type) {
+                            for d in field_children(member.node, Field::Declarator) {
                                 let n = member.with(d).text().trim().to_owned();
                                 s.aliases.insert(n, ty);
                             }
@@ -496,13 +502,14 @@ impl<'t> Index<'t> {
                     }
                     "declaration" => {
                         // `static constexpr int k = 4;` parsed as a declaration.
-                        for d in field_children(member.node, "declarator") {
+                        for d in field_children(member.node, Field::Declarator) {
                             let d = member.with(d);
-                            if let (Some(n), Some(v)) = (d.field("declarator"), d.field("value"))
+                            if let (Some(n), Some(v)) =
+                                (d.field(Field::Declarator), d.field(Field::Value))
                                 && let Some(n) = declared_name(n)
                             {
                                 let ty = member
-                                    .field("type")
+                                    .field(Field::Type)
                                     .map_or_else(String::new, |t| t.text().to_owned());
                                 s.members.insert(
                                     n,
@@ -556,14 +563,14 @@ pub(crate) fn template_params<'t>(list: At<'t>) -> Vec<TemplateParam<'t>> {
                     .into_iter()
                     .find(|c| c.kind() == "type_identifier")
                     .map(|c| c.text().to_owned())
-                    .or_else(|| p.field("name").map(|n| n.text().to_owned()))?;
-                (name, String::new(), p.field("default_type"))
+                    .or_else(|| p.field(Field::Name).map(|n| n.text().to_owned()))?;
+                (name, String::new(), p.field(Field::DefaultType))
             } else {
-                let name = p.field("declarator").and_then(declared_name)?;
+                let name = p.field(Field::Declarator).and_then(declared_name)?;
                 let ty = p
-                    .field("type")
+                    .field(Field::Type)
                     .map_or_else(String::new, |t| t.text().to_owned());
-                (name, ty, p.field("default_value"))
+                (name, ty, p.field(Field::DefaultValue))
             };
             Some(TemplateParam {
                 name,
@@ -578,7 +585,7 @@ pub(crate) fn template_params<'t>(list: At<'t>) -> Vec<TemplateParam<'t>> {
 /// The enumerators of an `enum` (scoped or not), in order.
 fn enumerators<'t>(at: At<'t>) -> Vec<(String, Constant<'t>)> {
     let mut out = Vec::new();
-    let Some(body) = at.field("body") else {
+    let Some(body) = at.field(Field::Body) else {
         return out;
     };
     let mut prev: Option<String> = None;
@@ -586,11 +593,11 @@ fn enumerators<'t>(at: At<'t>) -> Vec<(String, Constant<'t>)> {
         if e.kind() != "enumerator" {
             continue;
         }
-        let Some(name) = e.field("name") else {
+        let Some(name) = e.field(Field::Name) else {
             continue;
         };
         let name = name.text().to_owned();
-        let init = match e.field("value") {
+        let init = match e.field(Field::Value) {
             Some(v) => Init::Expr(v, "int".to_owned()),
             None => Init::NextAfter(prev.clone()),
         };
@@ -605,12 +612,15 @@ pub(crate) fn declared_name(d: At<'_>) -> Option<String> {
     match d.kind() {
         "identifier" | "field_identifier" => Some(d.text().to_owned()),
         "qualified_identifier" => Some(d.text().rsplit("::").next()?.trim().to_owned()),
-        _ => d.field("declarator").and_then(declared_name).or_else(|| {
-            d.children()
-                .into_iter()
-                .find(|c| matches!(c.kind(), "identifier" | "field_identifier"))
-                .map(|c| c.text().to_owned())
-        }),
+        _ => d
+            .field(Field::Declarator)
+            .and_then(declared_name)
+            .or_else(|| {
+                d.children()
+                    .into_iter()
+                    .find(|c| matches!(c.kind(), "identifier" | "field_identifier"))
+                    .map(|c| c.text().to_owned())
+            }),
     }
 }
 

@@ -23,7 +23,7 @@ use crate::launch::{
     TemplateArg,
 };
 use crate::macros::{Expander, paren_list};
-use crate::syntax::{Code, clip};
+use crate::syntax::{Code, Field, child, clip, field_children};
 use crate::value::{Attr, Config, IntType, KernelRef, Ty, TyArg, Val, size_of};
 
 /// The deepest call chain followed (template recursion ends here).
@@ -79,6 +79,22 @@ struct Frame {
     function: String,
     /// Its parameters' names.
     params: Vec<String>,
+    /// The instantiation: the body's node and the template parameters' values.
+    instance: Instance,
+}
+
+/// A function instantiation being interpreted: its body's node id and its template
+/// parameters' values.
+type Instance = (usize, Vec<Option<Val>>);
+
+/// The instantiation of `f` a path's environment binds.
+fn instance(f: &Function<'_>, path: Option<&Path>) -> Instance {
+    let values = f
+        .template
+        .iter()
+        .map(|t| path.and_then(|p| p.env.get(&t.name).cloned()))
+        .collect();
+    (f.body.node.id(), values)
 }
 
 /// The interpreter of one translation unit.
@@ -142,7 +158,7 @@ impl<'t, 's> Interp<'t, 's> {
         let instantiated: Vec<&str> = index
             .instantiations
             .iter()
-            .filter_map(|i| i.field("name").map(|n| n.text()))
+            .filter_map(|i| i.field(Field::Name).map(|n| n.text()))
             .map(|n| n.rsplit("::").next().unwrap_or(n))
             .collect();
         for f in &index.all_functions {
@@ -182,7 +198,7 @@ impl<'t, 's> Interp<'t, 's> {
         }
         // Explicit instantiations of host function templates are roots too.
         for inst in &index.instantiations {
-            let Some(name) = inst.field("name") else {
+            let Some(name) = inst.field(Field::Name) else {
                 continue;
             };
             let name = name.text().rsplit("::").next().unwrap_or("").to_owned();
@@ -196,7 +212,7 @@ impl<'t, 's> Interp<'t, 's> {
             self.exhausted = false;
             let path = Path::new();
             let args = inst
-                .field("arguments")
+                .field(Field::Arguments)
                 .map(|a| self.template_args(a, &path))
                 .unwrap_or_default();
             let mut path = Path::new();
@@ -233,6 +249,7 @@ impl<'t, 's> Interp<'t, 's> {
         self.frames.push(Frame {
             function: f.qualified.clone(),
             params: f.params.iter().map(|p| p.name.clone()).collect(),
+            instance: instance(f, paths.first()),
         });
         let out = self.exec_block(f.body, paths);
         self.frames.pop();
@@ -343,10 +360,13 @@ impl<'t, 's> Interp<'t, 's> {
                 let mut out = Vec::new();
                 for mut p in live {
                     if let (Some(name), Some(ty)) = (
-                        s.field("name")
+                        s.field(Field::Name)
                             .map(|n| n.text().to_owned())
-                            .or_else(|| s.field("declarator").map(|d| d.text().trim().to_owned())),
-                        s.field("type"),
+                            .or_else(|| {
+                                s.field(Field::Declarator)
+                                    .map(|d| d.text().trim().to_owned())
+                            }),
+                        s.field(Field::Type),
                     ) {
                         let t = self.type_of(ty, &p);
                         p.env.insert(name, Val::Type(t));
@@ -395,7 +415,7 @@ impl<'t, 's> Interp<'t, 's> {
                 Some(inner) => self.exec(*inner, live),
                 None => live,
             },
-            "try_statement" => match s.field("body") {
+            "try_statement" => match s.field(Field::Body) {
                 Some(body) => self.exec_block(body, live),
                 None => live,
             },
@@ -430,20 +450,18 @@ impl<'t, 's> Interp<'t, 's> {
     where
         't: 'a,
     {
-        let ty_node = s.field("type");
+        let ty_node = s.field(Field::Type);
         let ty = ty_node.map_or("", |t| t.text()).to_owned();
         let mut paths = vec![p];
-        let mut cursor = s.node.walk();
-        let declarators: Vec<At<'a>> = s
-            .node
-            .children_by_field_name("declarator", &mut cursor)
+        let declarators: Vec<At<'a>> = field_children(s.node, Field::Declarator)
+            .into_iter()
             .map(|n| s.with(n))
             .collect();
         for d in declarators {
             let mut next = Vec::new();
             for p in paths {
                 let (name_node, value) = if d.kind() == "init_declarator" {
-                    (d.field("declarator"), d.field("value"))
+                    (d.field(Field::Declarator), d.field(Field::Value))
                 } else {
                     (Some(d), None)
                 };
@@ -471,7 +489,7 @@ impl<'t, 's> Interp<'t, 's> {
                     Some(value) => self.initial(&ty, value, &p),
                     None if is_array && ty.contains("cudaLaunchAttribute") => {
                         let n = name_node
-                            .field("size")
+                            .field(Field::Size)
                             .and_then(|n| {
                                 self.eval(n, &p).as_int().and_then(|(v, _)| v.known_value())
                             })
@@ -531,10 +549,10 @@ impl<'t, 's> Interp<'t, 's> {
                 for (i, item) in items().into_iter().enumerate() {
                     if item.kind() == "initializer_pair" {
                         let field = item
-                            .field("designator")
+                            .field(Field::Designator)
                             .map(|d| d.text().trim_start_matches('.').to_owned())
                             .unwrap_or_default();
-                        if let Some(v) = item.field("value") {
+                        if let Some(v) = item.field(Field::Value) {
                             let v = self.eval(v, p);
                             set_config_field(&mut config, &field, v, None);
                         }
@@ -591,18 +609,18 @@ impl<'t, 's> Interp<'t, 's> {
         let mut out = Vec::new();
         for p in paths {
             let mut p = p;
-            let cond_clause = s.field("condition");
+            let cond_clause = s.field(Field::Condition);
             let mut cond = cond_clause;
             if let Some(c) = cond_clause
                 && c.kind() == "condition_clause"
             {
-                if let Some(init) = c.field("initializer") {
+                if let Some(init) = c.field(Field::Initializer) {
                     let mut ps = self.exec(init, vec![p.clone()]);
                     if ps.len() == 1 {
                         p = ps.remove(0);
                     }
                 }
-                cond = c.field("value");
+                cond = c.field(Field::Value);
             }
             let Some(cond) = cond else {
                 out.push(p);
@@ -615,7 +633,7 @@ impl<'t, 's> Interp<'t, 's> {
                 if both {
                     t.conditions.push(label.clone());
                 }
-                match s.field("consequence") {
+                match s.field(Field::Consequence) {
                     Some(c) => out.extend(self.exec(c, vec![t])),
                     None => out.push(t),
                 }
@@ -624,7 +642,7 @@ impl<'t, 's> Interp<'t, 's> {
                 if both {
                     f.conditions.push(format!("!({label})"));
                 }
-                match s.field("alternative") {
+                match s.field(Field::Alternative) {
                     Some(alt) => {
                         // `else_clause` wraps the statement.
                         let stmt = if alt.kind() == "else_clause" {
@@ -657,8 +675,8 @@ impl<'t, 's> Interp<'t, 's> {
                 "preproc_else" => "#else".to_owned(),
                 _ => {
                     let cond = n
-                        .field("condition")
-                        .or_else(|| n.field("name"))
+                        .field(Field::Condition)
+                        .or_else(|| n.field(Field::Name))
                         .map_or_else(String::new, |c| clip(c.text(), 40));
                     format!("{} {cond}", n.node.child(0).map_or("#if", |c| c.kind()))
                 }
@@ -670,12 +688,12 @@ impl<'t, 's> Interp<'t, 's> {
                     !matches!(
                         c.kind(),
                         "preproc_else" | "preproc_elif" | "preproc_elifdef"
-                    ) && Some(c.node) != n.node.child_by_field_name("condition")
-                        && Some(c.node) != n.node.child_by_field_name("name")
+                    ) && Some(c.node) != child(n.node, Field::Condition)
+                        && Some(c.node) != child(n.node, Field::Name)
                 })
                 .collect();
             branches.push((label, body));
-            node = n.field("alternative");
+            node = n.field(Field::Alternative);
         }
         let mut out = Vec::new();
         let several = branches.len() > 1;
@@ -705,11 +723,11 @@ impl<'t, 's> Interp<'t, 's> {
     where
         't: 'a,
     {
-        let Some(cond) = s.field("condition") else {
+        let Some(cond) = s.field(Field::Condition) else {
             return paths;
         };
-        let cond = cond.field("value").unwrap_or(cond);
-        let Some(body) = s.field("body") else {
+        let cond = cond.field(Field::Value).unwrap_or(cond);
+        let Some(body) = s.field(Field::Body) else {
             return paths;
         };
         let cases: Vec<At<'a>> = body
@@ -726,7 +744,7 @@ impl<'t, 's> Interp<'t, 's> {
             let mut matched_any = Vec::new();
             let mut default_at = None;
             for (i, case) in cases.iter().enumerate() {
-                let Some(v) = case.field("value") else {
+                let Some(v) = case.field(Field::Value) else {
                     default_at = Some(i);
                     continue;
                 };
@@ -800,7 +818,7 @@ impl<'t, 's> Interp<'t, 's> {
     {
         let mut paths = vec![p];
         for case in cases {
-            let value = case.field("value").map(|v| v.node);
+            let value = case.field(Field::Value).map(|v| v.node);
             for stmt in case.children() {
                 if Some(stmt.node) == value {
                     continue;
@@ -821,7 +839,7 @@ impl<'t, 's> Interp<'t, 's> {
     where
         't: 'a,
     {
-        if let Some(init) = s.field("initializer") {
+        if let Some(init) = s.field(Field::Initializer) {
             paths = match init.kind() {
                 "declaration" => self.exec(init, paths),
                 _ => paths
@@ -830,9 +848,11 @@ impl<'t, 's> Interp<'t, 's> {
                     .collect(),
             };
         }
-        let cond = s.field("condition").map(|c| c.field("value").unwrap_or(c));
-        let update = s.field("update");
-        let Some(body) = s.field("body") else {
+        let cond = s
+            .field(Field::Condition)
+            .map(|c| c.field(Field::Value).unwrap_or(c));
+        let update = s.field(Field::Update);
+        let Some(body) = s.field(Field::Body) else {
             return paths;
         };
         let line = s.line();
@@ -991,7 +1011,7 @@ impl<'t, 's> Interp<'t, 's> {
         match e.kind() {
             "assignment_expression" => self.assign(e, p),
             "update_expression" => {
-                if let Some(arg) = e.field("argument") {
+                if let Some(arg) = e.field(Field::Argument) {
                     let delta = if e.text().contains("++") { 1 } else { -1 };
                     if let Some((v, t)) = self.eval(arg, &p).as_int().map(|(v, t)| (v.clone(), t)) {
                         let r = v.add(&AbstractInt::known(delta));
@@ -1007,7 +1027,10 @@ impl<'t, 's> Interp<'t, 's> {
             }
             "comma_expression" => {
                 let mut paths = vec![p];
-                for part in [e.field("left"), e.field("right")].into_iter().flatten() {
+                for part in [e.field(Field::Left), e.field(Field::Right)]
+                    .into_iter()
+                    .flatten()
+                {
                     paths = paths
                         .into_iter()
                         .flat_map(|q| self.exec_expr(part, q))
@@ -1044,15 +1067,20 @@ impl<'t, 's> Interp<'t, 's> {
     where
         't: 'a,
     {
-        let (Some(left), Some(right)) = (e.field("left"), e.field("right")) else {
+        let (Some(left), Some(right)) = (e.field(Field::Left), e.field(Field::Right)) else {
             return vec![p];
         };
-        let op = e.field("operator").map_or("=", |o| o.text()).to_owned();
+        let op = e
+            .field(Field::Operator)
+            .map_or("=", |o| o.text())
+            .to_owned();
         // `config.attrs = attrs;`: the array is read at the launch, by name.
         if op == "="
             && left.kind() == "field_expression"
-            && left.field("field").is_some_and(|f| f.text() == "attrs")
-            && let Some(base) = left.field("argument")
+            && left
+                .field(Field::Field)
+                .is_some_and(|f| f.text() == "attrs")
+            && let Some(base) = left.field(Field::Argument)
             && let Some(Val::Config(mut c)) = p.env.get(base.text()).cloned()
         {
             c.attrs = Some(strip_casts(right).text().to_owned());
@@ -1107,31 +1135,31 @@ impl<'t, 's> Interp<'t, 's> {
                     guard += 1;
                     match at.kind() {
                         "field_expression" => {
-                            if let Some(f) = at.field("field") {
+                            if let Some(f) = at.field(Field::Field) {
                                 fields.push(f.text().to_owned());
                             }
-                            match at.field("argument") {
+                            match at.field(Field::Argument) {
                                 Some(a) => at = a,
                                 None => return,
                             }
                         }
                         "subscript_expression" => {
                             let i = at
-                                .field("indices")
+                                .field(Field::Indices)
                                 .and_then(|i| i.children().first().copied())
-                                .or_else(|| at.field("index"))
+                                .or_else(|| at.field(Field::Index))
                                 .and_then(|i| {
                                     self.eval(i, p).as_int().and_then(|(v, _)| v.known_value())
                                 });
                             index = i;
-                            match at.field("argument") {
+                            match at.field(Field::Argument) {
                                 Some(a) => at = a,
                                 None => return,
                             }
                         }
                         "pointer_expression" | "parenthesized_expression" => {
                             match at
-                                .field("argument")
+                                .field(Field::Argument)
                                 .or_else(|| at.children().first().copied())
                             {
                                 Some(a) => at = a,
@@ -1207,7 +1235,7 @@ impl<'t, 's> Interp<'t, 's> {
     where
         't: 'a,
     {
-        let Some(function) = e.field("function") else {
+        let Some(function) = e.field(Field::Function) else {
             return vec![p];
         };
         if let Some(config) = e
@@ -1219,12 +1247,12 @@ impl<'t, 's> Interp<'t, 's> {
             return vec![p];
         }
         let name = match function.kind() {
-            "template_function" => function.field("name").map_or("", |n| n.text()),
+            "template_function" => function.field(Field::Name).map_or("", |n| n.text()),
             _ => function.text(),
         };
         let simple = name.rsplit("::").next().unwrap_or(name).trim();
         let args: Vec<At<'a>> = e
-            .field("arguments")
+            .field(Field::Arguments)
             .map(|a| a.children())
             .unwrap_or_default();
         match simple {
@@ -1272,7 +1300,7 @@ impl<'t, 's> Interp<'t, 's> {
                 .is_some_and(|m| m.iter().any(|m| m.params.is_some()))
         {
             let open = e
-                .field("arguments")
+                .field(Field::Arguments)
                 .map(|a| a.node.start_byte())
                 .unwrap_or(function.node.end_byte());
             let args_text = paren_list(&e.code.text, open).map(|(t, _)| t.to_owned());
@@ -1280,7 +1308,7 @@ impl<'t, 's> Interp<'t, 's> {
         }
         // A lambda called in place: its body, with the enclosing variables.
         if function.kind() == "lambda_expression"
-            && let Some(body) = function.field("body")
+            && let Some(body) = function.field(Field::Body)
         {
             return self
                 .exec_block(body, vec![p])
@@ -1326,9 +1354,9 @@ impl<'t, 's> Interp<'t, 's> {
         match e.kind() {
             "lambda_expression" => vec![p],
             "call_expression" => {
-                let function = e.field("function");
+                let function = e.field(Field::Function);
                 let name = function.map_or("", |f| match f.kind() {
-                    "template_function" => f.field("name").map_or("", |n| n.text()),
+                    "template_function" => f.field(Field::Name).map_or("", |n| n.text()),
                     _ => f.text(),
                 });
                 let simple = name.rsplit("::").next().unwrap_or(name).trim();
@@ -1356,7 +1384,7 @@ impl<'t, 's> Interp<'t, 's> {
                     return vec![p];
                 }
                 let args = e
-                    .field("arguments")
+                    .field(Field::Arguments)
                     .map(|a| a.children())
                     .unwrap_or_default();
                 let mut paths = vec![p];
@@ -1408,7 +1436,7 @@ impl<'t, 's> Interp<'t, 's> {
         }
         let targs = match function.kind() {
             "template_function" => function
-                .field("arguments")
+                .field(Field::Arguments)
                 .map(|a| self.template_args(a, &p))
                 .unwrap_or_default(),
             _ => Vec::new(),
@@ -1418,6 +1446,21 @@ impl<'t, 's> Interp<'t, 's> {
         callee.conditions = p.conditions.clone();
         callee.opt_ins = p.opt_ins.clone();
         self.bind_template(f, &targs, &mut callee);
+        // Recursion of one instantiation (a call of the function, with the same template
+        // arguments, that is being interpreted): followed once, not down to the depth
+        // bound: each level would read the same launches again, and two calls per level
+        // (a dispatch's arms) double the work at each of them.
+        let key = instance(f, Some(&callee));
+        if self.frames.iter().any(|fr| fr.instance == key) {
+            self.note(
+                function,
+                format!(
+                    "`{}` calls itself (with the same template arguments): the recursive call is not followed",
+                    clip(function.text(), 60)
+                ),
+            );
+            return vec![(p, None)];
+        }
         let saved_batch = self.batch;
         let out = self.enter(f, vec![callee], Some(values));
         self.batch = saved_batch;
@@ -1866,21 +1909,21 @@ impl<'t, 's> Interp<'t, 's> {
         match cond.kind() {
             "parenthesized_expression" | "condition_clause" => {
                 if let Some(inner) = cond
-                    .field("value")
+                    .field(Field::Value)
                     .or_else(|| cond.children().first().copied())
                 {
                     return self.branch(inner, p);
                 }
             }
-            "unary_expression" if cond.field("operator").is_some_and(|o| o.text() == "!") => {
-                if let Some(arg) = cond.field("argument") {
+            "unary_expression" if cond.field(Field::Operator).is_some_and(|o| o.text() == "!") => {
+                if let Some(arg) = cond.field(Field::Argument) {
                     let (t, f) = self.branch(arg, p);
                     return (f, t);
                 }
             }
             "binary_expression" => {
-                let op = cond.field("operator").map_or("", |o| o.text());
-                let (Some(l), Some(r)) = (cond.field("left"), cond.field("right")) else {
+                let op = cond.field(Field::Operator).map_or("", |o| o.text());
+                let (Some(l), Some(r)) = (cond.field(Field::Left), cond.field(Field::Right)) else {
                     return (Some(p.clone()), Some(p.clone()));
                 };
                 match op {
@@ -1997,10 +2040,10 @@ impl<'t, 's> Interp<'t, 's> {
             "qualified_identifier" => self.qualified(e, p),
             "template_function" => self.template_function(e, p),
             "field_expression" => {
-                let Some(arg) = e.field("argument") else {
+                let Some(arg) = e.field(Field::Argument) else {
                     return Val::unknown("a member");
                 };
-                let field = e.field("field").map_or("", |f| f.text());
+                let field = e.field(Field::Field).map_or("", |f| f.text());
                 match self.eval(arg, p) {
                     Val::Dim3(d) => match field {
                         "x" => Val::Int(d[0].clone(), IntType::U32),
@@ -2019,16 +2062,16 @@ impl<'t, 's> Interp<'t, 's> {
             }
             "pointer_expression" => {
                 // `&config`: the config itself; `*p`: unknown.
-                let is_address = e.field("operator").is_some_and(|o| o.text() == "&")
+                let is_address = e.field(Field::Operator).is_some_and(|o| o.text() == "&")
                     || e.text().starts_with('&');
-                match e.field("argument") {
+                match e.field(Field::Argument) {
                     Some(a) if is_address => self.eval(a, p),
                     _ => Val::unknown(format!("`{}` reads memory", clip(e.text(), 40))),
                 }
             }
             "cast_expression" => {
-                let ty = e.field("type").map_or("", |t| t.text()).to_owned();
-                let v = match e.field("value") {
+                let ty = e.field(Field::Type).map_or("", |t| t.text()).to_owned();
+                let v = match e.field(Field::Value) {
                     Some(v) => self.eval(v, p),
                     None => return Val::unknown("a cast"),
                 };
@@ -2036,8 +2079,8 @@ impl<'t, 's> Interp<'t, 's> {
             }
             "sizeof_expression" => self.size_of(e, p),
             "unary_expression" => {
-                let op = e.field("operator").map_or("", |o| o.text());
-                let Some(arg) = e.field("argument") else {
+                let op = e.field(Field::Operator).map_or("", |o| o.text());
+                let Some(arg) = e.field(Field::Argument) else {
                     return Val::unknown("a unary expression");
                 };
                 let v = self.eval(arg, p);
@@ -2062,8 +2105,8 @@ impl<'t, 's> Interp<'t, 's> {
                 }
             }
             "binary_expression" => {
-                let op = e.field("operator").map_or("", |o| o.text()).to_owned();
-                let (Some(l), Some(r)) = (e.field("left"), e.field("right")) else {
+                let op = e.field(Field::Operator).map_or("", |o| o.text()).to_owned();
+                let (Some(l), Some(r)) = (e.field(Field::Left), e.field(Field::Right)) else {
                     return Val::unknown("a binary expression");
                 };
                 if comparison(&op).is_some() || op == "&&" || op == "||" {
@@ -2080,9 +2123,9 @@ impl<'t, 's> Interp<'t, 's> {
             }
             "conditional_expression" => {
                 let (Some(c), Some(t), Some(f)) = (
-                    e.field("condition"),
-                    e.field("consequence"),
-                    e.field("alternative"),
+                    e.field(Field::Condition),
+                    e.field(Field::Consequence),
+                    e.field(Field::Alternative),
                 ) else {
                     return Val::unknown("a conditional expression");
                 };
@@ -2111,11 +2154,11 @@ impl<'t, 's> Interp<'t, 's> {
                     _ => Val::unknown("an initializer list"),
                 }
             }
-            "compound_literal_expression" => match e.field("value") {
+            "compound_literal_expression" => match e.field(Field::Value) {
                 Some(v) => self.eval(v, p),
                 None => Val::unknown("a compound literal"),
             },
-            "assignment_expression" => match e.field("right") {
+            "assignment_expression" => match e.field(Field::Right) {
                 Some(r) => self.eval(r, p),
                 None => Val::unknown("an assignment"),
             },
@@ -2269,7 +2312,7 @@ impl<'t, 's> Interp<'t, 's> {
                 clip(text, 40)
             ));
         };
-        match decl.field("value") {
+        match decl.field(Field::Value) {
             Some(v) => self.eval(v, &Path::new()),
             None => Val::unknown("a macro that does not parse"),
         }
@@ -2281,17 +2324,17 @@ impl<'t, 's> Interp<'t, 's> {
     where
         't: 'a,
     {
-        let Some(name) = e.field("name") else {
+        let Some(name) = e.field(Field::Name) else {
             return Val::unknown("a qualified name");
         };
         if name.kind() == "qualified_identifier" {
             // `ns::Traits::k`: drop a namespace, or resolve a nested member.
-            if let Some(scope) = e.field("scope")
+            if let Some(scope) = e.field(Field::Scope)
                 && let Some(ty) = self.scope_type(scope, p)
             {
                 // `Outer::Inner::k`: the alias `Inner` of `Outer`.
-                if let Some(inner_scope) = name.field("scope")
-                    && let Some(inner_name) = name.field("name")
+                if let Some(inner_scope) = name.field(Field::Scope)
+                    && let Some(inner_name) = name.field(Field::Name)
                 {
                     let inner = self.member_type(&ty, inner_scope.text());
                     if let Some(inner) = inner {
@@ -2305,7 +2348,7 @@ impl<'t, 's> Interp<'t, 's> {
             return self.template_function(name, p);
         }
         let member = name.text();
-        match e.field("scope") {
+        match e.field(Field::Scope) {
             Some(scope) => match self.scope_type(scope, p) {
                 Some(ty) => self.member(&ty, member, 0),
                 // A namespace.
@@ -2405,9 +2448,9 @@ impl<'t, 's> Interp<'t, 's> {
     where
         't: 'a,
     {
-        let name = e.field("name").map_or("", |n| n.text()).to_owned();
+        let name = e.field(Field::Name).map_or("", |n| n.text()).to_owned();
         let args = e
-            .field("arguments")
+            .field(Field::Arguments)
             .map(|a| self.template_args(a, p))
             .unwrap_or_default();
         let index = self.index;
@@ -2503,7 +2546,9 @@ impl<'t, 's> Interp<'t, 's> {
         't: 'a,
     {
         let inner = match a.kind() {
-            "type_descriptor" if a.field("declarator").is_none() => a.field("type").unwrap_or(a),
+            "type_descriptor" if a.field(Field::Declarator).is_none() => {
+                a.field(Field::Type).unwrap_or(a)
+            }
             _ => a,
         };
         match inner.kind() {
@@ -2567,9 +2612,9 @@ impl<'t, 's> Interp<'t, 's> {
         match t.kind() {
             "type_descriptor" => {
                 let base = t
-                    .field("type")
+                    .field(Field::Type)
                     .map_or_else(|| Ty::named(t.text()), |b| self.type_of(b, p));
-                match t.field("declarator") {
+                match t.field(Field::Declarator) {
                     Some(d) => Ty::named(format!("{base}{}", d.text().replace(' ', ""))),
                     None => base,
                 }
@@ -2603,9 +2648,9 @@ impl<'t, 's> Interp<'t, 's> {
                 Ty::named(name)
             }
             "template_type" => {
-                let name = t.field("name").map_or("", |n| n.text()).to_owned();
+                let name = t.field(Field::Name).map_or("", |n| n.text()).to_owned();
                 let args = t
-                    .field("arguments")
+                    .field(Field::Arguments)
                     .map(|a| self.template_args(a, p))
                     .unwrap_or_default();
                 Ty {
@@ -2617,7 +2662,8 @@ impl<'t, 's> Interp<'t, 's> {
                 }
             }
             "qualified_identifier" => {
-                let (Some(scope), Some(name)) = (t.field("scope"), t.field("name")) else {
+                let (Some(scope), Some(name)) = (t.field(Field::Scope), t.field(Field::Name))
+                else {
                     return Ty::named(t.text());
                 };
                 if let Some(sty) = self.scope_type(scope, p)
@@ -2635,7 +2681,7 @@ impl<'t, 's> Interp<'t, 's> {
                     args: inner.args,
                 }
             }
-            "struct_specifier" | "class_specifier" => match t.field("name") {
+            "struct_specifier" | "class_specifier" => match t.field(Field::Name) {
                 Some(n) => self.type_of(n, p),
                 None => Ty::named(t.text()),
             },
@@ -2647,7 +2693,7 @@ impl<'t, 's> Interp<'t, 's> {
     where
         't: 'a,
     {
-        let ty = match (e.field("type"), e.field("value")) {
+        let ty = match (e.field(Field::Type), e.field(Field::Value)) {
             (Some(t), _) => self.type_of(t, p),
             (None, Some(v)) => {
                 let inner = if v.kind() == "parenthesized_expression" {
@@ -2703,17 +2749,17 @@ impl<'t, 's> Interp<'t, 's> {
     where
         't: 'a,
     {
-        let Some(function) = e.field("function") else {
+        let Some(function) = e.field(Field::Function) else {
             return Val::unknown("a call");
         };
         let args: Vec<At<'a>> = e
-            .field("arguments")
+            .field(Field::Arguments)
             .map(|a| a.children())
             .unwrap_or_default();
         let (name, targs) = match function.kind() {
             "template_function" => (
-                function.field("name").map_or("", |n| n.text()),
-                function.field("arguments"),
+                function.field(Field::Name).map_or("", |n| n.text()),
+                function.field(Field::Arguments),
             ),
             _ => (function.text(), None),
         };
@@ -2777,7 +2823,7 @@ impl<'t, 's> Interp<'t, 's> {
                 .is_some_and(|m| m.iter().any(|m| m.params.is_some()))
         {
             let open = e
-                .field("arguments")
+                .field(Field::Arguments)
                 .map(|a| a.node.start_byte())
                 .unwrap_or(function.node.end_byte());
             let Some((args_text, _)) = paren_list(&e.code.text, open) else {
@@ -2842,17 +2888,17 @@ impl<'t, 's> Interp<'t, 's> {
 fn strip_casts(mut at: At<'_>) -> At<'_> {
     for _ in 0..8 {
         match at.kind() {
-            "cast_expression" => match at.field("value") {
+            "cast_expression" => match at.field(Field::Value) {
                 Some(v) => at = v,
                 None => break,
             },
             "call_expression"
                 if at
-                    .field("function")
+                    .field(Field::Function)
                     .is_some_and(|f| f.text().contains("_cast")) =>
             {
                 match at
-                    .field("arguments")
+                    .field(Field::Arguments)
                     .and_then(|a| a.children().first().copied())
                 {
                     Some(v) => at = v,
@@ -2861,7 +2907,7 @@ fn strip_casts(mut at: At<'_>) -> At<'_> {
             }
             "pointer_expression" | "parenthesized_expression" => {
                 match at
-                    .field("argument")
+                    .field(Field::Argument)
                     .or_else(|| at.children().first().copied())
                 {
                     Some(v) => at = v,
@@ -3073,7 +3119,7 @@ fn assigned_names(at: At<'_>, out: &mut Vec<String>, depth: usize) {
     }
     match at.kind() {
         "assignment_expression" => {
-            if let Some(l) = at.field("left")
+            if let Some(l) = at.field(Field::Left)
                 && l.kind() == "identifier"
                 && !out.iter().any(|n| n == l.text())
             {
@@ -3081,7 +3127,7 @@ fn assigned_names(at: At<'_>, out: &mut Vec<String>, depth: usize) {
             }
         }
         "update_expression" => {
-            if let Some(a) = at.field("argument")
+            if let Some(a) = at.field(Field::Argument)
                 && a.kind() == "identifier"
                 && !out.iter().any(|n| n == a.text())
             {

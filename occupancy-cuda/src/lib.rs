@@ -110,7 +110,7 @@ fn unreached(index: &index::Index<'_>, sites: &mut Vec<interp::Site>) {
                 break;
             }
             if n.kind() == "call_expression" {
-                let function = n.child_by_field_name("function");
+                let function = syntax::child(n, syntax::Field::Function);
                 let name = function.map_or("", |f| code.text(f));
                 let form = if let Some(k) = n
                     .children(&mut n.walk())
@@ -142,8 +142,7 @@ fn unreached(index: &index::Index<'_>, sites: &mut Vec<interp::Site>) {
                     if !seen {
                         let kernel_written = match form {
                             LaunchForm::TripleChevron => name.to_owned(),
-                            _ => n
-                                .child_by_field_name("arguments")
+                            _ => syntax::child(n, syntax::Field::Arguments)
                                 .and_then(|a| {
                                     let args = syntax::named_children(a);
                                     let at = if form == LaunchForm::LaunchKernel {

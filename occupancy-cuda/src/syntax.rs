@@ -1,10 +1,12 @@
 //! Parsing with tree-sitter's CUDA grammar, within bounds, and small helpers on its nodes.
 
+use std::num::NonZeroU16;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::{Language, Node, Parser, Tree};
 
 /// The longest a file (or a macro expansion) may take to parse; past it the file is not
 /// read, with a note.
@@ -214,8 +216,122 @@ pub(crate) fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
     node.named_children(&mut cursor).collect()
 }
 
-/// The children of a node under a field name.
-pub(crate) fn field_children<'t>(node: Node<'t>, field: &str) -> Vec<Node<'t>> {
+/// The children of a node under a field.
+pub(crate) fn field_children(node: Node<'_>, field: Field) -> Vec<Node<'_>> {
+    let Some(id) = field.id() else {
+        return Vec::new();
+    };
     let mut cursor = node.walk();
-    node.children_by_field_name(field, &mut cursor).collect()
+    node.children_by_field_id(id, &mut cursor).collect()
+}
+
+/// The fields of tree-sitter's CUDA grammar the reader reads. A node's child by field is
+/// looked up by the field's id, found once per process: tree-sitter's
+/// `child_by_field_name` compares the name with each of the grammar's field names on every
+/// call (a third of the reader's time, and more under a fuzzer's `strncmp` hooks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Field {
+    Alternative,
+    Argument,
+    Arguments,
+    Body,
+    Condition,
+    Consequence,
+    Declarator,
+    DefaultType,
+    DefaultValue,
+    Designator,
+    Field,
+    Function,
+    Index,
+    Indices,
+    Initializer,
+    Left,
+    Name,
+    Operator,
+    Parameters,
+    Right,
+    Scope,
+    Size,
+    Type,
+    Update,
+    Value,
+}
+
+impl Field {
+    const ALL: [Field; 25] = [
+        Field::Alternative,
+        Field::Argument,
+        Field::Arguments,
+        Field::Body,
+        Field::Condition,
+        Field::Consequence,
+        Field::Declarator,
+        Field::DefaultType,
+        Field::DefaultValue,
+        Field::Designator,
+        Field::Field,
+        Field::Function,
+        Field::Index,
+        Field::Indices,
+        Field::Initializer,
+        Field::Left,
+        Field::Name,
+        Field::Operator,
+        Field::Parameters,
+        Field::Right,
+        Field::Scope,
+        Field::Size,
+        Field::Type,
+        Field::Update,
+        Field::Value,
+    ];
+
+    /// The name the grammar gives the field.
+    fn name(self) -> &'static str {
+        match self {
+            Field::Alternative => "alternative",
+            Field::Argument => "argument",
+            Field::Arguments => "arguments",
+            Field::Body => "body",
+            Field::Condition => "condition",
+            Field::Consequence => "consequence",
+            Field::Declarator => "declarator",
+            Field::DefaultType => "default_type",
+            Field::DefaultValue => "default_value",
+            Field::Designator => "designator",
+            Field::Field => "field",
+            Field::Function => "function",
+            Field::Index => "index",
+            Field::Indices => "indices",
+            Field::Initializer => "initializer",
+            Field::Left => "left",
+            Field::Name => "name",
+            Field::Operator => "operator",
+            Field::Parameters => "parameters",
+            Field::Right => "right",
+            Field::Scope => "scope",
+            Field::Size => "size",
+            Field::Type => "type",
+            Field::Update => "update",
+            Field::Value => "value",
+        }
+    }
+
+    /// The field's id in the grammar (`None` if the grammar has no such field).
+    fn id(self) -> Option<NonZeroU16> {
+        static IDS: OnceLock<Vec<Option<NonZeroU16>>> = OnceLock::new();
+        IDS.get_or_init(|| {
+            let language: Language = tree_sitter_cuda::LANGUAGE.into();
+            Field::ALL
+                .iter()
+                .map(|f| language.field_id_for_name(f.name()))
+                .collect()
+        })[self as usize]
+    }
+}
+
+/// A node's (first) child under a field.
+pub(crate) fn child(node: Node<'_>, field: Field) -> Option<Node<'_>> {
+    node.child_by_field_id(field.id()?.get())
 }

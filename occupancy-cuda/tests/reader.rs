@@ -410,6 +410,42 @@ fn bad_input_ends_with_notes() {
 }
 
 #[test]
+fn recursion_of_one_instantiation_is_followed_once() {
+    // `go` reaches itself through each arm of a dispatch: followed down to the call depth,
+    // that is 3^12 calls, each expanding the macro again: the step budget ran out before
+    // the launch after the dispatch was read.
+    let src = format!(
+        r#"{KERNELS}
+#define DISPATCH(D, ...) switch (D) {{ case 64: {{ constexpr int kD = 64; __VA_ARGS__ }} break; case 128: {{ constexpr int kD = 128; __VA_ARGS__ }} break; case 256: {{ constexpr int kD = 256; __VA_ARGS__ }} break; }}
+template <typename T, int D> void go(T* x, int n, int d) {{
+  DISPATCH(d, go<T, kD>(x, n, n);)
+  tk<T, D><<<n, D>>>(x, n);
+}}
+extern "C" void run(float* x, int n, int d) {{ DISPATCH(d, go<float, kD>(x, n, d);) }}
+"#
+    );
+    let (_d, r) = read(&[("src/cuda/a.cu", &src)]);
+    assert_eq!(
+        summaries(&r),
+        [
+            "8: tk<float, 64> grid ? block 64 smem 0 B [d == 64]",
+            "8: tk<float, 128> grid ? block 128 smem 0 B [d == 128]",
+            "8: tk<float, 256> grid ? block 256 smem 0 B [d == 256]",
+        ],
+        "{:#?}",
+        r.notes
+    );
+    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("calls itself (with the same template arguments)")),
+        "{notes:?}"
+    );
+    assert!(!notes.iter().any(|n| n.contains("steps")), "{notes:?}");
+}
+
+#[test]
 fn launches_no_path_reaches_are_listed() {
     let src = format!(
         r#"{KERNELS}
