@@ -4,13 +4,16 @@
 //! runs the engine and every lint on it: one lint evaluation for Rust wrappers and C++
 //! launches.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use occupancy_attr::{Evaluation, ExternalLaunch, KernelSpec, Plan, Source, SourceKind, Spec};
 use occupancy_core::arch::{ArchVariant, Target};
 use occupancy_core::cluster::{Cluster, ClusterDim};
 use occupancy_core::policy::Policy;
-use occupancy_core::resources::instantiation::{Instantiation, TemplateArg as CoreArg};
+use occupancy_core::resources::instantiation::{
+    CompiledName, Instantiation, TemplateArg as CoreArg,
+};
 use occupancy_core::resources::manifest::loadable_arch;
 use occupancy_core::resources::{KernelResources, SmTarget, Variant};
 
@@ -42,18 +45,78 @@ impl Compiled {
         }
         out
     }
+}
 
-    /// The kernels a path launches (from `file`), grouped by symbol (each symbol with its
-    /// architectures).
-    fn find(&self, path: &LaunchPath, file: &Path) -> Vec<Vec<&(KernelResources, PathBuf)>> {
-        let mut groups: Vec<Vec<&(KernelResources, PathBuf)>> = Vec::new();
-        for entry in &self.kernels {
-            if !matches(path, &entry.0, file) {
+/// The kernels of a [`Compiled`] indexed for one [`check`]: each compiled name parsed once
+/// and filed under its unqualified name, and the kernels found for each instantiation
+/// launched (from its translation unit) kept: a launch's paths mostly share their kernel,
+/// and a crate's launches are checked against every kernel its objects hold.
+struct Kernels<'c> {
+    compiled: &'c Compiled,
+    names: Vec<CompiledName>,
+    /// Unqualified name -> indices into `compiled.kernels`, in order.
+    by_name: HashMap<String, Vec<usize>>,
+    /// (instantiation, translation unit) -> the kernels found, grouped by symbol.
+    found: HashMap<(crate::launch::Instantiation, String), Vec<Vec<usize>>>,
+}
+
+impl<'c> Kernels<'c> {
+    fn new(compiled: &'c Compiled) -> Kernels<'c> {
+        let names: Vec<CompiledName> = compiled
+            .kernels
+            .iter()
+            .map(|(k, _)| CompiledName::of(k))
+            .collect();
+        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, n) in names.iter().enumerate() {
+            by_name.entry(n.name.clone()).or_default().push(i);
+        }
+        Kernels {
+            compiled,
+            names,
+            by_name,
+            found: HashMap::new(),
+        }
+    }
+
+    /// The kernels a path launches (from its translation unit), grouped by symbol (each
+    /// symbol with its architectures), in the order of [`Compiled::kernels`].
+    fn find(&mut self, path: &LaunchPath) -> Vec<Vec<&'c (KernelResources, PathBuf)>> {
+        let key = (path.kernel.clone(), path.translation_unit.clone());
+        let groups = match self.found.get(&key) {
+            Some(groups) => groups.clone(),
+            None => {
+                let groups = self.search(path);
+                self.found.insert(key, groups.clone());
+                groups
+            }
+        };
+        groups
+            .into_iter()
+            .map(|g| g.into_iter().map(|i| &self.compiled.kernels[i]).collect())
+            .collect()
+    }
+
+    fn search(&self, path: &LaunchPath) -> Vec<Vec<usize>> {
+        let Some(wanted) = wanted(path) else {
+            return Vec::new();
+        };
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        let candidates = self
+            .by_name
+            .get(wanted.unqualified_name())
+            .map_or(&[][..], Vec::as_slice);
+        for &i in candidates {
+            if wanted.matches_compiled(&self.names[i]).is_none() {
                 continue;
             }
-            match groups.iter_mut().find(|g| g[0].0.name == entry.0.name) {
-                Some(g) => g.push(entry),
-                None => groups.push(vec![entry]),
+            let symbol = &self.compiled.kernels[i].0.name;
+            match groups
+                .iter_mut()
+                .find(|g| &self.compiled.kernels[g[0]].0.name == symbol)
+            {
+                Some(g) => g.push(i),
+                None => groups.push(vec![i]),
             }
         }
         groups
@@ -68,25 +131,25 @@ fn object_kernels(path: &Path) -> Result<Vec<KernelResources>, String> {
     occupancy_core::resources::read(&data).map_err(|e| e.to_string())
 }
 
-/// Whether a compiled kernel is the instantiation a path launches, by
-/// `occupancy_core::resources::instantiation` (spellings of types and values, namespaces,
-/// anonymous namespaces and internal linkage: see there), launched from `file`.
-fn matches(path: &LaunchPath, k: &KernelResources, file: &Path) -> bool {
-    let Some(args) = &path.kernel.template_args else {
-        return false;
-    };
-    let wanted = Instantiation::new(path.kernel.name.clone())
-        .with_args(
-            args.iter()
-                .map(|a| match a {
-                    TemplateArg::Type(t) => CoreArg::Type(t.clone()),
-                    TemplateArg::Value(v) => CoreArg::Int(*v),
-                    TemplateArg::Bool(b) => CoreArg::Bool(*b),
-                })
-                .collect(),
-        )
-        .in_file(file);
-    wanted.matches(k).is_some()
+/// The instantiation a path launches, as `occupancy_core::resources::instantiation` matches
+/// compiled kernels with it (spellings of types and values, namespaces, anonymous
+/// namespaces and internal linkage: see there), launched from its translation unit; `None`
+/// when its template arguments are not known.
+fn wanted(path: &LaunchPath) -> Option<Instantiation> {
+    let args = path.kernel.template_args.as_ref()?;
+    Some(
+        Instantiation::new(path.kernel.name.clone())
+            .with_args(
+                args.iter()
+                    .map(|a| match a {
+                        TemplateArg::Type(t) => CoreArg::Type(t.clone()),
+                        TemplateArg::Value(v) => CoreArg::Int(*v),
+                        TemplateArg::Bool(b) => CoreArg::Bool(*b),
+                    })
+                    .collect(),
+            )
+            .in_file(Path::new(&path.translation_unit)),
+    )
 }
 
 /// A launch site with each of its paths checked.
@@ -119,18 +182,19 @@ pub enum Outcome {
 
 /// Checks every launch of `reading` under `policy` with the kernels of `compiled`.
 pub fn check(reading: &Reading, policy: &Policy, compiled: &Compiled) -> Vec<CheckedLaunch> {
+    let mut kernels = Kernels::new(compiled);
     reading
         .launches
         .iter()
-        .map(|launch| check_launch(launch, policy, compiled))
+        .map(|launch| check_launch(launch, policy, &mut kernels))
         .collect()
 }
 
-fn check_launch(launch: &CudaLaunch, policy: &Policy, compiled: &Compiled) -> CheckedLaunch {
+fn check_launch(launch: &CudaLaunch, policy: &Policy, kernels: &mut Kernels<'_>) -> CheckedLaunch {
     let mut paths = Vec::new();
     for path in &launch.paths {
         for path in with_policy_candidates(path, launch, policy) {
-            let (outcome, notes) = check_path(&path, launch, policy, compiled);
+            let (outcome, notes) = check_path(&path, launch, policy, kernels);
             paths.push(CheckedPath {
                 path,
                 outcome,
@@ -199,9 +263,9 @@ fn check_path(
     path: &LaunchPath,
     launch: &CudaLaunch,
     policy: &Policy,
-    compiled: &Compiled,
+    kernels: &mut Kernels<'_>,
 ) -> (Outcome, Vec<String>) {
-    match check_path_inner(path, launch, policy, compiled) {
+    match check_path_inner(path, launch, policy, kernels) {
         Ok((outcome, notes)) => (outcome, notes),
         Err(why) => (Outcome::NotChecked(why), Vec::new()),
     }
@@ -211,7 +275,7 @@ fn check_path_inner(
     path: &LaunchPath,
     launch: &CudaLaunch,
     policy: &Policy,
-    compiled: &Compiled,
+    index: &mut Kernels<'_>,
 ) -> Result<(Outcome, Vec<String>), String> {
     let hint = format!(
         "give candidates with `// occupancy: block = [128, 256]` on the launch, or `[launches.{}]` in occupancy.toml",
@@ -238,7 +302,8 @@ fn check_path_inner(
             path.kernel.name
         ));
     }
-    let groups = compiled.find(path, Path::new(&path.translation_unit));
+    let groups = index.find(path);
+    let compiled = index.compiled;
     if groups.is_empty() {
         return Err(format!(
             "not checked: no compiled kernel `{}` in the objects read{}",

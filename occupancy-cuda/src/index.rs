@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
 use crate::macros::Macro;
-use crate::syntax::{Code, Field, child, field_children, named_children};
+use crate::syntax::{Code, Field, child, field_children, kind, named_children};
 
 /// The deepest nesting of namespaces, templates and `#if`s indexed.
 const MAX_NESTING: usize = 64;
@@ -39,12 +39,12 @@ impl<'t> At<'t> {
     pub(crate) fn children(&self) -> Vec<At<'t>> {
         named_children(self.node)
             .into_iter()
-            .filter(|n| n.kind() != "comment")
+            .filter(|n| kind(*n) != "comment")
             .map(|n| self.with(n))
             .collect()
     }
-    pub(crate) fn kind(&self) -> &'t str {
-        self.node.kind()
+    pub(crate) fn kind(&self) -> &'static str {
+        kind(self.node)
     }
 }
 
@@ -640,7 +640,9 @@ pub(crate) fn find_kind<'t>(at: At<'t>, kind: &str, depth: usize) -> Option<At<'
 fn has_child_kind(at: At<'_>, kind: &str) -> bool {
     let mut cursor = at.node.walk();
 
-    at.node.children(&mut cursor).any(|c| c.kind() == kind)
+    at.node
+        .children(&mut cursor)
+        .any(|c| crate::syntax::kind(c) == kind)
 }
 
 /// The identifiers of a function body (iterative: any depth is safe).
@@ -649,7 +651,7 @@ fn body_identifiers(body: At<'_>) -> HashSet<String> {
     let mut stack = vec![body.node];
     while let Some(n) = stack.pop() {
         if matches!(
-            n.kind(),
+            kind(n),
             "identifier" | "type_identifier" | "field_identifier"
         ) {
             out.insert(body.code.text(n).to_owned());

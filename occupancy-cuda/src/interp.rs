@@ -1078,7 +1078,7 @@ impl<'t, 's> Interp<'t, 's> {
         if op == "="
             && left.kind() == "field_expression"
             && left
-                .field(Field::Field)
+                .field(Field::Member)
                 .is_some_and(|f| f.text() == "attrs")
             && let Some(base) = left.field(Field::Argument)
             && let Some(Val::Config(mut c)) = p.env.get(base.text()).cloned()
@@ -1135,7 +1135,7 @@ impl<'t, 's> Interp<'t, 's> {
                     guard += 1;
                     match at.kind() {
                         "field_expression" => {
-                            if let Some(f) = at.field(Field::Field) {
+                            if let Some(f) = at.field(Field::Member) {
                                 fields.push(f.text().to_owned());
                             }
                             match at.field(Field::Argument) {
@@ -2043,7 +2043,7 @@ impl<'t, 's> Interp<'t, 's> {
                 let Some(arg) = e.field(Field::Argument) else {
                     return Val::unknown("a member");
                 };
-                let field = e.field(Field::Field).map_or("", |f| f.text());
+                let field = e.field(Field::Member).map_or("", |f| f.text());
                 match self.eval(arg, p) {
                     Val::Dim3(d) => match field {
                         "x" => Val::Int(d[0].clone(), IntType::U32),

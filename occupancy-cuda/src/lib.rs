@@ -109,12 +109,12 @@ fn unreached(index: &index::Index<'_>, sites: &mut Vec<interp::Site>) {
             if visited > 2_000_000 {
                 break;
             }
-            if n.kind() == "call_expression" {
+            if syntax::kind(n) == "call_expression" {
                 let function = syntax::child(n, syntax::Field::Function);
                 let name = function.map_or("", |f| code.text(f));
                 let form = if let Some(k) = n
                     .children(&mut n.walk())
-                    .find(|c| c.kind() == "kernel_call_syntax")
+                    .find(|c| syntax::kind(*c) == "kernel_call_syntax")
                 {
                     let _ = k;
                     Some(LaunchForm::TripleChevron)

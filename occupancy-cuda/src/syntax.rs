@@ -241,7 +241,8 @@ pub(crate) enum Field {
     DefaultType,
     DefaultValue,
     Designator,
-    Field,
+    /// `field`: the member a `field_expression` names (`cfg.blockDim`).
+    Member,
     Function,
     Index,
     Indices,
@@ -270,7 +271,7 @@ impl Field {
         Field::DefaultType,
         Field::DefaultValue,
         Field::Designator,
-        Field::Field,
+        Field::Member,
         Field::Function,
         Field::Index,
         Field::Indices,
@@ -300,7 +301,7 @@ impl Field {
             Field::DefaultType => "default_type",
             Field::DefaultValue => "default_value",
             Field::Designator => "designator",
-            Field::Field => "field",
+            Field::Member => "field",
             Field::Function => "function",
             Field::Index => "index",
             Field::Indices => "indices",
@@ -331,7 +332,63 @@ impl Field {
     }
 }
 
+/// A node's kind (`call_expression`): tree-sitter's `Node::kind` checks the name's UTF-8
+/// on every call, so each name is read once per process, by kind id.
+pub(crate) fn kind(node: Node<'_>) -> &'static str {
+    static KINDS: OnceLock<Vec<String>> = OnceLock::new();
+    let kinds = KINDS.get_or_init(|| {
+        let language: Language = tree_sitter_cuda::LANGUAGE.into();
+        (0..language.node_kind_count())
+            .map(|id| {
+                u16::try_from(id)
+                    .ok()
+                    .and_then(|id| language.node_kind_for_id(id))
+                    .unwrap_or_default()
+                    .to_owned()
+            })
+            .collect()
+    });
+    match node.kind_id() {
+        // tree-sitter's built-in error symbols, past the grammar's.
+        u16::MAX => "ERROR",
+        id => kinds.get(usize::from(id)).map_or("_ERROR", String::as_str),
+    }
+}
+
 /// A node's (first) child under a field.
 pub(crate) fn child(node: Node<'_>, field: Field) -> Option<Node<'_>> {
     node.child_by_field_id(field.id()?.get())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_and_fields_by_id_are_tree_sitters() {
+        let code = Code::parse(
+            "template <int N> void f(int n) { k<<<n, N>>>(n); int x = ; }".to_owned(),
+            "a.cu".to_owned(),
+            None,
+        );
+        let root = code.root().unwrap();
+        assert!(root.has_error());
+        let mut stack = vec![root];
+        let (mut nodes, mut errors, mut fields) = (0, 0, 0);
+        while let Some(n) = stack.pop() {
+            nodes += 1;
+            assert_eq!(kind(n), n.kind());
+            errors += usize::from(kind(n) == "ERROR");
+            for f in Field::ALL {
+                assert_eq!(child(n, f), n.child_by_field_name(f.name()), "{f:?}");
+                fields += usize::from(child(n, f).is_some());
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.children(&mut cursor));
+        }
+        assert!(
+            nodes > 30 && errors > 0 && fields > 10,
+            "{nodes} {errors} {fields}"
+        );
+    }
 }

@@ -191,6 +191,14 @@ impl Instantiation {
             .collect()
     }
 
+    /// The unqualified name (`gemm` for `ops::gemm`): a compiled kernel matches only if its
+    /// [`CompiledName::name`] is this, so many kernels can be indexed by it.
+    pub fn unqualified_name(&self) -> &str {
+        split_scope(self.name.trim().trim_start_matches("::"))
+            .pop()
+            .unwrap_or_default()
+    }
+
     /// Whether `kernel` may be this launch's: `Some(exact)` (see [`Match::exact`]) or `None`.
     pub fn matches(&self, kernel: &KernelResources) -> Option<bool> {
         Wanted::new(self).matches(&CompiledName::of(kernel))
@@ -547,7 +555,8 @@ impl Wanted {
             .into_iter()
             .map(str::to_string)
             .collect();
-        let name = scope.pop().unwrap_or_default();
+        scope.pop();
+        let name = i.unqualified_name().to_owned();
         Self {
             anchored,
             scope,
@@ -968,6 +977,36 @@ mod tests {
 
     fn same(a: &str, b: &str) -> bool {
         Ty::parse(a, 0).matches(&Ty::parse(b, 0))
+    }
+
+    #[test]
+    fn unqualified_names_index_what_matches() {
+        for (written, name) in [
+            ("gemm", "gemm"),
+            ("ops::detail::gemm", "gemm"),
+            ("::gemm", "gemm"),
+            (" ops :: gemm ", "gemm"),
+        ] {
+            assert_eq!(Instantiation::new(written).unqualified_name(), name);
+        }
+        // What a compiled kernel must be named for any match, namespaces aside.
+        let k = CompiledName {
+            scope: vec!["ops".into()],
+            name: "gemm".into(),
+            args: None,
+            internal: false,
+            file_token: None,
+        };
+        assert!(
+            Instantiation::new("ops::gemm")
+                .matches_compiled(&k)
+                .is_some()
+        );
+        assert!(
+            Instantiation::new("ops::gemv")
+                .matches_compiled(&k)
+                .is_none()
+        );
     }
 
     #[test]
