@@ -114,8 +114,8 @@
 //! `return`), and `min`, `max`, `clamp`, `next_power_of_two` and doubling loops (`let mut b
 //! = 32; while b < n && b < 1024 { b *= 2; }`) give a finite set of values: each is checked,
 //! a set bound to a name member by member wherever it is used (`let pad =
-//! ncols.next_power_of_two();` then `block_dim: (pad.min(1024), 1, 1), shared_mem_bytes: pad
-//! * 4` pairs 1024 threads with 64 KiB, never 32 threads with it; a member whose values
+//! ncols.next_power_of_two();` then `block_dim: (pad.min(1024), 1, 1), shared_mem_bytes:
+//! pad * 4` pairs 1024 threads with 64 KiB, never 32 threads with it; a member whose values
 //! overflow their type panics, so it is not a launch). The findings of one such range are
 //! one diagnostic per lint and target: the worst member's, with a note listing the others
 //! (`also 4 more launches of the same run-time range, worst first: block = 2, smem = 8 B;

@@ -71,7 +71,7 @@ fn main() {
         eprintln!("usage: cuda_replay [--repeat N] [--digest] [--times] FILE_OR_DIR...");
         std::process::exit(2);
     }
-    times.sort_by(|a, b| b.0.cmp(&a.0));
+    times.sort_by_key(|t| std::cmp::Reverse(t.0));
     let runs = files.len() as f64 * f64::from(repeat);
     eprintln!(
         "{} inputs x {repeat}: {:.3} s, {:.0} executions/s, median {:.3} ms, slowest {:.1} ms",

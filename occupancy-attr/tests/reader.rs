@@ -546,3 +546,26 @@ pub fn chained(s: &Stream, n: u32) {{
     // Generous for a debug build on a loaded machine; the release build takes milliseconds.
     assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
 }
+
+/// More candidates than one run-time set holds: refused with the count, never cut
+/// silently.
+#[test]
+fn huge_candidate_sets_are_refused_with_the_count() {
+    let candidates: Vec<String> = (1..=100).map(|i| (i * 32).to_string()).collect();
+    let dir = crate_with(
+        "huge-keys",
+        &format!(
+            "#[occupancy::check(regs = 32, target = \"sm_80\", block = [{}])]
+pub fn tuned(s: &Stream, n: u32, threads: u32) {{
+    s.launch(LaunchConfig {{ grid_dim: (n, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 }});
+}}
+",
+            candidates.join(", ")
+        ),
+    );
+    let errors = spec_of(&dir, "tuned").err().unwrap();
+    assert!(
+        errors[0].starts_with("100 `block` candidates: at most 64"),
+        "{errors:?}"
+    );
+}

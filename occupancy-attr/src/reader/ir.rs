@@ -681,7 +681,12 @@ impl Lowering {
                             Expr::Method(Box::new(receiver), m, args)
                         }
                         _ => {
-                            let at = self.at_first(expr);
+                            // The whole call where spans join (outside a proc macro: `report`'s
+                            // locations), else its first token; without printing it to tokens.
+                            let at = self.at_span({
+                                let first = first_span(expr, 0);
+                                first.join(c.paren_token.span.join()).unwrap_or(first)
+                            });
                             Expr::Call(callee, args, at)
                         }
                     }
@@ -729,7 +734,10 @@ impl Lowering {
             syn::Expr::Unsafe(u) => Expr::Block(Box::new(self.block(&u.block, d))),
             syn::Expr::Async(_) => Expr::Opaque("an `async` block".to_owned()),
             syn::Expr::Struct(s) if s.qself.is_none() => {
-                let at = self.at_first(expr);
+                let at = self.at_span({
+                    let first = first_span(expr, 0);
+                    first.join(s.brace_token.span.join()).unwrap_or(first)
+                });
                 // The whole expression of each field of a launch configuration, for the
                 // findings about it (other structs' fields need no span).
                 let config = s

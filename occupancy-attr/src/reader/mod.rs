@@ -472,7 +472,11 @@ fn assumptions(
 ) -> Vec<(SourceKey, Vec<i128>, String)> {
     let mut out: Vec<(SourceKey, Vec<i128>, String)> = Vec::new();
     let mut add = |key: &SourceKey, values: Vec<i128>, what: &str| {
-        if !out.iter().any(|(k, _, _)| k == key) {
+        // More candidates than one run-time set holds are checked as given (and past 64
+        // plans, refused with the count).
+        if values.len() <= occupancy_core::abstract_int::MAX_MEMBERS
+            && !out.iter().any(|(k, _, _)| k == key)
+        {
             out.push((key.clone(), values, format!("the attribute's `{what}`")));
         }
     };
