@@ -44,6 +44,16 @@ pub(crate) const INSTALL_HINT: &str = "install it with `pip install nvidia-cuda-
      nvidia-cuda-cccl==13.3.5.0.6` (no GPU or CUDA toolkit needed; a host g++ is) or set \
      OCCUPANCY_NVCC=/path/to/nvcc";
 
+/// How [`Nvcc::find`] looks for nvcc.
+const TOOL: super::wheels::Tool = super::wheels::Tool {
+    executable: "nvcc",
+    env: ENV_NVCC,
+    wheel_relative: WHEEL_EXECUTABLES,
+    install_hint: INSTALL_HINT,
+    release_noun: "an nvcc",
+    example_release: "release 13.5",
+};
+
 /// An nvcc executable and its release.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Nvcc {
@@ -56,22 +66,7 @@ pub struct Nvcc {
 impl Nvcc {
     /// The nvcc at `path`, after asking it its version (`nvcc --version`).
     pub fn at(path: &Path) -> Result<Self, String> {
-        let out = Command::new(path)
-            .arg("--version")
-            .output()
-            .map_err(|e| format!("cannot run {}: {e}", path.display()))?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        match super::wheels::release_of(&text) {
-            Some(version) if out.status.success() => Ok(Self {
-                path: path.to_path_buf(),
-                version,
-            }),
-            _ => Err(format!(
-                "{} --version did not print an nvcc release (\"release 13.5\"): {}",
-                path.display(),
-                text.trim()
-            )),
-        }
+        TOOL.at(path).map(|(path, version)| Self { path, version })
     }
 
     /// The nvcc to use: `configured` (an executable, its folder, or `none`), else
@@ -81,30 +76,8 @@ impl Nvcc {
     /// then `PATH` (the same search as [`super::Ptxas::find`]). The error says why there is
     /// none and how to install one.
     pub fn find(configured: Option<&Path>) -> Result<Self, String> {
-        let choice = configured
-            .map(|p| p.as_os_str().to_owned())
-            .or_else(|| std::env::var_os(ENV_NVCC));
-        if let Some(v) = choice {
-            if v == "none" || v.is_empty() {
-                return Err(format!("{ENV_NVCC}={}", v.to_string_lossy()));
-            }
-            let p = PathBuf::from(&v);
-            let exe = if p.is_dir() { p.join("nvcc") } else { p };
-            return Self::at(&exe).map_err(|e| format!("{ENV_NVCC}={}: {e}", v.to_string_lossy()));
-        }
-        let mut errors = Vec::new();
-        for path in super::wheels::tool_candidates("nvcc", WHEEL_EXECUTABLES) {
-            match Self::at(&path) {
-                Ok(n) => return Ok(n),
-                Err(e) => errors.push(e),
-            }
-        }
-        let tried = if errors.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", errors.join("; "))
-        };
-        Err(format!("no nvcc found{tried}: {INSTALL_HINT}"))
+        TOOL.find(configured)
+            .map(|(path, version)| Self { path, version })
     }
 
     /// A command running this nvcc, to add arguments to.

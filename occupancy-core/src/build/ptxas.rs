@@ -38,6 +38,16 @@ pub(crate) const WHEEL_EXECUTABLES: &[&str] =
 pub(crate) const INSTALL_HINT: &str = "install it with `pip install nvidia-cuda-nvcc-cu12` (ptxas \
      alone, no GPU or CUDA toolkit needed) or set OCCUPANCY_PTXAS=/path/to/ptxas";
 
+/// How [`Ptxas::find`] looks for ptxas.
+const TOOL: super::wheels::Tool = super::wheels::Tool {
+    executable: "ptxas",
+    env: ENV_PTXAS,
+    wheel_relative: WHEEL_EXECUTABLES,
+    install_hint: INSTALL_HINT,
+    release_noun: "a ptxas",
+    example_release: "release 12.9",
+};
+
 /// Options the assembler sets itself, refused in [`Ptxas::assemble`]'s `options`.
 const OWN_OPTIONS: &[&str] = &[
     "-o",
@@ -72,22 +82,7 @@ pub struct Assembled {
 impl Ptxas {
     /// The ptxas at `path`, after asking it its version (`ptxas --version`).
     pub fn at(path: &Path) -> Result<Self, String> {
-        let out = Command::new(path)
-            .arg("--version")
-            .output()
-            .map_err(|e| format!("cannot run {}: {e}", path.display()))?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        match super::wheels::release_of(&text) {
-            Some(version) if out.status.success() => Ok(Self {
-                path: path.to_path_buf(),
-                version,
-            }),
-            _ => Err(format!(
-                "{} --version did not print a ptxas release (\"release 12.9\"): {}",
-                path.display(),
-                text.trim()
-            )),
-        }
+        TOOL.at(path).map(|(path, version)| Self { path, version })
     }
 
     /// The ptxas to use: `configured` (an executable, its folder, or `none`), else
@@ -100,30 +95,8 @@ impl Ptxas {
     /// asks for it with [`Ptxas::find_release`]. The error says why there is none and how to
     /// install one.
     pub fn find(configured: Option<&Path>) -> Result<Self, String> {
-        let choice = configured
-            .map(|p| p.as_os_str().to_owned())
-            .or_else(|| std::env::var_os(ENV_PTXAS));
-        if let Some(v) = choice {
-            if v == "none" || v.is_empty() {
-                return Err(format!("{ENV_PTXAS}={}", v.to_string_lossy()));
-            }
-            let p = PathBuf::from(&v);
-            let exe = if p.is_dir() { p.join("ptxas") } else { p };
-            return Self::at(&exe).map_err(|e| format!("{ENV_PTXAS}={}: {e}", v.to_string_lossy()));
-        }
-        let mut errors = Vec::new();
-        for path in super::wheels::tool_candidates("ptxas", WHEEL_EXECUTABLES) {
-            match Self::at(&path) {
-                Ok(p) => return Ok(p),
-                Err(e) => errors.push(e),
-            }
-        }
-        let tried = if errors.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", errors.join("; "))
-        };
-        Err(format!("no ptxas found{tried}: {INSTALL_HINT}"))
+        TOOL.find(configured)
+            .map(|(path, version)| Self { path, version })
     }
 
     /// Every ptxas that runs, in [`Ptxas::find`]'s order (`$OCCUPANCY_PTXAS` first when it is

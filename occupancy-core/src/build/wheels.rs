@@ -84,3 +84,85 @@ pub(crate) fn release_of(version_output: &str) -> Option<crate::resources::Toolk
         .and_then(|rest| rest.split([',', ' ', '\n']).next())
         .and_then(|v| crate::resources::Toolkit::parse(v).ok())
 }
+
+/// A CUDA command-line tool the finders look for ([`super::Ptxas`], [`super::Nvcc`]): one
+/// search and one version check for both.
+pub(crate) struct Tool {
+    /// The executable's name (`ptxas`).
+    pub executable: &'static str,
+    /// The environment variable naming it (`OCCUPANCY_PTXAS`).
+    pub env: &'static str,
+    /// Where the PyPI wheels put it below site-packages, newest first.
+    pub wheel_relative: &'static [&'static str],
+    /// How to get one, for the error when none is found.
+    pub install_hint: &'static str,
+    /// "a ptxas" / "an nvcc", and a release as `--version` prints it (`release 12.9`), for
+    /// the error when it prints none.
+    pub release_noun: &'static str,
+    /// See `release_noun`.
+    pub example_release: &'static str,
+}
+
+impl Tool {
+    /// The executable at `path` and its release, asked with `--version`.
+    pub(crate) fn at(&self, path: &Path) -> Result<(PathBuf, crate::resources::Toolkit), String> {
+        let out = std::process::Command::new(path)
+            .arg("--version")
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", path.display()))?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        match release_of(&text) {
+            Some(version) if out.status.success() => Ok((path.to_path_buf(), version)),
+            _ => Err(format!(
+                "{} --version did not print {} release (\"{}\"): {}",
+                path.display(),
+                self.release_noun,
+                self.example_release,
+                text.trim()
+            )),
+        }
+    }
+
+    /// The executable `configured` names (the file, its folder, or `none`), else the one the
+    /// environment variable names (the same), else the first of [`tool_candidates`] that
+    /// runs. The error says why there is none and how to install one.
+    pub(crate) fn find(
+        &self,
+        configured: Option<&Path>,
+    ) -> Result<(PathBuf, crate::resources::Toolkit), String> {
+        let env = self.env;
+        let choice = configured
+            .map(|p| p.as_os_str().to_owned())
+            .or_else(|| std::env::var_os(env));
+        if let Some(v) = choice {
+            if v == "none" || v.is_empty() {
+                return Err(format!("{env}={}", v.to_string_lossy()));
+            }
+            let p = PathBuf::from(&v);
+            let exe = if p.is_dir() {
+                p.join(self.executable)
+            } else {
+                p
+            };
+            return self
+                .at(&exe)
+                .map_err(|e| format!("{env}={}: {e}", v.to_string_lossy()));
+        }
+        let mut errors = Vec::new();
+        for path in tool_candidates(self.executable, self.wheel_relative) {
+            match self.at(&path) {
+                Ok(found) => return Ok(found),
+                Err(e) => errors.push(e),
+            }
+        }
+        let tried = if errors.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", errors.join("; "))
+        };
+        Err(format!(
+            "no {} found{tried}: {}",
+            self.executable, self.install_hint
+        ))
+    }
+}
