@@ -9,7 +9,6 @@
 //! (each launch is listed, with its values, as not checked).
 
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use occupancy_core::resources::manifest::Manifest;
 use occupancy_cuda::{CheckedLaunch, Compiled, Outcome as CudaOutcome};
@@ -195,52 +194,10 @@ fn values(p: &occupancy_cuda::LaunchPath) -> String {
     format!("block {}, smem {smem}", dims(&p.block))
 }
 
-/// The newest `<target>/*/build/<package>-*/out/occupancy/cuda-launches.json`.
+/// The newest `<target>/*/build/<package>-*/out/occupancy/cuda-launches.json`, read.
 fn newest_record(crate_dir: &Path, package: &str) -> Option<serde_json::Value> {
-    let mut targets: Vec<PathBuf> = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .into_iter()
-        .collect();
-    targets.extend(crate_dir.ancestors().map(|a| a.join("target")));
-    let prefix = format!("{package}-");
-    let mut best: Option<(SystemTime, PathBuf)> = None;
-    let mut consider = |build: PathBuf| {
-        for entry in dirs(&build) {
-            let is_package = entry.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                n.starts_with(&prefix) && n[prefix.len()..].bytes().all(|b| b.is_ascii_hexdigit())
-            });
-            if !is_package {
-                continue;
-            }
-            let record = entry.join("out").join(occupancy_cuda::OUT_DIR_RECORD);
-            if let Ok(modified) = record.metadata().and_then(|m| m.modified())
-                && best.as_ref().is_none_or(|(t, _)| modified > *t)
-            {
-                best = Some((modified, record));
-            }
-        }
-    };
-    for target in targets.iter().filter(|t| t.is_dir()) {
-        for profile in dirs(target) {
-            consider(profile.join("build"));
-            for nested in dirs(&profile) {
-                consider(nested.join("build"));
-            }
-        }
-    }
-    let (_, path) = best?;
+    let path =
+        crate::report::newest_build_output(crate_dir, package, occupancy_cuda::OUT_DIR_RECORD)?;
     let text = occupancy_core::file::read_text(&path, "build record", 1 << 20).ok()?;
     serde_json::from_str(&text).ok()
-}
-
-fn dirs(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    out.sort();
-    out
 }

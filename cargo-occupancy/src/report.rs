@@ -174,13 +174,15 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
                 Some(PathBuf::from(value)),
                 "named by the environment variable OCCUPANCY_MANIFEST",
             ),
-            None => match newest_build_manifest(&crate_dir, &package) {
-                Some(path) => (Some(path), "the newest build"),
-                None => (
-                    None,
-                    "no build output found under $CARGO_TARGET_DIR or a target/ folder (build first, with the same CARGO_TARGET_DIR, or pass --kernel-manifest); `kernel = ...` falls back to the policy's `manifest`, else kernels.manifest.json",
-                ),
-            },
+            None => {
+                match newest_build_output(&crate_dir, &package, occupancy_attr::OUT_DIR_MANIFEST) {
+                    Some(path) => (Some(path), "the newest build"),
+                    None => (
+                        None,
+                        "no build output found under $CARGO_TARGET_DIR or a target/ folder (build first, with the same CARGO_TARGET_DIR, or pass --kernel-manifest); `kernel = ...` falls back to the policy's `manifest`, else kernels.manifest.json",
+                    ),
+                }
+            }
         },
     };
     let mut env = Env::new(&crate_dir);
@@ -492,10 +494,15 @@ fn package_name(crate_dir: &Path) -> Result<String, String> {
         })
 }
 
-/// The newest `<target>/*/build/<package>-*/out/occupancy/manifest.json` (and
+/// The newest `<target>/*/build/<package>-*/out/<out_relative>` (and
 /// `<target>/<triple>/*/build/...`), over `$CARGO_TARGET_DIR` and the `target/` folders of
-/// the crate's folder and its ancestors.
-fn newest_build_manifest(crate_dir: &Path, package: &str) -> Option<PathBuf> {
+/// the crate's folder and its ancestors: what the package's build script wrote last
+/// (`occupancy/manifest.json`, `occupancy/cuda-launches.json`).
+pub(crate) fn newest_build_output(
+    crate_dir: &Path,
+    package: &str,
+    out_relative: &str,
+) -> Option<PathBuf> {
     let mut targets: Vec<PathBuf> = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .into_iter()
@@ -508,14 +515,14 @@ fn newest_build_manifest(crate_dir: &Path, package: &str) -> Option<PathBuf> {
             let is_package = entry.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
                 n.starts_with(&prefix) && n[prefix.len()..].bytes().all(|b| b.is_ascii_hexdigit())
             });
-            let manifest = entry.join("out").join(occupancy_attr::OUT_DIR_MANIFEST);
             if !is_package {
                 continue;
             }
-            if let Ok(modified) = manifest.metadata().and_then(|m| m.modified())
+            let output = entry.join("out").join(out_relative);
+            if let Ok(modified) = output.metadata().and_then(|m| m.modified())
                 && best.as_ref().is_none_or(|(t, _)| modified > *t)
             {
-                best = Some((modified, manifest));
+                best = Some((modified, output));
             }
         }
     };
