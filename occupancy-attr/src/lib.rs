@@ -79,6 +79,7 @@ pub use ast::Value;
 pub use attr::KEYS;
 pub use eval::{Case, Diagnostic};
 pub use eval::{Evaluation, TargetEvaluation};
+pub use reader::ir::{Placeholder, fill_format};
 pub use spec::{
     Confirmation, ExternalLaunch, HelperCheck, KernelSpec, ManifestOrigin, Plan, Source,
     SourceKind, Spec, TargetSpec, TargetsOrigin,

@@ -758,53 +758,15 @@ impl Crate<'_, '_> {
                 _ => None,
             }
         };
-        let mut out = String::new();
-        let mut next = 0;
-        let mut chars = format
-            .value()
-            .chars()
-            .collect::<Vec<_>>()
-            .into_iter()
-            .peekable();
-        while let Some(c) = chars.next() {
-            match c {
-                '{' if chars.peek() == Some(&'{') => {
-                    chars.next();
-                    out.push('{');
-                }
-                '}' if chars.peek() == Some(&'}') => {
-                    chars.next();
-                    out.push('}');
-                }
-                '{' => {
-                    let mut inside = String::new();
-                    for c in chars.by_ref() {
-                        if c == '}' {
-                            break;
-                        }
-                        inside.push(c);
-                    }
-                    let name = inside.split(':').next().unwrap_or("").trim().to_owned();
-                    let value = if name.is_empty() {
-                        next += 1;
-                        args.get(next - 1).and_then(value_of)
-                    } else if let Ok(i) = name.parse::<usize>() {
-                        args.get(i).and_then(value_of)
-                    } else {
-                        env.get(&name).cloned().or_else(|| {
-                            let e: syn::Expr = syn::parse_str(&name).ok()?;
-                            value_of(&e)
-                        })
-                    };
-                    match value {
-                        Some(v) => out.push_str(&v),
-                        None if out.ends_with('*') => {}
-                        None => out.push('*'),
-                    }
-                }
-                c => out.push(c),
+        let out = occupancy_attr::fill_format(&format.value(), |p| match p {
+            occupancy_attr::Placeholder::Next(i) | occupancy_attr::Placeholder::Position(i) => {
+                args.get(i).and_then(value_of)
             }
-        }
+            occupancy_attr::Placeholder::Named(name) => env.get(name).cloned().or_else(|| {
+                let e: syn::Expr = syn::parse_str(name).ok()?;
+                value_of(&e)
+            }),
+        });
         if out.contains('*') {
             Name::Glob(out)
         } else {

@@ -1233,7 +1233,30 @@ pub(crate) fn pattern_names(pat: &syn::Pat, out: &mut Vec<String>, depth: usize)
 
 /// `affine_{}` -> `affine_*` (each `{...}` placeholder a `*`; `{{` and `}}` literal braces).
 pub(crate) fn glob_of_format(format: &str) -> String {
+    fill_format(format, |_| None)
+}
+
+/// A `{...}` placeholder of a `format!` string, its format spec (`:>4`) dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placeholder<'a> {
+    /// `{}`: the next positional argument, at this 0-based position.
+    Next(usize),
+    /// `{1}`: the positional argument at this position.
+    Position(usize),
+    /// `{dtype}`: a name (a variable captured by the format string, or a named argument).
+    Named(&'a str),
+}
+
+/// The text a `format!` string makes, each placeholder replaced by `value`'s answer for it,
+/// or by `*` where it has none (adjacent `*`s merged into one): a kernel's name
+/// (`"affine_f32"`), or the glob of a family (`"affine_{}"` -> `"affine_*"`). `{{` and `}}`
+/// are literal braces; an unclosed `{` is a placeholder up to the end.
+pub fn fill_format(
+    format: &str,
+    mut value: impl FnMut(Placeholder<'_>) -> Option<String>,
+) -> String {
     let mut out = String::new();
+    let mut next = 0;
     let mut chars = format.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
@@ -1246,13 +1269,26 @@ pub(crate) fn glob_of_format(format: &str) -> String {
                 out.push('}');
             }
             '{' => {
+                let mut inside = String::new();
                 for c in chars.by_ref() {
                     if c == '}' {
                         break;
                     }
+                    inside.push(c);
                 }
-                if !out.ends_with('*') {
-                    out.push('*');
+                let name = inside.split(':').next().unwrap_or("").trim();
+                let placeholder = if name.is_empty() {
+                    next += 1;
+                    Placeholder::Next(next - 1)
+                } else if let Ok(i) = name.parse::<usize>() {
+                    Placeholder::Position(i)
+                } else {
+                    Placeholder::Named(name)
+                };
+                match value(placeholder) {
+                    Some(v) => out.push_str(&v),
+                    None if out.ends_with('*') => {}
+                    None => out.push('*'),
                 }
             }
             c => out.push(c),
@@ -1632,6 +1668,24 @@ mod tests {
         assert_eq!(glob_of_format("{}_{}_kernel"), "*_*_kernel");
         assert_eq!(glob_of_format("badd_{name}"), "badd_*");
         assert_eq!(glob_of_format("a{{b}}_{}"), "a{b}_*");
+    }
+
+    #[test]
+    fn format_strings_take_the_values_known() {
+        let asked = std::cell::RefCell::new(Vec::new());
+        let known = |p: Placeholder<'_>| {
+            asked.borrow_mut().push(format!("{p:?}"));
+            match p {
+                Placeholder::Next(0) => Some("cast".to_owned()),
+                Placeholder::Named("dtype") => Some("f32".to_owned()),
+                _ => None,
+            }
+        };
+        assert_eq!(fill_format("{}_{dtype}_{:>4}{1}_x", known), "cast_f32_*_x");
+        assert_eq!(
+            asked.into_inner(),
+            ["Next(0)", "Named(\"dtype\")", "Next(1)", "Position(1)"]
+        );
     }
 
     #[test]
