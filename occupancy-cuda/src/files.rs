@@ -108,7 +108,9 @@ impl Sources {
 
     /// Parses every file read, once every file's macros are known: a statement-like macro
     /// invocation with no `;` after it (`DISPATCH(dtype, [&] { ... })` before a `}`)
-    /// derails the grammar, so one is added there.
+    /// derails the grammar, so one is added there; alignment specifiers and GNU
+    /// attributes, which the grammar does not always read, are blanked
+    /// ([`blank_attributes`]).
     fn parse_all(&mut self) {
         let sources = self;
         let statement_macros: HashSet<String> = sources
@@ -117,7 +119,7 @@ impl Sources {
             .flat_map(|(text, _, _)| function_like_macros(text))
             .collect();
         for (text, shown, path) in std::mem::take(&mut sources.raw) {
-            let text = terminate_macro_statements(&text, &statement_macros);
+            let text = terminate_macro_statements(&blank_attributes(&text), &statement_macros);
             let mut code = Code::parse(text, shown.clone(), None);
             code.path = path;
             if let Some(problem) = code.problem() {
@@ -487,5 +489,65 @@ pub(crate) fn terminate_macro_statements(text: &str, macros: &HashSet<String>) -
         from = at;
     }
     out.push_str(&text[from..]);
+    out
+}
+
+/// The specifiers [`blank_attributes`] blanks, each followed by a parenthesised list.
+const BLANKED: &[&str] = &["__align__", "__builtin_align__", "__attribute__"];
+
+/// `text` with each alignment specifier and GNU attribute replaced by spaces:
+/// `__align__(16)` (`extern __shared__ __align__(16) unsigned char smem[];`,
+/// `struct __align__(16) V`), `__builtin_align__(16)`, `__attribute__((aligned(16)))`
+/// (after a declarator too). The grammar does not know the first two (it reads the
+/// parenthesis as a declarator and fails on the type after it) nor the third after a
+/// declarator, and none changes anything the reader computes. Lengths, byte offsets and
+/// lines stay as they are (a new line inside the parentheses is kept).
+pub(crate) fn blank_attributes(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut blanks: Vec<(usize, usize)> = Vec::new();
+    let mut from = 0;
+    // Each starts with `__`: find those, then which name (if any) begins there.
+    while let Some(found) = text[from..].find("__") {
+        let start = from + found;
+        let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        let Some(name) = BLANKED.iter().find(|n| text[start..].starts_with(**n)) else {
+            from = start + 2;
+            while from < bytes.len() && ident(bytes[from]) {
+                from += 1;
+            }
+            continue;
+        };
+        let end = start + name.len();
+        from = end;
+        if start > 0 && ident(bytes[start - 1]) || bytes.get(end).copied().is_some_and(ident) {
+            continue;
+        }
+        let mut open = end;
+        while open < bytes.len() && bytes[open].is_ascii_whitespace() {
+            open += 1;
+        }
+        if let Some((_, after)) = crate::macros::paren_list(text, open) {
+            blanks.push((start, after));
+            from = after;
+        }
+    }
+    if blanks.is_empty() {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut kept = 0;
+    for (start, end) in blanks {
+        out.push_str(&text[kept..start]);
+        // Each byte a space (a character of several bytes, several), new lines kept.
+        for c in text[start..end].chars() {
+            if c == '\n' {
+                out.push('\n');
+            } else {
+                out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+            }
+        }
+        kept = end;
+    }
+    out.push_str(&text[kept..]);
     out
 }

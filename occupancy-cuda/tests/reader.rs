@@ -555,3 +555,45 @@ extern "C" void softmax(float* x, int rows, int cols) {{
         ]
     );
 }
+
+#[test]
+fn alignment_specifiers_and_cuda_qualifiers_parse_without_a_note() {
+    // `__align__(N)` made tree-sitter fail ("does not parse `16) unsigned char`") on every
+    // build; it is blanked before parsing, lines kept (a line break inside it too).
+    let src = r#"#define kSmemBlock 192
+struct __align__(16) Pair { float a, b, c, d; };
+struct __builtin_align__(8) Half2 { short x, y; };
+__device__ __forceinline__ int twice(int a) { return 2 * a; }
+__device__ __host__ inline int half(int a) { return a / 2; }
+__global__ void __launch_bounds__(256, 2) k(float* __restrict__ x, int n) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  __shared__ __align__(
+      8) float tile[32];
+  __shared__ float more[8] __attribute__((aligned(16)));
+}
+extern "C" void run(float* __restrict__ x, int n) {
+  k<<<n, kSmemBlock, 4096>>>(x, n);
+  constexpr int kAfter = 64;
+  k<<<n, kAfter * 2>>>(x, n);
+}
+"#;
+    let (_d, r) = read(&[("src/cuda/a.cu", src)]);
+    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    assert!(notes.is_empty(), "{notes:#?}");
+    assert_eq!(
+        summaries(&r),
+        [
+            "13: k grid ? block 192 smem 4096 B",
+            "15: k grid ? block 128 smem 0 B",
+        ]
+    );
+    // Before the fix-up the same file gave a note at line 7; a name that only contains
+    // `__align__` is left alone (and still does not parse here).
+    let (_d, r) = read(&[(
+        "src/cuda/a.cu",
+        &src.replace("__align__(16) unsigned", "my__align__(16) unsigned"),
+    )]);
+    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    assert_eq!(notes.len(), 1, "{notes:#?}");
+    assert!(notes[0].starts_with("src/cuda/a.cu:7: "), "{notes:#?}");
+}
