@@ -260,7 +260,10 @@ fn suggestions(
             })
             .collect();
         rows.push((
-            format!("register budget ({} threads)", occ.threads_per_block),
+            format!(
+                "register budget ({})",
+                occupancy_core::lint::count64(occ.threads_per_block.into(), "thread")
+            ),
             levels.join("; "),
         ));
     }

@@ -28,6 +28,7 @@ use std::fmt::Write as _;
 
 use clap::{Args, ValueEnum};
 use occupancy_core::arch::Arch;
+use occupancy_core::lint::count64;
 use occupancy_core::occupancy::{
     BlockDim, Carveout, Kernel, Launch, Limiters, Occupancy, OccupancyError, Resource, ZeroReason,
     occupancy,
@@ -112,7 +113,7 @@ impl Parameter {
     /// The value with its unit, for labels: `256 threads`, `40 registers`, `8192 B`.
     pub fn value_text(self, value: u32) -> String {
         match self {
-            Parameter::Block => format!("{value} threads"),
+            Parameter::Block => count64(value.into(), "thread"),
             Parameter::Regs => format!("{value} registers"),
             Parameter::Smem => format!("{value} B"),
         }
@@ -441,8 +442,8 @@ pub fn config_text(c: &ConfigArgs) -> String {
         format!(" {}", c.block)
     };
     let mut t = format!(
-        "{} threads{shape}, {} registers, {} B static + {} B dynamic shared memory",
-        c.block.threads(),
+        "{}{shape}, {} registers, {} B static + {} B dynamic shared memory",
+        count64(c.block.threads(), "thread"),
         c.regs,
         c.static_smem,
         c.smem

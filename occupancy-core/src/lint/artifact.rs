@@ -165,7 +165,9 @@ fn launch_bounds_mismatch(cx: &Context<'_>) -> Option<Finding> {
         && t != occ.threads_per_block
     {
         notes.push(format!(
-            "ptxas sized the kernel's registers for {min_blocks} blocks of {t} threads; this launch uses {}-thread blocks",
+            "ptxas sized the kernel's registers for {} of {}; this launch uses {}-thread blocks",
+            count(min_blocks, "block"),
+            count(t, "thread"),
             occ.threads_per_block
         ));
         let at_bounds = crate::occupancy::occupancy(

@@ -181,8 +181,9 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
         return finding(
             Input::Block,
             format!(
-                "{subject}: block of {} exceeds the kernel's launch bounds of {bound} threads",
+                "{subject}: block of {} exceeds the kernel's launch bounds of {}",
                 block_text(block, threads),
+                count(bound, "thread"),
             ),
             vec![format!(
                 "__launch_bounds__({bound}) is compiled into the kernel: a larger block fails to launch \
@@ -327,8 +328,9 @@ fn launch_impossible(cx: &Context<'_>) -> Option<Finding> {
             finding(
                 Input::Registers,
                 format!(
-                    "{subject}: a block of {threads} threads needs {registers} registers, over \
+                    "{subject}: a block of {} needs {registers} registers, over \
                      the {limit} per block {} allows",
+                    count64(threads, "thread"),
                     arch.sm
                 ),
                 vec![format!(
@@ -678,8 +680,9 @@ fn limiter_note(cx: &Context<'_>, occ: &Occupancy, resource: Resource) -> String
     let wpb = occ.warps_per_block;
     match resource {
         Resource::Warps => format!(
-            "limited by warps: {} threads = {wpb} warps per block -> {} warps per SM / {wpb} = {}/SM",
-            occ.threads_per_block,
+            "limited by warps: {} = {} per block -> {} warps per SM / {wpb} = {}/SM",
+            count(occ.threads_per_block, "thread"),
+            count(wpb, "warp"),
             occ.max_warps_per_sm,
             count(n, "block")
         ),
@@ -778,7 +781,10 @@ fn partial_warp(cx: &Context<'_>) -> Option<Finding> {
                 limit / warp * warp,
             )
         } else {
-            format!("a block of at most {limit} threads (the most {by})")
+            format!(
+                "a block of at most {} (the most {by})",
+                count64(limit, "thread")
+            )
         }
     } else {
         format!(
@@ -797,8 +803,9 @@ fn partial_warp(cx: &Context<'_>) -> Option<Finding> {
             block_text(block, threads)
         ),
         notes: vec![format!(
-            "{warps} warps per block: the last runs {} of {warp} lanes, {} per block ({}) idle \
+            "{} per block: the last runs {} of {warp} lanes, {} per block ({}) idle \
              but allocated like busy ones",
+            count64(warps, "warp"),
             threads % warp,
             count64(idle, "lane"),
             percent(idle, warps.saturating_mul(warp))
@@ -820,9 +827,9 @@ pub(super) fn analysis_pair<T>(
 /// `256 threads` or `(16, 16) = 256 threads`.
 pub(super) fn block_text(block: crate::occupancy::BlockDim, threads: u64) -> String {
     if block.y == 1 && block.z == 1 {
-        format!("{threads} threads")
+        count64(threads, "thread")
     } else {
-        format!("{block} = {threads} threads")
+        format!("{block} = {}", count64(threads, "thread"))
     }
 }
 
@@ -842,7 +849,9 @@ pub(super) fn count(n: u32, noun: &str) -> String {
     count64(n.into(), noun)
 }
 
-pub(super) fn count64(n: u64, noun: &str) -> String {
+/// `1 thread`, `256 threads`: a count and its noun, singular for 1 (else `s` added); the
+/// wording of every message and table that counts threads, warps, blocks or lanes.
+pub fn count64(n: u64, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {

@@ -75,7 +75,7 @@ mod waves;
 
 pub use artifact::{LAUNCH_BOUNDS_MISMATCH, REGISTER_SPILL};
 pub use floor::{FloorError, MinOccupancy, percent};
-pub use lints::{LAUNCH_IMPOSSIBLE, LOW_OCCUPANCY, PARTIAL_WARP};
+pub use lints::{LAUNCH_IMPOSSIBLE, LOW_OCCUPANCY, PARTIAL_WARP, count64};
 pub use steps::{BARRIER_LIMIT, BLOCK_LIMIT, CARVEOUT_LIMIT, REGISTER_STEP, SMEM_STEP};
 pub use waves::{CLUSTER_LIMIT, TAIL_EFFECT, UNDERSIZED_GRID};
 

@@ -208,6 +208,54 @@ fn partial_warp_once_per_launch() {
 }
 
 #[test]
+fn one_thread_one_warp_one_bound_are_singular() {
+    // Issue 20: "block of 1 threads", "1 warps per block". A block of 1 thread: 1 warp with
+    // 31 of 32 lanes idle; the help is 32 threads.
+    let findings = run(
+        &["sm_90"],
+        Kernel::new(32),
+        Launch::new(BlockDim::linear(1)),
+        MinOccupancy::ZERO,
+    );
+    assert_eq!(
+        texts(&findings),
+        [
+            "partial_warp: launch: block of 1 thread is not a multiple of the 32-thread warp\n\
+          = note: 1 warp per block: the last runs 1 of 32 lanes, 31 lanes per block (96.88%) idle \
+          but allocated like busy ones\n\
+          = help: a block of 32 threads (a multiple of 32)",
+            "block_limit: launch on sm_90: 1-thread blocks hit the limit of 32 resident blocks per \
+          SM: 32 of 64 warps (50%)\n\
+          = note: sm_90 holds at most 32 blocks per SM: 32 x 1 warp = 32 of 64 warps\n\
+          = help: block = 64 gives 100% (32 blocks/SM, 64 of 64 warps)"
+        ]
+    );
+    // __launch_bounds__(1): a block of 2 is over it; the most that launches is 1 thread.
+    let f = run(
+        &["sm_90"],
+        Kernel::new(32).with_max_threads(1),
+        Launch::new(BlockDim::linear(2)),
+        MinOccupancy::ZERO,
+    );
+    assert_eq!(
+        texts(&f),
+        [
+            "partial_warp: launch: block of 2 threads is not a multiple of the 32-thread warp\n\
+          = note: 1 warp per block: the last runs 2 of 32 lanes, 30 lanes per block (93.75%) idle \
+          but allocated like busy ones\n\
+          = help: a block of at most 1 thread (the most the kernel's launch bounds allow)",
+            "launch_impossible: launch on sm_90: block of 2 threads exceeds the kernel's launch \
+          bounds of 1 thread\n\
+          = note: __launch_bounds__(1) is compiled into the kernel: a larger block fails to launch \
+          (CUDA_ERROR_INVALID_VALUE, measured on an H200), although the driver's occupancy query \
+          still counts it\n\
+          = help: block = 1 gives this kernel its highest occupancy on sm_90: 50% (32 blocks/SM, 32 \
+          of 64 warps)"
+        ]
+    );
+}
+
+#[test]
 fn launch_impossible_reasons() {
     let zero = MinOccupancy::ZERO;
     // Block over 1024 threads.
