@@ -109,6 +109,90 @@ pub struct LaunchCandidates {
     pub smem_bytes: Vec<u32>,
 }
 
+impl LaunchCandidates {
+    /// The candidates a comment on a CUDA C++ launch gives: the text after `occupancy:` in
+    /// `// occupancy: block = [128, (16, 16)], smem = [0, 4096]`. The keys and values of a
+    /// `[launches.<function>]` table written as its inline table, read and checked by the
+    /// same code (a block shape may also be written `(x, y)` / `(x, y, z)`).
+    ///
+    /// # Errors
+    ///
+    /// One line, as for the table: text that is not `key = [values], ...`, an unknown key
+    /// (with "did you mean"), an empty list, a value that is not a whole number of threads
+    /// (bytes) or a block shape, no key at all. Nothing is taken from a comment with an
+    /// error.
+    pub fn from_comment(text: &str) -> Result<LaunchCandidates, String> {
+        const PREFIX: &str = "c = { ";
+        // `(16, 16)` is `[16, 16]`: the same length, so spans stay where they were.
+        let mut body: String = text
+            .trim_end()
+            .chars()
+            .map(|c| match c {
+                '(' => '[',
+                ')' => ']',
+                c => c,
+            })
+            .collect();
+        // A bare word (`abc`, `2O48`) is not TOML: quoted, it reaches the table's checks
+        // and their message (`expected a whole number of threads, found `abc``).
+        let mut quoted: Vec<String> = Vec::new();
+        let table = loop {
+            let doc = format!("{PREFIX}{body} }}");
+            match toml::from_str::<toml::Table>(&doc) {
+                Ok(mut t) => break t.remove("c"),
+                Err(e) => {
+                    let span = e.span().map(|r| {
+                        r.start.saturating_sub(PREFIX.len())..r.end.saturating_sub(PREFIX.len())
+                    });
+                    let word = span
+                        .as_ref()
+                        .and_then(|r| body.get(r.clone()))
+                        .map(str::to_owned);
+                    match (span, word) {
+                        (Some(r), Some(word))
+                            if e.message().starts_with("string values must be quoted")
+                                && !word.is_empty()
+                                && !word.contains(['\'', '"'])
+                                && quoted.len() < 64 =>
+                        {
+                            body.replace_range(r, &format!("'{word}'"));
+                            quoted.push(word);
+                        }
+                        (span, _) => {
+                            let at = span
+                                .and_then(|r| body.get(r.start..))
+                                .map(|rest| {
+                                    format!(
+                                        " at `{}`",
+                                        rest.chars().take(24).collect::<String>().trim_end()
+                                    )
+                                })
+                                .unwrap_or_default();
+                            return Err(format!(
+                                "expected `block = [..]` and / or `smem = [..]`: {}{at}",
+                                e.message().trim().replace('\n', " ")
+                            ));
+                        }
+                    }
+                }
+            }
+        };
+        let table = table.unwrap_or_else(|| toml::Value::Table(toml::Table::new()));
+        if table.as_table().is_some_and(toml::Table::is_empty) {
+            return Err(
+                "no candidates: expected `block = [128, 256]` and / or `smem = [0, 4096]`"
+                    .to_owned(),
+            );
+        }
+        launch_candidates(&table).map_err(|mut why| {
+            for word in &quoted {
+                why = why.replace(&format!("`\"{word}\"`"), &format!("`{word}`"));
+            }
+            why
+        })
+    }
+}
+
 /// The top-level keys `occupancy.toml` accepts.
 pub const KEYS: &[&str] = &[
     "targets",
@@ -661,6 +745,70 @@ fn threshold(
 mod tests {
     use super::*;
     use crate::lint::{LOW_OCCUPANCY, PARTIAL_WARP};
+
+    #[test]
+    fn launch_candidates_from_a_comment() {
+        let ok = |t: &str| LaunchCandidates::from_comment(t).unwrap();
+        assert_eq!(
+            ok(" block = [128, (16, 16), [8, 8, 4]], smem = [0, 4096]"),
+            LaunchCandidates {
+                block: vec![[128, 1, 1], [16, 16, 1], [8, 8, 4]],
+                smem_bytes: vec![0, 4096],
+            }
+        );
+        assert_eq!(ok("smem = [49152]").smem_bytes, [49152]);
+        assert!(ok("smem = [49152]").block.is_empty());
+        let err = |t: &str| LaunchCandidates::from_comment(t).unwrap_err();
+        for (text, message) in [
+            (
+                "block = [128, abc]",
+                "`block`: expected a size or [x, y] / [x, y, z], found `abc`",
+            ),
+            (
+                "block = [128, 2O48]",
+                "`block`: expected a size or [x, y] / [x, y, z], found `2O48`",
+            ),
+            (
+                "block = [(16, x)]",
+                "`block`: expected a whole number of threads, found `x`",
+            ),
+            (
+                "smem = [0, banana]",
+                "`smem`: expected a whole number of bytes, found `banana`",
+            ),
+            (
+                "blok = [128, 256]",
+                "unknown key `blok`; did you mean `block`?",
+            ),
+            (
+                "block = []",
+                "`block`: expected a non-empty list, e.g. [128, 256]",
+            ),
+            (
+                "block = [128, 0]",
+                "`block`: expected a whole number of threads, found `0`",
+            ),
+            (
+                "smem = [-4]",
+                "`smem`: expected a whole number of bytes, found `-4`",
+            ),
+            (
+                "block = [128, 1.5]",
+                "`block`: expected a size or [x, y] / [x, y, z], found `1.5`",
+            ),
+            (
+                "",
+                "no candidates: expected `block = [128, 256]` and / or `smem = [0, 4096]`",
+            ),
+            (
+                "block = [128, 256] tuned on an A100",
+                "expected `block = [..]` and / or `smem = [..]`: missing comma between \
+                 key-value pairs, expected `,` at `tuned on an A100`",
+            ),
+        ] {
+            assert_eq!(err(text), message, "{text}");
+        }
+    }
 
     #[test]
     fn launch_candidates_per_function() {

@@ -1761,7 +1761,29 @@ impl<'t, 's> Interp<'t, 's> {
                 return;
             }
         };
-        let comment = site_candidates(e);
+        let comment = match site_candidates(e) {
+            Ok(c) => c,
+            Err((line, why)) => {
+                // Never half a comment: the launch is not checked, and the build says why.
+                let note = ReadNote {
+                    file: e.code.shown.clone(),
+                    line: Some(line),
+                    message: format!(
+                        "`// occupancy:` comment not read (the launch on line {} is not checked): {why}",
+                        e.line()
+                    ),
+                };
+                if !self.notes.contains(&note) && self.notes.len() < 1000 {
+                    self.notes.push(note);
+                }
+                let why = format!("the `// occupancy:` comment on line {line} is not read: {why}");
+                let site = &mut self.sites[i].launch;
+                if !site.not_checked.contains(&why) {
+                    site.not_checked.push(why);
+                }
+                return;
+            }
+        };
         let grid = dims(&grid, "grid");
         let cluster = cluster.and_then(|c| {
             let mut out = [1u32; 3];
@@ -3189,93 +3211,47 @@ struct Comment {
     smem: Vec<u32>,
 }
 
-fn site_candidates(e: At<'_>) -> Comment {
+/// The candidates of the `// occupancy: ...` comments on the launch's line and the comment
+/// lines right above it, read by the policy's own reader
+/// ([`occupancy_core::policy::LaunchCandidates::from_comment`]); several comments add up.
+/// A comment with an error gives nothing: `Err((line, why))`, the line of the comment.
+fn site_candidates(e: At<'_>) -> Result<Comment, (u32, String)> {
     let mut out = Comment::default();
-    if e.code.fixed_line.is_some() && e.code.path.as_os_str().is_empty() {
-        // An expansion: the comments are in the file, not the expansion.
-    }
     let row = e.node.start_position().row;
     let lines: Vec<&str> = e.code.text.lines().collect();
-    let mut texts = Vec::new();
-    if let Some(l) = lines.get(row) {
-        texts.push(*l);
+    // (row, the comment's text after `//`)
+    let mut comments: Vec<(usize, &str)> = Vec::new();
+    if let Some(l) = lines.get(row)
+        && let Some(at) = l.find("//")
+    {
+        comments.push((row, &l[at + 2..]));
     }
     let mut r = row;
     while r > 0 {
         r -= 1;
-        let l = lines.get(r).map_or("", |l| l.trim());
-        if l.starts_with("//") {
-            texts.push(l);
-        } else {
-            break;
+        match lines.get(r).map_or("", |l| l.trim()).strip_prefix("//") {
+            Some(text) => comments.push((r, text)),
+            None => break,
         }
     }
-    for t in texts {
-        let Some(at) = t.find("occupancy:") else {
+    for (r, text) in comments {
+        let Some(rest) = text.trim_start().strip_prefix("occupancy:") else {
             continue;
         };
-        let rest = &t[at + "occupancy:".len()..];
-        for (key, list) in parse_candidates(rest) {
-            match key.as_str() {
-                "block" => out.block.extend(list),
-                "smem" => out.smem.extend(list.iter().map(|d| d[0])),
-                _ => {}
+        // In an expansion every line is the invocation's.
+        let line = e
+            .code
+            .fixed_line
+            .unwrap_or_else(|| u32::try_from(r + 1).unwrap_or(u32::MAX));
+        match occupancy_core::policy::LaunchCandidates::from_comment(rest) {
+            Ok(c) => {
+                out.block.extend(c.block);
+                out.smem.extend(c.smem_bytes);
             }
+            Err(why) => return Err((line, why)),
         }
     }
-    out
-}
-
-/// `block = [128, (16, 16)], smem = [0, 4096]` -> the lists.
-pub(crate) fn parse_candidates(text: &str) -> Vec<(String, Vec<[u32; 3]>)> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(eq) = rest.find('=') {
-        let key = rest[..eq].trim().trim_start_matches(',').trim().to_owned();
-        let after = rest[eq + 1..].trim_start();
-        let (list_text, next) = if let Some(inner) = after.strip_prefix('[') {
-            match inner.find(']') {
-                Some(end) => (&inner[..end], &inner[end + 1..]),
-                None => break,
-            }
-        } else {
-            let end = after.find(',').unwrap_or(after.len());
-            (&after[..end], &after[end..])
-        };
-        let mut values = Vec::new();
-        let mut depth = 0;
-        let mut item = String::new();
-        for c in list_text.chars().chain(std::iter::once(',')) {
-            match c {
-                '(' => depth += 1,
-                ')' => depth -= 1,
-                ',' if depth == 0 => {
-                    let parts: Vec<u32> = item
-                        .trim()
-                        .trim_matches(|c| c == '(' || c == ')')
-                        .split(',')
-                        .filter_map(|s| s.trim().parse().ok())
-                        .collect();
-                    if !parts.is_empty() {
-                        let mut d = [1u32; 3];
-                        for (o, v) in d.iter_mut().zip(parts) {
-                            *o = v;
-                        }
-                        values.push(d);
-                    }
-                    item.clear();
-                    continue;
-                }
-                _ => {}
-            }
-            item.push(c);
-        }
-        if !key.is_empty() {
-            out.push((key, values));
-        }
-        rest = next;
-    }
-    out
+    Ok(out)
 }
 
 /// The (block, smem) pairs of a launch on one path: its values, one per member of a

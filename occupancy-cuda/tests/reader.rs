@@ -597,3 +597,47 @@ extern "C" void run(float* __restrict__ x, int n) {
     assert_eq!(notes.len(), 1, "{notes:#?}");
     assert!(notes[0].starts_with("src/cuda/a.cu:7: "), "{notes:#?}");
 }
+
+#[test]
+fn a_bad_candidate_comment_is_an_error_at_its_line_and_never_half_applied() {
+    // Issue 20: `[128, abc]` and `[128, 2O48]` checked only 128; `blok` and `smem = [0,
+    // banana]` were ignored without a word.
+    let src = format!(
+        r#"{KERNELS}
+extern "C" void run(float* x, int n, int threads) {{
+  // occupancy: block = [128, abc]
+  k<<<n, threads>>>(x, n);
+  k<<<n, threads>>>(x, n); // occupancy: block = [128, 2O48]
+  // occupancy: blok = [128, 256]
+  k<<<n, threads>>>(x, n);
+  // occupancy: block = [64]
+  // occupancy: smem = [0, banana]
+  k<<<n, threads, 0>>>(x, n);
+  // tuned for occupancy: 50% on an A100 (prose, not candidates)
+  // occupancy: block = [(8, 4)]
+  k<<<n, threads>>>(x, n);
+}}
+"#
+    );
+    let (_d, r) = read(&[("src/cuda/a.cu", &src)]);
+    assert_eq!(
+        summaries(&r),
+        [
+            "7: not checked: the `// occupancy:` comment on line 6 is not read: `block`: expected a size or [x, y] / [x, y, z], found `abc`",
+            "8: not checked: the `// occupancy:` comment on line 8 is not read: `block`: expected a size or [x, y] / [x, y, z], found `2O48`",
+            "10: not checked: the `// occupancy:` comment on line 9 is not read: unknown key `blok`; did you mean `block`?",
+            "13: not checked: the `// occupancy:` comment on line 12 is not read: `smem`: expected a whole number of bytes, found `banana`",
+            "16: k grid ? block (8, 4) smem 0 B [block = (8, 4)]",
+        ]
+    );
+    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        notes,
+        [
+            "src/cuda/a.cu:6: `// occupancy:` comment not read (the launch on line 7 is not checked): `block`: expected a size or [x, y] / [x, y, z], found `abc`",
+            "src/cuda/a.cu:8: `// occupancy:` comment not read (the launch on line 8 is not checked): `block`: expected a size or [x, y] / [x, y, z], found `2O48`",
+            "src/cuda/a.cu:9: `// occupancy:` comment not read (the launch on line 10 is not checked): unknown key `blok`; did you mean `block`?",
+            "src/cuda/a.cu:12: `// occupancy:` comment not read (the launch on line 13 is not checked): `smem`: expected a whole number of bytes, found `banana`",
+        ]
+    );
+}
