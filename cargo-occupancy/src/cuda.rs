@@ -101,6 +101,7 @@ pub(crate) fn section(
     let checked = occupancy_cuda::check(&reading, policy, &compiled);
     let mut notes: Vec<String> = reading.notes.iter().map(ToString::to_string).collect();
     notes.extend(compiled.problems.iter().cloned());
+    notes.extend(occupancy_cuda::unmatched_launch_tables(&reading, policy));
     let mut section = CudaSection {
         wrappers: Vec::new(),
         dirs,

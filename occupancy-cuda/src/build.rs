@@ -156,6 +156,9 @@ impl CudaLaunches {
         for p in &compiled.problems {
             warn(&mut lines, &format!("occupancy: {p}"));
         }
+        for n in crate::unmatched_launch_tables(&reading, &policy) {
+            warn(&mut lines, &format!("occupancy: {n}"));
+        }
         let mut not_checked = 0usize;
         let mut paths = 0usize;
         for c in &checked {

@@ -208,6 +208,54 @@ fn check_launch(launch: &CudaLaunch, policy: &Policy, kernels: &mut Kernels<'_>)
     }
 }
 
+/// The names `[launches.<name>]` may give a launching function by: as reports name it
+/// (`ops::launch_softmax`), then without its namespaces (`launch_softmax`).
+fn names(function: &str) -> [&str; 2] {
+    [function, function.rsplit("::").next().unwrap_or(function)]
+}
+
+/// A note for each `[launches.<name>]` of the policy that names no launching host function
+/// of `reading` (a typo: `launch_dd` for `launch_d` is a table no launch reads), with the
+/// closest name read: `` occupancy.toml: `[launches.launch_dd]` names no launching host
+/// function of the files read; did you mean `launch_d`? ``. None when no file was read.
+pub fn unmatched_launch_tables(reading: &Reading, policy: &Policy) -> Vec<String> {
+    if reading.files.is_empty() {
+        return Vec::new();
+    }
+    let mut known: Vec<&str> = Vec::new();
+    for launch in &reading.launches {
+        for n in names(&launch.function) {
+            if !known.contains(&n) {
+                known.push(n);
+            }
+        }
+    }
+    policy
+        .launches
+        .keys()
+        .filter(|k| !known.contains(&k.as_str()))
+        .map(|k| {
+            let hint = match occupancy_core::lint::closest(k, known.iter().copied()) {
+                Some(s) => format!("; did you mean `{s}`?"),
+                None if known.is_empty() => " (the files read launch nothing)".to_owned(),
+                None => format!(
+                    " (launching functions read: {})",
+                    known
+                        .iter()
+                        .take(8)
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            format!(
+                "{}: `[launches.{k}]` names no launching host function of the files read{hint}",
+                Policy::FILE_NAME
+            )
+        })
+        .collect()
+}
+
 /// The path, or one per `[launches.<function>]` candidate for each of its run-time values
 /// the policy gives candidates for.
 fn with_policy_candidates(
@@ -215,15 +263,9 @@ fn with_policy_candidates(
     launch: &CudaLaunch,
     policy: &Policy,
 ) -> Vec<LaunchPath> {
-    let simple = launch
-        .function
-        .rsplit("::")
-        .next()
-        .unwrap_or(&launch.function);
-    let Some(c) = policy
-        .launches
-        .get(&launch.function)
-        .or_else(|| policy.launches.get(simple))
+    let Some(c) = names(&launch.function)
+        .into_iter()
+        .find_map(|n| policy.launches.get(n))
     else {
         return vec![path.clone()];
     };

@@ -641,3 +641,30 @@ extern "C" void run(float* x, int n, int threads) {{
         ]
     );
 }
+
+#[test]
+fn launch_tables_that_name_no_launching_function_are_noted() {
+    // Issue 20: `[launches.launch_dd]` (the function is `launch_d`) gave no warning.
+    let src = format!(
+        r#"{KERNELS}
+namespace ops {{ void launch_d(float* x, int n, int t) {{ k<<<n, t>>>(x, n); }} }}
+extern "C" void launch_scale(float* x, int n, int t) {{ ops::launch_d(x, n, t); k<<<n, t>>>(x, n); }}
+"#
+    );
+    let r = occupancy_cuda::read_texts(&[("src/cuda/a.cu", &src)]);
+    let policy = occupancy_core::policy::Policy::from_toml(
+        "[launches.launch_dd]\nblock = [128]\n[launches.\"ops::launch_d\"]\nblock = [64]\n\
+         [launches.launch_scale]\nblock = [256]\n[launches.zzz]\nsmem = [0]\n",
+    )
+    .unwrap();
+    assert_eq!(
+        occupancy_cuda::unmatched_launch_tables(&r, &policy),
+        [
+            "occupancy.toml: `[launches.launch_dd]` names no launching host function of the files read; did you mean `launch_d`?",
+            "occupancy.toml: `[launches.zzz]` names no launching host function of the files read (launching functions read: `ops::launch_d`, `launch_d`, `launch_scale`)",
+        ]
+    );
+    // Nothing read: nothing to compare with.
+    let empty = occupancy_cuda::read_texts(&[]);
+    assert!(occupancy_cuda::unmatched_launch_tables(&empty, &policy).is_empty());
+}
