@@ -485,9 +485,20 @@ impl<'t, 's> Interp<'t, 's> {
                     }
                     None => p,
                 };
-                let v = match value {
-                    Some(value) => self.initial(&ty, value, &p),
-                    None if is_array && ty.contains("cudaLaunchAttribute") => {
+                let vexing = (name_node.kind() == "function_declarator")
+                    .then(|| vexing_arguments(name_node));
+                let v = match (value, vexing) {
+                    (Some(value), _) => self.initial(&ty, value, &p),
+                    (None, Some(Some(args))) => {
+                        let args: Vec<Val> =
+                            args.iter().map(|a| self.vexing_argument(*a, &p)).collect();
+                        let texts: Vec<&str> = args_text(name_node);
+                        self.constructed(&ty, args, &texts)
+                    }
+                    (None, Some(None)) => {
+                        Val::unknown(format!("`{name}` is declared as a function here"))
+                    }
+                    (None, None) if is_array && ty.contains("cudaLaunchAttribute") => {
                         let n = name_node
                             .field(Field::Size)
                             .and_then(|n| {
@@ -497,13 +508,17 @@ impl<'t, 's> Interp<'t, 's> {
                             .clamp(0, 64);
                         Val::Attrs(vec![Attr::default(); n as usize])
                     }
-                    None if ty == "dim3" => Val::Dim3([
+                    (None, None) if ty == "dim3" => Val::Dim3([
                         AbstractInt::known(1),
                         AbstractInt::known(1),
                         AbstractInt::known(1),
                     ]),
-                    None if ty.contains("cudaLaunchConfig_t") => Val::Config(Config::default()),
-                    None => Val::unknown(format!("`{name}` is not initialised where declared")),
+                    (None, None) if ty.contains("cudaLaunchConfig_t") => {
+                        Val::Config(Config::default())
+                    }
+                    (None, None) => {
+                        Val::unknown(format!("`{name}` is not initialised where declared"))
+                    }
                 };
                 let v = if ty == "auto" || ty.contains("auto") {
                     v
@@ -526,23 +541,10 @@ impl<'t, 's> Interp<'t, 's> {
         let items = || value.children();
         match value.kind() {
             "argument_list" | "initializer_list" if ty == "dim3" => {
-                let mut d = [
-                    AbstractInt::known(1),
-                    AbstractInt::known(1),
-                    AbstractInt::known(1),
-                ];
-                for (i, item) in items().into_iter().take(3).enumerate() {
-                    match self.eval(item, p).as_int() {
-                        Some((v, _)) => d[i] = v.clone(),
-                        None => {
-                            return Val::unknown(format!(
-                                "`{}` is not read",
-                                clip(item.text(), 40)
-                            ));
-                        }
-                    }
-                }
-                Val::Dim3(d)
+                let items = items();
+                let args: Vec<Val> = items.iter().take(3).map(|i| self.eval(*i, p)).collect();
+                let texts: Vec<&str> = items.iter().map(|i| i.text()).collect();
+                self.constructed(ty, args, &texts)
             }
             "initializer_list" if ty.contains("cudaLaunchConfig_t") => {
                 let mut config = Config::default();
@@ -574,6 +576,46 @@ impl<'t, 's> Interp<'t, 's> {
                 _ => Val::unknown("an aggregate the reader does not follow"),
             },
             _ => self.eval(value, p),
+        }
+    }
+
+    /// A variable of type `ty` constructed from `args` (their source `texts`, for messages):
+    /// `dim3` from up to three integers (the rest 1), another type from one value.
+    fn constructed(&self, ty: &str, args: Vec<Val>, texts: &[&str]) -> Val {
+        if ty == "dim3" {
+            let mut d = [
+                AbstractInt::known(1),
+                AbstractInt::known(1),
+                AbstractInt::known(1),
+            ];
+            for (i, arg) in args.into_iter().take(3).enumerate() {
+                match arg.as_int() {
+                    Some((v, _)) => d[i] = v.clone(),
+                    None => {
+                        return Val::unknown(format!(
+                            "`{}` is not read",
+                            clip(texts.get(i).copied().unwrap_or_default(), 40)
+                        ));
+                    }
+                }
+            }
+            return Val::Dim3(d);
+        }
+        match <[Val; 1]>::try_from(args) {
+            Ok([v]) => v,
+            Err(_) => Val::unknown("an aggregate the reader does not follow"),
+        }
+    }
+
+    /// The value of an argument of a construction the grammar read as a parameter's type
+    /// ([`vexing_arguments`]): the constant or variable it names.
+    fn vexing_argument<'a>(&mut self, arg: At<'a>, p: &Path) -> Val
+    where
+        't: 'a,
+    {
+        match arg.kind() {
+            "qualified_identifier" => self.qualified(arg, p),
+            _ => self.name(arg.text(), arg, p),
         }
     }
 
@@ -3552,4 +3594,35 @@ fn shape(d: [u32; 3]) -> String {
 #[allow(dead_code)]
 fn unused(_: &[At<'_>]) {
     let _ = template_params;
+}
+
+/// `dim3 block(TILE, TILE);` in a function body: tree-sitter reads it as the declaration of
+/// a function `block` taking parameters of types `TILE` (C++'s "most vexing parse", which
+/// the compiler resolves by what `TILE` is: a constant, so a variable constructed from it).
+/// The arguments when every parameter is a bare name (`TILE`, `Traits::kN`), else `None`: a
+/// declaration with a parameter name or a builtin type (`int`) is a function's.
+fn vexing_arguments(declarator: At<'_>) -> Option<Vec<At<'_>>> {
+    let parameters = declarator.field(Field::Parameters)?;
+    let mut args = Vec::new();
+    for param in parameters.children() {
+        if param.kind() != "parameter_declaration" || param.field(Field::Declarator).is_some() {
+            return None;
+        }
+        let ty = param.field(Field::Type)?;
+        if !matches!(ty.kind(), "type_identifier" | "qualified_identifier")
+            || param.children().len() != 1
+        {
+            return None;
+        }
+        args.push(ty);
+    }
+    Some(args)
+}
+
+/// The source texts of [`vexing_arguments`]' parameters, for messages.
+fn args_text(declarator: At<'_>) -> Vec<&str> {
+    declarator
+        .field(Field::Parameters)
+        .map(|ps| ps.children().into_iter().map(|c| c.text()).collect())
+        .unwrap_or_default()
 }

@@ -555,3 +555,41 @@ extern "C" void softmax(float* x, int rows, int cols) {{
         ]
     );
 }
+
+/// `dim3 block(TILE, TILE);` is read by the grammar as a function declaration (C++'s most
+/// vexing parse); with constants for arguments it is the variable the compiler makes, never
+/// a default `dim3` of 1 thread. A real local function declaration gives no value.
+#[test]
+fn dim3_constructed_from_constants_is_a_variable_not_a_function() {
+    let src = format!(
+        r#"{KERNELS}
+#define TILE 16
+constexpr int kTile = 8;
+struct Traits {{ static constexpr int kN = 64; }};
+extern "C" void run(float* x, int n, cudaStream_t s) {{
+  dim3 a(TILE, TILE);
+  k<<<n, a, 0, s>>>(x, n);
+  dim3 b(kTile);
+  k<<<n, b, 0, s>>>(x, n);
+  dim3 c(Traits::kN, kTile, TILE);
+  k<<<n, c, 0, s>>>(x, n);
+  dim3 d(int);
+  k<<<n, d(3), 0, s>>>(x, n);
+  dim3 e;
+  k<<<n, e, 0, s>>>(x, n);
+}}
+"#
+    );
+    let got = one(&[("src/cuda/a.cu", &src)]);
+    assert_eq!(
+        got[..3],
+        [
+            "10: k grid ? block (16, 16) smem 0 B",
+            "12: k grid ? block 8 smem 0 B",
+            "14: k grid ? block (64, 8, 16) smem 0 B"
+        ]
+    );
+    assert_eq!(got[3], "16: k grid ? block ? smem 0 B");
+    assert_eq!(got[4], "18: k grid ? block 1 smem 0 B");
+    assert_eq!(got.len(), 5, "{got:?}");
+}
