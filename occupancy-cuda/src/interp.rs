@@ -3410,9 +3410,17 @@ fn block_smem(
                 .map(|s| (Read::Known(*s), true, Some(format!("smem = {s}"))))
                 .collect(),
             _ => smem_bounds(v, opt_in).unwrap_or_else(|| {
+                // It may grow past the limit, but from 0 (or below): no least value tells
+                // which sizes the input makes, so no size is checked for it.
+                let unguarded = v.bounds().1.is_none_or(|hi| hi > 48 * 1024);
                 vec![(
                     Read::Unknown(format!(
-                        "the dynamic shared memory is {v} bytes here, known only at run time"
+                        "the dynamic shared memory is {v} bytes here, known only at run time{}",
+                        if unguarded {
+                            " (it starts at 0 or below: a guard that keeps it above 0, such as `if (n <= 0) return;`, has it checked at the limit and above it)"
+                        } else {
+                            ""
+                        }
                     )),
                     false,
                     None,

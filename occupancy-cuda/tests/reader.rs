@@ -593,3 +593,37 @@ extern "C" void run(float* x, int n, cudaStream_t s) {{
     assert_eq!(got[4], "18: k grid ? block 1 smem 0 B");
     assert_eq!(got.len(), 5, "{got:?}");
 }
+
+/// Shared memory that grows with the input is checked at the limit and above it once the
+/// code bounds it above 0 (the least value gives the sizes the input makes); from 0 or
+/// below it is not checked, and the reason says what makes it checked.
+#[test]
+fn growing_shared_memory_needs_a_least_value() {
+    let src = format!(
+        r#"{KERNELS}
+extern "C" void unguarded(float* x, int n, cudaStream_t s) {{
+  const size_t smem = n * sizeof(float);
+  k<<<1, 256, smem, s>>>(x, n);
+}}
+extern "C" void guarded(float* x, int n, cudaStream_t s) {{
+  if (n <= 0) return;
+  const size_t smem = n * sizeof(float);
+  k<<<1, 256, smem, s>>>(x, n);
+}}
+"#
+    );
+    let (_dir, r) = read(&[("src/cuda/a.cu", &src)]);
+    let unguarded = &launch(&r, 7).paths;
+    assert_eq!(unguarded.len(), 1);
+    match &unguarded[0].dynamic_smem_bytes {
+        Read::Unknown(why) => assert!(
+            why.ends_with("known only at run time (it starts at 0 or below: a guard that keeps it above 0, such as `if (n <= 0) return;`, has it checked at the limit and above it)"),
+            "{why}"
+        ),
+        known => panic!("{known:?}"),
+    }
+    let guarded: Vec<String> = launch(&r, 12).paths.iter().map(|p| p.summary()).collect();
+    assert_eq!(guarded.len(), 2, "{guarded:?}");
+    assert!(guarded[0].contains("smem 49152 B"), "{guarded:?}");
+    assert!(guarded[1].contains("smem 49156 B"), "{guarded:?}");
+}
