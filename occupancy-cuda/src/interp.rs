@@ -17,7 +17,9 @@ use std::rc::Rc;
 use occupancy_core::abstract_int::{AbstractInt, Comparison, Truth, loop_exits};
 
 use crate::MAX_PATHS;
-use crate::index::{At, Constant, Function, Index, Init, Struct, declared_name, template_params};
+use crate::index::{
+    At, Constant, Function, Index, Init, Struct, declared_name, pointer_depth, template_params,
+};
 use crate::launch::{
     Candidates, CudaLaunch, Instantiation, LaunchForm, LaunchPath, Read, ReadNote, SmemLimit,
     TemplateArg,
@@ -46,6 +48,10 @@ enum Flow {
 #[derive(Clone, Debug)]
 struct Path {
     env: HashMap<String, Val>,
+    /// The declared type of each variable of the path (its type resolved under the
+    /// template arguments, and its pointers: `const T* x` with `T = float` is `(float, 1)`),
+    /// from which a call deduces template arguments.
+    types: HashMap<String, (Ty, u8)>,
     conditions: Vec<String>,
     /// `cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, n)`
     /// made on this path, in order.
@@ -57,6 +63,7 @@ impl Path {
     fn new() -> Path {
         Path {
             env: HashMap::new(),
+            types: HashMap::new(),
             conditions: Vec::new(),
             opt_ins: Vec::new(),
             flow: Flow::Normal,
@@ -244,6 +251,15 @@ impl<'t, 's> Interp<'t, 's> {
                 };
                 let v = self.declared(&p.ty, v);
                 path.env.insert(p.name.clone(), v);
+                match p.ty_node {
+                    Some(t) if p.ty != "auto" && names_known_types(&p.ty, path) => {
+                        let ty = self.type_of(t, path);
+                        path.types.insert(p.name.clone(), (ty, p.pointers));
+                    }
+                    _ => {
+                        path.types.remove(&p.name);
+                    }
+                }
             }
         }
         self.frames.push(Frame {
@@ -525,6 +541,20 @@ impl<'t, 's> Interp<'t, 's> {
                 } else {
                     self.declared(&ty, v)
                 };
+                match ty_node {
+                    Some(t)
+                        if !ty.contains("auto")
+                            && name_node.kind() != "function_declarator"
+                            && names_known_types(&ty, &p) =>
+                    {
+                        let declared = self.type_of(t, &p);
+                        p.types
+                            .insert(name.clone(), (declared, pointer_depth(Some(name_node))));
+                    }
+                    _ => {
+                        p.types.remove(&name);
+                    }
+                }
                 p.env.insert(name.clone(), v);
                 next.extend(self.split(p, &name));
             }
@@ -1476,13 +1506,17 @@ impl<'t, 's> Interp<'t, 's> {
         if self.frames.len() >= MAX_CALL_DEPTH {
             return vec![(p, None)];
         }
-        let targs = match function.kind() {
+        let mut targs = match function.kind() {
             "template_function" => function
                 .field(Field::Arguments)
                 .map(|a| self.template_args(a, &p))
                 .unwrap_or_default(),
             _ => Vec::new(),
         };
+        if f.is_template && targs.iter().all(Result::is_ok) {
+            let deduced = self.deduce(f, targs.len(), args, &p);
+            targs.extend(deduced.into_iter().map(Ok));
+        }
         let values: Vec<Val> = args.iter().map(|a| self.eval(*a, &p)).collect();
         let mut callee = Path::new();
         callee.conditions = p.conditions.clone();
@@ -1520,6 +1554,92 @@ impl<'t, 's> Interp<'t, 's> {
             .collect()
     }
 
+    /// The template arguments after the `explicit` ones that a call of `f` with `args`
+    /// deduces ([temp.deduct.call], the plain cases): a type parameter `T` from each
+    /// parameter declared `T`, `const T*`, `T&`, `T* __restrict__` (the type alone, as many
+    /// pointers as the argument's) whose argument is a variable of the path with its
+    /// declared type (`const float* x`: `T = float`); every such argument must agree. Stops
+    /// at the first parameter it cannot deduce (a non-type one, one no argument gives):
+    /// [`Self::bind_template`] gives it its default or says it is not read.
+    fn deduce<'a>(
+        &mut self,
+        f: &Function<'t>,
+        explicit: usize,
+        args: &[At<'a>],
+        p: &Path,
+    ) -> Vec<TyArg>
+    where
+        't: 'a,
+    {
+        let mut out = Vec::new();
+        for t in f.template.iter().skip(explicit) {
+            if !t.is_type {
+                break;
+            }
+            let mut found: Option<Ty> = None;
+            for (param, arg) in f.params.iter().zip(args) {
+                if param.ty.trim() != t.name {
+                    continue;
+                }
+                let Some((ty, pointers)) = (arg.kind() == "identifier")
+                    .then(|| p.types.get(arg.text()))
+                    .flatten()
+                else {
+                    continue;
+                };
+                if *pointers != param.pointers {
+                    // `T*` against `float**` deduces `T = float*`, against `float` nothing:
+                    // not a type this reads.
+                    return out;
+                }
+                match &found {
+                    None => found = Some(ty.clone()),
+                    Some(other) if other == ty => {}
+                    Some(_) => return out,
+                }
+            }
+            match found {
+                Some(ty) => out.push(TyArg::Type(ty)),
+                None => break,
+            }
+        }
+        out
+    }
+
+    /// A template kernel launched without template arguments (`k<<<g, b>>>(x, n)`): its
+    /// arguments deduced from the launch's ([`Self::deduce`]), the rest from their
+    /// defaults; as it was when some is neither.
+    fn deduce_kernel<'a>(&mut self, r: KernelRef, args: &[At<'a>], p: &Path) -> KernelRef
+    where
+        't: 'a,
+    {
+        if r.args.is_ok() {
+            return r;
+        }
+        let Some(f) = self.index.kernel(&r.name) else {
+            return r;
+        };
+        let deduced = self.deduce(f, 0, args, p);
+        let mut bound = Path::new();
+        let targs: Vec<Result<TyArg, String>> = deduced.into_iter().map(Ok).collect();
+        self.bind_template(f, &targs, &mut bound);
+        let mut out = Vec::new();
+        for t in &f.template {
+            match bound.env.get(&t.name) {
+                Some(Val::Type(ty)) => out.push(TyArg::Type(ty.clone())),
+                Some(v) => match v.as_int().and_then(|(x, _)| x.known_value()) {
+                    Some(x) => out.push(TyArg::Value(x)),
+                    None => return r,
+                },
+                None => return r,
+            }
+        }
+        KernelRef {
+            name: r.name,
+            args: Ok(out),
+        }
+    }
+
     /// Binds `f`'s template parameters to `args` (defaults after them; unknown past).
     fn bind_template(&mut self, f: &Function<'t>, args: &[Result<TyArg, String>], path: &mut Path) {
         for (i, t) in f.template.iter().enumerate() {
@@ -1533,7 +1653,7 @@ impl<'t, 's> Interp<'t, 's> {
                     Some(d) if t.is_type => Val::Type(self.type_of(d, path)),
                     Some(d) => self.eval(d, path),
                     None => Val::unknown(format!(
-                        "template parameter `{}` of `{}`: deduced from the call's arguments, which the reader does not do",
+                        "template parameter `{}` of `{}`: not deduced from the call's arguments (the reader deduces a type parameter from a variable declared with it, `const T* x`)",
                         t.name, f.qualified
                     )),
                 },
@@ -1615,6 +1735,19 @@ impl<'t, 's> Interp<'t, 's> {
     {
         let items = config.children();
         let kernels = self.eval(function, p);
+        let kernels = match (kernels, e.field(Field::Arguments)) {
+            (Val::Kernels(refs), Some(args))
+                if matches!(function.kind(), "identifier" | "qualified_identifier") =>
+            {
+                let args = args.children();
+                Val::Kernels(
+                    refs.into_iter()
+                        .map(|r| self.deduce_kernel(r, &args, p))
+                        .collect(),
+                )
+            }
+            (kernels, _) => kernels,
+        };
         self.written = [
             items
                 .get(1)
@@ -2242,7 +2375,7 @@ impl<'t, 's> Interp<'t, 's> {
         if let Some(k) = index.kernel(name) {
             let args = if k.is_template {
                 Err(format!(
-                    "the template arguments of `{name}` are deduced from the launch's arguments, which the reader does not do; write them (`{name}<...>`)"
+                    "the template arguments of `{name}` are deduced from the launch's arguments, and not all of them are read (the reader deduces a type parameter from a variable declared with it, `const T* x`); write them (`{name}<...>`)"
                 ))
             } else {
                 Ok(Vec::new())
@@ -3105,8 +3238,15 @@ fn join(a: &Path, b: &Path) -> Path {
         .zip(&b.conditions)
         .take_while(|(x, y)| x == y)
         .count();
+    let types = a
+        .types
+        .iter()
+        .filter(|(k, t)| b.types.get(*k) == Some(t))
+        .map(|(k, t)| (k.clone(), t.clone()))
+        .collect();
     Path {
         env,
+        types,
         conditions: a.conditions[..common].to_vec(),
         opt_ins: a
             .opt_ins
@@ -3633,4 +3773,13 @@ fn args_text(declarator: At<'_>) -> Vec<&str> {
         .field(Field::Parameters)
         .map(|ps| ps.children().into_iter().map(|c| c.text()).collect())
         .unwrap_or_default()
+}
+
+/// Whether the type written `ty` names no template parameter the path leaves unknown (a
+/// parameter of a template the files never instantiate, bound to an unknown value): such
+/// a type is no type a call could deduce.
+fn names_known_types(ty: &str, p: &Path) -> bool {
+    ty.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .all(|w| !matches!(p.env.get(w), Some(v) if !matches!(v, Val::Type(_))))
 }

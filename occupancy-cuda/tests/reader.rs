@@ -627,3 +627,59 @@ extern "C" void guarded(float* x, int n, cudaStream_t s) {{
     assert!(guarded[0].contains("smem 49152 B"), "{guarded:?}");
     assert!(guarded[1].contains("smem 49156 B"), "{guarded:?}");
 }
+
+/// A template kernel launched without its arguments (`dk<<<g, b>>>(x, y, n)`): its type
+/// parameter deduced from the variables passed, through a host template called without
+/// arguments too; never from a template the files do not instantiate, nor where the
+/// arguments disagree or a non-type parameter has no default.
+#[test]
+fn template_arguments_deduced_from_the_launch() {
+    let src = format!(
+        r#"{KERNELS}
+template <typename T> __global__ void dk(const T* x, T* y, int n) {{}}
+template <typename T, int kBlock = 128> __global__ void dn(T* y, int n) {{}}
+template <typename T> void never(T* x, int n, cudaStream_t s) {{
+  dk<<<1, 128, 0, s>>>(x, x, n);
+}}
+template <typename T> void called(const T* x, T* y, int n, cudaStream_t s) {{
+  dk<<<1, 256, 0, s>>>(x, y, n);
+}}
+extern "C" void run(const __half* xh, __half* yh, float* yf, int n, cudaStream_t s) {{
+  dk<<<1, 64, 0, s>>>(xh, yh, n);
+  called(xh, yh, n, s);
+  dn<<<1, 32, 0, s>>>(yf, n);
+  float* local[2];
+  dk<<<1, 96, 0, s>>>(yf, local, n);
+  dk<<<1, 160, 0, s>>>(xh, yf, n);
+  tk<<<1, 192, 0, s>>>(yf, n);
+}}
+"#
+    );
+    let got = one(&[("src/cuda/a.cu", &src)]);
+    let deduced = |line: u32| {
+        format!(
+            "{line}: not checked: `dk`: the template arguments of `dk` are deduced from the launch's arguments, and not all of them are read (the reader deduces a type parameter from a variable declared with it, `const T* x`); write them (`dk<...>`)"
+        )
+    };
+    assert_eq!(
+        got,
+        [
+            "8: dk<?> grid 1 block 128 smem 0 B".to_owned(),
+            deduced(8),
+            "11: dk<__half> grid 1 block 256 smem 0 B".to_owned(),
+            "14: dk<__half> grid 1 block 64 smem 0 B".to_owned(),
+            "16: dn<float, 128> grid 1 block 32 smem 0 B".to_owned(),
+            // `local` is a `float*[2]`: `T*` against `float**` is `T = float*`, which
+            // disagrees with `x`'s `float`; `xh` and `yf` disagree; `tk`'s `int N` has no
+            // default.
+            "18: dk<?> grid 1 block 96 smem 0 B".to_owned(),
+            deduced(18),
+            "19: dk<?> grid 1 block 160 smem 0 B".to_owned(),
+            deduced(19),
+            "20: tk<?> grid 1 block 192 smem 0 B".to_owned(),
+            deduced(20)
+                .replace("`dk`", "`tk`")
+                .replace("dk<...>", "tk<...>"),
+        ]
+    );
+}
