@@ -63,7 +63,12 @@ pub(crate) struct TemplateParam<'t> {
 #[derive(Clone)]
 pub(crate) struct Param<'t> {
     pub(crate) name: String,
+    /// The type as written, without qualifiers and declarator (`T` of `const T* x`).
     pub(crate) ty: String,
+    /// The type's node (`T`), for resolving it under the template arguments.
+    pub(crate) ty_node: Option<At<'t>>,
+    /// `*`s (and `[]`s, which decay to one) of the declarator: 1 for `const T* x`.
+    pub(crate) pointers: u8,
     pub(crate) default: Option<At<'t>>,
 }
 
@@ -342,6 +347,8 @@ impl<'t> Index<'t> {
                         ty: c
                             .field(Field::Type)
                             .map_or_else(String::new, |t| t.text().to_owned()),
+                        ty_node: c.field(Field::Type),
+                        pointers: pointer_depth(c.field(Field::Declarator)),
                         default: c.field(Field::DefaultValue),
                     })
                     .collect()
@@ -605,6 +612,22 @@ fn enumerators<'t>(at: At<'t>) -> Vec<(String, Constant<'t>)> {
         prev = Some(name);
     }
     out
+}
+
+/// How many pointers a declarator adds to its type: `*x` 1, `**x` 2, `x[4]` 1 (an array
+/// decays to a pointer where it is passed), `&x` 0.
+pub(crate) fn pointer_depth(mut d: Option<At<'_>>) -> u8 {
+    let mut n = 0u8;
+    while let Some(at) = d {
+        if matches!(
+            at.kind(),
+            "pointer_declarator" | "abstract_pointer_declarator" | "array_declarator"
+        ) {
+            n = n.saturating_add(1);
+        }
+        d = at.field(Field::Declarator);
+    }
+    n
 }
 
 /// The name a declarator declares (`x`, `*x`, `x[4]`, `&x`).

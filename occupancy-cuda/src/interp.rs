@@ -17,7 +17,9 @@ use std::rc::Rc;
 use occupancy_core::abstract_int::{AbstractInt, Comparison, Truth, loop_exits};
 
 use crate::MAX_PATHS;
-use crate::index::{At, Constant, Function, Index, Init, Struct, declared_name, template_params};
+use crate::index::{
+    At, Constant, Function, Index, Init, Struct, declared_name, pointer_depth, template_params,
+};
 use crate::launch::{
     Candidates, CudaLaunch, Instantiation, LaunchForm, LaunchPath, Read, ReadNote, SmemLimit,
     TemplateArg,
@@ -46,6 +48,10 @@ enum Flow {
 #[derive(Clone, Debug)]
 struct Path {
     env: HashMap<String, Val>,
+    /// The declared type of each variable of the path (its type resolved under the
+    /// template arguments, and its pointers: `const T* x` with `T = float` is `(float, 1)`),
+    /// from which a call deduces template arguments.
+    types: HashMap<String, (Ty, u8)>,
     conditions: Vec<String>,
     /// `cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, n)`
     /// made on this path, in order.
@@ -57,6 +63,7 @@ impl Path {
     fn new() -> Path {
         Path {
             env: HashMap::new(),
+            types: HashMap::new(),
             conditions: Vec::new(),
             opt_ins: Vec::new(),
             flow: Flow::Normal,
@@ -244,6 +251,15 @@ impl<'t, 's> Interp<'t, 's> {
                 };
                 let v = self.declared(&p.ty, v);
                 path.env.insert(p.name.clone(), v);
+                match p.ty_node {
+                    Some(t) if p.ty != "auto" && names_known_types(&p.ty, path) => {
+                        let ty = self.type_of(t, path);
+                        path.types.insert(p.name.clone(), (ty, p.pointers));
+                    }
+                    _ => {
+                        path.types.remove(&p.name);
+                    }
+                }
             }
         }
         self.frames.push(Frame {
@@ -485,9 +501,20 @@ impl<'t, 's> Interp<'t, 's> {
                     }
                     None => p,
                 };
-                let v = match value {
-                    Some(value) => self.initial(&ty, value, &p),
-                    None if is_array && ty.contains("cudaLaunchAttribute") => {
+                let vexing = (name_node.kind() == "function_declarator")
+                    .then(|| vexing_arguments(name_node));
+                let v = match (value, vexing) {
+                    (Some(value), _) => self.initial(&ty, value, &p),
+                    (None, Some(Some(args))) => {
+                        let args: Vec<Val> =
+                            args.iter().map(|a| self.vexing_argument(*a, &p)).collect();
+                        let texts: Vec<&str> = args_text(name_node);
+                        self.constructed(&ty, args, &texts)
+                    }
+                    (None, Some(None)) => {
+                        Val::unknown(format!("`{name}` is declared as a function here"))
+                    }
+                    (None, None) if is_array && ty.contains("cudaLaunchAttribute") => {
                         let n = name_node
                             .field(Field::Size)
                             .and_then(|n| {
@@ -497,19 +524,37 @@ impl<'t, 's> Interp<'t, 's> {
                             .clamp(0, 64);
                         Val::Attrs(vec![Attr::default(); n as usize])
                     }
-                    None if ty == "dim3" => Val::Dim3([
+                    (None, None) if ty == "dim3" => Val::Dim3([
                         AbstractInt::known(1),
                         AbstractInt::known(1),
                         AbstractInt::known(1),
                     ]),
-                    None if ty.contains("cudaLaunchConfig_t") => Val::Config(Config::default()),
-                    None => Val::unknown(format!("`{name}` is not initialised where declared")),
+                    (None, None) if ty.contains("cudaLaunchConfig_t") => {
+                        Val::Config(Config::default())
+                    }
+                    (None, None) => {
+                        Val::unknown(format!("`{name}` is not initialised where declared"))
+                    }
                 };
                 let v = if ty == "auto" || ty.contains("auto") {
                     v
                 } else {
                     self.declared(&ty, v)
                 };
+                match ty_node {
+                    Some(t)
+                        if !ty.contains("auto")
+                            && name_node.kind() != "function_declarator"
+                            && names_known_types(&ty, &p) =>
+                    {
+                        let declared = self.type_of(t, &p);
+                        p.types
+                            .insert(name.clone(), (declared, pointer_depth(Some(name_node))));
+                    }
+                    _ => {
+                        p.types.remove(&name);
+                    }
+                }
                 p.env.insert(name.clone(), v);
                 next.extend(self.split(p, &name));
             }
@@ -526,23 +571,10 @@ impl<'t, 's> Interp<'t, 's> {
         let items = || value.children();
         match value.kind() {
             "argument_list" | "initializer_list" if ty == "dim3" => {
-                let mut d = [
-                    AbstractInt::known(1),
-                    AbstractInt::known(1),
-                    AbstractInt::known(1),
-                ];
-                for (i, item) in items().into_iter().take(3).enumerate() {
-                    match self.eval(item, p).as_int() {
-                        Some((v, _)) => d[i] = v.clone(),
-                        None => {
-                            return Val::unknown(format!(
-                                "`{}` is not read",
-                                clip(item.text(), 40)
-                            ));
-                        }
-                    }
-                }
-                Val::Dim3(d)
+                let items = items();
+                let args: Vec<Val> = items.iter().take(3).map(|i| self.eval(*i, p)).collect();
+                let texts: Vec<&str> = items.iter().map(|i| i.text()).collect();
+                self.constructed(ty, args, &texts)
             }
             "initializer_list" if ty.contains("cudaLaunchConfig_t") => {
                 let mut config = Config::default();
@@ -574,6 +606,46 @@ impl<'t, 's> Interp<'t, 's> {
                 _ => Val::unknown("an aggregate the reader does not follow"),
             },
             _ => self.eval(value, p),
+        }
+    }
+
+    /// A variable of type `ty` constructed from `args` (their source `texts`, for messages):
+    /// `dim3` from up to three integers (the rest 1), another type from one value.
+    fn constructed(&self, ty: &str, args: Vec<Val>, texts: &[&str]) -> Val {
+        if ty == "dim3" {
+            let mut d = [
+                AbstractInt::known(1),
+                AbstractInt::known(1),
+                AbstractInt::known(1),
+            ];
+            for (i, arg) in args.into_iter().take(3).enumerate() {
+                match arg.as_int() {
+                    Some((v, _)) => d[i] = v.clone(),
+                    None => {
+                        return Val::unknown(format!(
+                            "`{}` is not read",
+                            clip(texts.get(i).copied().unwrap_or_default(), 40)
+                        ));
+                    }
+                }
+            }
+            return Val::Dim3(d);
+        }
+        match <[Val; 1]>::try_from(args) {
+            Ok([v]) => v,
+            Err(_) => Val::unknown("an aggregate the reader does not follow"),
+        }
+    }
+
+    /// The value of an argument of a construction the grammar read as a parameter's type
+    /// ([`vexing_arguments`]): the constant or variable it names.
+    fn vexing_argument<'a>(&mut self, arg: At<'a>, p: &Path) -> Val
+    where
+        't: 'a,
+    {
+        match arg.kind() {
+            "qualified_identifier" => self.qualified(arg, p),
+            _ => self.name(arg.text(), arg, p),
         }
     }
 
@@ -1434,13 +1506,17 @@ impl<'t, 's> Interp<'t, 's> {
         if self.frames.len() >= MAX_CALL_DEPTH {
             return vec![(p, None)];
         }
-        let targs = match function.kind() {
+        let mut targs = match function.kind() {
             "template_function" => function
                 .field(Field::Arguments)
                 .map(|a| self.template_args(a, &p))
                 .unwrap_or_default(),
             _ => Vec::new(),
         };
+        if f.is_template && targs.iter().all(Result::is_ok) {
+            let deduced = self.deduce(f, targs.len(), args, &p);
+            targs.extend(deduced.into_iter().map(Ok));
+        }
         let values: Vec<Val> = args.iter().map(|a| self.eval(*a, &p)).collect();
         let mut callee = Path::new();
         callee.conditions = p.conditions.clone();
@@ -1478,6 +1554,92 @@ impl<'t, 's> Interp<'t, 's> {
             .collect()
     }
 
+    /// The template arguments after the `explicit` ones that a call of `f` with `args`
+    /// deduces ([temp.deduct.call], the plain cases): a type parameter `T` from each
+    /// parameter declared `T`, `const T*`, `T&`, `T* __restrict__` (the type alone, as many
+    /// pointers as the argument's) whose argument is a variable of the path with its
+    /// declared type (`const float* x`: `T = float`); every such argument must agree. Stops
+    /// at the first parameter it cannot deduce (a non-type one, one no argument gives):
+    /// [`Self::bind_template`] gives it its default or says it is not read.
+    fn deduce<'a>(
+        &mut self,
+        f: &Function<'t>,
+        explicit: usize,
+        args: &[At<'a>],
+        p: &Path,
+    ) -> Vec<TyArg>
+    where
+        't: 'a,
+    {
+        let mut out = Vec::new();
+        for t in f.template.iter().skip(explicit) {
+            if !t.is_type {
+                break;
+            }
+            let mut found: Option<Ty> = None;
+            for (param, arg) in f.params.iter().zip(args) {
+                if param.ty.trim() != t.name {
+                    continue;
+                }
+                let Some((ty, pointers)) = (arg.kind() == "identifier")
+                    .then(|| p.types.get(arg.text()))
+                    .flatten()
+                else {
+                    continue;
+                };
+                if *pointers != param.pointers {
+                    // `T*` against `float**` deduces `T = float*`, against `float` nothing:
+                    // not a type this reads.
+                    return out;
+                }
+                match &found {
+                    None => found = Some(ty.clone()),
+                    Some(other) if other == ty => {}
+                    Some(_) => return out,
+                }
+            }
+            match found {
+                Some(ty) => out.push(TyArg::Type(ty)),
+                None => break,
+            }
+        }
+        out
+    }
+
+    /// A template kernel launched without template arguments (`k<<<g, b>>>(x, n)`): its
+    /// arguments deduced from the launch's ([`Self::deduce`]), the rest from their
+    /// defaults; as it was when some is neither.
+    fn deduce_kernel<'a>(&mut self, r: KernelRef, args: &[At<'a>], p: &Path) -> KernelRef
+    where
+        't: 'a,
+    {
+        if r.args.is_ok() {
+            return r;
+        }
+        let Some(f) = self.index.kernel(&r.name) else {
+            return r;
+        };
+        let deduced = self.deduce(f, 0, args, p);
+        let mut bound = Path::new();
+        let targs: Vec<Result<TyArg, String>> = deduced.into_iter().map(Ok).collect();
+        self.bind_template(f, &targs, &mut bound);
+        let mut out = Vec::new();
+        for t in &f.template {
+            match bound.env.get(&t.name) {
+                Some(Val::Type(ty)) => out.push(TyArg::Type(ty.clone())),
+                Some(v) => match v.as_int().and_then(|(x, _)| x.known_value()) {
+                    Some(x) => out.push(TyArg::Value(x)),
+                    None => return r,
+                },
+                None => return r,
+            }
+        }
+        KernelRef {
+            name: r.name,
+            args: Ok(out),
+        }
+    }
+
     /// Binds `f`'s template parameters to `args` (defaults after them; unknown past).
     fn bind_template(&mut self, f: &Function<'t>, args: &[Result<TyArg, String>], path: &mut Path) {
         for (i, t) in f.template.iter().enumerate() {
@@ -1491,7 +1653,7 @@ impl<'t, 's> Interp<'t, 's> {
                     Some(d) if t.is_type => Val::Type(self.type_of(d, path)),
                     Some(d) => self.eval(d, path),
                     None => Val::unknown(format!(
-                        "template parameter `{}` of `{}`: deduced from the call's arguments, which the reader does not do",
+                        "template parameter `{}` of `{}`: not deduced from the call's arguments (the reader deduces a type parameter from a variable declared with it, `const T* x`)",
                         t.name, f.qualified
                     )),
                 },
@@ -1573,6 +1735,19 @@ impl<'t, 's> Interp<'t, 's> {
     {
         let items = config.children();
         let kernels = self.eval(function, p);
+        let kernels = match (kernels, e.field(Field::Arguments)) {
+            (Val::Kernels(refs), Some(args))
+                if matches!(function.kind(), "identifier" | "qualified_identifier") =>
+            {
+                let args = args.children();
+                Val::Kernels(
+                    refs.into_iter()
+                        .map(|r| self.deduce_kernel(r, &args, p))
+                        .collect(),
+                )
+            }
+            (kernels, _) => kernels,
+        };
         self.written = [
             items
                 .get(1)
@@ -2222,7 +2397,7 @@ impl<'t, 's> Interp<'t, 's> {
         if let Some(k) = index.kernel(name) {
             let args = if k.is_template {
                 Err(format!(
-                    "the template arguments of `{name}` are deduced from the launch's arguments, which the reader does not do; write them (`{name}<...>`)"
+                    "the template arguments of `{name}` are deduced from the launch's arguments, and not all of them are read (the reader deduces a type parameter from a variable declared with it, `const T* x`); write them (`{name}<...>`)"
                 ))
             } else {
                 Ok(Vec::new())
@@ -3085,8 +3260,15 @@ fn join(a: &Path, b: &Path) -> Path {
         .zip(&b.conditions)
         .take_while(|(x, y)| x == y)
         .count();
+    let types = a
+        .types
+        .iter()
+        .filter(|(k, t)| b.types.get(*k) == Some(t))
+        .map(|(k, t)| (k.clone(), t.clone()))
+        .collect();
     Path {
         env,
+        types,
         conditions: a.conditions[..common].to_vec(),
         opt_ins: a
             .opt_ins
@@ -3344,9 +3526,17 @@ fn block_smem(
                 .map(|s| (Read::Known(*s), true, Some(format!("smem = {s}"))))
                 .collect(),
             _ => smem_bounds(v, opt_in).unwrap_or_else(|| {
+                // It may grow past the limit, but from 0 (or below): no least value tells
+                // which sizes the input makes, so no size is checked for it.
+                let unguarded = v.bounds().1.is_none_or(|hi| hi > 48 * 1024);
                 vec![(
                     Read::Unknown(format!(
-                        "the dynamic shared memory is {v} bytes here, known only at run time"
+                        "the dynamic shared memory is {v} bytes here, known only at run time{}",
+                        if unguarded {
+                            " (it starts at 0 or below: a guard that keeps it above 0, such as `if (n <= 0) return;`, has it checked at the limit and above it)"
+                        } else {
+                            ""
+                        }
                     )),
                     false,
                     None,
@@ -3528,4 +3718,44 @@ fn shape(d: [u32; 3]) -> String {
 #[allow(dead_code)]
 fn unused(_: &[At<'_>]) {
     let _ = template_params;
+}
+
+/// `dim3 block(TILE, TILE);` in a function body: tree-sitter reads it as the declaration of
+/// a function `block` taking parameters of types `TILE` (C++'s "most vexing parse", which
+/// the compiler resolves by what `TILE` is: a constant, so a variable constructed from it).
+/// The arguments when every parameter is a bare name (`TILE`, `Traits::kN`), else `None`: a
+/// declaration with a parameter name or a builtin type (`int`) is a function's.
+fn vexing_arguments(declarator: At<'_>) -> Option<Vec<At<'_>>> {
+    let parameters = declarator.field(Field::Parameters)?;
+    let mut args = Vec::new();
+    for param in parameters.children() {
+        if param.kind() != "parameter_declaration" || param.field(Field::Declarator).is_some() {
+            return None;
+        }
+        let ty = param.field(Field::Type)?;
+        if !matches!(ty.kind(), "type_identifier" | "qualified_identifier")
+            || param.children().len() != 1
+        {
+            return None;
+        }
+        args.push(ty);
+    }
+    Some(args)
+}
+
+/// The source texts of [`vexing_arguments`]' parameters, for messages.
+fn args_text(declarator: At<'_>) -> Vec<&str> {
+    declarator
+        .field(Field::Parameters)
+        .map(|ps| ps.children().into_iter().map(|c| c.text()).collect())
+        .unwrap_or_default()
+}
+
+/// Whether the type written `ty` names no template parameter the path leaves unknown (a
+/// parameter of a template the files never instantiate, bound to an unknown value): such
+/// a type is no type a call could deduce.
+fn names_known_types(ty: &str, p: &Path) -> bool {
+    ty.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .all(|w| !matches!(p.env.get(w), Some(v) if !matches!(v, Val::Type(_))))
 }

@@ -668,3 +668,131 @@ extern "C" void launch_scale(float* x, int n, int t) {{ ops::launch_d(x, n, t); 
     let empty = occupancy_cuda::read_texts(&[]);
     assert!(occupancy_cuda::unmatched_launch_tables(&empty, &policy).is_empty());
 }
+
+/// `dim3 block(TILE, TILE);` is read by the grammar as a function declaration (C++'s most
+/// vexing parse); with constants for arguments it is the variable the compiler makes, never
+/// a default `dim3` of 1 thread. A real local function declaration gives no value.
+#[test]
+fn dim3_constructed_from_constants_is_a_variable_not_a_function() {
+    let src = format!(
+        r#"{KERNELS}
+#define TILE 16
+constexpr int kTile = 8;
+struct Traits {{ static constexpr int kN = 64; }};
+extern "C" void run(float* x, int n, cudaStream_t s) {{
+  dim3 a(TILE, TILE);
+  k<<<n, a, 0, s>>>(x, n);
+  dim3 b(kTile);
+  k<<<n, b, 0, s>>>(x, n);
+  dim3 c(Traits::kN, kTile, TILE);
+  k<<<n, c, 0, s>>>(x, n);
+  dim3 d(int);
+  k<<<n, d(3), 0, s>>>(x, n);
+  dim3 e;
+  k<<<n, e, 0, s>>>(x, n);
+}}
+"#
+    );
+    let got = one(&[("src/cuda/a.cu", &src)]);
+    assert_eq!(
+        got[..3],
+        [
+            "10: k grid ? block (16, 16) smem 0 B",
+            "12: k grid ? block 8 smem 0 B",
+            "14: k grid ? block (64, 8, 16) smem 0 B"
+        ]
+    );
+    assert_eq!(got[3], "16: k grid ? block ? smem 0 B");
+    assert_eq!(got[4], "18: k grid ? block 1 smem 0 B");
+    assert_eq!(got.len(), 5, "{got:?}");
+}
+
+/// Shared memory that grows with the input is checked at the limit and above it once the
+/// code bounds it above 0 (the least value gives the sizes the input makes); from 0 or
+/// below it is not checked, and the reason says what makes it checked.
+#[test]
+fn growing_shared_memory_needs_a_least_value() {
+    let src = format!(
+        r#"{KERNELS}
+extern "C" void unguarded(float* x, int n, cudaStream_t s) {{
+  const size_t smem = n * sizeof(float);
+  k<<<1, 256, smem, s>>>(x, n);
+}}
+extern "C" void guarded(float* x, int n, cudaStream_t s) {{
+  if (n <= 0) return;
+  const size_t smem = n * sizeof(float);
+  k<<<1, 256, smem, s>>>(x, n);
+}}
+"#
+    );
+    let (_dir, r) = read(&[("src/cuda/a.cu", &src)]);
+    let unguarded = &launch(&r, 7).paths;
+    assert_eq!(unguarded.len(), 1);
+    match &unguarded[0].dynamic_smem_bytes {
+        Read::Unknown(why) => assert!(
+            why.ends_with("known only at run time (it starts at 0 or below: a guard that keeps it above 0, such as `if (n <= 0) return;`, has it checked at the limit and above it)"),
+            "{why}"
+        ),
+        known => panic!("{known:?}"),
+    }
+    let guarded: Vec<String> = launch(&r, 12).paths.iter().map(|p| p.summary()).collect();
+    assert_eq!(guarded.len(), 2, "{guarded:?}");
+    assert!(guarded[0].contains("smem 49152 B"), "{guarded:?}");
+    assert!(guarded[1].contains("smem 49156 B"), "{guarded:?}");
+}
+
+/// A template kernel launched without its arguments (`dk<<<g, b>>>(x, y, n)`): its type
+/// parameter deduced from the variables passed, through a host template called without
+/// arguments too; never from a template the files do not instantiate, nor where the
+/// arguments disagree or a non-type parameter has no default.
+#[test]
+fn template_arguments_deduced_from_the_launch() {
+    let src = format!(
+        r#"{KERNELS}
+template <typename T> __global__ void dk(const T* x, T* y, int n) {{}}
+template <typename T, int kBlock = 128> __global__ void dn(T* y, int n) {{}}
+template <typename T> void never(T* x, int n, cudaStream_t s) {{
+  dk<<<1, 128, 0, s>>>(x, x, n);
+}}
+template <typename T> void called(const T* x, T* y, int n, cudaStream_t s) {{
+  dk<<<1, 256, 0, s>>>(x, y, n);
+}}
+extern "C" void run(const __half* xh, __half* yh, float* yf, int n, cudaStream_t s) {{
+  dk<<<1, 64, 0, s>>>(xh, yh, n);
+  called(xh, yh, n, s);
+  dn<<<1, 32, 0, s>>>(yf, n);
+  float* local[2];
+  dk<<<1, 96, 0, s>>>(yf, local, n);
+  dk<<<1, 160, 0, s>>>(xh, yf, n);
+  tk<<<1, 192, 0, s>>>(yf, n);
+}}
+"#
+    );
+    let got = one(&[("src/cuda/a.cu", &src)]);
+    let deduced = |line: u32| {
+        format!(
+            "{line}: not checked: `dk`: the template arguments of `dk` are deduced from the launch's arguments, and not all of them are read (the reader deduces a type parameter from a variable declared with it, `const T* x`); write them (`dk<...>`)"
+        )
+    };
+    assert_eq!(
+        got,
+        [
+            "8: dk<?> grid 1 block 128 smem 0 B".to_owned(),
+            deduced(8),
+            "11: dk<__half> grid 1 block 256 smem 0 B".to_owned(),
+            "14: dk<__half> grid 1 block 64 smem 0 B".to_owned(),
+            "16: dn<float, 128> grid 1 block 32 smem 0 B".to_owned(),
+            // `local` is a `float*[2]`: `T*` against `float**` is `T = float*`, which
+            // disagrees with `x`'s `float`; `xh` and `yf` disagree; `tk`'s `int N` has no
+            // default.
+            "18: dk<?> grid 1 block 96 smem 0 B".to_owned(),
+            deduced(18),
+            "19: dk<?> grid 1 block 160 smem 0 B".to_owned(),
+            deduced(19),
+            "20: tk<?> grid 1 block 192 smem 0 B".to_owned(),
+            deduced(20)
+                .replace("`dk`", "`tk`")
+                .replace("dk<...>", "tk<...>"),
+        ]
+    );
+}
