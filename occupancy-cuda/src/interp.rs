@@ -354,7 +354,10 @@ impl<'t, 's> Interp<'t, 's> {
         let saved = self.batch;
         self.batch = live.len().max(1) + done.len();
         let mut out = match s.kind() {
-            "compound_statement" => self.exec_block(s, live),
+            "compound_statement" => {
+                let names = block_names(s);
+                self.scoped(&names, live, |this, ps| this.exec_block(s, ps))
+            }
             "expression_statement" => {
                 let mut out = Vec::new();
                 for p in live {
@@ -394,7 +397,17 @@ impl<'t, 's> Interp<'t, 's> {
             "if_statement" => self.exec_if(s, live),
             "switch_statement" => self.exec_switch(s, live),
             "while_statement" | "for_statement" | "do_statement" | "for_range_loop" => {
-                self.exec_loop(s, live)
+                let names: Vec<(String, bool)> = s
+                    .field(Field::Initializer)
+                    .filter(|i| i.kind() == "declaration")
+                    .map(|d| {
+                        declaration_names(d)
+                            .into_iter()
+                            .map(|n| (n, false))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                self.scoped(&names, live, |this, ps| this.exec_loop(s, ps))
             }
             "return_statement" => {
                 let mut out = Vec::new();
@@ -441,6 +454,59 @@ impl<'t, 's> Interp<'t, 's> {
         self.nesting -= 1;
         out.append(&mut done);
         self.compact(out)
+    }
+
+    /// Runs `run` on each path and then ends the scope that declares `names`: a variable
+    /// (or alias) declared in a block or a `for`'s initialiser is gone after it, and the
+    /// one it shadowed is back (`int block = 256; { int block = 128; }` launches 256).
+    /// A name flagged `true` was used in the block before its declaration there (the
+    /// outer variable, perhaps assigned): unknown after the block.
+    fn scoped(
+        &mut self,
+        names: &[(String, bool)],
+        paths: Vec<Path>,
+        mut run: impl FnMut(&mut Self, Vec<Path>) -> Vec<Path>,
+    ) -> Vec<Path> {
+        if names.is_empty() {
+            return run(self, paths);
+        }
+        let mut out = Vec::new();
+        for p in paths {
+            let saved: Vec<_> = names
+                .iter()
+                .map(|(n, _)| (p.env.get(n).cloned(), p.types.get(n).cloned()))
+                .collect();
+            for mut q in run(self, vec![p]) {
+                for ((name, used_before), (v, t)) in names.iter().zip(&saved) {
+                    match (used_before, v) {
+                        (true, Some(_)) => {
+                            q.env.insert(
+                                name.clone(),
+                                Val::unknown(format!(
+                                    "`{name}` is used in a block that then declares its own `{name}`"
+                                )),
+                            );
+                        }
+                        (_, Some(v)) => {
+                            q.env.insert(name.clone(), v.clone());
+                        }
+                        (_, None) => {
+                            q.env.remove(name);
+                        }
+                    }
+                    match t {
+                        Some(t) if !used_before => {
+                            q.types.insert(name.clone(), t.clone());
+                        }
+                        _ => {
+                            q.types.remove(name);
+                        }
+                    }
+                }
+                out.push(q);
+            }
+        }
+        out
     }
 
     /// At most [`MAX_PATHS`] paths: past it, the live ones are joined into one.
@@ -3741,6 +3807,56 @@ fn vexing_arguments(declarator: At<'_>) -> Option<Vec<At<'_>>> {
         args.push(ty);
     }
     Some(args)
+}
+
+/// The names a block's own statements declare (variables and aliases; not those of the
+/// blocks nested in it), each with whether an earlier statement of the block uses it.
+fn block_names(block: At<'_>) -> Vec<(String, bool)> {
+    let statements = block.children();
+    let mut out: Vec<(String, bool)> = Vec::new();
+    for (i, s) in statements.iter().enumerate() {
+        let names = match s.kind() {
+            "declaration" => declaration_names(*s),
+            "alias_declaration" => s
+                .field(Field::Name)
+                .map(|n| vec![n.text().to_owned()])
+                .unwrap_or_default(),
+            "type_definition" => s
+                .field(Field::Declarator)
+                .map(|d| vec![d.text().trim().to_owned()])
+                .unwrap_or_default(),
+            _ => continue,
+        };
+        for name in names {
+            if out.iter().any(|(n, _)| *n == name) {
+                continue;
+            }
+            let used = statements[..i].iter().any(|e| mentions(e.text(), &name));
+            out.push((name, used));
+        }
+    }
+    out
+}
+
+/// The names of the variables a declaration statement declares.
+fn declaration_names(d: At<'_>) -> Vec<String> {
+    field_children(d.node, Field::Declarator)
+        .into_iter()
+        .filter_map(|n| {
+            let n = d.with(n);
+            let n = match n.kind() {
+                "init_declarator" => n.field(Field::Declarator)?,
+                _ => n,
+            };
+            declared_name(n)
+        })
+        .collect()
+}
+
+/// Whether `text` has `name` as a whole word.
+fn mentions(text: &str, name: &str) -> bool {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|w| w == name)
 }
 
 /// The source texts of [`vexing_arguments`]' parameters, for messages.

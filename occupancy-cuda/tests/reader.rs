@@ -796,3 +796,42 @@ extern "C" void run(const __half* xh, __half* yh, float* yf, int n, cudaStream_t
         ]
     );
 }
+
+#[test]
+fn a_variable_declared_in_a_block_or_a_for_is_gone_after_it() {
+    let src = format!(
+        r#"{KERNELS}
+template <typename T> __global__ void dk(T* x, int n) {{}}
+constexpr int TILE = 16;
+extern "C" void run(float* x, __half* h, int n) {{
+  int block = 256;
+  {{ int block = 128; k<<<n, block>>>(x, n); }}
+  k<<<n, block>>>(x, n);
+  int i = 7;
+  for (int i = 0; i < 4; ++i) {{}}
+  k<<<n, i * 32>>>(x, n);
+  {{ __half* x = h; dk<<<n, 64>>>(x, n); }}
+  dk<<<n, 96>>>(x, n);
+  {{ constexpr int TILE = 4; dim3 b(TILE, TILE); k<<<n, b>>>(x, n); }}
+  dim3 b(TILE, TILE);
+  k<<<n, b>>>(x, n);
+  int c = 64;
+  {{ c = 512; int c = 32; (void)c; }}
+  k<<<n, c>>>(x, n);
+}}
+"#
+    );
+    assert_eq!(
+        one(&[("src/cuda/a.cu", &src)]),
+        [
+            "9: k grid ? block 128 smem 0 B",
+            "10: k grid ? block 256 smem 0 B",
+            "13: k grid ? block 224 smem 0 B",
+            "14: dk<__half> grid ? block 64 smem 0 B",
+            "15: dk<float> grid ? block 96 smem 0 B",
+            "16: k grid ? block (4, 4) smem 0 B",
+            "18: k grid ? block (16, 16) smem 0 B",
+            "21: k grid ? block ? smem 0 B",
+        ]
+    );
+}
