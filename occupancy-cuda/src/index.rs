@@ -100,6 +100,9 @@ pub(crate) enum Init<'t> {
 #[derive(Clone)]
 pub(crate) struct Constant<'t> {
     pub(crate) init: Init<'t>,
+    /// The namespaces it is declared in, outermost first (empty: the global namespace; a
+    /// struct's member: empty).
+    pub(crate) scope: Vec<String>,
 }
 
 /// A struct or class (a traits struct) and what the reader uses of it.
@@ -258,7 +261,8 @@ impl<'t> Index<'t> {
             }
             "struct_specifier" | "class_specifier" => self.record(at, scope, depth),
             "enum_specifier" => {
-                for (name, constant) in enumerators(at) {
+                for (name, mut constant) in enumerators(at) {
+                    constant.scope = scope.path.clone();
                     self.constants.entry(name).or_default().push(constant);
                 }
             }
@@ -410,6 +414,7 @@ impl<'t> Index<'t> {
             };
             self.constants.entry(name).or_default().push(Constant {
                 init: Init::Expr(value, ty.clone()),
+                scope: scope.path.clone(),
             });
         }
     }
@@ -483,6 +488,7 @@ impl<'t> Index<'t> {
                                 n,
                                 Constant {
                                     init: Init::Expr(value, ty),
+                                    scope: Vec::new(),
                                 },
                             );
                         }
@@ -522,6 +528,7 @@ impl<'t> Index<'t> {
                                     n,
                                     Constant {
                                         init: Init::Expr(v, ty),
+                                        scope: Vec::new(),
                                     },
                                 );
                             }
@@ -608,7 +615,13 @@ fn enumerators<'t>(at: At<'t>) -> Vec<(String, Constant<'t>)> {
             Some(v) => Init::Expr(v, "int".to_owned()),
             None => Init::NextAfter(prev.clone()),
         };
-        out.push((name.clone(), Constant { init }));
+        out.push((
+            name.clone(),
+            Constant {
+                init,
+                scope: Vec::new(),
+            },
+        ));
         prev = Some(name);
     }
     out

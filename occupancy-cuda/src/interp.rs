@@ -117,6 +117,9 @@ pub(crate) struct Interp<'t, 's> {
     nesting: usize,
     /// Constants being evaluated (a cycle is unknown).
     evaluating: Vec<String>,
+    /// The namespaces names are looked up from while a constant's value is computed (its
+    /// own), innermost last; else the interpreted function's.
+    constant_scopes: Vec<Vec<String>>,
     globals: HashMap<String, Val>,
     expansions: HashMap<String, Rc<Code>>,
     /// The number of paths alive in the statement list being executed.
@@ -144,6 +147,7 @@ impl<'t, 's> Interp<'t, 's> {
             steps: 0,
             nesting: 0,
             evaluating: Vec::new(),
+            constant_scopes: Vec::new(),
             globals: HashMap::new(),
             expansions: HashMap::new(),
             batch: 1,
@@ -2473,22 +2477,49 @@ impl<'t, 's> Interp<'t, 's> {
                 args,
             }]);
         }
-        if let Some(v) = self.globals.get(name) {
+        self.global_constant(name, None, at)
+    }
+
+    /// A namespace-scope constant, enumerator or object-like macro named `name`, written
+    /// with the namespaces `qualifier` (`cfg::TILE`: `["cfg"]`) or none: C++'s lookup, the
+    /// innermost enclosing namespace of the code being read that declares it first (same-
+    /// named constants of one namespace, `#if` alternatives, are joined); a name that
+    /// only namespaces around none of it declare is read when one of them does, else it is
+    /// unknown (which one a `using` makes visible is not read).
+    fn global_constant<'a>(&mut self, name: &str, qualifier: Option<&[String]>, at: At<'a>) -> Val
+    where
+        't: 'a,
+    {
+        let index = self.index;
+        let scope = match index.constants.get(name) {
+            Some(constants) => match self.constant_scope(constants, qualifier) {
+                Ok(scope) => Some(scope),
+                Err(why) => return Val::unknown(format!("`{name}`: {why}")),
+            },
+            None => None,
+        };
+        let key = match &scope {
+            Some(scope) if !scope.is_empty() => format!("{}::{name}", scope.join("::")),
+            _ => name.to_owned(),
+        };
+        if let Some(v) = self.globals.get(&key) {
             return v.clone();
         }
-        if self.evaluating.iter().any(|n| n == name) || self.evaluating.len() > 64 {
+        if self.evaluating.iter().any(|n| *n == key) || self.evaluating.len() > 64 {
             return Val::unknown(format!("`{name}` is defined in terms of itself"));
         }
-        self.evaluating.push(name.to_owned());
+        self.evaluating.push(key.clone());
         let mut result: Option<Val> = None;
-        if let Some(constants) = index.constants.get(name) {
-            for c in constants {
+        if let (Some(constants), Some(scope)) = (index.constants.get(name), &scope) {
+            self.constant_scopes.push(scope.clone());
+            for c in constants.iter().filter(|c| c.scope == *scope) {
                 let v = self.constant(c, name, &HashMap::new());
                 result = Some(match result {
                     None => v,
                     Some(r) => r.join(&v),
                 });
             }
+            self.constant_scopes.pop();
         }
         if result.is_none()
             && let Some(defs) = index.macros.get(name)
@@ -2509,8 +2540,66 @@ impl<'t, 's> Interp<'t, 's> {
         let v = result.unwrap_or_else(|| {
             Val::unknown(format!("`{name}` is not a constant of the files read"))
         });
-        self.globals.insert(name.to_owned(), v.clone());
+        self.globals.insert(key, v.clone());
         v
+    }
+
+    /// The namespace whose `constants` (all named alike) a name written with `qualifier`
+    /// means, looked up from the constant being computed or the function being read.
+    fn constant_scope(
+        &self,
+        constants: &[Constant<'t>],
+        qualifier: Option<&[String]>,
+    ) -> Result<Vec<String>, String> {
+        let from: Vec<String> = match self.constant_scopes.last() {
+            Some(scope) => scope.clone(),
+            None => {
+                let f = self.frame_name();
+                let mut parts: Vec<String> = f.split("::").map(str::to_owned).collect();
+                parts.pop();
+                parts
+            }
+        };
+        let declares = |scope: &[String]| constants.iter().any(|c| c.scope == scope);
+        let qualifier = qualifier.filter(|q| {
+            constants
+                .iter()
+                .any(|c| c.scope.len() >= q.len() && c.scope.ends_with(q))
+        });
+        // The innermost enclosing namespace (or, qualified, the namespace it names from
+        // there) that declares it.
+        for k in (0..=from.len()).rev() {
+            let mut scope = from[..k].to_vec();
+            if let Some(q) = qualifier {
+                scope.extend(q.iter().cloned());
+            }
+            if declares(&scope) {
+                return Ok(scope);
+            }
+        }
+        let mut scopes: Vec<&Vec<String>> = constants
+            .iter()
+            .filter(|c| qualifier.is_none_or(|q| c.scope.ends_with(q)))
+            .map(|c| &c.scope)
+            .collect();
+        scopes.sort();
+        scopes.dedup();
+        match scopes.as_slice() {
+            [one] => Ok((*one).clone()),
+            _ => Err(format!(
+                "declared in {} namespaces ({}), none enclosing the code read: which one is meant is not read",
+                scopes.len(),
+                scopes
+                    .iter()
+                    .map(|s| if s.is_empty() {
+                        "::".to_owned()
+                    } else {
+                        s.join("::")
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
     }
 
     /// The value of a constant (`bindings`: the template arguments of its struct).
@@ -2614,8 +2703,19 @@ impl<'t, 's> Interp<'t, 's> {
         match e.field(Field::Scope) {
             Some(scope) => match self.scope_type(scope, p) {
                 Some(ty) => self.member(&ty, member, 0),
-                // A namespace.
-                None => self.name(member, e, p),
+                // A namespace: its constant (or, if none, a kernel or macro of that name).
+                None => {
+                    let qualifier: Vec<String> = scope
+                        .text()
+                        .split("::")
+                        .map(|s| s.trim().to_owned())
+                        .filter(|s| !s.is_empty())
+                        .collect();
+                    match self.index.kernel(member) {
+                        Some(_) => self.name(member, e, p),
+                        None => self.global_constant(member, Some(&qualifier), e),
+                    }
+                }
             },
             None => self.name(member, e, p),
         }

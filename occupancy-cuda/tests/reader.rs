@@ -835,3 +835,59 @@ extern "C" void run(float* x, __half* h, int n) {{
         ]
     );
 }
+
+/// Constants of the same name in different namespaces are told apart as C++ does: the
+/// innermost enclosing namespace that declares one, the namespace a qualifier names; one
+/// declared only in namespaces around none of the code is read only when it is one.
+#[test]
+fn constants_are_looked_up_by_namespace() {
+    let src = format!(
+        r#"{KERNELS}
+constexpr int TILE = 16;
+namespace cfg {{ constexpr int TILE = 8; constexpr int kTwice = TILE * 2; }}
+namespace other {{ constexpr int kB = 64; }}
+namespace third {{ constexpr int kB = 32; }}
+namespace solo {{ constexpr int kOnly = 96; }}
+namespace other {{
+void launch_other(float* x, int n, cudaStream_t s) {{
+  k<<<n, kB, 0, s>>>(x, n);
+  k<<<n, TILE, 0, s>>>(x, n);
+}}
+}}
+extern "C" void run(float* x, int n, cudaStream_t s) {{
+  k<<<n, TILE, 0, s>>>(x, n);
+  k<<<n, cfg::TILE, 0, s>>>(x, n);
+  dim3 b(cfg::TILE, TILE);
+  k<<<n, b, 0, s>>>(x, n);
+  k<<<n, cfg::kTwice, 0, s>>>(x, n);
+  k<<<n, kOnly, 0, s>>>(x, n);
+  k<<<n, kB, 0, s>>>(x, n);
+}}
+"#
+    );
+    let got = one(&[("src/cuda/a.cu", &src)]);
+    assert_eq!(
+        got[..7],
+        [
+            "12: k grid ? block 64 smem 0 B",
+            "13: k grid ? block 16 smem 0 B",
+            "17: k grid ? block 16 smem 0 B",
+            "18: k grid ? block 8 smem 0 B",
+            "20: k grid ? block (8, 16) smem 0 B",
+            "21: k grid ? block 16 smem 0 B",
+            "22: k grid ? block 96 smem 0 B",
+        ]
+    );
+    assert_eq!(got.len(), 8, "{got:?}");
+    assert!(got[7].starts_with("23: k grid ? block ?"), "{got:?}");
+    let (_dir, r) = read(&[("src/cuda/a.cu", &src)]);
+    match &launch(&r, 23).paths[0].block {
+        Read::Unknown(why) => assert!(
+            why.contains(
+                "`kB`: declared in 2 namespaces (other, third), none enclosing the code read"
+            ),
+            "{why}"
+        ),
+        known => panic!("{known:?}"),
+    }
+}
