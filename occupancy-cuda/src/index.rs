@@ -165,6 +165,15 @@ impl<'t> Index<'t> {
         self.functions.get(simple)?.iter().find(|f| f.is_kernel)
     }
 
+    /// How many kernels are defined named `name` (last segment): more than one are
+    /// overloads, which C++ chooses between by the arguments, or `#if` alternatives.
+    pub(crate) fn kernel_definitions(&self, name: &str) -> usize {
+        let simple = name.rsplit("::").next().unwrap_or(name);
+        self.functions
+            .get(simple)
+            .map_or(0, |fs| fs.iter().filter(|f| f.is_kernel).count())
+    }
+
     fn items(&mut self, at: At<'t>, scope: &Scope<'t>, depth: usize) {
         if depth > MAX_NESTING {
             return;

@@ -1683,7 +1683,7 @@ impl<'t, 's> Interp<'t, 's> {
     where
         't: 'a,
     {
-        if r.args.is_ok() {
+        if r.args.is_ok() || self.index.kernel_definitions(&r.name) > 1 {
             return r;
         }
         let Some(f) = self.index.kernel(&r.name) else {
@@ -2465,7 +2465,12 @@ impl<'t, 's> Interp<'t, 's> {
     {
         let index = self.index;
         if let Some(k) = index.kernel(name) {
-            let args = if k.is_template {
+            let definitions = index.kernel_definitions(name);
+            let args = if definitions > 1 {
+                Err(format!(
+                    "`{name}` names {definitions} kernels (overloads, or `#if` alternatives): which one the launch calls is not read"
+                ))
+            } else if k.is_template {
                 Err(format!(
                     "the template arguments of `{name}` are deduced from the launch's arguments, and not all of them are read (the reader deduces a type parameter from a variable declared with it, `const T* x`); write them (`{name}<...>`)"
                 ))

@@ -891,3 +891,29 @@ extern "C" void run(float* x, int n, cudaStream_t s) {{
         known => panic!("{known:?}"),
     }
 }
+
+/// A kernel name with several definitions (a template and a plain overload, or `#if`
+/// alternatives) launched without template arguments: C++ picks one by the arguments,
+/// which is not read; with explicit arguments it is the template's instantiation.
+#[test]
+fn overloaded_kernels_are_not_guessed() {
+    let src = format!(
+        r#"{KERNELS}
+template <typename T> __global__ void ok(const T* x, int n) {{}}
+__global__ void ok(const float* x, int n) {{}}
+extern "C" void run(const float* x, int n, cudaStream_t s) {{
+  ok<<<n, 32, 0, s>>>(x, n);
+  ok<float><<<n, 64, 0, s>>>(x, n);
+}}
+"#
+    );
+    let got = one(&[("src/cuda/a.cu", &src)]);
+    assert_eq!(
+        got,
+        [
+            "8: ok<?> grid ? block 32 smem 0 B",
+            "8: not checked: `ok`: `ok` names 2 kernels (overloads, or `#if` alternatives): which one the launch calls is not read",
+            "9: ok<float> grid ? block 64 smem 0 B",
+        ]
+    );
+}
