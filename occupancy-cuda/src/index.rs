@@ -69,6 +69,8 @@ pub(crate) struct Param<'t> {
     pub(crate) ty_node: Option<At<'t>>,
     /// `*`s (and `[]`s, which decay to one) of the declarator: 1 for `const T* x`.
     pub(crate) pointers: u8,
+    /// `const` qualifies the type itself (`const T* x`, `T const* x`; not `T* const x`).
+    pub(crate) is_const: bool,
     pub(crate) default: Option<At<'t>>,
 }
 
@@ -362,6 +364,7 @@ impl<'t> Index<'t> {
                             .map_or_else(String::new, |t| t.text().to_owned()),
                         ty_node: c.field(Field::Type),
                         pointers: pointer_depth(c.field(Field::Declarator)),
+                        is_const: has_const(c),
                         default: c.field(Field::DefaultValue),
                     })
                     .collect()
@@ -634,6 +637,15 @@ fn enumerators<'t>(at: At<'t>) -> Vec<(String, Constant<'t>)> {
         prev = Some(name);
     }
     out
+}
+
+/// Whether a declaration's own specifiers hold `const` (`const float* x`, `float const* x`),
+/// the type's, not a pointer's (`float* const x`).
+pub(crate) fn has_const(declaration: At<'_>) -> bool {
+    declaration
+        .children()
+        .iter()
+        .any(|c| c.kind() == "type_qualifier" && c.text() == "const")
 }
 
 /// How many pointers a declarator adds to its type: `*x` 1, `**x` 2, `x[4]` 1 (an array

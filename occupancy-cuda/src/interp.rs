@@ -18,7 +18,8 @@ use occupancy_core::abstract_int::{AbstractInt, Comparison, Truth, loop_exits};
 
 use crate::MAX_PATHS;
 use crate::index::{
-    At, Constant, Function, Index, Init, Struct, declared_name, pointer_depth, template_params,
+    At, Constant, Function, Index, Init, Struct, declared_name, has_const, pointer_depth,
+    template_params,
 };
 use crate::launch::{
     Candidates, CudaLaunch, Instantiation, LaunchForm, LaunchPath, Read, ReadNote, SmemLimit,
@@ -49,9 +50,10 @@ enum Flow {
 struct Path {
     env: HashMap<String, Val>,
     /// The declared type of each variable of the path (its type resolved under the
-    /// template arguments, and its pointers: `const T* x` with `T = float` is `(float, 1)`),
+    /// template arguments, its pointers, whether `const` qualifies the type: `const T* x`
+    /// with `T = float` is `(float, 1, true)`),
     /// from which a call deduces template arguments.
-    types: HashMap<String, (Ty, u8)>,
+    types: HashMap<String, (Ty, u8, bool)>,
     conditions: Vec<String>,
     /// `cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, n)`
     /// made on this path, in order.
@@ -258,7 +260,8 @@ impl<'t, 's> Interp<'t, 's> {
                 match p.ty_node {
                     Some(t) if p.ty != "auto" && names_known_types(&p.ty, path) => {
                         let ty = self.type_of(t, path);
-                        path.types.insert(p.name.clone(), (ty, p.pointers));
+                        path.types
+                            .insert(p.name.clone(), (ty, p.pointers, p.is_const));
                     }
                     _ => {
                         path.types.remove(&p.name);
@@ -618,8 +621,10 @@ impl<'t, 's> Interp<'t, 's> {
                             && names_known_types(&ty, &p) =>
                     {
                         let declared = self.type_of(t, &p);
-                        p.types
-                            .insert(name.clone(), (declared, pointer_depth(Some(name_node))));
+                        p.types.insert(
+                            name.clone(),
+                            (declared, pointer_depth(Some(name_node)), has_const(s)),
+                        );
                     }
                     _ => {
                         p.types.remove(&name);
@@ -1651,15 +1656,15 @@ impl<'t, 's> Interp<'t, 's> {
                 if param.ty.trim() != t.name {
                     continue;
                 }
-                let Some((ty, pointers)) = (arg.kind() == "identifier")
+                let Some((ty, pointers, is_const)) = (arg.kind() == "identifier")
                     .then(|| p.types.get(arg.text()))
                     .flatten()
                 else {
                     continue;
                 };
-                if *pointers != param.pointers {
-                    // `T*` against `float**` deduces `T = float*`, against `float` nothing:
-                    // not a type this reads.
+                if *pointers != param.pointers || (*pointers > 0 && *is_const && !param.is_const) {
+                    // `T*` against `float**` deduces `T = float*`, against `float` nothing,
+                    // against `const float*` `T = const float`: not a type this reads.
                     return out;
                 }
                 match &found {

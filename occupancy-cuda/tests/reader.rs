@@ -917,3 +917,29 @@ extern "C" void run(const float* x, int n, cudaStream_t s) {{
         ]
     );
 }
+
+/// `T*` against a `const float*` deduces `T = const float`, another kernel than
+/// `mk<float>` (its own symbol): not deduced; `const T*` takes either.
+#[test]
+fn a_const_argument_is_not_deduced_into_a_plain_pointer() {
+    let src = format!(
+        r#"{KERNELS}
+template <typename T> __global__ void mk(T* x, int n) {{}}
+template <typename T> __global__ void ck(const T* x, int n) {{}}
+extern "C" void run(const float* cx, float* x, float* const px, int n, cudaStream_t s) {{
+  mk<<<n, 32, 0, s>>>(cx, n);
+  mk<<<n, 64, 0, s>>>(x, n);
+  mk<<<n, 96, 0, s>>>(px, n);
+  ck<<<n, 128, 0, s>>>(cx, n);
+  ck<<<n, 160, 0, s>>>(x, n);
+}}
+"#
+    );
+    let got = one(&[("src/cuda/a.cu", &src)]);
+    assert_eq!(got.len(), 6, "{got:?}");
+    assert_eq!(got[0], "8: mk<?> grid ? block 32 smem 0 B");
+    assert_eq!(got[2], "9: mk<float> grid ? block 64 smem 0 B");
+    assert_eq!(got[3], "10: mk<float> grid ? block 96 smem 0 B");
+    assert_eq!(got[4], "11: ck<float> grid ? block 128 smem 0 B");
+    assert_eq!(got[5], "12: ck<float> grid ? block 160 smem 0 B");
+}
