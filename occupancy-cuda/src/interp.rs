@@ -2515,7 +2515,7 @@ impl<'t, 's> Interp<'t, 's> {
         if let Some(v) = self.globals.get(&key) {
             return v.clone();
         }
-        if self.evaluating.iter().any(|n| *n == key) || self.evaluating.len() > 64 {
+        if self.evaluating.contains(&key) || self.evaluating.len() > 64 {
             return Val::unknown(format!("`{name}` is defined in terms of itself"));
         }
         self.evaluating.push(key.clone());
