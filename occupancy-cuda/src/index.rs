@@ -84,6 +84,8 @@ pub(crate) struct Function<'t> {
     pub(crate) params: Vec<Param<'t>>,
     pub(crate) is_kernel: bool,
     pub(crate) extern_c: bool,
+    /// Defined inside an unnamed namespace.
+    pub(crate) anonymous: bool,
     pub(crate) is_template: bool,
     pub(crate) body: At<'t>,
 }
@@ -105,6 +107,8 @@ pub(crate) struct Constant<'t> {
     /// The namespaces it is declared in, outermost first (empty: the global namespace; a
     /// struct's member: empty).
     pub(crate) scope: Vec<String>,
+    /// Declared inside an unnamed namespace.
+    pub(crate) anonymous: bool,
 }
 
 /// A struct or class (a traits struct) and what the reader uses of it.
@@ -217,8 +221,9 @@ impl<'t> Index<'t> {
             | "preproc_elifdef" | "declaration_list" => self.items(at, scope, depth),
             "namespace_definition" => {
                 let mut inner = scope.clone();
-                if let Some(name) = at.field(Field::Name) {
-                    inner.path.push(name.text().to_owned());
+                match at.field(Field::Name) {
+                    Some(name) => inner.path.push(name.text().to_owned()),
+                    None => inner.anonymous = true,
                 }
                 if let Some(body) = at.field(Field::Body) {
                     self.items(body, &inner, depth);
@@ -274,6 +279,7 @@ impl<'t> Index<'t> {
             "enum_specifier" => {
                 for (name, mut constant) in enumerators(at) {
                     constant.scope = scope.path.clone();
+                    constant.anonymous = scope.anonymous;
                     self.constants.entry(name).or_default().push(constant);
                 }
             }
@@ -377,6 +383,7 @@ impl<'t> Index<'t> {
             params,
             is_kernel,
             extern_c: scope.extern_c,
+            anonymous: scope.anonymous,
             is_template: scope.is_template,
             body,
         };
@@ -427,6 +434,7 @@ impl<'t> Index<'t> {
             self.constants.entry(name).or_default().push(Constant {
                 init: Init::Expr(value, ty.clone()),
                 scope: scope.path.clone(),
+                anonymous: scope.anonymous,
             });
         }
     }
@@ -501,6 +509,7 @@ impl<'t> Index<'t> {
                                 Constant {
                                     init: Init::Expr(value, ty),
                                     scope: Vec::new(),
+                                    anonymous: false,
                                 },
                             );
                         }
@@ -541,6 +550,7 @@ impl<'t> Index<'t> {
                                     Constant {
                                         init: Init::Expr(v, ty),
                                         scope: Vec::new(),
+                                        anonymous: false,
                                     },
                                 );
                             }
@@ -560,6 +570,8 @@ impl<'t> Index<'t> {
 #[derive(Clone, Default)]
 struct Scope<'t> {
     path: Vec<String>,
+    /// Inside an unnamed namespace (which `path` does not name).
+    anonymous: bool,
     template: Vec<TemplateParam<'t>>,
     is_template: bool,
     extern_c: bool,
@@ -632,6 +644,7 @@ fn enumerators<'t>(at: At<'t>) -> Vec<(String, Constant<'t>)> {
             Constant {
                 init,
                 scope: Vec::new(),
+                anonymous: false,
             },
         ));
         prev = Some(name);

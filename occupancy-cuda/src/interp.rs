@@ -86,6 +86,8 @@ pub(crate) struct Site {
 #[derive(Clone)]
 struct Frame {
     function: String,
+    /// The function is defined inside an unnamed namespace.
+    anonymous: bool,
     /// Its parameters' names.
     params: Vec<String>,
     /// The instantiation: the body's node and the template parameters' values.
@@ -121,7 +123,7 @@ pub(crate) struct Interp<'t, 's> {
     evaluating: Vec<String>,
     /// The namespaces names are looked up from while a constant's value is computed (its
     /// own), innermost last; else the interpreted function's.
-    constant_scopes: Vec<Vec<String>>,
+    constant_scopes: Vec<(Vec<String>, bool)>,
     globals: HashMap<String, Val>,
     expansions: HashMap<String, Rc<Code>>,
     /// The number of paths alive in the statement list being executed.
@@ -271,6 +273,7 @@ impl<'t, 's> Interp<'t, 's> {
         }
         self.frames.push(Frame {
             function: f.qualified.clone(),
+            anonymous: f.anonymous,
             params: f.params.iter().map(|p| p.name.clone()).collect(),
             instance: instance(f, paths.first()),
         });
@@ -2509,8 +2512,12 @@ impl<'t, 's> Interp<'t, 's> {
             None => None,
         };
         let key = match &scope {
-            Some(scope) if !scope.is_empty() => format!("{}::{name}", scope.join("::")),
-            _ => name.to_owned(),
+            Some((scope, anonymous)) => format!(
+                "{}{}::{name}",
+                scope.join("::"),
+                if *anonymous { "::{anonymous}" } else { "" }
+            ),
+            None => name.to_owned(),
         };
         if let Some(v) = self.globals.get(&key) {
             return v.clone();
@@ -2520,9 +2527,12 @@ impl<'t, 's> Interp<'t, 's> {
         }
         self.evaluating.push(key.clone());
         let mut result: Option<Val> = None;
-        if let (Some(constants), Some(scope)) = (index.constants.get(name), &scope) {
-            self.constant_scopes.push(scope.clone());
-            for c in constants.iter().filter(|c| c.scope == *scope) {
+        if let (Some(constants), Some((scope, anonymous))) = (index.constants.get(name), &scope) {
+            self.constant_scopes.push((scope.clone(), *anonymous));
+            for c in constants
+                .iter()
+                .filter(|c| c.scope == *scope && c.anonymous == *anonymous)
+            {
                 let v = self.constant(c, name, &HashMap::new());
                 result = Some(match result {
                     None => v,
@@ -2560,17 +2570,32 @@ impl<'t, 's> Interp<'t, 's> {
         &self,
         constants: &[Constant<'t>],
         qualifier: Option<&[String]>,
-    ) -> Result<Vec<String>, String> {
-        let from: Vec<String> = match self.constant_scopes.last() {
+    ) -> Result<(Vec<String>, bool), String> {
+        let (from, inside_anonymous): (Vec<String>, bool) = match self.constant_scopes.last() {
             Some(scope) => scope.clone(),
             None => {
                 let f = self.frame_name();
                 let mut parts: Vec<String> = f.split("::").map(str::to_owned).collect();
                 parts.pop();
-                parts
+                (parts, self.frames.last().is_some_and(|f| f.anonymous))
             }
         };
-        let declares = |scope: &[String]| constants.iter().any(|c| c.scope == scope);
+        // Which of a namespace's constants a name there means: an unnamed namespace's
+        // hide the namespace's own from code inside it; from outside both are visible,
+        // which C++ rejects as ambiguous.
+        let pick = |scope: &[String]| -> Option<Result<bool, String>> {
+            let here: Vec<&Constant<'t>> = constants.iter().filter(|c| c.scope == scope).collect();
+            let anonymous = here.iter().any(|c| c.anonymous);
+            let named = here.iter().any(|c| !c.anonymous);
+            match (anonymous, named) {
+                (false, false) => None,
+                (true, true) if inside_anonymous => Some(Ok(true)),
+                (true, true) => Some(Err(
+                    "declared both in an unnamed namespace and outside it: which one is meant is not read".to_owned(),
+                )),
+                (anonymous, _) => Some(Ok(anonymous)),
+            }
+        };
         let qualifier = qualifier.filter(|q| {
             constants
                 .iter()
@@ -2583,8 +2608,8 @@ impl<'t, 's> Interp<'t, 's> {
             if let Some(q) = qualifier {
                 scope.extend(q.iter().cloned());
             }
-            if declares(&scope) {
-                return Ok(scope);
+            if let Some(anonymous) = pick(&scope) {
+                return anonymous.map(|a| (scope, a));
             }
         }
         let mut scopes: Vec<&Vec<String>> = constants
@@ -2595,7 +2620,10 @@ impl<'t, 's> Interp<'t, 's> {
         scopes.sort();
         scopes.dedup();
         match scopes.as_slice() {
-            [one] => Ok((*one).clone()),
+            [one] => match pick(one) {
+                Some(anonymous) => anonymous.map(|a| ((*one).clone(), a)),
+                None => Err("not declared where it is read".to_owned()),
+            },
             _ => Err(format!(
                 "declared in {} namespaces ({}), none enclosing the code read: which one is meant is not read",
                 scopes.len(),

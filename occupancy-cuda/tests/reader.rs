@@ -943,3 +943,53 @@ extern "C" void run(const float* cx, float* x, float* const px, int n, cudaStrea
     assert_eq!(got[4], "11: ck<float> grid ? block 128 smem 0 B");
     assert_eq!(got[5], "12: ck<float> grid ? block 160 smem 0 B");
 }
+
+/// An unnamed namespace's constant hides the enclosing namespace's of the same name from
+/// code inside it; from outside, both are visible (C++ rejects the name as ambiguous):
+/// not read. Nested namespaces are named from an enclosing one (`b::kD` in `a`).
+#[test]
+fn an_unnamed_namespace_hides_the_enclosing_constants_inside_it() {
+    let src = format!(
+        r#"{KERNELS}
+namespace {{ constexpr int kA = 64; }}
+constexpr int kB = 32;
+namespace {{ constexpr int kB = 128; void inner(float* x, int n, cudaStream_t s) {{ k<<<n, kB, 0, s>>>(x, n); k<<<n, kA, 0, s>>>(x, n); }} }}
+extern "C" {{
+constexpr int kC = 96;
+void outer(float* x, int n, cudaStream_t s) {{ k<<<n, kA, 0, s>>>(x, n); k<<<n, kC, 0, s>>>(x, n); k<<<n, kB, 0, s>>>(x, n); }}
+}}
+namespace a {{ namespace b {{ constexpr int kD = 256; }} }}
+namespace a {{ void deep(float* x, int n, cudaStream_t s) {{ k<<<n, b::kD, 0, s>>>(x, n); k<<<n, a::b::kD, 0, s>>>(x, n); }} }}
+struct L {{ static void run(float* x, int n, cudaStream_t s) {{ k<<<n, kB, 0, s>>>(x, n); }} }};
+"#
+    );
+    let (_dir, r) = read(&[("src/cuda/a.cu", &src)]);
+    let got: Vec<String> = r
+        .launches
+        .iter()
+        .flat_map(|l| {
+            l.paths
+                .iter()
+                .map(move |p| format!("{} {}: {}", l.line, l.function, p.summary()))
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "7 inner: k grid ? block 128 smem 0 B",
+            "7 inner: k grid ? block 64 smem 0 B",
+            "10 outer: k grid ? block 64 smem 0 B",
+            "10 outer: k grid ? block 96 smem 0 B",
+            "10 outer: k grid ? block ? smem 0 B",
+            "13 a::deep: k grid ? block 256 smem 0 B",
+            "14 L::run: k grid ? block ? smem 0 B",
+        ]
+    );
+    match &launch(&r, 14).paths[0].block {
+        Read::Unknown(why) => assert!(
+            why.contains("`kB`: declared both in an unnamed namespace and outside it"),
+            "{why}"
+        ),
+        known => panic!("{known:?}"),
+    }
+}
