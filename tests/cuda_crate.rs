@@ -13,6 +13,8 @@
 //! `OCCUPANCY_NVCC`); without it the build tests skip with a message, and
 //! `OCCUPANCY_REQUIRE_NVCC=1` (set by CI) makes that a failure.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -138,36 +140,6 @@ fn launch_paths_point_at_their_launches() {
             p.function
         );
     }
-}
-
-/// A copy of the fixture, its path dependency made absolute.
-fn copy(case: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "occupancy-cuda-crate-{}-{case}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    for sub in ["src", "src/cuda"] {
-        std::fs::create_dir_all(dir.join(sub)).unwrap();
-        for e in std::fs::read_dir(fixture().join(sub)).unwrap() {
-            let e = e.unwrap();
-            if e.file_type().unwrap().is_file() {
-                std::fs::copy(e.path(), dir.join(sub).join(e.file_name())).unwrap();
-            }
-        }
-    }
-    for file in ["build.rs", "occupancy.toml", "Cargo.lock"] {
-        std::fs::copy(fixture().join(file), dir.join(file)).unwrap();
-    }
-    let mut toml = std::fs::read_to_string(fixture().join("Cargo.toml")).unwrap();
-    for dep in ["occupancy-core", "occupancy-cuda"] {
-        toml = toml.replace(
-            &format!("\"../../../{dep}\""),
-            &format!("{:?}", root().join(dep).display().to_string()),
-        );
-    }
-    std::fs::write(dir.join("Cargo.toml"), toml).unwrap();
-    dir
 }
 
 /// `cargo build -v` in `dir`; whether it succeeded and its stderr.
@@ -348,7 +320,10 @@ fn the_crate_builds_fresh_and_every_launch_path_finds_its_kernel() {
     let Some(nvcc) = nvcc() else {
         return;
     };
-    let dir = copy("build");
+    let dir = common::copy_cuda_crate(&format!(
+        "occupancy-cuda-crate-{}-build",
+        std::process::id()
+    ));
     let (ok, stderr) = build(&dir);
     assert!(ok, "{stderr}");
     let lib = library(&stderr);

@@ -13,16 +13,14 @@
 //! Needs nvcc (see tests/cuda_crate.rs); without it the test skips with a message, and
 //! `OCCUPANCY_REQUIRE_NVCC=1` (set by CI) makes that a failure.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixture() -> PathBuf {
-    root().join("tests/fixtures/cuda-crate")
 }
 
 fn target_dir() -> PathBuf {
@@ -43,33 +41,6 @@ fn has_nvcc() -> bool {
             false
         }
     }
-}
-
-/// A copy of the fixture with its path dependencies made absolute.
-fn copy() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("occupancy-cuda-check-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    for sub in ["src", "src/cuda"] {
-        std::fs::create_dir_all(dir.join(sub)).unwrap();
-        for e in std::fs::read_dir(fixture().join(sub)).unwrap() {
-            let e = e.unwrap();
-            if e.file_type().unwrap().is_file() {
-                std::fs::copy(e.path(), dir.join(sub).join(e.file_name())).unwrap();
-            }
-        }
-    }
-    for file in ["build.rs", "occupancy.toml", "Cargo.lock"] {
-        std::fs::copy(fixture().join(file), dir.join(file)).unwrap();
-    }
-    let mut toml = std::fs::read_to_string(fixture().join("Cargo.toml")).unwrap();
-    for dep in ["occupancy-core", "occupancy-cuda"] {
-        toml = toml.replace(
-            &format!("\"../../../{dep}\""),
-            &format!("{:?}", root().join(dep).display().to_string()),
-        );
-    }
-    std::fs::write(dir.join("Cargo.toml"), toml).unwrap();
-    dir
 }
 
 /// `cargo build -v --features occupancy` in `dir`: whether it succeeded, its stderr.
@@ -102,7 +73,7 @@ fn the_build_prints_the_findings_and_fails_on_deny_then_builds_fresh() {
     if !has_nvcc() {
         return;
     }
-    let dir = copy();
+    let dir = common::copy_cuda_crate(&format!("occupancy-cuda-check-{}", std::process::id()));
     let start = Instant::now();
     let (ok, out) = build(&dir, None);
     eprintln!(

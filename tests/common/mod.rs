@@ -1,4 +1,5 @@
-//! Shared helpers for the engine tests: reading the recorded data in `tests/data/`.
+//! Shared helpers for the tests: reading the recorded data in `tests/data/`, copying the
+//! CUDA C++ test crate.
 #![allow(dead_code)]
 
 use std::collections::HashMap;
@@ -98,4 +99,35 @@ pub fn h200_kernels() -> HashMap<String, H200Kernel> {
             (name.clone(), attrs)
         })
         .collect()
+}
+
+/// A copy of the CUDA C++ test crate `tests/fixtures/cuda-crate` in a fresh temporary
+/// folder named `name` (sources, build.rs, policy, lock file), its path dependencies on
+/// this workspace's crates made absolute so that it builds from there.
+pub fn copy_cuda_crate(name: &str) -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let fixture = root.join("tests/fixtures/cuda-crate");
+    let dir = std::env::temp_dir().join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    for sub in ["src", "src/cuda"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        for e in std::fs::read_dir(fixture.join(sub)).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_file() {
+                std::fs::copy(e.path(), dir.join(sub).join(e.file_name())).unwrap();
+            }
+        }
+    }
+    for file in ["build.rs", "occupancy.toml", "Cargo.lock"] {
+        std::fs::copy(fixture.join(file), dir.join(file)).unwrap();
+    }
+    let mut toml = std::fs::read_to_string(fixture.join("Cargo.toml")).unwrap();
+    for dep in ["occupancy-core", "occupancy-cuda"] {
+        toml = toml.replace(
+            &format!("\"../../../{dep}\""),
+            &format!("{:?}", root.join(dep).display().to_string()),
+        );
+    }
+    std::fs::write(dir.join("Cargo.toml"), toml).unwrap();
+    dir
 }
