@@ -5,9 +5,11 @@
 //! member by member, and keys' candidates bind the run-time value they stand for. Every
 //! test asserts the exact launches read: a pair the code cannot make must never be a plan.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
-use occupancy_attr::{Env, Spec, Wrapper, parse};
+use occupancy_attr::Spec;
 
 /// A scratch crate with `src/lib.rs` = the LaunchConfig struct, the crate's helpers and
 /// `text`.
@@ -33,36 +35,9 @@ pub fn launch_cfg<const NUM_THREADS: u32>(n: u32) -> LaunchConfig {
 }
 ";
 
-/// Parses the attribute of the function `name` of the crate at `dir`.
+/// Parses the attribute of the function `name` of the crate at `dir` (in `src/lib.rs`).
 fn spec_of(dir: &Path, name: &str) -> Result<Spec, Vec<String>> {
-    let path = dir.join("src/lib.rs");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let syntax = syn::parse_file(&text).unwrap();
-    let func = syntax
-        .items
-        .iter()
-        .find_map(|item| match item {
-            syn::Item::Fn(f) if f.sig.ident == name => Some(f),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no fn {name}"));
-    let attr = func
-        .attrs
-        .iter()
-        .find(|a| a.path().segments.last().is_some_and(|s| s.ident == "check"))
-        .expect("the attribute");
-    let args = match &attr.meta {
-        syn::Meta::List(list) => list.tokens.clone(),
-        _ => proc_macro2::TokenStream::new(),
-    };
-    let env = Env::new(dir).with_source_file(&path);
-    parse(
-        args,
-        &Wrapper::new(&func.sig, &func.block),
-        proc_macro2::Span::call_site(),
-        &env,
-    )
-    .map_err(|e| e.into_iter().map(|e| e.to_string()).collect())
+    common::spec_of(dir, "src/lib.rs", name)
 }
 
 /// (block x, dynamic shared memory) of every plan, in order.

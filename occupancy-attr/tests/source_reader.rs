@@ -4,8 +4,11 @@
 //! overflowing constants, deep and huge expressions, files that do not parse or cannot be
 //! read. Bad input is never a panic: a clear note, the fallback, or an error on the token.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
+use common::spec_of;
 use occupancy_attr::{Env, Spec, Wrapper, parse};
 
 /// A scratch crate with `files` (path relative to the crate, text).
@@ -20,39 +23,6 @@ fn crate_with(name: &str, files: &[(&str, &str)]) -> PathBuf {
         std::fs::write(path, text).unwrap();
     }
     dir
-}
-
-/// Parses the attribute of the function `name` in `file` of the crate at `dir`.
-fn spec_of(dir: &Path, file: &str, name: &str) -> Result<Spec, Vec<String>> {
-    let path = dir.join(file);
-    let text = std::fs::read_to_string(&path).unwrap();
-    let syntax = syn::parse_file(&text).unwrap();
-    let func = find(&syntax.items, name).unwrap_or_else(|| panic!("no fn {name}"));
-    let attr = func
-        .attrs
-        .iter()
-        .find(|a| a.path().segments.last().is_some_and(|s| s.ident == "check"))
-        .expect("the attribute");
-    let args = match &attr.meta {
-        syn::Meta::List(list) => list.tokens.clone(),
-        _ => proc_macro2::TokenStream::new(),
-    };
-    let env = Env::new(dir).with_source_file(&path);
-    parse(
-        args,
-        &Wrapper::new(&func.sig, &func.block),
-        proc_macro2::Span::call_site(),
-        &env,
-    )
-    .map_err(|e| e.into_iter().map(|e| e.to_string()).collect())
-}
-
-fn find<'a>(items: &'a [syn::Item], name: &str) -> Option<&'a syn::ItemFn> {
-    items.iter().find_map(|item| match item {
-        syn::Item::Fn(f) if f.sig.ident == name => Some(f),
-        syn::Item::Mod(m) => m.content.as_ref().and_then(|(_, items)| find(items, name)),
-        _ => None,
-    })
 }
 
 /// The literal block sizes of every plan.
