@@ -95,6 +95,19 @@ pub(crate) struct RunTime {
     pub(crate) int: bool,
 }
 
+impl RunTime {
+    /// A value the reader knows nothing of, but `why`: no bounds, source or inputs.
+    fn unread(why: String) -> RunTime {
+        RunTime {
+            why,
+            set: None,
+            source: None,
+            roots: Vec::new(),
+            int: false,
+        }
+    }
+}
+
 /// One launch one path of the body makes, with the members of the run-time sets it depends
 /// on fixed.
 pub(crate) struct BodyLaunch {
@@ -526,13 +539,7 @@ fn instances(
         smem_span: span(at_or(config_at[1])),
         grid_span: span(at_or(config_at[2])),
         block: Err(String::new()),
-        smem: Field::RunTime(RunTime {
-            why: String::new(),
-            set: None,
-            source: None,
-            roots: Vec::new(),
-            int: false,
-        }),
+        smem: Field::RunTime(RunTime::unread(String::new())),
         grid: Err(String::new()),
         kernel: rec
             .kernel
@@ -685,13 +692,7 @@ fn instances(
                     _ => "not a launch configuration".to_owned(),
                 };
                 l.block = Err(why.clone());
-                l.smem = Field::RunTime(RunTime {
-                    why: why.clone(),
-                    set: None,
-                    source: None,
-                    roots: Vec::new(),
-                    int: false,
-                });
+                l.smem = Field::RunTime(RunTime::unread(why.clone()));
                 l.grid = Err(why);
             }
         }
@@ -847,13 +848,7 @@ impl BodyLaunch {
             smem_span: self.smem_span,
             grid_span: self.grid_span,
             block: Err(String::new()),
-            smem: Field::RunTime(RunTime {
-                why: String::new(),
-                set: None,
-                source: None,
-                roots: Vec::new(),
-                int: false,
-            }),
+            smem: Field::RunTime(RunTime::unread(String::new())),
             grid: Err(String::new()),
             kernel: self.kernel.clone(),
             origin: self.origin.clone(),
