@@ -1,0 +1,580 @@
+#!/usr/bin/env python3
+"""The real-crate corpus (issue 24): fetch it, compile its kernels, check the report on it.
+
+    corpus/corpus.py fetch              # cargo fetch of corpus/Cargo.toml; prints each package's root
+    corpus/corpus.py compile [CRATE]    # only the nvcc part of `resources`
+    corpus/corpus.py resources [CRATE]  # nvcc 13.5 -> cubins (target dir) -> corpus/resources/CRATE.json
+    corpus/corpus.py sample             # CI: a sample of the committed resources against a fresh compile
+    corpus/corpus.py check              # report --all over every crate against corpus/reviewed/*.toml
+    corpus/corpus.py realcode           # writes docs/REALCODE.md from the same run
+
+Sources come through cargo (`cargo fetch` of corpus/Cargo.toml, read where cargo unpacks
+published packages, located with `cargo metadata`); nothing of them is committed. How each
+crate compiles its CUDA C++ is in corpus/crates.toml, read from its build.rs.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import fnmatch
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+CRATES = tomllib.loads((HERE / "crates.toml").read_text())
+RESOURCES = HERE / "resources"
+REVIEWED = HERE / "reviewed"
+
+
+def die(msg: str) -> None:
+    print(f"corpus: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def target_dir() -> Path:
+    """The occupancy workspace's target directory (honours CARGO_TARGET_DIR)."""
+    out = subprocess.run(
+        ["cargo", "metadata", "--format-version", "1", "--no-deps",
+         "--manifest-path", str(ROOT / "Cargo.toml")],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    return Path(json.loads(out)["target_directory"])
+
+
+def package_roots() -> dict[str, Path]:
+    """Each corpus crate's unpacked package (cargo fetch first), by name, at its pinned version."""
+    subprocess.run(["cargo", "fetch", "--manifest-path", str(HERE / "Cargo.toml")],
+                   check=True, stdout=subprocess.DEVNULL)
+    out = subprocess.run(
+        ["cargo", "metadata", "--format-version", "1", "--manifest-path", str(HERE / "Cargo.toml")],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    roots = {}
+    for p in json.loads(out)["packages"]:
+        want = CRATES["crates"].get(p["name"])
+        if want and want["version"] == p["version"]:
+            roots[p["name"]] = Path(p["manifest_path"]).parent
+    missing = sorted(set(CRATES["crates"]) - set(roots))
+    if missing:
+        die(f"not fetched: {', '.join(missing)}")
+    return roots
+
+
+def find_nvcc() -> Path:
+    """nvcc 13.5 of the PyPI wheel (nvidia-cuda-nvcc==13.5.37), else OCCUPANCY_NVCC."""
+    if os.environ.get("OCCUPANCY_NVCC"):
+        return Path(os.environ["OCCUPANCY_NVCC"])
+    import importlib.util
+    spec = importlib.util.find_spec("nvidia")
+    for base in (spec.submodule_search_locations or []) if spec else []:
+        cand = Path(base) / "cu13" / "bin" / "nvcc"
+        if cand.is_file():
+            return cand
+    die("no nvcc: pip install nvidia-cuda-nvcc==13.5.37 nvidia-nvvm==13.5.37 "
+        "nvidia-cuda-crt==13.5.37 nvidia-cuda-runtime==13.5.37 nvidia-cuda-cccl")
+    raise AssertionError
+
+
+def sources_of(name: str, root: Path) -> list[Path]:
+    """The .cu files the crate's build.rs compiles (crates.toml `sources` less `exclude`)."""
+    spec = CRATES["crates"][name]
+    files: set[Path] = set()
+    for pattern in spec.get("sources", []):
+        files.update(Path(p) for p in glob.glob(str(root / pattern), recursive=True))
+    excluded = spec.get("exclude", [])
+    return sorted(f for f in files if not any(fnmatch.fnmatch(f.name, e) for e in excluded))
+
+
+def nvcc_command(nvcc: Path, name: str, root: Path, source: Path, arch: str, out: Path) -> list[str]:
+    spec = CRATES["crates"][name]
+    cmd = [str(nvcc), "-cubin", f"-arch={arch}", *spec.get("flags", [])]
+    if spec.get("include_header_dirs"):
+        dirs = sorted({Path(h).parent for h in glob.glob(str(root / "src/**/*.cuh"), recursive=True)})
+        cmd += [f"-I{d}" for d in dirs]
+    return cmd + ["-o", str(out), str(source)]
+
+
+def compile_crate(name: str, root: Path, nvcc: Path, cubins: Path) -> list[str]:
+    """Every (source, target) to `cubins/<stem>.<arch>.cubin`; returns the failures."""
+    cubins.mkdir(parents=True, exist_ok=True)
+    jobs = []
+    for src in sources_of(name, root):
+        for arch in CRATES["targets"]:
+            out = cubins / f"{src.stem}.{arch}.cubin"
+            if out.is_file() and out.stat().st_mtime >= src.stat().st_mtime:
+                continue
+            jobs.append((src, arch, out))
+    failures = []
+
+    def run(job):
+        src, arch, out = job
+        partial = out.with_suffix(".partial")
+        p = subprocess.run(nvcc_command(nvcc, name, root, src, arch, partial),
+                           capture_output=True, text=True, cwd=root)
+        if p.returncode == 0:
+            partial.replace(out)
+        return job, p
+
+    workers = int(os.environ.get("CORPUS_JOBS", os.cpu_count() or 1))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        for (src, arch, out), p in pool.map(run, jobs):
+            rel = src.relative_to(root)
+            if p.returncode != 0:
+                last = (p.stderr.strip().splitlines() or ["?"])[-1]
+                failures.append(f"{rel} {arch}: {last}")
+                print(f"  FAILED {rel} {arch}: {last}", flush=True)
+            else:
+                print(f"  {rel} {arch}", flush=True)
+    return failures
+
+
+def occupancy_bin() -> Path:
+    """The cargo-occupancy binary of this checkout (built in release if needed)."""
+    subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "cargo-occupancy",
+                    "--manifest-path", str(ROOT / "Cargo.toml")], check=True)
+    return target_dir() / "release" / "cargo-occupancy"
+
+
+def cmd_resources(only: list[str], compile_only: bool = False) -> None:
+    roots = package_roots()
+    nvcc = find_nvcc()
+    version = subprocess.run([str(nvcc), "--version"], capture_output=True, text=True).stdout
+    release = next((l for l in version.splitlines() if "release" in l), version.strip())
+    cubin_root = target_dir() / "occupancy-corpus" / "cubins"
+    chosen = [n for n in (only or CRATES["crates"]) if CRATES["crates"][n].get("sources")]
+    failures = {}
+    for name in chosen:
+        print(f"{name}: {len(sources_of(name, roots[name]))} .cu files", flush=True)
+        failures[name] = compile_crate(name, roots[name], nvcc, cubin_root / name)
+    if compile_only:
+        return
+    binary = occupancy_bin()
+    RESOURCES.mkdir(exist_ok=True)
+    for name in chosen:
+        cubins = cubin_root / name
+        manifest = RESOURCES / f"{name}.json"
+        subprocess.run([str(binary), "occupancy", "inspect", str(cubins),
+                        "--write-manifest", str(manifest)], check=True, stdout=subprocess.DEVNULL)
+        data = json.loads(manifest.read_text())
+        # Paths of this machine's target directory are no facts of the crate.
+        data["generator"] = f"corpus/corpus.py resources with nvcc {release.strip()}"
+        data["failed"] = failures[name]
+        stems = {src.stem: src.relative_to(roots[name]).as_posix()
+                 for src in sources_of(name, roots[name])}
+        for k in data["kernels"]:
+            # The source the cubin came from, relative to the package (its module for the
+            # Rust side's lookups), instead of this machine's path of the cubin.
+            k["source"] = stems[Path(k.pop("artifact")).name.split(".")[0]]
+        manifest.write_text(json.dumps(data, indent=1) + "\n")
+        print(f"  -> {manifest.relative_to(ROOT)}: {len(data['kernels'])} kernel entries, "
+              f"{len(failures[name])} failed compiles", flush=True)
+
+
+
+# ---------------------------------------------------------------------------------------
+# The check: report --all over each crate, against reviewed/<crate>.toml and today/<crate>.json.
+
+TODAY = HERE / "today"
+
+
+def run_report(binary: Path, name: str, root: Path) -> tuple[dict, float, int]:
+    """`report --all --json` of one crate: (JSON, wall seconds, peak RSS in bytes)."""
+    import time
+    spec = CRATES["crates"][name]
+    cmd = [str(binary), "occupancy", "report", "--all", "--json", str(root)]
+    manifest = RESOURCES / f"{spec.get('kernels_from', name)}.json"
+    if manifest.is_file():
+        cmd += ["--kernel-manifest", str(manifest)]
+    start = time.monotonic()
+    with open(os.devnull, "w") as null:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=null)
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.monotonic() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        die(f"{name}: report --all exited {code}")
+    return json.loads(out), seconds, usage.ru_maxrss * 1024
+
+
+def dims(v) -> tuple[int, int, int]:
+    if isinstance(v, int):
+        return (v, 1, 1)
+    v = list(v) + [1] * (3 - len(v))
+    return (int(v[0]), int(v[1]), int(v[2]))
+
+
+def value_matches(want, got, kind: str):
+    """True, False, or None (the reviewed value is words the reviewer did not work out)."""
+    if isinstance(want, str):
+        return False if want.startswith("run time") else None
+    if isinstance(want, dict):
+        if "one_of" in want:
+            res = [value_matches(w, got, kind) for w in want["one_of"]]
+            return True if True in res else (None if None in res else False)
+        if "range" in want:
+            lo, hi = want["range"]
+            return lo <= got <= hi
+        return None
+    if kind == "block":
+        return dims(want) == dims(got)
+    return want == got
+
+
+def kernel_matches(want, got: str) -> bool:
+    if isinstance(want, dict):
+        return any(kernel_matches(w, got) for w in want.get("one_of", []))
+    norm = lambda k: k.replace(" ", "")
+    return fnmatch.fnmatchcase(norm(got), norm(want).replace("[", "[[]"))
+
+
+def classify(row: dict, launches: list[dict]) -> str:
+    """`match`, `unverified` or `wrong`: the row against the launches the code makes."""
+    best = "wrong"
+    for l in launches:
+        if not kernel_matches(l.get("kernel", "*"), row["kernel"]):
+            continue
+        b = value_matches(l.get("block"), row["block"], "block")
+        m = value_matches(l.get("smem", 0), row["smem"], "smem")
+        if b is False or m is False:
+            continue
+        if b and m:
+            return "match"
+        best = "unverified"
+    return best
+
+
+def entries_of(report: dict) -> list[dict]:
+    """Each launch the report lists (Rust wrappers and C++ paths) in one shape."""
+    out = []
+    for lang, key in (("rust", "wrappers"), ("cuda", "cuda_launches")):
+        for w in report.get(key) or []:
+            rows = [{
+                "kernel": t["kernel"], "block": dims(t["block"]), "smem": t["dynamic_smem_bytes"],
+                "target": t["target"], "occupancy": t["occupancy_percent"],
+                "registers": t["registers_per_thread"], "static_smem": t["static_smem_bytes"],
+                "blocks_per_sm": t["blocks_per_sm"],
+            } for t in w.get("targets") or []]
+            findings = sorted({f.get("lint", "?") for f in w.get("findings") or []})
+            out.append({"lang": lang, "at": w["location"], "rows": rows,
+                        "not_checked": list(w.get("not_checked") or []), "findings": findings})
+    return out
+
+
+def demangle(names: list[str]) -> list[str]:
+    """C++ symbol names as c++filt prints them (others unchanged)."""
+    if not names:
+        return []
+    out = subprocess.run(["c++filt"], input="\n".join(names) + "\n",
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    return out if len(out) == len(names) else names
+
+
+def engine_answers(binary: Path, rows: list[dict], resources: dict) -> list[str | None]:
+    """For each row, the engine's occupancy from the committed resources (or why none)."""
+    index = {}
+    kernels = resources.get("kernels", [])
+    for k, plain in zip(kernels, demangle([k["name"] for k in kernels])):
+        for n in (k["name"], plain, plain.split("(")[0].removeprefix("void ")):
+            index[(n.replace(" ", ""), k["arch"])] = k
+    lines = ["arch\tblock_size\tregisters_per_thread\tstatic_smem\tdynamic_smem"]
+    problems: list[str | None] = []
+    for r in rows:
+        k = index.get((r["kernel"].replace(" ", ""), r["target"]))
+        if k is None:
+            problems.append("not in resources")
+            lines.append(f"{r['target']}\t32\t32\t0\t0")
+            continue
+        if (k["registers_per_thread"], k["static_smem_bytes"]) != (r["registers"], r["static_smem"]):
+            problems.append(f"resources say {k['registers_per_thread']} registers, "
+                            f"{k['static_smem_bytes']} B static; the row {r['registers']}, {r['static_smem']}")
+        else:
+            problems.append(None)
+        b = r["block"]
+        lines.append(f"{r['target']}\t{b[0] * b[1] * b[2]}\t{k['registers_per_thread']}\t"
+                     f"{k['static_smem_bytes']}\t{r['smem']}")
+    if not rows:
+        return []
+    out = subprocess.run([str(binary), "occupancy", "batch"], input="\n".join(lines) + "\n",
+                         capture_output=True, text=True).stdout.splitlines()
+    header = out[0].split("\t")
+    for i, (r, line) in enumerate(zip(rows, out[1:])):
+        cols = dict(zip(header, line.split("\t")))
+        if problems[i] is None and cols.get("occupancy"):
+            engine = float(cols["occupancy"].rstrip("%")) * (1 if "%" in cols["occupancy"] else 100)
+            if abs(engine - r["occupancy"]) > 0.01:
+                problems[i] = f"engine says {engine}%, the row {r['occupancy']}%"
+    return problems
+
+
+
+def crate_state(binary: Path, name: str, root: Path) -> tuple[dict, dict]:
+    """What the report says of each site of `name` (the record kept in today/), and figures."""
+    spec = CRATES["crates"][name]
+    reviewed_path = REVIEWED / f"{name}.toml"
+    if not reviewed_path.is_file():
+        die(f"{name}: no reviewed file {reviewed_path.relative_to(ROOT)}")
+    reviewed = tomllib.loads(reviewed_path.read_text())
+    sites = {s["at"]: s for s in reviewed.get("site", [])}
+    report, seconds, rss = run_report(binary, name, root)
+    scope = spec.get("scope")
+    entries = [e for e in entries_of(report) if not scope or e["at"].startswith(tuple(scope))]
+    manifest = RESOURCES / f"{spec.get('kernels_from', name)}.json"
+    resources = json.loads(manifest.read_text()) if manifest.is_file() else {}
+    by_site: dict[str, list[dict]] = {}
+    for e in entries:
+        by_site.setdefault(e["at"], []).append(e)
+    state = {}
+    figures = {"seconds": seconds, "rss": rss, "lints": {}, "rows": {"match": 0, "unverified": 0, "wrong": 0},
+               "number_problems": 0, "status": {}, "unreviewed": 0, "by_lang": {}}
+    for at in sorted(set(sites) | set(by_site), key=site_key):
+        es = by_site.get(at, [])
+        review = sites.get(at)
+        rows = [r for e in es for r in e["rows"]]
+        reasons = sorted({short_reason(r) for e in es for r in e["not_checked"]})
+        if not es:
+            status = "missing"
+        elif rows and reasons:
+            status = "partial"
+        elif rows:
+            status = "numbers"
+        else:
+            status = "not checked"
+        launches = (review or {}).get("launches", [])
+        problems = engine_answers(binary, rows, resources) if rows else []
+        row_lines = []
+        for r, problem in zip(rows, problems):
+            cls = classify(r, launches) if review else "unreviewed"
+            figures["rows"][cls] = figures["rows"].get(cls, 0) + 1
+            b = "x".join(map(str, r["block"]))
+            line = f"{r['kernel']} | block {b} | smem {r['smem']} | {r['target']} {r['occupancy']:g}% | {cls}"
+            if problem:
+                figures["number_problems"] += 1
+                line += f" | WRONG NUMBER: {problem}"
+            row_lines.append(line)
+        for e in es:
+            for lint in e["findings"]:
+                figures["lints"][lint] = figures["lints"].get(lint, 0) + 1
+        lang = (review or {}).get("lang") or (es[0]["lang"] if es else "?")
+        rec = {"status": status, "lang": lang}
+        if review is None:
+            rec["unreviewed"] = True
+            figures["unreviewed"] += 1
+        else:
+            rec["expect"] = review.get("expect", "?")
+        if reasons:
+            rec["not_checked"] = reasons
+        if row_lines:
+            rec["rows"] = sorted(set(row_lines))
+        state[at] = rec
+        key = (lang, status)
+        figures["status"][key] = figures["status"].get(key, 0) + 1
+        figures["by_lang"].setdefault(lang, {"sites": 0, "expect_numbers": 0})
+        figures["by_lang"][lang]["sites"] += 1
+        if review and review.get("expect") == "numbers":
+            figures["by_lang"][lang]["expect_numbers"] += 1
+    record = {"crate": name, "version": spec["version"], "sites": state}
+    return record, figures
+
+
+def site_key(at: str):
+    file, _, line = at.rpartition(":")
+    return (file, int(line) if line.isdigit() else 0)
+
+
+def short_reason(reason: str) -> str:
+    """A not-checked reason without the path's own values (`block 64, smem 0 B: `)."""
+    head, sep, rest = reason.partition(": not checked: ")
+    return rest if sep else reason
+
+
+def diff_records(old: dict, new: dict) -> list[str]:
+    out = []
+    for at in sorted(set(old["sites"]) | set(new["sites"]), key=site_key):
+        a, b = old["sites"].get(at), new["sites"].get(at)
+        if a == b:
+            continue
+        if a is None:
+            out.append(f"  {at}: new site, {b['status']}" + (" (not in the reviewed file)" if b.get("unreviewed") else ""))
+            continue
+        if b is None:
+            out.append(f"  {at}: gone from the reviewed file and the report (was {a['status']})")
+            continue
+        if a["status"] != b["status"]:
+            out.append(f"  {at}: {a['status']} -> {b['status']}")
+        for key in ("not_checked", "rows"):
+            x, y = set(a.get(key, [])), set(b.get(key, []))
+            out += [f"  {at}: - {key[:-1] if key == 'rows' else 'reason'}: {v}" for v in sorted(x - y)[:20]]
+            out += [f"  {at}: + {key[:-1] if key == 'rows' else 'reason'}: {v}" for v in sorted(y - x)[:20]]
+        for key in ("expect", "unreviewed", "lang"):
+            if a.get(key) != b.get(key):
+                out.append(f"  {at}: {key} {a.get(key)} -> {b.get(key)}")
+    return out
+
+
+def cmd_check(bless: bool, only: list[str]) -> dict:
+    roots = package_roots()
+    binary = occupancy_bin()
+    TODAY.mkdir(exist_ok=True)
+    failed = []
+    all_figures = {}
+    for name in CRATES["crates"]:
+        if only and name not in only:
+            continue
+        record, figures = crate_state(binary, name, roots[name])
+        all_figures[name] = figures
+        path = TODAY / f"{name}.json"
+        old = json.loads(path.read_text()) if path.is_file() else {"sites": {}}
+        diff = diff_records(old, record)
+        problems = []
+        if figures["unreviewed"]:
+            problems.append(f"{figures['unreviewed']} site(s) the report lists are not in reviewed/{name}.toml")
+        print(f"{name}: {len(record['sites'])} sites, rows {figures['rows']}, "
+              f"{figures['number_problems']} wrong numbers, {figures['seconds']:.2f} s, "
+              f"{figures['rss'] / 2**20:.0f} MiB", flush=True)
+        if bless:
+            path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+            if diff:
+                print(f"  recorded {len(diff)} change(s) in {path.relative_to(ROOT)}")
+        elif diff:
+            failed.append(name)
+            print(f"  the report differs from {path.relative_to(ROOT)}:")
+            print("\n".join(diff[:200]))
+        for p in problems:
+            print(f"  {p}")
+            if not bless:
+                failed.append(name)
+    if failed:
+        print(f"corpus check FAILED for {', '.join(sorted(set(failed)))}: fix the regression, or, for an "
+              "improvement, run `python3 corpus/corpus.py check --bless` and commit the record with the reason")
+        sys.exit(1)
+    print(f"corpus: {len(all_figures)} passed, 0 failed")
+    return all_figures
+
+
+
+def cmd_sample() -> None:
+    """A sample of resources/ against a fresh compile (crates.toml `sample`, sm_80 and sm_90)."""
+    import tempfile
+    roots = package_roots()
+    nvcc = find_nvcc()
+    binary = occupancy_bin()
+    keys = ("registers_per_thread", "static_smem_bytes", "local_bytes", "spill_store_bytes",
+            "spill_load_bytes", "barriers", "cumulative_stack_bytes")
+    bad = checked = 0
+    for name, spec in CRATES["crates"].items():
+        if not spec.get("sample"):
+            continue
+        committed = json.loads((RESOURCES / f"{name}.json").read_text())
+        index = {(k["name"], k["arch"], k.get("source")): k for k in committed["kernels"]}
+        with tempfile.TemporaryDirectory() as tmp:
+            for rel in spec["sample"]:
+                src = roots[name] / rel
+                for arch in ("sm_80", "sm_90"):
+                    out = Path(tmp) / f"{src.stem}.{arch}.cubin"
+                    subprocess.run(nvcc_command(nvcc, name, roots[name], src, arch, out),
+                                   check=True, cwd=roots[name], capture_output=True)
+            fresh_path = Path(tmp) / "fresh.json"
+            subprocess.run([str(binary), "occupancy", "inspect", tmp, "--write-manifest",
+                            str(fresh_path)], check=True, stdout=subprocess.DEVNULL)
+            stems = {Path(r).stem: r for r in spec["sample"]}
+            for k in json.loads(fresh_path.read_text())["kernels"]:
+                source = stems[Path(k["artifact"]).name.split(".")[0]]
+                old = index.get((k["name"], k["arch"], source))
+                checked += 1
+                if old is None:
+                    bad += 1
+                    print(f"  {name} {source} {k['arch']} {k['name']}: not in resources/{name}.json")
+                elif any(old[x] != k[x] for x in keys):
+                    bad += 1
+                    diffs = ", ".join(f"{x} {old[x]} -> {k[x]}" for x in keys if old[x] != k[x])
+                    print(f"  {name} {source} {k['arch']} {k['name']}: {diffs}")
+    print(f"corpus sample: {checked} kernel entries compiled afresh, {bad} differ from resources/")
+    if bad or not checked:
+        sys.exit(1)
+
+
+def mib(n: int) -> str:
+    return f"{n / 2**20:.0f} MiB"
+
+
+def cmd_realcode() -> None:
+    """docs/REALCODE.md from one run of the report over the corpus."""
+    roots = package_roots()
+    binary = occupancy_bin()
+    lines = ["# The report on real code", "",
+             "What `cargo occupancy report --all` says of every kernel launch site of the real-crate",
+             "corpus (corpus/README.md): published GPU crates, each launch site reviewed by hand",
+             "(`corpus/reviewed/`), their kernels' resources compiled with nvcc 13.5 for sm_80, sm_86",
+             "and sm_90 (`corpus/resources/`). Regenerate with `python3 corpus/corpus.py realcode`",
+             "(this page was written by it; the figures are of one run on a 2-core machine).", "",
+             "A site is *numbers* when the report gives occupancy rows for every path it read, *partial*",
+             "when some paths have rows and others are not checked, *not checked* when none has, and",
+             "*missing* when the report does not list it. A row is *right* when a path of the code makes",
+             "its (kernel, block, shared memory) as reviewed, *unverified* when the review left a value",
+             "in words, *wrong* when no path makes it. A wrong number is a row whose occupancy or",
+             "resources differ from the engine's answer on the committed resources.", "",
+             "| crate | lang | sites | reviewed: numbers | numbers | partial | not checked | missing |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    details = []
+    summary = ["", "| crate | rows right | unverified | wrong | wrong numbers | findings by lint | time | peak memory |",
+               "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |"]
+    for name, spec in CRATES["crates"].items():
+        record, f = crate_state(binary, name, roots[name])
+        for lang in sorted(f["by_lang"]):
+            n = f["by_lang"][lang]
+            st = lambda s: f["status"].get((lang, s), 0)
+            lines.append(f"| {name} {spec['version']} | {'C++' if lang == 'cuda' else 'Rust'} | {n['sites']} | "
+                         f"{n['expect_numbers']} | {st('numbers')} | {st('partial')} | {st('not checked')} | {st('missing')} |")
+        lints = ", ".join(f"{k} {v}" for k, v in sorted(f["lints"].items())) or "none"
+        r = f["rows"]
+        summary.append(f"| {name} | {r.get('match', 0)} | {r.get('unverified', 0)} | {r.get('wrong', 0)} | "
+                       f"{f['number_problems']} | {lints} | {f['seconds']:.1f} s | {mib(f['rss'])} |")
+        reasons: dict[str, int] = {}
+        for at, site in record["sites"].items():
+            if site["status"] in ("not checked", "partial"):
+                for reason in site.get("not_checked", [])[:1]:
+                    key = reason if len(reason) < 110 else reason[:107] + "..."
+                    reasons[key] = reasons.get(key, 0) + 1
+            if site["status"] == "missing":
+                reasons["not listed by the report"] = reasons.get("not listed by the report", 0) + 1
+        if reasons:
+            details += ["", f"### {name}: sites without numbers, by the report's first reason", ""]
+            details += [f"- {n} x {reason.replace('|', '/')}" for reason, n in sorted(reasons.items(), key=lambda x: -x[1])[:12]]
+        if spec.get("no_resources"):
+            details += ["", f"{name}: no resources: {spec['no_resources']}."]
+    text = "\n".join(lines + summary + ["", "## Why sites have no numbers"] + details) + "\n"
+    (ROOT / "docs" / "REALCODE.md").write_text(text)
+    print("wrote docs/REALCODE.md")
+
+
+def main(argv: list[str]) -> None:
+    if not argv:
+        die(__doc__)
+    cmd, rest = argv[0], argv[1:]
+    if cmd == "fetch":
+        for name, root in package_roots().items():
+            print(f"{name}\t{root}")
+    elif cmd == "resources":
+        cmd_resources(rest)
+    elif cmd == "check":
+        cmd_check("--bless" in rest, [r for r in rest if not r.startswith("--")])
+    elif cmd == "sample":
+        cmd_sample()
+    elif cmd == "realcode":
+        cmd_realcode()
+    elif cmd == "compile":
+        cmd_resources(rest, compile_only=True)
+    else:
+        die(f"unknown command {cmd!r}\n{__doc__}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
