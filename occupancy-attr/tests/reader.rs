@@ -464,6 +464,54 @@ pub fn updated(s: &Stream, n: u32, big: bool) {
     assert_eq!(launches(&ok(&dir, "updated")), [(128, 8192), (128, 0)]);
 }
 
+/// An arm whose pattern is a unit variant or a constant (`None`, `F32`, `MAX_BLOCK`) is no
+/// binding: it ends only its own paths when it returns, as candle's ops all begin
+/// (`match layout.contiguous_offsets() { None => bail!(..), Some((o1, o2)) => .. }`); read
+/// as a binding, it matched every value and no launch was found.
+#[test]
+fn an_arm_naming_a_variant_or_constant_ends_only_its_paths() {
+    let dir = crate_with(
+        "variant_arms",
+        "pub struct Layout;
+impl Layout { pub fn contiguous_offsets(&self) -> Option<(usize, usize)> { None } }
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn first_arm_returns(s: &Stream, layout: &Layout) -> Result<(), String> {
+    let _src = match layout.contiguous_offsets() {
+        None => return Err(\"not contiguous\".into()),
+        Some((o1, o2)) => o2 - o1,
+    };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (32, 1, 1), shared_mem_bytes: 0 });
+    Ok(())
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn first_arm_panics(s: &Stream, layout: &Layout) {
+    let Some((o1, _)) = layout.contiguous_offsets() else { panic!(\"no\") };
+    let _ = o1;
+    let block = match layout.contiguous_offsets() {
+        None => unreachable!(),
+        Some(_) => 64,
+    };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn constant_arm(s: &Stream, n: u32) {
+    let block = match n {
+        MAX_BLOCK => 1024,
+        _ => 128,
+    };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+",
+    );
+    assert_eq!(launches(&ok(&dir, "first_arm_returns")), [(32, 0)]);
+    assert_eq!(launches(&ok(&dir, "first_arm_panics")), [(64, 0)]);
+    let mut got = launches(&ok(&dir, "constant_arm"));
+    got.sort_unstable();
+    assert_eq!(got, [(128, 0), (1024, 0)]);
+}
+
 /// Bad input is bounded in time and memory, with an error saying what the reader stopped
 /// at: a body whose matches split into thousands of paths, a loop of a million steps, a
 /// helper that calls itself, a chain of helpers.

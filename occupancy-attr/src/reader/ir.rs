@@ -1102,6 +1102,18 @@ impl Lowering {
             return opaque(pat);
         }
         match pat {
+            // `None`, `F32`, `MAX`: rustc resolves an identifier pattern that names a unit
+            // variant or a constant in scope as a path, and only else as a new binding. Those
+            // are capitalised by Rust's naming rules (bindings are snake_case); as a binding,
+            // `None => bail!(..)` would be read as matching every value and end every path.
+            syn::Pat::Ident(p)
+                if p.by_ref.is_none()
+                    && p.mutability.is_none()
+                    && p.subpat.is_none()
+                    && p.ident.to_string().starts_with(|c: char| c.is_ascii_uppercase()) =>
+            {
+                Pat::Path(path(&syn::Path::from(p.ident.clone()), d))
+            }
             syn::Pat::Ident(p) if p.by_ref.is_none() => Pat::Bind(
                 p.ident.to_string(),
                 p.subpat.as_ref().map(|(_, sub)| Box::new(self.pat(sub, d))),
