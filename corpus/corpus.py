@@ -3,6 +3,7 @@
 
     corpus/corpus.py fetch              # cargo fetch of corpus/Cargo.toml; prints each package's root
     corpus/corpus.py compile [CRATE]    # only the nvcc part of `resources`
+    corpus/corpus.py manifest [CRATE]   # only the manifest part, from the cubins compiled
     corpus/corpus.py resources [CRATE]  # nvcc 13.5 -> cubins (target dir) -> corpus/resources/CRATE.json
     corpus/corpus.py sample             # CI: a sample of the committed resources against a fresh compile
     corpus/corpus.py check              # report --all over every crate against corpus/reviewed/*.toml
@@ -142,7 +143,7 @@ def occupancy_bin() -> Path:
     return target_dir() / "release" / "cargo-occupancy"
 
 
-def cmd_resources(only: list[str], compile_only: bool = False) -> None:
+def cmd_resources(only: list[str], compile_only: bool = False, manifest_only: bool = False) -> None:
     roots = package_roots()
     nvcc = find_nvcc()
     version = subprocess.run([str(nvcc), "--version"], capture_output=True, text=True).stdout
@@ -152,7 +153,7 @@ def cmd_resources(only: list[str], compile_only: bool = False) -> None:
     failures = {}
     for name in chosen:
         print(f"{name}: {len(sources_of(name, roots[name]))} .cu files", flush=True)
-        failures[name] = compile_crate(name, roots[name], nvcc, cubin_root / name)
+        failures[name] = [] if manifest_only else compile_crate(name, roots[name], nvcc, cubin_root / name)
     if compile_only:
         return
     binary = occupancy_bin()
@@ -188,7 +189,7 @@ def run_report(binary: Path, name: str, root: Path) -> tuple[dict, float, int]:
     """`report --all --json` of one crate: (JSON, wall seconds, peak RSS in bytes)."""
     import time
     spec = CRATES["crates"][name]
-    cmd = [str(binary), "occupancy", "report", "--all", "--json", str(root)]
+    cmd = [str(binary), "occupancy", "report", "--all", "--json", "--manifest-path", str(root / "Cargo.toml")]
     manifest = RESOURCES / f"{spec.get('kernels_from', name)}.json"
     if manifest.is_file():
         cmd += ["--kernel-manifest", str(manifest)]
@@ -228,11 +229,26 @@ def value_matches(want, got, kind: str):
     return want == got
 
 
+# The typedefs of <cstdint> and CUDA's fp16/bf16 headers on LP64 Linux, as the compiler
+# names the types in a kernel's symbol: a launch may spell either.
+TYPEDEFS = {"half": "__half", "half2": "__half2", "nv_bfloat16": "__nv_bfloat16",
+            "nv_bfloat162": "__nv_bfloat162", "int8_t": "signed char", "uint8_t": "unsigned char",
+            "int16_t": "short", "uint16_t": "unsigned short", "int32_t": "int",
+            "uint32_t": "unsigned int", "int64_t": "long", "uint64_t": "unsigned long",
+            "size_t": "unsigned long"}
+
+
+def canonical_kernel(name: str) -> str:
+    """A kernel name with typedefs resolved and no spaces, for comparing spellings."""
+    import re
+    name = re.sub(r"\b[A-Za-z_][A-Za-z0-9_]*\b", lambda m: TYPEDEFS.get(m.group(0), m.group(0)), name)
+    return name.replace(" ", "")
+
+
 def kernel_matches(want, got: str) -> bool:
     if isinstance(want, dict):
         return any(kernel_matches(w, got) for w in want.get("one_of", []))
-    norm = lambda k: k.replace(" ", "")
-    return fnmatch.fnmatchcase(norm(got), norm(want).replace("[", "[[]"))
+    return fnmatch.fnmatchcase(canonical_kernel(got), canonical_kernel(want).replace("[", "[[]"))
 
 
 def classify(row: dict, launches: list[dict]) -> str:
@@ -263,7 +279,7 @@ def entries_of(report: dict) -> list[dict]:
                 "blocks_per_sm": t["blocks_per_sm"],
             } for t in w.get("targets") or []]
             findings = sorted({f.get("lint", "?") for f in w.get("findings") or []})
-            out.append({"lang": lang, "at": w["location"], "rows": rows,
+            out.append({"lang": lang, "at": w["location"], "rows": rows, "kernel": w.get("kernel"),
                         "not_checked": list(w.get("not_checked") or []), "findings": findings})
     return out
 
@@ -277,21 +293,37 @@ def demangle(names: list[str]) -> list[str]:
     return out if len(out) == len(names) else names
 
 
+def without_parameters(demangled: str) -> str:
+    """`void k<(t)1, 2>(char const*, int)` -> `k<(t)1, 2>`: the name as the report writes it."""
+    name = demangled.removeprefix("void ")
+    if name.endswith(")"):
+        depth = 0
+        for i in range(len(name) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(name[i], 0)
+            if depth == 0:
+                return name[:i]
+    return name
+
+
 def engine_answers(binary: Path, rows: list[dict], resources: dict) -> list[str | None]:
     """For each row, the engine's occupancy from the committed resources (or why none)."""
     index = {}
     kernels = resources.get("kernels", [])
     for k, plain in zip(kernels, demangle([k["name"] for k in kernels])):
-        for n in (k["name"], plain, plain.split("(")[0].removeprefix("void ")):
-            index[(n.replace(" ", ""), k["arch"])] = k
+        for n in (k["name"], plain, without_parameters(plain)):
+            index.setdefault((canonical_kernel(n), k["arch"]), []).append(k)
     lines = ["arch\tblock_size\tregisters_per_thread\tstatic_smem\tdynamic_smem"]
     problems: list[str | None] = []
     for r in rows:
-        k = index.get((r["kernel"].replace(" ", ""), r["target"]))
-        if k is None:
+        found = index.get((canonical_kernel(r["kernel"]), r["target"]), [])
+        if not found:
             problems.append("not in resources")
             lines.append(f"{r['target']}\t32\t32\t0\t0")
             continue
+        # One name in several modules (a header's kernel in each file that includes it):
+        # the row's resources must be one of theirs.
+        k = next((k for k in found if (k["registers_per_thread"], k["static_smem_bytes"])
+                  == (r["registers"], r["static_smem"])), found[0])
         if (k["registers_per_thread"], k["static_smem_bytes"]) != (r["registers"], r["static_smem"]):
             problems.append(f"resources say {k['registers_per_thread']} registers, "
                             f"{k['static_smem_bytes']} B static; the row {r['registers']}, {r['static_smem']}")
@@ -328,9 +360,23 @@ def crate_state(binary: Path, name: str, root: Path) -> tuple[dict, dict]:
     entries = [e for e in entries_of(report) if not scope or e["at"].startswith(tuple(scope))]
     manifest = RESOURCES / f"{spec.get('kernels_from', name)}.json"
     resources = json.loads(manifest.read_text()) if manifest.is_file() else {}
+    # A launch written in a `#define` is reported where the macro is used: the review keys
+    # it at the macro's line and names those lines in `reported_at`.
+    # Where one use of a macro makes several launches, the kernel tells them apart.
+    alias: dict[str, list[dict]] = {}
+    for site in sites.values():
+        for r in site.get("reported_at", []):
+            alias.setdefault(r, []).append(site)
     by_site: dict[str, list[dict]] = {}
     for e in entries:
-        by_site.setdefault(e["at"], []).append(e)
+        claims = alias.get(e["at"], [])
+        at = e["at"]
+        if claims:
+            kernels = [r["kernel"] for r in e["rows"]] or [e["kernel"] or ""]
+            fits = [c for c in claims
+                    if any(kernel_matches(l.get("kernel", "*"), k) for l in c.get("launches", []) for k in kernels)]
+            at = (fits or claims)[0]["at"]
+        by_site.setdefault(at, []).append(e)
     state = {}
     figures = {"seconds": seconds, "rss": rss, "lints": {}, "rows": {"match": 0, "unverified": 0, "wrong": 0},
                "number_problems": 0, "status": {}, "unreviewed": 0, "by_lang": {}}
@@ -570,6 +616,8 @@ def main(argv: list[str]) -> None:
         cmd_sample()
     elif cmd == "realcode":
         cmd_realcode()
+    elif cmd == "manifest":
+        cmd_resources(rest, manifest_only=True)
     elif cmd == "compile":
         cmd_resources(rest, compile_only=True)
     else:
