@@ -157,25 +157,62 @@ def cmd_resources(only: list[str], compile_only: bool = False, manifest_only: bo
     if compile_only:
         return
     binary = occupancy_bin()
-    RESOURCES.mkdir(exist_ok=True)
     for name in chosen:
-        cubins = cubin_root / name
-        manifest = RESOURCES / f"{name}.json"
-        subprocess.run([str(binary), "occupancy", "inspect", str(cubins),
-                        "--write-manifest", str(manifest)], check=True, stdout=subprocess.DEVNULL)
-        data = json.loads(manifest.read_text())
-        # Paths of this machine's target directory are no facts of the crate.
-        data["generator"] = f"corpus/corpus.py resources with nvcc {release.strip()}"
-        data["failed"] = failures[name]
-        stems = {src.stem: src.relative_to(roots[name]).as_posix()
-                 for src in sources_of(name, roots[name])}
-        for k in data["kernels"]:
-            # The source the cubin came from, relative to the package (its module for the
-            # Rust side's lookups), instead of this machine's path of the cubin.
-            k["source"] = stems[Path(k.pop("artifact")).name.split(".")[0]]
-        manifest.write_text(json.dumps(data, indent=1) + "\n")
-        print(f"  -> {manifest.relative_to(ROOT)}: {len(data['kernels'])} kernel entries, "
-              f"{len(failures[name])} failed compiles", flush=True)
+        raw = cubin_root / f"{name}.raw.json"
+        subprocess.run([str(binary), "occupancy", "inspect", str(cubin_root / name),
+                        "--write-manifest", str(raw)], check=True, stdout=subprocess.DEVNULL)
+        finish_manifest(name, roots[name], raw, failures[name], release)
+
+
+def finish_manifest(name: str, root: Path, raw: Path, failures: list[str], release: str) -> None:
+    """resources/<name>.json from `inspect --write-manifest`'s output over the crate's cubins."""
+    RESOURCES.mkdir(exist_ok=True)
+    manifest = RESOURCES / f"{name}.json"
+    data = json.loads(raw.read_text())
+    # Paths of this machine's target directory are no facts of the crate.
+    data["generator"] = f"corpus/corpus.py resources with nvcc {release.strip()}"
+    data["failed"] = failures
+    stems = {src.stem: src.relative_to(root).as_posix() for src in sources_of(name, root)}
+    for k in data["kernels"]:
+        # The source the cubin came from, relative to the package (its module for the
+        # Rust side's lookups), instead of this machine's path of the cubin.
+        k["source"] = stems[Path(k.pop("artifact")).name.split(".")[0]]
+    manifest.write_text(manifest_text(data))
+    print(f"  -> {manifest.relative_to(ROOT)}: {len(data['kernels'])} kernel entries, "
+          f"{len(failures)} failed compiles", flush=True)
+
+
+def manifest_text(data: dict) -> str:
+    """The manifest as JSON with one kernel a line (small, and diffs show kernels)."""
+    head = {k: v for k, v in data.items() if k != "kernels"}
+    kernels = ",\n".join(json.dumps(k, sort_keys=True) for k in
+                         sorted(data["kernels"], key=lambda k: (k.get("source", ""), k["name"], k["arch"])))
+    return json.dumps(head, indent=1)[:-2] + ',\n "kernels": [\n' + kernels + "\n ]\n}\n"
+
+
+def cmd_compile_offline(args: list[str]) -> None:
+    """The nvcc and inspect steps of `resources` on a machine without cargo or network (a
+    larger one): `compile-offline SOURCES NVCC OCCUPANCY_BIN OUT CRATE...` with the packages
+    unpacked under SOURCES as `<name>-<version>/`; writes OUT/<crate>.raw.json and
+    OUT/<crate>.failed.json, which `finish OUT CRATE...` turns into resources/ here."""
+    sources, nvcc, binary, out = (Path(a) for a in args[:4])
+    release = subprocess.run([str(nvcc), "--version"], capture_output=True, text=True).stdout
+    release = next((l for l in release.splitlines() if "release" in l), "?").strip()
+    for name in args[4:]:
+        root = sources / f"{name}-{CRATES['crates'][name]['version']}"
+        print(f"{name}: {len(sources_of(name, root))} .cu files", flush=True)
+        failures = compile_crate(name, root, nvcc, out / name)
+        subprocess.run([str(binary), "occupancy", "inspect", str(out / name), "--write-manifest",
+                        str(out / f"{name}.raw.json")], check=True, stdout=subprocess.DEVNULL)
+        (out / f"{name}.failed.json").write_text(json.dumps({"failed": failures, "nvcc": release}))
+
+
+def cmd_finish(args: list[str]) -> None:
+    roots = package_roots()
+    out = Path(args[0])
+    for name in args[1:]:
+        meta = json.loads((out / f"{name}.failed.json").read_text())
+        finish_manifest(name, roots[name], out / f"{name}.raw.json", meta["failed"], meta["nvcc"])
 
 
 
@@ -274,9 +311,10 @@ def entries_of(report: dict) -> list[dict]:
         for w in report.get(key) or []:
             rows = [{
                 "kernel": t["kernel"], "block": dims(t["block"]), "smem": t["dynamic_smem_bytes"],
-                "target": t["target"], "occupancy": t["occupancy_percent"],
+                "target": t["target"], "occupancy": t.get("occupancy_percent", -1),
                 "registers": t["registers_per_thread"], "static_smem": t["static_smem_bytes"],
-                "blocks_per_sm": t["blocks_per_sm"],
+                "blocks_per_sm": t.get("blocks_per_sm"), "barriers": t.get("barriers", 0),
+                "opt_in": t.get("max_dynamic_smem_bytes"),
             } for t in w.get("targets") or []]
             findings = sorted({f.get("lint", "?") for f in w.get("findings") or []})
             out.append({"lang": lang, "at": w["location"], "rows": rows, "kernel": w.get("kernel"),
@@ -312,13 +350,13 @@ def engine_answers(binary: Path, rows: list[dict], resources: dict) -> list[str 
     for k, plain in zip(kernels, demangle([k["name"] for k in kernels])):
         for n in (k["name"], plain, without_parameters(plain)):
             index.setdefault((canonical_kernel(n), k["arch"]), []).append(k)
-    lines = ["arch\tblock_size\tregisters_per_thread\tstatic_smem\tdynamic_smem"]
+    lines = ["arch\tblock_size\tregisters_per_thread\tstatic_smem\tdynamic_smem\tbarriers\tmax_dynamic_smem"]
     problems: list[str | None] = []
     for r in rows:
         found = index.get((canonical_kernel(r["kernel"]), r["target"]), [])
         if not found:
             problems.append("not in resources")
-            lines.append(f"{r['target']}\t32\t32\t0\t0")
+            lines.append(f"{r['target']}\t32\t32\t0\t0\t0\t")
             continue
         # One name in several modules (a header's kernel in each file that includes it):
         # the row's resources must be one of theirs.
@@ -330,21 +368,31 @@ def engine_answers(binary: Path, rows: list[dict], resources: dict) -> list[str 
         else:
             problems.append(None)
         b = r["block"]
+        # The row's opt-in is the launch's (the code's cudaFuncSetAttribute), as the report read it.
         lines.append(f"{r['target']}\t{b[0] * b[1] * b[2]}\t{k['registers_per_thread']}\t"
-                     f"{k['static_smem_bytes']}\t{r['smem']}")
+                     f"{k['static_smem_bytes']}\t{r['smem']}\t{k['barriers']}\t{r['opt_in'] or ''}")
     if not rows:
         return []
-    out = subprocess.run([str(binary), "occupancy", "batch"], input="\n".join(lines) + "\n",
-                         capture_output=True, text=True).stdout.splitlines()
-    header = out[0].split("\t")
-    for i, (r, line) in enumerate(zip(rows, out[1:])):
-        cols = dict(zip(header, line.split("\t")))
+    # batch reads an absent max_dynamic_smem as "not opted in": rows without an opt-in go
+    # in a table without that column.
+    answers: list[dict] = [{} for _ in rows]
+    for opted in (False, True):
+        picked = [i for i, r in enumerate(rows) if bool(r["opt_in"]) == opted]
+        if not picked:
+            continue
+        cut = (lambda l: l) if opted else (lambda l: l.rsplit("\t", 1)[0])
+        table = [cut(lines[0])] + [cut(lines[i + 1]) for i in picked]
+        out = subprocess.run([str(binary), "occupancy", "batch"], input="\n".join(table) + "\n",
+                             capture_output=True, text=True).stdout.splitlines()
+        header = out[0].split("\t")
+        for i, line in zip(picked, out[1:]):
+            answers[i] = dict(zip(header, line.split("\t")))
+    for i, (r, cols) in enumerate(zip(rows, answers)):
         if problems[i] is None and cols.get("occupancy"):
             engine = float(cols["occupancy"].rstrip("%")) * (1 if "%" in cols["occupancy"] else 100)
             if abs(engine - r["occupancy"]) > 0.01:
                 problems[i] = f"engine says {engine}%, the row {r['occupancy']}%"
     return problems
-
 
 
 def crate_state(binary: Path, name: str, root: Path) -> tuple[dict, dict]:
@@ -384,7 +432,8 @@ def crate_state(binary: Path, name: str, root: Path) -> tuple[dict, dict]:
         es = by_site.get(at, [])
         review = sites.get(at)
         rows = [r for e in es for r in e["rows"]]
-        reasons = sorted({short_reason(r) for e in es for r in e["not_checked"]})
+        reasons = sorted({short_reason(r).replace(str(root), "<package>").replace(str(ROOT), "<repo>")
+                          for e in es for r in e["not_checked"]})
         if not es:
             status = "missing"
         elif rows and reasons:
@@ -572,8 +621,16 @@ def cmd_realcode() -> None:
     details = []
     summary = ["", "| crate | rows right | unverified | wrong | wrong numbers | findings by lint | time | peak memory |",
                "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |"]
+    status_totals: dict = {}
+    row_totals: dict = {}
+    wrong_numbers = 0
     for name, spec in CRATES["crates"].items():
         record, f = crate_state(binary, name, roots[name])
+        for key, n in f["status"].items():
+            status_totals[key] = status_totals.get(key, 0) + n
+        for key, n in f["rows"].items():
+            row_totals[key] = row_totals.get(key, 0) + n
+        wrong_numbers += f["number_problems"]
         for lang in sorted(f["by_lang"]):
             n = f["by_lang"][lang]
             st = lambda s: f["status"].get((lang, s), 0)
@@ -596,7 +653,18 @@ def cmd_realcode() -> None:
             details += [f"- {n} x {reason.replace('|', '/')}" for reason, n in sorted(reasons.items(), key=lambda x: -x[1])[:12]]
         if spec.get("no_resources"):
             details += ["", f"{name}: no resources: {spec['no_resources']}."]
-    text = "\n".join(lines + summary + ["", "## Why sites have no numbers"] + details) + "\n"
+    totals = ["", "In all:", ""]
+    for lang, label in (("rust", "Rust"), ("cuda", "CUDA C++")):
+        sites = sum(n for (l, _), n in status_totals.items() if l == lang)
+        numbers = status_totals.get((lang, "numbers"), 0)
+        listed = sites - status_totals.get((lang, "missing"), 0)
+        totals.append(f"- {label}: {sites} launch sites, {listed} listed by the report, {numbers} with "
+                      f"numbers on every path ({100 * numbers / max(sites, 1):.0f}%), "
+                      f"{status_totals.get((lang, 'partial'), 0)} on some paths.")
+    totals.append(f"- Rows: {row_totals.get('match', 0)} right, {row_totals.get('unverified', 0)} "
+                  f"unverified, {row_totals.get('wrong', 0)} on launches no path makes; "
+                  f"{wrong_numbers} wrong numbers.")
+    text = "\n".join(lines + summary + totals + ["", "## Why sites have no numbers"] + details) + "\n"
     (ROOT / "docs" / "REALCODE.md").write_text(text)
     print("wrote docs/REALCODE.md")
 
@@ -616,6 +684,10 @@ def main(argv: list[str]) -> None:
         cmd_sample()
     elif cmd == "realcode":
         cmd_realcode()
+    elif cmd == "compile-offline":
+        cmd_compile_offline(rest)
+    elif cmd == "finish":
+        cmd_finish(rest)
     elif cmd == "manifest":
         cmd_resources(rest, manifest_only=True)
     elif cmd == "compile":

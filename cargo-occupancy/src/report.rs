@@ -1329,6 +1329,10 @@ impl Wrapper {
                             "dynamic_smem_bytes": t.launch.dynamic_smem_bytes,
                             "registers_per_thread": t.kernel.registers_per_thread,
                             "static_smem_bytes": t.kernel.static_smem_bytes,
+                            "barriers": t.kernel.barriers,
+                            // The opt-in (cudaFuncAttributeMaxDynamicSharedMemorySize), bytes;
+                            // null: the default 48 KiB limit.
+                            "max_dynamic_smem_bytes": t.kernel.max_dynamic_smem_bytes,
                             "cubin": resources.map(|r| r.arch.to_string()),
                         });
                         match &t.occupancy {
