@@ -699,7 +699,13 @@ impl Crate<'_, '_> {
         let Some(last) = path.path.segments.last().map(|s| s.ident.to_string()) else {
             return Name::Unknown("a call without a name".to_owned());
         };
-        let helpers: Vec<&Func> = self.funcs.iter().filter(|g| g.name == last).collect();
+        let mut helpers: Vec<&Func> = self.funcs.iter().filter(|g| g.name == last).collect();
+        // A bare name resolves in the caller's module first: a function of the caller's own
+        // file is the one called (candle-core's `kernel_name` beside another backend's).
+        if path.path.segments.len() == 1 && helpers.iter().filter(|g| g.file == f.file).count() == 1
+        {
+            helpers.retain(|g| g.file == f.file);
+        }
         let [helper] = helpers.as_slice() else {
             return Name::Unknown(format!("`{last}` is not a function of the crate read"));
         };
@@ -767,7 +773,11 @@ impl Crate<'_, '_> {
                 value_of(&e)
             }),
         });
-        if out.contains('*') {
+        if out.starts_with('*') {
+            // No literal stem (`format!("{root}_{dtype}")` with `root` unknown): the glob
+            // would take every kernel of the manifest, a family no path makes.
+            Name::Unknown(format!("its stem is a run-time value (`{out}`)"))
+        } else if out.contains('*') {
             Name::Glob(out)
         } else {
             Name::Literal(out)
@@ -1511,5 +1521,48 @@ mod tests {
         ]
         .map(|(l, f, c)| (l.to_owned(), f.to_owned(), c.to_owned()));
         assert_eq!(found, expected);
+    }
+
+    /// candle-core's backends each define a `kernel_name`: the CUDA backend's at the top of its
+    /// file, the Metal one's inside a function of another file. A bare call resolves to the
+    /// caller's file; a name whose stem itself is a run-time value is no family of the
+    /// manifest's every kernel.
+    #[test]
+    fn a_helper_of_the_callers_file_names_the_kernel_and_a_stemless_name_is_unknown() {
+        let found = launches(&[
+            (
+                "src/cuda_backend.rs",
+                r#"
+                pub fn kernel_name<T: WithDType>(root: &str) -> String { format!("{root}_{}", T::DTYPE) }
+                pub fn affine<T: WithDType>(dev: &Dev, n: u32) -> Result<()> {
+                    let func = dev.get_or_load_func(&kernel_name::<T>("affine"), kernels::AFFINE)?;
+                    unsafe { dev.stream.launch_builder(&func).launch(LaunchConfig::for_num_elems(n)) }?;
+                    Ok(())
+                }
+                pub fn reduce<T: WithDType>(dev: &Dev, n: u32, op: &str) -> Result<()> {
+                    let func = dev.get_or_load_func(&kernel_name::<T>(op_name(op)), kernels::REDUCE)?;
+                    unsafe { dev.stream.launch_builder(&func).launch(LaunchConfig::for_num_elems(n)) }?;
+                    Ok(())
+                }
+                "#,
+            ),
+            (
+                "src/metal_backend.rs",
+                r#"
+                pub fn encode() { fn kernel_name(op: &str, suffix: &str) -> String { format!("{op}{suffix}") } }
+                "#,
+            ),
+        ]);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(
+            found[0].2,
+            "#[occupancy::check(kernel = \"affine_*\")] at line 3"
+        );
+        assert!(
+            found[1].2.starts_with("unread: ")
+                && found[1].2.contains("its stem is a run-time value (`*_*`)"),
+            "{:?}",
+            found[1]
+        );
     }
 }
