@@ -1110,7 +1110,9 @@ impl Lowering {
                 if p.by_ref.is_none()
                     && p.mutability.is_none()
                     && p.subpat.is_none()
-                    && p.ident.to_string().starts_with(|c: char| c.is_ascii_uppercase()) =>
+                    && p.ident
+                        .to_string()
+                        .starts_with(|c: char| c.is_ascii_uppercase()) =>
             {
                 Pat::Path(path(&syn::Path::from(p.ident.clone()), d))
             }
