@@ -182,6 +182,9 @@ enum Name {
     Literal(String),
     /// `affine_*`.
     Glob(String),
+    /// One of these names: an associated constant each impl gives its own value
+    /// (`Self::FNS[1]`, `K::FWD_FN_NAME`).
+    Set(Vec<String>),
     /// The function's parameter at this index.
     Param(usize),
     /// Not known, and why.
@@ -193,6 +196,7 @@ pub(crate) fn find(files: &[File<'_>]) -> Vec<Launch> {
     let mut funcs = Vec::new();
     let mut macros = Vec::new();
     let mut consts: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut assoc: Vec<AssocConst> = Vec::new();
     for (index, file) in files.iter().enumerate() {
         let mut collect = Collect {
             file: index,
@@ -203,6 +207,7 @@ pub(crate) fn find(files: &[File<'_>]) -> Vec<Launch> {
             funcs: &mut funcs,
             macros: &mut macros,
             consts: &mut consts,
+            assoc: &mut assoc,
         };
         collect.visit_file(file.syntax);
     }
@@ -210,6 +215,7 @@ pub(crate) fn find(files: &[File<'_>]) -> Vec<Launch> {
         files,
         funcs: &funcs,
         consts: &consts,
+        assoc: &assoc,
     };
     let mut out = Vec::new();
     for (i, f) in funcs.iter().enumerate() {
@@ -256,6 +262,7 @@ struct Crate<'c, 'a> {
     files: &'c [File<'a>],
     funcs: &'c [Func],
     consts: &'c BTreeMap<String, Vec<String>>,
+    assoc: &'c [AssocConst],
 }
 
 impl Crate<'_, '_> {
@@ -662,8 +669,11 @@ impl Crate<'_, '_> {
             syn::Expr::Path(p) => {
                 let Some(name) = p.path.get_ident().map(ToString::to_string) else {
                     let last = p.path.segments.last().map(|s| s.ident.to_string());
-                    return match last.and_then(|l| self.str_const(&l)) {
-                        Some(value) => Name::Literal(value),
+                    if let Some(value) = last.as_deref().and_then(|l| self.str_const(l)) {
+                        return Name::Literal(value);
+                    }
+                    return match self.assoc_values(f, &p.path, None) {
+                        Some(set) => Name::Set(set),
                         None => Name::Unknown(format!("`{}` is not read", text(expr))),
                     };
                 };
@@ -679,8 +689,61 @@ impl Crate<'_, '_> {
                 }
             }
             syn::Expr::Call(c) => self.helper_name(f, c, depth),
+            // `Self::FNS[1]`: element 1 of each impl's array.
+            syn::Expr::Index(ix) => {
+                let index = match strip(&ix.index) {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(i),
+                        ..
+                    }) => i.base10_parse::<usize>().ok(),
+                    _ => None,
+                };
+                match (strip(&ix.expr), index) {
+                    (syn::Expr::Path(p), Some(i)) => match self.assoc_values(f, &p.path, Some(i)) {
+                        Some(set) => Name::Set(set),
+                        None => Name::Unknown(format!("`{}` is not read", text(expr))),
+                    },
+                    _ => {
+                        Name::Unknown(format!("`{}` is not a name the report follows", text(expr)))
+                    }
+                }
+            }
             _ => Name::Unknown(format!("`{}` is not a name the report follows", text(expr))),
         }
+    }
+
+    /// `Self::X` / `K::X` (element `index` of it, for an array): the values every impl of the
+    /// crate gives the associated constant `X` (of the caller's file for `Self`, whose impls
+    /// for its type are there in the crates read). `None` when no impl gives it a string.
+    fn assoc_values(
+        &self,
+        f: &Func,
+        path: &syn::Path,
+        index: Option<usize>,
+    ) -> Option<Vec<String>> {
+        let [ty, name] = [path.segments.first()?, path.segments.last()?];
+        if path.segments.len() != 2 {
+            return None;
+        }
+        let own_file = ty.ident == "Self";
+        let mut values: Vec<String> = Vec::new();
+        for c in self
+            .assoc
+            .iter()
+            .filter(|c| c.name == name.ident.to_string())
+        {
+            if own_file && c.file != f.file || c.array != index.is_some() {
+                continue;
+            }
+            let v = match index {
+                Some(i) => c.values.get(i)?,
+                None => c.values.first()?,
+            };
+            if !values.contains(v) {
+                values.push(v.clone());
+            }
+        }
+        (!values.is_empty()).then_some(values)
     }
 
     /// A `&str` constant of the crate defined once.
@@ -797,6 +860,13 @@ fn key(names: &[Name], f: &Func) -> Result<(String, Option<String>), String> {
                     written.push(s.clone());
                 }
             }
+            Name::Set(set) => {
+                for s in set {
+                    if !written.contains(s) {
+                        written.push(s.clone());
+                    }
+                }
+            }
             Name::Param(p) => {
                 return Err(format!(
                     "the kernel is the parameter `{}`, named by the callers",
@@ -893,6 +963,7 @@ pub(crate) fn attributes_in_macros(file: &syn::File) -> Vec<(usize, String)> {
     let mut macros = Vec::new();
     let mut funcs = Vec::new();
     let mut consts = BTreeMap::new();
+    let mut assoc = Vec::new();
     let mut collect = Collect {
         file: 0,
         shown: "",
@@ -902,6 +973,7 @@ pub(crate) fn attributes_in_macros(file: &syn::File) -> Vec<(usize, String)> {
         funcs: &mut funcs,
         macros: &mut macros,
         consts: &mut consts,
+        assoc: &mut assoc,
     };
     collect.visit_file(file);
     macros
@@ -910,7 +982,7 @@ pub(crate) fn attributes_in_macros(file: &syn::File) -> Vec<(usize, String)> {
         .collect()
 }
 
-/// Walks a file: its functions, `&str` constants and macros.
+/// Walks a file: its functions, `&str` constants (associated ones too) and macros.
 struct Collect<'x> {
     file: usize,
     shown: &'x str,
@@ -921,6 +993,17 @@ struct Collect<'x> {
     funcs: &'x mut Vec<Func>,
     macros: &'x mut Vec<MacroDef>,
     consts: &'x mut BTreeMap<String, Vec<String>>,
+    assoc: &'x mut Vec<AssocConst>,
+}
+
+/// A string, or an array of strings, an impl gives an associated constant:
+/// `const FNS: &'static [&'static str] = &["unfold_f32", ..]` in `impl HasCudaKernel<f32>`.
+struct AssocConst {
+    file: usize,
+    name: String,
+    /// One element for a `&str` constant.
+    values: Vec<String>,
+    array: bool,
 }
 
 impl Collect<'_> {
@@ -1091,6 +1174,39 @@ impl<'ast> Visit<'ast> for Collect<'_> {
             let outer = this.impl_ty.replace(t.ident.to_string());
             syn::visit::visit_item_trait(this, t);
             this.impl_ty = outer;
+        });
+    }
+    fn visit_impl_item_const(&mut self, c: &'ast syn::ImplItemConst) {
+        let (values, array) = match strip(&c.expr) {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => (vec![s.value()], false),
+            // `&[..]` (strip takes the reference off).
+            syn::Expr::Array(a) => {
+                let values: Option<Vec<String>> = a
+                    .elems
+                    .iter()
+                    .map(|e| match strip(e) {
+                        syn::Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Str(s),
+                            ..
+                        }) => Some(s.value()),
+                        _ => None,
+                    })
+                    .collect();
+                match values {
+                    Some(v) => (v, true),
+                    None => return,
+                }
+            }
+            _ => return,
+        };
+        self.assoc.push(AssocConst {
+            file: self.file,
+            name: c.ident.to_string(),
+            values,
+            array,
         });
     }
     fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
@@ -1563,6 +1679,54 @@ mod tests {
                 && found[1].2.contains("its stem is a run-time value (`*_*`)"),
             "{:?}",
             found[1]
+        );
+    }
+
+    /// dfdx's style: each impl of a file's trait gives the names as associated constants, a
+    /// string or an array indexed at the launch; a generic op's constant (`K::FWD`) is any
+    /// impl's of the crate.
+    #[test]
+    fn associated_constants_name_the_kernels_of_every_impl() {
+        let found = launches(&[
+            (
+                "src/conv.rs",
+                r#"
+                trait HasKernel<E> { const FNS: &'static [&'static str]; }
+                impl HasKernel<f32> for Cuda { const FNS: &'static [&'static str] = &["unfold_f32", "transpose_f32"]; }
+                impl HasKernel<f64> for Cuda { const FNS: &'static [&'static str] = &["unfold_f64", "transpose_f64"]; }
+                impl<E> ConvKernel<E> for Cuda where Self: HasKernel<E> {
+                    fn transpose(&self, n: u32) -> Result<()> {
+                        let f = self.dev.get_func("conv", Self::FNS[1]).unwrap();
+                        unsafe { f.launch(launch_cfg::<128>(n), (n,)) }?;
+                        Ok(())
+                    }
+                }
+                pub fn launch_cfg<const T: u32>(n: u32) -> LaunchConfig {
+                    LaunchConfig { grid_dim: (n.div_ceil(T), 1, 1), block_dim: (T, 1, 1), shared_mem_bytes: 0 }
+                }
+                "#,
+            ),
+            (
+                "src/unary.rs",
+                r#"
+                impl UnaryKernel for Relu { const FWD: &'static str = "relu_fwd_f32"; }
+                impl UnaryKernel for Abs { const FWD: &'static str = "abs_fwd_f32"; }
+                pub fn forward<K: UnaryKernel>(dev: &Dev, n: u32) -> Result<()> {
+                    let f = dev.get_func("unary", K::FWD).unwrap();
+                    unsafe { f.launch(LaunchConfig::for_num_elems(n), (n,)) }?;
+                    Ok(())
+                }
+                "#,
+            ),
+        ]);
+        let checks: Vec<&str> = found.iter().map(|(_, _, c)| c.as_str()).collect();
+        assert_eq!(
+            checks,
+            [
+                "#[occupancy::check(kernel = [\"transpose_f32\", \"transpose_f64\"])] at line 6",
+                "#[occupancy::check(kernel = [\"abs_fwd_f32\", \"relu_fwd_f32\"])] at line 4",
+            ],
+            "{found:?}"
         );
     }
 }
