@@ -1480,6 +1480,8 @@ impl<'t, 's> Interp<'t, 's> {
                 .collect();
         }
         // Anything else (`CUDA_CHECK(...)` from a header not read): what its arguments do.
+        let mut p = p;
+        self.forget_written(e, &mut p, 0);
         let mut paths = vec![p];
         for a in args {
             paths = paths
@@ -1488,6 +1490,49 @@ impl<'t, 's> Interp<'t, 's> {
                 .collect();
         }
         paths
+    }
+
+    /// A variable whose address a call the reader does not follow takes
+    /// (`cudaDeviceGetAttribute(&max_smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)`,
+    /// inside `CHECK(..)` too) may be written by it: from here on it is known only at run
+    /// time, never the value it was initialised with (marlin's repack launch was read with
+    /// the `0` it starts as, where it asks the device for its whole opt-in shared memory).
+    fn forget_written<'a>(&mut self, call: At<'a>, p: &mut Path, depth: usize)
+    where
+        't: 'a,
+    {
+        if depth > 8 {
+            return;
+        }
+        let callee = call
+            .field(Field::Function)
+            .map_or("", |f| f.text())
+            .to_owned();
+        for a in call
+            .field(Field::Arguments)
+            .map(|a| a.children())
+            .unwrap_or_default()
+        {
+            match a.kind() {
+                "pointer_expression"
+                    if a.field(Field::Operator).is_some_and(|o| o.text() == "&")
+                        || a.text().starts_with('&') =>
+                {
+                    if let Some(target) = a.field(Field::Argument)
+                        && target.kind() == "identifier"
+                    {
+                        let why = format!(
+                            "`{}` is written by `{}(..)`, known only at run time",
+                            target.text(),
+                            clip(&callee, 40)
+                        );
+                        self.store(target, Val::unknown(why), p);
+                    }
+                }
+                "call_expression" => self.forget_written(a, p, depth + 1),
+                _ => {}
+            }
+        }
     }
 
     /// The effects of the launches and opt-ins inside an expression evaluated for its

@@ -993,3 +993,44 @@ struct L {{ static void run(float* x, int n, cudaStream_t s) {{ k<<<n, kB, 0, s>
         known => panic!("{known:?}"),
     }
 }
+
+/// A variable whose address goes to a call the reader does not follow may be written by
+/// it: marlin's repack launch starts `max_shared_mem` at 0, asks the device for its opt-in
+/// shared memory into it and launches with that; it was read as 0 B. The value is now run
+/// time from the call on, inside a `CHECK(..)` macro too, and a variable only read by
+/// such a call keeps its value.
+#[test]
+fn a_variable_a_call_may_write_through_its_address_is_run_time_after_it() {
+    let src = format!(
+        r#"{KERNELS}
+extern "C" void run(float* x, int n, cudaStream_t s) {{
+  int smem = 0;
+  cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0);
+  k<<<n, 256, smem, s>>>(x, n);
+  int block = 128;
+  CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&n, &block, k, 0, 0));
+  k<<<n, block, 0, s>>>(x, n);
+  int kept = 64;
+  log_value(kept);
+  k<<<n, kept, 0, s>>>(x, n);
+}}
+"#
+    );
+    let got = one(&[("src/cuda/a.cu", &src)]);
+    assert_eq!(got.len(), 3, "{got:#?}");
+    assert!(
+        got[0].starts_with("8: k grid ? block 256 smem ?"),
+        "{got:#?}"
+    );
+    assert!(
+        got[1].starts_with("11: k grid ? block ? smem 0 B"),
+        "{got:#?}"
+    );
+    assert_eq!(got[2], "14: k grid ? block 64 smem 0 B");
+    let (_dir, r) = read(&[("src/cuda/a.cu", &src)]);
+    let why = format!("{:?}", launch(&r, 8).paths[0]);
+    assert!(
+        why.contains("`smem` is written by `cudaDeviceGetAttribute(..)`"),
+        "{why}"
+    );
+}
