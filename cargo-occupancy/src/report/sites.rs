@@ -727,11 +727,7 @@ impl Crate<'_, '_> {
         }
         let own_file = ty.ident == "Self";
         let mut values: Vec<String> = Vec::new();
-        for c in self
-            .assoc
-            .iter()
-            .filter(|c| c.name == name.ident.to_string())
-        {
+        for c in self.assoc.iter().filter(|c| name.ident == c.name) {
             if own_file && c.file != f.file || c.array != index.is_some() {
                 continue;
             }
