@@ -500,6 +500,32 @@ pub(crate) enum Pat {
     Opaque(Vec<String>),
 }
 
+/// A pattern that must match (`let` without `else`, `for`, a closure's parameters): its
+/// capitalised names are bindings again (`let BLOCK = 64;` shadows a constant `BLOCK` as the
+/// reader reads it), where [`Lowering::pat`] reads them as variants or constants.
+fn irrefutable(pat: Pat) -> Pat {
+    match pat {
+        Pat::Path(p)
+            if !p.leading_colon && p.segments.len() == 1 && p.segments[0].args.is_empty() =>
+        {
+            Pat::Bind(p.segments[0].ident.clone(), None)
+        }
+        Pat::Tuple(items) => Pat::Tuple(items.into_iter().map(irrefutable).collect()),
+        Pat::TupleStruct(p, items) => {
+            Pat::TupleStruct(p, items.into_iter().map(irrefutable).collect())
+        }
+        Pat::Struct(p, fields) => Pat::Struct(
+            p,
+            fields
+                .into_iter()
+                .map(|(n, f)| (n, irrefutable(f)))
+                .collect(),
+        ),
+        Pat::Bind(name, Some(sub)) => Pat::Bind(name, Some(Box::new(irrefutable(*sub)))),
+        other => other,
+    }
+}
+
 /// The deepest tree lowered; deeper is opaque.
 pub(crate) const MAX_DEPTH: usize = 256;
 
@@ -809,7 +835,7 @@ impl Lowering {
             }
             syn::Expr::ForLoop(f) => {
                 let at = self.at_span(f.for_token.span);
-                let pat = self.pat(&f.pat, d);
+                let pat = irrefutable(self.pat(&f.pat, d));
                 let iter = self.expr(&f.expr, d);
                 let body = self.block(&f.body, d);
                 Expr::Loop(Box::new(Loop {
@@ -827,7 +853,10 @@ impl Lowering {
             syn::Expr::Try(t) => Expr::Try(self.boxed(&t.expr, d)),
             syn::Expr::Reference(r) => Expr::Ref(self.boxed(&r.expr, d), r.mutability.is_some()),
             syn::Expr::Closure(c) => Expr::Closure(
-                c.inputs.iter().map(|p| self.pat(p, d)).collect(),
+                c.inputs
+                    .iter()
+                    .map(|p| irrefutable(self.pat(p, d)))
+                    .collect(),
                 self.boxed(&c.body, d),
             ),
             syn::Expr::Macro(m) => self.mac(&m.mac, d),
@@ -922,6 +951,11 @@ impl Lowering {
                 syn::Stmt::Local(local) => {
                     let at = self.at_span(local.let_token.span);
                     let pat = self.pat(&local.pat, d);
+                    // Without `else`, a `let` must match: its names bind, whatever their case.
+                    let pat = match local.init.as_ref().and_then(|i| i.diverge.as_ref()) {
+                        Some(_) => pat,
+                        None => irrefutable(pat),
+                    };
                     let init = local.init.as_ref().map(|init| self.expr(&init.expr, d));
                     let otherwise = local
                         .init
