@@ -378,6 +378,77 @@ pub fn named_at_run_time<T: Name>(m: &Module, s: &Stream, n: u32) {
     assert_eq!(kernels(&spec), [(None, 1024)]);
 }
 
+/// A crate's own loader (`dev.get_or_load_func(name, &MODULE)`), its function's own
+/// builder (`func.builder()`) and a name a `match` arm binds with the block, or fills into a
+/// `format!`: each path launches its own kernel with its own block, never another arm's.
+#[test]
+fn a_name_bound_by_an_arm_and_loaded_by_the_crates_loader_is_that_paths_kernel() {
+    let dir = crate_with(
+        "loader",
+        "pub struct Dev;
+pub struct Module;
+pub const QUANTIZED: Module = Module;
+impl Dev { pub fn get_or_load_func(&self, _: &str, _: &Module) -> Result<Func, ()> { Ok(Func) } }
+pub struct Func;
+impl Func { pub fn builder(&self) -> Builder { Builder } }
+pub struct Builder;
+impl Builder { pub fn arg(&mut self, _: &u32) {} pub fn launch(self, _: LaunchConfig) -> Result<(), ()> { Ok(()) } }
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn dequantize(dev: &Dev, dtype: DType, n: u32) -> Result<(), ()> {
+    let (kernel_name, block_dim) = match dtype {
+        DType::F16 => (\"dequantize_block_f16\", 32),
+        DType::F32 => (\"dequantize_block_f32\", 64),
+        _ => return Err(()),
+    };
+    let func = dev.get_or_load_func(kernel_name, &QUANTIZED)?;
+    let cfg = LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block_dim as u32, 1, 1), shared_mem_bytes: 0 };
+    let mut builder = func.builder();
+    builder.arg(&n);
+    builder.launch(cfg)?;
+    Ok(())
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn mat_vec(dev: &Dev, dtype: DType, b_size: usize, n: u32) -> Result<(), ()> {
+    let kernel_name = match dtype {
+        DType::F16 => \"mat_vec_f16_\",
+        _ => \"mat_vec_f32_\",
+    };
+    let (kernel_name, warps) = match dtype {
+        DType::F16 => (format!(\"{kernel_name}{}\", 2), 4),
+        _ => (format!(\"{kernel_name}{b_size}\"), 2),
+    };
+    let func = dev.get_or_load_func(&kernel_name, &QUANTIZED)?;
+    let cfg = LaunchConfig { grid_dim: (n, 1, 1), block_dim: (32, warps, 1), shared_mem_bytes: 0 };
+    func.builder().launch(cfg)?;
+    Ok(())
+}
+",
+    );
+    let spec = ok(&dir, "dequantize");
+    assert_eq!(
+        kernels(&spec),
+        [
+            (Some("dequantize_block_f16".to_owned()), 32),
+            (Some("dequantize_block_f32".to_owned()), 64)
+        ]
+    );
+    let spec = ok(&dir, "mat_vec");
+    let picked: Vec<(Option<String>, u32)> = spec
+        .plans
+        .iter()
+        .map(|p| (p.kernel.clone(), p.block[1].literal().unwrap_or(0)))
+        .collect();
+    assert_eq!(
+        picked,
+        [
+            (Some("mat_vec_f16_2".to_owned()), 4),
+            (Some("mat_vec_f32_*".to_owned()), 2)
+        ]
+    );
+}
+
 #[test]
 fn the_notes_say_which_values_were_checked() {
     let dir = crate_with(

@@ -914,19 +914,53 @@ impl<'r> Interp<'r> {
             Expr::Try(inner) => self.eval(inner, path, expected),
             Expr::Ref(inner, mutable) => self.eval_ref(inner, *mutable, path, expected),
             Expr::Closure(params, body) => self.eval_closure(params, body, path),
-            Expr::Format(glob, at) => {
+            Expr::Format(glob, at, args) => {
                 self.kernel_pattern.get_or_insert((glob.clone(), *at));
-                let kernel = Kernel {
-                    name: glob.clone(),
-                    glob: true,
-                    at: *at,
-                };
-                vec![(path, Val::Kernel(kernel))]
+                self.eval_format(args, *at, path)
             }
             Expr::Assert(cond) => self.eval_assert(cond, path),
             Expr::CustLaunch(c) => self.eval_cust(c, path),
             Expr::Opaque(why) => vec![(path, unknown(why.as_str()))],
         }
+    }
+
+    /// A `format!` on each path: the kernel name it makes, each placeholder whose argument
+    /// the path knows (a string, an integer) filled in, the others `*` (a glob).
+    fn eval_format(&mut self, args: &ir::FormatArgs, at: At, path: Path) -> Outs {
+        let mut operands: Vec<(&Expr, Option<IntTy>)> =
+            args.positional.iter().map(|e| (e, None)).collect();
+        operands.extend(args.named.iter().map(|(_, e)| (e, None)));
+        let mut outs = Vec::new();
+        for (path, vals) in self.sequence(&operands, path) {
+            if !path.normal() {
+                outs.push((path, unknown("")));
+                continue;
+            }
+            let text = |v: Option<&Val>| match v.map(|v| path.view(v.clone())) {
+                Some(Val::Str(s)) => Some(s),
+                Some(Val::Int(i)) => i.value().map(|v| v.to_string()),
+                _ => None,
+            };
+            let positional = args.positional.len();
+            let name = ir::fill_format(&args.text, |p| match p {
+                ir::Placeholder::Next(i) | ir::Placeholder::Position(i) if i < positional => {
+                    text(vals.get(i))
+                }
+                ir::Placeholder::Named(n) => args
+                    .named
+                    .iter()
+                    .position(|(m, _)| m == n)
+                    .and_then(|i| text(vals.get(positional + i))),
+                _ => None,
+            });
+            let kernel = Kernel {
+                glob: crate::artifact::is_glob(&name),
+                name,
+                at,
+            };
+            outs.push((path, Val::Kernel(kernel)));
+        }
+        outs
     }
 
     fn eval_unary(&mut self, neg: bool, inner: &Expr, path: Path, expected: Option<IntTy>) -> Outs {
@@ -1812,8 +1846,16 @@ impl<'r> Interp<'r> {
             let recv = vals[0].clone();
             let args = &vals[1..];
             let v = match name {
-                "load_function" | "get_function" | "get_func" => {
-                    let index = usize::from(name == "get_func");
+                loader if is_loader(loader) => {
+                    // `get_func(module, name)`; else the argument that names a kernel
+                    // (`get_or_load_func(name, &MODULE)`).
+                    let index = if name == "get_func" {
+                        1
+                    } else {
+                        args.iter()
+                            .position(|a| matches!(a, Val::Str(_) | Val::Kernel(_)))
+                            .unwrap_or(0)
+                    };
                     match args.get(index) {
                         Some(Val::Str(s)) => {
                             let kat = match self.arg_at(&operands, index + 1) {
@@ -1831,6 +1873,12 @@ impl<'r> Interp<'r> {
                         _ => unknown(format!("a kernel loaded by `{name}` with a run-time name")),
                     }
                 }
+                // A loaded function's own builder (`func.builder()`, a crate's wrapper of
+                // `launch_builder`).
+                "builder" if matches!(recv, Val::Kernel(_)) => match &recv {
+                    Val::Kernel(k) => Val::Builder(Some(k.clone())),
+                    _ => Val::Builder(None),
+                },
                 "launch_builder" => Val::Builder(match args.first() {
                     Some(Val::Kernel(k)) => Some(k.clone()),
                     _ => None,
@@ -1877,10 +1925,10 @@ impl<'r> Interp<'r> {
         match operands.get(index).map(|(e, _)| *e) {
             Some(Expr::Str(_, at)) => *at,
             Some(Expr::Ref(e, _)) => match &**e {
-                Expr::Str(_, at) | Expr::Format(_, at) => *at,
+                Expr::Str(_, at) | Expr::Format(_, at, _) => *at,
                 _ => At::NONE,
             },
-            Some(Expr::Format(_, at)) => *at,
+            Some(Expr::Format(_, at, _)) => *at,
             _ => At::NONE,
         }
     }
@@ -3314,4 +3362,13 @@ fn same_state(a: &Path, b: &Path) -> bool {
                     p.name == q.name && p.val == q.val && p.pending.is_some() == q.pending.is_some()
                 })
         })
+}
+
+/// A method that loads a kernel by name: cudarc's `load_function`, `get_function`,
+/// `get_func`, and the crates' own loaders named like them (`get_or_load_func`,
+/// `get_or_load_custom_func`, `load_func`): a name starting with `get` or `load` and ending
+/// with `func` or `function`.
+fn is_loader(name: &str) -> bool {
+    (name.starts_with("get") || name.starts_with("load"))
+        && (name.ends_with("func") || name.ends_with("function"))
 }

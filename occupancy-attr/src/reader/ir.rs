@@ -317,6 +317,19 @@ impl PartialEq for At {
     }
 }
 
+/// A `format!`'s string and arguments: each path fills the placeholders whose argument it
+/// knows as a string or an integer (`format!("{name}{b_size}")` with `name` bound by a
+/// `match` arm), the others stay `*`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct FormatArgs {
+    /// The format string as written.
+    pub(crate) text: String,
+    /// The positional arguments, in order.
+    pub(crate) positional: Vec<Expr>,
+    /// `name = expr` arguments, and the names the string captures (`{kernel_name}`).
+    pub(crate) named: Vec<(String, Expr)>,
+}
+
 /// A lowered expression.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Expr {
@@ -360,8 +373,9 @@ pub(crate) enum Expr {
     Ref(Box<Expr>, bool),
     /// `|params| body`.
     Closure(Vec<Pat>, Box<Expr>),
-    /// `format!("affine_{}", ..)`: the kernel name's glob (`affine_*`).
-    Format(String, At),
+    /// `format!("affine_{}", ..)`: the kernel name's glob (`affine_*`), and what each path
+    /// fills it with.
+    Format(String, At, Box<FormatArgs>),
     /// `assert!(condition)`: the paths where it fails stop there.
     Assert(Box<Expr>),
     /// cust's `launch!(module.kernel<<<grid, block, smem, stream>>>(..))`.
@@ -622,6 +636,50 @@ impl Lowering {
         depth: usize,
     ) -> Vec<Expr> {
         es.into_iter().map(|e| self.expr(e, depth + 1)).collect()
+    }
+
+    /// A `format!`'s arguments after its string: positional ones, `name = expr` ones, and the
+    /// names the string captures (`{kernel_name}`) as paths.
+    fn format_args(
+        &mut self,
+        text: String,
+        args: impl Iterator<Item = syn::Expr>,
+        depth: usize,
+    ) -> FormatArgs {
+        let mut positional = Vec::new();
+        let mut named = Vec::new();
+        for a in args {
+            match &a {
+                syn::Expr::Assign(assign) => {
+                    if let syn::Expr::Path(p) = &*assign.left
+                        && let Some(name) = p.path.get_ident()
+                    {
+                        named.push((name.to_string(), self.expr(&assign.right, depth + 1)));
+                    }
+                }
+                _ => positional.push(self.expr(&a, depth + 1)),
+            }
+        }
+        let mut captured = Vec::new();
+        fill_format(&text, |p| {
+            if let Placeholder::Named(name) = p {
+                captured.push(name.to_owned());
+            }
+            None
+        });
+        for name in captured {
+            if named.iter().any(|(n, _)| *n == name) {
+                continue;
+            }
+            if let Ok(path) = syn::parse_str::<syn::Expr>(&name) {
+                named.push((name, self.expr(&path, depth + 1)));
+            }
+        }
+        FormatArgs {
+            text,
+            positional,
+            named,
+        }
     }
 
     fn expr(&mut self, expr: &syn::Expr, depth: usize) -> Expr {
@@ -997,21 +1055,17 @@ impl Lowering {
         type Args = syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>;
         match name.as_str() {
             "format" => {
-                let glob = mac
-                    .parse_body_with(Args::parse_terminated)
-                    .ok()
-                    .and_then(|args| match args.first() {
-                        Some(syn::Expr::Lit(syn::ExprLit {
-                            lit: Lit::Str(s), ..
-                        })) => Some(glob_of_format(&s.value())),
-                        _ => None,
-                    });
-                match glob {
-                    Some(glob) => {
+                let args = mac.parse_body_with(Args::parse_terminated).ok();
+                let mut args = args.into_iter().flatten();
+                match args.next() {
+                    Some(syn::Expr::Lit(syn::ExprLit {
+                        lit: Lit::Str(s), ..
+                    })) => {
                         let at = self.at_of(mac);
-                        Expr::Format(glob, at)
+                        let format = self.format_args(s.value(), args, d);
+                        Expr::Format(glob_of_format(&format.text), at, Box::new(format))
                     }
-                    None => Expr::Opaque("a `format!` without a literal format string".to_owned()),
+                    _ => Expr::Opaque("a `format!` without a literal format string".to_owned()),
                 }
             }
             "matches" => {
@@ -1570,7 +1624,7 @@ fn text_at(expr: &Expr, parent: u8, depth: usize) -> String {
         Expr::Struct(s) => format!("{} {{ .. }}", s.name),
         Expr::Try(e) => format!("{}?", text_at(e, 13, d)),
         Expr::Ref(e, _) => text_at(e, parent, d),
-        Expr::Format(glob, _) => format!("format!({glob:?})"),
+        Expr::Format(glob, ..) => format!("format!({glob:?})"),
         Expr::Opaque(what) => what.clone(),
         _ => "..".to_owned(),
     }
@@ -1684,7 +1738,7 @@ mod tests {
             Expr::Assign(_, Some(Op::Mul), _)
         ));
         assert!(
-            matches!(lowered("format!(\"affine_{}\", T::NAME)"), Expr::Format(g, _) if g == "affine_*")
+            matches!(lowered("format!(\"affine_{}\", T::NAME)"), Expr::Format(g, ..) if g == "affine_*")
         );
     }
 

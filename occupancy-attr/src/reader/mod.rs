@@ -377,7 +377,7 @@ impl<'ast> syn::visit::Visit<'ast> for Loads {
                 ..
             })) => self.kernels.push((s.value(), s.span())),
             Some(syn::Expr::Macro(mac)) if mac.mac.path.is_ident("format") => {
-                if let ir::Expr::Format(glob, _) = ir::lower(&syn::Expr::Macro(mac.clone())) {
+                if let ir::Expr::Format(glob, ..) = ir::lower(&syn::Expr::Macro(mac.clone())) {
                     self.pattern
                         .get_or_insert((glob, syn::spanned::Spanned::span(mac)));
                 }
