@@ -185,6 +185,9 @@ enum Name {
     /// One of these names: an associated constant each impl gives its own value
     /// (`Self::FNS[1]`, `K::FWD_FN_NAME`).
     Set(Vec<String>),
+    /// One of these names, chosen by the path: the arms of a `match` or `if`
+    /// (`let (kernel_name, block_dim) = match dtype { .. }`), each arm's with its own block.
+    Chosen(Vec<String>),
     /// The function's parameter at this index.
     Param(usize),
     /// Not known, and why.
@@ -330,6 +333,7 @@ impl Crate<'_, '_> {
             let check = match self
                 .kernel_of(f, Some(call), 0)
                 .and_then(|names| self.named_by_callers(i, names))
+                .and_then(|names| one_launch_if_chosen(&names, f))
                 .and_then(|names| key(&names, f))
             {
                 Ok((args, kernel_from)) => Check::Attribute {
@@ -708,7 +712,108 @@ impl Crate<'_, '_> {
                     }
                 }
             }
+            syn::Expr::Match(_) | syn::Expr::If(_) | syn::Expr::Block(_) => {
+                self.arms_name(f, expr, None, depth)
+            }
+            syn::Expr::Field(field) => match &field.member {
+                syn::Member::Unnamed(i) => {
+                    self.arms_name(f, &field.base, Some(i.index as usize), depth)
+                }
+                syn::Member::Named(_) => {
+                    Name::Unknown(format!("`{}` is not a name the report follows", text(expr)))
+                }
+            },
             _ => Name::Unknown(format!("`{}` is not a name the report follows", text(expr))),
+        }
+    }
+
+    /// The names the arms of a `match` or `if` (`expr`, through blocks and `let`s) make, or
+    /// element `index` of the tuple each arm makes: the path's own name (arms that return,
+    /// `bail!` or panic make none).
+    fn arms_name(&self, f: &Func, expr: &syn::Expr, index: Option<usize>, depth: usize) -> Name {
+        if depth > MAX_FOLLOW {
+            return Name::Unknown("followed too far".to_owned());
+        }
+        let mut leaves = Vec::new();
+        if !self.leaves(f, expr, depth, &mut leaves) || leaves.is_empty() {
+            return Name::Unknown(format!("`{}` is not a name the report follows", text(expr)));
+        }
+        let mut names: Vec<String> = Vec::new();
+        for leaf in leaves {
+            let picked = match (index, strip(leaf)) {
+                (None, e) => e,
+                (Some(i), syn::Expr::Tuple(t)) => match t.elems.iter().nth(i) {
+                    Some(e) => e,
+                    None => return Name::Unknown(format!("`{}` has no element {i}", text(leaf))),
+                },
+                (Some(_), other) => {
+                    return Name::Unknown(format!(
+                        "`{}` is not a tuple the report reads",
+                        text(other)
+                    ));
+                }
+            };
+            // The leaves are parts of `expr`: no deeper than it.
+            match self.name_of(f, picked, depth) {
+                Name::Literal(n) => names.push(n),
+                Name::Chosen(set) => names.extend(set),
+                other => return other,
+            }
+        }
+        let mut unique = Vec::new();
+        for n in names {
+            if !unique.contains(&n) {
+                unique.push(n);
+            }
+        }
+        Name::Chosen(unique)
+    }
+
+    /// The expressions `expr` can end in: the arms of a `match`, the branches of an `if`,
+    /// a block's tail, a `let`'s value; `false` when one is not read.
+    fn leaves<'e>(
+        &'e self,
+        f: &'e Func,
+        expr: &'e syn::Expr,
+        depth: usize,
+        out: &mut Vec<&'e syn::Expr>,
+    ) -> bool {
+        if depth > MAX_FOLLOW + 8 || out.len() > 256 {
+            return false;
+        }
+        match strip(expr) {
+            syn::Expr::Match(m) => m
+                .arms
+                .iter()
+                .all(|arm| diverges(&arm.body) || self.leaves(f, &arm.body, depth + 1, out)),
+            syn::Expr::If(i) => {
+                let Some((_, other)) = &i.else_branch else {
+                    return false;
+                };
+                let then_ok = match value_of_block(&i.then_branch) {
+                    Some(e) => diverges(e) || self.leaves(f, e, depth + 1, out),
+                    None => block_diverges(&i.then_branch),
+                };
+                then_ok && (diverges(other) || self.leaves(f, other, depth + 1, out))
+            }
+            syn::Expr::Block(b) => match value_of_block(&b.block) {
+                Some(e) => diverges(e) || self.leaves(f, e, depth + 1, out),
+                None => block_diverges(&b.block),
+            },
+            syn::Expr::Path(p) if p.path.get_ident().is_some() => {
+                let name = p.path.segments[0].ident.to_string();
+                match f.scan.lets.get(&name) {
+                    Some(bound) => self.leaves(f, bound, depth + 1, out),
+                    None => {
+                        out.push(expr);
+                        true
+                    }
+                }
+            }
+            other => {
+                out.push(other);
+                true
+            }
         }
     }
 
@@ -812,26 +917,73 @@ impl Crate<'_, '_> {
             return Name::Unknown("a `format!` without a literal format string".to_owned());
         };
         let args: Vec<syn::Expr> = parts.collect();
-        let value_of = |e: &syn::Expr| -> Option<String> {
+        // What each placeholder can be: one name, the names the path's arms choose, or
+        // nothing known (`*`).
+        let values_of = |e: &syn::Expr| -> Option<Vec<String>> {
             if let Some(name) = ident(e)
                 && let Some(v) = env.get(&name)
             {
-                return Some(v.clone());
+                return Some(vec![v.clone()]);
+            }
+            if let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            }) = strip(e)
+            {
+                return Some(vec![i.base10_digits().to_owned()]);
             }
             match self.name_of(f, e, depth + 1) {
-                Name::Literal(v) => Some(v),
+                Name::Literal(v) => Some(vec![v]),
+                Name::Chosen(set) => Some(set),
                 _ => None,
             }
         };
-        let out = occupancy_attr::fill_format(&format.value(), |p| match p {
-            occupancy_attr::Placeholder::Next(i) | occupancy_attr::Placeholder::Position(i) => {
-                args.get(i).and_then(value_of)
-            }
-            occupancy_attr::Placeholder::Named(name) => env.get(name).cloned().or_else(|| {
-                let e: syn::Expr = syn::parse_str(name).ok()?;
-                value_of(&e)
-            }),
+        let mut slots: Vec<Option<Vec<String>>> = Vec::new();
+        occupancy_attr::fill_format(&format.value(), |p| {
+            slots.push(match p {
+                occupancy_attr::Placeholder::Next(i) | occupancy_attr::Placeholder::Position(i) => {
+                    args.get(i).and_then(values_of)
+                }
+                occupancy_attr::Placeholder::Named(name) => {
+                    env.get(name).map(|v| vec![v.clone()]).or_else(|| {
+                        let e: syn::Expr = syn::parse_str(name).ok()?;
+                        values_of(&e)
+                    })
+                }
+            });
+            None
         });
+        // Each combination of the chosen names (a few: an arm's stem and a dtype).
+        let combinations = slots
+            .iter()
+            .flatten()
+            .try_fold(1usize, |n, v| n.checked_mul(v.len().max(1)))
+            .filter(|n| *n <= 64);
+        let Some(combinations) = combinations else {
+            return Name::Unknown("a `format!` of too many chosen names".to_owned());
+        };
+        let mut made: Vec<String> = Vec::new();
+        for mut c in 0..combinations {
+            let mut slot = 0;
+            let name = occupancy_attr::fill_format(&format.value(), |_| {
+                let values = slots.get(slot).cloned().flatten();
+                slot += 1;
+                let values = values.filter(|v| !v.is_empty())?;
+                let pick = values[c % values.len()].clone();
+                c /= values.len();
+                Some(pick)
+            });
+            if !made.contains(&name) {
+                made.push(name);
+            }
+        }
+        let out = match made.as_slice() {
+            [one] => one.clone(),
+            many if many.iter().all(|n| !n.contains('*')) => return Name::Chosen(made),
+            _ => {
+                return Name::Unknown("a `format!` of chosen names and run-time values".to_owned());
+            }
+        };
         if out.starts_with('*') {
             // No literal stem (`format!("{root}_{dtype}")` with `root` unknown): the glob
             // would take every kernel of the manifest, a family no path makes.
@@ -842,6 +994,22 @@ impl Crate<'_, '_> {
             Name::Literal(out)
         }
     }
+}
+
+/// `names`, unless the path chooses among them (`Name::Chosen`) and `f` makes several
+/// launches: the report lists a function's launches as one, so one launch's rows would carry
+/// the kernels the other launches' paths choose.
+fn one_launch_if_chosen(names: &[Name], f: &Func) -> Result<Vec<Name>, String> {
+    let launches = f.scan.calls.len();
+    if launches > 1 && names.iter().any(|n| matches!(n, Name::Chosen(_))) {
+        return Err(format!(
+            "the kernel is chosen with the path, and `{}` makes {launches} launches, which the \
+             report lists as one: annotate the function by hand, or move each launch into a \
+             function of its own",
+            f.name
+        ));
+    }
+    Ok(names.to_vec())
 }
 
 /// The attribute's arguments for `names` (the kernels `f` launches): nothing when the
@@ -856,7 +1024,7 @@ fn key(names: &[Name], f: &Func) -> Result<(String, Option<String>), String> {
                     written.push(s.clone());
                 }
             }
-            Name::Set(set) => {
+            Name::Set(set) | Name::Chosen(set) => {
                 for s in set {
                     if !written.contains(s) {
                         written.push(s.clone());
@@ -1327,6 +1495,19 @@ impl<'ast> Visit<'ast> for Walk<'_> {
             }
             self.scan.lets.insert(name, (*init.expr).clone());
         }
+        // `let (kernel_name, block_dim) = match dtype { .. }`: each name is its element of
+        // the value.
+        if let (syn::Pat::Tuple(t), Some(init)) = (strip_pat(&local.pat), &local.init) {
+            let value = &init.expr;
+            for (i, elem) in t.elems.iter().enumerate() {
+                if let syn::Pat::Ident(p) = strip_pat(elem) {
+                    let index = syn::Index::from(i);
+                    self.scan
+                        .lets
+                        .insert(p.ident.to_string(), syn::parse_quote!((#value).#index));
+                }
+            }
+        }
         syn::visit::visit_local(self, local);
     }
 
@@ -1517,6 +1698,52 @@ fn strip_pat(p: &syn::Pat) -> &syn::Pat {
         syn::Pat::Paren(p) => strip_pat(&p.pat),
         other => other,
     }
+}
+
+/// Whether control never gets past `expr`: `return`, `bail!`, `panic!` and the like.
+fn diverges(expr: &syn::Expr) -> bool {
+    // `Err(..)?`.
+    if let syn::Expr::Try(t) = expr
+        && let syn::Expr::Call(c) = strip(&t.expr)
+        && matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("Err"))
+    {
+        return true;
+    }
+    match strip(expr) {
+        syn::Expr::Return(_) => true,
+        syn::Expr::Macro(m) => diverging_macro(&m.mac),
+        syn::Expr::Block(b) => {
+            value_of_block(&b.block).map_or_else(|| block_diverges(&b.block), diverges)
+        }
+        _ => false,
+    }
+}
+
+/// The expression a block's value is (its tail without a `;`).
+fn value_of_block(block: &syn::Block) -> Option<&syn::Expr> {
+    match block.stmts.last()? {
+        syn::Stmt::Expr(e, None) => Some(e),
+        _ => None,
+    }
+}
+
+/// Whether a block without a tail ends in a `return ..;` or a diverging macro.
+fn block_diverges(block: &syn::Block) -> bool {
+    match block.stmts.last() {
+        Some(syn::Stmt::Expr(e, _)) => diverges(e),
+        Some(syn::Stmt::Macro(m)) => diverging_macro(&m.mac),
+        _ => false,
+    }
+}
+
+/// `bail!`, `panic!`, `unreachable!`, `todo!`, `unimplemented!`.
+fn diverging_macro(mac: &syn::Macro) -> bool {
+    mac.path.segments.last().is_some_and(|s| {
+        matches!(
+            s.ident.to_string().as_str(),
+            "bail" | "panic" | "unreachable" | "todo" | "unimplemented"
+        )
+    })
 }
 
 /// The expression a block ends with, also as `return expr;`.
@@ -1724,5 +1951,74 @@ mod tests {
             ],
             "{found:?}"
         );
+    }
+
+    /// candle's quantized style: a `match` on the dtype binds the name (alone, or with the
+    /// block in a tuple), the crate's loader loads it; arms that `bail!` make no name. Two
+    /// launches in one function whose kernel the path chooses are not one attribute's rows.
+    #[test]
+    fn names_chosen_by_match_arms_are_the_kernels() {
+        let found = launches(&[(
+            "src/quantized.rs",
+            r#"
+                fn get_rows(dev: &Dev, dtype: GgmlDType, n: usize) -> Result<()> {
+                    let (kernel_name, block_dim, strided) = match dtype {
+                        GgmlDType::F32 => ("get_rows_f32", BLOCK, true),
+                        GgmlDType::Q2K => ("get_rows_q2_K", 64, false),
+                        _ => crate::bail!("unsupported dtype {dtype:?}"),
+                    };
+                    let func = dev.get_or_load_func(kernel_name, &kernels::QUANTIZED)?;
+                    let cfg = LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (block_dim as u32, 1, 1), shared_mem_bytes: 0 };
+                    let mut builder = func.builder();
+                    unsafe { builder.launch(cfg) }.w()?;
+                    Ok(())
+                }
+                fn mat_vec(dev: &Dev, dtype: GgmlDType, n: usize) -> Result<()> {
+                    let stem = match dtype {
+                        GgmlDType::Q4_0 => "mat_vec_q4_0_",
+                        GgmlDType::Q8_0 => { "mat_vec_q8_0_" }
+                        GgmlDType::F16 => Err(unsupported())?,
+                        _ => { return Err(unsupported()); }
+                    };
+                    let kernel_name = if n > 1 { format!("{stem}{}", 2) } else { format!("{stem}1") };
+                    let func = dev.get_or_load_func(&kernel_name, &kernels::QUANTIZED)?;
+                    unsafe { func.builder().launch(LaunchConfig::for_num_elems(n as u32)) }.w()?;
+                    Ok(())
+                }
+                fn dequantize(dev: &Dev, dtype: GgmlDType, n: usize) -> Result<()> {
+                    let (kernel_name, is_k) = match dtype {
+                        GgmlDType::Q4_0 => ("dequantize_q4_0", false),
+                        _ => ("dequantize_q2_K", true),
+                    };
+                    let func = dev.get_or_load_func(kernel_name, &kernels::QUANTIZED)?;
+                    let cfg = LaunchConfig::for_num_elems(n as u32);
+                    if is_k {
+                        unsafe { func.builder().launch(cfg) }.w()?;
+                    } else {
+                        unsafe { func.builder().launch(cfg) }.w()?;
+                    }
+                    Ok(())
+                }
+                "#,
+        )]);
+        let checks: Vec<&str> = found.iter().map(|(_, _, c)| c.as_str()).collect();
+        assert_eq!(
+            checks[..2],
+            [
+                "#[occupancy::check(kernel = [\"get_rows_f32\", \"get_rows_q2_K\"])] at line 2",
+                "#[occupancy::check(kernel = [\"mat_vec_q4_0_1\", \"mat_vec_q4_0_2\", \"mat_vec_q8_0_1\", \"mat_vec_q8_0_2\"])] at line 14",
+            ],
+            "{found:?}"
+        );
+        assert_eq!(found.len(), 4, "{found:?}");
+        for (_, function, check) in &found[2..] {
+            assert_eq!(function, "dequantize");
+            assert!(
+                check.starts_with(
+                    "unread: the kernel is chosen with the path, and `dequantize` makes 2 launches"
+                ),
+                "{check}"
+            );
+        }
     }
 }
