@@ -871,6 +871,18 @@ impl Crate<'_, '_> {
             helpers.retain(|g| g.file == f.file);
         }
         let [helper] = helpers.as_slice() else {
+            if helpers.is_empty()
+                && let Some(from) = imported_from(self.files[f.file].syntax, &last)
+                && !matches!(from[0].as_str(), "crate" | "self" | "super")
+            {
+                return Name::Unknown(format!(
+                    "`{last}` is `{}`, a function of the dependency `{}`, whose sources the \
+                     report does not read (reading them would name the kernel): until then, \
+                     write `kernel = \"...\"` on the function",
+                    from.join("::"),
+                    from[0]
+                ));
+            }
             return Name::Unknown(format!("`{last}` is not a function of the crate read"));
         };
         let Some(tail) = tail_expr(&helper.body) else {
@@ -1700,6 +1712,47 @@ fn strip_pat(p: &syn::Pat) -> &syn::Pat {
     }
 }
 
+/// The path a `use` of `file` (at any depth, function bodies included) brings `name` in
+/// from: `["candle", "cuda_backend", "kernel_name"]`.
+fn imported_from(file: &syn::File, name: &str) -> Option<Vec<String>> {
+    struct Uses<'n> {
+        name: &'n str,
+        found: Option<Vec<String>>,
+    }
+    fn walk(tree: &syn::UseTree, prefix: &mut Vec<String>, name: &str) -> Option<Vec<String>> {
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                let found = walk(&p.tree, prefix, name);
+                prefix.pop();
+                found
+            }
+            syn::UseTree::Name(n) if n.ident == name => {
+                let mut path = prefix.clone();
+                path.push(name.to_owned());
+                Some(path)
+            }
+            syn::UseTree::Rename(r) if r.rename == name => {
+                let mut path = prefix.clone();
+                path.push(r.ident.to_string());
+                Some(path)
+            }
+            syn::UseTree::Group(g) => g.items.iter().find_map(|t| walk(t, prefix, name)),
+            _ => None,
+        }
+    }
+    impl<'ast> Visit<'ast> for Uses<'_> {
+        fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+            if self.found.is_none() {
+                self.found = walk(&u.tree, &mut Vec::new(), self.name);
+            }
+        }
+    }
+    let mut uses = Uses { name, found: None };
+    uses.visit_file(file);
+    uses.found.filter(|p| p.len() > 1)
+}
+
 /// Whether control never gets past `expr`: `return`, `bail!`, `panic!` and the like.
 fn diverges(expr: &syn::Expr) -> bool {
     // `Err(..)?`.
@@ -2020,5 +2073,36 @@ mod tests {
                 "{check}"
             );
         }
+    }
+
+    /// candle-nn's style: the name comes from a helper of a dependency, brought in by a `use`
+    /// inside the function: the reason names the dependency.
+    #[test]
+    fn a_helper_of_a_dependency_is_named_in_the_reason() {
+        let found = launches(&[(
+            "src/ops.rs",
+            r#"
+                impl Sigmoid {
+                    fn cuda_fwd<T: WithDType>(&self, dev: &Dev, n: u32) -> Result<()> {
+                        use candle::cuda_backend::{kernel_name, kernels};
+                        let func = dev.get_or_load_func(&kernel_name::<T>("usigmoid"), &kernels::UNARY)?;
+                        unsafe { func.builder().launch(LaunchConfig::for_num_elems(n)) }.w()?;
+                        Ok(())
+                    }
+                }
+                "#,
+        )]);
+        assert_eq!(
+            found,
+            [(
+                "src/ops.rs:6".to_owned(),
+                "Sigmoid::cuda_fwd".to_owned(),
+                "unread: the kernel's name is built at run time: `kernel_name` is \
+                 `candle::cuda_backend::kernel_name`, a function of the dependency `candle`, \
+                 whose sources the report does not read (reading them would name the kernel): \
+                 until then, write `kernel = \"...\"` on the function"
+                    .to_owned()
+            )]
+        );
     }
 }
