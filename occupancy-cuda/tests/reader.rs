@@ -1210,3 +1210,35 @@ extern "C" void run(float* x, int n, int bits, cudaStream_t s) {{
         "{got:#?}"
     );
 }
+
+/// Device queries written oddly (no arguments, a pointer instead of an address, an
+/// attribute given as a number, a property read before it is filled) are read without a
+/// panic, and what they leave is not a device value.
+#[test]
+fn odd_device_queries_are_read_without_guessing() {
+    let src = format!(
+        r#"{KERNELS}
+extern "C" void run(float* x, int n, int* out, cudaStream_t s) {{
+  cudaDeviceProp prop;
+  cudaDeviceGetAttribute();
+  cudaDeviceGetAttribute(out, cudaDevAttrWarpSize, 0);
+  int ws = 32;
+  cudaDeviceGetAttribute(&ws, 12345, 0);
+  k<<<n, prop.warpSize, 0, s>>>(x, n);
+  k<<<n, ws, 0, s>>>(x, n);
+  cudaGetDeviceProperties(&prop);
+  k<<<n, prop.maxThreadsPerBlock, prop.totalGlobalMem, s>>>(x, n);
+}}
+"#
+    );
+    let got = on_targets(&src, &["sm_80", "sm_90"]);
+    assert_eq!(
+        got,
+        [
+            "11: k grid ? block ? smem 0 B",
+            "12: k grid ? block ? smem 0 B",
+            "14: k grid ? block 1024 smem ?",
+        ],
+        "{got:#?}"
+    );
+}
