@@ -362,6 +362,10 @@ fn check_path_inner(
     let mut left_out = Vec::new();
     let mut objects: Vec<&PathBuf> = Vec::new();
     for target in &policy.targets {
+        // A path of some targets (a device query's answers) is checked on those.
+        if !path.targets.is_empty() && !path.targets.contains(&target.to_string()) {
+            continue;
+        }
         let Some(want) = sm_target(target) else {
             continue;
         };

@@ -15,8 +15,10 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use occupancy_core::abstract_int::{AbstractInt, Comparison, Truth, loop_exits};
+use occupancy_core::arch::Target;
 
 use crate::MAX_PATHS;
+use crate::device;
 use crate::index::{
     At, Constant, Function, Index, Init, Struct, declared_name, has_const, pointer_depth,
     template_params,
@@ -59,6 +61,12 @@ struct Path {
     /// made on this path, in order.
     opt_ins: Vec<(KernelRef, AbstractInt)>,
     flow: Flow,
+    /// The target this path runs on (an index into [`Interp::targets`]), where the unit
+    /// asks the device: its queries are that target's values.
+    target: Option<usize>,
+    /// The last `if` this path left took its consequence: an `else` arm a macro adds to
+    /// the chain after it ([`Interp::expand_statements`]) is not for this path.
+    chain_taken: bool,
 }
 
 impl Path {
@@ -69,6 +77,8 @@ impl Path {
             conditions: Vec::new(),
             opt_ins: Vec::new(),
             flow: Flow::Normal,
+            target: None,
+            chain_taken: false,
         }
     }
 
@@ -134,6 +144,11 @@ pub(crate) struct Interp<'t, 's> {
     /// reasons of values known only at run time.
     written: [String; 2],
     exhausted: bool,
+    /// The targets a device query is answered for: each root of a unit that asks the
+    /// device runs once per target ([`Path::target`]).
+    targets: Vec<Target>,
+    /// The unit's files ask the device (`cudaDeviceGetAttribute`, `cudaGetDeviceProperties`).
+    asks_device: bool,
 }
 
 impl<'t, 's> Interp<'t, 's> {
@@ -158,7 +173,31 @@ impl<'t, 's> Interp<'t, 's> {
             exhausted: false,
             unit: String::new(),
             written: Default::default(),
+            targets: Vec::new(),
+            asks_device: false,
         }
+    }
+
+    /// The targets the unit's device queries are answered for, when `asks_device` (the
+    /// unit's files name a query): then each root runs once per target.
+    pub(crate) fn on_targets(mut self, targets: &[Target], asks_device: bool) -> Interp<'t, 's> {
+        self.targets = targets.to_vec();
+        self.asks_device = asks_device;
+        self
+    }
+
+    /// The root's path, or one per target where the unit asks the device.
+    fn per_target(&self, path: Path) -> Vec<Path> {
+        if !self.asks_device || self.targets.is_empty() {
+            return vec![path];
+        }
+        (0..self.targets.len())
+            .map(|i| {
+                let mut p = path.clone();
+                p.target = Some(i);
+                p
+            })
+            .collect()
     }
 
     /// The unit's `.cu` file (its first), for the launches' [`LaunchPath::translation_unit`].
@@ -199,7 +238,8 @@ impl<'t, 's> Interp<'t, 's> {
                 };
                 path.env.insert(t.name.clone(), v);
             }
-            self.enter(f, vec![path], None);
+            let paths = self.per_target(path);
+            self.enter(f, paths, None);
             if self.exhausted {
                 self.notes.push(ReadNote {
                     file: f.body.code.shown.clone(),
@@ -232,7 +272,8 @@ impl<'t, 's> Interp<'t, 's> {
                 .unwrap_or_default();
             let mut path = Path::new();
             self.bind_template(f, &args, &mut path);
-            self.enter(f, vec![path], None);
+            let paths = self.per_target(path);
+            self.enter(f, paths, None);
         }
     }
 
@@ -783,15 +824,20 @@ impl<'t, 's> Interp<'t, 's> {
                 if both {
                     t.conditions.push(label.clone());
                 }
-                match s.field(Field::Consequence) {
-                    Some(c) => out.extend(self.exec(c, vec![t])),
-                    None => out.push(t),
-                }
+                let taken = match s.field(Field::Consequence) {
+                    Some(c) => self.exec(c, vec![t]),
+                    None => vec![t],
+                };
+                out.extend(taken.into_iter().map(|mut q| {
+                    q.chain_taken = true;
+                    q
+                }));
             }
             if let Some(mut f) = f {
                 if both {
                     f.conditions.push(format!("!({label})"));
                 }
+                f.chain_taken = false;
                 match s.field(Field::Alternative) {
                     Some(alt) => {
                         // `else_clause` wraps the statement.
@@ -1237,6 +1283,10 @@ impl<'t, 's> Interp<'t, 's> {
             p.env.insert(base.text().to_owned(), Val::Config(c));
             return vec![p];
         }
+        // `status = cudaDeviceGetAttribute(&v, ..)`: what the query writes.
+        if right.kind() == "call_expression" {
+            self.device_query(right, &mut p);
+        }
         let rhs = self.eval(right, &p);
         let v = if op == "=" {
             rhs
@@ -1405,6 +1455,10 @@ impl<'t, 's> Interp<'t, 's> {
             .field(Field::Arguments)
             .map(|a| a.children())
             .unwrap_or_default();
+        let mut p = p;
+        if self.device_query(e, &mut p) {
+            return vec![p];
+        }
         match simple {
             "cudaLaunchKernelEx" | "cudaLaunchKernelExC" => {
                 self.launch_ex(e, &args, &p);
@@ -1426,7 +1480,6 @@ impl<'t, 's> Interp<'t, 's> {
                 return vec![p];
             }
             "cudaFuncSetAttribute" => {
-                let mut p = p;
                 if args.len() == 3
                     && args[1].text().contains("MaxDynamicSharedMemorySize")
                     && let Val::Kernels(ks) = self.eval(strip_casts(args[0]), &p)
@@ -1480,7 +1533,6 @@ impl<'t, 's> Interp<'t, 's> {
                 .collect();
         }
         // Anything else (`CUDA_CHECK(...)` from a header not read): what its arguments do.
-        let mut p = p;
         self.forget_written(e, &mut p, 0);
         let mut paths = vec![p];
         for a in args {
@@ -1501,7 +1553,7 @@ impl<'t, 's> Interp<'t, 's> {
     where
         't: 'a,
     {
-        if depth > 8 {
+        if depth > 8 || self.device_query(call, p) {
             return;
         }
         let callee = call
@@ -1533,6 +1585,57 @@ impl<'t, 's> Interp<'t, 's> {
                 _ => {}
             }
         }
+    }
+
+    /// A device query: `cudaDeviceGetAttribute(&v, attr, dev)`, `cuDeviceGetAttribute(..)`
+    /// or `cudaGetDeviceProperties(&prop, dev)`. What it writes is the path's target's
+    /// value from the GPU tables ([`crate::device`]; `prop` becomes [`Val::Device`], read
+    /// field by field), or known only at run time (a value the tables do not hold, a path
+    /// of no one target): never the value the variable had. Whether `call` is one.
+    fn device_query<'a>(&mut self, call: At<'a>, p: &mut Path) -> bool
+    where
+        't: 'a,
+    {
+        let name = call.field(Field::Function).map_or("", |f| f.text());
+        let simple = name.rsplit("::").next().unwrap_or(name).trim();
+        let props = matches!(
+            simple,
+            "cudaGetDeviceProperties" | "cudaGetDeviceProperties_v2"
+        );
+        if !props && !matches!(simple, "cudaDeviceGetAttribute" | "cuDeviceGetAttribute") {
+            return false;
+        }
+        let args = call
+            .field(Field::Arguments)
+            .map(|a| a.children())
+            .unwrap_or_default();
+        let written = args.first().and_then(|a| {
+            let address = a.kind() == "pointer_expression"
+                && (a.field(Field::Operator).is_some_and(|o| o.text() == "&")
+                    || a.text().starts_with('&'));
+            address.then(|| a.field(Field::Argument)).flatten()
+        });
+        let Some(written) = written else {
+            return true;
+        };
+        let asked = if props {
+            "its properties".to_owned()
+        } else {
+            format!("`{}`", clip(args.get(1).map_or("", |a| a.text()), 60))
+        };
+        let v = match p.target.and_then(|i| self.targets.get(i)) {
+            None => Val::unknown(format!(
+                "`{}` is the device's answer to {asked}: a value of each target, and this path is of no one target",
+                clip(written.text(), 40)
+            )),
+            Some(_) if props => Val::Device,
+            Some(t) => match device::attribute(args.get(1).map_or("", |a| a.text()), t) {
+                Ok(v) => Val::int(v, IntType::I32),
+                Err(why) => Val::unknown(format!("`{}`: {why}", clip(written.text(), 40))),
+            },
+        };
+        self.store(written, v, p);
+        true
     }
 
     /// The effects of the launches and opt-ins inside an expression evaluated for its
@@ -1572,6 +1675,10 @@ impl<'t, 's> Interp<'t, 's> {
                     );
                 if is_launch {
                     return self.call_statement(e, p);
+                }
+                let mut p = p;
+                if self.device_query(e, &mut p) {
+                    return vec![p];
                 }
                 let known =
                     self.index.macros.contains_key(simple) || self.callee(simple, e).is_some();
@@ -1644,6 +1751,7 @@ impl<'t, 's> Interp<'t, 's> {
         let mut callee = Path::new();
         callee.conditions = p.conditions.clone();
         callee.opt_ins = p.opt_ins.clone();
+        callee.target = p.target;
         self.bind_template(f, &targs, &mut callee);
         // Recursion of one instantiation (a call of the function, with the same template
         // arguments, that is being interpreted): followed once, not down to the depth
@@ -1803,6 +1911,18 @@ impl<'t, 's> Interp<'t, 's> {
                 self.note(e, format!("`{name}`: {}", err.0));
                 return vec![p];
             }
+        };
+        // `else if (c) { .. }` (or `else { .. }`): a macro that continues an `if` chain
+        // across invocations (`if (false) {} CALL_IF(4) CALL_IF(8) else { .. }`): its arm is
+        // for the paths no earlier arm of the chain took.
+        let text = match text.trim_start().strip_prefix("else") {
+            Some(rest) if rest.starts_with(|c: char| c.is_whitespace() || c == '{') => {
+                if p.chain_taken {
+                    return vec![p];
+                }
+                rest.to_owned()
+            }
+            _ => text,
         };
         let wrapped = format!("void __occupancy_expansion__() {{\n{text}\n;}}");
         let code = self.parsed(wrapped, e);
@@ -2145,6 +2265,11 @@ impl<'t, 's> Interp<'t, 's> {
                     conditions,
                     candidates,
                     translation_unit: self.unit.clone(),
+                    targets: p
+                        .target
+                        .and_then(|t| self.targets.get(t))
+                        .map(|t| vec![t.to_string()])
+                        .unwrap_or_default(),
                 });
             }
         }
@@ -2158,6 +2283,19 @@ impl<'t, 's> Interp<'t, 's> {
             // The same launch by another path: one entry, with the conditions both share.
             if let Some(same) = site.paths.iter_mut().find(|q| same_launch(q, &path)) {
                 same.conditions.retain(|c| path.conditions.contains(c));
+                // The same launch on another target: of both (of every one: of any).
+                if same.targets.is_empty() || path.targets.is_empty() {
+                    same.targets.clear();
+                } else {
+                    for t in path.targets {
+                        if !same.targets.contains(&t) {
+                            same.targets.push(t);
+                        }
+                    }
+                    if same.targets.len() >= self.targets.len() {
+                        same.targets.clear();
+                    }
+                }
                 continue;
             }
             if site.paths.len() >= MAX_PATHS {
@@ -2376,6 +2514,16 @@ impl<'t, 's> Interp<'t, 's> {
                         "blockDim" => *c.block,
                         "dynamicSmemBytes" => *c.smem,
                         _ => Val::unknown(format!("`{field}` of a cudaLaunchConfig_t")),
+                    },
+                    Val::Device => match p.target.and_then(|i| self.targets.get(i)) {
+                        Some(t) => match device::property(field, t) {
+                            Ok((v, ty)) => Val::int(v, ty),
+                            Err(why) => Val::unknown(format!("`{}`: {why}", clip(e.text(), 40))),
+                        },
+                        None => Val::unknown(format!(
+                            "`{}`: a device property of no one target",
+                            clip(e.text(), 40)
+                        )),
                     },
                     other => Val::unknown(format!("`{}`: {}", clip(e.text(), 40), other.why())),
                 }
@@ -3526,6 +3674,9 @@ fn join(a: &Path, b: &Path) -> Path {
             .cloned()
             .collect(),
         flow: Flow::Normal,
+        // Paths of two targets joined are of neither: their device queries are run time.
+        target: a.target.filter(|t| b.target == Some(*t)),
+        chain_taken: a.chain_taken && b.chain_taken,
     }
 }
 

@@ -150,6 +150,10 @@ pub struct LaunchPath {
     /// the file including the header it is written in), relative to the crate: a kernel
     /// with internal linkage is that file's.
     pub translation_unit: String,
+    /// The targets this path is of, where its values are what the device answers there
+    /// (`cudaDeviceGetAttribute`, `cudaGetDeviceProperties`: the GPU tables' values for
+    /// each target): it is checked on those only. Empty: of every target.
+    pub targets: Vec<String>,
 }
 
 impl LaunchPath {
@@ -179,6 +183,9 @@ impl LaunchPath {
         }
         if !self.conditions.is_empty() {
             s.push_str(&format!(" [{}]", self.conditions.join(", ")));
+        }
+        if !self.targets.is_empty() {
+            s.push_str(&format!(" on {}", self.targets.join(", ")));
         }
         s
     }

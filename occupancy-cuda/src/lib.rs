@@ -33,6 +33,7 @@
 
 mod build;
 mod check;
+mod device;
 mod files;
 mod index;
 mod interp;
@@ -64,24 +65,44 @@ pub const MAX_PATHS: usize = occupancy_core::abstract_int::MAX_MEMBERS;
 /// includes is read on its own. Never fails: what cannot be read is in
 /// [`Reading::notes`], with its file and line.
 pub fn read(crate_dir: &Path, dirs: &[PathBuf]) -> Reading {
-    read_sources(files::Sources::read(crate_dir, dirs))
+    read_for(crate_dir, dirs, &[])
+}
+
+/// [`read`] for `targets`: what the host code asks the device (`cudaDeviceGetAttribute`,
+/// `cudaGetDeviceProperties`) is each target's value from the GPU tables, and a launch
+/// computed from it has one path per target ([`LaunchPath::targets`]). Without targets
+/// (as [`read`]) such values are known only at run time.
+pub fn read_for(
+    crate_dir: &Path,
+    dirs: &[PathBuf],
+    targets: &[occupancy_core::arch::Target],
+) -> Reading {
+    read_sources(files::Sources::read(crate_dir, dirs), targets)
 }
 
 /// [`read`] on sources given as text, `(name, text)` each (names relative to an imagined
 /// crate directory, `.cu` for translation units): `#include "..."` resolves among them.
 /// For tools and fuzzing; nothing is read from disk.
 pub fn read_texts(files: &[(&str, &str)]) -> Reading {
-    read_sources(files::Sources::from_texts(files))
+    read_texts_for(files, &[])
 }
 
-fn read_sources(sources: files::Sources) -> Reading {
+/// [`read_texts`] for `targets`, as [`read_for`].
+pub fn read_texts_for(files: &[(&str, &str)], targets: &[occupancy_core::arch::Target]) -> Reading {
+    read_sources(files::Sources::from_texts(files), targets)
+}
+
+fn read_sources(sources: files::Sources, targets: &[occupancy_core::arch::Target]) -> Reading {
     let mut sites = Vec::new();
     let mut notes = sources.notes.clone();
     for unit in sources.units() {
         let codes: Vec<&syntax::Code> = unit.iter().map(|&i| &sources.files[i]).collect();
         let index = index::Index::build(&codes);
         let unit_file = codes.first().map_or(String::new(), |c| c.shown.clone());
-        let mut interp = interp::Interp::new(&index, &mut sites, &mut notes).in_unit(&unit_file);
+        let asks_device = codes.iter().any(|c| device::asks_device(&c.text));
+        let mut interp = interp::Interp::new(&index, &mut sites, &mut notes)
+            .in_unit(&unit_file)
+            .on_targets(targets, asks_device);
         interp.run();
         unreached(&index, &mut sites);
     }

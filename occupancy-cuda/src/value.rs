@@ -213,6 +213,9 @@ pub(crate) enum Val {
     Kernels(Vec<KernelRef>),
     Config(Config),
     Attrs(Vec<Attr>),
+    /// The `cudaDeviceProp` that `cudaGetDeviceProperties` filled on this path: its
+    /// fields are the path's target's values.
+    Device,
     /// Not known, and why.
     Unknown(String),
 }
@@ -251,6 +254,7 @@ impl Val {
             Val::Kernels(_) => "a kernel",
             Val::Config(_) => "a cudaLaunchConfig_t",
             Val::Attrs(_) => "launch attributes",
+            Val::Device => "a cudaDeviceProp",
             Val::Unknown(_) => "unknown",
         }
     }

@@ -1028,9 +1028,217 @@ extern "C" void run(float* x, int n, cudaStream_t s) {{
     );
     assert_eq!(got[2], "14: k grid ? block 64 smem 0 B");
     let (_dir, r) = read(&[("src/cuda/a.cu", &src)]);
+    // Read for no target, the device's answer is of none: run time, never the 0.
     let why = format!("{:?}", launch(&r, 8).paths[0]);
     assert!(
-        why.contains("`smem` is written by `cudaDeviceGetAttribute(..)`"),
+        why.contains("`smem` is the device's answer to `cudaDevAttrMaxSharedMemoryPerBlockOptin`: a value of each target, and this path is of no one target"),
         "{why}"
+    );
+}
+
+/// Reads `src` as `src/cuda/a.cu` for `targets`: each launch as `line: summary`.
+fn on_targets(src: &str, targets: &[&str]) -> Vec<String> {
+    let targets: Vec<occupancy_core::arch::Target> = targets
+        .iter()
+        .map(|t| occupancy_core::arch::Target::parse(t).unwrap())
+        .collect();
+    summaries(&occupancy_cuda::read_texts_for(
+        &[("src/cuda/a.cu", src)],
+        &targets,
+    ))
+}
+
+/// A warp-size query, made in a helper and passed down: the block is the target's warp
+/// size (32 on every target of the tables), so one launch for both targets, as candle's
+/// mmq launchers build `dim3(warp_size, 256 / warp_size)`.
+#[test]
+fn a_warp_size_query_is_the_targets_warp_size() {
+    let src = format!(
+        r#"{KERNELS}
+static int device_warp_size(int dev) {{
+  int ws = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&ws, cudaDevAttrWarpSize, dev));
+  return ws;
+}}
+static void launch_tiles(float* x, int n, int warp_size, cudaStream_t s) {{
+  const int nwarps = 256 / warp_size;
+  const dim3 block(warp_size, nwarps, 1);
+  k<<<n, block, 0, s>>>(x, n);
+}}
+extern "C" void run(float* x, int n, cudaStream_t s) {{
+  int dev;
+  cudaGetDevice(&dev);
+  launch_tiles(x, n, device_warp_size(dev), s);
+}}
+"#
+    );
+    assert_eq!(
+        on_targets(&src, &["sm_80", "sm_90"]),
+        ["13: k grid ? block (32, 8) smem 0 B"]
+    );
+}
+
+/// `cudaGetDeviceProperties` then a field: the opt-in shared memory per block of each
+/// target (163 KiB on sm_80, 227 KiB on sm_90), opted in first: one path per target.
+#[test]
+fn a_device_property_is_each_targets_value() {
+    let src = format!(
+        r#"{KERNELS}
+extern "C" void run(float* x, int n, cudaStream_t s) {{
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, 0);
+  const cudaDeviceProp* props = &prop;
+  size_t smem = props->sharedMemPerBlockOptin;
+  cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  k<<<prop.multiProcessorCount, prop.warpSize * 4, smem, s>>>(x, n);
+}}
+"#
+    );
+    assert_eq!(
+        on_targets(&src, &["sm_80", "H100"]),
+        [
+            "11: k grid ? block 128 smem 166912 B opt-in 166912 B on sm_80",
+            "11: k grid 132 block 128 smem 232448 B opt-in 232448 B on H100 80GB HBM3",
+        ]
+    );
+}
+
+/// The compute capability asked of the device decides a branch and a size per target:
+/// `major * 10 + minor` is 80 on sm_80 and 90 on sm_90.
+#[test]
+fn a_compute_capability_query_decides_per_target() {
+    let src = format!(
+        r#"{KERNELS}
+static int compute_capability(int dev) {{
+  int major = 0, minor = 0;
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+  return major * 10 + minor;
+}}
+extern "C" void run(float* x, int n, cudaStream_t s) {{
+  const int cc = compute_capability(0);
+  int block = 128;
+  if (cc >= 90) {{
+    block = 256;
+  }}
+  const int smem = cc >= 90 ? 64 * 1024 : 32 * 1024;
+  k<<<n, block, smem, s>>>(x, n);
+}}
+"#
+    );
+    assert_eq!(
+        on_targets(&src, &["sm_80", "sm_90"]),
+        [
+            "18: k grid ? block 128 smem 32768 B on sm_80",
+            "18: k grid ? block 256 smem 65536 B on sm_90",
+        ]
+    );
+}
+
+/// A query the GPU tables cannot answer stays run time, with the reason: the clock rate,
+/// or the SM count of a target that names a compute capability and no GPU.
+#[test]
+fn a_query_the_tables_cannot_answer_is_not_checked_with_the_reason() {
+    let src = format!(
+        r#"{KERNELS}
+extern "C" void run(float* x, int n, cudaStream_t s) {{
+  int clock = 1, sms = 1;
+  cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, 0);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  k<<<n, clock, 0, s>>>(x, n);
+  k<<<n, 128, sms * 1024, s>>>(x, n);
+}}
+"#
+    );
+    let targets = [occupancy_core::arch::Target::parse("sm_80").unwrap()];
+    let r = occupancy_cuda::read_texts_for(&[("src/cuda/a.cu", &src)], &targets);
+    let block = format!("{:?}", launch(&r, 9).paths[0].block);
+    assert!(
+        block.contains(
+            "`clock`: `cudaDevAttrClockRate` is not in the GPU tables: known only at run time"
+        ),
+        "{block}"
+    );
+    let smem = format!("{:?}", launch(&r, 10).paths[0].dynamic_smem_bytes);
+    assert!(
+        smem.contains("the number of SMs differs between GPUs of compute capability 8.0"),
+        "{smem}"
+    );
+    assert_eq!(launch(&r, 10).paths[0].targets, ["sm_80"]);
+}
+
+/// A dispatch chain continued by macros (`if (false) {} LAUNCH_IF(..) LAUNCH_IF(..) else
+/// { .. }`, as marlin's repack launchers write it): each `else if` arm keeps its condition,
+/// so `perm == false` never launches when `perm` is `true`, and an arm runs only on the
+/// paths no earlier arm took (`bits <= 1` is taken by the first `if`, so `bits == 1` is
+/// never reached).
+#[test]
+fn an_else_if_chain_continued_by_macros_keeps_its_conditions() {
+    let src = format!(
+        r#"{KERNELS}
+#define LAUNCH_IF(BITS, PERM) \
+  else if (bits == BITS && perm == PERM) {{ \
+    k<<<n, 64 * BITS, 0, s>>>(x, n); \
+  }}
+extern "C" void run(float* x, int n, int bits, cudaStream_t s) {{
+  bool perm = true;
+  if (bits <= 1) {{
+    k<<<n, 32, 0, s>>>(x, n);
+  }}
+  LAUNCH_IF(1, true)
+  LAUNCH_IF(2, false)
+  LAUNCH_IF(2, true)
+  LAUNCH_IF(8, true)
+  else {{
+    return;
+  }}
+}}
+"#
+    );
+    let got = one(&[("src/cuda/a.cu", &src)]);
+    let shown: Vec<&str> = got
+        .iter()
+        .map(|l| l.split(" [").next().unwrap_or(l))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "12: k grid ? block 32 smem 0 B",
+            "16: k grid ? block 128 smem 0 B",
+            "17: k grid ? block 512 smem 0 B",
+        ],
+        "{got:#?}"
+    );
+}
+
+/// Device queries written oddly (no arguments, a pointer instead of an address, an
+/// attribute given as a number, a property read before it is filled) are read without a
+/// panic, and what they leave is not a device value.
+#[test]
+fn odd_device_queries_are_read_without_guessing() {
+    let src = format!(
+        r#"{KERNELS}
+extern "C" void run(float* x, int n, int* out, cudaStream_t s) {{
+  cudaDeviceProp prop;
+  cudaDeviceGetAttribute();
+  cudaDeviceGetAttribute(out, cudaDevAttrWarpSize, 0);
+  int ws = 32;
+  cudaDeviceGetAttribute(&ws, 12345, 0);
+  k<<<n, prop.warpSize, 0, s>>>(x, n);
+  k<<<n, ws, 0, s>>>(x, n);
+  cudaGetDeviceProperties(&prop);
+  k<<<n, prop.maxThreadsPerBlock, prop.totalGlobalMem, s>>>(x, n);
+}}
+"#
+    );
+    let got = on_targets(&src, &["sm_80", "sm_90"]);
+    assert_eq!(
+        got,
+        [
+            "11: k grid ? block ? smem 0 B",
+            "12: k grid ? block ? smem 0 B",
+            "14: k grid ? block 1024 smem ?",
+        ],
+        "{got:#?}"
     );
 }
