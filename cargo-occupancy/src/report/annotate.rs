@@ -25,7 +25,7 @@ use std::process::Command;
 use occupancy_core::lint::{LINTS, Level};
 use serde_json::Value as Json;
 
-use super::{Outcome, Wrapper};
+use super::model::{Outcome, Wrapper};
 
 /// One function to annotate.
 struct Candidate<'w> {
@@ -215,7 +215,7 @@ pub(crate) fn annotate(crate_dir: &Path, wrappers: &[Wrapper]) -> Result<String,
             file: file.clone(),
             line: target.line,
             end: target.body.brace_token.span.close().start().line,
-            attribute: super::attribute_text(args),
+            attribute: super::model::attribute_text(args),
             expected,
         });
     }
@@ -309,7 +309,7 @@ pub(crate) fn annotate(crate_dir: &Path, wrappers: &[Wrapper]) -> Result<String,
             c.line, c.wrapper.name, c.attribute
         );
     }
-    skipped.sort_by_key(|a| super::natural(&a.0.location));
+    skipped.sort_by_key(|a| super::model::natural(&a.0.location));
     skipped.dedup_by(|a, b| std::ptr::eq(a.0, b.0));
     let _ = writeln!(
         text,
