@@ -5,6 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use occupancy_attr::{Env, MANIFEST_VAR, TARGETS_VAR};
+use occupancy_core::policy::Policy;
+
 use super::ReportArgs;
 
 pub(super) fn crate_dir(args: &ReportArgs) -> Result<PathBuf, String> {
@@ -231,4 +234,75 @@ fn read_dir(dir: &Path) -> Vec<PathBuf> {
         .collect();
     out.sort();
     out
+}
+
+/// What the report evaluates with: the resource manifest (`--kernel-manifest`,
+/// `$OCCUPANCY_MANIFEST` or the newest build's), where it came from, whether it is older
+/// than its sources, and the attribute's environment that reads it.
+pub(super) struct Setup {
+    pub(super) env: Env,
+    pub(super) manifest: Option<PathBuf>,
+    pub(super) manifest_origin: &'static str,
+    pub(super) stale: Option<String>,
+}
+
+/// The [`Setup`] for the crate in `crate_dir` (package `package`).
+pub(super) fn setup(args: &ReportArgs, crate_dir: &Path, package: &str) -> Result<Setup, String> {
+    let (manifest, manifest_origin) = match &args.kernel_manifest {
+        Some(path) => {
+            let path = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+            if !path.is_file() {
+                return Err(format!(
+                    "--kernel-manifest {}: no such file",
+                    path.display()
+                ));
+            }
+            (Some(path), "--kernel-manifest")
+        }
+        None => match std::env::var_os(MANIFEST_VAR).filter(|v| !v.is_empty()) {
+            Some(value) => (
+                Some(PathBuf::from(value)),
+                "named by the environment variable OCCUPANCY_MANIFEST",
+            ),
+            None => {
+                match newest_build_output(&crate_dir, &package, occupancy_attr::OUT_DIR_MANIFEST) {
+                    Some(path) => (Some(path), "the newest build"),
+                    None => (
+                        None,
+                        "no build output found under $CARGO_TARGET_DIR or a target/ folder (build first, with the same CARGO_TARGET_DIR, or pass --kernel-manifest); `kernel = ...` falls back to the policy's `manifest`, else kernels.manifest.json",
+                    ),
+                }
+            }
+        },
+    };
+    let mut env = Env::new(&crate_dir);
+    if let Some(path) = &manifest {
+        env = env.with_var(MANIFEST_VAR, path);
+    }
+    // A file the user names on the command line is read wherever it is.
+    if let Some(path) = manifest.as_ref().filter(|_| args.kernel_manifest.is_some()) {
+        env = env.with_given_file(path);
+    }
+    // A build's manifest lies in its build script's OUT_DIR, which the attribute may read
+    // (the manifest and its cubins), wherever `CARGO_TARGET_DIR` puts it: as in that build.
+    if manifest_origin == "the newest build"
+        && let Some(out_dir) = manifest.as_deref().and_then(build_out_dir)
+    {
+        env = env.with_var("OUT_DIR", out_dir);
+        // The targets that build compiled for, which the attribute checks where neither it
+        // nor the policy names targets: what its build script told cargo.
+        if let Some(targets) = rustc_env(&build_script_output(out_dir), TARGETS_VAR) {
+            env = env.with_var(TARGETS_VAR, targets);
+        }
+    }
+    let stale = stale_manifest(&crate_dir, manifest.as_deref(), manifest_origin);
+    if let Some(policy) = std::env::var_os(Policy::ENV_VAR) {
+        env = env.with_var(Policy::ENV_VAR, policy);
+    }
+    Ok(Setup {
+        env,
+        manifest,
+        manifest_origin,
+        stale,
+    })
 }

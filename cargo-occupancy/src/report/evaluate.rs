@@ -3,11 +3,13 @@
 //! then `Spec::evaluate`) into a [`Wrapper`].
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use occupancy_attr::Env;
 use proc_macro2::Span;
+use syn::visit::Visit;
 
-use super::finder::Found;
+use super::finder::{Finder, Found};
 use super::model::{Outcome, Site, Wrapper};
 use super::sites;
 use super::walk::Parsed;
@@ -202,4 +204,38 @@ pub(super) fn unannotated(
         }
     }
     out
+}
+
+/// Every attribute of the `parsed` files, evaluated (`inherited`: the `cfg`s of the `mod`
+/// declarations that bring each file in), and one entry for each inside a `macro_rules!`.
+pub(super) fn annotated(
+    parsed: &[Parsed],
+    inherited: &BTreeMap<PathBuf, Vec<String>>,
+    env: &Env,
+) -> Vec<Wrapper> {
+    let mut wrappers = Vec::new();
+    for file in parsed {
+        let conditions = inherited.get(&file.path).cloned().unwrap_or_default();
+        let mut finder = Finder::new(&file.syntax, conditions.clone());
+        finder.visit_file(&file.syntax);
+        for found in std::mem::take(&mut finder.found) {
+            wrappers.push(evaluate(file, found, env));
+        }
+        // `#[occupancy::check]` written inside a `macro_rules!` body: only its expansions
+        // can be checked, which the build does.
+        for (line, name) in sites::attributes_in_macros(&file.syntax) {
+            wrappers.push(Wrapper {
+                location: format!("{}:{line}", file.shown),
+                name: format!("macro_rules! {name}"),
+                conditions: conditions.clone(),
+                outcome: Outcome::BuildOnly(format!(
+                    "checked only by the build: the attribute is inside `macro_rules! {name}`, \
+                     whose expansions the report does not see"
+                )),
+                site: None,
+                cuda: None,
+            });
+        }
+    }
+    wrappers
 }

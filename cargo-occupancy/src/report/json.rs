@@ -4,7 +4,7 @@
 use occupancy_attr::{Diagnostic, Spec};
 use serde_json::{Value as Json, json};
 
-use super::model::{Outcome, Wrapper, attribute_text, counts};
+use super::model::{Outcome, Report, Wrapper, attribute_text, counts};
 
 impl Wrapper {
     pub(super) fn to_json(&self) -> Json {
@@ -155,4 +155,45 @@ pub(super) fn summary_json(wrappers: &[Wrapper]) -> Json {
         "warn": c.warn,
         "conditional": wrappers.iter().filter(|w| !w.conditions.is_empty()).count(),
     })
+}
+
+/// The JSON document of `report`.
+pub(super) fn document(report: &Report) -> String {
+    let Report {
+        package,
+        crate_dir,
+        manifest,
+        manifest_origin,
+        stale,
+        wrappers,
+        cuda,
+        unreadable,
+        failed,
+    } = report;
+    let cuda_wrappers: &[Wrapper] = cuda.as_ref().map_or(&[], |c| c.wrappers.as_slice());
+    let mut json = json!({
+        "crate": package,
+        "path": crate_dir.display().to_string(),
+        "manifest": manifest.as_ref().map(|p| p.display().to_string()),
+        "manifest_origin": manifest_origin,
+        "manifest_stale": stale,
+        "wrappers": wrappers.iter().map(Wrapper::to_json).collect::<Vec<_>>(),
+        "unreadable": unreadable,
+        "summary": summary_json(&wrappers),
+        "failed": failed,
+    });
+    if let Some(c) = &cuda {
+        json["cuda_launches"] = cuda_wrappers.iter().map(Wrapper::to_json).collect();
+        json["cuda"] = json!({
+            "dirs": c.dirs,
+            "resources": c.resources,
+            "notes": c.notes,
+            "launch_sites": c.sites,
+            "paths": c.paths,
+            "checked": c.checked,
+        });
+    }
+    let mut s = serde_json::to_string_pretty(&json).unwrap_or_default();
+    s.push('\n');
+    s
 }

@@ -62,15 +62,12 @@
 //! (no crate there, no such `--kernel-manifest`).
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use occupancy_attr::{Env, MANIFEST_VAR, TARGETS_VAR};
 use occupancy_core::policy::Policy;
-use serde_json::{Value as Json, json};
-use syn::visit::Visit;
+use serde_json::Value as Json;
 
 mod annotate;
 mod build;
@@ -85,16 +82,10 @@ mod table;
 mod text;
 mod walk;
 
-use build::{
-    build_out_dir, build_script_output, crate_dir, newest_build_output, package_name, rustc_env,
-    stale_manifest,
-};
-use evaluate::{evaluate, unannotated};
-use finder::Finder;
-use json::summary_json;
-use model::{Outcome, Wrapper, counts, natural};
-use text::{launches, plural, summary_text};
-use walk::{Parsed, module_conditions, rust_files};
+use build::{Setup, crate_dir, package_name, setup};
+use evaluate::{annotated, unannotated};
+use model::{Report, Wrapper, natural};
+use walk::{module_conditions, parse_files};
 // Named by `sites` as `super::...`.
 use finder::uses;
 #[cfg(test)]
@@ -179,134 +170,15 @@ pub fn run(args: &ReportArgs) -> ExitCode {
 fn report(args: &ReportArgs) -> Result<(String, bool), String> {
     let crate_dir = crate_dir(args)?;
     let package = package_name(&crate_dir)?;
-    let (manifest, manifest_origin) = match &args.kernel_manifest {
-        Some(path) => {
-            let path = std::path::absolute(path).unwrap_or_else(|_| path.clone());
-            if !path.is_file() {
-                return Err(format!(
-                    "--kernel-manifest {}: no such file",
-                    path.display()
-                ));
-            }
-            (Some(path), "--kernel-manifest")
-        }
-        None => match std::env::var_os(MANIFEST_VAR).filter(|v| !v.is_empty()) {
-            Some(value) => (
-                Some(PathBuf::from(value)),
-                "named by the environment variable OCCUPANCY_MANIFEST",
-            ),
-            None => {
-                match newest_build_output(&crate_dir, &package, occupancy_attr::OUT_DIR_MANIFEST) {
-                    Some(path) => (Some(path), "the newest build"),
-                    None => (
-                        None,
-                        "no build output found under $CARGO_TARGET_DIR or a target/ folder (build first, with the same CARGO_TARGET_DIR, or pass --kernel-manifest); `kernel = ...` falls back to the policy's `manifest`, else kernels.manifest.json",
-                    ),
-                }
-            }
-        },
-    };
-    let mut env = Env::new(&crate_dir);
-    if let Some(path) = &manifest {
-        env = env.with_var(MANIFEST_VAR, path);
-    }
-    // A file the user names on the command line is read wherever it is.
-    if let Some(path) = manifest.as_ref().filter(|_| args.kernel_manifest.is_some()) {
-        env = env.with_given_file(path);
-    }
-    // A build's manifest lies in its build script's OUT_DIR, which the attribute may read
-    // (the manifest and its cubins), wherever `CARGO_TARGET_DIR` puts it: as in that build.
-    if manifest_origin == "the newest build"
-        && let Some(out_dir) = manifest.as_deref().and_then(build_out_dir)
-    {
-        env = env.with_var("OUT_DIR", out_dir);
-        // The targets that build compiled for, which the attribute checks where neither it
-        // nor the policy names targets: what its build script told cargo.
-        if let Some(targets) = rustc_env(&build_script_output(out_dir), TARGETS_VAR) {
-            env = env.with_var(TARGETS_VAR, targets);
-        }
-    }
-    let stale = stale_manifest(&crate_dir, manifest.as_deref(), manifest_origin);
-    if let Some(policy) = std::env::var_os(Policy::ENV_VAR) {
-        env = env.with_var(Policy::ENV_VAR, policy);
-    }
-
-    let mut parsed = Vec::new();
-    let mut unreadable = Vec::new();
-    let (files, skipped) = rust_files(&crate_dir);
-    for note in skipped {
-        eprintln!("note: {note}");
-    }
-    for file in files {
-        let shown = file
-            .strip_prefix(&crate_dir)
-            .unwrap_or(&file)
-            .display()
-            .to_string();
-        let text = match occupancy_core::file::read_text(
-            &file,
-            "source file",
-            occupancy_core::file::MAX_TEXT_BYTES,
-        ) {
-            Ok(text) => text,
-            Err(e) => {
-                unreadable.push(format!("{shown}: {}", e.reason));
-                continue;
-            }
-        };
-        // Items past the limits that keep syn within its stack are left out (a note);
-        // the rest of the file is read.
-        let source = match occupancy_attr::parse_source_file(&text, &shown) {
-            Ok(source) => source,
-            Err(e) => {
-                let at = e.span().start();
-                unreadable.push(format!("{shown}:{}:{}: {e}", at.line, at.column + 1));
-                continue;
-            }
-        };
-        for skipped in &source.skipped {
-            let what = match &skipped.body_of {
-                Some(_) => format!("the body of `{}`", skipped.what),
-                None => format!("`{}`", skipped.what),
-            };
-            eprintln!(
-                "note: {shown}:{}: {what} is not read: {}",
-                skipped.span.start().line,
-                skipped.why
-            );
-        }
-        parsed.push(Parsed {
-            path: file,
-            shown,
-            syntax: source.syntax,
-            skipped: source.skipped,
-        });
-    }
+    let Setup {
+        env,
+        manifest,
+        manifest_origin,
+        stale,
+    } = setup(args, &crate_dir, &package)?;
+    let (parsed, mut unreadable) = parse_files(&crate_dir);
     let inherited = module_conditions(&crate_dir, &parsed);
-    let mut wrappers = Vec::new();
-    for file in &parsed {
-        let conditions = inherited.get(&file.path).cloned().unwrap_or_default();
-        let mut finder = Finder::new(&file.syntax, conditions.clone());
-        finder.visit_file(&file.syntax);
-        for found in std::mem::take(&mut finder.found) {
-            wrappers.push(evaluate(file, found, &env));
-        }
-        // `#[occupancy::check]` written inside a `macro_rules!` body: only its expansions
-        // can be checked, which the build does.
-        for (line, name) in sites::attributes_in_macros(&file.syntax) {
-            wrappers.push(Wrapper {
-                location: format!("{}:{line}", file.shown),
-                name: format!("macro_rules! {name}"),
-                conditions: conditions.clone(),
-                outcome: Outcome::BuildOnly(format!(
-                    "checked only by the build: the attribute is inside `macro_rules! {name}`, \
-                     whose expansions the report does not see"
-                )),
-                site: None,
-                cuda: None,
-            });
-        }
-    }
+    let mut wrappers = annotated(&parsed, &inherited, &env);
     if args.all || args.annotate {
         let files: Vec<sites::File<'_>> = parsed
             .iter()
@@ -359,103 +231,31 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
     if let Some(warning) = stale.as_ref().filter(|_| format != Format::Table) {
         eprintln!("warning: {warning}");
     }
-    let text = if format == Format::Sarif {
-        let all: Vec<&Wrapper> = wrappers.iter().chain(cuda_wrappers).collect();
-        sarif::log(&crate_dir, &all, &unreadable)
-    } else if format == Format::Json {
-        let mut json = json!({
-            "crate": package,
-            "path": crate_dir.display().to_string(),
-            "manifest": manifest.as_ref().map(|p| p.display().to_string()),
-            "manifest_origin": manifest_origin,
-            "manifest_stale": stale,
-            "wrappers": wrappers.iter().map(Wrapper::to_json).collect::<Vec<_>>(),
-            "unreadable": unreadable,
-            "summary": summary_json(&wrappers),
-            "failed": failed,
-        });
-        if let Some(c) = &cuda {
-            json["cuda_launches"] = cuda_wrappers.iter().map(Wrapper::to_json).collect();
-            json["cuda"] = json!({
-                "dirs": c.dirs,
-                "resources": c.resources,
-                "notes": c.notes,
-                "launch_sites": c.sites,
-                "paths": c.paths,
-                "checked": c.checked,
-            });
+    let report = Report {
+        package,
+        crate_dir,
+        manifest,
+        manifest_origin,
+        stale,
+        wrappers,
+        cuda,
+        unreadable,
+        failed,
+    };
+    let text = match format {
+        Format::Sarif => {
+            let all: Vec<&Wrapper> = report
+                .wrappers
+                .iter()
+                .chain(report.cuda_wrappers())
+                .collect();
+            sarif::log(&report.crate_dir, &all, &report.unreadable)
         }
-        let mut s = serde_json::to_string_pretty(&json).unwrap_or_default();
-        s.push('\n');
-        s
-    } else {
-        let mut s = String::new();
-        let _ = writeln!(s, "crate {package} ({})", crate_dir.display());
-        let manifest_line = match &manifest {
-            Some(path) => format!(
-                "resource manifest: {} ({manifest_origin})",
-                path.strip_prefix(&crate_dir).unwrap_or(path).display()
-            ),
-            None => format!("resource manifest: {manifest_origin}"),
-        };
-        table::wrap(&mut s, &manifest_line, 0, 2);
-        if let Some(warning) = &stale {
-            table::wrap(&mut s, &format!("warning: {warning}"), 0, 2);
-        }
-        s.push('\n');
-        s.push_str(&table::render(&launches(&wrappers), args.findings_only));
-        for line in &unreadable {
-            table::wrap(
-                &mut s,
-                &format!("error: cannot read {line} (its wrappers are not checked)"),
-                0,
-                2,
-            );
-        }
-        s.push('\n');
-        for line in summary_text(&wrappers).lines() {
-            table::wrap(&mut s, line, 0, 2);
-        }
-        if let Some(c) = &cuda {
-            s.push('\n');
-            let header = format!(
-                "CUDA C++ launches ({}; resources: {})",
-                if c.dirs.is_empty() {
-                    "no source folder found".to_owned()
-                } else {
-                    c.dirs.join(", ")
-                },
-                c.resources
-            );
-            table::wrap(&mut s, &header, 0, 2);
-            s.push('\n');
-            if !c.wrappers.is_empty() {
-                s.push_str(&table::render(&launches(&c.wrappers), args.findings_only));
-            }
-            for note in &c.notes {
-                table::wrap(&mut s, &format!("note: {note}"), 0, 2);
-            }
-            let counts = counts(&c.wrappers);
-            s.push('\n');
-            let line = format!(
-                "{} launch site{}, {} path{}: {} checked, {} not checked; {} deny-level finding{}, {} warning{}",
-                c.sites,
-                plural(c.sites),
-                c.paths,
-                plural(c.paths),
-                c.checked,
-                c.paths - c.checked,
-                counts.deny,
-                plural(counts.deny),
-                counts.warn,
-                plural(counts.warn),
-            );
-            table::wrap(&mut s, &line, 0, 2);
-        }
-        s
+        Format::Json => json::document(&report),
+        Format::Table => text::document(&report, args.findings_only),
     };
     if args.annotate {
-        let summary = annotate::annotate(&crate_dir, &wrappers)?;
+        let summary = annotate::annotate(&report.crate_dir, &report.wrappers)?;
         if format == Format::Table {
             let mut text = text;
             text.push('\n');

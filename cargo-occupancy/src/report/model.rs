@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use occupancy_attr::{Evaluation, Spec};
 use occupancy_core::lint::Level;
 
+use super::cuda::CudaSection;
 use super::sites;
 
 /// One launch site's result: a wrapper with `#[occupancy::check]`, or (`--all`) a launching
@@ -162,4 +163,31 @@ pub(super) fn counts_of(wrappers: &[&Wrapper]) -> Counts {
         }
     }
     c
+}
+
+/// What the report found in a crate, for its renderers (`text`, `json`, `sarif`).
+pub(super) struct Report {
+    /// The package's name.
+    pub(super) package: String,
+    /// Its folder.
+    pub(super) crate_dir: PathBuf,
+    /// The resource manifest in effect, where it came from, and why it is stale if it is.
+    pub(super) manifest: Option<PathBuf>,
+    pub(super) manifest_origin: &'static str,
+    pub(super) stale: Option<String>,
+    /// The Rust launch sites, in the order the files were walked, each file in line order.
+    pub(super) wrappers: Vec<Wrapper>,
+    /// The CUDA C++ launches (`--all`).
+    pub(super) cuda: Option<CudaSection>,
+    /// `file: reason` for each file that cannot be read or parsed, and a policy that cannot.
+    pub(super) unreadable: Vec<String>,
+    /// Whether a deny-level finding, an error or an unreadable file fails the report.
+    pub(super) failed: bool,
+}
+
+impl Report {
+    /// The paths of the CUDA C++ launches (none without `--all`).
+    pub(super) fn cuda_wrappers(&self) -> &[Wrapper] {
+        self.cuda.as_ref().map_or(&[], |c| c.wrappers.as_slice())
+    }
 }

@@ -2,10 +2,12 @@
 //! a row per target, notes on how a launch not annotated was read and on its `cfg`), and
 //! the summary lines under the table. [`table`] lays them out.
 
-use occupancy_attr::{Diagnostic, Spec};
+use occupancy_attr::{Diagnostic, Spec, TargetEvaluation};
 use occupancy_core::lint::{LAUNCH_IMPOSSIBLE, Level, bytes_text, percent};
 
-use super::model::{Outcome, Wrapper, attribute_text, counts, counts_of};
+use std::fmt::Write as _;
+
+use super::model::{Outcome, Report, Wrapper, attribute_text, counts, counts_of};
 use super::table;
 
 /// `low_occupancy (warn)`, one per reported finding.
@@ -95,37 +97,7 @@ pub(super) fn launches(wrappers: &[Wrapper]) -> Vec<table::Launch> {
                             .filter(|d| d.targets.is_empty() || d.targets.contains(&t.target))
                             .filter(of_case)
                             .collect();
-                        let impossible = findings
-                            .iter()
-                            .any(|d| *d.finding.lint == LAUNCH_IMPOSSIBLE);
-                        let (occupancy, limiter) = match &t.occupancy {
-                            Ok(o) if o.blocks_per_sm == 0 => {
-                                ("0% (cannot launch)".to_owned(), o.limiters.to_string())
-                            }
-                            // Fits by the occupancy model, refused at launch (the kernel's
-                            // __launch_bounds__).
-                            Ok(_) if impossible => {
-                                ("0% (cannot launch)".to_owned(), "launch bounds".to_owned())
-                            }
-                            Ok(o) => (
-                                format!(
-                                    "{} ({}/{} warps)",
-                                    percent(o.active_warps_per_sm(), o.max_warps_per_sm),
-                                    o.active_warps_per_sm(),
-                                    o.max_warps_per_sm
-                                ),
-                                o.limiters.to_string(),
-                            ),
-                            Err(e) => (format!("error: {e}"), "-".to_owned()),
-                        };
-                        l.rows.push(table::Row {
-                            target: t.target.to_string(),
-                            block: t.launch.block.to_string(),
-                            smem: bytes_text(t.launch.dynamic_smem_bytes.into()),
-                            occupancy,
-                            limiter,
-                            findings: findings_cells(spec, &findings),
-                        });
+                        l.rows.push(row(spec, t, &findings));
                     }
                     out.push(l);
                 }
@@ -141,35 +113,73 @@ pub(super) fn launches(wrappers: &[Wrapper]) -> Vec<table::Launch> {
                 }
             }
         }
-        if let Some(site) = &w.site {
-            for l in &mut out[first..] {
-                l.tag = Some("[not annotated]".to_owned());
-            }
-            if let Some(last) = out[first..].last_mut() {
-                let mut said = vec![site.how.to_owned()];
-                if site.launches > 1 {
-                    said.push(format!("{} launches", site.launches));
-                }
-                if let Some(via) = &site.via {
-                    said.push(format!("through {via}"));
-                }
-                if let Some(from) = &site.kernel_from {
-                    said.push(format!("kernel: {from}"));
-                }
-                if let Some(args) = &site.args {
-                    said.push(format!("read as {}", attribute_text(args)));
-                }
-                last.notes.push(format!("^ {}", said.join("; ")));
-            }
-        }
-        if !w.conditions.is_empty()
-            && let Some(last) = out[first..].last_mut()
-        {
-            last.notes
-                .push(format!("^ {}", conditional_note(&w.conditions)));
-        }
+        notes(w, &mut out[first..]);
     }
     out
+}
+
+/// The row of one target: the launch, its occupancy (or why it cannot launch), the
+/// limiter and the reported `findings` on it.
+fn row(spec: &Spec, t: &TargetEvaluation, findings: &[&Diagnostic]) -> table::Row {
+    let impossible = findings
+        .iter()
+        .any(|d| *d.finding.lint == LAUNCH_IMPOSSIBLE);
+    let (occupancy, limiter) = match &t.occupancy {
+        Ok(o) if o.blocks_per_sm == 0 => ("0% (cannot launch)".to_owned(), o.limiters.to_string()),
+        // Fits by the occupancy model, refused at launch (the kernel's
+        // __launch_bounds__).
+        Ok(_) if impossible => ("0% (cannot launch)".to_owned(), "launch bounds".to_owned()),
+        Ok(o) => (
+            format!(
+                "{} ({}/{} warps)",
+                percent(o.active_warps_per_sm(), o.max_warps_per_sm),
+                o.active_warps_per_sm(),
+                o.max_warps_per_sm
+            ),
+            o.limiters.to_string(),
+        ),
+        Err(e) => (format!("error: {e}"), "-".to_owned()),
+    };
+    table::Row {
+        target: t.target.to_string(),
+        block: t.launch.block.to_string(),
+        smem: bytes_text(t.launch.dynamic_smem_bytes.into()),
+        occupancy,
+        limiter,
+        findings: findings_cells(spec, findings),
+    }
+}
+
+/// The notes under a wrapper's last launch (`launches`: its launches in the table): how a
+/// launch not annotated was read, and the `cfg` it is under.
+fn notes(w: &Wrapper, launches: &mut [table::Launch]) {
+    if let Some(site) = &w.site {
+        for l in launches.iter_mut() {
+            l.tag = Some("[not annotated]".to_owned());
+        }
+        if let Some(last) = launches.last_mut() {
+            let mut said = vec![site.how.to_owned()];
+            if site.launches > 1 {
+                said.push(format!("{} launches", site.launches));
+            }
+            if let Some(via) = &site.via {
+                said.push(format!("through {via}"));
+            }
+            if let Some(from) = &site.kernel_from {
+                said.push(format!("kernel: {from}"));
+            }
+            if let Some(args) = &site.args {
+                said.push(format!("read as {}", attribute_text(args)));
+            }
+            last.notes.push(format!("^ {}", said.join("; ")));
+        }
+    }
+    if !w.conditions.is_empty()
+        && let Some(last) = launches.last_mut()
+    {
+        last.notes
+            .push(format!("^ {}", conditional_note(&w.conditions)));
+    }
 }
 
 /// `conditional, under cfg_attr(not(feature = "x")): checked as if the predicate held`.
@@ -262,4 +272,84 @@ fn conditional_summary(wrappers: &[Wrapper]) -> String {
 
 pub(super) fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// The table of `report`: the header, the Rust launches, the summary, then the CUDA C++
+/// launches (`findings_only`: only the targets with a reported finding).
+pub(super) fn document(report: &Report, findings_only: bool) -> String {
+    let Report {
+        package,
+        crate_dir,
+        manifest,
+        manifest_origin,
+        stale,
+        wrappers,
+        cuda,
+        unreadable,
+        ..
+    } = report;
+    let mut s = String::new();
+    let _ = writeln!(s, "crate {package} ({})", crate_dir.display());
+    let manifest_line = match &manifest {
+        Some(path) => format!(
+            "resource manifest: {} ({manifest_origin})",
+            path.strip_prefix(&crate_dir).unwrap_or(path).display()
+        ),
+        None => format!("resource manifest: {manifest_origin}"),
+    };
+    table::wrap(&mut s, &manifest_line, 0, 2);
+    if let Some(warning) = &stale {
+        table::wrap(&mut s, &format!("warning: {warning}"), 0, 2);
+    }
+    s.push('\n');
+    s.push_str(&table::render(&launches(&wrappers), findings_only));
+    for line in unreadable {
+        table::wrap(
+            &mut s,
+            &format!("error: cannot read {line} (its wrappers are not checked)"),
+            0,
+            2,
+        );
+    }
+    s.push('\n');
+    for line in summary_text(&wrappers).lines() {
+        table::wrap(&mut s, line, 0, 2);
+    }
+    if let Some(c) = &cuda {
+        s.push('\n');
+        let header = format!(
+            "CUDA C++ launches ({}; resources: {})",
+            if c.dirs.is_empty() {
+                "no source folder found".to_owned()
+            } else {
+                c.dirs.join(", ")
+            },
+            c.resources
+        );
+        table::wrap(&mut s, &header, 0, 2);
+        s.push('\n');
+        if !c.wrappers.is_empty() {
+            s.push_str(&table::render(&launches(&c.wrappers), findings_only));
+        }
+        for note in &c.notes {
+            table::wrap(&mut s, &format!("note: {note}"), 0, 2);
+        }
+        let counts = counts(&c.wrappers);
+        s.push('\n');
+        let line = format!(
+            "{} launch site{}, {} path{}: {} checked, {} not checked; {} deny-level finding{}, {} warning{}",
+            c.sites,
+            plural(c.sites),
+            c.paths,
+            plural(c.paths),
+            c.checked,
+            c.paths - c.checked,
+            counts.deny,
+            plural(counts.deny),
+            counts.warn,
+            plural(counts.warn),
+        );
+        table::wrap(&mut s, &line, 0, 2);
+    }
+    s
 }

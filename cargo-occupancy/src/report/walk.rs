@@ -300,3 +300,60 @@ pub(super) fn split_top_level(tokens: TokenStream) -> Vec<TokenStream> {
     }
     pieces
 }
+
+/// Every `.rs` file of the crate in `crate_dir`, parsed (a note on stderr for each entry or
+/// item skipped), and `file: reason` for each that cannot be read or parsed.
+pub(super) fn parse_files(crate_dir: &Path) -> (Vec<Parsed>, Vec<String>) {
+    let mut parsed = Vec::new();
+    let mut unreadable = Vec::new();
+    let (files, skipped) = rust_files(&crate_dir);
+    for note in skipped {
+        eprintln!("note: {note}");
+    }
+    for file in files {
+        let shown = file
+            .strip_prefix(&crate_dir)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        let text = match occupancy_core::file::read_text(
+            &file,
+            "source file",
+            occupancy_core::file::MAX_TEXT_BYTES,
+        ) {
+            Ok(text) => text,
+            Err(e) => {
+                unreadable.push(format!("{shown}: {}", e.reason));
+                continue;
+            }
+        };
+        // Items past the limits that keep syn within its stack are left out (a note);
+        // the rest of the file is read.
+        let source = match occupancy_attr::parse_source_file(&text, &shown) {
+            Ok(source) => source,
+            Err(e) => {
+                let at = e.span().start();
+                unreadable.push(format!("{shown}:{}:{}: {e}", at.line, at.column + 1));
+                continue;
+            }
+        };
+        for skipped in &source.skipped {
+            let what = match &skipped.body_of {
+                Some(_) => format!("the body of `{}`", skipped.what),
+                None => format!("`{}`", skipped.what),
+            };
+            eprintln!(
+                "note: {shown}:{}: {what} is not read: {}",
+                skipped.span.start().line,
+                skipped.why
+            );
+        }
+        parsed.push(Parsed {
+            path: file,
+            shown,
+            syntax: source.syntax,
+            skipped: source.skipped,
+        });
+    }
+    (parsed, unreadable)
+}
