@@ -28,6 +28,7 @@ use super::names::{self, Def, Place, Resolver};
 use super::value::{
     self, ChoiceId, ConfigVal, Int, Kernel, SourceId, StructVal, Term, Unknown, Val,
 };
+use crate::apis;
 use crate::source::{ConstDef, FnDef, ModuleId, Returns};
 
 /// The most paths followed at once; past it, an error on the construct that split them.
@@ -41,15 +42,6 @@ const MAX_NESTING: usize = 160;
 
 /// The deepest nesting of calls and of names defined by names.
 const MAX_CALLS: usize = 48;
-
-/// Methods that launch a kernel with a configuration argument (cudarc's `LaunchArgs`
-/// since 0.13, `LaunchAsync` before).
-pub(crate) const LAUNCH_METHODS: &[&str] = &[
-    "launch",
-    "launch_cooperative",
-    "launch_on_stream",
-    "launch_async",
-];
 
 /// Methods whose result is their receiver's value as far as the reader is concerned.
 const TRANSPARENT_METHODS: &[&str] = &[
@@ -1812,8 +1804,8 @@ impl<'r> Interp<'r> {
             let recv = vals[0].clone();
             let args = &vals[1..];
             let v = match name {
-                "load_function" | "get_function" | "get_func" => {
-                    let index = usize::from(name == "get_func");
+                n if apis::kernel_name_arg(n).is_some() => {
+                    let index = apis::kernel_name_arg(n).unwrap_or(0);
                     match args.get(index) {
                         Some(Val::Str(s)) => {
                             let kat = match self.arg_at(&operands, index + 1) {
@@ -1831,12 +1823,12 @@ impl<'r> Interp<'r> {
                         _ => unknown(format!("a kernel loaded by `{name}` with a run-time name")),
                     }
                 }
-                "launch_builder" => Val::Builder(match args.first() {
+                apis::LAUNCH_BUILDER => Val::Builder(match args.first() {
                     Some(Val::Kernel(k)) => Some(k.clone()),
                     _ => None,
                 }),
                 "arg" | "args" if matches!(recv, Val::Builder(_)) => recv.clone(),
-                m if LAUNCH_METHODS.contains(&m) => {
+                m if apis::launch_config_arg(m).is_some() => {
                     if self.mode.launch_calls && path.top().wrapper {
                         let kernel = match &recv {
                             Val::Kernel(k) | Val::Builder(Some(k)) => Some(k.clone()),
