@@ -265,7 +265,7 @@ pub(super) fn setup(args: &ReportArgs, crate_dir: &Path, package: &str) -> Resul
                 "named by the environment variable OCCUPANCY_MANIFEST",
             ),
             None => {
-                match newest_build_output(&crate_dir, &package, occupancy_attr::OUT_DIR_MANIFEST) {
+                match newest_build_output(crate_dir, package, occupancy_attr::OUT_DIR_MANIFEST) {
                     Some(path) => (Some(path), "the newest build"),
                     None => (
                         None,
@@ -275,7 +275,7 @@ pub(super) fn setup(args: &ReportArgs, crate_dir: &Path, package: &str) -> Resul
             }
         },
     };
-    let mut env = Env::new(&crate_dir);
+    let mut env = Env::new(crate_dir);
     if let Some(path) = &manifest {
         env = env.with_var(MANIFEST_VAR, path);
     }
@@ -295,7 +295,7 @@ pub(super) fn setup(args: &ReportArgs, crate_dir: &Path, package: &str) -> Resul
             env = env.with_var(TARGETS_VAR, targets);
         }
     }
-    let stale = stale_manifest(&crate_dir, manifest.as_deref(), manifest_origin);
+    let stale = stale_manifest(crate_dir, manifest.as_deref(), manifest_origin);
     if let Some(policy) = std::env::var_os(Policy::ENV_VAR) {
         env = env.with_var(Policy::ENV_VAR, policy);
     }

@@ -179,7 +179,7 @@ pub(super) fn document(report: &Report) -> String {
         "manifest_stale": stale,
         "wrappers": wrappers.iter().map(Wrapper::to_json).collect::<Vec<_>>(),
         "unreadable": unreadable,
-        "summary": summary_json(&wrappers),
+        "summary": summary_json(wrappers),
         "failed": failed,
     });
     if let Some(c) = &cuda {

@@ -293,7 +293,7 @@ pub(super) fn document(report: &Report, findings_only: bool) -> String {
     let manifest_line = match &manifest {
         Some(path) => format!(
             "resource manifest: {} ({manifest_origin})",
-            path.strip_prefix(&crate_dir).unwrap_or(path).display()
+            path.strip_prefix(crate_dir).unwrap_or(path).display()
         ),
         None => format!("resource manifest: {manifest_origin}"),
     };
@@ -302,7 +302,7 @@ pub(super) fn document(report: &Report, findings_only: bool) -> String {
         table::wrap(&mut s, &format!("warning: {warning}"), 0, 2);
     }
     s.push('\n');
-    s.push_str(&table::render(&launches(&wrappers), findings_only));
+    s.push_str(&table::render(&launches(wrappers), findings_only));
     for line in unreadable {
         table::wrap(
             &mut s,
@@ -312,7 +312,7 @@ pub(super) fn document(report: &Report, findings_only: bool) -> String {
         );
     }
     s.push('\n');
-    for line in summary_text(&wrappers).lines() {
+    for line in summary_text(wrappers).lines() {
         table::wrap(&mut s, line, 0, 2);
     }
     if let Some(c) = &cuda {

@@ -306,13 +306,13 @@ pub(super) fn split_top_level(tokens: TokenStream) -> Vec<TokenStream> {
 pub(super) fn parse_files(crate_dir: &Path) -> (Vec<Parsed>, Vec<String>) {
     let mut parsed = Vec::new();
     let mut unreadable = Vec::new();
-    let (files, skipped) = rust_files(&crate_dir);
+    let (files, skipped) = rust_files(crate_dir);
     for note in skipped {
         eprintln!("note: {note}");
     }
     for file in files {
         let shown = file
-            .strip_prefix(&crate_dir)
+            .strip_prefix(crate_dir)
             .unwrap_or(&file)
             .display()
             .to_string();
