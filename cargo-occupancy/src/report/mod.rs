@@ -1,11 +1,20 @@
 //! `cargo occupancy report`: every `#[occupancy::check]` of a crate, evaluated on each of its
 //! targets by the attribute's own front end (`occupancy_attr::parse`, then
-//! `Spec::evaluate`), as a table (laid out by [`table`]: a row per launch and target, each
-//! finding on every target it concerns), JSON or a SARIF 2.1.0 log (rendered by
-//! [`sarif`]).
+//! `Spec::evaluate`), as a table ([`text`], laid out by [`table`]: a row per launch and
+//! target, each finding on every target it concerns), JSON ([`json`]) or a SARIF 2.1.0 log
+//! ([`sarif`]).
 //! Exits 1 when a finding is deny-level (this includes
 //! `launch_impossible`) or an attribute has an error: the same wrappers that fail
 //! `cargo build`, without building, for CI.
+//!
+//! One module per job, in the order the pipeline ([`report`]) runs them: [`build`] finds
+//! the crate, the newest build's resource manifest and `OUT_DIR`; [`walk`] lists and parses
+//! the `.rs` files and the `cfg`s of the `mod` declarations that bring them in; [`finder`]
+//! finds the attributes and [`sites`] (with `--all`) the launches without one; [`evaluate`]
+//! checks both with the attribute's front end, and [`cuda`] the C++ launches with
+//! `occupancy-cuda`; each becomes a [`model::Wrapper`] of the [`model::Report`], which the
+//! renderers [`text`], [`json`] and [`sarif`] print. [`annotate`] writes the attribute
+//! (`--annotate`).
 //!
 //! What it reads:
 //!

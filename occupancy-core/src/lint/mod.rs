@@ -9,7 +9,11 @@
 //!
 //! The lints, one [`Lint`] each, are listed in [`LINTS`] with a stable snake_case name, a
 //! default [`Level`] and documentation in clippy's shape (what it does, why it matters, an
-//! example that fires and the fixed version). Front ends (the `#[occupancy::check]`
+//! example that fires and the fixed version). As in clippy, each lint is one module named
+//! after it (`lint/launch_impossible.rs`, ...) holding its declaration, docs and check;
+//! what several share is in `utils`, the searches behind `help:` lines in `fix`, and
+//! [`konst`] holds the `const fn` forms, among them the one decision of why a launch cannot
+//! run ([`konst::impossible`]) that `launch_impossible` reports. Front ends (the `#[occupancy::check]`
 //! attribute, `cargo occupancy report`) decide each lint's level with [`LintLevels`] and
 //! render findings; a finding names the [`Input`] it is about so that a front end can point
 //! at it.
