@@ -6,12 +6,10 @@
 mod args;
 mod batch;
 mod calc;
-mod cuda;
 mod inspect;
 mod plot;
 mod profile;
 mod report;
-mod sarif;
 mod sweep;
 mod targets;
 

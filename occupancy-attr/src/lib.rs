@@ -59,6 +59,7 @@ use occupancy_core::policy::Policy;
 use proc_macro2::{Span, TokenStream};
 use syn::{Block, Signature};
 
+pub mod apis;
 mod artifact;
 mod ast;
 mod attr;

@@ -25,7 +25,7 @@ use std::process::Command;
 use occupancy_core::lint::{LINTS, Level};
 use serde_json::Value as Json;
 
-use super::{Outcome, Wrapper};
+use super::model::{Outcome, Wrapper};
 
 /// One function to annotate.
 struct Candidate<'w> {
@@ -140,6 +140,75 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
         })
 }
 
+/// `w` as a candidate to annotate, or why it is not one; `None` for a wrapper that is
+/// annotated already.
+fn candidate(w: &Wrapper) -> Option<Result<Candidate<'_>, String>> {
+    let Some(site) = &w.site else {
+        return None;
+    };
+    let (Some((file, target)), Some(args)) = (&site.target, &site.args) else {
+        let why = match &w.outcome {
+            Outcome::NotChecked(why) => why.join("; "),
+            _ => "not read".to_owned(),
+        };
+        return Some(Err(why));
+    };
+    let why = match &w.outcome {
+        Outcome::NotChecked(why) => Some(format!("not checked: {}", why.join("; "))),
+        Outcome::Constant(..) => Some(
+            "its values include constants only the compiler evaluates: the report cannot \
+             compare the build's findings (annotate it by hand)"
+                .to_owned(),
+        ),
+        Outcome::Errors(e) => Some(e.join("; ")),
+        Outcome::BuildOnly(why) => Some(why.clone()),
+        Outcome::Evaluated(spec, evaluation) => evaluation
+            .diagnostics
+            .iter()
+            .find(|d| spec.level(d.finding.lint) == Level::Deny)
+            .map(|d| {
+                format!(
+                    "a deny-level finding ({}): annotated, the build would fail; fix the \
+                     launch, or annotate it with allow(...) by hand",
+                    d.finding.lint.name
+                )
+            }),
+    };
+    if let Some(why) = why {
+        return Some(Err(why));
+    }
+    if !w.conditions.is_empty() {
+        return Some(Err(format!(
+            "under {}: a build may leave it out, so the report cannot compare",
+            w.conditions.join(" and ")
+        )));
+    }
+    let Outcome::Evaluated(spec, evaluation) = &w.outcome else {
+        return None;
+    };
+    let mut expected: Vec<String> = evaluation
+        .diagnostics
+        .iter()
+        .filter(|d| spec.level(d.finding.lint) == Level::Warn)
+        .map(|d| {
+            format!(
+                "use of deprecated macro `{}`: {}",
+                d.finding.lint.name, d.finding.message
+            )
+        })
+        .collect();
+    expected.sort();
+    expected.dedup();
+    Some(Ok(Candidate {
+        wrapper: w,
+        file: file.clone(),
+        line: target.line,
+        end: target.body.brace_token.span.close().start().line,
+        attribute: super::model::attribute_text(args),
+        expected,
+    }))
+}
+
 /// Annotates what it can of `wrappers` in the crate at `crate_dir`; the summary.
 ///
 /// # Errors
@@ -150,74 +219,11 @@ pub(crate) fn annotate(crate_dir: &Path, wrappers: &[Wrapper]) -> Result<String,
     let mut skipped: Vec<(&Wrapper, String)> = Vec::new();
     let mut candidates: Vec<Candidate<'_>> = Vec::new();
     for w in wrappers {
-        let Some(site) = &w.site else { continue };
-        let (Some((file, target)), Some(args)) = (&site.target, &site.args) else {
-            let why = match &w.outcome {
-                Outcome::NotChecked(why) => why.join("; "),
-                _ => "not read".to_owned(),
-            };
-            skipped.push((w, why));
-            continue;
-        };
-        let why = match &w.outcome {
-            Outcome::NotChecked(why) => Some(format!("not checked: {}", why.join("; "))),
-            Outcome::Constant(..) => Some(
-                "its values include constants only the compiler evaluates: the report cannot \
-                 compare the build's findings (annotate it by hand)"
-                    .to_owned(),
-            ),
-            Outcome::Errors(e) => Some(e.join("; ")),
-            Outcome::BuildOnly(why) => Some(why.clone()),
-            Outcome::Evaluated(spec, evaluation) => evaluation
-                .diagnostics
-                .iter()
-                .find(|d| spec.level(d.finding.lint) == Level::Deny)
-                .map(|d| {
-                    format!(
-                        "a deny-level finding ({}): annotated, the build would fail; fix the \
-                         launch, or annotate it with allow(...) by hand",
-                        d.finding.lint.name
-                    )
-                }),
-        };
-        if let Some(why) = why {
-            skipped.push((w, why));
-            continue;
+        match candidate(w) {
+            Some(Ok(c)) => candidates.push(c),
+            Some(Err(why)) => skipped.push((w, why)),
+            None => {}
         }
-        if !w.conditions.is_empty() {
-            skipped.push((
-                w,
-                format!(
-                    "under {}: a build may leave it out, so the report cannot compare",
-                    w.conditions.join(" and ")
-                ),
-            ));
-            continue;
-        }
-        let Outcome::Evaluated(spec, evaluation) = &w.outcome else {
-            continue;
-        };
-        let mut expected: Vec<String> = evaluation
-            .diagnostics
-            .iter()
-            .filter(|d| spec.level(d.finding.lint) == Level::Warn)
-            .map(|d| {
-                format!(
-                    "use of deprecated macro `{}`: {}",
-                    d.finding.lint.name, d.finding.message
-                )
-            })
-            .collect();
-        expected.sort();
-        expected.dedup();
-        candidates.push(Candidate {
-            wrapper: w,
-            file: file.clone(),
-            line: target.line,
-            end: target.body.brace_token.span.close().start().line,
-            attribute: super::attribute_text(args),
-            expected,
-        });
     }
 
     if !candidates.is_empty() && !depends_on_occupancy(crate_dir)? {
@@ -309,7 +315,7 @@ pub(crate) fn annotate(crate_dir: &Path, wrappers: &[Wrapper]) -> Result<String,
             c.line, c.wrapper.name, c.attribute
         );
     }
-    skipped.sort_by_key(|a| super::natural(&a.0.location));
+    skipped.sort_by_key(|a| super::model::natural(&a.0.location));
     skipped.dedup_by(|a, b| std::ptr::eq(a.0, b.0));
     let _ = writeln!(
         text,

@@ -30,23 +30,10 @@
 
 use std::collections::BTreeMap;
 
+use occupancy_attr::apis;
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
-
-/// Methods that launch a kernel with a configuration, and the index of the
-/// configuration among their arguments.
-const LAUNCH_METHODS: &[(&str, usize)] = &[
-    ("launch", 0),
-    ("launch_cooperative", 0),
-    ("launch_async", 0),
-    ("launch_on_stream", 1),
-];
-
-/// Methods the attribute reads a literal kernel name from, and the argument it reads
-/// (`occupancy_attr`'s body reader).
-const READ_BY_THE_ATTRIBUTE: &[(&str, usize)] =
-    &[("load_function", 0), ("get_function", 0), ("get_func", 1)];
 
 /// How deep names are followed (a `let`, a helper's parameter, a caller's argument).
 const MAX_FOLLOW: usize = 4;
@@ -378,7 +365,7 @@ impl Crate<'_, '_> {
             self.shown(f),
             call.line
         );
-        if LAUNCH_METHODS.iter().any(|(m, _)| *m == f.name) {
+        if apis::launch_config_arg(&f.name).is_some() {
             return vec![Launch {
                 check: Check::Unread(format!(
                     "`{}` stands in for the launch API with the configuration its callers \
@@ -603,8 +590,10 @@ impl Crate<'_, '_> {
         args: &'e [syn::Expr],
         depth: usize,
     ) -> Option<&'e syn::Expr> {
-        if load == "get_func" && args.len() >= 2 {
-            return args.get(1);
+        if let Some(index) = apis::kernel_name_arg(load).filter(|&i| i > 0)
+            && args.len() > index
+        {
+            return args.get(index);
         }
         args.iter()
             .find(|a| !matches!(self.name_of(f, a, depth + 1), Name::Unknown(_)))
@@ -633,14 +622,14 @@ impl Crate<'_, '_> {
                 self.name_of(f, &m.receiver, depth)
             }
             // `let f = module.load_function("x")?`: the function is the kernel it loads.
-            syn::Expr::MethodCall(m) if is_load(&m.method.to_string()) => {
+            syn::Expr::MethodCall(m) if apis::is_loader_like(&m.method.to_string()) => {
                 let args: Vec<syn::Expr> = m.args.iter().cloned().collect();
                 match self.name_arg(f, &m.method.to_string(), &args, depth) {
                     Some(arg) => self.name_of(f, arg, depth + 1),
                     None => Name::Unknown(format!("`{}` names no kernel", m.method)),
                 }
             }
-            syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| is_load(&s.ident.to_string()))) =>
+            syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| apis::is_loader_like(&s.ident.to_string()))) =>
             {
                 let load = match &*c.func {
                     syn::Expr::Path(p) => p
@@ -1058,9 +1047,8 @@ fn key(names: &[Name], f: &Func) -> Result<(String, Option<String>), String> {
     let read_itself = written.len() == 1
         && f.scan.loads.iter().any(|load| {
             load.method
-                && READ_BY_THE_ATTRIBUTE.iter().any(|(m, i)| {
-                    *m == load.name
-                        && matches!(load.args.get(*i).map(strip), Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. })) if s.value() == written[0])
+                && apis::kernel_name_arg(&load.name).is_some_and(|i| {
+                    matches!(load.args.get(i).map(strip), Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. })) if s.value() == written[0])
                 })
         });
     if read_itself {
@@ -1468,7 +1456,7 @@ fn scan_tokens(
 fn how_of(method: &str, preceding: &[TokenTree]) -> Option<&'static str> {
     let builder = preceding
         .iter()
-        .any(|t| matches!(t, TokenTree::Ident(i) if i == "launch_builder"));
+        .any(|t| matches!(t, TokenTree::Ident(i) if i == apis::LAUNCH_BUILDER));
     Some(match method {
         "launch" if builder => "cudarc launch_builder(..).launch",
         "launch" => "launch (LaunchAsync)",
@@ -1525,7 +1513,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
 
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
         let method = m.method.to_string();
-        if let Some((_, at)) = LAUNCH_METHODS.iter().find(|(name, _)| *name == method)
+        if let Some(at) = apis::launch_config_arg(&method)
             && !m.args.is_empty()
         {
             let builder = builder_arg(&m.receiver);
@@ -1542,7 +1530,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
             let config = m
                 .args
                 .iter()
-                .nth(if builder.is_some() { 0 } else { *at })
+                .nth(if builder.is_some() { 0 } else { at })
                 .cloned();
             let function = builder.or_else(|| Some((*m.receiver).clone()));
             self.scan.calls.push(LaunchCall {
@@ -1554,7 +1542,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                 in_macro: None,
             });
         }
-        if is_load(&method) {
+        if apis::is_loader_like(&method) {
             self.scan.loads.push(Load {
                 name: method.clone(),
                 method: true,
@@ -1576,7 +1564,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
             && let Some(last) = p.path.segments.last()
         {
             let name = last.ident.to_string();
-            if is_load(&name) {
+            if apis::is_loader_like(&name) {
                 self.scan.loads.push(Load {
                     name: name.clone(),
                     method: false,
@@ -1601,7 +1589,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
             .path
             .segments
             .last()
-            .is_some_and(|s| s.ident == "launch")
+            .is_some_and(|s| s.ident == apis::LAUNCH_MACRO)
         {
             let trees: Vec<TokenTree> = mac.tokens.clone().into_iter().collect();
             let spelled = mac.tokens.to_string().replace(' ', "");
@@ -1661,21 +1649,12 @@ impl<'ast> Visit<'ast> for Walk<'_> {
     }
 }
 
-/// A method or function that loads a kernel by name: `load_function`, `get_function`,
-/// `get_func`, `get_or_load_func`, `get_or_load_custom_func`, `load_func`, ... (a name
-/// starting with `get` or `load` and ending with `func` or `function`).
-fn is_load(name: &str) -> bool {
-    READ_BY_THE_ATTRIBUTE.iter().any(|(m, _)| *m == name)
-        || ((name.starts_with("get") || name.starts_with("load"))
-            && (name.ends_with("func") || name.ends_with("function")))
-}
-
 /// `launch_builder(&f)`'s argument, in the receiver chain of a launch call.
 fn builder_arg(receiver: &syn::Expr) -> Option<syn::Expr> {
     let mut at = receiver;
     for _ in 0..256 {
         match strip(at) {
-            syn::Expr::MethodCall(m) if m.method == "launch_builder" => {
+            syn::Expr::MethodCall(m) if m.method == apis::LAUNCH_BUILDER => {
                 return m.args.first().cloned();
             }
             syn::Expr::MethodCall(m) => at = &m.receiver,

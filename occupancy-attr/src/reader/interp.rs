@@ -28,6 +28,7 @@ use super::names::{self, Def, Place, Resolver};
 use super::value::{
     self, ChoiceId, ConfigVal, Int, Kernel, SourceId, StructVal, Term, Unknown, Val,
 };
+use crate::apis;
 use crate::source::{ConstDef, FnDef, ModuleId, Returns};
 
 /// The most paths followed at once; past it, an error on the construct that split them.
@@ -41,15 +42,6 @@ const MAX_NESTING: usize = 160;
 
 /// The deepest nesting of calls and of names defined by names.
 const MAX_CALLS: usize = 48;
-
-/// Methods that launch a kernel with a configuration argument (cudarc's `LaunchArgs`
-/// since 0.13, `LaunchAsync` before).
-pub(crate) const LAUNCH_METHODS: &[&str] = &[
-    "launch",
-    "launch_cooperative",
-    "launch_on_stream",
-    "launch_async",
-];
 
 /// Methods whose result is their receiver's value as far as the reader is concerned.
 const TRANSPARENT_METHODS: &[&str] = &[
@@ -1846,16 +1838,15 @@ impl<'r> Interp<'r> {
             let recv = vals[0].clone();
             let args = &vals[1..];
             let v = match name {
-                loader if is_loader(loader) => {
-                    // `get_func(module, name)`; else the argument that names a kernel
+                loader if apis::is_loader_like(loader) => {
+                    // A loader of the table names its argument (`get_func(module, name)`); a
+                    // crate's own loader, the argument that names a kernel
                     // (`get_or_load_func(name, &MODULE)`).
-                    let index = if name == "get_func" {
-                        1
-                    } else {
+                    let index = apis::kernel_name_arg(loader).unwrap_or_else(|| {
                         args.iter()
                             .position(|a| matches!(a, Val::Str(_) | Val::Kernel(_)))
                             .unwrap_or(0)
-                    };
+                    });
                     match args.get(index) {
                         Some(Val::Str(s)) => {
                             let kat = match self.arg_at(&operands, index + 1) {
@@ -1879,12 +1870,12 @@ impl<'r> Interp<'r> {
                     Val::Kernel(k) => Val::Builder(Some(k.clone())),
                     _ => Val::Builder(None),
                 },
-                "launch_builder" => Val::Builder(match args.first() {
+                apis::LAUNCH_BUILDER => Val::Builder(match args.first() {
                     Some(Val::Kernel(k)) => Some(k.clone()),
                     _ => None,
                 }),
                 "arg" | "args" if matches!(recv, Val::Builder(_)) => recv.clone(),
-                m if LAUNCH_METHODS.contains(&m) => {
+                m if apis::launch_config_arg(m).is_some() => {
                     if self.mode.launch_calls && path.top().wrapper {
                         let kernel = match &recv {
                             Val::Kernel(k) | Val::Builder(Some(k)) => Some(k.clone()),
@@ -3362,13 +3353,4 @@ fn same_state(a: &Path, b: &Path) -> bool {
                     p.name == q.name && p.val == q.val && p.pending.is_some() == q.pending.is_some()
                 })
         })
-}
-
-/// A method that loads a kernel by name: cudarc's `load_function`, `get_function`,
-/// `get_func`, and the crates' own loaders named like them (`get_or_load_func`,
-/// `get_or_load_custom_func`, `load_func`): a name starting with `get` or `load` and ending
-/// with `func` or `function`.
-fn is_loader(name: &str) -> bool {
-    (name.starts_with("get") || name.starts_with("load"))
-        && (name.ends_with("func") || name.ends_with("function"))
 }

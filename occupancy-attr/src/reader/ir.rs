@@ -1115,7 +1115,7 @@ impl Lowering {
                 Err(_) => Expr::Opaque("an `assert!` the reader cannot parse".to_owned()),
             },
             "panic" | "unreachable" | "todo" | "unimplemented" | "bail" => Expr::Diverge,
-            "launch" => self.cust_launch(&mac.tokens, d),
+            crate::apis::LAUNCH_MACRO => self.cust_launch(&mac.tokens, d),
             _ => Expr::Opaque(format!("a call of the macro `{name}!`")),
         }
     }

@@ -53,6 +53,7 @@ use ir::{At, Expr, IntTy, Lowered, Pat};
 use names::Resolver;
 use value::{ChoiceId, Int, Kernel, Term, Val};
 
+use crate::apis;
 use crate::source::Items;
 
 /// The most launches one launch site of one path expands to (the members of the run-time
@@ -333,7 +334,7 @@ fn may_launch(block: &syn::Block) -> bool {
                     self.0 = true
                 }
                 syn::Expr::MethodCall(m)
-                    if interp::LAUNCH_METHODS.contains(&m.method.to_string().as_str()) =>
+                    if apis::launch_config_arg(&m.method.to_string()).is_some() =>
                 {
                     self.0 = true
                 }
@@ -341,7 +342,11 @@ fn may_launch(block: &syn::Block) -> bool {
             }
         }
         fn visit_macro(&mut self, m: &'ast syn::Macro) {
-            if m.path.segments.last().is_some_and(|s| s.ident == "launch") {
+            if m.path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == apis::LAUNCH_MACRO)
+            {
                 self.0 = true;
             }
         }
@@ -362,11 +367,7 @@ struct Loads {
 
 impl<'ast> syn::visit::Visit<'ast> for Loads {
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-        let index = match m.method.to_string().as_str() {
-            "load_function" | "get_function" => Some(0),
-            "get_func" => Some(1),
-            _ => None,
-        };
+        let index = apis::kernel_name_arg(&m.method.to_string());
         let mut arg = index.and_then(|i| m.args.iter().nth(i));
         while let Some(syn::Expr::Reference(r)) = arg {
             arg = Some(&r.expr);
@@ -417,7 +418,7 @@ fn scan_expr(e: &Expr, mode: &mut Mode, depth: usize) {
     let d = depth + 1;
     match e {
         Expr::MethodCall(r, name, args, _) => {
-            if interp::LAUNCH_METHODS.contains(&name.as_str()) {
+            if apis::launch_config_arg(name).is_some() {
                 mode.launch_calls = true;
             }
             scan_expr(r, mode, d);

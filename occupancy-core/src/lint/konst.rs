@@ -106,15 +106,26 @@ impl Impossible {
 }
 
 /// Why the launch of `kernel` as `launch` cannot run, given the engine's `result` for it,
-/// or `None` when it can.
+/// or `None` when it can: the one decision of the cause, which the `launch_impossible`
+/// lint makes its finding from and the macro's `const` check reports.
+///
+/// A block over the device's thread limit is that ([`Impossible::BlockTooLarge`]), whatever
+/// the kernel's launch bounds; else a block over the launch bounds is
+/// [`Impossible::ExceedsLaunchBounds`] (the occupancy counts it, as the driver's query
+/// does; the launch fails), before what else the engine refuses.
 pub const fn impossible(
     kernel: &Kernel,
     launch: &Launch,
     result: &Result<Occupancy, OccupancyError>,
 ) -> Option<Impossible> {
+    if let Ok(occ) = result
+        && occ.blocks_per_sm == 0
+        && let Some(ZeroReason::BlockTooLarge { .. }) = occ.zero_reason
+    {
+        return Some(Impossible::BlockTooLarge);
+    }
     if let Some(bound) = kernel.max_threads_per_block
         && launch.block.threads() > bound as u64
-        && result.is_ok()
     {
         return Some(Impossible::ExceedsLaunchBounds);
     }
@@ -199,6 +210,22 @@ mod tests {
         assert_eq!(result.unwrap().blocks_per_sm, 4);
         assert_eq!(
             impossible(&bounded, &l512, &result),
+            Some(Impossible::ExceedsLaunchBounds)
+        );
+        // 2048 threads of the same kernel: over the device's 1024 first.
+        let l2048 = Launch::new(BlockDim::linear(2048));
+        let result = occupancy(&SM_90, &bounded, &l2048);
+        assert_eq!(
+            impossible(&bounded, &l2048, &result),
+            Some(Impossible::BlockTooLarge)
+        );
+        // 512 threads with an opt-in over sm_90's 227 KiB: the launch bounds are named
+        // first, as the lint names them.
+        let too_much = bounded.with_opt_in(300 * 1024);
+        let result = occupancy(&SM_90, &too_much, &l512);
+        assert!(matches!(result, Err(OccupancyError::OptInOverLimit { .. })));
+        assert_eq!(
+            impossible(&too_much, &l512, &result),
             Some(Impossible::ExceedsLaunchBounds)
         );
         assert!(partial_warp(BlockDim::new(10, 10, 1), 32));

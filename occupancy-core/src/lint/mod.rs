@@ -9,7 +9,11 @@
 //!
 //! The lints, one [`Lint`] each, are listed in [`LINTS`] with a stable snake_case name, a
 //! default [`Level`] and documentation in clippy's shape (what it does, why it matters, an
-//! example that fires and the fixed version). Front ends (the `#[occupancy::check]`
+//! example that fires and the fixed version). As in clippy, each lint is one module named
+//! after it (`lint/launch_impossible.rs`, ...) holding its declaration, docs and check;
+//! what several share is in `utils`, the searches behind `help:` lines in `fix`, and
+//! [`konst`] holds the `const fn` forms, among them the one decision of why a launch cannot
+//! run ([`konst::impossible`]) that `launch_impossible` reports. Front ends (the `#[occupancy::check]`
 //! attribute, `cargo occupancy report`) decide each lint's level with [`LintLevels`] and
 //! render findings; a finding names the [`Input`] it is about so that a front end can point
 //! at it.
@@ -65,19 +69,42 @@ macro_rules! declare_lint {
     };
 }
 
-mod artifact;
+// Shared helpers, the fix searches and the floor; then one module per lint, in the order
+// of [`LINTS`], each with its declaration, documentation and check.
 mod fix;
 mod floor;
 pub mod konst;
-mod lints;
-mod steps;
-mod waves;
+mod utils;
 
-pub use artifact::{LAUNCH_BOUNDS_MISMATCH, REGISTER_SPILL};
+mod barrier_limit;
+mod block_limit;
+mod carveout_limit;
+mod cluster_limit;
+mod launch_bounds_mismatch;
+mod launch_impossible;
+mod low_occupancy;
+mod partial_warp;
+mod register_spill;
+mod register_step;
+mod smem_step;
+mod tail_effect;
+mod undersized_grid;
+
+pub use barrier_limit::BARRIER_LIMIT;
+pub use block_limit::BLOCK_LIMIT;
+pub use carveout_limit::CARVEOUT_LIMIT;
+pub use cluster_limit::CLUSTER_LIMIT;
 pub use floor::{FloorError, MinOccupancy, percent};
-pub use lints::{LAUNCH_IMPOSSIBLE, LOW_OCCUPANCY, PARTIAL_WARP, count64};
-pub use steps::{BARRIER_LIMIT, BLOCK_LIMIT, CARVEOUT_LIMIT, REGISTER_STEP, SMEM_STEP};
-pub use waves::{CLUSTER_LIMIT, TAIL_EFFECT, UNDERSIZED_GRID};
+pub use launch_bounds_mismatch::LAUNCH_BOUNDS_MISMATCH;
+pub use launch_impossible::LAUNCH_IMPOSSIBLE;
+pub use low_occupancy::LOW_OCCUPANCY;
+pub use partial_warp::PARTIAL_WARP;
+pub use register_spill::REGISTER_SPILL;
+pub use register_step::REGISTER_STEP;
+pub use smem_step::SMEM_STEP;
+pub use tail_effect::TAIL_EFFECT;
+pub use undersized_grid::UNDERSIZED_GRID;
+pub use utils::count64;
 
 /// How a lint's findings are reported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use occupancy_core::resources::manifest::Manifest;
 use occupancy_cuda::{CheckedLaunch, Compiled, Outcome as CudaOutcome};
 
-use crate::report::{Outcome, Wrapper};
+use super::model::{Outcome, Wrapper};
 
 /// The folders searched for `.cu` / `.cuh` files when no build recorded them.
 pub(crate) const DEFAULT_DIRS: &[&str] = &["src", "cuda", "kernels", "csrc"];
@@ -121,7 +121,7 @@ pub(crate) fn section(
 fn rows(c: CheckedLaunch, section: &mut CudaSection) {
     let launch = &c.launch;
     let location = launch.location();
-    let site = |instantiation: Option<String>, conditions: Vec<String>| crate::report::CudaSite {
+    let site = |instantiation: Option<String>, conditions: Vec<String>| super::model::CudaSite {
         form: launch.form.written(),
         kernel_written: launch.kernel_written.clone(),
         instantiation,
@@ -198,7 +198,7 @@ fn values(p: &occupancy_cuda::LaunchPath) -> String {
 /// The newest `<target>/*/build/<package>-*/out/occupancy/cuda-launches.json`, read.
 fn newest_record(crate_dir: &Path, package: &str) -> Option<serde_json::Value> {
     let path =
-        crate::report::newest_build_output(crate_dir, package, occupancy_cuda::OUT_DIR_RECORD)?;
+        super::build::newest_build_output(crate_dir, package, occupancy_cuda::OUT_DIR_RECORD)?;
     let text = occupancy_core::file::read_text(&path, "build record", 1 << 20).ok()?;
     serde_json::from_str(&text).ok()
 }

@@ -32,7 +32,7 @@ use occupancy_core::lint::{LINTS, Level, Lint};
 use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use serde_json::{Value as Json, json};
 
-use crate::report::{Outcome, Wrapper};
+use super::model::{Outcome, Wrapper};
 
 /// The `$schema` of the log: the OASIS standard's schema, Errata 01.
 pub(crate) const SCHEMA_URI: &str =

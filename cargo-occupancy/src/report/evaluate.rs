@@ -1,0 +1,241 @@
+//! Evaluation: each attribute found, and each launch `--all` found in a function without
+//! one, parsed and evaluated by the attribute's own front end (`occupancy_attr::parse`,
+//! then `Spec::evaluate`) into a [`Wrapper`].
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use occupancy_attr::Env;
+use proc_macro2::Span;
+use syn::visit::Visit;
+
+use super::finder::{Finder, Found};
+use super::model::{Outcome, Site, Wrapper};
+use super::sites;
+use super::walk::Parsed;
+
+/// Parses and evaluates one attribute with the attribute's own front end.
+pub(super) fn evaluate(file: &Parsed, found: Found, env: &Env) -> Wrapper {
+    let shown = &file.shown;
+    let location = format!("{shown}:{}", found.line);
+    let name = found.sig.ident.to_string();
+    let at = |span: Span| {
+        let at = span.start();
+        format!("{shown}:{}:{}", at.line, at.column + 1)
+    };
+    let conditions = found.conditions;
+    let env = env.clone().with_source_file(&file.path);
+    // A body left out as past the parser's limits is not read, as the macro does not read
+    // it: the attribute's keys still check the launch.
+    let unread = file
+        .skipped
+        .iter()
+        .find(|s| {
+            s.body_of.as_deref() == Some(name.as_str())
+                && found.body.as_ref().is_some_and(|b| {
+                    let (at, body) = (s.span.start(), b.brace_token.span.open().start());
+                    (at.line, at.column) == (body.line, body.column)
+                })
+        })
+        .map(|s| format!("the body was not read: {}", s.why));
+    let wrapper = occupancy_attr::Wrapper {
+        sig: &found.sig,
+        body: if unread.is_some() {
+            None
+        } else {
+            found.body.as_ref()
+        },
+        unread,
+    };
+    let outcome = match occupancy_attr::parse(found.args, &wrapper, found.attribute, &env) {
+        Err(errors) => Outcome::Errors(
+            errors
+                .into_iter()
+                .map(|e| format!("{}: {e}", at(e.span())))
+                .collect(),
+        ),
+        Ok(spec) => match spec.evaluate() {
+            Some(evaluation) => Outcome::Evaluated(Box::new(spec), evaluation),
+            None => Outcome::Constant(
+                spec.const_inputs().iter().map(|i| i.key()).collect(),
+                spec.unread.clone(),
+            ),
+        },
+    };
+    Wrapper {
+        location,
+        name,
+        conditions,
+        outcome,
+        site: None,
+        cuda: None,
+    }
+}
+
+/// For a launching function the attribute rejects on some of the policy's targets only (a
+/// kernel compiled for sm_90 alone): the targets it is accepted on and those it is not,
+/// when both are some. Only when the arguments name no target.
+fn runnable_targets(file: &Parsed, found: &Found, env: &Env) -> Option<(Vec<String>, Vec<String>)> {
+    if found.args.to_string().contains("target") {
+        return None;
+    }
+    let env_file = env.clone().with_source_file(&file.path);
+    let (policy, _) = occupancy_attr::load_policy(&env_file).ok()?;
+    let (mut kept, mut dropped) = (Vec::new(), Vec::new());
+    for target in &policy.targets {
+        let name = target.to_string();
+        let mut args = found.args.clone();
+        if !args.is_empty() {
+            args.extend(quote::quote!(,));
+        }
+        args.extend(quote::quote!(target = #name));
+        let one = Found {
+            args,
+            ..found.clone()
+        };
+        match evaluate(file, one, env).outcome {
+            Outcome::Errors(_) => dropped.push(name),
+            _ => kept.push(name),
+        }
+    }
+    (!kept.is_empty() && !dropped.is_empty()).then_some((kept, dropped))
+}
+
+/// The launches `--all` found in functions without the attribute, read as the attribute
+/// would read them: one per launching function (its launches together, as the attribute
+/// checks them).
+pub(super) fn unannotated(
+    parsed: &[Parsed],
+    launches: Vec<sites::Launch>,
+    env: &Env,
+) -> Vec<Wrapper> {
+    // One entry per launching function: (file, the attribute's line), or per launch not
+    // read.
+    let mut out: Vec<Wrapper> = Vec::new();
+    let mut by_target: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    for launch in launches {
+        let mut site = Site {
+            how: launch.how,
+            via: launch.via.clone(),
+            kernel_from: None,
+            args: None,
+            target: None,
+            launches: 1,
+        };
+        match launch.check {
+            // The wrapper's own rows cover it.
+            sites::Check::Annotated => {}
+            sites::Check::Unread(why) => out.push(Wrapper {
+                location: launch.location,
+                name: launch.function,
+                conditions: launch.conditions,
+                outcome: Outcome::NotChecked(vec![why]),
+                site: Some(site),
+                cuda: None,
+            }),
+            sites::Check::Attribute {
+                args,
+                kernel_from,
+                target,
+            } => {
+                if let Some(&i) = by_target.get(&(target.file, target.line)) {
+                    if let Some(s) = &mut out[i].site {
+                        s.launches += 1;
+                    }
+                    continue;
+                }
+                let file = &parsed[target.file];
+                let found = Found {
+                    line: target.line,
+                    args: args.parse().unwrap_or_default(),
+                    sig: target.sig.clone(),
+                    body: Some(target.body.clone()),
+                    attribute: target.span,
+                    conditions: launch.conditions.clone(),
+                };
+                let mut w = evaluate(file, found.clone(), env);
+                let mut args = args;
+                // A kernel with cubins for some of the crate's targets only (fp8 kernels
+                // for sm_90) launches only there: checked on those, the others said.
+                if matches!(w.outcome, Outcome::Errors(_))
+                    && let Some((kept, dropped)) = runnable_targets(file, &found, env)
+                {
+                    let list = kept
+                        .iter()
+                        .map(|t| format!("{t:?}"))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    let target = if kept.len() == 1 {
+                        format!("target = {list}")
+                    } else {
+                        format!("target = [{list}]")
+                    };
+                    args = if args.is_empty() {
+                        target
+                    } else {
+                        format!("{args}, {target}")
+                    };
+                    let narrowed = Found {
+                        args: args.parse().unwrap_or_default(),
+                        ..found.clone()
+                    };
+                    w = evaluate(file, narrowed, env);
+                    site.kernel_from = Some(format!(
+                        "the kernel runs on {} only: it has no cubin for {}",
+                        kept.join(", "),
+                        dropped.join(", ")
+                    ));
+                }
+                w.location = launch.location;
+                w.name = launch.function;
+                // What the attribute would reject is not checked yet: no failure.
+                if let Outcome::Errors(errors) = &w.outcome {
+                    w.outcome = Outcome::NotChecked(errors.clone());
+                }
+                if site.kernel_from.is_none() {
+                    site.kernel_from = kernel_from;
+                }
+                site.args = Some(args);
+                site.target = Some((file.path.clone(), *target.clone()));
+                w.site = Some(site);
+                by_target.insert((target.file, target.line), out.len());
+                out.push(w);
+            }
+        }
+    }
+    out
+}
+
+/// Every attribute of the `parsed` files, evaluated (`inherited`: the `cfg`s of the `mod`
+/// declarations that bring each file in), and one entry for each inside a `macro_rules!`.
+pub(super) fn annotated(
+    parsed: &[Parsed],
+    inherited: &BTreeMap<PathBuf, Vec<String>>,
+    env: &Env,
+) -> Vec<Wrapper> {
+    let mut wrappers = Vec::new();
+    for file in parsed {
+        let conditions = inherited.get(&file.path).cloned().unwrap_or_default();
+        let mut finder = Finder::new(&file.syntax, conditions.clone());
+        finder.visit_file(&file.syntax);
+        for found in std::mem::take(&mut finder.found) {
+            wrappers.push(evaluate(file, found, env));
+        }
+        // `#[occupancy::check]` written inside a `macro_rules!` body: only its expansions
+        // can be checked, which the build does.
+        for (line, name) in sites::attributes_in_macros(&file.syntax) {
+            wrappers.push(Wrapper {
+                location: format!("{}:{line}", file.shown),
+                name: format!("macro_rules! {name}"),
+                conditions: conditions.clone(),
+                outcome: Outcome::BuildOnly(format!(
+                    "checked only by the build: the attribute is inside `macro_rules! {name}`, \
+                     whose expansions the report does not see"
+                )),
+                site: None,
+                cuda: None,
+            });
+        }
+    }
+    wrappers
+}

@@ -1,0 +1,137 @@
+//! The cudarc and cust launch and loader APIs, in one table for every reader: the
+//! attribute's body reader, `cargo occupancy report`'s launch finder and the fuzzers. Which
+//! argument of each call holds the launch configuration or the kernel's name, and which
+//! crate and version the call is from.
+
+/// What a call of an API does, for the readers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Launches a kernel; `config` is the index of the `LaunchConfig` among its arguments.
+    Launch {
+        /// The argument that holds the configuration.
+        config: usize,
+    },
+    /// Starts a launch of the function it is given (its first argument).
+    Builder,
+    /// Loads a kernel by its name; `name` is the index of the name among its arguments.
+    Load {
+        /// The argument that holds the kernel's name.
+        name: usize,
+    },
+}
+
+/// One method of the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Api {
+    /// The method's name, as called (`stream.launch_builder(&f)`).
+    pub name: &'static str,
+    /// What it does and where its arguments are.
+    pub role: Role,
+    /// Which crate and version it is from.
+    pub from: &'static str,
+}
+
+/// Every launch and loader method the readers know.
+pub const APIS: &[Api] = &[
+    Api {
+        name: "launch",
+        role: Role::Launch { config: 0 },
+        from: "cudarc: `LaunchArgs::launch(cfg)` (the launch builder, 0.13 on); \
+               `LaunchAsync::launch(cfg, params)` before",
+    },
+    Api {
+        name: "launch_cooperative",
+        role: Role::Launch { config: 0 },
+        from: "cudarc: `LaunchArgs::launch_cooperative(cfg)`, a cooperative launch",
+    },
+    Api {
+        name: "launch_async",
+        role: Role::Launch { config: 0 },
+        from: "cudarc: `LaunchAsync::launch_async(cfg, params)`, in its early versions",
+    },
+    Api {
+        name: "launch_on_stream",
+        role: Role::Launch { config: 1 },
+        from: "cudarc: `LaunchAsync::launch_on_stream(stream, cfg, params)`, before 0.13",
+    },
+    Api {
+        name: LAUNCH_BUILDER,
+        role: Role::Builder,
+        from: "cudarc: `CudaStream::launch_builder(&func)`, 0.13 on",
+    },
+    Api {
+        name: "load_function",
+        role: Role::Load { name: 0 },
+        from: "cudarc: `CudaModule::load_function(name)`, 0.13 on",
+    },
+    Api {
+        name: "get_function",
+        role: Role::Load { name: 0 },
+        from: "cust: `Module::get_function(name)`",
+    },
+    Api {
+        name: "get_func",
+        role: Role::Load { name: 1 },
+        from: "cudarc: `CudaDevice::get_func(module, name)`, before 0.13",
+    },
+];
+
+/// cudarc's `launch_builder`: the function it is given is the kernel the chain launches.
+pub const LAUNCH_BUILDER: &str = "launch_builder";
+
+/// cust's `launch!(module.kernel<<<grid, block, smem, stream>>>(args))`: the macro's name.
+pub const LAUNCH_MACRO: &str = "launch";
+
+/// The index of the launch configuration among the arguments of the launch method `name`
+/// (`launch`: 0, `launch_on_stream`: 1), or `None` when `name` launches nothing.
+pub fn launch_config_arg(name: &str) -> Option<usize> {
+    APIS.iter().find_map(|api| match api.role {
+        Role::Launch { config } if api.name == name => Some(config),
+        _ => None,
+    })
+}
+
+/// The index of the kernel's name among the arguments of the loader `name`
+/// (`load_function`: 0, `get_func`: 1), or `None` when `name` is not one of the table.
+pub fn kernel_name_arg(name: &str) -> Option<usize> {
+    APIS.iter().find_map(|api| match api.role {
+        Role::Load { name: index } if api.name == name => Some(index),
+        _ => None,
+    })
+}
+
+/// Whether `name` loads a kernel by name: a loader of the table, or a method or function
+/// of the same shape that a crate writes around them (candle's `get_or_load_func`,
+/// `get_or_load_custom_func`, a `load_func`): a name starting with `get` or `load` and
+/// ending with `func` or `function`.
+pub fn is_loader_like(name: &str) -> bool {
+    kernel_name_arg(name).is_some()
+        || ((name.starts_with("get") || name.starts_with("load"))
+            && (name.ends_with("func") || name.ends_with("function")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_answers_for_each_api() {
+        assert_eq!(launch_config_arg("launch"), Some(0));
+        assert_eq!(launch_config_arg("launch_on_stream"), Some(1));
+        assert_eq!(launch_config_arg("launch_builder"), None);
+        assert_eq!(launch_config_arg("load_function"), None);
+        assert_eq!(kernel_name_arg("load_function"), Some(0));
+        assert_eq!(kernel_name_arg("get_function"), Some(0));
+        assert_eq!(kernel_name_arg("get_func"), Some(1));
+        assert_eq!(kernel_name_arg("get_or_load_func"), None);
+        assert!(is_loader_like("get_or_load_func"));
+        assert!(is_loader_like("get_or_load_custom_func"));
+        assert!(is_loader_like("get_func"));
+        assert!(!is_loader_like("launch"));
+        assert!(!is_loader_like("get_or_insert"));
+        // One entry per name.
+        for (i, a) in APIS.iter().enumerate() {
+            assert!(APIS[i + 1..].iter().all(|b| b.name != a.name), "{}", a.name);
+        }
+    }
+}
