@@ -26,6 +26,7 @@ use crate::launch::{
     TemplateArg,
 };
 use crate::macros::{Expander, paren_list};
+use crate::reach::Reach;
 use crate::syntax::{Code, Field, child, clip, field_children};
 use crate::value::{Attr, Config, IntType, KernelRef, Ty, TyArg, Val, size_of};
 
@@ -176,8 +177,9 @@ impl<'t, 's> Interp<'t, 's> {
             .filter_map(|i| i.field(Field::Name).map(|n| n.text()))
             .map(|n| n.rsplit("::").next().unwrap_or(n))
             .collect();
+        let reach = Reach::of(index);
         for f in &index.all_functions {
-            if f.is_kernel || !index.is_root(f) {
+            if f.is_kernel || !index.is_root(f) || !reach.may_launch(f) {
                 continue;
             }
             // A template the unit instantiates explicitly runs with those arguments only.
@@ -223,6 +225,9 @@ impl<'t, 's> Interp<'t, 's> {
             let Some(f) = fs.iter().find(|f| !f.is_kernel && f.is_template) else {
                 continue;
             };
+            if !reach.may_launch(f) {
+                continue;
+            }
             self.steps = 0;
             self.exhausted = false;
             let path = Path::new();
