@@ -26,6 +26,7 @@ use crate::launch::{
     TemplateArg,
 };
 use crate::macros::{Expander, paren_list};
+use crate::shared::Shared;
 use crate::reach::Reach;
 use crate::syntax::{Code, Field, child, clip, field_children};
 use crate::value::{Attr, Config, IntType, KernelRef, Ty, TyArg, Val, size_of};
@@ -49,26 +50,26 @@ enum Flow {
 /// One path: the variables' values, the choices made, the opt-ins set.
 #[derive(Clone, Debug)]
 struct Path {
-    env: HashMap<String, Val>,
+    env: Shared<HashMap<String, Val>>,
     /// The declared type of each variable of the path (its type resolved under the
     /// template arguments, its pointers, whether `const` qualifies the type: `const T* x`
     /// with `T = float` is `(float, 1, true)`),
     /// from which a call deduces template arguments.
-    types: HashMap<String, (Ty, u8, bool)>,
-    conditions: Vec<String>,
+    types: Shared<HashMap<String, (Ty, u8, bool)>>,
+    conditions: Shared<Vec<String>>,
     /// `cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, n)`
     /// made on this path, in order.
-    opt_ins: Vec<(KernelRef, AbstractInt)>,
+    opt_ins: Shared<Vec<(KernelRef, AbstractInt)>>,
     flow: Flow,
 }
 
 impl Path {
     fn new() -> Path {
         Path {
-            env: HashMap::new(),
-            types: HashMap::new(),
-            conditions: Vec::new(),
-            opt_ins: Vec::new(),
+            env: Shared::default(),
+            types: Shared::default(),
+            conditions: Shared::default(),
+            opt_ins: Shared::default(),
             flow: Flow::Normal,
         }
     }
@@ -2133,7 +2134,7 @@ impl<'t, 's> Interp<'t, 's> {
                 };
                 let block = explained(block, &origins[0]);
                 let smem_read = explained(smem_read, &origins[1]);
-                let mut conditions = p.conditions.clone();
+                let mut conditions = p.conditions.to_vec();
                 if let Some(l) = label
                     && !conditions.contains(&l)
                 {
@@ -2695,7 +2696,7 @@ impl<'t, 's> Interp<'t, 's> {
         match &c.init {
             Init::Expr(e, ty) => {
                 let mut p = Path::new();
-                p.env = bindings.clone();
+                p.env = Shared::new(bindings.clone());
                 let v = self.eval(*e, &p);
                 if ty.trim().is_empty() || ty.contains("auto") {
                     v
@@ -2829,7 +2830,7 @@ impl<'t, 's> Interp<'t, 's> {
         let bindings = self.bindings(s, ty);
         self.structs.push((ty.clone(), bindings.clone()));
         let mut p = Path::new();
-        p.env = bindings;
+        p.env = Shared::new(bindings);
         let t = self.type_of(alias, &p);
         self.structs.pop();
         Some(t)
@@ -2880,7 +2881,7 @@ impl<'t, 's> Interp<'t, 's> {
         }
         for base in s.bases.clone() {
             let mut p = Path::new();
-            p.env = bindings.clone();
+            p.env = Shared::new(bindings.clone());
             self.structs.push((ty.clone(), bindings.clone()));
             let base_ty = self.type_of(base, &p);
             self.structs.pop();
@@ -3503,7 +3504,7 @@ fn binary_raw(op: &str, x: &AbstractInt, y: &AbstractInt) -> Option<AbstractInt>
 /// Two paths' knowledge joined (values united, conditions their common prefix).
 fn join(a: &Path, b: &Path) -> Path {
     let mut env = HashMap::new();
-    for (k, v) in &a.env {
+    for (k, v) in a.env.iter() {
         if let Some(w) = b.env.get(k) {
             env.insert(k.clone(), v.join(w));
         }
@@ -3511,7 +3512,7 @@ fn join(a: &Path, b: &Path) -> Path {
     let common = a
         .conditions
         .iter()
-        .zip(&b.conditions)
+        .zip(b.conditions.iter())
         .take_while(|(x, y)| x == y)
         .count();
     let types = a
@@ -3521,15 +3522,16 @@ fn join(a: &Path, b: &Path) -> Path {
         .map(|(k, t)| (k.clone(), t.clone()))
         .collect();
     Path {
-        env,
-        types,
-        conditions: a.conditions[..common].to_vec(),
-        opt_ins: a
-            .opt_ins
-            .iter()
-            .filter(|o| b.opt_ins.contains(o))
-            .cloned()
-            .collect(),
+        env: Shared::new(env),
+        types: Shared::new(types),
+        conditions: Shared::new(a.conditions[..common].to_vec()),
+        opt_ins: Shared::new(
+            a.opt_ins
+                .iter()
+                .filter(|o| b.opt_ins.contains(o))
+                .cloned()
+                .collect(),
+        ),
         flow: Flow::Normal,
     }
 }

@@ -40,6 +40,7 @@ mod interp;
 mod launch;
 mod macros;
 mod reach;
+mod shared;
 mod syntax;
 mod value;
 
