@@ -26,8 +26,8 @@ use crate::launch::{
     TemplateArg,
 };
 use crate::macros::{Expander, paren_list};
-use crate::shared::Shared;
 use crate::reach::Reach;
+use crate::shared::Shared;
 use crate::syntax::{Code, Field, child, clip, field_children};
 use crate::value::{Attr, Config, IntType, KernelRef, Ty, TyArg, Val, size_of};
 

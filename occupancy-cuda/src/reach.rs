@@ -83,8 +83,7 @@ fn entities(index: &Index<'_>) -> Vec<Entity> {
     let mut out = Vec::new();
     let mut add = |name: &str, text: &str, pastes: bool| {
         let words = identifiers(text);
-        let launches =
-            text.contains("<<<") || LAUNCH_CALLS.iter().any(|c| words.contains(*c));
+        let launches = text.contains("<<<") || LAUNCH_CALLS.iter().any(|c| words.contains(*c));
         out.push(Entity {
             name: name.to_owned(),
             words,

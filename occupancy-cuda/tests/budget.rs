@@ -67,7 +67,11 @@ fn roots_that_reach_a_launch_only_through_names_are_followed() {
     let mut got: Vec<String> = r
         .launches
         .iter()
-        .flat_map(|l| l.paths.iter().map(move |p| format!("{}: {}", l.line, p.summary())))
+        .flat_map(|l| {
+            l.paths
+                .iter()
+                .map(move |p| format!("{}: {}", l.line, p.summary()))
+        })
         .collect();
     got.sort();
     assert_eq!(
