@@ -128,6 +128,9 @@ pub(crate) struct Interp<'t, 's> {
     constant_scopes: Vec<(Vec<String>, bool)>,
     globals: HashMap<String, Val>,
     expansions: HashMap<String, Rc<Code>>,
+    /// Each function-like macro use's expansion (`name`, arguments), made once: a
+    /// dispatch macro runs on every path and in every call that reaches it.
+    invoked: HashMap<(String, Option<String>), Result<String, String>>,
     /// The number of paths alive in the statement list being executed.
     batch: usize,
     /// The unit's `.cu` file, relative to the crate.
@@ -156,6 +159,7 @@ impl<'t, 's> Interp<'t, 's> {
             constant_scopes: Vec::new(),
             globals: HashMap::new(),
             expansions: HashMap::new(),
+            invoked: HashMap::new(),
             batch: 1,
             exhausted: false,
             unit: String::new(),
@@ -1802,11 +1806,22 @@ impl<'t, 's> Interp<'t, 's> {
     where
         't: 'a,
     {
-        let mut expander = Expander::new(&self.index.macros);
-        let text = match expander.invoke(name, args.as_deref()) {
+        let key = (name.to_owned(), args);
+        let expanded = match self.invoked.get(&key) {
+            Some(r) => r.clone(),
+            None => {
+                let mut expander = Expander::new(&self.index.macros);
+                let r = expander.invoke(name, key.1.as_deref()).map_err(|err| err.0);
+                if self.invoked.len() < 4096 {
+                    self.invoked.insert(key, r.clone());
+                }
+                r
+            }
+        };
+        let text = match expanded {
             Ok(t) => t,
             Err(err) => {
-                self.note(e, format!("`{name}`: {}", err.0));
+                self.note(e, format!("`{name}`: {err}"));
                 return vec![p];
             }
         };
