@@ -735,7 +735,7 @@ fn body_identifiers(body: At<'_>) -> HashSet<String> {
 }
 
 /// Every identifier-like word of a text.
-fn identifiers(text: &str) -> HashSet<String> {
+pub(crate) fn identifiers(text: &str) -> HashSet<String> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .filter(|w| {
             w.chars()

@@ -28,6 +28,8 @@ use crate::launch::{
     TemplateArg,
 };
 use crate::macros::{Expander, paren_list};
+use crate::reach::Reach;
+use crate::shared::Shared;
 use crate::syntax::{Code, Field, child, clip, field_children};
 use crate::value::{Attr, Config, IntType, KernelRef, Ty, TyArg, Val, size_of};
 
@@ -50,16 +52,16 @@ enum Flow {
 /// One path: the variables' values, the choices made, the opt-ins set.
 #[derive(Clone, Debug)]
 struct Path {
-    env: HashMap<String, Val>,
+    env: Shared<HashMap<String, Val>>,
     /// The declared type of each variable of the path (its type resolved under the
     /// template arguments, its pointers, whether `const` qualifies the type: `const T* x`
     /// with `T = float` is `(float, 1, true)`),
     /// from which a call deduces template arguments.
-    types: HashMap<String, (Ty, u8, bool)>,
-    conditions: Vec<String>,
+    types: Shared<HashMap<String, (Ty, u8, bool)>>,
+    conditions: Shared<Vec<String>>,
     /// `cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, n)`
     /// made on this path, in order.
-    opt_ins: Vec<(KernelRef, AbstractInt)>,
+    opt_ins: Shared<Vec<(KernelRef, AbstractInt)>>,
     flow: Flow,
     /// The target this path runs on (an index into [`Interp::targets`]), where the unit
     /// asks the device: its queries are that target's values.
@@ -72,10 +74,10 @@ struct Path {
 impl Path {
     fn new() -> Path {
         Path {
-            env: HashMap::new(),
-            types: HashMap::new(),
-            conditions: Vec::new(),
-            opt_ins: Vec::new(),
+            env: Shared::default(),
+            types: Shared::default(),
+            conditions: Shared::default(),
+            opt_ins: Shared::default(),
             flow: Flow::Normal,
             target: None,
             chain_taken: false,
@@ -136,6 +138,9 @@ pub(crate) struct Interp<'t, 's> {
     constant_scopes: Vec<(Vec<String>, bool)>,
     globals: HashMap<String, Val>,
     expansions: HashMap<String, Rc<Code>>,
+    /// Each function-like macro use's expansion (`name`, arguments), made once: a
+    /// dispatch macro runs on every path and in every call that reaches it.
+    invoked: HashMap<(String, Option<String>), Result<String, String>>,
     /// The number of paths alive in the statement list being executed.
     batch: usize,
     /// The unit's `.cu` file, relative to the crate.
@@ -169,6 +174,7 @@ impl<'t, 's> Interp<'t, 's> {
             constant_scopes: Vec::new(),
             globals: HashMap::new(),
             expansions: HashMap::new(),
+            invoked: HashMap::new(),
             batch: 1,
             exhausted: false,
             unit: String::new(),
@@ -215,8 +221,9 @@ impl<'t, 's> Interp<'t, 's> {
             .filter_map(|i| i.field(Field::Name).map(|n| n.text()))
             .map(|n| n.rsplit("::").next().unwrap_or(n))
             .collect();
+        let reach = Reach::of(index);
         for f in &index.all_functions {
-            if f.is_kernel || !index.is_root(f) {
+            if f.is_kernel || !index.is_root(f) || !reach.may_launch(f) {
                 continue;
             }
             // A template the unit instantiates explicitly runs with those arguments only.
@@ -263,6 +270,9 @@ impl<'t, 's> Interp<'t, 's> {
             let Some(f) = fs.iter().find(|f| !f.is_kernel && f.is_template) else {
                 continue;
             };
+            if !reach.may_launch(f) {
+                continue;
+            }
             self.steps = 0;
             self.exhausted = false;
             let path = Path::new();
@@ -1904,11 +1914,22 @@ impl<'t, 's> Interp<'t, 's> {
     where
         't: 'a,
     {
-        let mut expander = Expander::new(&self.index.macros);
-        let text = match expander.invoke(name, args.as_deref()) {
+        let key = (name.to_owned(), args);
+        let expanded = match self.invoked.get(&key) {
+            Some(r) => r.clone(),
+            None => {
+                let mut expander = Expander::new(&self.index.macros);
+                let r = expander.invoke(name, key.1.as_deref()).map_err(|err| err.0);
+                if self.invoked.len() < 4096 {
+                    self.invoked.insert(key, r.clone());
+                }
+                r
+            }
+        };
+        let text = match expanded {
             Ok(t) => t,
             Err(err) => {
-                self.note(e, format!("`{name}`: {}", err.0));
+                self.note(e, format!("`{name}`: {err}"));
                 return vec![p];
             }
         };
@@ -2248,7 +2269,7 @@ impl<'t, 's> Interp<'t, 's> {
                 };
                 let block = explained(block, &origins[0]);
                 let smem_read = explained(smem_read, &origins[1]);
-                let mut conditions = p.conditions.clone();
+                let mut conditions = p.conditions.to_vec();
                 if let Some(l) = label
                     && !conditions.contains(&l)
                 {
@@ -2838,7 +2859,7 @@ impl<'t, 's> Interp<'t, 's> {
         match &c.init {
             Init::Expr(e, ty) => {
                 let mut p = Path::new();
-                p.env = bindings.clone();
+                p.env = Shared::new(bindings.clone());
                 let v = self.eval(*e, &p);
                 if ty.trim().is_empty() || ty.contains("auto") {
                     v
@@ -2972,7 +2993,7 @@ impl<'t, 's> Interp<'t, 's> {
         let bindings = self.bindings(s, ty);
         self.structs.push((ty.clone(), bindings.clone()));
         let mut p = Path::new();
-        p.env = bindings;
+        p.env = Shared::new(bindings);
         let t = self.type_of(alias, &p);
         self.structs.pop();
         Some(t)
@@ -3023,7 +3044,7 @@ impl<'t, 's> Interp<'t, 's> {
         }
         for base in s.bases.clone() {
             let mut p = Path::new();
-            p.env = bindings.clone();
+            p.env = Shared::new(bindings.clone());
             self.structs.push((ty.clone(), bindings.clone()));
             let base_ty = self.type_of(base, &p);
             self.structs.pop();
@@ -3646,7 +3667,7 @@ fn binary_raw(op: &str, x: &AbstractInt, y: &AbstractInt) -> Option<AbstractInt>
 /// Two paths' knowledge joined (values united, conditions their common prefix).
 fn join(a: &Path, b: &Path) -> Path {
     let mut env = HashMap::new();
-    for (k, v) in &a.env {
+    for (k, v) in a.env.iter() {
         if let Some(w) = b.env.get(k) {
             env.insert(k.clone(), v.join(w));
         }
@@ -3654,7 +3675,7 @@ fn join(a: &Path, b: &Path) -> Path {
     let common = a
         .conditions
         .iter()
-        .zip(&b.conditions)
+        .zip(b.conditions.iter())
         .take_while(|(x, y)| x == y)
         .count();
     let types = a
@@ -3664,15 +3685,16 @@ fn join(a: &Path, b: &Path) -> Path {
         .map(|(k, t)| (k.clone(), t.clone()))
         .collect();
     Path {
-        env,
-        types,
-        conditions: a.conditions[..common].to_vec(),
-        opt_ins: a
-            .opt_ins
-            .iter()
-            .filter(|o| b.opt_ins.contains(o))
-            .cloned()
-            .collect(),
+        env: Shared::new(env),
+        types: Shared::new(types),
+        conditions: Shared::new(a.conditions[..common].to_vec()),
+        opt_ins: Shared::new(
+            a.opt_ins
+                .iter()
+                .filter(|o| b.opt_ins.contains(o))
+                .cloned()
+                .collect(),
+        ),
         flow: Flow::Normal,
         // Paths of two targets joined are of neither: their device queries are run time.
         target: a.target.filter(|t| b.target == Some(*t)),

@@ -17,7 +17,8 @@
 //!    constants, enumerators, structs and their static members, aliases, functions,
 //!    explicit instantiations; `macros`: the files' own macros expanded in text, bounded;
 //! 3. `interp`: every path from the unit's roots (the `extern "C"` launchers, functions no
-//!    other names, explicit instantiations) into the functions they call, with
+//!    other names, explicit instantiations; `reach`: only those from which a launch can be
+//!    reached by name) into the functions they call, with
 //!    [`occupancy_core::abstract_int`] values, recording each launch's paths
 //!    ([`Reading`], [`CudaLaunch`], [`LaunchPath`]);
 //! 4. `check`: each path with its kernel's resources from the objects ([`Compiled`]) as an
@@ -39,6 +40,8 @@ mod index;
 mod interp;
 mod launch;
 mod macros;
+mod reach;
+mod shared;
 mod syntax;
 mod value;
 

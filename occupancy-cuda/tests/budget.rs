@@ -1,0 +1,85 @@
+//! The reader's work is bounded by design: what cannot launch is not followed, and what is
+//! followed past the step budget ends with a note saying so (never a hang).
+
+/// A body whose paths and loops cost more than the step budget: six independent
+/// conditions make 64 paths, and each runs a 4096-step loop.
+fn costly_body() -> String {
+    let mut body = String::from("  float acc = 0.f;\n");
+    for p in ["a", "b", "c", "d", "e", "f"] {
+        body.push_str(&format!("  if ({p} > 1) {{ acc = 1.f; }}\n"));
+    }
+    body.push_str("  for (int i = 0; i < 4096;) { i += 1; }\n");
+    body
+}
+
+const KERNEL: &str = "__global__ void k(float* x, int n) {}\n";
+const PARAMS: &str = "float* x, int n, int a, int b, int c, int d, int e, int f";
+
+fn notes(r: &occupancy_cuda::Reading) -> Vec<String> {
+    r.notes.iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn a_device_helper_no_host_code_names_is_not_followed() {
+    // A traits member's `__device__` function is named by no function, so it is a root;
+    // it launches nothing, and following it used to spend the whole step budget.
+    let src = format!(
+        "{KERNEL}__device__ float helper({PARAMS}) {{\n{}  return acc;\n}}\n\
+         extern \"C\" void run(float* x, int n) {{ k<<<n, 128>>>(x, n); }}\n",
+        costly_body()
+    );
+    let r = occupancy_cuda::read_texts(&[("src/a.cu", &src)]);
+    assert_eq!(notes(&r), Vec::<String>::new());
+    assert_eq!(r.launches.len(), 1);
+    let summaries: Vec<String> = r.launches[0].paths.iter().map(|p| p.summary()).collect();
+    assert_eq!(summaries, ["k grid ? block 128 smem 0 B"]);
+}
+
+#[test]
+fn a_host_launcher_past_the_step_budget_ends_with_a_note() {
+    // The same body in a launcher is followed, up to the budget, and says where it stopped.
+    let src = format!(
+        "{KERNEL}extern \"C\" void run({PARAMS}) {{\n{}  k<<<n, 128>>>(x, n);\n}}\n",
+        costly_body()
+    );
+    let r = occupancy_cuda::read_texts(&[("src/a.cu", &src)]);
+    assert_eq!(
+        notes(&r),
+        ["src/a.cu:2: `run`: more than 400000 steps of interpretation: the rest is not read"]
+    );
+    assert_eq!(r.launches.len(), 1);
+    assert_eq!(r.launches[0].line, 11);
+}
+
+#[test]
+fn roots_that_reach_a_launch_only_through_names_are_followed() {
+    // Through a function, a function-like macro, and a macro that pastes the callee's name
+    // (`launch_f32`, which no text names, is also a root of its own: block unknown).
+    let src = format!(
+        "{KERNEL}#define LAUNCH(t) k<<<n, t>>>(x, n)\n\
+         #define RUN(name, t) launch_##name(x, n, t)\n\
+         static void launch_f32(float* x, int n, int t) {{ k<<<n, t>>>(x, n); }}\n\
+         static void by_macro(float* x, int n) {{ LAUNCH(64); }}\n\
+         extern \"C\" void via_function(float* x, int n) {{ by_macro(x, n); }}\n\
+         extern \"C\" void via_paste(float* x, int n) {{ RUN(f32, 256); }}\n"
+    );
+    let r = occupancy_cuda::read_texts(&[("src/a.cu", &src)]);
+    let mut got: Vec<String> = r
+        .launches
+        .iter()
+        .flat_map(|l| {
+            l.paths
+                .iter()
+                .map(move |p| format!("{}: {}", l.line, p.summary()))
+        })
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "4: k grid ? block 256 smem 0 B",
+            "4: k grid ? block ? smem 0 B",
+            "5: k grid ? block 64 smem 0 B",
+        ]
+    );
+}
