@@ -249,13 +249,17 @@ def dims(v) -> tuple[int, int, int]:
     return (int(v[0]), int(v[1]), int(v[2]))
 
 
-def value_matches(want, got, kind: str):
+def value_matches(want, got, kind: str, target: str):
     """True, False, or None (the reviewed value is words the reviewer did not work out)."""
     if isinstance(want, str):
         return False if want.startswith("run time") else None
     if isinstance(want, dict):
+        if "per_target" in want:
+            if target not in want["per_target"]:
+                return None
+            return value_matches(want["per_target"][target], got, kind, target)
         if "one_of" in want:
-            res = [value_matches(w, got, kind) for w in want["one_of"]]
+            res = [value_matches(w, got, kind, target) for w in want["one_of"]]
             return True if True in res else (None if None in res else False)
         if "range" in want:
             lo, hi = want["range"]
@@ -294,8 +298,8 @@ def classify(row: dict, launches: list[dict]) -> str:
     for l in launches:
         if not kernel_matches(l.get("kernel", "*"), row["kernel"]):
             continue
-        b = value_matches(l.get("block"), row["block"], "block")
-        m = value_matches(l.get("smem", 0), row["smem"], "smem")
+        b = value_matches(l.get("block"), row["block"], "block", row["target"])
+        m = value_matches(l.get("smem", 0), row["smem"], "smem", row["target"])
         if b is False or m is False:
             continue
         if b and m:
