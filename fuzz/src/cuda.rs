@@ -35,7 +35,10 @@ pub fn run(data: &[u8]) -> (Reading, Vec<CheckedLaunch>) {
         .iter()
         .map(|(n, t)| (n.as_str(), t.as_str()))
         .collect();
-    let reading = occupancy_cuda::read_texts(&given);
+    // Read for the policy's targets, as the build script and `report` do, so that device
+    // queries are answered per target here too.
+    let policy = Policy::default();
+    let reading = occupancy_cuda::read_texts_for(&given, &policy.targets);
     let mut compiled = Compiled::default();
     for l in &reading.launches {
         let _ = (l.location(), l.form.written());
@@ -73,7 +76,7 @@ pub fn run(data: &[u8]) -> (Reading, Vec<CheckedLaunch>) {
     for n in &reading.notes {
         let _ = n.to_string();
     }
-    let checked = occupancy_cuda::check(&reading, &Policy::default(), &compiled);
+    let checked = occupancy_cuda::check(&reading, &policy, &compiled);
     for c in &checked {
         for p in &c.paths {
             match &p.outcome {
