@@ -635,7 +635,6 @@ pub fn chained(s: &Stream, n: u32) {{
             sum.join(" + ")
         ),
     );
-    let start = std::time::Instant::now();
     let errors = spec_of(&dir, "explode").err().unwrap();
     assert!(
         errors[0].starts_with("more than 64 paths through the body from here on"),
@@ -651,8 +650,6 @@ pub fn chained(s: &Stream, n: u32) {{
         errors[0].contains("calls nest more than 48 deep"),
         "{errors:?}"
     );
-    // Generous for a debug build on a loaded machine; the release build takes milliseconds.
-    assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
 }
 
 /// More candidates than one run-time set holds: refused with the count, never cut
