@@ -3,43 +3,9 @@
 
 use occupancy_core::lint::{Level, MinOccupancy};
 use proc_macro2::Span;
-use syn::{Expr, Ident, LitStr};
+use syn::{Ident, LitStr};
 
-/// A number of the launch: known now (a literal, or a constant the source reader resolved
-/// and the expansion has the compiler confirm), or a constant expression only the compiler
-/// can evaluate (the check then runs in a generated `const`).
-#[derive(Clone)]
-pub enum Value {
-    /// Known now: a literal with its units applied (`8 KiB` -> 8192), or a value read from
-    /// the crate's sources.
-    Lit {
-        /// The value.
-        value: u32,
-        /// Where it is written (the literal, the constant, the body's expression).
-        span: Span,
-    },
-    /// A constant expression of type `u32` (`BLOCK`, `TILE * TILE * 4`) that the source
-    /// reader could not evaluate.
-    Const(Box<Expr>),
-}
-
-impl Value {
-    /// The literal value, `None` for a constant expression.
-    pub fn literal(&self) -> Option<u32> {
-        match self {
-            Value::Lit { value, .. } => Some(*value),
-            Value::Const(_) => None,
-        }
-    }
-
-    /// A literal with no span of its own (a default the attribute did not write).
-    pub fn unspanned(value: u32) -> Value {
-        Value::Lit {
-            value,
-            span: Span::call_site(),
-        }
-    }
-}
+pub(crate) use occupancy_spec::Value;
 
 /// `block = 256 | (16, 16) | (8, 8, 4) | BLOCK`, and the same shapes for `grid` and
 /// `cluster`: one to three dimensions.

@@ -517,7 +517,7 @@ fn parse_const_expr(input: ParseStream<'_>, what: &str) -> Result<Value> {
         }
         _ => {}
     }
-    Ok(Value::Const(Box::new(expr)))
+    Ok(Value::Const(quote::ToTokens::into_token_stream(expr)))
 }
 
 /// `50%` or `0.5`; whole percent.

@@ -498,7 +498,8 @@ pub(crate) fn index_file(path: &Path) -> Result<Arc<FileIndex>, String> {
 /// A source file's text: a regular file of at most [`MAX_SOURCE_BYTES`], read with the
 /// project's one file reader ([`occupancy_core::file::read_text`]: a device or a FIFO is
 /// refused before it is opened). Not subject to the attribute's containment rule
-/// ([`crate::read`]): the files read are the crate's module tree, which rustc compiles.
+/// (`occupancy-spec`'s `read.rs`): the files read are the crate's module tree, which rustc
+/// compiles.
 fn read_text(path: &Path) -> Result<String, String> {
     occupancy_core::file::read_text(path, "source file", MAX_SOURCE_BYTES)
         .map_err(|e| e.reason.to_string())

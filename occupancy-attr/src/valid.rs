@@ -84,7 +84,7 @@ pub(crate) fn validate(
     }
     for plan in &plans {
         if let Some(grid) = &plan.grid {
-            grid_checks(plan.grid_span, grid, &mut errors);
+            grid_checks(plan.grid_span.span(), grid, &mut errors);
         }
     }
 
@@ -126,7 +126,7 @@ pub(crate) fn validate(
     let wanted = args
         .kernel
         .as_ref()
-        .map(WantedKernels::from_arg)
+        .map(artifact::wanted_kernels)
         .or(body_kernel);
     let resolved = artifact::resolve(&args, wanted, policy, env, &targets, &mut errors);
     let mut tracked_files: Vec<std::path::PathBuf> = loaded.file.iter().cloned().collect();
@@ -152,7 +152,7 @@ pub(crate) fn validate(
             .into_iter()
             .map(|wanted| TargetSpec {
                 target: wanted.target,
-                span: wanted.span,
+                span: wanted.span.into(),
             })
             .collect(),
         targets_origin,
@@ -176,7 +176,7 @@ pub(crate) fn validate(
         confirmations: read.confirmations,
         helpers: read.helpers,
         unread,
-        attribute,
+        attribute: attribute.into(),
         keys,
     })
 }
@@ -219,9 +219,16 @@ fn resolve_value(
     read: &mut Read,
     unread: &mut Vec<String>,
 ) {
-    let Value::Const(expr) = value else { return };
-    let span = syn::spanned::Spanned::span(&**expr);
-    let (val, text, _) = reader::eval_attribute(expr, resolver);
+    let Value::Const(tokens) = value else {
+        return;
+    };
+    let span = syn::spanned::Spanned::span(&*tokens);
+    // The tokens of the one expression the attribute's parser read: they parse again.
+    let Ok(expr) = syn::parse2::<syn::Expr>(tokens.clone()) else {
+        unread.push(format!("`{tokens}` is not an expression"));
+        return;
+    };
+    let (val, text, _) = reader::eval_attribute(&expr, resolver);
     match val {
         Val::Int(k) => match k.value() {
             Some(v) if (0..=i128::from(u32::MAX)).contains(&v) => {
@@ -426,7 +433,7 @@ fn given_values(args: &Args, keys: &mut Vec<(Input, Span)>, errors: &mut Errors)
         .chain(given.opt_in.iter());
     for value in attribute_values {
         if let Value::Const(expr) = value
-            && let Some(token) = find_self(quote::ToTokens::to_token_stream(expr))
+            && let Some(token) = find_self(expr.clone())
         {
             errors.push(Error::new(
                 token.span(),

@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use occupancy_attr::Env;
 use occupancy_core::lint::{Finding, Level};
 use occupancy_core::policy::Policy;
+use occupancy_spec::Env;
 
 use crate::check::{CheckedLaunch, Compiled, Outcome, check};
 use crate::launch::Reading;
@@ -128,7 +128,7 @@ impl CudaLaunches {
         if let Some(p) = std::env::var_os(Policy::ENV_VAR) {
             env = env.with_var(Policy::ENV_VAR, p);
         }
-        let (policy, policy_file) = occupancy_attr::load_policy(&env)?;
+        let (policy, policy_file) = occupancy_spec::load_policy(&env)?;
         let reading = crate::read_for(&crate_dir, &self.dirs, &policy.targets);
         let objects: Vec<PathBuf> = self
             .objects

@@ -1,13 +1,13 @@
 //! Checking the launches read: each path's launch, with the resources of the kernel
 //! instantiation it names in the objects nvcc built, becomes an
-//! [`occupancy_attr::Spec`] under the crate's policy, and [`occupancy_attr::Spec::evaluate`]
+//! [`occupancy_spec::Spec`] under the crate's policy, located at the launch's file and line,
+//! and [`occupancy_spec::Spec::evaluate`]
 //! runs the engine and every lint on it: one lint evaluation for Rust wrappers and C++
 //! launches.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use occupancy_attr::{Evaluation, ExternalLaunch, KernelSpec, Plan, Source, SourceKind, Spec};
 use occupancy_core::arch::{ArchVariant, Target};
 use occupancy_core::cluster::{Cluster, ClusterDim};
 use occupancy_core::policy::Policy;
@@ -16,6 +16,9 @@ use occupancy_core::resources::instantiation::{
 };
 use occupancy_core::resources::manifest::loadable_arch;
 use occupancy_core::resources::{KernelResources, SmTarget, Variant};
+use occupancy_spec::{
+    Evaluation, ExternalLaunch, KernelSpec, Location, Plan, Source, SourceKind, Spec,
+};
 
 use crate::launch::{Candidates, CudaLaunch, LaunchPath, Read, Reading, TemplateArg};
 
@@ -444,7 +447,18 @@ fn check_path_inner(
             }
         }
     }
-    let plan = Plan::known(block, smem, path.grid.known(), Some(label.join(", ")));
+    let at = Location::File {
+        path: launch.file.clone(),
+        line: launch.line,
+        column: None,
+    };
+    let plan = Plan::known(
+        block,
+        smem,
+        path.grid.known(),
+        Some(label.join(", ")),
+        at.clone(),
+    );
     let cluster = path
         .cluster
         .map(|[x, y, z]| Cluster::new(ClusterDim::new(x, y, z)));
@@ -457,6 +471,7 @@ fn check_path_inner(
     let spec = Spec::external(
         ExternalLaunch {
             name: launch.function.clone(),
+            location: at,
             plans: vec![plan],
             kernels,
             targets,

@@ -22,8 +22,9 @@
 //!    [`occupancy_core::abstract_int`] values, recording each launch's paths
 //!    ([`Reading`], [`CudaLaunch`], [`LaunchPath`]);
 //! 4. `check`: each path with its kernel's resources from the objects ([`Compiled`]) as an
-//!    [`occupancy_attr::Spec`] ([`occupancy_attr::Spec::external`]), evaluated by
-//!    [`occupancy_attr::Spec::evaluate`] ([`CheckedLaunch`]);
+//!    [`occupancy_spec::Spec`] ([`occupancy_spec::Spec::external`], located at the launch's
+//!    file and line), evaluated by [`occupancy_spec::Spec::evaluate`] ([`CheckedLaunch`]),
+//!    as the attribute's front end does for a Rust wrapper;
 //! 5. `build`: the build-script call ([`CudaLaunches`]): cargo warnings, deny-level
 //!    failures, `rerun-if-changed`, the record `cargo occupancy report --all` reads.
 //!

@@ -160,7 +160,7 @@ fn tracking(spec: &Spec) -> TokenStream {
 
 fn report(spec: &Spec, diagnostic: &Diagnostic, body: &TokenStream) -> TokenStream {
     let finding = &diagnostic.finding;
-    let span = spec.span_of(finding.input, diagnostic.plan);
+    let span = spec.span_of(finding.input, diagnostic.plan).span();
     let end = expression_end(body.clone(), span).unwrap_or(span);
     match spec.level(finding.lint) {
         Level::Allow => TokenStream::new(),
@@ -215,9 +215,9 @@ fn const_checks(spec: &Spec) -> TokenStream {
 /// The compile-time checks of one plan, for every kernel and target.
 fn const_plan(spec: &Spec, p: usize, plan: &Plan) -> TokenStream {
     let inputs = spec.const_inputs();
-    let span = inputs
-        .first()
-        .map_or(spec.attribute, |input| spec.span_of(*input, p));
+    let span = inputs.first().map_or(spec.attribute.span(), |input| {
+        spec.span_of(*input, p).span()
+    });
     let given: Vec<String> = inputs.iter().map(|i| format!("`{}`", i.key())).collect();
     let unread: String = spec
         .unread
@@ -286,7 +286,7 @@ fn const_plan(spec: &Spec, p: usize, plan: &Plan) -> TokenStream {
         let check = conditional(
             &PARTIAL_WARP,
             partial,
-            spec.span_of(Input::Block, p),
+            spec.span_of(Input::Block, p).span(),
             &fires,
             &message,
         );

@@ -126,7 +126,6 @@ fn rows(c: CheckedLaunch, section: &mut CudaSection) {
         kernel_written: launch.kernel_written.clone(),
         instantiation,
         conditions,
-        line: launch.line as usize,
     };
     if c.paths.is_empty() {
         let why = if launch.not_checked.is_empty() {

@@ -57,8 +57,6 @@ pub(crate) struct CudaSite {
     pub(crate) instantiation: Option<String>,
     /// The choices that lead to this path.
     pub(crate) conditions: Vec<String>,
-    /// The 1-based line of the launch.
-    pub(crate) line: usize,
 }
 
 pub(crate) enum Outcome {

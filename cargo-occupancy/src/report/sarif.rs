@@ -27,7 +27,7 @@
 
 use std::path::{Component, Path};
 
-use occupancy_attr::Diagnostic;
+use occupancy_attr::{Diagnostic, Location};
 use occupancy_core::lint::{LINTS, Level, Lint};
 use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use serde_json::{Value as Json, json};
@@ -60,18 +60,15 @@ pub(crate) fn log(crate_dir: &Path, wrappers: &[&Wrapper], unreadable: &[String]
                     if level == Level::Allow {
                         continue;
                     }
-                    // A C++ launch: its line (its spans are call-site ones).
-                    let region = match &w.cuda {
-                        Some(c) => Region {
-                            start: (c.line, 0),
-                            end: (c.line, 0),
+                    // A Rust token's span, or a C++ launch's file and line.
+                    let region = match spec.span_of(finding.input, diagnostic.plan) {
+                        Location::Span(span) => Region {
+                            start: (span.start().line, span.start().column),
+                            end: (span.end().line, span.end().column),
                         },
-                        None => {
-                            let span = spec.span_of(finding.input, diagnostic.plan);
-                            Region {
-                                start: (span.start().line, span.start().column),
-                                end: (span.end().line, span.end().column),
-                            }
+                        Location::File { line, column, .. } => {
+                            let at = (line as usize, column.map_or(0, |c| c as usize));
+                            Region { start: at, end: at }
                         }
                     };
                     results.push(result(w, diagnostic, level, &uri, region));

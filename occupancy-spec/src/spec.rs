@@ -11,7 +11,8 @@ use occupancy_core::occupancy::{BlockDim, Carveout, GridDim, Kernel, Launch};
 use occupancy_core::resources::{KernelResources, SmTarget};
 use proc_macro2::{Span, TokenStream};
 
-use crate::ast::Value;
+use crate::location::Location;
+use crate::value::Value;
 
 /// A checked launch description: the launches the wrapper makes (read from its body, or
 /// given in the attribute, one [`Plan`] per combination of run-time candidates), the
@@ -73,10 +74,12 @@ pub struct Spec {
     pub helpers: Vec<HelperCheck>,
     /// What the front end could not read, and why (for notes on the compile-time path).
     pub unread: Vec<String>,
-    /// The attribute's span, for diagnostics about inputs it did not give.
-    pub attribute: Span,
-    /// The key of each input the attribute gave, to point diagnostics at.
-    pub(crate) keys: Vec<(Input, Span)>,
+    /// Where the spec was written, for diagnostics about inputs it did not give: the
+    /// attribute's span, or the file and line of a launch read outside an attribute.
+    pub attribute: Location,
+    /// The key of each input the attribute gave, to point diagnostics at (empty outside an
+    /// attribute).
+    pub keys: Vec<(Input, Span)>,
 }
 
 /// One launch to check: block, dynamic shared memory and grid, with where each is written.
@@ -91,12 +94,13 @@ pub struct Plan {
     /// How messages name this launch when the wrapper has several plans (`block = 32`,
     /// `cfg_small`); `None` when it is the only one.
     pub label: Option<String>,
-    /// Where the block is written: the body's expression, else the attribute's key.
-    pub block_span: Span,
+    /// Where the block is written: the body's expression, else the attribute's key (a
+    /// C++ launch: its file and line).
+    pub block_span: Location,
     /// Where the dynamic shared memory is written.
-    pub smem_span: Span,
+    pub smem_span: Location,
     /// Where the grid is written.
-    pub grid_span: Span,
+    pub grid_span: Location,
     /// Where the configuration came from, for notes (`cudarc's LaunchConfig::for_num_elems
     /// in the body`); `None` for the attribute's keys alone.
     pub origin: Option<String>,
@@ -132,9 +136,9 @@ pub struct KernelSpec {
 pub struct TargetSpec {
     /// The target.
     pub target: Target,
-    /// The string that named it in the attribute; the attribute's span when it came from the
+    /// The string that named it in the attribute; [`Spec::attribute`] when it came from the
     /// policy.
-    pub span: Span,
+    pub span: Location,
 }
 
 /// Where a [`Spec`]'s targets came from, in the order they are looked for.
@@ -234,11 +238,14 @@ pub(crate) struct KernelValues {
 
 /// A launch read outside an attribute (CUDA C++ host code, read by `occupancy-cuda`): what
 /// [`Spec::external`] needs to check it with the same engine, lints and policy as a
-/// wrapper. Its plans' spans are [`Span::call_site`]: the launch's location (a `.cu` file
-/// and line) is carried by the caller, not by spans.
+/// wrapper. Its locations are the launch's file and line ([`Location::File`]); its values
+/// have no spans.
 pub struct ExternalLaunch {
     /// How messages name the launch: the launching function (`launch_softmax`).
     pub name: String,
+    /// Where the launch is written (a `.cu` file and line): the spec's
+    /// [`Spec::attribute`] and its targets' location.
+    pub location: Location,
     /// The launches to check (one per path; block and dynamic shared memory known).
     pub plans: Vec<Plan>,
     /// The kernels launched, with their resources on each of `targets`, in order.
@@ -269,7 +276,7 @@ impl Spec {
                 .into_iter()
                 .map(|target| TargetSpec {
                     target,
-                    span: Span::call_site(),
+                    span: launch.location.clone(),
                 })
                 .collect(),
             targets_origin: if policy.targets_named {
@@ -297,20 +304,21 @@ impl Spec {
             confirmations: Vec::new(),
             helpers: Vec::new(),
             unread: Vec::new(),
-            attribute: Span::call_site(),
+            attribute: launch.location,
             keys: Vec::new(),
         }
     }
 
-    /// The span to point at for `input` on `plan`: the body's expression or the key for the
+    /// Where to point for `input` on `plan`: the body's expression or the key for the
     /// launch's own values; for a resource the attribute did not give but the compiled
-    /// kernel did, the `kernel` (or `cubin`, `fatbin`) key; else the attribute.
-    pub fn span_of(&self, input: Input, plan: usize) -> Span {
+    /// kernel did, the `kernel` (or `cubin`, `fatbin`) key; else the attribute (a launch
+    /// read outside an attribute: its file and line, for every input).
+    pub fn span_of(&self, input: Input, plan: usize) -> Location {
         if let Some(p) = self.plans.get(plan) {
             match input {
-                Input::Block => return p.block_span,
-                Input::DynamicSmem => return p.smem_span,
-                Input::Grid => return p.grid_span,
+                Input::Block => return p.block_span.clone(),
+                Input::DynamicSmem => return p.smem_span.clone(),
+                Input::Grid => return p.grid_span.clone(),
                 _ => {}
             }
         }
@@ -321,15 +329,15 @@ impl Spec {
                 .map(|(_, span)| *span)
         };
         if let Some(span) = key(input) {
-            return span;
+            return Location::Span(span);
         }
         let from_artifact = matches!(
             input,
             Input::Registers | Input::StaticSmem | Input::Barriers | Input::MaxThreads
         );
         match key(Input::Kernel) {
-            Some(span) if from_artifact || input == Input::Kernel => span,
-            _ => self.attribute,
+            Some(span) if from_artifact || input == Input::Kernel => Location::Span(span),
+            _ => self.attribute.clone(),
         }
     }
 
@@ -531,22 +539,24 @@ impl Spec {
 }
 
 impl Plan {
-    /// A launch of known values with no span (a launch read outside an attribute):
-    /// `block` threads x, y, z, `smem_bytes` of dynamic shared memory, the grid when known.
+    /// A launch of known values written at `at` (a launch read outside an attribute: its
+    /// values have no spans): `block` threads x, y, z, `smem_bytes` of dynamic shared
+    /// memory, the grid when known, and how messages name it.
     pub fn known(
         block: [u32; 3],
         smem_bytes: u32,
         grid: Option<[u32; 3]>,
         label: Option<String>,
+        at: Location,
     ) -> Plan {
         Plan {
             block: block.map(Value::unspanned),
             smem: Value::unspanned(smem_bytes),
             grid: grid.map(|g| g.map(Value::unspanned)),
             label,
-            block_span: Span::call_site(),
-            smem_span: Span::call_site(),
-            grid_span: Span::call_site(),
+            block_span: at.clone(),
+            smem_span: at.clone(),
+            grid_span: at,
             origin: None,
             kernel: None,
             notes: Vec::new(),
@@ -586,9 +596,10 @@ impl Source {
     }
 }
 
-/// Whether the kernel `name` (a family member's) is the one a path names: the same name,
-/// the name after a module prefix (`module::name`), or a match of the path's glob.
-pub(crate) fn kernel_matches(wanted: &str, name: &str) -> bool {
+/// Whether the kernel `name` (a family member's) is the one a path names (`wanted`): the
+/// same name, the name after a module prefix (`module::name`), or a match of the path's
+/// glob (`*` any run of characters, `?` one).
+pub fn kernel_matches(wanted: &str, name: &str) -> bool {
     if crate::artifact::is_glob(wanted) {
         crate::artifact::glob_match(wanted, name)
     } else {

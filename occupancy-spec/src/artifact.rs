@@ -1,0 +1,595 @@
+//! The kernel's resources per target, from what the attribute names:
+//!
+//! - `kernel = "name"` alone: the resource manifest, looked for in this order:
+//!   1. `$OCCUPANCY_MANIFEST` (absolute, or relative to the crate): the build helper
+//!      (`occupancy_core::build::Kernels`) sets it for the crate through `cargo:rustc-env`,
+//!      pointing at `$OUT_DIR/occupancy/manifest.json`;
+//!   2. `$OUT_DIR/occupancy/manifest.json` when the crate has a build script;
+//!   3. the policy's `manifest = "path"` (relative to the crate);
+//!   4. `kernels.manifest.json` beside the crate's `Cargo.toml` (the committed fallback).
+//! - `cubin = "path"` / `fatbin = "path"` (relative to the crate): that file, with
+//!   `kernel = "name"` choosing among its kernels (optional when it holds only one).
+//!
+//! The name may carry its module, the stem of the file it was compiled from or read from
+//! (`kernel = "conv2d::transpose_filters_f32"`); a name that several modules define must
+//! (see [`Manifest::lookup`]). A family's glob with a module (`"conv2d::affine_*"`) matches
+//! the qualified names, one without (`"affine_*"`) the names alone.
+//!
+//! On each target the resources are those of the cubin the CUDA driver would load there:
+//! the same compute capability, else the highest lower one of the same major version (an
+//! `sm_80` cubin runs on 8.6), as [`Manifest::lookup`] does. A kernel named alone must have
+//! one on every target; a member of a family (a list or a glob) with none for a target is
+//! not part of the family there (fp8 kernels built for sm_90 only), and a target with no
+//! member left is the error.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use occupancy_core::arch::Target;
+use occupancy_core::file;
+use occupancy_core::policy::Policy;
+use occupancy_core::resources::manifest::{LookupError, Manifest};
+use occupancy_core::resources::{InputKind, ResourceError, SmTarget, cubin, detect, fatbin};
+use proc_macro2::Span;
+
+use crate::memo::Memo;
+use crate::problems::Problem;
+use crate::read::Roots;
+use crate::spec::{KernelSpec, ManifestOrigin, Source, SourceKind};
+use crate::{Env, MANIFEST_VAR, OUT_DIR_MANIFEST};
+
+/// The resources found: where, and for each kernel of the family, per target (in the
+/// order given).
+pub struct Resolved {
+    /// The file read.
+    pub source: Source,
+    /// Each kernel of the family (globs expanded), with its resources per target.
+    pub kernels: Vec<KernelSpec>,
+    /// The key to point at for the compiled kernel (`kernel`, else `cubin` / `fatbin`).
+    pub key_span: Span,
+}
+
+/// One target to find resources for: the target, the span of the string that named it, and
+/// whether the attribute named it (else the policy did: problems then go on the kernel).
+pub struct WantedTarget {
+    /// The target.
+    pub target: Target,
+    /// The string that named it (the attribute's span when the policy did).
+    pub span: Span,
+    /// Whether the attribute named it.
+    pub from_attribute: bool,
+}
+
+/// The kernels asked for: names and globs, each with its span, and the span of what named
+/// them (the `kernel` key, or the body's literal).
+pub struct WantedKernels {
+    /// Each name or glob as written, with the span of its string.
+    pub names: Vec<(String, Span)>,
+    /// What named them.
+    pub key_span: Span,
+}
+
+/// The cubin or fatbin the attribute names (`cubin = "path"`, `fatbin = "path"`).
+pub struct Binary {
+    /// [`SourceKind::Cubin`] or [`SourceKind::Fatbin`].
+    pub kind: SourceKind,
+    /// The path as written, relative to the crate.
+    pub written: String,
+    /// The span of the string.
+    pub span: Span,
+    /// The span of the key.
+    pub key_span: Span,
+}
+
+/// Whether `name` is a glob (`affine_*`, `conv?d`).
+pub fn is_glob(name: &str) -> bool {
+    name.contains(['*', '?'])
+}
+
+/// Whether `name` matches `pattern`: `*` matches any run of characters, `?` one character;
+/// the rest matches itself.
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    // The classic two-pointer match with backtracking to the last `*`: linear in practice,
+    // O(p * n) at worst, no recursion.
+    let (mut i, mut j) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while j < n.len() {
+        if i < p.len() && (p[i] == '?' || p[i] == n[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some((i, j));
+            i += 1;
+        } else if let Some((si, sj)) = star {
+            i = si + 1;
+            j = sj + 1;
+            star = Some((si, sj + 1));
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|c| *c == '*')
+}
+
+/// Reads the resources of the kernels `wanted` names (or the only kernel of `binary`, a
+/// cubin or fatbin; else the resource manifest), for every target. `None` when nothing
+/// names a kernel, or on a problem (pushed to `problems`, each on the token it concerns):
+/// an empty name, an unreadable or malformed file, a kernel or glob that is not there, a
+/// kernel named twice, a kernel with no cubin the driver would load on a target, a target
+/// on which no member of the family has one.
+pub fn resolve(
+    binary: Option<&Binary>,
+    wanted: Option<WantedKernels>,
+    policy: &Policy,
+    env: &Env,
+    targets: &[WantedTarget],
+    problems: &mut Vec<Problem>,
+) -> Option<Resolved> {
+    let errors = problems;
+    if let Some(w) = &wanted
+        && let Some((_, span)) = w.names.iter().find(|(n, _)| n.trim().is_empty())
+    {
+        errors.push(Problem::new(
+            *span,
+            "the kernel name is empty: give the name of the `__global__` function",
+        ));
+        return None;
+    }
+    let roots = Roots::new(env, &policy.read_paths);
+    let (manifest, source, wanted) = match binary {
+        Some(file) => {
+            let kind = file.kind;
+            let (path, manifest) = read_binary(file, env, &roots)
+                .map_err(|e| errors.push(e))
+                .ok()?;
+            let manifest = Arc::new(manifest);
+            let wanted = match wanted {
+                Some(w) => w,
+                None => WantedKernels {
+                    names: vec![(
+                        only_kernel(&manifest, file)
+                            .map_err(|e| errors.push(e))
+                            .ok()?,
+                        file.span,
+                    )],
+                    key_span: file.key_span,
+                },
+            };
+            let source = Source {
+                kind,
+                kernel: names_text(&wanted),
+                path,
+                shown: file.written.clone(),
+            };
+            (manifest, source, wanted)
+        }
+        None => {
+            let wanted = wanted?;
+            let first = wanted.names.first()?;
+            let (path, origin, shown) = find_manifest(policy, env, &first.0, first.1)
+                .map_err(|e| errors.push(e))
+                .ok()?;
+            let manifest = load_manifest(&path, &roots)
+                .map_err(|e| {
+                    errors.push(Problem::new(
+                        first.1,
+                        format!("cannot use the resource manifest {shown}: {e}"),
+                    ));
+                })
+                .ok()?;
+            let source = Source {
+                kind: SourceKind::Manifest(origin),
+                kernel: names_text(&wanted),
+                path,
+                shown,
+            };
+            (manifest, source, wanted)
+        }
+    };
+
+    // Every name, globs expanded in the manifest's order (sorted by name), duplicates once.
+    let mut names: Vec<(String, Span)> = Vec::new();
+    let mut failed = false;
+    for (name, span) in &wanted.names {
+        if is_glob(name) {
+            // `conv2d::affine_*` matches module-qualified names, `affine_*` the names alone.
+            let matching: Vec<String> = if name.contains("::") {
+                manifest
+                    .kernel_names()
+                    .iter()
+                    .map(|n| n.qualified())
+                    .filter(|n| glob_match(name, n))
+                    .collect()
+            } else {
+                available(&manifest)
+                    .into_iter()
+                    .map(|(n, _)| n)
+                    .filter(|n| glob_match(name, n))
+                    .collect()
+            };
+            if matching.is_empty() {
+                errors.push(Problem::new(
+                    *span,
+                    format!(
+                        "no kernel matches `{name}` in {}; {}",
+                        source.describe(),
+                        manifest.listing(name)
+                    ),
+                ));
+                failed = true;
+            }
+            for m in matching {
+                if !names.iter().any(|(n, _)| *n == m) {
+                    names.push((m, *span));
+                }
+            }
+        } else if names.iter().any(|(n, _)| n == name) {
+            errors.push(Problem::new(
+                *span,
+                format!("kernel `{name}` is listed twice"),
+            ));
+            failed = true;
+        } else {
+            names.push((name.clone(), *span));
+        }
+    }
+    if failed {
+        return None;
+    }
+
+    // A family is more than one name, or a glob: a member with no cubin for a target is
+    // not part of the family there (fp8 kernels built for sm_90 only); a single name must
+    // run on every target.
+    let family = names.len() > 1 || wanted.names.iter().any(|(n, _)| is_glob(n));
+    let mut kernels = Vec::with_capacity(names.len());
+    let mut missing = false;
+    for (name, name_span) in &names {
+        let mut resources = Vec::with_capacity(targets.len());
+        let mut compiled_for = Vec::new();
+        for target in targets {
+            match manifest.lookup(name, &arch_name(&target.target)) {
+                Ok(found) => resources.push(Some(found.clone())),
+                Err(e) if !e.choices.is_empty() || !e.conflicting.is_empty() => {
+                    errors.push(Problem::new(
+                        *name_span,
+                        format!("{e} (in {})", source.describe()),
+                    ));
+                    return None;
+                }
+                Err(e) if !e.kernel_found => {
+                    errors.push(Problem::new(*name_span, not_found(&e, &source)));
+                    return None;
+                }
+                Err(e) if family => {
+                    compiled_for.clone_from(&e.compiled_for);
+                    resources.push(None);
+                }
+                Err(e) => {
+                    let span = if target.from_attribute {
+                        target.span
+                    } else {
+                        *name_span
+                    };
+                    errors.push(Problem::new(
+                        span,
+                        no_cubin_for(&e, &target.target, name, &source),
+                    ));
+                    missing = true;
+                }
+            }
+        }
+        kernels.push(KernelSpec {
+            name: name.clone(),
+            resources,
+            compiled_for,
+        });
+    }
+    if missing {
+        return None;
+    }
+    // A target on which no member of the family has a cubin: nothing to check there.
+    for (index, target) in targets.iter().enumerate() {
+        if kernels.iter().all(|k| k.resources[index].is_none()) {
+            let members: Vec<String> = kernels
+                .iter()
+                .map(|k| {
+                    let archs: Vec<String> =
+                        k.compiled_for.iter().map(SmTarget::to_string).collect();
+                    format!("{} ({})", k.name, archs.join(", "))
+                })
+                .collect();
+            let family: Vec<String> = wanted.names.iter().map(|(n, _)| format!("`{n}`")).collect();
+            errors.push(Problem::new(
+                wanted.key_span,
+                format!(
+                    "no kernel of the family {} has a cubin that runs on {} (compute \
+                     capability {}) in {}: it has {}, and the driver loads a cubin of the same \
+                     compute capability, or of a lower one with the same major version; \
+                     remove the target or build a kernel of the family for it",
+                    family.join(", "),
+                    target.target,
+                    target.target.arch.cc,
+                    source.describe(),
+                    members.join(", ")
+                ),
+            ));
+            missing = true;
+        }
+    }
+    if missing {
+        return None;
+    }
+    Some(Resolved {
+        source,
+        kernels,
+        key_span: wanted.key_span,
+    })
+}
+
+/// `saxpy`, or `affine_f32, affine_f16` for a family.
+fn names_text(wanted: &WantedKernels) -> String {
+    wanted
+        .names
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The name to look a target up by: `sm_90a` when the attribute wrote a suffix, else the
+/// compute capability (`sm_86` for `RTX 3090`).
+fn arch_name(target: &Target) -> String {
+    match target.gpu {
+        Some(_) => target.arch.sm.to_owned(),
+        None => target.to_string(),
+    }
+}
+
+/// [`Manifest::load`] within `roots`, with the parse of an unchanged file reused (see
+/// [`Memo`]).
+fn load_manifest(path: &Path, roots: &Roots) -> Result<Arc<Manifest>, ResourceError> {
+    static PARSED: Memo<Result<Arc<Manifest>, ResourceError>> = Memo::new();
+    let text = roots
+        .read_text(path, "resource manifest", file::MAX_TEXT_BYTES)
+        .map_err(|e| {
+            ResourceError::new(format!(
+                "cannot read resource manifest {}: {e}",
+                path.display()
+            ))
+        })?;
+    PARSED
+        .get_or_parse(text, |text| Manifest::from_json(text).map(Arc::new))
+        .map_err(|e| e.context(path.display()))
+}
+
+/// Finds the manifest for `kernel = "..."` (the order is in the module docs).
+fn find_manifest(
+    policy: &Policy,
+    env: &Env,
+    kernel: &str,
+    kernel_span: Span,
+) -> Result<(PathBuf, ManifestOrigin, String), Problem> {
+    if let Some(value) = env.var(MANIFEST_VAR).filter(|v| !v.is_empty()) {
+        let path = env.resolve(PathBuf::from(value));
+        let shown = shown_path(env, &path);
+        return Ok((path, ManifestOrigin::EnvVar, shown));
+    }
+    if let Some(out_dir) = env.var("OUT_DIR").filter(|v| !v.is_empty()) {
+        let path = PathBuf::from(out_dir).join(OUT_DIR_MANIFEST);
+        if path.is_file() {
+            let shown = shown_path(env, &path);
+            return Ok((path, ManifestOrigin::OutDir, shown));
+        }
+    }
+    if let Some(file) = &policy.manifest {
+        return Ok((env.resolve(file), ManifestOrigin::Policy, file.clone()));
+    }
+    let default = Policy::DEFAULT_MANIFEST;
+    match &env.crate_dir {
+        Some(dir) if dir.join(default).is_file() => Ok((
+            dir.join(default),
+            ManifestOrigin::Default,
+            default.to_owned(),
+        )),
+        dir => {
+            let place = match dir {
+                Some(_) => "beside the crate's Cargo.toml",
+                None => "in the crate",
+            };
+            Err(Problem::new(
+                kernel_span,
+                format!(
+                    "no resource manifest to read `{kernel}` from: no build script gives one (a \
+                     build.rs calling occupancy_core::build::Kernels does) and there is no \
+                     {default} {place} (or the policy's `manifest`); or give \
+                     `cubin = \"path\"`, `fatbin = \"path\"` or `regs = N`"
+                ),
+            ))
+        }
+    }
+}
+
+/// Reads a cubin or fatbin, relative to the crate; its kernels as a manifest.
+fn read_binary(file: &Binary, env: &Env, roots: &Roots) -> Result<(PathBuf, Manifest), Problem> {
+    let kind = file.kind;
+    let written = &file.written;
+    let what = match kind {
+        SourceKind::Cubin => "cubin",
+        _ => "fatbin",
+    };
+    if written.trim().is_empty() {
+        return Err(Problem::new(
+            file.span,
+            format!("the {what} path is empty: give a path relative to the crate"),
+        ));
+    }
+    let path = env.resolve(written);
+    let bytes = roots
+        .read(&path, what, file::MAX_BINARY_BYTES)
+        .map_err(|e| {
+            // Where the path led, unless inside the crate's directory (`kernels/k.cubin`).
+            let resolved = lexical(&path);
+            let inside = env
+                .crate_dir
+                .as_ref()
+                .is_some_and(|dir| resolved.starts_with(lexical(dir)));
+            let resolved = if inside {
+                String::new()
+            } else {
+                format!(" ({})", resolved.display())
+            };
+            let hint = if Path::new(written).is_relative() {
+                "; paths are relative to the crate's directory"
+            } else {
+                ""
+            };
+            Problem::new(
+                file.span,
+                format!("cannot read the {what} `{written}`{resolved}: {e}{hint}"),
+            )
+        })?;
+    let fail = |e: occupancy_core::resources::ResourceError| {
+        Problem::new(
+            file.span,
+            format!("cannot read the {what} `{written}`: {e}"),
+        )
+    };
+    let kernels = match (kind, detect(&bytes)) {
+        (SourceKind::Cubin, Some(InputKind::Fatbin)) => {
+            return Err(Problem::new(
+                file.span,
+                format!("`{written}` is a fatbin, not a cubin: write `fatbin = \"{written}\"`"),
+            ));
+        }
+        (SourceKind::Cubin, _) => cubin::parse(&bytes).map_err(fail)?.kernels,
+        (_, Some(InputKind::Cubin)) => {
+            return Err(Problem::new(
+                file.span,
+                format!("`{written}` is a cubin, not a fatbin: write `cubin = \"{written}\"`"),
+            ));
+        }
+        (_, Some(InputKind::Fatbin)) => {
+            fatbin::kernels(&fatbin::parse(&bytes).map_err(fail)?).map_err(fail)?
+        }
+        (_, Some(InputKind::HostElf)) => {
+            fatbin::kernels(&fatbin::parse_host_elf(&bytes).map_err(fail)?).map_err(fail)?
+        }
+        (_, _) => {
+            return Err(Problem::new(
+                file.span,
+                format!(
+                    "cannot read the fatbin `{written}`: not a fatbin (no magic 0x{:08X}) nor a \
+                     host ELF with a .nv_fatbin section",
+                    fatbin::FATBIN_MAGIC
+                ),
+            ));
+        }
+    };
+    let mut manifest = Manifest::new(concat!("occupancy-spec ", env!("CARGO_PKG_VERSION")));
+    manifest.add_kernels(None, kernels);
+    let path = std::path::absolute(&path).unwrap_or(path);
+    Ok((path, manifest))
+}
+
+/// The name of the only kernel of a cubin or fatbin, or a problem listing them.
+fn only_kernel(manifest: &Manifest, file: &Binary) -> Result<String, Problem> {
+    let kernels = available(manifest);
+    let what = match file.kind {
+        SourceKind::Cubin => "cubin",
+        _ => "fatbin",
+    };
+    match kernels.as_slice() {
+        [(name, _)] => Ok(name.clone()),
+        [] => Err(Problem::new(
+            file.span,
+            format!("the {what} `{}` holds no kernel", file.written),
+        )),
+        _ => Err(Problem::new(
+            file.span,
+            format!(
+                "the {what} `{}` holds more than one kernel: choose one with `kernel = \"...\"`; \
+                 {}",
+                file.written,
+                manifest.listing("")
+            ),
+        )),
+    }
+}
+
+/// Every kernel's display name with its architectures, sorted.
+fn available(manifest: &Manifest) -> Vec<(String, Vec<SmTarget>)> {
+    let mut out: Vec<(String, Vec<SmTarget>)> = Vec::new();
+    for k in &manifest.kernels {
+        let name = k.resources.display_name().to_owned();
+        match out.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, archs)) if !archs.contains(&k.resources.arch) => archs.push(k.resources.arch),
+            Some(_) => {}
+            None => out.push((name, vec![k.resources.arch])),
+        }
+    }
+    for (_, archs) in &mut out {
+        archs.sort();
+    }
+    out.sort();
+    out
+}
+
+fn not_found(e: &LookupError, source: &Source) -> String {
+    let mut message = format!("no kernel `{}` in {}", e.kernel, source.describe());
+    if let Some(s) = &e.suggestion {
+        message.push_str(&format!(" (did you mean `{s}`?)"));
+    }
+    if e.available.is_empty() {
+        message.push_str(": it holds no kernel");
+    } else {
+        message.push_str(&format!("; {}", e.listing));
+    }
+    message
+}
+
+fn no_cubin_for(e: &LookupError, target: &Target, kernel: &str, source: &Source) -> String {
+    let archs: Vec<String> = e.compiled_for.iter().map(SmTarget::to_string).collect();
+    format!(
+        "`{}` has no cubin that runs on {target} (compute capability {}) in {}: it was \
+         compiled for {} (the driver loads a cubin of the same compute capability, or of a \
+         lower one with the same major version)",
+        kernel,
+        target.arch.cc,
+        source.describe(),
+        archs.join(", ")
+    )
+}
+
+/// How messages name a file the attribute found (not one it was given as written): relative
+/// to the crate's directory when inside it (`target/debug/build/k-1f2e/out/occupancy/manifest.json`),
+/// else the whole path.
+fn shown_path(env: &Env, path: &Path) -> String {
+    let resolved = lexical(path);
+    env.crate_dir
+        .as_ref()
+        .and_then(|dir| resolved.strip_prefix(lexical(dir)).ok())
+        .filter(|relative| !relative.as_os_str().is_empty())
+        .unwrap_or(&resolved)
+        .display()
+        .to_string()
+}
+
+/// `path` with `.` and `..` components resolved by name (the file need not exist), for
+/// messages.
+fn lexical(path: &std::path::Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir if out.file_name().is_some() => {
+                out.pop();
+            }
+            // `/..` is `/`.
+            Component::ParentDir if out.has_root() => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
