@@ -230,9 +230,15 @@ def run_report(binary: Path, name: str, root: Path) -> tuple[dict, float, int]:
     manifest = RESOURCES / f"{spec.get('kernels_from', name)}.json"
     if manifest.is_file():
         cmd += ["--kernel-manifest", str(manifest)]
+    # A user's policy for the crate (corpus/README.md, "User policies"), else the crate's.
+    env = dict(os.environ)
+    env.pop("OCCUPANCY_POLICY", None)
+    policy = HERE / "policy" / f"{name}.toml"
+    if policy.is_file():
+        cmd += ["--policy", str(policy)]
     start = time.monotonic()
     with open(os.devnull, "w") as null:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=null)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=null, env=env)
         out = proc.stdout.read()
         _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.monotonic() - start

@@ -38,7 +38,7 @@ pub fn run(data: &[u8]) -> (Reading, Vec<CheckedLaunch>) {
     // Read for the policy's targets, as the build script and `report` do, so that device
     // queries are answered per target here too.
     let policy = Policy::default();
-    let reading = occupancy_cuda::read_texts_for(&given, &policy.targets);
+    let reading = occupancy_cuda::read_texts_with_policy(&given, &policy);
     let mut compiled = Compiled::default();
     for l in &reading.launches {
         let _ = (l.location(), l.form.written());

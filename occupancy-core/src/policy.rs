@@ -17,6 +17,10 @@
 //! block = [128, 256]                         # threads; [[16, 16], [32, 8]] for 2-D
 //! smem = [0, 8192]                           # dynamic shared memory, bytes
 //!
+//! [device_params."launch_mmq_*"]              # an extern "C" function's parameters that
+//! warp_size_host = "warp_size"               # its (Rust) caller asked the device for
+//! cc = "compute_capability_x100"
+//!
 //! [thresholds]
 //! register_step_max_drop = 4                 # registers per thread ("a few")
 //! smem_step_max_bytes = 512                  # shared memory bytes per block
@@ -52,6 +56,16 @@
 //!   function as reports name it: a CUDA C++ host function (`launch_softmax`,
 //!   `ops::launch_softmax`). Each launch is checked once per candidate; a comment on the
 //!   launch (`// occupancy: block = [128, 256]`) wins over this table.
+//! - `[device_params.<function>]`: none. Parameters of CUDA C++ host functions called
+//!   from Rust (through FFI) whose values the caller asked the device for: each
+//!   `parameter = "attribute"` says the parameter holds that device attribute, so the
+//!   reader takes each target's value from the GPU tables. `<function>` is a function's
+//!   name, qualified or not, where `*` matches any characters (`launch_mmq_gguf_*`). The
+//!   attributes ([`DEVICE_ATTRIBUTES`]) are the driver's `CU_DEVICE_ATTRIBUTE_*` names in
+//!   lower case (`warp_size`, `multiprocessor_count`, `max_shared_memory_per_block_optin`,
+//!   ...) and two encodings of the compute capability: `compute_capability_x100`
+//!   (`major * 100 + minor * 10`: 860 for 8.6) and `compute_capability_x10`
+//!   (`major * 10 + minor`: 86).
 //! - `[thresholds]`: [`Thresholds::DEFAULT`].
 //!
 //! Parsing is strict: a syntax error, an unknown key (with "did you mean"), a value of the
@@ -97,6 +111,61 @@ pub struct Policy {
     pub read_paths: Vec<String>,
     /// Candidates for run-time launch values, per launching function (`[launches.<name>]`).
     pub launches: BTreeMap<String, LaunchCandidates>,
+    /// Device attributes host functions receive as parameters, per function pattern
+    /// (`[device_params.<function>]`): the parameter's name to the attribute's
+    /// ([`DEVICE_ATTRIBUTES`]).
+    pub device_params: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+/// The device attributes `[device_params.<function>]` may name: the CUDA driver's
+/// `CU_DEVICE_ATTRIBUTE_*` enumerators (CUDA Driver API, `CUdevice_attribute`) in lower
+/// case, those the GPU tables ([`crate::arch`]) hold a value for, and two encodings of the
+/// compute capability (`compute_capability_x100`: `major * 100 + minor * 10`;
+/// `compute_capability_x10`: `major * 10 + minor`).
+pub const DEVICE_ATTRIBUTES: &[&str] = &[
+    "warp_size",
+    "compute_capability_major",
+    "compute_capability_minor",
+    "compute_capability_x100",
+    "compute_capability_x10",
+    "multiprocessor_count",
+    "max_shared_memory_per_block_optin",
+    "max_shared_memory_per_block",
+    "max_shared_memory_per_multiprocessor",
+    "reserved_shared_memory_per_block",
+    "max_threads_per_block",
+    "max_threads_per_multiprocessor",
+    "max_blocks_per_multiprocessor",
+    "max_registers_per_block",
+    "max_registers_per_multiprocessor",
+];
+
+/// Whether `name` (`ns::launch_mmq_gguf_q4_0`) matches `pattern`, where `*` matches any
+/// characters: the whole name, or its last segment (`launch_mmq_*`).
+pub fn function_matches(pattern: &str, name: &str) -> bool {
+    fn glob(p: &[u8], s: &[u8]) -> bool {
+        // Iterative glob with one backtrack point: linear in practice, never recursive.
+        let (mut pi, mut si, mut star, mut mark) = (0, 0, None, 0);
+        while si < s.len() {
+            if pi < p.len() && p[pi] != b'*' && p[pi] == s[si] {
+                pi += 1;
+                si += 1;
+            } else if pi < p.len() && p[pi] == b'*' {
+                star = Some(pi);
+                pi += 1;
+                mark = si;
+            } else if let Some(st) = star {
+                pi = st + 1;
+                mark += 1;
+                si = mark;
+            } else {
+                return false;
+            }
+        }
+        p[pi..].iter().all(|c| *c == b'*')
+    }
+    let last = name.rsplit("::").next().unwrap_or(name);
+    glob(pattern.as_bytes(), name.as_bytes()) || glob(pattern.as_bytes(), last.as_bytes())
 }
 
 /// The candidates `[launches.<function>]` gives for the run-time values of a function's
@@ -203,6 +272,7 @@ pub const KEYS: &[&str] = &[
     "manifest",
     "read_paths",
     "launches",
+    "device_params",
 ];
 
 /// The keys of `[thresholds]`.
@@ -231,6 +301,7 @@ impl Default for Policy {
             manifest: None,
             read_paths: Vec::new(),
             launches: BTreeMap::new(),
+            device_params: BTreeMap::new(),
         }
     }
 }
@@ -393,7 +464,11 @@ struct RawPolicy {
     manifest: Option<Spanned<String>>,
     read_paths: Option<Vec<Spanned<String>>>,
     launches: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
+    device_params: Option<BTreeMap<Spanned<String>, RawParams>>,
 }
+
+/// One `[device_params.<function>]` table as written: parameter to attribute.
+type RawParams = BTreeMap<Spanned<String>, Spanned<String>>;
 
 impl Policy {
     /// The policy file's name, looked for beside the crate's `Cargo.toml`.
@@ -596,6 +671,33 @@ impl Policy {
                     Some(format!("launches.{function}")),
                     Some(value.span()),
                 )),
+            }
+        }
+        for (function, params) in raw.device_params.iter().flatten() {
+            let function = function.get_ref().clone();
+            for (param, attribute) in params {
+                let key = format!("device_params.{function}.{}", param.get_ref());
+                if DEVICE_ATTRIBUTES.contains(&attribute.get_ref().as_str()) {
+                    policy
+                        .device_params
+                        .entry(function.clone())
+                        .or_default()
+                        .insert(param.get_ref().clone(), attribute.get_ref().clone());
+                    continue;
+                }
+                let hint = match closest(attribute.get_ref(), DEVICE_ATTRIBUTES.iter().copied()) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => format!("known attributes: {}", DEVICE_ATTRIBUTES.join(", ")),
+                };
+                errors.push(PolicyError::new(
+                    &lines,
+                    format!(
+                        "`{key}`: unknown device attribute `{}`; {hint}",
+                        attribute.get_ref()
+                    ),
+                    Some(key),
+                    Some(attribute.span()),
+                ));
             }
         }
         for (name, level) in raw.lints.iter().flatten() {
@@ -967,6 +1069,31 @@ mod tests {
                 .unwrap()
                 .basis_points(),
             2500
+        );
+    }
+
+    #[test]
+    fn device_params_per_function_pattern() {
+        let policy = Policy::from_toml(
+            "[device_params.\"launch_mmq_*\"]\ncc = \"compute_capability_x100\"\nwarp_size_host = \"warp_size\"\n",
+        )
+        .unwrap();
+        let params = &policy.device_params["launch_mmq_*"];
+        assert_eq!(params["cc"], "compute_capability_x100");
+        assert_eq!(params["warp_size_host"], "warp_size");
+        assert!(function_matches("launch_mmq_*", "launch_mmq_gguf_q4_0"));
+        assert!(function_matches("launch_mmq_*", "ns::launch_mmq_gguf_q4_0"));
+        assert!(function_matches("ns::launch", "ns::launch"));
+        assert!(!function_matches("launch_mmq_*", "launch_mmvq"));
+        assert!(!function_matches("launch", "launch_mmq"));
+        assert!(function_matches("*a*b*", "xaxxbx"));
+        assert!(!function_matches("*a*b", "xaxxbx"));
+        let e = errors("[device_params.launch]\nwarp = \"warpsize\"\n");
+        assert_eq!(
+            e,
+            [
+                "2:8: `device_params.launch.warp`: unknown device attribute `warpsize`; did you mean `warp_size`?"
+            ]
         );
     }
 

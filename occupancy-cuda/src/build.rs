@@ -129,7 +129,7 @@ impl CudaLaunches {
             env = env.with_var(Policy::ENV_VAR, p);
         }
         let (policy, policy_file) = occupancy_spec::load_policy(&env)?;
-        let reading = crate::read_for(&crate_dir, &self.dirs, &policy.targets);
+        let reading = crate::read_with_policy(&crate_dir, &self.dirs, &policy);
         let objects: Vec<PathBuf> = self
             .objects
             .iter()

@@ -151,6 +151,28 @@ pub(crate) fn attribute(written: &str, target: &Target) -> Result<i128, String> 
     }
 }
 
+/// The value on `target` of a device attribute the policy says a parameter holds
+/// (`[device_params.<function>]`: one of [`occupancy_core::policy::DEVICE_ATTRIBUTES`],
+/// `warp_size`, `compute_capability_x100`, ...), from the GPU tables as above; or why it
+/// is known only at run time.
+pub(crate) fn declared(attribute: &str, target: &Target) -> Result<i128, String> {
+    let cc = target.arch.cc;
+    match attribute {
+        "compute_capability_x100" => Ok(i128::from(cc.major) * 100 + i128::from(cc.minor) * 10),
+        "compute_capability_x10" => Ok(i128::from(cc.major) * 10 + i128::from(cc.minor)),
+        _ => {
+            let w = words(attribute);
+            match QUESTIONS.iter().find(|q| q.attribute == w) {
+                Some(q) => (q.answer)(target).map(i128::from),
+                None => Err(format!(
+                    "`{}` is not in the GPU tables: known only at run time",
+                    clip(attribute)
+                )),
+            }
+        }
+    }
+}
+
 /// The `cudaDeviceProp` field `field` (`warpSize`) on `target`, with its C++ type; or why
 /// it is known only at run time.
 pub(crate) fn property(field: &str, target: &Target) -> Result<(i128, IntType), String> {
@@ -211,6 +233,25 @@ mod tests {
             attribute("cudaDevAttrMultiProcessorCount", &target("H100")),
             Ok(132)
         );
+    }
+
+    #[test]
+    fn every_attribute_a_policy_may_declare_is_answered() {
+        let (a100, rtx, h100) = (target("sm_80"), target("sm_86"), target("H100"));
+        for name in occupancy_core::policy::DEVICE_ATTRIBUTES {
+            let on_h100 = declared(name, &h100);
+            assert!(on_h100.is_ok(), "{name}: {on_h100:?}");
+        }
+        assert_eq!(declared("compute_capability_x100", &rtx), Ok(860));
+        assert_eq!(declared("compute_capability_x10", &h100), Ok(90));
+        assert_eq!(declared("warp_size", &a100), Ok(32));
+        assert_eq!(
+            declared("max_shared_memory_per_block_optin", &rtx),
+            Ok(101_376)
+        );
+        assert_eq!(declared("multiprocessor_count", &h100), Ok(132));
+        let sms = declared("multiprocessor_count", &a100).unwrap_err();
+        assert!(sms.contains("number of SMs"), "{sms}");
     }
 
     #[test]

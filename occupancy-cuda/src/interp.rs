@@ -37,6 +37,8 @@ use crate::value::{Attr, Config, IntType, KernelRef, Ty, TyArg, Val, size_of};
 const MAX_CALL_DEPTH: usize = 12;
 /// The deepest expression or statement nesting evaluated (deeper is unknown).
 const MAX_NESTING: usize = 200;
+/// The most iterations of a counted loop run one by one ([`Interp::unrolled`]).
+const MAX_UNROLL: usize = 64;
 /// The most statements and expressions evaluated from one root.
 const MAX_STEPS: usize = 400_000;
 
@@ -154,6 +156,23 @@ pub(crate) struct Interp<'t, 's> {
     targets: Vec<Target>,
     /// The unit's files ask the device (`cudaDeviceGetAttribute`, `cudaGetDeviceProperties`).
     asks_device: bool,
+    /// The policy's `[device_params.<function>]`: parameters that hold device attributes.
+    device_params: &'s DeviceParams,
+}
+
+/// `[device_params.<function pattern>]`: parameter name to device attribute.
+pub(crate) type DeviceParams =
+    std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>;
+
+/// Whether a declaration of `device_params` names a parameter of one of `index`'s
+/// functions: then the unit's roots run per target, as for a device query.
+pub(crate) fn declares_device_params(index: &Index<'_>, device_params: &DeviceParams) -> bool {
+    index.all_functions.iter().any(|f| {
+        device_params.iter().any(|(pattern, params)| {
+            occupancy_core::policy::function_matches(pattern, &f.qualified)
+                && f.params.iter().any(|p| params.contains_key(&p.name))
+        })
+    })
 }
 
 impl<'t, 's> Interp<'t, 's> {
@@ -161,6 +180,7 @@ impl<'t, 's> Interp<'t, 's> {
         index: &'s Index<'t>,
         sites: &'s mut Vec<Site>,
         notes: &'s mut Vec<ReadNote>,
+        device_params: &'s DeviceParams,
     ) -> Interp<'t, 's> {
         Interp {
             index,
@@ -181,6 +201,7 @@ impl<'t, 's> Interp<'t, 's> {
             written: Default::default(),
             targets: Vec::new(),
             asks_device: false,
+            device_params,
         }
     }
 
@@ -305,7 +326,7 @@ impl<'t, 's> Interp<'t, 's> {
                     Some(v) => v,
                     None => match p.default {
                         Some(d) if args.is_some() => self.eval(d, path),
-                        _ => self.param_value(&p.name, &p.ty, &f.qualified),
+                        _ => self.param_value(&p.name, &p.ty, &f.qualified, path.target),
                     },
                 };
                 let v = self.declared(&p.ty, v);
@@ -333,9 +354,26 @@ impl<'t, 's> Interp<'t, 's> {
         out
     }
 
-    /// A parameter's value when the caller is not read (Rust, through FFI): its type's
-    /// range for an integer, unknown otherwise.
-    fn param_value(&self, name: &str, ty: &str, function: &str) -> Val {
+    /// A parameter's value when the caller is not read (Rust, through FFI): the target's
+    /// value of the device attribute the policy declares it holds
+    /// (`[device_params.<function>]`); else its type's range for an integer, unknown
+    /// otherwise.
+    fn param_value(&self, name: &str, ty: &str, function: &str, target: Option<usize>) -> Val {
+        if let Some(attribute) = self.declared_attribute(function, name) {
+            let int = IntType::from_name(ty).unwrap_or(IntType::I64);
+            let why = |why: String| {
+                Val::unknown(format!(
+                    "`{name}` of `{function}` holds the device's `{attribute}` (occupancy.toml, `[device_params]`): {why}"
+                ))
+            };
+            return match target.and_then(|t| self.targets.get(t)) {
+                Some(t) => match device::declared(attribute, t) {
+                    Ok(v) => Val::Int(AbstractInt::known(v), int),
+                    Err(e) => why(e),
+                },
+                None => why("known per target, and none is read".to_owned()),
+            };
+        }
         match IntType::from_name(ty) {
             Some(t) => {
                 let (lo, hi) = t.range();
@@ -345,6 +383,15 @@ impl<'t, 's> Interp<'t, 's> {
                 "`{name}` is a parameter of `{function}`, a run-time value"
             )),
         }
+    }
+
+    /// The device attribute the policy declares parameter `param` of `function` holds.
+    fn declared_attribute(&self, function: &str, param: &str) -> Option<&str> {
+        self.device_params
+            .iter()
+            .filter(|(pattern, _)| occupancy_core::policy::function_matches(pattern, function))
+            .find_map(|(_, params)| params.get(param))
+            .map(String::as_str)
     }
 
     /// `v` converted to the declared type `ty` (an integer type converts; `dim3` from an
@@ -1169,6 +1216,10 @@ impl<'t, 's> Interp<'t, 's> {
                     continue;
                 }
             }
+            if let Some(exits) = self.unrolled(cond, body, update, &p) {
+                out.extend(exits);
+                continue;
+            }
             // Any other loop: what it assigns is unknown after it; its body runs once
             // with those values unknown (its launches are read).
             let mut q = p;
@@ -1200,6 +1251,88 @@ impl<'t, 's> Interp<'t, 's> {
             }
         }
         out
+    }
+
+    /// A `for` loop whose counter alone ends it (`for (x = 8; x <= x_max && best > 1; x += 8)`
+    /// with `x` and `x_max` known, `x` written only by the update): run iteration by
+    /// iteration on every path, each path leaving where its condition fails or its body
+    /// breaks, so what the body chooses (`best = x` under a test) is the set its paths
+    /// choose. `None` (the caller forgets what the loop assigns) past [`MAX_UNROLL`]
+    /// iterations or when the counter's bound is not known.
+    fn unrolled<'a>(
+        &mut self,
+        cond: Option<At<'a>>,
+        body: At<'a>,
+        update: Option<At<'a>>,
+        p: &Path,
+    ) -> Option<Vec<Path>>
+    where
+        't: 'a,
+    {
+        let (cond, update) = (cond?, update?);
+        let mut counter = Vec::new();
+        assigned_names(update, &mut counter, 0);
+        let [counter] = counter.as_slice() else {
+            return None;
+        };
+        let mut in_body = Vec::new();
+        assigned_names(body, &mut in_body, 0);
+        if in_body.contains(counter) {
+            return None;
+        }
+        // The counter's bound: one conjunct of the condition that mentions only the counter
+        // and known values fails within MAX_UNROLL updates.
+        let conjuncts = conjuncts(cond);
+        let mut q = p.clone();
+        let mut ends = false;
+        for _ in 0..MAX_UNROLL {
+            q.env.get(counter)?.as_int()?.0.known_value()?;
+            if conjuncts
+                .iter()
+                .any(|c| mentions(c.text(), counter) && self.truth(*c, &q) == Truth::Never)
+            {
+                ends = true;
+                break;
+            }
+            let mut next = self.exec_expr(update, q);
+            if next.len() != 1 {
+                return None;
+            }
+            q = next.remove(0);
+        }
+        if !ends {
+            return None;
+        }
+        let mut live = vec![p.clone()];
+        let mut exits = Vec::new();
+        for _ in 0..=MAX_UNROLL {
+            if live.is_empty() || self.exhausted {
+                break;
+            }
+            let mut next = Vec::new();
+            for q in live {
+                let (held, failed) = self.branch(cond, &q);
+                exits.extend(failed);
+                let Some(held) = held else { continue };
+                for mut r in self.exec(body, vec![held]) {
+                    match r.flow {
+                        Flow::Break => {
+                            r.flow = Flow::Normal;
+                            exits.push(r);
+                        }
+                        Flow::Return(_) => exits.push(r),
+                        Flow::Normal | Flow::Continue => {
+                            r.flow = Flow::Normal;
+                            next.extend(self.exec_expr(update, r));
+                        }
+                    }
+                }
+            }
+            live = self.compact(next);
+            exits = self.compact(exits);
+        }
+        exits.extend(live);
+        Some(exits)
     }
 
     // ----------------------------------------------------------------------------------
@@ -3739,6 +3872,30 @@ fn right_text(v: &Val) -> String {
 }
 
 /// The names a statement assigns (`x = `, `x += `, `x++`), nested statements included.
+/// The operands of `a && b && c` (parentheses looked through); `[cond]` otherwise.
+fn conjuncts(cond: At<'_>) -> Vec<At<'_>> {
+    let mut out = Vec::new();
+    let mut stack = vec![cond];
+    while let Some(c) = stack.pop() {
+        if out.len() + stack.len() > 64 {
+            out.push(c);
+            continue;
+        }
+        match c.kind() {
+            "parenthesized_expression" => match c.children().as_slice() {
+                [inner] => stack.push(*inner),
+                _ => out.push(c),
+            },
+            "binary_expression" if c.field(Field::Operator).is_some_and(|o| o.text() == "&&") => {
+                stack.extend(c.field(Field::Right));
+                stack.extend(c.field(Field::Left));
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 fn assigned_names(at: At<'_>, out: &mut Vec<String>, depth: usize) {
     if depth > 64 {
         return;

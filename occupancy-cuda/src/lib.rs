@@ -81,7 +81,40 @@ pub fn read_for(
     dirs: &[PathBuf],
     targets: &[occupancy_core::arch::Target],
 ) -> Reading {
-    read_sources(files::Sources::read(crate_dir, dirs), targets)
+    read_sources(
+        files::Sources::read(crate_dir, dirs),
+        targets,
+        &interp::DeviceParams::new(),
+    )
+}
+
+/// [`read_for`] the policy's targets, with its `[device_params.<function>]`: a parameter
+/// of a host function called through FFI that the policy says holds a device attribute
+/// (`warp_size_host = "warp_size"`) is each target's value from the GPU tables, as a
+/// device query the code makes itself. What the build script and `cargo occupancy report`
+/// read.
+pub fn read_with_policy(
+    crate_dir: &Path,
+    dirs: &[PathBuf],
+    policy: &occupancy_core::policy::Policy,
+) -> Reading {
+    read_sources(
+        files::Sources::read(crate_dir, dirs),
+        &policy.targets,
+        &policy.device_params,
+    )
+}
+
+/// [`read_texts`] under `policy`, as [`read_with_policy`].
+pub fn read_texts_with_policy(
+    files: &[(&str, &str)],
+    policy: &occupancy_core::policy::Policy,
+) -> Reading {
+    read_sources(
+        files::Sources::from_texts(files),
+        &policy.targets,
+        &policy.device_params,
+    )
 }
 
 /// [`read`] on sources given as text, `(name, text)` each (names relative to an imagined
@@ -93,18 +126,27 @@ pub fn read_texts(files: &[(&str, &str)]) -> Reading {
 
 /// [`read_texts`] for `targets`, as [`read_for`].
 pub fn read_texts_for(files: &[(&str, &str)], targets: &[occupancy_core::arch::Target]) -> Reading {
-    read_sources(files::Sources::from_texts(files), targets)
+    read_sources(
+        files::Sources::from_texts(files),
+        targets,
+        &interp::DeviceParams::new(),
+    )
 }
 
-fn read_sources(sources: files::Sources, targets: &[occupancy_core::arch::Target]) -> Reading {
+fn read_sources(
+    sources: files::Sources,
+    targets: &[occupancy_core::arch::Target],
+    device_params: &interp::DeviceParams,
+) -> Reading {
     let mut sites = Vec::new();
     let mut notes = sources.notes.clone();
     for unit in sources.units() {
         let codes: Vec<&syntax::Code> = unit.iter().map(|&i| &sources.files[i]).collect();
         let index = index::Index::build(&codes);
         let unit_file = codes.first().map_or(String::new(), |c| c.shown.clone());
-        let asks_device = codes.iter().any(|c| device::asks_device(&c.text));
-        let mut interp = interp::Interp::new(&index, &mut sites, &mut notes)
+        let asks_device = codes.iter().any(|c| device::asks_device(&c.text))
+            || interp::declares_device_params(&index, device_params);
+        let mut interp = interp::Interp::new(&index, &mut sites, &mut notes, device_params)
             .in_unit(&unit_file)
             .on_targets(targets, asks_device);
         interp.run();

@@ -1240,3 +1240,112 @@ extern "C" void run(float* x, int n, int* out, cudaStream_t s) {{
         "{got:#?}"
     );
 }
+
+/// An `extern "C"` launcher whose caller (Rust, through FFI) asked the device for the
+/// compute capability, the SM count, the opt-in shared memory and the warp size, and
+/// passes them as parameters (as candle's mmq launchers take `cc`, `nsm`, `smpbo`,
+/// `warp_size`).
+const FFI_DEVICE: &str = r#"
+template <int X> __global__ void mm(float* x, int n) {}
+static size_t tile_bytes(int x, int cc, int warp) {
+  return cc >= 800 ? x * 1024 + warp * 4 : x * 512;
+}
+template <int X>
+static void run_tile(float* x, int n, int cc, int nsm, int warp, cudaStream_t s) {
+  const dim3 block(warp, 256 / warp, 1);
+  const int smem = tile_bytes(X, cc, warp);
+  mm<X><<<nsm, block, smem, s>>>(x, n);
+}
+extern "C" void launch_mm_f32(float* x, int n, int cc, int nsm, long long smpbo, int warp,
+                              void* stream) {
+  cudaStream_t s = (cudaStream_t)stream;
+  if (cc >= 900) {
+    run_tile<64>(x, n, cc, nsm, warp, s);
+  } else {
+    run_tile<32>(x, n, cc, nsm, warp, s);
+  }
+}
+"#;
+
+fn with_policy(src: &str, policy: &str) -> Vec<String> {
+    let policy = occupancy_core::policy::Policy::from_toml(policy).unwrap();
+    summaries(&occupancy_cuda::read_texts_with_policy(
+        &[("src/cuda/a.cu", src)],
+        &policy,
+    ))
+}
+
+/// `[device_params.<function>]` says which parameters hold device attributes: each is the
+/// target's value from the GPU tables (compute capability 8.0 is 800 and 9.0 is 900 in
+/// the `x100` encoding; the warp size 32; the SM count only where the target names a GPU,
+/// 132 on the H100 SXM).
+#[test]
+fn declared_device_params_are_each_targets_values() {
+    let policy = r#"
+targets = ["sm_80", "H100"]
+[device_params."launch_mm_*"]
+cc = "compute_capability_x100"
+nsm = "multiprocessor_count"
+smpbo = "max_shared_memory_per_block_optin"
+warp = "warp_size"
+"#;
+    assert_eq!(
+        with_policy(FFI_DEVICE, policy),
+        [
+            "10: mm<32> grid ? block (32, 8) smem 32896 B on sm_80",
+            "10: mm<64> grid 132 block (32, 8) smem 65664 B on H100 80GB HBM3",
+        ]
+    );
+}
+
+/// A tile chosen at run time by a counted loop (the smallest count of tiles for an input
+/// size the reader cannot know, among tiles that fit the opt-in shared memory, in steps
+/// of 8 below 48 and 16 from there): run iteration by iteration, the launches are the
+/// tiles the loop can choose (never 56 or 72), with the target's shared memory.
+#[test]
+fn a_tile_chosen_by_a_counted_loop_is_the_set_it_can_choose() {
+    let src = r#"
+template <int X> __global__ void mm(float* x, int n) {}
+template <int X>
+static void run_tile(float* x, int n, int warp, cudaStream_t s) {
+  mm<X><<<n, dim3(warp, 256 / warp, 1), X * 1024, s>>>(x, n);
+}
+extern "C" void launch_mm_f32(float* x, int n, long long ncols, long long smpbo, int warp,
+                              void* s) {
+  int best = 0;
+  int ntiles_best = 2147483647;
+  for (int t = 8; t <= 80 && ntiles_best > 1; t += 8) {
+    const int granularity = t >= 48 ? 16 : 8;
+    if (t % granularity != 0) continue;
+    if (t * 1024 > smpbo) continue;
+    const int ntiles = (ncols + t - 1) / t;
+    if (ntiles < ntiles_best) { best = t; ntiles_best = ntiles; }
+  }
+  switch (best) {
+    case 8: run_tile<8>(x, n, warp, (cudaStream_t)s); break;
+    case 48: run_tile<48>(x, n, warp, (cudaStream_t)s); break;
+    case 56: run_tile<56>(x, n, warp, (cudaStream_t)s); break;
+    case 64: run_tile<64>(x, n, warp, (cudaStream_t)s); break;
+    case 72: run_tile<72>(x, n, warp, (cudaStream_t)s); break;
+    case 80: run_tile<80>(x, n, warp, (cudaStream_t)s); break;
+    default: break;
+  }
+}
+"#;
+    // sm_86's opt-in maximum is 101376 B (the GPU tables): every tile up to 80 KiB fits.
+    let policy = r#"
+targets = ["sm_86"]
+[device_params.launch_mm_f32]
+smpbo = "max_shared_memory_per_block_optin"
+warp = "warp_size"
+"#;
+    assert_eq!(
+        with_policy(src, policy),
+        [
+            "5: mm<8> grid ? block (32, 8) smem 8192 B [best == 8] on sm_86",
+            "5: mm<48> grid ? block (32, 8) smem 49152 B [best == 48] on sm_86",
+            "5: mm<64> grid ? block (32, 8) smem 65536 B [best == 64] on sm_86",
+            "5: mm<80> grid ? block (32, 8) smem 81920 B [best == 80] on sm_86",
+        ]
+    );
+}

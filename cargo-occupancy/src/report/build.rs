@@ -296,7 +296,11 @@ pub(super) fn setup(args: &ReportArgs, crate_dir: &Path, package: &str) -> Resul
         }
     }
     let stale = stale_manifest(crate_dir, manifest.as_deref(), manifest_origin);
-    if let Some(policy) = std::env::var_os(Policy::ENV_VAR) {
+    if let Some(policy) = &args.policy {
+        let policy = std::path::absolute(policy).unwrap_or_else(|_| policy.clone());
+        env = env.with_given_file(&policy);
+        env = env.with_var(Policy::ENV_VAR, policy);
+    } else if let Some(policy) = std::env::var_os(Policy::ENV_VAR) {
         env = env.with_var(Policy::ENV_VAR, policy);
     }
     Ok(Setup {

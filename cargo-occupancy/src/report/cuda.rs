@@ -97,7 +97,7 @@ pub(crate) fn section(
         }
     };
     let dir_paths: Vec<PathBuf> = dirs.iter().map(PathBuf::from).collect();
-    let reading = occupancy_cuda::read_for(crate_dir, &dir_paths, &policy.targets);
+    let reading = occupancy_cuda::read_with_policy(crate_dir, &dir_paths, policy);
     let checked = occupancy_cuda::check(&reading, policy, &compiled);
     let mut notes: Vec<String> = reading.notes.iter().map(ToString::to_string).collect();
     notes.extend(compiled.problems.iter().cloned());

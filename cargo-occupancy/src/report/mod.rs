@@ -31,7 +31,8 @@
 //!   (imports, `crate::` paths, associated constants, casts, `const fn`s, helpers returning
 //!   a `LaunchConfig`), run-time candidates; a constant the reader cannot evaluate leaves
 //!   the wrapper "not evaluated" (the build checks it with the compiler);
-//! - the policy: `occupancy.toml` beside `Cargo.toml`, or `$OCCUPANCY_POLICY`, as the
+//! - the policy: `--policy PATH`, else `$OCCUPANCY_POLICY`, else `occupancy.toml` beside
+//!   `Cargo.toml`, as the
 //!   attribute reads it;
 //! - the resource manifest for `kernel = "..."`: `--kernel-manifest PATH`; else
 //!   the file the environment variable `OCCUPANCY_MANIFEST` names; else the newest `target/*/build/<package>-*/out/occupancy/manifest.json`
@@ -113,6 +114,11 @@ pub struct ReportArgs {
     /// The resource manifest for `kernel = "..."` (default: the newest build's, see the docs).
     #[arg(long, value_name = "PATH")]
     pub kernel_manifest: Option<PathBuf>,
+    /// The policy to use instead of the crate's `occupancy.toml` (as `$OCCUPANCY_POLICY`,
+    /// which it overrides): a user's own declarations for a crate they depend on, kept
+    /// outside it (read from anywhere, as a file given on the command line).
+    #[arg(long, value_name = "PATH")]
+    pub policy: Option<PathBuf>,
     /// Output: a table, JSON, or a SARIF 2.1.0 log for CI code scanning (one result per
     /// reported finding, at the attribute key; the lints as rules).
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -300,6 +306,7 @@ pub fn kernel_wrappers(path: &Path) -> Result<Vec<KernelWrapper>, String> {
         path: Some(path.to_path_buf()),
         manifest_path: None,
         kernel_manifest: None,
+        policy: None,
         format: Format::Json,
         json: false,
         findings_only: false,
