@@ -9,6 +9,7 @@ use tree_sitter::Node;
 
 use crate::macros::Macro;
 use crate::syntax::{Code, Field, child, field_children, kind, named_children};
+use crate::value::is_toolkit_type;
 
 /// The deepest nesting of namespaces, templates and `#if`s indexed.
 const MAX_NESTING: usize = 64;
@@ -284,7 +285,9 @@ impl<'t> Index<'t> {
                 }
             }
             "alias_declaration" => {
-                if let (Some(name), Some(ty)) = (at.field(Field::Name), at.field(Field::Type)) {
+                if let (Some(name), Some(ty)) = (at.field(Field::Name), at.field(Field::Type))
+                    && !(is_toolkit_type(name.text()) && !is_toolkit_type(ty.text()))
+                {
                     self.aliases.insert(name.text().to_owned(), ty);
                 }
             }
@@ -293,6 +296,9 @@ impl<'t> Index<'t> {
                     self.item(ty, scope, depth + 1);
                     for d in field_children(at.node, Field::Declarator) {
                         let name = at.with(d).text().trim_start_matches('*').trim();
+                        if is_toolkit_type(name) && !is_toolkit_type(ty.text()) {
+                            continue;
+                        }
                         self.aliases.insert(name.to_owned(), ty);
                     }
                 }

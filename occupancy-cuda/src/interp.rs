@@ -548,6 +548,18 @@ impl<'t, 's> Interp<'t, 's> {
                 })
                 .collect(),
             "preproc_if" | "preproc_ifdef" => self.exec_preproc_if(s, live),
+            // `CALL(uint16_t, float);`: a statement macro whose arguments are types, which the
+            // grammar reads as a broken declaration: the macro's expansion is run.
+            "ERROR" => match self.macro_in_error(s) {
+                Some((name, args)) => {
+                    let mut out = Vec::new();
+                    for p in live {
+                        out.extend(self.expand_statements(s, &name, Some(args.clone()), p));
+                    }
+                    out
+                }
+                None => live,
+            },
             "labeled_statement" | "attributed_statement" => match s.children().last() {
                 Some(inner) => self.exec(*inner, live),
                 None => live,
@@ -732,11 +744,117 @@ impl<'t, 's> Interp<'t, 's> {
                     }
                 }
                 p.env.insert(name.clone(), v);
+                let p = match value {
+                    Some(value) => match self.clamp_split(&name, value, p) {
+                        Ok(both) => {
+                            next.extend(both);
+                            continue;
+                        }
+                        Err(p) => p,
+                    },
+                    None => p,
+                };
                 next.extend(self.split(p, &name));
             }
             paths = next;
         }
         paths
+    }
+
+    /// `x = min(v, K)` (or `max`, or `dim3 b(min(v, K))`) with `K` a constant and `v` a
+    /// run-time value on both sides of it: two paths, as the `if` that clamps would make,
+    /// one where the clamp holds (`K`, `v >= K`) and one with `v` below it (`v < K`), so
+    /// that the constant's launch is checked and the other stays run time. `Err` gives the
+    /// path back when the initialiser is no such clamp or the paths are at their bound.
+    fn clamp_split<'a>(&mut self, name: &str, value: At<'a>, p: Path) -> Result<Vec<Path>, Path>
+    where
+        't: 'a,
+    {
+        let mut call = value;
+        if matches!(call.kind(), "argument_list" | "initializer_list") {
+            match call.children().first() {
+                Some(first) => call = *first,
+                None => return Err(p),
+            }
+        }
+        while call.kind() == "parenthesized_expression" {
+            match call.children().first() {
+                Some(inner) => call = *inner,
+                None => return Err(p),
+            }
+        }
+        if call.kind() != "call_expression" || self.batch + 1 > MAX_PATHS {
+            return Err(p);
+        }
+        let simple = call
+            .field(Field::Function)
+            .map_or("", |f| f.text())
+            .rsplit("::")
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_owned();
+        let is_min = match simple.as_str() {
+            "min" | "imin" | "umin" => true,
+            "max" | "imax" | "umax" => false,
+            _ => return Err(p),
+        };
+        let args: Vec<At<'a>> = call
+            .field(Field::Arguments)
+            .map(|a| a.children())
+            .unwrap_or_default();
+        if args.len() != 2 {
+            return Err(p);
+        }
+        let (a, b) = (self.eval(args[0], &p), self.eval(args[1], &p));
+        let (Some((x, t)), Some((y, u))) = (a.as_int(), b.as_int()) else {
+            return Err(p);
+        };
+        // A finite set clamps exactly already (`min(next_pow2(n), 1024)`): only an interval
+        // is split.
+        let (run, bound, run_at) = match (x.known_value(), y.known_value()) {
+            (None, Some(k)) if x.members().is_none() => (x.clone(), k, args[0]),
+            (Some(k), None) if y.members().is_none() => (y.clone(), k, args[1]),
+            _ => return Err(p),
+        };
+        let ty = IntType::common(t, u);
+        let k = AbstractInt::known(bound);
+        let (held, free) = if is_min {
+            (Comparison::Ge, Comparison::Lt)
+        } else {
+            (Comparison::Le, Comparison::Gt)
+        };
+        let (Some(_), Some(rest)) = (run.refine(held, &k), run.refine(free, &k)) else {
+            return Err(p);
+        };
+        if run.compare(held, &k) != Truth::Sometimes {
+            return Err(p);
+        }
+        let text = clip(run_at.text(), 40);
+        let sign = |c: Comparison| match c {
+            Comparison::Ge => ">=",
+            Comparison::Lt => "<",
+            Comparison::Le => "<=",
+            _ => ">",
+        };
+        let mut out = Vec::new();
+        for (v, cmp) in [(k.clone(), held), (rest, free)] {
+            let mut q = p.clone();
+            let new = match q.env.get(name) {
+                Some(Val::Dim3(d)) => {
+                    let mut d = d.clone();
+                    d[0] = v;
+                    Val::Dim3(d)
+                }
+                Some(Val::Int(..)) => Val::Int(v, ty),
+                _ => return Err(p),
+            };
+            q.env.insert(name.to_owned(), new);
+            push_condition(&mut q, format!("{text} {} {bound}", sign(cmp)));
+            out.push(q);
+        }
+        self.batch += 1;
+        Ok(out)
     }
 
     /// The value a declaration's initialiser gives, for its type.
@@ -2036,6 +2154,31 @@ impl<'t, 's> Interp<'t, 's> {
         }
     }
 
+    /// The function-like macro of the files invoked at the start of an `ERROR` node, and
+    /// the text of its arguments (`CALL(uint16_t, uint8_t)`, which the grammar reads as a
+    /// declarator with parameter types).
+    fn macro_in_error(&self, e: At<'_>) -> Option<(String, String)> {
+        let d = e.children().into_iter().next()?;
+        let d = if d.kind() == "function_declarator" {
+            d
+        } else {
+            return None;
+        };
+        let name = d.field(Field::Declarator)?;
+        if name.kind() != "identifier"
+            || !self
+                .index
+                .macros
+                .get(name.text())
+                .is_some_and(|m| m.iter().any(|m| m.params.is_some()))
+        {
+            return None;
+        }
+        let open = d.field(Field::Parameters)?.node.start_byte();
+        let (args, _) = paren_list(&e.code.text, open)?;
+        Some((name.text().to_owned(), args.to_owned()))
+    }
+
     /// Expands the macro invocation at `e` and runs the statements it expands to.
     fn expand_statements<'a>(
         &mut self,
@@ -2394,7 +2537,14 @@ impl<'t, 's> Interp<'t, 's> {
                 .find(|(kk, _)| kk == k)
                 .and_then(|(_, v)| v.known_value())
                 .and_then(|v| u32::try_from(v).ok());
-            for (block, smem_read, candidates, label) in block_smem(&block, &smem, &comment, opt_in)
+            let opt_in_at_run_time = p
+                .opt_ins
+                .iter()
+                .rev()
+                .find(|(kk, _)| kk == k)
+                .is_some_and(|(_, v)| v.known_value().is_none());
+            for (block, smem_read, candidates, label) in
+                block_smem(&block, &smem, &comment, opt_in, opt_in_at_run_time)
             {
                 let limit = match (&smem_read, candidates) {
                     (Read::Known(s), Candidates::None) => smem_limit(&smem, opt_in, *s),
@@ -4023,6 +4173,7 @@ fn block_smem(
     smem: &Val,
     comment: &Comment,
     opt_in: Option<u32>,
+    opt_in_at_run_time: bool,
 ) -> Vec<LaunchChoice> {
     let blocks: Vec<BlockChoice> = match block.to_dim3() {
         Ok(d) => {
@@ -4104,7 +4255,7 @@ fn block_smem(
                 .iter()
                 .map(|s| (Read::Known(*s), true, Some(format!("smem = {s}"))))
                 .collect(),
-            _ => smem_bounds(v, opt_in).unwrap_or_else(|| {
+            _ => smem_bounds(v, opt_in, opt_in_at_run_time).unwrap_or_else(|| {
                 // It may grow past the limit, but from 0 (or below): no least value tells
                 // which sizes the input makes, so no size is checked for it.
                 let unguarded = v.bounds().1.is_none_or(|hi| hi > 48 * 1024);
@@ -4234,8 +4385,14 @@ type BlockChoice = (Read<[u32; 3]>, bool, Option<String>);
 /// value when that is within the limit (48 KiB, or the opt-in); else the limit itself
 /// and the first value above it (a multiple of the power of two, up to 16, that
 /// divides the least value: the element size of `n * sizeof(T)`), where the launch fails.
-/// `None` when nothing bounds it from below (a plain run-time value: candidates needed).
-fn smem_bounds(v: &AbstractInt, opt_in: Option<u32>) -> Option<Vec<SmemChoice>> {
+/// `None` when nothing bounds it from below (a plain run-time value: candidates needed);
+/// not checked past the limit when the opt-in is a run-time value too, or when the least
+/// value is odd (the sizes the input makes at the limit are then not known: `5 * n`).
+fn smem_bounds(
+    v: &AbstractInt,
+    opt_in: Option<u32>,
+    opt_in_at_run_time: bool,
+) -> Option<Vec<SmemChoice>> {
     const DEFAULT_LIMIT: i128 = 48 * 1024;
     let (lo, hi) = v.bounds();
     let v = match (lo, hi) {
@@ -4257,7 +4414,20 @@ fn smem_bounds(v: &AbstractInt, opt_in: Option<u32>) -> Option<Vec<SmemChoice>> 
     if lo == 0 {
         return None;
     }
+    let unknown = |why: String| Some(vec![(Read::Unknown(why), false, None)]);
+    if opt_in_at_run_time {
+        return unknown(format!(
+            "the dynamic shared memory is {v} bytes here, known only at run time, and so is the opt-in (`cudaFuncAttributeMaxDynamicSharedMemorySize`) that bounds it"
+        ));
+    }
     let (step, under, _) = limit_step(lo, limit);
+    if step == 1 {
+        // An odd least value: `n` bytes, or `5 * n` (which makes no size between its
+        // multiples): the sizes at the limit are not known, only the bounds.
+        return unknown(format!(
+            "the dynamic shared memory is {v} bytes here, known only at run time; it grows past the limit from an odd size, so which sizes at the limit the input makes is not known"
+        ));
+    }
     let mut out = Vec::new();
     let what = if opt_in.is_some() {
         "the opt-in"

@@ -294,6 +294,26 @@ impl Val {
     }
 }
 
+/// A type the CUDA toolkit's headers define (`__nv_bfloat16`, `__half`, ...). nvcc rejects
+/// a typedef that gives one of these names to another type, so such a typedef in the files
+/// (`typedef __hip_bfloat16 __nv_bfloat16;` under `#ifdef USE_ROCM`) is in a branch the
+/// CUDA build does not compile.
+pub(crate) fn is_toolkit_type(name: &str) -> bool {
+    matches!(
+        name.trim().trim_start_matches("::"),
+        "__half"
+            | "__half2"
+            | "half"
+            | "half2"
+            | "__nv_bfloat16"
+            | "__nv_bfloat162"
+            | "nv_bfloat16"
+            | "nv_bfloat162"
+            | "__nv_fp8_e4m3"
+            | "__nv_fp8_e5m2"
+    )
+}
+
 /// The size in bytes of a type the interpreter knows (`sizeof`): C++'s primitive types on
 /// LP64, CUDA's vector types and half-precision types, pointers.
 pub(crate) fn size_of(name: &str) -> Option<u32> {

@@ -1349,3 +1349,103 @@ warp = "warp_size"
         ]
     );
 }
+
+/// `dim3 block(std::min(v, 512))` with `v` a run-time value: two paths, as the `if` that
+/// clamps would make: 512 where `v` reaches it (checked), `v` below it (run time); `max`
+/// likewise from below. A finite set is clamped exactly, with no extra path.
+#[test]
+fn a_clamp_to_a_constant_is_a_path_of_its_own() {
+    let src = format!(
+        r#"{KERNELS}
+extern "C" void run(float* x, int n, int heads, int dim, cudaStream_t s) {{
+  dim3 block(std::min(heads * dim, 512));
+  k<<<n, block, 0, s>>>(x, n);
+  int t = max(dim, 64);
+  k<<<n, t, 0, s>>>(x, n);
+  int u = std::min(128, 64);
+  k<<<n, u, 0, s>>>(x, n);
+}}
+"#
+    );
+    let got = one(&[("src/cuda/a.cu", &src)]);
+    assert_eq!(
+        got,
+        [
+            "7: k grid ? block 512 smem 0 B [heads * dim >= 512]",
+            "7: k grid ? block ? smem 0 B [heads * dim < 512]",
+            "9: k grid ? block 64 smem 0 B [dim <= 64]",
+            "9: k grid ? block ? smem 0 B [dim > 64]",
+            "11: k grid ? block 64 smem 0 B",
+        ]
+    );
+    let (_d, r) = read(&[("src/cuda/a.cu", &src)]);
+    match &launch(&r, 7).paths[1].block {
+        Read::Unknown(why) => assert!(why.contains("-2147483648..=511"), "{why}"),
+        known => panic!("{known:?}"),
+    }
+}
+
+/// A statement macro whose arguments are types (`CALL(uint16_t, float);`), which the
+/// grammar reads as a broken declaration, is expanded: one launch per use, each with its
+/// instantiation; and a typedef that renames a CUDA type under `#ifdef USE_ROCM`
+/// (`typedef __hip_bfloat16 __nv_bfloat16;`) is not the CUDA build's type.
+#[test]
+fn statement_macros_with_type_arguments_and_rocm_typedefs() {
+    let src = format!(
+        r#"{KERNELS}
+#ifdef USE_ROCM
+typedef __hip_bfloat16 __nv_bfloat16;
+#endif
+template <typename T, typename C> __global__ void ck(T* x, C* c, int n) {{}}
+#define CALL_CK(T, C) ck<T, C><<<n, 256, 0, s>>>(reinterpret_cast<T*>(x), reinterpret_cast<C*>(c), n);
+extern "C" void run(void* x, void* c, int n, int dt, cudaStream_t s) {{
+  if (dt == 0) {{
+    CALL_CK(uint16_t, uint8_t);
+  }} else if (dt == 1) {{
+    CALL_CK(__nv_bfloat16, uint8_t);
+  }} else {{
+    CALL_CK(float, float);
+  }}
+}}
+"#
+    );
+    assert_eq!(
+        one(&[("src/cuda/a.cu", &src)]),
+        [
+            "12: ck<uint16_t, uint8_t> grid ? block 256 smem 0 B [dt == 0]",
+            "14: ck<__nv_bfloat16, uint8_t> grid ? block 256 smem 0 B [!(dt == 0), dt == 1]",
+            "16: ck<float, float> grid ? block 256 smem 0 B [!(dt == 0), !(dt == 1)]",
+        ]
+    );
+}
+
+/// Shared memory growing past the limit is checked there only when the sizes the input
+/// makes at the limit are known: not from an odd least value (`5 * n` makes 1285, 1290,
+/// .. and no size between), nor when the opt-in that bounds it is a run-time value.
+#[test]
+fn shared_memory_past_the_limit_needs_known_sizes() {
+    let src = format!(
+        r#"{KERNELS}
+extern "C" void odd(float* x, int n, cudaStream_t s) {{
+  if (n <= 256) return;
+  size_t smem = n * sizeof(float) + n * sizeof(bool);
+  k<<<1, 512, smem, s>>>(x, n);
+}}
+extern "C" void opted(float* x, int n, cudaStream_t s) {{
+  if (n <= 0) return;
+  size_t smem = n * sizeof(float);
+  cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  k<<<1, 256, smem, s>>>(x, n);
+}}
+"#
+    );
+    let (_d, r) = read(&[("src/cuda/a.cu", &src)]);
+    for (line, want) in [(8, "1285..="), (14, "and so is the opt-in")] {
+        let paths = &launch(&r, line).paths;
+        assert_eq!(paths.len(), 1, "{line}");
+        match &paths[0].dynamic_smem_bytes {
+            Read::Unknown(why) => assert!(why.contains(want), "{line}: {why}"),
+            known => panic!("{line}: {known:?}"),
+        }
+    }
+}
