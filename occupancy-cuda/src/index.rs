@@ -286,7 +286,7 @@ impl<'t> Index<'t> {
             }
             "alias_declaration" => {
                 if let (Some(name), Some(ty)) = (at.field(Field::Name), at.field(Field::Type))
-                    && !(is_toolkit_type(name.text()) && !is_toolkit_type(ty.text()))
+                    && (!is_toolkit_type(name.text()) || is_toolkit_type(ty.text()))
                 {
                     self.aliases.insert(name.text().to_owned(), ty);
                 }

@@ -766,6 +766,10 @@ impl<'t, 's> Interp<'t, 's> {
     /// one where the clamp holds (`K`, `v >= K`) and one with `v` below it (`v < K`), so
     /// that the constant's launch is checked and the other stays run time. `Err` gives the
     /// path back when the initialiser is no such clamp or the paths are at their bound.
+    #[expect(
+        clippy::result_large_err,
+        reason = "`Err` hands the caller's path back unchanged, it is not an error value"
+    )]
     fn clamp_split<'a>(&mut self, name: &str, value: At<'a>, p: Path) -> Result<Vec<Path>, Path>
     where
         't: 'a,
