@@ -167,6 +167,8 @@ struct Row<'b> {
 struct Shared {
     origin: Option<String>,
     kernel: Option<String>,
+    /// The launch call (see [`Plan::launches`]).
+    launch: Option<Span>,
     notes: Vec<String>,
     range: Option<usize>,
 }
@@ -362,6 +364,7 @@ fn site_plans(
         let shared = Shared {
             origin: launch.origin.clone(),
             kernel: launch.kernel.as_ref().map(|(k, _, _)| k.clone()),
+            launch: Some(launch.span),
             notes: launch.notes.clone(),
             range: (members > 1).then_some(launch.group),
         };
@@ -416,6 +419,7 @@ fn push_plans(choices: &[Vec<(Vec<Value>, Span)>; 3], shared: &Shared, plans: &m
                     grid_span: (*g_span).into(),
                     origin: shared.origin.clone(),
                     kernel: shared.kernel.clone(),
+                    launches: shared.launch.into_iter().collect(),
                     notes: shared.notes.clone(),
                     range: shared.range,
                 });
@@ -644,20 +648,32 @@ fn dedupe(plans: &mut Vec<Plan>) {
             p.kernel.clone(),
         )
     };
-    let mut seen = Vec::new();
-    plans.retain(|p| {
-        let k = key(p);
+    // The first plan of each configuration, and the launch calls of the others that make it.
+    let mut seen: Vec<(_, usize)> = Vec::new();
+    let mut kept: Vec<Plan> = Vec::new();
+    for p in plans.drain(..) {
+        let k = key(&p);
         // Constant expressions cannot be compared: keep them all.
         if k.0.iter().any(Option::is_none) || k.1.is_none() {
-            return true;
+            kept.push(p);
+            continue;
         }
-        if seen.contains(&k) {
-            false
-        } else {
-            seen.push(k);
-            true
+        match seen.iter().find(|(s, _)| *s == k) {
+            Some(&(_, i)) => {
+                for span in p.launches {
+                    let line = |s: &Span| (s.start().line, s.start().column);
+                    if !kept[i].launches.iter().any(|s| line(s) == line(&span)) {
+                        kept[i].launches.push(span);
+                    }
+                }
+            }
+            None => {
+                seen.push((k, kept.len()));
+                kept.push(p);
+            }
         }
-    });
+    }
+    *plans = kept;
 }
 
 /// Names each plan by what tells it apart from the others: its launch (when the body has

@@ -108,6 +108,10 @@ pub struct Plan {
     /// glob of a name built at run time): only the kernels of [`Spec::kernels`] that match
     /// it are checked with this plan. `None`: every kernel.
     pub kernel: Option<String>,
+    /// The launch calls of the body that make this launch (`.launch(cfg)`, cust's
+    /// `launch!`): one plan stands for the same launch made at several calls. Empty for a
+    /// launch the attribute's keys alone describe.
+    pub launches: Vec<Span>,
     /// Notes every finding on this plan carries: how the body's run-time sets were
     /// enumerated (`` `ncols_pad` from `ncols.next_power_of_two()`: each of 1, 2, 4, ...,
     /// 16384 checked ``).
@@ -559,6 +563,7 @@ impl Plan {
             grid_span: at,
             origin: None,
             kernel: None,
+            launches: Vec::new(),
             notes: Vec::new(),
             range: None,
         }

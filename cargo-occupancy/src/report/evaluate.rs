@@ -102,19 +102,24 @@ fn runnable_targets(file: &Parsed, found: &Found, env: &Env) -> Option<(Vec<Stri
 }
 
 /// The launches `--all` found in functions without the attribute, read as the attribute
-/// would read them: one per launching function (its launches together, as the attribute
-/// checks them).
+/// would read them: one entry per launch call, with the rows of the paths that reach it (a
+/// function making several launches is read once per launch, each entry keeping the plans
+/// whose launch call is its own).
 pub(super) fn unannotated(
     parsed: &[Parsed],
     launches: Vec<sites::Launch>,
     env: &Env,
 ) -> Vec<Wrapper> {
-    // One entry per launching function: (file, the attribute's line), or per launch not
-    // read.
+    // How many launches each launching function makes: (file, the attribute's line).
+    let mut per_target: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    for launch in &launches {
+        if let sites::Check::Attribute { target, .. } = &launch.check {
+            *per_target.entry((target.file, target.line)).or_default() += 1;
+        }
+    }
     let mut out: Vec<Wrapper> = Vec::new();
-    let mut by_target: BTreeMap<(usize, usize), usize> = BTreeMap::new();
     for launch in launches {
-        let mut site = Site {
+        let site = Site {
             how: launch.how,
             via: launch.via.clone(),
             kernel_from: None,
@@ -136,74 +141,139 @@ pub(super) fn unannotated(
             sites::Check::Attribute {
                 args,
                 kernel_from,
+                names,
                 target,
             } => {
-                if let Some(&i) = by_target.get(&(target.file, target.line)) {
-                    if let Some(s) = &mut out[i].site {
-                        s.launches += 1;
-                    }
-                    continue;
-                }
-                let file = &parsed[target.file];
-                let found = Found {
-                    line: target.line,
-                    args: args.parse().unwrap_or_default(),
-                    sig: target.sig.clone(),
-                    body: Some(target.body.clone()),
-                    attribute: target.span,
-                    conditions: launch.conditions.clone(),
-                };
-                let mut w = evaluate(file, found.clone(), env);
-                let mut args = args;
-                // A kernel with cubins for some of the crate's targets only (fp8 kernels
-                // for sm_90) launches only there: checked on those, the others said.
-                if matches!(w.outcome, Outcome::Errors(_))
-                    && let Some((kept, dropped)) = runnable_targets(file, &found, env)
-                {
-                    let list = kept
-                        .iter()
-                        .map(|t| format!("{t:?}"))
-                        .collect::<Vec<_>>()
-                        .join(", ");
-                    let target = if kept.len() == 1 {
-                        format!("target = {list}")
-                    } else {
-                        format!("target = [{list}]")
-                    };
-                    args = if args.is_empty() {
-                        target
-                    } else {
-                        format!("{args}, {target}")
-                    };
-                    let narrowed = Found {
-                        args: args.parse().unwrap_or_default(),
-                        ..found.clone()
-                    };
-                    w = evaluate(file, narrowed, env);
-                    site.kernel_from = Some(format!(
-                        "the kernel runs on {} only: it has no cubin for {}",
-                        kept.join(", "),
-                        dropped.join(", ")
-                    ));
+                let line = super::model::natural(&launch.location).1;
+                let shared = per_target
+                    .get(&(target.file, target.line))
+                    .is_some_and(|n| *n > 1);
+                let mut w = attribute_site(
+                    parsed,
+                    env,
+                    site,
+                    args,
+                    kernel_from,
+                    &target,
+                    &launch.conditions,
+                );
+                if shared {
+                    only_launch_at(&mut w, line, names > 1);
                 }
                 w.location = launch.location;
                 w.name = launch.function;
-                // What the attribute would reject is not checked yet: no failure.
-                if let Outcome::Errors(errors) = &w.outcome {
-                    w.outcome = Outcome::NotChecked(errors.clone());
-                }
-                if site.kernel_from.is_none() {
-                    site.kernel_from = kernel_from;
-                }
-                site.args = Some(args);
-                site.target = Some((file.path.clone(), *target.clone()));
-                w.site = Some(site);
-                by_target.insert((target.file, target.line), out.len());
                 out.push(w);
             }
         }
     }
     out
+}
+
+/// One launching function read with the attribute `args` would have (`site`: how it
+/// launches).
+fn attribute_site(
+    parsed: &[Parsed],
+    env: &Env,
+    mut site: Site,
+    args: String,
+    kernel_from: Option<String>,
+    target: &sites::Target,
+    conditions: &[String],
+) -> Wrapper {
+    let file = &parsed[target.file];
+    let found = Found {
+        line: target.line,
+        args: args.parse().unwrap_or_default(),
+        sig: target.sig.clone(),
+        body: Some(target.body.clone()),
+        attribute: target.span,
+        conditions: conditions.to_vec(),
+    };
+    let mut w = evaluate(file, found.clone(), env);
+    let mut args = args;
+    // A kernel with cubins for some of the crate's targets only (fp8 kernels for sm_90)
+    // launches only there: checked on those, the others said.
+    if matches!(w.outcome, Outcome::Errors(_))
+        && let Some((kept, dropped)) = runnable_targets(file, &found, env)
+    {
+        let list = kept
+            .iter()
+            .map(|t| format!("{t:?}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let target = if kept.len() == 1 {
+            format!("target = {list}")
+        } else {
+            format!("target = [{list}]")
+        };
+        args = if args.is_empty() {
+            target
+        } else {
+            format!("{args}, {target}")
+        };
+        let narrowed = Found {
+            args: args.parse().unwrap_or_default(),
+            ..found.clone()
+        };
+        w = evaluate(file, narrowed, env);
+        site.kernel_from = Some(format!(
+            "the kernel runs on {} only: it has no cubin for {}",
+            kept.join(", "),
+            dropped.join(", ")
+        ));
+    }
+    // What the attribute would reject is not checked yet: no failure.
+    if let Outcome::Errors(errors) = &w.outcome {
+        w.outcome = Outcome::NotChecked(errors.clone());
+    }
+    if site.kernel_from.is_none() {
+        site.kernel_from = kernel_from;
+    }
+    site.args = Some(args);
+    site.target = Some((file.path.clone(), target.clone()));
+    w.site = Some(site);
+    w
+}
+
+/// Keeps of `w` (a function making several launches) the rows and findings of the plans
+/// whose launch call is at `line`: another launch's paths are not this one's. A launch no
+/// plan reaches is not checked; nor one reached by a path that does not name its kernel
+/// when the key lists several (`several`: they may be other launches' kernels).
+fn only_launch_at(w: &mut Wrapper, line: usize, several: bool) {
+    let Outcome::Evaluated(spec, evaluation) = &mut w.outcome else {
+        return;
+    };
+    let reaches = |plan: usize| {
+        spec.plans
+            .get(plan)
+            .is_some_and(|p| p.launches.iter().any(|s| s.start().line == line))
+    };
+    evaluation.cases.retain(|c| reaches(c.plan));
+    evaluation.diagnostics.retain(|d| reaches(d.plan));
+    let why = if evaluation.cases.is_empty() {
+        Some(format!(
+            "no path of `{}` the reader follows makes this launch",
+            spec.wrapper
+        ))
+    } else if several
+        && spec.kernels.len() > 1
+        && evaluation
+            .cases
+            .iter()
+            .any(|c| spec.plans.get(c.plan).is_some_and(|p| p.kernel.is_none()))
+    {
+        Some(format!(
+            "`{}` makes several launches, and a path to this one does not name its kernel \
+             among the {} its launches name: its rows would pair them all with this launch",
+            spec.wrapper,
+            spec.kernels.len()
+        ))
+    } else {
+        None
+    };
+    if let Some(why) = why {
+        w.outcome = Outcome::NotChecked(vec![why]);
+    }
 }
 
 /// Every attribute of the `parsed` files, evaluated (`inherited`: the `cfg`s of the `mod`

@@ -73,6 +73,9 @@ pub(crate) enum Check {
         /// Where the kernel's name came from, for notes (`format!("affine_{}", ..) at
         /// src/affine.rs:14`).
         kernel_from: Option<String>,
+        /// How many names (or globs) the `kernel` key lists (0: the attribute reads the
+        /// one name itself).
+        names: usize,
         target: Box<Target>,
     },
     /// Inside a function with `#[occupancy::check]` already: the wrapper's rows cover it.
@@ -124,6 +127,8 @@ struct Scan {
     closures: BTreeMap<String, Vec<Option<String>>>,
     /// Calls of functions and methods.
     callees: Vec<Callee>,
+    /// Names assigned to (`x = ..`, `x += ..`) somewhere in the body.
+    assigned: Vec<String>,
 }
 
 /// A call of a function or method.
@@ -146,6 +151,18 @@ struct Load {
     args: Vec<syn::Expr>,
     /// Inside a closure bound to this name.
     closure: Option<String>,
+    /// The branches it is inside (see [`Branch`]).
+    branches: Vec<Branch>,
+}
+
+/// A branch of the body: (the `match` or `if`, numbered in the body; the arm). A load inside
+/// one arm of a `match` does not name the kernel of a launch inside another arm of it.
+type Branch = (u32, u32);
+
+/// Whether one of `a`'s branches and one of `b`'s are different arms of one `match` or `if`.
+fn exclusive(a: &[Branch], b: &[Branch]) -> bool {
+    a.iter()
+        .any(|(m, arm)| b.iter().any(|(n, other)| m == n && arm != other))
 }
 
 /// One launch call.
@@ -160,6 +177,29 @@ struct LaunchCall {
     closure: Option<String>,
     /// Among the arguments of this macro (`name!(..)`), which are not parsed.
     in_macro: Option<String>,
+    /// The branches it is inside (see [`Branch`]).
+    branches: Vec<Branch>,
+    /// The `match` arms it is inside, outermost first: (the scrutinee, a plain name; the
+    /// arm's pattern, an enum variant's path), as in `match dtype { DType::U8 => .. }`.
+    arms: Vec<Arm>,
+}
+
+/// A `match` arm a launch is inside: the name matched and the variant its pattern names.
+#[derive(Clone, Debug)]
+struct Arm {
+    scrutinee: String,
+    /// `["DType", "U8"]`.
+    variant: Vec<String>,
+}
+
+/// A method of an enum that maps each variant to a string, read from the crate:
+/// `impl DType { fn as_str(&self) -> &'static str { match self { Self::U8 => "u8", .. } } }`.
+struct StrMethod {
+    /// The impl's type (`DType`).
+    ty: String,
+    name: String,
+    /// (variant, string), one per arm.
+    arms: Vec<(String, String)>,
 }
 
 /// A kernel name as the code builds it.
@@ -187,6 +227,7 @@ pub(crate) fn find(files: &[File<'_>]) -> Vec<Launch> {
     let mut macros = Vec::new();
     let mut consts: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut assoc: Vec<AssocConst> = Vec::new();
+    let mut str_methods: Vec<StrMethod> = Vec::new();
     for (index, file) in files.iter().enumerate() {
         let mut collect = Collect {
             file: index,
@@ -198,6 +239,7 @@ pub(crate) fn find(files: &[File<'_>]) -> Vec<Launch> {
             macros: &mut macros,
             consts: &mut consts,
             assoc: &mut assoc,
+            str_methods: &mut str_methods,
         };
         collect.visit_file(file.syntax);
     }
@@ -206,6 +248,8 @@ pub(crate) fn find(files: &[File<'_>]) -> Vec<Launch> {
         funcs: &funcs,
         consts: &consts,
         assoc: &assoc,
+        str_methods: &str_methods,
+        under: std::cell::RefCell::new(Vec::new()),
     };
     let mut out = Vec::new();
     for (i, f) in funcs.iter().enumerate() {
@@ -253,6 +297,9 @@ struct Crate<'c, 'a> {
     funcs: &'c [Func],
     consts: &'c BTreeMap<String, Vec<String>>,
     assoc: &'c [AssocConst],
+    str_methods: &'c [StrMethod],
+    /// The `match` arms the launch being named is inside (set while naming its kernel).
+    under: std::cell::RefCell<Vec<Arm>>,
 }
 
 impl Crate<'_, '_> {
@@ -317,15 +364,16 @@ impl Crate<'_, '_> {
                 out.extend(self.through_callers(i, p, call, base));
                 continue;
             }
-            let check = match self
+            *self.under.borrow_mut() = call.arms.clone();
+            let named = self
                 .kernel_of(f, Some(call), 0)
-                .and_then(|names| self.named_by_callers(i, names))
-                .and_then(|names| one_launch_if_chosen(&names, f))
-                .and_then(|names| key(&names, f))
-            {
-                Ok((args, kernel_from)) => Check::Attribute {
+                .and_then(|names| self.named_by_callers(i, names));
+            self.under.borrow_mut().clear();
+            let check = match named.and_then(|names| key(&names, f)) {
+                Ok((args, kernel_from, names)) => Check::Attribute {
                     args,
                     kernel_from,
+                    names,
                     target: Self::target(f),
                 },
                 Err(why) => Check::Unread(why),
@@ -440,9 +488,10 @@ impl Crate<'_, '_> {
                 Err(_) => self.kernel_of(caller, None, 0),
             };
             let check = match kernel.and_then(|names| key(&names, caller)) {
-                Ok((args, kernel_from)) => Check::Attribute {
+                Ok((args, kernel_from, names)) => Check::Attribute {
                     args,
                     kernel_from,
+                    names,
                     target: Self::target(caller),
                 },
                 Err(why) => Check::Unread(why),
@@ -537,8 +586,11 @@ impl Crate<'_, '_> {
         let mut names = Vec::new();
         for load in &f.scan.loads {
             let in_closure = &load.closure;
-            // A load in another closure than the launch's is another launch's.
-            if closure.is_some() && *in_closure != closure {
+            // A load in another closure than the launch's is another launch's, and so is
+            // one in another arm of a `match` (or `if`) the launch is inside.
+            if closure.is_some() && *in_closure != closure
+                || call.is_some_and(|c| exclusive(&load.branches, &c.branches))
+            {
                 continue;
             }
             let Some(arg) = self.name_arg(f, &load.name, &load.args, depth) else {
@@ -836,6 +888,42 @@ impl Crate<'_, '_> {
         (!values.is_empty()).then_some(values)
     }
 
+    /// `x.as_str()` inside the arm `T::V => ..` of a `match x` that the launch being named
+    /// is under: the string the crate's method `as_str` of `impl T` maps `V` to. Only where
+    /// `f` never assigns or rebinds `x` (the value matched is the value named), and one
+    /// such method of that type is read.
+    fn variant_string(&self, f: &Func, expr: &syn::Expr) -> Option<String> {
+        let syn::Expr::MethodCall(m) = strip(expr) else {
+            return None;
+        };
+        if !m.args.is_empty() || m.turbofish.is_some() {
+            return None;
+        }
+        let name = ident(&m.receiver)?;
+        if f.scan.lets.contains_key(&name) || f.scan.assigned.contains(&name) {
+            return None;
+        }
+        let under = self.under.borrow();
+        // The innermost arm on that name decides.
+        let arm = under.iter().rev().find(|a| a.scrutinee == name)?;
+        let [.., ty, variant] = arm.variant.as_slice() else {
+            return None;
+        };
+        let method = m.method.to_string();
+        let mut tables = self
+            .str_methods
+            .iter()
+            .filter(|t| t.ty == *ty && t.name == method);
+        let (Some(table), None) = (tables.next(), tables.next()) else {
+            return None;
+        };
+        let mut values = table.arms.iter().filter(|(v, _)| v == variant);
+        match (values.next(), values.next()) {
+            (Some((_, value)), None) => Some(value.clone()),
+            _ => None,
+        }
+    }
+
     /// A `&str` constant of the crate defined once.
     fn str_const(&self, name: &str) -> Option<String> {
         match self.consts.get(name).map(Vec::as_slice) {
@@ -933,6 +1021,9 @@ impl Crate<'_, '_> {
             {
                 return Some(vec![i.base10_digits().to_owned()]);
             }
+            if let Some(v) = self.variant_string(f, e) {
+                return Some(vec![v]);
+            }
             match self.name_of(f, e, depth + 1) {
                 Name::Literal(v) => Some(vec![v]),
                 Name::Chosen(set) => Some(set),
@@ -997,26 +1088,10 @@ impl Crate<'_, '_> {
     }
 }
 
-/// `names`, unless the path chooses among them (`Name::Chosen`) and `f` makes several
-/// launches: the report lists a function's launches as one, so one launch's rows would carry
-/// the kernels the other launches' paths choose.
-fn one_launch_if_chosen(names: &[Name], f: &Func) -> Result<Vec<Name>, String> {
-    let launches = f.scan.calls.len();
-    if launches > 1 && names.iter().any(|n| matches!(n, Name::Chosen(_))) {
-        return Err(format!(
-            "the kernel is chosen with the path, and `{}` makes {launches} launches, which the \
-             report lists as one: annotate the function by hand, or move each launch into a \
-             function of its own",
-            f.name
-        ));
-    }
-    Ok(names.to_vec())
-}
-
 /// The attribute's arguments for `names` (the kernels `f` launches): nothing when the
 /// attribute reads the one literal name itself, else `kernel = ...`; an error when a name is
 /// unknown.
-fn key(names: &[Name], f: &Func) -> Result<(String, Option<String>), String> {
+fn key(names: &[Name], f: &Func) -> Result<(String, Option<String>, usize), String> {
     let mut written: Vec<String> = Vec::new();
     for n in names {
         match n {
@@ -1052,7 +1127,7 @@ fn key(names: &[Name], f: &Func) -> Result<(String, Option<String>), String> {
                 })
         });
     if read_itself {
-        return Ok((String::new(), None));
+        return Ok((String::new(), None, 0));
     }
     written.sort();
     let value = match written.as_slice() {
@@ -1070,7 +1145,11 @@ fn key(names: &[Name], f: &Func) -> Result<(String, Option<String>), String> {
     } else {
         "the names the code passes"
     };
-    Ok((format!("kernel = {value}"), Some(from.to_owned())))
+    Ok((
+        format!("kernel = {value}"),
+        Some(from.to_owned()),
+        written.len(),
+    ))
 }
 
 /// The launches inside a `macro_rules!` body, with the macro's invocations.
@@ -1128,6 +1207,7 @@ pub(crate) fn attributes_in_macros(file: &syn::File) -> Vec<(usize, String)> {
     let mut funcs = Vec::new();
     let mut consts = BTreeMap::new();
     let mut assoc = Vec::new();
+    let mut str_methods = Vec::new();
     let mut collect = Collect {
         file: 0,
         shown: "",
@@ -1138,6 +1218,7 @@ pub(crate) fn attributes_in_macros(file: &syn::File) -> Vec<(usize, String)> {
         macros: &mut macros,
         consts: &mut consts,
         assoc: &mut assoc,
+        str_methods: &mut str_methods,
     };
     collect.visit_file(file);
     macros
@@ -1158,6 +1239,7 @@ struct Collect<'x> {
     macros: &'x mut Vec<MacroDef>,
     consts: &'x mut BTreeMap<String, Vec<String>>,
     assoc: &'x mut Vec<AssocConst>,
+    str_methods: &'x mut Vec<StrMethod>,
 }
 
 /// A string, or an array of strings, an impl gives an associated constant:
@@ -1215,6 +1297,9 @@ impl Collect<'_> {
         let mut walk = Walk {
             scan: &mut scan,
             closure: None,
+            arms: Vec::new(),
+            branches: Vec::new(),
+            forks: 0,
         };
         walk.visit_block(body);
         self.funcs.push(Func {
@@ -1301,6 +1386,15 @@ impl<'ast> Visit<'ast> for Collect<'_> {
         });
     }
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        if let Some(ty) = &self.impl_ty
+            && let Some(arms) = variant_strings(&f.sig, &f.block, ty)
+        {
+            self.str_methods.push(StrMethod {
+                ty: ty.clone(),
+                name: f.sig.ident.to_string(),
+                arms,
+            });
+        }
         self.within(&f.attrs, &format!("fn {}", f.sig.ident), |this| {
             this.function(&f.attrs, Some(&f.vis), &f.sig, &f.block);
             syn::visit::visit_impl_item_fn(this, f);
@@ -1411,6 +1505,53 @@ impl<'ast> Visit<'ast> for Collect<'_> {
     }
 }
 
+/// The (variant, string) arms of a method `fn name(&self) -> &str { match self { Self::A =>
+/// "a", .. } }` of `impl ty`; `None` for any other body (an arm that is not a variant of
+/// `Self` or `ty` mapped to a string literal).
+fn variant_strings(
+    sig: &syn::Signature,
+    body: &syn::Block,
+    ty: &str,
+) -> Option<Vec<(String, String)>> {
+    if sig.inputs.len() != 1 || !matches!(sig.inputs.first(), Some(syn::FnArg::Receiver(_))) {
+        return None;
+    }
+    let [syn::Stmt::Expr(syn::Expr::Match(m), None)] = body.stmts.as_slice() else {
+        return None;
+    };
+    if ident(&m.expr).as_deref() != Some("self") {
+        return None;
+    }
+    let variant = |p: &syn::Pat| match p {
+        syn::Pat::Path(p)
+            if p.qself.is_none()
+                && p.path.segments.len() == 2
+                && (p.path.segments[0].ident == "Self" || p.path.segments[0].ident == ty) =>
+        {
+            Some(p.path.segments[1].ident.to_string())
+        }
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for arm in &m.arms {
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(value),
+            ..
+        }) = strip(&arm.body)
+        else {
+            return None;
+        };
+        let pats: Vec<&syn::Pat> = match &arm.pat {
+            syn::Pat::Or(o) => o.cases.iter().collect(),
+            one => vec![one],
+        };
+        for p in pats {
+            out.push((variant(p)?, value.value()));
+        }
+    }
+    Some(out)
+}
+
 /// Launch calls and `#[occupancy::check]`s in a macro body's tokens.
 fn scan_tokens(
     tokens: &TokenStream,
@@ -1472,6 +1613,11 @@ struct Walk<'s> {
     scan: &'s mut Scan,
     /// The closure (bound by `let`) being walked.
     closure: Option<String>,
+    /// The `match` arms being walked (see [`LaunchCall::arms`]).
+    arms: Vec<Arm>,
+    /// The branches being walked, and how many `match`es and `if`s were met.
+    branches: Vec<Branch>,
+    forks: u32,
 }
 
 impl<'ast> Visit<'ast> for Walk<'_> {
@@ -1540,6 +1686,8 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                 function,
                 closure: self.closure.clone(),
                 in_macro: None,
+                arms: self.arms.clone(),
+                branches: self.branches.clone(),
             });
         }
         if apis::is_loader_like(&method) {
@@ -1548,6 +1696,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                 method: true,
                 args: m.args.iter().cloned().collect(),
                 closure: self.closure.clone(),
+                branches: self.branches.clone(),
             });
         }
         self.scan.callees.push(Callee {
@@ -1570,6 +1719,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                     method: false,
                     args: c.args.iter().cloned().collect(),
                     closure: self.closure.clone(),
+                    branches: self.branches.clone(),
                 });
             }
             // A path call: `f(a)`, `Self::f(self, a)` (the receiver is the first argument).
@@ -1609,6 +1759,8 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                     function: None,
                     closure: self.closure.clone(),
                     in_macro: None,
+                    arms: self.arms.clone(),
+                    branches: self.branches.clone(),
                 });
                 if let Some(kernel) = kernel {
                     // The attribute reads cust's kernel name itself, as a literal load.
@@ -1618,6 +1770,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                         method: true,
                         args: vec![syn::parse_quote!(#lit)],
                         closure: self.closure.clone(),
+                        branches: self.branches.clone(),
                     });
                 }
                 return;
@@ -1640,8 +1793,88 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                 function: None,
                 closure: self.closure.clone(),
                 in_macro: Some(name.clone()),
+                arms: self.arms.clone(),
+                branches: self.branches.clone(),
             });
         }
+    }
+
+    fn visit_expr_if(&mut self, i: &'ast syn::ExprIf) {
+        self.visit_expr(&i.cond);
+        let fork = self.forks;
+        self.forks += 1;
+        self.branches.push((fork, 0));
+        self.visit_block(&i.then_branch);
+        self.branches.pop();
+        if let Some((_, other)) = &i.else_branch {
+            self.branches.push((fork, 1));
+            self.visit_expr(other);
+            self.branches.pop();
+        }
+    }
+
+    fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+        self.visit_expr(&m.expr);
+        let scrutinee = ident(&m.expr);
+        let fork = self.forks;
+        self.forks += 1;
+        for (index, arm) in m.arms.iter().enumerate() {
+            self.branches.push((fork, index as u32));
+            let variant = match (&scrutinee, &arm.pat) {
+                (Some(_), syn::Pat::Path(p)) if p.qself.is_none() && p.path.segments.len() >= 2 => {
+                    Some(
+                        p.path
+                            .segments
+                            .iter()
+                            .map(|s| s.ident.to_string())
+                            .collect(),
+                    )
+                }
+                _ => None,
+            };
+            let pushed = match (&scrutinee, variant) {
+                (Some(name), Some(variant)) => {
+                    self.arms.push(Arm {
+                        scrutinee: name.clone(),
+                        variant,
+                    });
+                    true
+                }
+                _ => false,
+            };
+            self.visit_expr(&arm.body);
+            if pushed {
+                self.arms.pop();
+            }
+            self.branches.pop();
+        }
+    }
+
+    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+        if let Some(name) = ident(&a.left) {
+            self.scan.assigned.push(name);
+        }
+        syn::visit::visit_expr_assign(self, a);
+    }
+
+    fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+        if matches!(
+            b.op,
+            syn::BinOp::AddAssign(_)
+                | syn::BinOp::SubAssign(_)
+                | syn::BinOp::MulAssign(_)
+                | syn::BinOp::DivAssign(_)
+                | syn::BinOp::RemAssign(_)
+                | syn::BinOp::BitXorAssign(_)
+                | syn::BinOp::BitAndAssign(_)
+                | syn::BinOp::BitOrAssign(_)
+                | syn::BinOp::ShlAssign(_)
+                | syn::BinOp::ShrAssign(_)
+        ) && let Some(name) = ident(&b.left)
+        {
+            self.scan.assigned.push(name);
+        }
+        syn::visit::visit_expr_binary(self, b);
     }
 
     fn visit_item(&mut self, _: &'ast syn::Item) {
@@ -1987,7 +2220,7 @@ mod tests {
 
     /// candle's quantized style: a `match` on the dtype binds the name (alone, or with the
     /// block in a tuple), the crate's loader loads it; arms that `bail!` make no name. Two
-    /// launches in one function whose kernel the path chooses are not one attribute's rows.
+    /// launches in one function are two sites, each named by the loads that can reach it.
     #[test]
     fn names_chosen_by_match_arms_are_the_kernels() {
         let found = launches(&[(
@@ -2042,16 +2275,132 @@ mod tests {
             ],
             "{found:?}"
         );
+        // Each launch is its own site: the report keeps the rows of the paths that reach it.
         assert_eq!(found.len(), 4, "{found:?}");
         for (_, function, check) in &found[2..] {
             assert_eq!(function, "dequantize");
-            assert!(
-                check.starts_with(
-                    "unread: the kernel is chosen with the path, and `dequantize` makes 2 launches"
-                ),
-                "{check}"
+            assert_eq!(
+                check,
+                "#[occupancy::check(kernel = [\"dequantize_q2_K\", \"dequantize_q4_0\"])] at line 26"
             );
         }
+    }
+
+    /// candle-core's cast style: the name is built before a `match` on the target dtype with
+    /// one launch per arm; under each arm `dtype.as_str()` is the string the crate's `as_str`
+    /// maps that variant to. Where the matched name is assigned, or the method maps a variant
+    /// twice, the placeholder stays `*`.
+    #[test]
+    fn a_dtype_string_is_read_under_the_arm_of_its_match() {
+        let found = launches(&[(
+            "src/backend.rs",
+            r#"
+                pub enum Dt { Half, Float, Byte }
+                impl Dt {
+                    pub fn as_str(&self) -> &'static str {
+                        match self { Self::Half => "f16", Dt::Float => "f32", Self::Byte => "u8" }
+                    }
+                }
+                impl Store {
+                    fn convert(&self, dev: &Dev, to: Dt, n: u32) -> Result<()> {
+                        let cfg = LaunchConfig::for_num_elems(n);
+                        let name = format!("convert_{}_{}", self.dt().as_str(), to.as_str());
+                        let func = dev.get_or_load_func(&name, &kernels::CONVERT)?;
+                        match to {
+                            Dt::Half => unsafe { func.builder().launch(cfg) }.w()?,
+                            Dt::Float => { unsafe { func.builder().launch(cfg) }.w()?; }
+                            Dt::Byte => bail!("no byte output"),
+                        }
+                        Ok(())
+                    }
+                    fn reassigned(&self, dev: &Dev, mut to: Dt, n: u32) -> Result<()> {
+                        let name = format!("convert_f32_{}", to.as_str());
+                        let func = dev.get_or_load_func(&name, &kernels::CONVERT)?;
+                        to = Dt::Float;
+                        match to {
+                            Dt::Half => unsafe { func.builder().launch(LaunchConfig::for_num_elems(n)) }.w()?,
+                            _ => {}
+                        }
+                        Ok(())
+                    }
+                }
+                "#,
+        )]);
+        let checks: Vec<(&str, &str)> = found
+            .iter()
+            .map(|(at, _, c)| (at.as_str(), c.as_str()))
+            .collect();
+        assert_eq!(
+            checks,
+            [
+                (
+                    "src/backend.rs:14",
+                    "#[occupancy::check(kernel = \"convert_*_f16\")] at line 9"
+                ),
+                (
+                    "src/backend.rs:15",
+                    "#[occupancy::check(kernel = \"convert_*_f32\")] at line 9"
+                ),
+                (
+                    "src/backend.rs:25",
+                    "#[occupancy::check(kernel = \"convert_f32_*\")] at line 20"
+                ),
+            ],
+            "{found:?}"
+        );
+    }
+
+    /// candle-core's copy style: one `match` arm per dtype, each loading its kernel and
+    /// launching it: a launch is not named by the loads of the other arms of a `match` it is
+    /// inside (whose kernels may not even exist); any other load of the function may name it
+    /// (each path's own kernel then picks the rows).
+    #[test]
+    fn a_load_in_another_arm_does_not_name_the_launch() {
+        let found = launches(&[(
+            "src/copy.rs",
+            r#"
+                fn copy(dev: &Dev, src: &Slice, n: u32) -> Result<()> {
+                    let cfg = LaunchConfig::for_num_elems(n);
+                    match src {
+                        Slice::F32(s) => {
+                            let func = dev.get_or_load_func("copy_f32", &kernels::UNARY)?;
+                            unsafe { func.builder().launch(cfg) }.w()?;
+                        }
+                        Slice::F16(s) => {
+                            if s.is_empty() { return Ok(()); } else {
+                                let func = dev.get_or_load_func("copy_f16", &kernels::UNARY)?;
+                                unsafe { func.builder().launch(cfg) }.w()?;
+                            }
+                        }
+                    }
+                    let func = match src { Slice::F32(_) => dev.get_or_load_func("fill_f32", &M)?, _ => dev.get_or_load_func("fill_f16", &M)? };
+                    match src { _ => unsafe { func.builder().launch(cfg) }.w()? }
+                    Ok(())
+                }
+                "#,
+        )]);
+        let checks: Vec<(&str, &str)> = found
+            .iter()
+            .map(|(at, _, c)| (at.as_str(), c.as_str()))
+            .collect();
+        assert_eq!(
+            checks,
+            [
+                (
+                    "src/copy.rs:7",
+                    "#[occupancy::check(kernel = [\"copy_f32\", \"fill_f16\", \"fill_f32\"])] at line 2"
+                ),
+                (
+                    "src/copy.rs:12",
+                    "#[occupancy::check(kernel = [\"copy_f16\", \"fill_f16\", \"fill_f32\"])] at line 2"
+                ),
+                (
+                    "src/copy.rs:17",
+                    "#[occupancy::check(kernel = [\"copy_f16\", \"copy_f32\", \"fill_f16\", \"fill_f32\"])] at line 2"
+                ),
+            ],
+            "{found:?}"
+        );
     }
 
     /// candle-nn's style: the name comes from a helper of a dependency, brought in by a `use`
