@@ -661,8 +661,10 @@ fn dedupe(plans: &mut Vec<Plan>) {
         match seen.iter().find(|(s, _)| *s == k) {
             Some(&(_, i)) => {
                 for span in p.launches {
-                    let line = |s: &Span| (s.start().line, s.start().column);
-                    if !kept[i].launches.iter().any(|s| line(s) == line(&span)) {
+                    // `Span` has no equality; its `Debug` is its position (`bytes(lo..hi)`)
+                    // where positions are known, as in the report that reads the list.
+                    let at = |s: &Span| format!("{s:?}");
+                    if !kept[i].launches.iter().any(|s| at(s) == at(&span)) {
                         kept[i].launches.push(span);
                     }
                 }

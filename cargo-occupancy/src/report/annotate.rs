@@ -216,15 +216,18 @@ fn candidate(w: &Wrapper) -> Option<Result<Candidate<'_>, String>> {
 /// When the build cannot run or the files cannot be written (the tree is then as before).
 pub(crate) fn annotate(crate_dir: &Path, wrappers: &[Wrapper]) -> Result<String, String> {
     let mut summary = String::new();
-    let mut skipped: Vec<(&Wrapper, String)> = Vec::new();
-    let mut candidates: Vec<Candidate<'_>> = Vec::new();
-    for w in wrappers {
-        match candidate(w) {
-            Some(Ok(c)) => candidates.push(c),
-            Some(Err(why)) => skipped.push((w, why)),
-            None => {}
-        }
-    }
+    let read: Vec<Read<'_>> = wrappers
+        .iter()
+        .filter_map(|w| {
+            let function = w
+                .site
+                .as_ref()
+                .and_then(|s| s.target.as_ref())
+                .map(|(file, target)| (file.clone(), target.line));
+            candidate(w).map(|c| (w, function, c))
+        })
+        .collect();
+    let (mut candidates, mut skipped) = one_per_function(read);
 
     if !candidates.is_empty() && !depends_on_occupancy(crate_dir)? {
         for c in candidates.drain(..) {
@@ -328,6 +331,78 @@ pub(crate) fn annotate(crate_dir: &Path, wrappers: &[Wrapper]) -> Result<String,
     }
     text.push_str(&summary);
     Ok(text)
+}
+
+/// A site read for `--annotate`: its wrapper, its function (file, the attribute's line),
+/// and the candidate or why it is none.
+type Read<'w> = (
+    &'w Wrapper,
+    Option<(PathBuf, usize)>,
+    Result<Candidate<'w>, String>,
+);
+
+/// One candidate per function: the report lists each launch call of a function as its own
+/// site, and the attribute goes once above the function, checking all of them. A function
+/// is a candidate when every one of its sites is, with the same attribute; its expected
+/// messages are those of all its sites. Otherwise none of its sites is annotated, each
+/// with the reason.
+fn one_per_function(read: Vec<Read<'_>>) -> (Vec<Candidate<'_>>, Vec<(&Wrapper, String)>) {
+    // The sites of one function, by (file, the attribute's line), in the order read.
+    type Sites<'w> = Vec<(&'w Wrapper, Result<Candidate<'w>, String>)>;
+    let mut functions: Vec<((PathBuf, usize), Sites<'_>)> = Vec::new();
+    let mut skipped = Vec::new();
+    for (w, key, c) in read {
+        let Some(key) = key else {
+            if let Err(why) = c {
+                skipped.push((w, why));
+            }
+            continue;
+        };
+        match functions.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, sites)) => sites.push((w, c)),
+            None => functions.push((key, vec![(w, c)])),
+        }
+    }
+    let mut candidates = Vec::new();
+    for (_, sites) in functions {
+        let refusal = sites.iter().find_map(|(w, c)| match c {
+            Err(why) => Some(format!("{why} (at {})", w.location)),
+            Ok(_) => None,
+        });
+        let attribute = sites
+            .iter()
+            .find_map(|(_, c)| c.as_ref().ok())
+            .map(|c| c.attribute.clone());
+        let differs = sites.iter().any(|(_, c)| {
+            c.as_ref()
+                .is_ok_and(|c| Some(&c.attribute) != attribute.as_ref())
+        });
+        let refusal = refusal.or_else(|| {
+            differs.then(|| {
+                "its launches are read with different attributes: annotate it by hand".to_owned()
+            })
+        });
+        if let Some(why) = refusal.filter(|_| sites.len() > 1) {
+            for (w, _) in sites {
+                skipped.push((w, why.clone()));
+            }
+            continue;
+        }
+        let mut merged: Option<Candidate<'_>> = None;
+        for (w, c) in sites {
+            match (c, &mut merged) {
+                (Err(why), _) => skipped.push((w, why)),
+                (Ok(c), None) => merged = Some(c),
+                (Ok(c), Some(m)) => m.expected.extend(c.expected),
+            }
+        }
+        if let Some(mut m) = merged {
+            m.expected.sort();
+            m.expected.dedup();
+            candidates.push(m);
+        }
+    }
+    (candidates, skipped)
 }
 
 /// The lines of `c`'s attribute and body's end once `chosen` are inserted.
@@ -470,4 +545,118 @@ fn depends_on_occupancy(crate_dir: &Path) -> Result<bool, String> {
     let targets = toml.get("target").and_then(toml::Value::as_table);
     Ok(has(toml.get("dependencies"))
         || targets.is_some_and(|t| t.values().any(|t| has(t.get("dependencies")))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn site(location: &str) -> Wrapper {
+        Wrapper {
+            location: location.to_owned(),
+            name: "cast".to_owned(),
+            conditions: Vec::new(),
+            outcome: Outcome::NotChecked(Vec::new()),
+            site: None,
+            cuda: None,
+        }
+    }
+
+    fn candidate<'w>(w: &'w Wrapper, attribute: &str, expected: &[&str]) -> Candidate<'w> {
+        Candidate {
+            wrapper: w,
+            file: PathBuf::from("src/cast.rs"),
+            line: 10,
+            end: 40,
+            attribute: attribute.to_owned(),
+            expected: expected.iter().map(|e| (*e).to_owned()).collect(),
+        }
+    }
+
+    /// The launches of one function are one attribute, expecting what each launch gives;
+    /// a function with a launch that cannot be annotated is not annotated at all.
+    #[test]
+    fn a_function_of_several_launch_sites_is_annotated_once() {
+        let at = Some((PathBuf::from("src/cast.rs"), 10));
+        let (a, b, c) = (
+            site("src/cast.rs:14"),
+            site("src/cast.rs:20"),
+            site("src/cast.rs:30"),
+        );
+        let attr = "#[occupancy::check(kernel = \"cast_*\")]";
+        let (chosen, skipped) = one_per_function(vec![
+            (
+                &a,
+                at.clone(),
+                Ok(candidate(&a, attr, &["low_occupancy: x"])),
+            ),
+            (
+                &b,
+                at.clone(),
+                Ok(candidate(&b, attr, &["block_limit: y", "low_occupancy: x"])),
+            ),
+        ]);
+        assert_eq!(chosen.len(), 1);
+        assert_eq!(chosen[0].expected, ["block_limit: y", "low_occupancy: x"]);
+        assert!(skipped.is_empty());
+
+        let (chosen, skipped) = one_per_function(vec![
+            (&a, at.clone(), Ok(candidate(&a, attr, &[]))),
+            (&b, at.clone(), Err("not checked: smem run time".to_owned())),
+            (&c, at.clone(), Ok(candidate(&c, attr, &[]))),
+        ]);
+        assert!(chosen.is_empty());
+        let why: Vec<(&str, &str)> = skipped
+            .iter()
+            .map(|(w, why)| (w.location.as_str(), why.as_str()))
+            .collect();
+        assert_eq!(
+            why,
+            [
+                (
+                    "src/cast.rs:14",
+                    "not checked: smem run time (at src/cast.rs:20)"
+                ),
+                (
+                    "src/cast.rs:20",
+                    "not checked: smem run time (at src/cast.rs:20)"
+                ),
+                (
+                    "src/cast.rs:30",
+                    "not checked: smem run time (at src/cast.rs:20)"
+                ),
+            ]
+        );
+
+        let (chosen, skipped) = one_per_function(vec![
+            (&a, at.clone(), Ok(candidate(&a, attr, &[]))),
+            (
+                &b,
+                at,
+                Ok(candidate(&b, "#[occupancy::check(block = 64)]", &[])),
+            ),
+        ]);
+        assert!(chosen.is_empty());
+        assert!(
+            skipped
+                .iter()
+                .all(|(_, why)| why.contains("different attributes")),
+            "{:?}",
+            skipped.iter().map(|s| &s.1).collect::<Vec<_>>()
+        );
+
+        // One site alone keeps its own reason; sites of other functions are their own.
+        let other = Some((PathBuf::from("src/cast.rs"), 50));
+        let (chosen, skipped) = one_per_function(vec![
+            (
+                &a,
+                Some((PathBuf::from("src/cast.rs"), 10)),
+                Err("under cfg".to_owned()),
+            ),
+            (&c, other, Ok(candidate(&c, attr, &[]))),
+        ]);
+        assert_eq!(chosen.len(), 1);
+        assert_eq!(skipped.len(), 1);
+        assert_eq!(skipped[0].1, "under cfg");
+    }
 }
