@@ -81,14 +81,54 @@ pub struct Binary {
     pub key_span: Span,
 }
 
-/// Whether `name` is a glob (`affine_*`, `conv?d`).
+/// Whether `name` is a glob (`affine_*`, `conv?d`, `cast_{f16,f32}_u8`).
 pub fn is_glob(name: &str) -> bool {
-    name.contains(['*', '?'])
+    name.contains(['*', '?']) || alternatives(name).len() > 1
 }
 
-/// Whether `name` matches `pattern`: `*` matches any run of characters, `?` one character;
-/// the rest matches itself.
+/// The most names one pattern's `{a,b,..}` groups may stand for; a pattern of more is matched
+/// as written (its braces literal).
+const MAX_ALTERNATIVES: usize = 256;
+
+/// The patterns `pattern`'s `{a,b,..}` groups stand for, each group replaced by one of its
+/// comma-separated alternatives (groups do not nest): `cast_{f16,f32}_u8` is `cast_f16_u8`
+/// and `cast_f32_u8`. A pattern without a closed group, or of more than
+/// [`MAX_ALTERNATIVES`] names, is itself.
+pub fn alternatives(pattern: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut rest = pattern;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}').map(|c| open + c) else {
+            break;
+        };
+        let group = &rest[open + 1..close];
+        if group.contains('{') {
+            return vec![pattern.to_owned()];
+        }
+        let choices: Vec<&str> = group.split(',').collect();
+        if out.len().saturating_mul(choices.len()) > MAX_ALTERNATIVES {
+            return vec![pattern.to_owned()];
+        }
+        let head = &rest[..open];
+        out = out
+            .iter()
+            .flat_map(|o| choices.iter().map(move |c| format!("{o}{head}{c}")))
+            .collect();
+        rest = &rest[close + 1..];
+    }
+    out.into_iter().map(|o| o + rest).collect()
+}
+
+/// Whether `name` matches `pattern`: `*` matches any run of characters, `?` one character,
+/// `{a,b}` either alternative (see [`alternatives`]); the rest matches itself.
 pub fn glob_match(pattern: &str, name: &str) -> bool {
+    alternatives(pattern)
+        .iter()
+        .any(|p| wildcard_match(p, name))
+}
+
+/// [`glob_match`] without `{..}` groups.
+fn wildcard_match(pattern: &str, name: &str) -> bool {
     let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
     // The classic two-pointer match with backtracking to the last `*`: linear in practice,
     // O(p * n) at worst, no recursion.
@@ -592,4 +632,38 @@ fn lexical(path: &std::path::Path) -> PathBuf {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{alternatives, glob_match, is_glob};
+
+    #[test]
+    fn brace_groups_match_only_their_alternatives() {
+        let pattern = "cast_{bf16,f32,f8e4m3}_u8";
+        assert!(is_glob(pattern));
+        assert_eq!(
+            alternatives(pattern),
+            ["cast_bf16_u8", "cast_f32_u8", "cast_f8e4m3_u8"]
+        );
+        assert!(glob_match(pattern, "cast_f32_u8"));
+        // A spelling no alternative gives is not matched, as `*` would match it.
+        assert!(!glob_match(pattern, "cast_f8_e4m3_u8"));
+        assert!(glob_match("cast_*_u8", "cast_f8_e4m3_u8"));
+        // Two groups cross; a group mixes with wildcards.
+        assert_eq!(alternatives("{a,b}_{x,y}").len(), 4);
+        assert!(glob_match("{affine,ucopy}_f*", "ucopy_f64"));
+        assert!(!glob_match("{affine,ucopy}_f*", "uelu_f64"));
+    }
+
+    #[test]
+    fn malformed_or_huge_brace_groups_are_literal() {
+        assert!(!is_glob("k{a"));
+        assert!(glob_match("k{a", "k{a"));
+        assert!(!is_glob("k{a}"));
+        assert_eq!(alternatives("k{{a,b}}"), ["k{{a,b}}"]);
+        let huge = "{a,b,c,d}".repeat(5);
+        assert_eq!(alternatives(&huge), [huge.clone()]);
+        assert!(glob_match(&huge, &huge));
+    }
 }

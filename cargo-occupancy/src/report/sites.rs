@@ -671,7 +671,12 @@ impl Crate<'_, '_> {
                     "as_str" | "to_string" | "to_owned" | "as_ref" | "into"
                 ) && m.args.is_empty() =>
             {
-                self.name_of(f, &m.receiver, depth)
+                match self.name_of(f, &m.receiver, depth) {
+                    Name::Unknown(why) => {
+                        self.variant_set(m).map_or(Name::Unknown(why), Name::Glob)
+                    }
+                    known => known,
+                }
             }
             // `let f = module.load_function("x")?`: the function is the kernel it loads.
             syn::Expr::MethodCall(m) if apis::is_loader_like(&m.method.to_string()) => {
@@ -924,6 +929,42 @@ impl Crate<'_, '_> {
         }
     }
 
+    /// `x.as_str()` with `x` not known, where the receiver's name is the type's
+    /// (`self.dtype()`, `T::DTYPE`, `dtype` for `DType`) and one method `as_str` of that type
+    /// is read: any of the strings it maps a variant to, as a glob group
+    /// (`{u8,u32,..}`, see `occupancy_spec::artifact::alternatives`), which matches only
+    /// the spellings the method gives.
+    fn variant_set(&self, m: &syn::ExprMethodCall) -> Option<String> {
+        let receiver = match strip(&m.receiver) {
+            syn::Expr::MethodCall(inner) if inner.args.is_empty() => inner.method.to_string(),
+            syn::Expr::Path(p) => p.path.segments.last()?.ident.to_string(),
+            syn::Expr::Field(syn::ExprField {
+                member: syn::Member::Named(n),
+                ..
+            }) => n.to_string(),
+            _ => return None,
+        };
+        let plain = |s: &str| s.replace('_', "").to_ascii_lowercase();
+        let method = m.method.to_string();
+        let mut tables = self
+            .str_methods
+            .iter()
+            .filter(|t| t.name == method && plain(&t.ty) == plain(&receiver));
+        let (Some(table), None) = (tables.next(), tables.next()) else {
+            return None;
+        };
+        let mut strings: Vec<&str> = Vec::new();
+        for (_, s) in &table.arms {
+            if s.contains([',', '{', '}', '*', '?']) {
+                return None;
+            }
+            if !strings.contains(&s.as_str()) {
+                strings.push(s);
+            }
+        }
+        (strings.len() > 1).then(|| format!("{{{}}}", strings.join(",")))
+    }
+
     /// A `&str` constant of the crate defined once.
     fn str_const(&self, name: &str) -> Option<String> {
         match self.consts.get(name).map(Vec::as_slice) {
@@ -1027,6 +1068,10 @@ impl Crate<'_, '_> {
             match self.name_of(f, e, depth + 1) {
                 Name::Literal(v) => Some(vec![v]),
                 Name::Chosen(set) => Some(set),
+                // A group of the spellings a method gives (`{u8,u32,..}`): kept as written.
+                Name::Glob(group) if group.starts_with('{') && group.ends_with('}') => {
+                    Some(vec![group])
+                }
                 _ => None,
             }
         };
@@ -1071,7 +1116,7 @@ impl Crate<'_, '_> {
         }
         let out = match made.as_slice() {
             [one] => one.clone(),
-            many if many.iter().all(|n| !n.contains('*')) => return Name::Chosen(made),
+            many if many.iter().all(|n| !occupancy_attr::is_glob(n)) => return Name::Chosen(made),
             _ => {
                 return Name::Unknown("a `format!` of chosen names and run-time values".to_owned());
             }
@@ -1080,7 +1125,7 @@ impl Crate<'_, '_> {
             // No literal stem (`format!("{root}_{dtype}")` with `root` unknown): the glob
             // would take every kernel of the manifest, a family no path makes.
             Name::Unknown(format!("its stem is a run-time value (`{out}`)"))
-        } else if out.contains('*') {
+        } else if occupancy_attr::is_glob(&out) {
             Name::Glob(out)
         } else {
             Name::Literal(out)
