@@ -2334,7 +2334,9 @@ mod tests {
     /// candle-core's cast style: the name is built before a `match` on the target dtype with
     /// one launch per arm; under each arm `dtype.as_str()` is the string the crate's `as_str`
     /// maps that variant to. Where the matched name is assigned, or the method maps a variant
-    /// twice, the placeholder stays `*`.
+    /// twice, the placeholder stays `*`. Outside an arm, `self.dt().as_str()` (a receiver
+    /// named as the type `Dt`) is one of the method's spellings, a `{..}` group, never `*`:
+    /// `*` would also match kernels of spellings the method never gives.
     #[test]
     fn a_dtype_string_is_read_under_the_arm_of_its_match() {
         let found = launches(&[(
@@ -2380,11 +2382,11 @@ mod tests {
             [
                 (
                     "src/backend.rs:14",
-                    "#[occupancy::check(kernel = \"convert_*_f16\")] at line 9"
+                    "#[occupancy::check(kernel = \"convert_{f16,f32,u8}_f16\")] at line 9"
                 ),
                 (
                     "src/backend.rs:15",
-                    "#[occupancy::check(kernel = \"convert_*_f32\")] at line 9"
+                    "#[occupancy::check(kernel = \"convert_{f16,f32,u8}_f32\")] at line 9"
                 ),
                 (
                     "src/backend.rs:25",
