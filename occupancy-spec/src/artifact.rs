@@ -122,6 +122,9 @@ pub fn alternatives(pattern: &str) -> Vec<String> {
 /// Whether `name` matches `pattern`: `*` matches any run of characters, `?` one character,
 /// `{a,b}` either alternative (see [`alternatives`]); the rest matches itself.
 pub fn glob_match(pattern: &str, name: &str) -> bool {
+    if !pattern.contains('{') {
+        return wildcard_match(pattern, name);
+    }
     alternatives(pattern)
         .iter()
         .any(|p| wildcard_match(p, name))
