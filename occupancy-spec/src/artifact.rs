@@ -88,7 +88,7 @@ pub fn is_glob(name: &str) -> bool {
 
 /// The most names one pattern's `{a,b,..}` groups may stand for; a pattern of more is matched
 /// as written (its braces literal).
-const MAX_ALTERNATIVES: usize = 256;
+pub const MAX_ALTERNATIVES: usize = 256;
 
 /// The patterns `pattern`'s `{a,b,..}` groups stand for, each group replaced by one of its
 /// comma-separated alternatives (groups do not nest): `cast_{f16,f32}_u8` is `cast_f16_u8`
