@@ -298,6 +298,20 @@ def kernel_matches(want, got: str) -> bool:
     return fnmatch.fnmatchcase(canonical_kernel(got), canonical_kernel(want).replace("[", "[[]"))
 
 
+def module_stem(file: str) -> str:
+    """As the resource manifest names a file's module: `src/a/conv2d.cu` -> `conv2d`."""
+    import re
+    stem = os.path.basename(file).rsplit(".", 1)[0] or os.path.basename(file)
+    return re.sub(r"(?<=.)\.(sm|compute)_\d+[a-z]?$", "", stem)
+
+
+def split_module(name: str, modules: set[str]) -> tuple[str | None, str]:
+    """`conv2d::transpose_filters_f16` -> (`conv2d`, `transpose_filters_f16`) where `conv2d`
+    is a module of the crate's resources (a C++ namespace is not)."""
+    head, sep, rest = name.partition("::")
+    return (head, rest) if sep and head in modules else (None, name)
+
+
 def classify(row: dict, launches: list[dict]) -> str:
     """`match`, `unverified` or `wrong`: the row against the launches the code makes."""
     best = "wrong"
@@ -363,7 +377,8 @@ def engine_answers(binary: Path, rows: list[dict], resources: dict) -> list[str 
     lines = ["arch\tblock_size\tregisters_per_thread\tstatic_smem\tdynamic_smem\tbarriers\tmax_dynamic_smem"]
     problems: list[str | None] = []
     for r in rows:
-        found = index.get((canonical_kernel(r["kernel"]), r["target"]), [])
+        found = [k for k in index.get((canonical_kernel(r["kernel"]), r["target"]), [])
+                 if r.get("module") in (None, module_stem(k.get("source") or k.get("artifact") or ""))]
         if not found:
             problems.append("not in resources")
             lines.append(f"{r['target']}\t32\t32\t0\t0\t0\t")
@@ -418,6 +433,7 @@ def crate_state(binary: Path, name: str, root: Path) -> tuple[dict, dict]:
     entries = [e for e in entries_of(report) if not scope or e["at"].startswith(tuple(scope))]
     manifest = RESOURCES / f"{spec.get('kernels_from', name)}.json"
     resources = json.loads(manifest.read_text()) if manifest.is_file() else {}
+    modules = {module_stem(k.get("source") or k.get("artifact") or "") for k in resources.get("kernels", [])}
     # A launch written in a `#define` is reported where the macro is used: the review keys
     # it at the macro's line and names those lines in `reported_at`.
     # Where one use of a macro makes several launches, the kernel tells them apart.
@@ -441,6 +457,12 @@ def crate_state(binary: Path, name: str, root: Path) -> tuple[dict, dict]:
     for at in sorted(set(sites) | set(by_site), key=site_key):
         es = by_site.get(at, [])
         review = sites.get(at)
+        # A Rust launch's kernel may be qualified with its module (a C++ one's `a::` is a
+        # namespace).
+        for e in es:
+            for r in e["rows"]:
+                r["module"], r["kernel"] = (split_module(r["kernel"], modules) if e["lang"] == "rust"
+                                            else (None, r["kernel"]))
         rows = [r for e in es for r in e["rows"]]
         reasons = sorted({short_reason(r).replace(str(root), "<package>").replace(str(ROOT), "<repo>")
                           for e in es for r in e["not_checked"]})
@@ -459,7 +481,8 @@ def crate_state(binary: Path, name: str, root: Path) -> tuple[dict, dict]:
             cls = classify(r, launches) if review else "unreviewed"
             figures["rows"][cls] = figures["rows"].get(cls, 0) + 1
             b = "x".join(map(str, r["block"]))
-            line = f"{r['kernel']} | block {b} | smem {r['smem']} | {r['target']} {r['occupancy']:g}% | {cls}"
+            shown = f"{r['module']}::{r['kernel']}" if r["module"] else r["kernel"]
+            line = f"{shown} | block {b} | smem {r['smem']} | {r['target']} {r['occupancy']:g}% | {cls}"
             if problem:
                 figures["number_problems"] += 1
                 line += f" | WRONG NUMBER: {problem}"

@@ -28,13 +28,16 @@ pub(crate) fn wanted_kernels(arg: &Arg<Candidates<LitStr>>) -> WantedKernels {
 
 /// Reads the resources of the kernels `wanted` names (or the only kernel of the attribute's
 /// cubin or fatbin), for every target. `None` when nothing names a kernel, or on an error
-/// (pushed to `errors`).
+/// (pushed to `errors`). `embedded_module`: the module of the compiled file the wrapper's
+/// source file embeds, for a name several modules define (see
+/// [`occupancy_spec::artifact::resolve`]).
 pub(crate) fn resolve(
     args: &Args,
     wanted: Option<WantedKernels>,
     policy: &Policy,
     env: &Env,
     targets: &[WantedTarget],
+    embedded_module: &mut dyn FnMut() -> Option<String>,
     errors: &mut Errors,
 ) -> Option<Resolved> {
     let binary = |kind: SourceKind, arg: &Arg<LitStr>| Binary {
@@ -56,7 +59,15 @@ pub(crate) fn resolve(
         (None, None) => None,
     };
     let mut problems = Vec::new();
-    let resolved = artifact::resolve(binary.as_ref(), wanted, policy, env, targets, &mut problems);
+    let resolved = artifact::resolve(
+        binary.as_ref(),
+        wanted,
+        policy,
+        env,
+        targets,
+        embedded_module,
+        &mut problems,
+    );
     for problem in problems {
         errors.push(Error::new(problem.span, problem.message));
     }

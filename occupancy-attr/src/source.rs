@@ -139,6 +139,10 @@ pub(crate) struct Items {
     /// associated constant.
     pub(crate) types: Vec<String>,
     pub(crate) wrappers: Vec<WrapperDef>,
+    /// The module stems of the compiled kernels the module's constants and statics embed
+    /// (`const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/conv2d.ptx"));` is
+    /// `conv2d`, as the resource manifest qualifies that file's kernels).
+    pub(crate) artifacts: Vec<String>,
 }
 
 /// A parsed file.
@@ -175,9 +179,11 @@ impl Items {
     fn add(&mut self, item: &syn::Item) {
         match item {
             syn::Item::Const(c) => {
+                self.artifacts.extend(embedded_artifact(&c.expr));
                 self.consts
                     .push(const_def(&c.ident, &c.ty, &c.expr, vis(&c.vis)))
             }
+            syn::Item::Static(s) => self.artifacts.extend(embedded_artifact(&s.expr)),
             syn::Item::Fn(f) => {
                 self.wrappers.push(wrapper_def(&f.attrs, &f.sig));
                 if let Some(def) = fn_def(&f.sig, &f.block, vis(&f.vis)) {
@@ -250,6 +256,43 @@ impl Items {
         }
         Some(items)
     }
+}
+
+/// The module stem of the compiled kernels `expr` embeds: `include_str!` or
+/// `include_bytes!` of a path whose last string literal names a `.ptx`, `.cubin` or
+/// `.fatbin` file (`concat!(env!("OUT_DIR"), "/conv2d.ptx")` is `conv2d`).
+fn embedded_artifact(expr: &syn::Expr) -> Option<String> {
+    let syn::Expr::Macro(m) = expr else {
+        return None;
+    };
+    let name = m.mac.path.segments.last()?.ident.to_string();
+    if name != "include_str" && name != "include_bytes" {
+        return None;
+    }
+    // `include_str!(concat!(env!("OUT_DIR"), "/a.ptx"))` nests two groups; deeper is not
+    // a path.
+    fn last_string(tokens: proc_macro2::TokenStream, depth: u8, last: &mut Option<String>) {
+        for t in tokens {
+            match t {
+                proc_macro2::TokenTree::Group(g) if depth < 4 => {
+                    last_string(g.stream(), depth + 1, last)
+                }
+                proc_macro2::TokenTree::Literal(l) => {
+                    if let Ok(syn::Lit::Str(s)) = syn::parse_str::<syn::Lit>(&l.to_string()) {
+                        *last = Some(s.value());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut path = None;
+    last_string(m.mac.tokens.clone(), 0, &mut path);
+    let path = path?;
+    [".ptx", ".cubin", ".fatbin"]
+        .iter()
+        .any(|ext| path.ends_with(ext))
+        .then(|| occupancy_core::resources::manifest::module_stem(&path).to_owned())
 }
 
 fn const_def(ident: &syn::Ident, ty: &syn::Type, expr: &syn::Expr, vis: Vis) -> ConstDef {
@@ -901,6 +944,23 @@ pub(crate) fn shown(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn records_the_compiled_files_a_module_embeds() {
+        let index = index_text(
+            r#"
+            const PTX_SRC: &str = include_str!(concat!(env!("OUT_DIR"), "/conv2d.ptx"));
+            static CUBIN: &[u8] = include_bytes!("../kernels/pool.sm_90a.cubin");
+            const FAT: &[u8] = std::include_bytes!("k.fatbin");
+            const TEXT: &str = include_str!("notes.md");
+            const NAME: &str = "conv2d.ptx";
+            mod inner { const P: &str = include_str!("inner.ptx"); }
+            "#,
+        )
+        .unwrap();
+        assert_eq!(index.items.artifacts, ["conv2d", "pool", "k"]);
+        assert_eq!(index.items.inline(&["inner".to_owned()]).unwrap().artifacts, ["inner"]);
+    }
 
     #[test]
     fn indexes_the_items_that_matter() {

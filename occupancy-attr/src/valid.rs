@@ -128,7 +128,15 @@ pub(crate) fn validate(
         .as_ref()
         .map(artifact::wanted_kernels)
         .or(body_kernel);
-    let resolved = artifact::resolve(&args, wanted, policy, env, &targets, &mut errors);
+    let resolved = artifact::resolve(
+        &args,
+        wanted,
+        policy,
+        env,
+        &targets,
+        &mut || resolver.embedded_module(),
+        &mut errors,
+    );
     let mut tracked_files: Vec<std::path::PathBuf> = loaded.file.iter().cloned().collect();
     let mut tracked_vars = vec![occupancy_core::policy::Policy::ENV_VAR];
     if args.target.is_none() && !policy.targets_named {

@@ -155,18 +155,38 @@ fn wildcard_match(pattern: &str, name: &str) -> bool {
     p[i..].iter().all(|c| *c == '*')
 }
 
+/// `name` qualified with `embedded_module()` (asked only here), when `ambiguous`, the error
+/// of a name several modules define, lists that module's.
+fn embedded_choice(
+    ambiguous: &LookupError,
+    name: &str,
+    embedded_module: &mut dyn FnMut() -> Option<String>,
+) -> Option<String> {
+    if name.contains("::") || ambiguous.choices.is_empty() {
+        return None;
+    }
+    let qualified = format!("{}::{name}", embedded_module()?);
+    ambiguous.choices.contains(&qualified).then_some(qualified)
+}
+
 /// Reads the resources of the kernels `wanted` names (or the only kernel of `binary`, a
 /// cubin or fatbin; else the resource manifest), for every target. `None` when nothing
 /// names a kernel, or on a problem (pushed to `problems`, each on the token it concerns):
 /// an empty name, an unreadable or malformed file, a kernel or glob that is not there, a
 /// kernel named twice, a kernel with no cubin the driver would load on a target, a target
 /// on which no member of the family has one.
+///
+/// A name several modules of the manifest define is the one of `embedded_module()`'s
+/// module when that is one of them: the module of the one compiled file the wrapper's
+/// source file embeds (`include_str!(concat!(env!("OUT_DIR"), "/conv2d.ptx"))`), asked only
+/// for such a name.
 pub fn resolve(
     binary: Option<&Binary>,
     wanted: Option<WantedKernels>,
     policy: &Policy,
     env: &Env,
     targets: &[WantedTarget],
+    embedded_module: &mut dyn FnMut() -> Option<String>,
     problems: &mut Vec<Problem>,
 ) -> Option<Resolved> {
     let errors = problems;
@@ -287,13 +307,29 @@ pub fn resolve(
     let family = names.len() > 1 || wanted.names.iter().any(|(n, _)| is_glob(n));
     let mut kernels = Vec::with_capacity(names.len());
     let mut missing = false;
-    for (name, name_span) in &names {
+    for (written, name_span) in &names {
+        let mut name = written.clone();
+        let (mark, missing_before) = (errors.len(), missing);
         let mut resources = Vec::with_capacity(targets.len());
         let mut compiled_for = Vec::new();
-        for target in targets {
-            match manifest.lookup(name, &arch_name(&target.target)) {
+        let mut target_index = 0;
+        while let Some(target) = targets.get(target_index) {
+            target_index += 1;
+            match manifest.lookup(&name, &arch_name(&target.target)) {
                 Ok(found) => resources.push(Some(found.clone())),
                 Err(e) if !e.choices.is_empty() || !e.conflicting.is_empty() => {
+                    if name == *written
+                        && let Some(qualified) = embedded_choice(&e, written, embedded_module)
+                    {
+                        // Read again, from the first target, as that module's kernel.
+                        name = qualified;
+                        errors.truncate(mark);
+                        missing = missing_before;
+                        resources.clear();
+                        compiled_for.clear();
+                        target_index = 0;
+                        continue;
+                    }
                     errors.push(Problem::new(
                         *name_span,
                         format!("{e} (in {})", source.describe()),
@@ -316,14 +352,14 @@ pub fn resolve(
                     };
                     errors.push(Problem::new(
                         span,
-                        no_cubin_for(&e, &target.target, name, &source),
+                        no_cubin_for(&e, &target.target, &name, &source),
                     ));
                     missing = true;
                 }
             }
         }
         kernels.push(KernelSpec {
-            name: name.clone(),
+            name,
             resources,
             compiled_for,
         });

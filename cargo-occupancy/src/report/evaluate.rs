@@ -142,6 +142,7 @@ pub(super) fn unannotated(
                 args,
                 kernel_from,
                 names,
+                own,
                 target,
             } => {
                 let line = super::model::natural(&launch.location).1;
@@ -158,7 +159,7 @@ pub(super) fn unannotated(
                     &launch.conditions,
                 );
                 if shared {
-                    only_launch_at(&mut w, line, names > 1);
+                    only_launch_at(&mut w, line, names > 1 && !own);
                 }
                 w.location = launch.location;
                 w.name = launch.function;
@@ -238,7 +239,8 @@ fn attribute_site(
 /// Keeps of `w` (a function making several launches) the rows and findings of the plans
 /// whose launch call is at `line`: another launch's paths are not this one's. A launch no
 /// plan reaches is not checked; nor one reached by a path that does not name its kernel
-/// when the key lists several (`several`: they may be other launches' kernels).
+/// when the key lists several (`several`: they may be other launches' kernels; not when
+/// they are the loads bound to this launch's function).
 fn only_launch_at(w: &mut Wrapper, line: usize, several: bool) {
     let Outcome::Evaluated(spec, evaluation) = &mut w.outcome else {
         return;

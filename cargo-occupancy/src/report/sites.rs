@@ -76,6 +76,9 @@ pub(crate) enum Check {
         /// How many names (or globs) the `kernel` key lists (0: the attribute reads the
         /// one name itself).
         names: usize,
+        /// The names are those of the loads bound to the launched function
+        /// (`let fill_fn = dev.get_func(..)`), none of another launch's.
+        own: bool,
         target: Box<Target>,
     },
     /// Inside a function with `#[occupancy::check]` already: the wrapper's rows cover it.
@@ -153,6 +156,8 @@ struct Load {
     closure: Option<String>,
     /// The branches it is inside (see [`Branch`]).
     branches: Vec<Branch>,
+    /// The `let` whose value it is part of (`let fill_fn = dev.get_func(..).unwrap();`).
+    bound_to: Option<String>,
 }
 
 /// A branch of the body: (the `match` or `if`, numbered in the body; the arm). A load inside
@@ -374,6 +379,7 @@ impl Crate<'_, '_> {
                     args,
                     kernel_from,
                     names,
+                    own: Self::bound_loads(f, call).is_some(),
                     target: Self::target(f),
                 },
                 Err(why) => Check::Unread(why),
@@ -492,6 +498,7 @@ impl Crate<'_, '_> {
                     args,
                     kernel_from,
                     names,
+                    own: false,
                     target: Self::target(caller),
                 },
                 Err(why) => Check::Unread(why),
@@ -583,13 +590,16 @@ impl Crate<'_, '_> {
             return Err("the kernel's name is passed down too many calls".to_owned());
         }
         let closure = call.and_then(|c| c.closure.clone());
+        let bound = call.and_then(|c| Self::bound_loads(f, c));
         let mut names = Vec::new();
         for load in &f.scan.loads {
             let in_closure = &load.closure;
             // A load in another closure than the launch's is another launch's, and so is
-            // one in another arm of a `match` (or `if`) the launch is inside.
+            // one in another arm of a `match` (or `if`) the launch is inside, and one bound
+            // to another name than the launched function.
             if closure.is_some() && *in_closure != closure
                 || call.is_some_and(|c| exclusive(&load.branches, &c.branches))
+                || bound.is_some() && load.bound_to != bound
             {
                 continue;
             }
@@ -631,6 +641,17 @@ impl Crate<'_, '_> {
                 .to_owned());
         }
         Ok(names)
+    }
+
+    /// The name `call` launches (`fill_fn` of `fill_fn.launch(..)`), when `let`s of `f`
+    /// bind loads to it: then its kernel is what those load.
+    fn bound_loads(f: &Func, call: &LaunchCall) -> Option<String> {
+        let launched = call.function.as_ref().and_then(ident)?;
+        f.scan
+            .loads
+            .iter()
+            .any(|l| l.bound_to.as_deref() == Some(launched.as_str()))
+            .then_some(launched)
     }
 
     /// The argument of a kernel-loading call `load` that names the kernel: the second of
@@ -1345,6 +1366,7 @@ impl Collect<'_> {
             arms: Vec::new(),
             branches: Vec::new(),
             forks: 0,
+            binding: None,
         };
         walk.visit_block(body);
         self.funcs.push(Func {
@@ -1663,6 +1685,8 @@ struct Walk<'s> {
     /// The branches being walked, and how many `match`es and `if`s were met.
     branches: Vec<Branch>,
     forks: u32,
+    /// The name the `let` being walked binds.
+    binding: Option<String>,
 }
 
 impl<'ast> Visit<'ast> for Walk<'_> {
@@ -1684,7 +1708,11 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                 self.closure = outer;
                 return;
             }
-            self.scan.lets.insert(name, (*init.expr).clone());
+            self.scan.lets.insert(name.clone(), (*init.expr).clone());
+            let outer = self.binding.replace(name);
+            syn::visit::visit_local(self, local);
+            self.binding = outer;
+            return;
         }
         // `let (kernel_name, block_dim) = match dtype { .. }`: each name is its element of
         // the value.
@@ -1742,6 +1770,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                 args: m.args.iter().cloned().collect(),
                 closure: self.closure.clone(),
                 branches: self.branches.clone(),
+                bound_to: self.binding.clone(),
             });
         }
         self.scan.callees.push(Callee {
@@ -1765,6 +1794,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                     args: c.args.iter().cloned().collect(),
                     closure: self.closure.clone(),
                     branches: self.branches.clone(),
+                    bound_to: self.binding.clone(),
                 });
             }
             // A path call: `f(a)`, `Self::f(self, a)` (the receiver is the first argument).
@@ -1816,6 +1846,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                         args: vec![syn::parse_quote!(#lit)],
                         closure: self.closure.clone(),
                         branches: self.branches.clone(),
+                        bound_to: self.binding.clone(),
                     });
                 }
                 return;
@@ -2110,6 +2141,37 @@ mod tests {
                 (l.location, l.function, check)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_launch_takes_the_kernels_loaded_into_the_function_it_launches() {
+        // dfdx's style: two functions loaded by index into one trait's name lists, each
+        // launched once; each launch is its own function's, not the other's.
+        let found = launches(&[(
+            "src/lib.rs",
+            r#"
+                trait HasKernel<E> { const MOD: &'static str; const FNS: &'static [&'static str]; }
+                impl HasKernel<f32> for Cuda { const MOD: &'static str = "max_f32"; const FNS: &'static [&'static str] = &["max_fwd_f32", "fill_f32"]; }
+                impl HasKernel<f64> for Cuda { const MOD: &'static str = "max_f64"; const FNS: &'static [&'static str] = &["max_fwd_f64", "fill_f64"]; }
+                impl<E> Cuda where Self: HasKernel<E> {
+                    fn forward(&self, n: u32) -> Result<()> {
+                        let fill_fn = self.dev.get_func(Self::MOD, Self::FNS[1]).unwrap();
+                        let fwd_fn = self.dev.get_func(Self::MOD, Self::FNS[0]).unwrap();
+                        unsafe { fill_fn.launch(LaunchConfig::for_num_elems(n), (n,)) }?;
+                        unsafe { fwd_fn.launch(LaunchConfig::for_num_elems(n), (n,)) }?;
+                        Ok(())
+                    }
+                }
+                "#,
+        )]);
+        let checks: Vec<&str> = found.iter().map(|(_, _, c)| c.as_str()).collect();
+        assert_eq!(
+            checks,
+            [
+                "#[occupancy::check(kernel = [\"fill_f32\", \"fill_f64\"])] at line 6",
+                "#[occupancy::check(kernel = [\"max_fwd_f32\", \"max_fwd_f64\"])] at line 6",
+            ]
+        );
     }
 
     #[test]

@@ -142,6 +142,21 @@ impl Resolver {
         self.wrapper.as_ref().map(|(m, _)| m.clone())
     }
 
+    /// The module stem of the one compiled-kernel file the wrapper's module embeds
+    /// (`include_str!(concat!(env!("OUT_DIR"), "/conv2d.ptx"))`: `conv2d`), when it embeds
+    /// exactly one: where a kernel's name is in several modules, the one of that file.
+    pub(crate) fn embedded_module(&mut self) -> Option<String> {
+        let module = self.wrapper_module()?;
+        let (index, inline, _) = self.krate.as_mut()?.items(&module).ok()?;
+        let mut stems = index.items.inline(&inline)?.artifacts.clone();
+        stems.sort();
+        stems.dedup();
+        match stems.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        }
+    }
+
     /// The module and `Self` of `place` (the wrapper's, located on first use).
     pub(crate) fn place(&mut self, place: &Place) -> (Option<ModuleId>, Option<String>) {
         if place.at_wrapper {

@@ -476,7 +476,8 @@ impl Manifest {
     /// The resources of `kernel` for `arch` (`sm_86`, `8.6`, `sm_90a`). `kernel` is its
     /// symbol, its demangled name, the demangled name without parameters, or an `extern "C"`
     /// name, optionally after its module qualifier and `::` (`conv2d::transpose_filters_f32`,
-    /// see the module docs); a name that several modules define is an error listing them.
+    /// see the module docs). A name that several modules define is an error listing them,
+    /// unless every one of them has the same resources for `arch` (then those).
     ///
     /// When there is no cubin for exactly that architecture, the one the CUDA driver would
     /// load is used: same SM number with another suffix, else the highest base target of the
@@ -488,28 +489,49 @@ impl Manifest {
         arch: &str,
     ) -> std::result::Result<&KernelResources, Box<LookupError>> {
         let groups = self.groups(kernel);
-        let group = match groups.as_slice() {
+        let many = match groups.as_slice() {
             [] => return Err(self.lookup_error(kernel, arch, None)),
-            [one] => one,
-            many => {
-                let names = self.kernel_names();
-                let selectors: HashMap<(Option<&str>, &str), &str> = names
-                    .iter()
-                    .map(|n| ((n.qualifier, n.symbol), n.selector.as_str()))
-                    .collect();
-                let mut e = self.lookup_error(kernel, arch, None);
-                e.suggestion = None;
-                e.choices = many
-                    .iter()
-                    .filter_map(|g| {
-                        selectors
-                            .get(&(g[0].qualifier(), g[0].resources.name.as_str()))
-                            .map(|s| s.to_string())
-                    })
-                    .collect();
-                return Err(e);
-            }
+            [one] => return self.lookup_in(kernel, arch, one),
+            many => many,
         };
+        // Which module's kernel is launched does not matter where each gives the same
+        // resources on this target (one header's kernel compiled into many modules: dfdx's
+        // `fill_with_f16` in 44).
+        let found: Vec<_> = many
+            .iter()
+            .map(|g| self.lookup_in(kernel, arch, g).ok())
+            .collect();
+        if let Some(Some(first)) = found.first()
+            && found.iter().all(|f| f.is_some_and(|r| r == *first))
+        {
+            return Ok(first);
+        }
+        let names = self.kernel_names();
+        let selectors: HashMap<(Option<&str>, &str), &str> = names
+            .iter()
+            .map(|n| ((n.qualifier, n.symbol), n.selector.as_str()))
+            .collect();
+        let mut e = self.lookup_error(kernel, arch, None);
+        e.suggestion = None;
+        e.choices = many
+            .iter()
+            .filter_map(|g| {
+                selectors
+                    .get(&(g[0].qualifier(), g[0].resources.name.as_str()))
+                    .map(|s| s.to_string())
+            })
+            .collect();
+        Err(e)
+    }
+
+    /// The resources for `arch` of the one kernel `group` holds (its cubins for several
+    /// architectures), for [`Manifest::lookup`] of `kernel`.
+    fn lookup_in<'m>(
+        &self,
+        kernel: &str,
+        arch: &str,
+        group: &[&'m ManifestKernel],
+    ) -> std::result::Result<&'m KernelResources, Box<LookupError>> {
         let chosen = SmTarget::parse(arch)
             .ok()
             .and_then(|want| loadable_arch(group.iter().map(|k| k.resources.arch), want));
@@ -545,7 +567,7 @@ impl Manifest {
         &self,
         kernel: &str,
         arch: &str,
-        found: Option<&Vec<&ManifestKernel>>,
+        found: Option<&[&ManifestKernel]>,
     ) -> Box<LookupError> {
         let names = self.kernel_names();
         let available = names
@@ -901,6 +923,35 @@ mod tests {
         ] {
             assert_eq!(module_stem(file), stem, "{file}");
         }
+    }
+
+    #[test]
+    fn one_name_of_equal_resources_in_several_modules_is_those() {
+        // A header's kernel compiled into two modules: the same on sm_80, not on sm_90.
+        let mut m = Manifest::new("test");
+        m.add_kernels(
+            Some("max_to.cu"),
+            [kernel("fill", "sm_80", 12), kernel("fill", "sm_90", 10)],
+        );
+        m.add_kernels(
+            Some("min_to.cu"),
+            [kernel("fill", "sm_80", 12), kernel("fill", "sm_90", 11)],
+        );
+        let r = m.lookup("fill", "sm_86").unwrap();
+        assert_eq!((r.registers_per_thread, r.arch), (12, SmTarget::new(80)));
+        let e = m.lookup("fill", "sm_90").unwrap_err();
+        assert_eq!(e.choices, ["max_to::fill", "min_to::fill"]);
+        // Each module's own is still named by its qualifier.
+        assert_eq!(
+            m.lookup("min_to::fill", "sm_90")
+                .unwrap()
+                .registers_per_thread,
+            11
+        );
+        // A target only one module has cubins for is ambiguous too: which is launched there
+        // is not known.
+        m.add_kernels(Some("sum_to.cu"), [kernel("fill", "sm_75", 12)]);
+        assert!(!m.lookup("fill", "sm_75").unwrap_err().choices.is_empty());
     }
 
     #[test]
