@@ -959,7 +959,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(index.items.artifacts, ["conv2d", "pool", "k"]);
-        assert_eq!(index.items.inline(&["inner".to_owned()]).unwrap().artifacts, ["inner"]);
+        assert_eq!(
+            index.items.inline(&["inner".to_owned()]).unwrap().artifacts,
+            ["inner"]
+        );
     }
 
     #[test]

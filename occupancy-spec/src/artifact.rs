@@ -675,7 +675,123 @@ fn lexical(path: &std::path::Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use super::{alternatives, glob_match, is_glob};
+    use super::*;
+
+    /// `resolve` of `names` in a crate whose committed manifest has `kernels` (name, source
+    /// file, registers on sm_80), with `embedded` as the wrapper file's embedded module:
+    /// (the registers of each kernel resolved, or the problems; how often `embedded` was
+    /// asked).
+    fn resolve_in(
+        kernels: &[(&str, &str, u32)],
+        names: &[&str],
+        embedded: Option<&str>,
+    ) -> (Result<Vec<(String, u32)>, Vec<String>>, usize) {
+        let dir = std::env::temp_dir().join(format!(
+            "occupancy-spec-embedded-{}-{}",
+            std::process::id(),
+            names.join("-").replace(['*', ':'], "_")
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let entries: Vec<String> = kernels
+            .iter()
+            .map(|(name, source, regs)| {
+                format!(
+                    r#"{{"source": "{source}", "name": "{name}", "arch": "sm_80", "origin": "cubin", "registers_per_thread": {regs}, "static_smem_bytes": 0, "local_bytes": 0, "barriers": 0, "max_registers": 255}}"#
+                )
+            })
+            .collect();
+        std::fs::write(
+            dir.join("kernels.manifest.json"),
+            format!(
+                r#"{{"format": 1, "generator": "test", "sources": [], "kernels": [{}]}}"#,
+                entries.join(", ")
+            ),
+        )
+        .unwrap();
+        let wanted = WantedKernels {
+            names: names
+                .iter()
+                .map(|n| (n.to_string(), Span::call_site()))
+                .collect(),
+            key_span: Span::call_site(),
+        };
+        let targets = [WantedTarget {
+            target: Target::parse("sm_80").unwrap(),
+            span: Span::call_site(),
+            from_attribute: false,
+        }];
+        let mut asked = 0;
+        let mut problems = Vec::new();
+        let resolved = resolve(
+            None,
+            Some(wanted),
+            &Policy::default(),
+            &Env::new(&dir),
+            &targets,
+            &mut || {
+                asked += 1;
+                embedded.map(str::to_owned)
+            },
+            &mut problems,
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        let out = match resolved {
+            Some(r) => Ok(r
+                .kernels
+                .iter()
+                .map(|k| {
+                    let regs = k.resources[0].as_ref().unwrap().registers_per_thread;
+                    (k.name.clone(), regs)
+                })
+                .collect()),
+            None => Err(problems.into_iter().map(|p| p.message).collect()),
+        };
+        (out, asked)
+    }
+
+    #[test]
+    fn a_name_of_several_modules_is_the_embedded_modules() {
+        let kernels = [
+            ("transpose", "src/conv2d/conv2d.cu", 32),
+            ("transpose", "src/convtrans2d/convtrans2d.cu", 38),
+            ("unfold", "src/conv2d/conv2d.cu", 20),
+        ];
+        assert_eq!(
+            resolve_in(&kernels, &["transpose"], Some("convtrans2d")),
+            (Ok(vec![("convtrans2d::transpose".to_owned(), 38)]), 1)
+        );
+        // A glob's ambiguous member too; a name only one module has needs no module.
+        assert_eq!(
+            resolve_in(&kernels, &["*"], Some("conv2d")),
+            (
+                Ok(vec![
+                    ("conv2d::transpose".to_owned(), 32),
+                    ("unfold".to_owned(), 20)
+                ]),
+                1
+            )
+        );
+        assert_eq!(
+            resolve_in(&kernels, &["unfold"], Some("conv2d")),
+            (Ok(vec![("unfold".to_owned(), 20)]), 0)
+        );
+        // No embedded file, or one of a module without the name: still ambiguous.
+        for embedded in [None, Some("pool")] {
+            let (out, asked) = resolve_in(&kernels, &["transpose"], embedded);
+            assert_eq!(asked, 1);
+            let problems = out.unwrap_err();
+            assert!(
+                problems.len() == 1
+                    && problems[0].starts_with("kernel name `transpose` is ambiguous"),
+                "{problems:?}"
+            );
+        }
+        // A name written with its module is that module's, whatever the file embeds.
+        assert_eq!(
+            resolve_in(&kernels, &["conv2d::transpose"], Some("convtrans2d")),
+            (Ok(vec![("conv2d::transpose".to_owned(), 32)]), 0)
+        );
+    }
 
     #[test]
     fn brace_groups_match_only_their_alternatives() {

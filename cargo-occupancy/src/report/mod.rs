@@ -85,6 +85,7 @@ mod cuda;
 mod evaluate;
 mod finder;
 mod json;
+mod macro_consts;
 mod model;
 mod sarif;
 mod sites;

@@ -31,6 +31,8 @@
 use std::collections::BTreeMap;
 
 use occupancy_attr::apis;
+
+use super::macro_consts;
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
@@ -115,6 +117,9 @@ struct Func {
     /// It has `#[occupancy::check]` (or `#[check]`, an alias, inside `cfg_attr`).
     annotated: bool,
     params: Vec<Option<String>>,
+    /// The traits each type parameter is bound by (the function's and its impl's generics
+    /// and `where` clauses): `K` -> `UnaryOpCudaKernel`.
+    bounds: Vec<(String, Vec<String>)>,
     scan: Scan,
 }
 
@@ -233,6 +238,8 @@ pub(crate) fn find(files: &[File<'_>]) -> Vec<Launch> {
     let mut consts: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut assoc: Vec<AssocConst> = Vec::new();
     let mut str_methods: Vec<StrMethod> = Vec::new();
+    let mut macro_rules: Vec<(String, Vec<macro_consts::Rule>)> = Vec::new();
+    let mut macro_calls: Vec<(usize, String, TokenStream)> = Vec::new();
     for (index, file) in files.iter().enumerate() {
         let mut collect = Collect {
             file: index,
@@ -245,8 +252,26 @@ pub(crate) fn find(files: &[File<'_>]) -> Vec<Launch> {
             consts: &mut consts,
             assoc: &mut assoc,
             str_methods: &mut str_methods,
+            macro_rules: &mut macro_rules,
+            macro_calls: &mut macro_calls,
+            impl_trait: None,
+            impl_bounds: Vec::new(),
         };
         collect.visit_file(file.syntax);
+    }
+    // The associated constants of the impls the crate's `macro_rules!` make, per invocation.
+    for (file, name, tokens) in &macro_calls {
+        for (_, rules) in macro_rules.iter().filter(|(n, _)| n == name) {
+            for (trait_, constant, value) in macro_consts::string_consts(rules, tokens) {
+                assoc.push(AssocConst {
+                    file: *file,
+                    trait_,
+                    name: constant,
+                    values: vec![value],
+                    array: false,
+                });
+            }
+        }
     }
     let crate_ = Crate {
         files,
@@ -275,6 +300,37 @@ pub(crate) fn find(files: &[File<'_>]) -> Vec<Launch> {
         out.extend(macro_launches(m, invocations.get(&m.name)));
     }
     out.sort_by_key(|a| natural(&a.location));
+    out
+}
+
+/// The traits each type parameter of `generics` is bound by, inline and in the `where`
+/// clause (each trait by its last name).
+fn bounds(generics: &syn::Generics) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    let mut add =
+        |name: String, list: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>| {
+            let traits = list.iter().filter_map(|b| match b {
+                syn::TypeParamBound::Trait(t) => {
+                    t.path.segments.last().map(|s| s.ident.to_string())
+                }
+                _ => None,
+            });
+            match out.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, v)) => v.extend(traits),
+                None => out.push((name, traits.collect())),
+            }
+        };
+    for p in generics.type_params() {
+        add(p.ident.to_string(), &p.bounds);
+    }
+    for w in generics.where_clause.iter().flat_map(|w| &w.predicates) {
+        if let syn::WherePredicate::Type(t) = w
+            && let syn::Type::Path(p) = &t.bounded_ty
+            && let Some(name) = p.path.get_ident()
+        {
+            add(name.to_string(), &t.bounds);
+        }
+    }
     out
 }
 
@@ -898,10 +954,27 @@ impl Crate<'_, '_> {
             return None;
         }
         let own_file = ty.ident == "Self";
+        // `K::X` with `K: Trait`: the impls of those traits; with no bound read, the impls
+        // of one trait only (two traits' constants of one name are not one set).
+        let traits: Option<&Vec<String>> = f
+            .bounds
+            .iter()
+            .find(|(n, _)| ty.ident == n)
+            .map(|(_, t)| t)
+            .filter(|t| !t.is_empty());
+        let mut seen_traits: Vec<&Option<String>> = Vec::new();
         let mut values: Vec<String> = Vec::new();
         for c in self.assoc.iter().filter(|c| name.ident == c.name) {
             if own_file && c.file != f.file || c.array != index.is_some() {
                 continue;
+            }
+            if let Some(traits) = traits
+                && !c.trait_.as_ref().is_some_and(|t| traits.contains(t))
+            {
+                continue;
+            }
+            if !seen_traits.contains(&&c.trait_) {
+                seen_traits.push(&c.trait_);
             }
             let v = match index {
                 Some(i) => c.values.get(i)?,
@@ -911,7 +984,7 @@ impl Crate<'_, '_> {
                 values.push(v.clone());
             }
         }
-        (!values.is_empty()).then_some(values)
+        (!values.is_empty() && seen_traits.len() == 1).then_some(values)
     }
 
     /// `x.as_str()` inside the arm `T::V => ..` of a `match x` that the launch being named
@@ -1274,6 +1347,7 @@ pub(crate) fn attributes_in_macros(file: &syn::File) -> Vec<(usize, String)> {
     let mut consts = BTreeMap::new();
     let mut assoc = Vec::new();
     let mut str_methods = Vec::new();
+    let (mut macro_rules, mut macro_calls) = (Vec::new(), Vec::new());
     let mut collect = Collect {
         file: 0,
         shown: "",
@@ -1285,6 +1359,10 @@ pub(crate) fn attributes_in_macros(file: &syn::File) -> Vec<(usize, String)> {
         consts: &mut consts,
         assoc: &mut assoc,
         str_methods: &mut str_methods,
+        macro_rules: &mut macro_rules,
+        macro_calls: &mut macro_calls,
+        impl_trait: None,
+        impl_bounds: Vec::new(),
     };
     collect.visit_file(file);
     macros
@@ -1306,12 +1384,20 @@ struct Collect<'x> {
     consts: &'x mut BTreeMap<String, Vec<String>>,
     assoc: &'x mut Vec<AssocConst>,
     str_methods: &'x mut Vec<StrMethod>,
+    /// Each `macro_rules!` by name, and each item macro invoked: (file, name, input).
+    macro_rules: &'x mut Vec<(String, Vec<macro_consts::Rule>)>,
+    macro_calls: &'x mut Vec<(usize, String, TokenStream)>,
+    /// The trait of the impl being walked, and its generics' bounds.
+    impl_trait: Option<String>,
+    impl_bounds: Vec<(String, Vec<String>)>,
 }
 
 /// A string, or an array of strings, an impl gives an associated constant:
 /// `const FNS: &'static [&'static str] = &["unfold_f32", ..]` in `impl HasCudaKernel<f32>`.
 struct AssocConst {
     file: usize,
+    /// The trait of the impl (its last name), `None` for an inherent impl.
+    trait_: Option<String>,
     name: String,
     /// One element for a `&str` constant.
     values: Vec<String>,
@@ -1390,6 +1476,11 @@ impl Collect<'_> {
                     },
                 })
                 .collect(),
+            bounds: {
+                let mut b = self.impl_bounds.clone();
+                b.extend(bounds(&sig.generics));
+                b
+            },
             scan,
         });
     }
@@ -1488,10 +1579,19 @@ impl<'ast> Visit<'ast> for Collect<'_> {
         let what = ty
             .as_ref()
             .map_or_else(|| "impl".to_owned(), |t| format!("impl {t}"));
+        let trait_ = i
+            .trait_
+            .as_ref()
+            .and_then(|t| t.0.segments.last())
+            .map(|s| s.ident.to_string());
         self.within(&i.attrs, &what, |this| {
             let outer = std::mem::replace(&mut this.impl_ty, ty);
+            let outer_trait = std::mem::replace(&mut this.impl_trait, trait_);
+            let outer_bounds = std::mem::replace(&mut this.impl_bounds, bounds(&i.generics));
             syn::visit::visit_item_impl(this, i);
             this.impl_ty = outer;
+            this.impl_trait = outer_trait;
+            this.impl_bounds = outer_bounds;
         });
     }
     fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
@@ -1529,6 +1629,7 @@ impl<'ast> Visit<'ast> for Collect<'_> {
         };
         self.assoc.push(AssocConst {
             file: self.file,
+            trait_: self.impl_trait.clone(),
             name: c.ident.to_string(),
             values,
             array,
@@ -1548,9 +1649,15 @@ impl<'ast> Visit<'ast> for Collect<'_> {
     }
     fn visit_item_macro(&mut self, m: &'ast syn::ItemMacro) {
         if !m.mac.path.is_ident("macro_rules") {
+            if let Some(last) = m.mac.path.segments.last() {
+                self.macro_calls
+                    .push((self.file, last.ident.to_string(), m.mac.tokens.clone()));
+            }
             return;
         }
         let Some(name) = &m.ident else { return };
+        self.macro_rules
+            .push((name.to_string(), macro_consts::rules(&m.mac.tokens)));
         let mut launches = Vec::new();
         let mut attributes = Vec::new();
         scan_tokens(
@@ -2141,6 +2248,56 @@ mod tests {
                 (l.location, l.function, check)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_generic_kernel_constant_is_each_impl_a_macro_makes_of_the_bound_trait() {
+        // dfdx's style: `macro_rules!` impls of two traits that both name `FWD`; the
+        // launch is generic over `K: Unary`, so only the unary impls' names are its kernels.
+        let found = launches(&[(
+            "src/ops.rs",
+            r#"
+                pub trait Unary<E> { const FWD: &'static str; }
+                pub trait Binary<E> { const FWD: &'static str; }
+                macro_rules! unary { ($Op:path, $T:ty, $Fwd:tt) => {
+                    impl crate::ops::Unary<$T> for $Op { const FWD: &'static str = $Fwd; }
+                }; }
+                macro_rules! binary { ($Op:path, $T:ty, $Fwd:tt) => {
+                    impl Binary<$T> for $Op { const FWD: &'static str = $Fwd; }
+                }; }
+                unary!(Abs, f32, "abs_fwd_f32");
+                unary!(Abs, f64, "abs_fwd_f64");
+                binary!(Add, f32, "badd_fwd_f32");
+                impl<E, K: Unary<E>> Run<K, E> for Cuda {
+                    fn forward(&self, n: u32) -> Result<()> {
+                        let f = self.dev.get_func(K::FWD, K::FWD).unwrap();
+                        unsafe { f.launch(LaunchConfig::for_num_elems(n), (n,)) }?;
+                        Ok(())
+                    }
+                }
+                impl<E, K> Run2<K, E> for Cuda where K: Binary<E> {
+                    fn forward(&self, n: u32) -> Result<()> {
+                        let f = self.dev.get_func(K::FWD, K::FWD).unwrap();
+                        unsafe { f.launch(LaunchConfig::for_num_elems(n), (n,)) }?;
+                        Ok(())
+                    }
+                }
+                fn unbound<K>(dev: &Dev, n: u32) -> Result<()> {
+                    let f = dev.get_func(K::FWD, K::FWD).unwrap();
+                    unsafe { f.launch(LaunchConfig::for_num_elems(n), (n,)) }?;
+                    Ok(())
+                }
+                "#,
+        )]);
+        let checks: Vec<&str> = found.iter().map(|(_, _, c)| c.as_str()).collect();
+        assert_eq!(
+            checks,
+            [
+                "#[occupancy::check(kernel = [\"abs_fwd_f32\", \"abs_fwd_f64\"])] at line 14",
+                "#[occupancy::check(kernel = \"badd_fwd_f32\")] at line 21",
+                "unread: the kernel's name is built at run time: `K :: FWD` is not read",
+            ]
+        );
     }
 
     #[test]

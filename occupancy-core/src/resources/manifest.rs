@@ -1040,12 +1040,14 @@ mod tests {
     fn large_manifests_list_every_module() {
         // 20,000 modules defining one kernel name, each for two architectures (a manifest is
         // input: the lists and errors are built with maps, one pass each; this took a
-        // minute when they compared pairs, 0.3 s since).
+        // minute when they compared pairs, 0.3 s since). Two register counts: which module's
+        // is launched matters.
         let mut m = Manifest::new("test");
         for i in 0..20_000 {
+            let regs = 32 + i % 2;
             m.add_kernels(
                 Some(&format!("m{i}.ptx")),
-                [kernel("k", "sm_80", 32), kernel("k", "sm_90", 32)],
+                [kernel("k", "sm_80", regs), kernel("k", "sm_90", regs)],
             );
         }
         let e = m.lookup("k", "sm_80").unwrap_err();
@@ -1056,7 +1058,7 @@ mod tests {
         );
         assert_eq!(
             m.lookup("m19999::k", "sm_86").unwrap().registers_per_thread,
-            32
+            33
         );
         let names = m.kernel_names();
         assert_eq!(names.len(), 20_000);

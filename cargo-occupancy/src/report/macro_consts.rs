@@ -1,0 +1,284 @@
+//! The string constants a `macro_rules!` writes into the impls it makes, per invocation:
+//! dfdx's `cuda_unary!(AbsKernelOp, f32, PTX, "abs_fwd_f32", "abs_bwd_f32")` expands to an
+//! impl with `const FWD_FN_NAME: &'static str = $Fwd;`, so `K::FWD_FN_NAME` is
+//! `abs_fwd_f32` for that `K`. A small matcher of the macro's rules, enough for rules whose
+//! comma-separated parts are literal tokens followed by at most one metavariable; an
+//! invocation no rule matches that way gives nothing (never a guess).
+
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+
+/// The most rules of one macro read, and the most tokens of one rule or invocation.
+const MAX_RULES: usize = 32;
+const MAX_TOKENS: usize = 4096;
+
+/// One rule: its matcher and its transcriber.
+pub(super) struct Rule {
+    matcher: Vec<TokenTree>,
+    transcriber: TokenStream,
+}
+
+/// The rules of `macro_rules! name { (..) => { .. }; .. }`, from its body's tokens.
+pub(super) fn rules(body: &TokenStream) -> Vec<Rule> {
+    let trees: Vec<TokenTree> = body.clone().into_iter().take(MAX_TOKENS).collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    // `(matcher) => {transcriber}` separated by `;`.
+    while out.len() < MAX_RULES {
+        let (Some(TokenTree::Group(m)), Some(TokenTree::Punct(eq)), Some(TokenTree::Punct(gt))) =
+            (trees.get(i), trees.get(i + 1), trees.get(i + 2))
+        else {
+            break;
+        };
+        let Some(TokenTree::Group(t)) = trees.get(i + 3) else {
+            break;
+        };
+        if eq.as_char() != '=' || gt.as_char() != '>' {
+            break;
+        }
+        out.push(Rule {
+            matcher: m.stream().into_iter().take(MAX_TOKENS).collect(),
+            transcriber: t.stream(),
+        });
+        i += 4;
+        if matches!(trees.get(i), Some(TokenTree::Punct(p)) if p.as_char() == ';') {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A string constant an expansion defines: the trait of the impl it is in (the last name of
+/// its path), its name, its value.
+pub(super) type StringConst = (Option<String>, String, String);
+
+/// The string constants the first rule that matches `input` writes as
+/// `const NAME: .. = $var;` with `$var` bound to a string literal.
+pub(super) fn string_consts(rules: &[Rule], input: &TokenStream) -> Vec<StringConst> {
+    let input: Vec<TokenTree> = input.clone().into_iter().take(MAX_TOKENS).collect();
+    for rule in rules {
+        if let Some(bindings) = bind(&rule.matcher, &input) {
+            let mut out = Vec::new();
+            consts_in(&rule.transcriber, &bindings, None, &mut out, 0);
+            return out;
+        }
+    }
+    Vec::new()
+}
+
+/// The trait `impl` at `trees[0]` implements: `impl<T> a::Trait<$T> for X` is `Trait`;
+/// `None` for an inherent impl.
+fn impl_trait(trees: &[TokenTree]) -> Option<String> {
+    let mut i = 1;
+    // The impl's own generics.
+    if matches!(trees.get(i), Some(TokenTree::Punct(p)) if p.as_char() == '<') {
+        let mut depth = 0;
+        while let Some(t) = trees.get(i) {
+            if let TokenTree::Punct(p) = t {
+                match p.as_char() {
+                    '<' => depth += 1,
+                    '>' => depth -= 1,
+                    _ => {}
+                }
+            }
+            i += 1;
+            if depth == 0 {
+                break;
+            }
+        }
+    }
+    let mut last = None;
+    for t in &trees[i.min(trees.len())..] {
+        match t {
+            TokenTree::Ident(x) if x == "for" => return last,
+            TokenTree::Ident(x) => last = Some(x.to_string()),
+            TokenTree::Punct(p) if p.as_char() == ':' => {}
+            TokenTree::Punct(p) if p.as_char() == '<' => {
+                // The trait's arguments: the name before them is the trait's.
+                return trees[i..]
+                    .iter()
+                    .any(|t| matches!(t, TokenTree::Ident(x) if x == "for"))
+                    .then_some(last)
+                    .flatten();
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Splits at the commas outside groups.
+fn parts(trees: &[TokenTree]) -> Vec<&[TokenTree]> {
+    trees
+        .split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+        .collect()
+}
+
+/// The metavariables `matcher` binds in `input`, or `None` where it does not match (or is
+/// not of the shape read).
+fn bind(matcher: &[TokenTree], input: &[TokenTree]) -> Option<Vec<(String, Vec<TokenTree>)>> {
+    let (want, got) = (parts(matcher), parts(input));
+    if want.len() != got.len() {
+        return None;
+    }
+    let mut bindings = Vec::new();
+    for (w, g) in want.iter().zip(&got) {
+        // Literal tokens, then `$name:fragment` or nothing.
+        let var = w
+            .iter()
+            .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == '$'));
+        let literal = &w[..var.unwrap_or(w.len())];
+        if g.len() < literal.len()
+            || literal
+                .iter()
+                .zip(g.iter())
+                .any(|(a, b)| a.to_string() != b.to_string())
+        {
+            return None;
+        }
+        let rest = &g[literal.len()..];
+        match var.map(|v| &w[v..]) {
+            None if rest.is_empty() => {}
+            Some(
+                [
+                    _,
+                    TokenTree::Ident(name),
+                    TokenTree::Punct(colon),
+                    TokenTree::Ident(frag),
+                ],
+            ) if colon.as_char() == ':' && fits(&frag.to_string(), rest) => {
+                bindings.push((name.to_string(), rest.to_vec()));
+            }
+            _ => return None,
+        }
+    }
+    Some(bindings)
+}
+
+/// Whether `tokens` can be a fragment of kind `frag` (a conservative reading: a `path` or
+/// `ty` has no call-like `name(..)`, a `tt` or `ident` or `literal` is one token).
+fn fits(frag: &str, tokens: &[TokenTree]) -> bool {
+    match frag {
+        "tt" | "literal" | "lifetime" => tokens.len() == 1,
+        "ident" => matches!(tokens, [TokenTree::Ident(_)]),
+        "path" | "ty" => {
+            !tokens.is_empty()
+                && !tokens.windows(2).any(|w| {
+                    matches!(&w[1], TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis)
+                        && matches!(&w[0], TokenTree::Ident(_))
+                })
+        }
+        _ => !tokens.is_empty(),
+    }
+}
+
+/// `const NAME: .. = $var;` in `tokens` (and its groups) with `$var` bound to one string
+/// literal.
+fn consts_in(
+    tokens: &TokenStream,
+    bindings: &[(String, Vec<TokenTree>)],
+    in_trait: Option<&str>,
+    out: &mut Vec<StringConst>,
+    depth: usize,
+) {
+    if depth > 8 {
+        return;
+    }
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().take(MAX_TOKENS).collect();
+    // The trait of the last `impl` met: its body is the next brace group.
+    let mut pending: Option<Option<String>> = None;
+    for (i, t) in trees.iter().enumerate() {
+        match t {
+            TokenTree::Ident(kw) if kw == "impl" => pending = Some(impl_trait(&trees[i..])),
+            TokenTree::Ident(kw) if kw == "const" => {
+                let Some(TokenTree::Ident(name)) = trees.get(i + 1) else {
+                    continue;
+                };
+                // The value: the tokens between the `=` and the `;`.
+                let Some(eq) = trees[i..]
+                    .iter()
+                    .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == '='))
+                else {
+                    continue;
+                };
+                let value = &trees[i + eq + 1..];
+                let end = value
+                    .iter()
+                    .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ';'))
+                    .unwrap_or(value.len());
+                if let [TokenTree::Punct(dollar), TokenTree::Ident(var)] = &value[..end]
+                    && dollar.as_char() == '$'
+                    && let Some((_, [TokenTree::Literal(lit)])) = bindings
+                        .iter()
+                        .find(|(n, _)| *n == var.to_string())
+                        .map(|(n, v)| (n, v.as_slice()))
+                    && let Ok(syn::Lit::Str(s)) = syn::parse_str::<syn::Lit>(&lit.to_string())
+                {
+                    out.push((in_trait.map(str::to_owned), name.to_string(), s.value()));
+                }
+            }
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace && pending.is_some() => {
+                let tr = pending.take().flatten();
+                consts_in(&g.stream(), bindings, tr.as_deref(), out, depth + 1)
+            }
+            TokenTree::Group(g) => consts_in(&g.stream(), bindings, in_trait, out, depth + 1),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn consts(definition: &str, invocation: &str) -> Vec<StringConst> {
+        let rules = rules(&definition.parse().unwrap());
+        string_consts(&rules, &invocation.parse().unwrap())
+    }
+
+    const UNARY: &str = r#"
+        ($Op:path, $T:ty, $Fwd:tt, $Bwd:tt) => {
+            impl Kernel<$T> for $Op { const FWD: &'static str = $Fwd; const BWD: &'static str = $Bwd; }
+        };
+        (df(f(x)) $Op:path, $T:ty, $Fwd:tt, $Bwd:tt) => {
+            impl Kernel<$T> for $Op { const USES_FX: bool = true; const FWD: &'static str = $Fwd; const BWD: &'static str = $Bwd; }
+        };
+    "#;
+
+    #[test]
+    fn each_invocation_gives_its_rules_constants() {
+        let pairs = |v: &[(&str, &str)]| -> Vec<StringConst> {
+            v.iter()
+                .map(|(a, b)| (Some("Kernel".to_owned()), a.to_string(), b.to_string()))
+                .collect()
+        };
+        assert_eq!(
+            consts(UNARY, r#"AbsOp, f32, "abs_fwd_f32", "abs_bwd_f32""#),
+            pairs(&[("FWD", "abs_fwd_f32"), ("BWD", "abs_bwd_f32")])
+        );
+        // The second rule (the first cannot take `df(f(x)) ReluOp` as a path).
+        assert_eq!(
+            consts(
+                UNARY,
+                r#"df(f(x)) ReluOp, f64, "relu_fwd_f64", "relu_bwd_f64""#
+            ),
+            pairs(&[("FWD", "relu_fwd_f64"), ("BWD", "relu_bwd_f64")])
+        );
+        // No rule matches: nothing.
+        assert!(consts(UNARY, r#"AbsOp, f32, "abs_fwd_f32""#).is_empty());
+        // A value that is not a string literal: not a string constant.
+        assert!(
+            consts(UNARY, r#"AbsOp, f32, NAME, "b""#)
+                .iter()
+                .all(|(_, c, _)| c != "FWD")
+        );
+        // The trait is the impl's, through a path and its generics.
+        let made = consts(
+            "($n:tt) => { impl<T: X> crate::ops::Unary<f32> for Op<T> { const N: &str = $n; } };",
+            r#""k""#,
+        );
+        assert_eq!(
+            made,
+            [(Some("Unary".to_owned()), "N".to_owned(), "k".to_owned())]
+        );
+    }
+}
