@@ -677,6 +677,9 @@ fn lexical(path: &std::path::Path) -> PathBuf {
 mod tests {
     use super::*;
 
+    /// Each kernel resolved with its registers on sm_80, or the problems.
+    type Resolution = Result<Vec<(String, u32)>, Vec<String>>;
+
     /// `resolve` of `names` in a crate whose committed manifest has `kernels` (name, source
     /// file, registers on sm_80), with `embedded` as the wrapper file's embedded module:
     /// (the registers of each kernel resolved, or the problems; how often `embedded` was
@@ -685,7 +688,7 @@ mod tests {
         kernels: &[(&str, &str, u32)],
         names: &[&str],
         embedded: Option<&str>,
-    ) -> (Result<Vec<(String, u32)>, Vec<String>>, usize) {
+    ) -> (Resolution, usize) {
         let dir = std::env::temp_dir().join(format!(
             "occupancy-spec-embedded-{}-{}",
             std::process::id(),

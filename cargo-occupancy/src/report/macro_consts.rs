@@ -209,7 +209,7 @@ fn consts_in(
                     && dollar.as_char() == '$'
                     && let Some((_, [TokenTree::Literal(lit)])) = bindings
                         .iter()
-                        .find(|(n, _)| *n == var.to_string())
+                        .find(|(n, _)| var == n)
                         .map(|(n, v)| (n, v.as_slice()))
                     && let Ok(syn::Lit::Str(s)) = syn::parse_str::<syn::Lit>(&lit.to_string())
                 {
