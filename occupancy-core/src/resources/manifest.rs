@@ -496,13 +496,13 @@ impl Manifest {
         };
         // Which module's kernel is launched does not matter where each gives the same
         // resources on this target (one header's kernel compiled into many modules: dfdx's
-        // `fill_with_f16` in 44).
-        let found: Vec<_> = many
+        // `fill_with_f16` in 44). One pass, no error built per module.
+        let want = SmTarget::parse(arch).ok();
+        let mut each = many
             .iter()
-            .map(|g| self.lookup_in(kernel, arch, g).ok())
-            .collect();
-        if let Some(Some(first)) = found.first()
-            && found.iter().all(|f| f.is_some_and(|r| r == *first))
+            .map(|g| want.and_then(|w| Self::loadable_resources(g, w)));
+        if let Some(Some(first)) = each.next()
+            && each.all(|r| r == Some(first))
         {
             return Ok(first);
         }
@@ -524,6 +524,21 @@ impl Manifest {
         Err(e)
     }
 
+    /// The resources of the cubin of `group` (one kernel's cubins for several
+    /// architectures) the driver loads on `want`, when there is one and its copies agree.
+    fn loadable_resources<'m>(
+        group: &[&'m ManifestKernel],
+        want: SmTarget,
+    ) -> Option<&'m KernelResources> {
+        let chosen = loadable_arch(group.iter().map(|k| k.resources.arch), want)?;
+        let mut same = group
+            .iter()
+            .map(|k| &k.resources)
+            .filter(|r| r.arch == chosen);
+        let first = same.next()?;
+        same.all(|r| r == first).then_some(first)
+    }
+
     /// The resources for `arch` of the one kernel `group` holds (its cubins for several
     /// architectures), for [`Manifest::lookup`] of `kernel`.
     fn lookup_in<'m>(
@@ -532,9 +547,12 @@ impl Manifest {
         arch: &str,
         group: &[&'m ManifestKernel],
     ) -> std::result::Result<&'m KernelResources, Box<LookupError>> {
-        let chosen = SmTarget::parse(arch)
-            .ok()
-            .and_then(|want| loadable_arch(group.iter().map(|k| k.resources.arch), want));
+        let want = SmTarget::parse(arch).ok();
+        if let Some(found) = want.and_then(|w| Self::loadable_resources(group, w)) {
+            return Ok(found);
+        }
+        // Why not: no cubin the driver loads, or copies of it that disagree.
+        let chosen = want.and_then(|w| loadable_arch(group.iter().map(|k| k.resources.arch), w));
         let Some(chosen) = chosen else {
             return Err(self.lookup_error(kernel, arch, Some(group)));
         };
@@ -543,22 +561,19 @@ impl Manifest {
             .copied()
             .filter(|k| k.resources.arch == chosen)
             .collect();
-        if same.iter().any(|k| k.resources != same[0].resources) {
-            let mut e = self.lookup_error(kernel, &chosen.to_string(), Some(group));
-            e.kernel_found = false;
-            e.compiled_for.clear();
-            e.conflicting = same
-                .iter()
-                .map(|k| {
-                    k.artifact
-                        .clone()
-                        .or_else(|| k.source.clone())
-                        .unwrap_or_else(|| "an unnamed file".to_string())
-                })
-                .collect();
-            return Err(e);
-        }
-        Ok(&same[0].resources)
+        let mut e = self.lookup_error(kernel, &chosen.to_string(), Some(group));
+        e.kernel_found = false;
+        e.compiled_for.clear();
+        e.conflicting = same
+            .iter()
+            .map(|k| {
+                k.artifact
+                    .clone()
+                    .or_else(|| k.source.clone())
+                    .unwrap_or_else(|| "an unnamed file".to_string())
+            })
+            .collect();
+        Err(e)
     }
 
     /// The error for `kernel` on `arch`: `found` is the one kernel that answers to the name,
@@ -1052,6 +1067,8 @@ mod tests {
         }
         let e = m.lookup("k", "sm_80").unwrap_err();
         assert_eq!(e.choices.len(), 20_000);
+        // No module has a cubin for sm_75: one error, not one per module.
+        assert_eq!(m.lookup("k", "sm_75").unwrap_err().choices.len(), 20_000);
         assert_eq!(
             (e.choices[0].as_str(), e.choices[19_999].as_str()),
             ("m0::k", "m19999::k")
