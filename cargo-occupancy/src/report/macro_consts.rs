@@ -2,8 +2,9 @@
 //! dfdx's `cuda_unary!(AbsKernelOp, f32, PTX, "abs_fwd_f32", "abs_bwd_f32")` expands to an
 //! impl with `const FWD_FN_NAME: &'static str = $Fwd;`, so `K::FWD_FN_NAME` is
 //! `abs_fwd_f32` for that `K`. A small matcher of the macro's rules, enough for rules whose
-//! comma-separated parts are literal tokens followed by at most one metavariable; an
-//! invocation no rule matches that way gives nothing (never a guess).
+//! comma-separated parts are literal tokens followed by at most one metavariable. Rules are
+//! tried in order as rustc does; at the first rule the matcher cannot read (a repetition
+//! `$(..)*`, a fragment it does not know), or when none matches, the invocation gives nothing (never a guess).
 
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 
@@ -56,13 +57,27 @@ pub(super) type StringConst = (Option<String>, String, String);
 pub(super) fn string_consts(rules: &[Rule], input: &TokenStream) -> Vec<StringConst> {
     let input: Vec<TokenTree> = input.clone().into_iter().take(MAX_TOKENS).collect();
     for rule in rules {
-        if let Some(bindings) = bind(&rule.matcher, &input) {
-            let mut out = Vec::new();
-            consts_in(&rule.transcriber, &bindings, None, &mut out, 0);
-            return out;
+        match bind(&rule.matcher, &input) {
+            Bound::Yes(bindings) => {
+                let mut out = Vec::new();
+                consts_in(&rule.transcriber, &bindings, None, &mut out, 0);
+                return out;
+            }
+            Bound::No => {}
+            Bound::Unread => return Vec::new(),
         }
     }
     Vec::new()
+}
+
+/// Whether a rule matches an invocation.
+enum Bound {
+    /// Yes, with these metavariables.
+    Yes(Vec<(String, Vec<TokenTree>)>),
+    /// No: rustc tries the next rule.
+    No,
+    /// Not a rule the matcher reads: whether rustc takes it is not known.
+    Unread,
 }
 
 /// The trait `impl` at `trees[0]` implements: `impl<T> a::Trait<$T> for X` is `Trait`;
@@ -91,7 +106,8 @@ fn impl_trait(trees: &[TokenTree]) -> Option<String> {
         match t {
             TokenTree::Ident(x) if x == "for" => return last,
             TokenTree::Ident(x) => last = Some(x.to_string()),
-            TokenTree::Punct(p) if p.as_char() == ':' => {}
+            // `$crate::ops::Unary`.
+            TokenTree::Punct(p) if p.as_char() == ':' || p.as_char() == '$' => {}
             TokenTree::Punct(p) if p.as_char() == '<' => {
                 // The trait's arguments: the name before them is the trait's.
                 return trees[i..]
@@ -106,38 +122,43 @@ fn impl_trait(trees: &[TokenTree]) -> Option<String> {
     None
 }
 
-/// Splits at the commas outside groups.
+/// Splits at the commas outside groups and `<..>` (`Pair<f32, f64>` is one part; the `>`
+/// of `->` and `=>` closes nothing).
 fn parts(trees: &[TokenTree]) -> Vec<&[TokenTree]> {
-    trees
-        .split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
-        .collect()
+    let mut out = Vec::new();
+    let (mut start, mut depth) = (0, 0usize);
+    for (i, t) in trees.iter().enumerate() {
+        let TokenTree::Punct(p) = t else { continue };
+        let arrow = i > 0
+            && matches!(&trees[i - 1], TokenTree::Punct(q)
+                if q.spacing() == proc_macro2::Spacing::Joint && matches!(q.as_char(), '-' | '='));
+        match p.as_char() {
+            '<' => depth += 1,
+            '>' if !arrow => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                out.push(&trees[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&trees[start..]);
+    out
 }
 
-/// The metavariables `matcher` binds in `input`, or `None` where it does not match (or is
-/// not of the shape read).
-fn bind(matcher: &[TokenTree], input: &[TokenTree]) -> Option<Vec<(String, Vec<TokenTree>)>> {
+/// The metavariables `matcher` binds in `input`.
+fn bind(matcher: &[TokenTree], input: &[TokenTree]) -> Bound {
     let (want, got) = (parts(matcher), parts(input));
-    if want.len() != got.len() {
-        return None;
-    }
     let mut bindings = Vec::new();
-    for (w, g) in want.iter().zip(&got) {
+    let mut matched = want.len() == got.len();
+    for (i, w) in want.iter().enumerate() {
         // Literal tokens, then `$name:fragment` or nothing.
         let var = w
             .iter()
             .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == '$'));
         let literal = &w[..var.unwrap_or(w.len())];
-        if g.len() < literal.len()
-            || literal
-                .iter()
-                .zip(g.iter())
-                .any(|(a, b)| a.to_string() != b.to_string())
-        {
-            return None;
-        }
-        let rest = &g[literal.len()..];
-        match var.map(|v| &w[v..]) {
-            None if rest.is_empty() => {}
+        let frag = match var.map(|v| &w[v..]) {
+            None => None,
             Some(
                 [
                     _,
@@ -145,23 +166,61 @@ fn bind(matcher: &[TokenTree], input: &[TokenTree]) -> Option<Vec<(String, Vec<T
                     TokenTree::Punct(colon),
                     TokenTree::Ident(frag),
                 ],
-            ) if colon.as_char() == ':' && fits(&frag.to_string(), rest) => {
-                bindings.push((name.to_string(), rest.to_vec()));
+            ) if colon.as_char() == ':' && KNOWN.contains(&frag.to_string().as_str()) => {
+                Some((name.to_string(), frag.to_string()))
             }
-            _ => return None,
+            _ => return Bound::Unread,
+        };
+        let Some(g) = got.get(i).filter(|_| matched) else {
+            continue;
+        };
+        if g.len() < literal.len()
+            || literal
+                .iter()
+                .zip(g.iter())
+                .any(|(a, b)| a.to_string() != b.to_string())
+        {
+            matched = false;
+            continue;
+        }
+        let rest = &g[literal.len()..];
+        match frag {
+            None if rest.is_empty() => {}
+            Some((name, frag)) if fits(&frag, rest) => bindings.push((name, rest.to_vec())),
+            _ => matched = false,
         }
     }
-    Some(bindings)
+    if matched {
+        Bound::Yes(bindings)
+    } else {
+        Bound::No
+    }
 }
 
-/// Whether `tokens` can be a fragment of kind `frag` (a conservative reading: a `path` or
-/// `ty` has no call-like `name(..)`, a `tt` or `ident` or `literal` is one token).
+/// The fragments [`fits`] tells apart.
+const KNOWN: &[&str] = &["tt", "literal", "ident", "path", "ty", "expr"];
+
+/// Whether `tokens` can be a fragment of kind `frag`, read strictly (what this says no to
+/// rustc may take, never the other way round for `tt`, `literal`, `ident` and `path`): a
+/// `path` is names, `::` and generic arguments only, a `ty` has no call-like `name(..)` or
+/// leading literal.
 fn fits(frag: &str, tokens: &[TokenTree]) -> bool {
     match frag {
-        "tt" | "literal" | "lifetime" => tokens.len() == 1,
+        "tt" => tokens.len() == 1,
+        "literal" => matches!(tokens, [TokenTree::Literal(_)]),
         "ident" => matches!(tokens, [TokenTree::Ident(_)]),
-        "path" | "ty" => {
-            !tokens.is_empty()
+        "path" => {
+            matches!(
+                tokens.first(),
+                Some(TokenTree::Ident(_) | TokenTree::Punct(_))
+            ) && tokens.iter().all(|t| match t {
+                TokenTree::Ident(_) => true,
+                TokenTree::Punct(p) => matches!(p.as_char(), ':' | '<' | '>' | ','),
+                _ => false,
+            })
+        }
+        "ty" => {
+            !matches!(tokens.first(), None | Some(TokenTree::Literal(_)))
                 && !tokens.windows(2).any(|w| {
                     matches!(&w[1], TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis)
                         && matches!(&w[0], TokenTree::Ident(_))

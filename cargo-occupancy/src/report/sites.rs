@@ -137,6 +137,8 @@ struct Scan {
     callees: Vec<Callee>,
     /// Names assigned to (`x = ..`, `x += ..`) somewhere in the body.
     assigned: Vec<String>,
+    /// Names bound by more than one `let` (shadowed).
+    rebound: Vec<String>,
 }
 
 /// A call of a function or method.
@@ -260,8 +262,11 @@ pub(crate) fn find(files: &[File<'_>]) -> Vec<Launch> {
         collect.visit_file(file.syntax);
     }
     // The associated constants of the impls the crate's `macro_rules!` make, per invocation.
+    // A name two `macro_rules!` define is not read: which one an invocation expands is
+    // textual scope, not followed here.
     for (file, name, tokens) in &macro_calls {
-        for (_, rules) in macro_rules.iter().filter(|(n, _)| n == name) {
+        let mut defs = macro_rules.iter().filter(|(n, _)| n == name);
+        if let (Some((_, rules)), None) = (defs.next(), defs.next()) {
             for (trait_, constant, value) in macro_consts::string_consts(rules, tokens) {
                 assoc.push(AssocConst {
                     file: *file,
@@ -699,10 +704,14 @@ impl Crate<'_, '_> {
         Ok(names)
     }
 
-    /// The name `call` launches (`fill_fn` of `fill_fn.launch(..)`), when `let`s of `f`
-    /// bind loads to it: then its kernel is what those load.
+    /// The name `call` launches (`fill_fn` of `fill_fn.launch(..)`), when one `let` of `f`
+    /// binds loads to it and nothing binds or assigns it again: then its kernel is what
+    /// those load.
     fn bound_loads(f: &Func, call: &LaunchCall) -> Option<String> {
         let launched = call.function.as_ref().and_then(ident)?;
+        if f.scan.rebound.contains(&launched) || f.scan.assigned.contains(&launched) {
+            return None;
+        }
         f.scan
             .loads
             .iter()
@@ -953,18 +962,32 @@ impl Crate<'_, '_> {
         if path.segments.len() != 2 {
             return None;
         }
-        let own_file = ty.ident == "Self";
-        // `K::X` with `K: Trait`: the impls of those traits; with no bound read, the impls
-        // of one trait only (two traits' constants of one name are not one set).
-        let traits: Option<&Vec<String>> = f
+        // `K::X` with `K: Trait`: the impls of those traits (a constant of a supertrait's
+        // impls is not read: which impls are `K`'s is not known); with no bound read, the
+        // impls of one trait only (two traits' constants of one name are not one set).
+        let traits: Option<&[String]> = f
             .bounds
             .iter()
             .find(|(n, _)| ty.ident == n)
-            .map(|(_, t)| t)
+            .map(|(_, t)| t.as_slice())
             .filter(|t| !t.is_empty());
+        self.assoc_values_of(f, &ty.ident, &name.ident, index, traits)
+    }
+
+    /// [`Crate::assoc_values`] from the impls of `traits` (any, if `None`), when they are
+    /// impls of one trait.
+    fn assoc_values_of(
+        &self,
+        f: &Func,
+        ty: &syn::Ident,
+        name: &syn::Ident,
+        index: Option<usize>,
+        traits: Option<&[String]>,
+    ) -> Option<Vec<String>> {
+        let own_file = ty == "Self";
         let mut seen_traits: Vec<&Option<String>> = Vec::new();
         let mut values: Vec<String> = Vec::new();
-        for c in self.assoc.iter().filter(|c| name.ident == c.name) {
+        for c in self.assoc.iter().filter(|c| *name == c.name) {
             if own_file && c.file != f.file || c.array != index.is_some() {
                 continue;
             }
@@ -1815,7 +1838,14 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                 self.closure = outer;
                 return;
             }
-            self.scan.lets.insert(name.clone(), (*init.expr).clone());
+            if self
+                .scan
+                .lets
+                .insert(name.clone(), (*init.expr).clone())
+                .is_some()
+            {
+                self.scan.rebound.push(name.clone());
+            }
             let outer = self.binding.replace(name);
             syn::visit::visit_local(self, local);
             self.binding = outer;
@@ -2328,6 +2358,57 @@ mod tests {
                 "#[occupancy::check(kernel = [\"fill_f32\", \"fill_f64\"])] at line 6",
                 "#[occupancy::check(kernel = [\"max_fwd_f32\", \"max_fwd_f64\"])] at line 6",
             ]
+        );
+        // One name bound twice, or assigned: which load a launch takes is not followed, so
+        // each launch lists both, not as its own (the report leaves them not checked).
+        let own = |text: &'static str| -> Vec<(String, bool)> {
+            let parsed = parse(&[("src/lib.rs", text)]);
+            let files: Vec<File<'_>> = parsed
+                .iter()
+                .map(|(shown, syntax)| File {
+                    shown,
+                    syntax,
+                    conditions: Vec::new(),
+                })
+                .collect();
+            find(&files)
+                .into_iter()
+                .map(|l| match l.check {
+                    Check::Attribute { args, own, .. } => (args, own),
+                    _ => (String::new(), false),
+                })
+                .collect()
+        };
+        let both = "kernel = [\"fill\", \"max\"]".to_owned();
+        for text in [
+            r#"fn shadowed(dev: &Dev, n: u32) -> Result<()> {
+                let f = dev.get_func("m", "fill").unwrap();
+                unsafe { f.launch(LaunchConfig::for_num_elems(n), (n,)) }?;
+                let f = dev.get_func("m", "max").unwrap();
+                unsafe { f.launch(LaunchConfig::for_num_elems(n), (n,)) }?;
+                Ok(())
+            }"#,
+            r#"fn assigned(dev: &Dev, n: u32, big: bool) -> Result<()> {
+                let mut f = dev.get_func("m", "fill").unwrap();
+                if big { f = dev.get_func("m", "max").unwrap(); }
+                unsafe { f.launch(LaunchConfig::for_num_elems(n), (n,)) }?;
+                unsafe { f.launch(LaunchConfig::for_num_elems(n), (n,)) }?;
+                Ok(())
+            }"#,
+        ] {
+            assert_eq!(own(text), [(both.clone(), false), (both.clone(), false)]);
+        }
+        // A name bound once is the launch's own.
+        assert!(
+            own(r#"fn once(dev: &Dev, n: u32) -> Result<()> {
+                let f = dev.get_func("m", "fill").unwrap();
+                let g = dev.get_func("m", "max").unwrap();
+                unsafe { f.launch(LaunchConfig::for_num_elems(n), (n,)) }?;
+                unsafe { g.launch(LaunchConfig::for_num_elems(n), (n,)) }?;
+                Ok(())
+            }"#)
+            .iter()
+            .all(|(_, own)| *own)
         );
     }
 
