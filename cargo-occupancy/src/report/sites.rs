@@ -2251,7 +2251,8 @@ mod tests {
             .collect()
     }
 
-    fn launches(files: &[(&'static str, &str)]) -> Vec<(String, String, String)> {
+    /// [`find`] over `files` (shown path, text).
+    fn find_in(files: &[(&'static str, &str)]) -> Vec<Launch> {
         let parsed = parse(files);
         let files: Vec<File<'_>> = parsed
             .iter()
@@ -2262,6 +2263,10 @@ mod tests {
             })
             .collect();
         find(&files)
+    }
+
+    fn launches(files: &[(&'static str, &str)]) -> Vec<(String, String, String)> {
+        find_in(files)
             .into_iter()
             .map(|l| {
                 let check = match l.check {
@@ -2362,16 +2367,7 @@ mod tests {
         // One name bound twice, or assigned: which load a launch takes is not followed, so
         // each launch lists both, not as its own (the report leaves them not checked).
         let own = |text: &'static str| -> Vec<(String, bool)> {
-            let parsed = parse(&[("src/lib.rs", text)]);
-            let files: Vec<File<'_>> = parsed
-                .iter()
-                .map(|(shown, syntax)| File {
-                    shown,
-                    syntax,
-                    conditions: Vec::new(),
-                })
-                .collect();
-            find(&files)
+            find_in(&[("src/lib.rs", text)])
                 .into_iter()
                 .map(|l| match l.check {
                     Check::Attribute { args, own, .. } => (args, own),
