@@ -127,7 +127,9 @@
 //! candidate stands for the run-time value it replaces: `block = [32, 1024]` on a body whose
 //! block is `threads` and whose shared memory is `threads * 4` checks (32, 128 B) and (1024,
 //! 4 KiB). Candidates are never paired with a value computed from the same run-time input
-//! in another way (an error says so). A `block` or `smem` known only at run time with no
+//! in another way (an error says so), and never crossed: a block and a shared memory that
+//! are two run-time values with several candidates each are an error saying to give the
+//! pairs the code launches, `launches = [(32, 128), (1024, 64 KiB)]`. A `block` or `smem` known only at run time with no
 //! candidates is an error at the body's expression saying what bound is known, if any (or
 //! check at run time with `occupancy_core::device::check_launch`, feature `cudarc`); a
 //! run-time grid is not an error: the grid lints (waves, `tail_effect`, `undersized_grid`)
@@ -163,6 +165,7 @@
 //! | `fatbin` | a fatbin (or an nvcc-built host binary with a `.nv_fatbin` section), relative to the crate's directory | none |
 //! | `regs` | registers per thread (ptxas `-v`: `Used N registers`); with `kernel` / `cubin` / `fatbin`, overrides the compiled kernel's | required without `kernel`, `cubin`, `fatbin` |
 //! | `smem` | dynamic shared memory per block: `8192`, `512 B`, `8 KiB`, `48 KB`, `1.5 KiB`, `8KiB`, a constant, candidates `[4 KiB, 64 KiB]` | read from the body, else `0` |
+//! | `launches` | run-time (block, dynamic shared memory) pairs chosen together, instead of `block` and `smem`: `[(32, 128), ((16, 16), 4 KiB)]` | none |
 //! | `static_smem` | static shared memory per block, same forms (ptxas: `N bytes smem`) | `0` |
 //! | `opt_in` | the dynamic shared memory opt-in the wrapper sets (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`), same forms | not set (48 KiB per block) |
 //! | `carveout` | preferred shared-memory carveout, a whole percentage: `50%` or `0.5` | not set (the driver's default) |

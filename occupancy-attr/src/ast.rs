@@ -23,6 +23,14 @@ pub(crate) struct Candidates<T> {
     pub(crate) list: bool,
 }
 
+/// One pair of `launches = [(32, 128), ((16, 16), 4 KiB)]`: a block and the dynamic shared
+/// memory launched with it.
+#[derive(Clone)]
+pub(crate) struct LaunchPair {
+    pub(crate) block: Dims,
+    pub(crate) smem: Value,
+}
+
 /// One `key = value` or `key(...)` argument: the key (for spans and messages) and its value.
 #[derive(Clone)]
 pub(crate) struct Arg<T> {
@@ -48,6 +56,8 @@ pub(crate) struct LevelArg {
 pub(crate) struct Args {
     pub(crate) block: Option<Arg<Candidates<Dims>>>,
     pub(crate) smem: Option<Arg<Candidates<Value>>>,
+    /// `launches = [(block, smem), ..]`: run-time candidates chosen together.
+    pub(crate) launches: Option<Arg<Vec<LaunchPair>>>,
     pub(crate) regs: Option<Arg<Value>>,
     pub(crate) static_smem: Option<Arg<Value>>,
     pub(crate) opt_in: Option<Arg<Value>>,

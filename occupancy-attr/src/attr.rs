@@ -11,7 +11,7 @@ use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Error, Expr, ExprLit, ExprUnary, Ident, Lit, LitStr, Result, Token, UnOp, bracketed};
 
-use crate::ast::{Arg, Args, Candidates, Dims, LevelArg, Percent, Value};
+use crate::ast::{Arg, Args, Candidates, Dims, LaunchPair, LevelArg, Percent, Value};
 use crate::errors::Errors;
 use crate::limits::Limits;
 
@@ -19,6 +19,7 @@ use crate::limits::Limits;
 pub const KEYS: &[&str] = &[
     "block",
     "smem",
+    "launches",
     "regs",
     "static_smem",
     "opt_in",
@@ -158,6 +159,16 @@ fn parse_argument(input: ParseStream<'_>, args: &mut Args) -> Result<()> {
         "non_portable" => args.non_portable = Some(arg(key.clone(), parse_bool(input, &name)?)),
         "class" => args.class = Some(arg(key.clone(), parse_string(input, &name)?)),
         "smem" => args.smem = Some(arg(key.clone(), candidates(input, &name, parse_bytes)?)),
+        "launches" => {
+            let value = candidates(input, &name, parse_launch_pair)?;
+            if !value.list {
+                return Err(Error::new(
+                    key.span(),
+                    "`launches` takes a list of (block, smem) pairs: `launches = [(32, 128), (1024, 4 KiB)]`",
+                ));
+            }
+            args.launches = Some(arg(key.clone(), value.items));
+        }
         "static_smem" => args.static_smem = Some(arg(key.clone(), parse_bytes(input)?)),
         "opt_in" => args.opt_in = Some(arg(key.clone(), parse_bytes(input)?)),
         "regs" => args.regs = Some(arg(key.clone(), parse_count(input)?)),
@@ -222,6 +233,32 @@ fn candidates<T>(
     Ok(Candidates { items, list: true })
 }
 
+/// One `(block, smem)` pair of `launches`: `(32, 128)`, `((16, 16), 4 KiB)`, `(BLOCK, SMEM)`.
+fn parse_launch_pair(input: ParseStream<'_>) -> Result<LaunchPair> {
+    if !input.peek(syn::token::Paren) {
+        return Err(
+            input.error("expected a (block, smem) pair such as `(32, 128)` or `((16, 16), 4 KiB)`")
+        );
+    }
+    let content;
+    let parens = syn::parenthesized!(content in input);
+    let block = parse_dims(&content, Shape::BLOCK)?;
+    if !content.peek(Token![,]) {
+        return Err(Error::new(
+            parens.span.join(),
+            "a `launches` pair is (block, smem): `(32, 128)` or `((16, 16), 4 KiB)`",
+        ));
+    }
+    content.parse::<Token![,]>()?;
+    let smem = parse_bytes(&content)?;
+    if !content.is_empty() {
+        return Err(
+            content.error("a `launches` pair is (block, smem): `(32, 128)` or `((16, 16), 4 KiB)`")
+        );
+    }
+    Ok(LaunchPair { block, smem })
+}
+
 fn arg<T>(key: Ident, value: T) -> Arg<T> {
     Arg { key, value }
 }
@@ -230,6 +267,7 @@ fn is_set(args: &Args, name: &str) -> bool {
     match name {
         "block" => args.block.is_some(),
         "smem" => args.smem.is_some(),
+        "launches" => args.launches.is_some(),
         "static_smem" => args.static_smem.is_some(),
         "opt_in" => args.opt_in.is_some(),
         "regs" => args.regs.is_some(),

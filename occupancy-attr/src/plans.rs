@@ -17,11 +17,12 @@
 //!
 //! Every value read from a name becomes a [`Confirmation`] for the compiler.
 
+use occupancy_core::candidates::{Filled, Given as Filling, fill};
 use occupancy_core::lint::bytes_text;
 use proc_macro2::Span;
 use syn::{Error, Ident};
 
-use crate::ast::{Arg, Candidates, Dims, Value};
+use crate::ast::{Arg, Candidates, Dims, LaunchPair, Value};
 use crate::errors::Errors;
 use crate::reader::value::{Int, Term};
 use crate::reader::{BodyLaunch, BodyRead, Field, RunTime, ir};
@@ -35,6 +36,12 @@ pub(crate) struct Keys<'a> {
     pub(crate) block: Option<&'a Arg<Candidates<Dims>>>,
     pub(crate) smem: Option<&'a Arg<Candidates<Value>>>,
     pub(crate) grid: Option<&'a Arg<Candidates<Dims>>>,
+    /// `launches = [(block, smem), ..]`: pairs chosen together (never beside `block` and
+    /// `smem`: `valid.rs` refuses that).
+    pub(crate) launches: Option<&'a Arg<Vec<LaunchPair>>>,
+    /// A `block`, `smem` or `launches` written but not read (its error is reported): a
+    /// run-time value it would give is not reported again.
+    pub(crate) malformed: bool,
 }
 
 impl Keys<'_> {
@@ -76,7 +83,7 @@ pub(crate) fn plans(
     }
     let mut plans = Vec::new();
     if launches.is_empty() {
-        if keys.block.is_none() {
+        if keys.block.is_none() && keys.launches.is_none() {
             if block_written {
                 // A malformed `block` was reported already: a "missing" error is noise.
                 return Vec::new();
@@ -103,12 +110,28 @@ pub(crate) fn plans(
             errors.push(Error::new(attribute, message));
             return Vec::new();
         }
-        let choices = [
-            key_values(keys, BLOCK).unwrap_or_default(),
-            key_values(keys, SMEM).unwrap_or_else(|| vec![(Vec::new(), Span::call_site())]),
-            key_values(keys, GRID).unwrap_or_else(|| vec![(Vec::new(), attribute)]),
-        ];
-        push_plans(&choices, &Shared::default(), &mut plans);
+        // The keys alone: the block and the shared memory are both the keys' (an absent
+        // `smem` is 0 B, stated), paired as the shared rule pairs run-time values.
+        let given = KeyCandidates::new(keys);
+        let smem_stated = (keys.smem.is_none() && keys.launches.is_none()).then_some(Some(0));
+        match fill(&given.given(), None, smem_stated.as_ref()) {
+            Ok(filled) => {
+                let pairs: Vec<_> = filled
+                    .into_iter()
+                    .filter_map(|f| {
+                        let block = given.block(f.block?);
+                        let smem = match f.smem {
+                            Some(i) => given.smem(i),
+                            None => (Vec::new(), Span::call_site()),
+                        };
+                        Some((block, smem))
+                    })
+                    .collect();
+                let grids = grid_values(keys).unwrap_or_else(|| vec![(Vec::new(), attribute)]);
+                push_plans(&pairs, &grids, &Shared::default(), &mut plans);
+            }
+            Err(refusal) => errors.push(Error::new(attribute, refusal_message(refusal))),
+        }
     } else {
         let sites = launches.iter().map(|l| l.site).max().map_or(0, |s| s + 1);
         for site in 0..sites {
@@ -287,38 +310,129 @@ fn site_plans(
         }
     }
 
+    // `launches` where the body states both values on every path: the pairs must be its.
+    if let Some(arg) = keys.launches
+        && let Some(given) = arg
+            .value
+            .iter()
+            .map(|p| Some((literal3(&three(&p.block))?, p.smem.literal()?)))
+            .collect::<Option<Vec<([u32; 3], u32)>>>()
+        && let Some(body) = rows
+            .iter()
+            .map(|r| {
+                let b = r.values[BLOCK].as_ref().ok()?;
+                let s = r.values[SMEM].as_ref().ok()?;
+                let v = |k: &Int| k.value().and_then(|v| u32::try_from(v).ok());
+                Some(([v(&b[0])?, v(&b[1])?, v(&b[2])?], v(&s[0])?))
+            })
+            .collect::<Option<Vec<([u32; 3], u32)>>>()
+        && !same_set(&given, &body)
+    {
+        let shown = |v: &[([u32; 3], u32)]| {
+            list_text(
+                v.iter()
+                    .map(|(b, s)| format!("({}, {})", dims_text(*b), bytes_text(u64::from(*s)))),
+            )
+        };
+        drift(
+            errors,
+            &arg.key,
+            "launches",
+            &shown(&given),
+            &shown(&body),
+            spans[BLOCK],
+            name,
+        );
+    }
+
     // Launches of one path that differ only in the members of a run-time set: a range.
     let groups: Vec<usize> = rows.iter().map(|r| r.launch.group).collect();
     for row in rows {
         let launch = row.launch;
         let spans = [launch.block_span, launch.smem_span, launch.grid_span];
-        // Each value as the body states it (confirmed where read from a name), else the
-        // key's candidates, else (block, smem) an error.
-        let mut choices: [Vec<(Vec<Value>, Span)>; 3] = Default::default();
-        let mut from_keys: Vec<(usize, &RunTime)> = Vec::new();
+        // Each value as the body states it (confirmed where read from a name); what it
+        // leaves to run time, the keys' candidates or pairs (never crossed); else (block,
+        // smem) an error.
         for field in [BLOCK, SMEM, GRID] {
-            choices[field] = match &row.values[field] {
-                Ok(known) => {
-                    known.iter().for_each(|k| confirm(k, spans[field], out));
-                    vec![(
-                        known.iter().map(|k| lit(k, spans[field])).collect(),
-                        spans[field],
-                    )]
-                }
-                Err(run_time) => match key_values(keys, field) {
-                    Some(values) => {
-                        from_keys.push((field, run_time));
-                        values
-                    }
-                    None if field == GRID => vec![(Vec::new(), spans[field])],
-                    None => {
-                        let message = run_time_message(field, run_time);
-                        report(errors, spans[field], message);
-                        Vec::new()
-                    }
-                },
-            };
+            if let Ok(known) = &row.values[field] {
+                known.iter().for_each(|k| confirm(k, spans[field], out));
+            }
         }
+        let stated = |field: usize| -> Option<(Vec<Value>, Span)> {
+            let known = row.values[field].as_ref().ok()?;
+            Some((
+                known.iter().map(|k| lit(k, spans[field])).collect(),
+                spans[field],
+            ))
+        };
+        let literal = |field: usize| -> Option<Option<Vec<u32>>> {
+            let known = row.values[field].as_ref().ok()?;
+            Some(
+                known
+                    .iter()
+                    .map(|k| k.value().and_then(|v| u32::try_from(v).ok()))
+                    .collect(),
+            )
+        };
+        let stated_block: Option<Option<[u32; 3]>> =
+            literal(BLOCK).map(|d| d.and_then(|d| <[u32; 3]>::try_from(d).ok()));
+        let stated_smem: Option<Option<u32>> =
+            literal(SMEM).map(|d| d.and_then(|d| d.first().copied()));
+        let given = KeyCandidates::new(keys);
+        let filled: Vec<Filled> =
+            match fill(&given.given(), stated_block.as_ref(), stated_smem.as_ref()) {
+                Ok(filled) => filled,
+                Err(refusal) => {
+                    if !keys.malformed {
+                        report(errors, launch.span, refusal_message(refusal));
+                    }
+                    continue;
+                }
+            };
+        let mut from_keys: Vec<(usize, &RunTime)> = Vec::new();
+        let mut missing = false;
+        for (field, taken) in [
+            (BLOCK, filled.iter().any(|f| f.block.is_some())),
+            (SMEM, filled.iter().any(|f| f.smem.is_some())),
+        ] {
+            if let Err(run_time) = &row.values[field] {
+                if taken {
+                    from_keys.push((field, run_time));
+                } else {
+                    if !keys.malformed {
+                        report(errors, spans[field], run_time_message(field, run_time));
+                    }
+                    missing = true;
+                }
+            }
+        }
+        if missing {
+            continue;
+        }
+        let grids = match &row.values[GRID] {
+            Ok(_) => stated(GRID).into_iter().collect(),
+            Err(run_time) => match grid_values(keys) {
+                Some(values) => {
+                    from_keys.push((GRID, run_time));
+                    values
+                }
+                None => vec![(Vec::new(), spans[GRID])],
+            },
+        };
+        let pairs: Vec<_> = filled
+            .iter()
+            .filter_map(|f| {
+                let block = match f.block {
+                    Some(i) => given.block(i),
+                    None => stated(BLOCK)?,
+                };
+                let smem = match f.smem {
+                    Some(i) => given.smem(i),
+                    None => stated(SMEM)?,
+                };
+                Some((block, smem))
+            })
+            .collect();
         // Candidates stand for the value as given, independently of the rest of the
         // launch: never paired with a value that depends on the same run-time input.
         let shared_input = from_keys.iter().enumerate().any(|(i, (f, r))| {
@@ -368,7 +482,7 @@ fn site_plans(
             notes: launch.notes.clone(),
             range: (members > 1).then_some(launch.group),
         };
-        push_plans(&choices, &shared, plans);
+        push_plans(&pairs, &grids, &shared, plans);
     }
 }
 
@@ -403,51 +517,112 @@ fn run_time_message(field: usize, run_time: &RunTime) -> String {
     )
 }
 
-/// One plan for every combination of the block, shared memory and grid `choices` (an empty
-/// value: the default, 0 B of shared memory, or no grid).
-fn push_plans(choices: &[Vec<(Vec<Value>, Span)>; 3], shared: &Shared, plans: &mut Vec<Plan>) {
-    for (b, b_span) in &choices[BLOCK] {
-        for (s, s_span) in &choices[SMEM] {
-            for (g, g_span) in &choices[GRID] {
-                plans.push(Plan {
-                    block: to3(b),
-                    smem: s.first().cloned().unwrap_or(Value::unspanned(0)),
-                    grid: (!g.is_empty()).then(|| to3(g)),
-                    label: None,
-                    block_span: (*b_span).into(),
-                    smem_span: (*s_span).into(),
-                    grid_span: (*g_span).into(),
-                    origin: shared.origin.clone(),
-                    kernel: shared.kernel.clone(),
-                    launches: shared.launch.into_iter().collect(),
-                    notes: shared.notes.clone(),
-                    range: shared.range,
-                });
-            }
+/// A launch value's dimensions (one for the shared memory; none: the default) and where
+/// they are written.
+type Spanned = (Vec<Value>, Span);
+
+/// One plan for every (block, shared memory) of `pairs` with every grid of `grids` (an
+/// empty value: the default, 0 B of shared memory, or no grid).
+fn push_plans(
+    pairs: &[(Spanned, Spanned)],
+    grids: &[Spanned],
+    shared: &Shared,
+    plans: &mut Vec<Plan>,
+) {
+    for ((b, b_span), (s, s_span)) in pairs {
+        for (g, g_span) in grids {
+            plans.push(Plan {
+                block: to3(b),
+                smem: s.first().cloned().unwrap_or(Value::unspanned(0)),
+                grid: (!g.is_empty()).then(|| to3(g)),
+                label: None,
+                block_span: (*b_span).into(),
+                smem_span: (*s_span).into(),
+                grid_span: (*g_span).into(),
+                origin: shared.origin.clone(),
+                kernel: shared.kernel.clone(),
+                launches: shared.launch.into_iter().collect(),
+                notes: shared.notes.clone(),
+                range: shared.range,
+            });
         }
     }
 }
 
-/// A key's candidates as values with the key's span (`field` as in [`Row::values`]).
-fn key_values(keys: &Keys<'_>, field: usize) -> Option<Vec<(Vec<Value>, Span)>> {
-    let dims = |arg: &Arg<Candidates<Dims>>| {
+/// The attribute's `block` / `smem` candidates or `launches` pairs: their literal values
+/// for the shared rule ([`fill`]; `None` for a constant expression, equal to no value the
+/// body states), and each as values with the key's span.
+struct KeyCandidates<'k> {
+    keys: &'k Keys<'k>,
+    block: Vec<Option<[u32; 3]>>,
+    smem: Vec<Option<u32>>,
+    pairs: Vec<(Option<[u32; 3]>, Option<u32>)>,
+}
+
+impl<'k> KeyCandidates<'k> {
+    fn new(keys: &'k Keys<'k>) -> Self {
+        KeyCandidates {
+            keys,
+            block: keys.block.map_or_else(Vec::new, |arg| {
+                arg.value
+                    .items
+                    .iter()
+                    .map(|d| literal3(&three(d)))
+                    .collect()
+            }),
+            smem: keys.smem.map_or_else(Vec::new, |arg| {
+                arg.value.items.iter().map(Value::literal).collect()
+            }),
+            pairs: keys.launches.map_or_else(Vec::new, |arg| {
+                arg.value
+                    .iter()
+                    .map(|p| (literal3(&three(&p.block)), p.smem.literal()))
+                    .collect()
+            }),
+        }
+    }
+
+    fn given(&self) -> Filling<'_, Option<[u32; 3]>, Option<u32>> {
+        Filling {
+            block: &self.block,
+            smem: &self.smem,
+            pairs: &self.pairs,
+        }
+    }
+
+    /// Block candidate `i` (of the pairs when pairs were given).
+    fn block(&self, i: usize) -> (Vec<Value>, Span) {
+        match (self.keys.launches, self.keys.block) {
+            (Some(arg), _) => (three(&arg.value[i].block).to_vec(), arg.key.span()),
+            (None, Some(arg)) => (three(&arg.value.items[i]).to_vec(), arg.key.span()),
+            (None, None) => (Vec::new(), Span::call_site()),
+        }
+    }
+
+    /// Shared memory candidate `i` (of the pairs when pairs were given).
+    fn smem(&self, i: usize) -> (Vec<Value>, Span) {
+        match (self.keys.launches, self.keys.smem) {
+            (Some(arg), _) => (vec![arg.value[i].smem.clone()], arg.key.span()),
+            (None, Some(arg)) => (vec![arg.value.items[i].clone()], arg.key.span()),
+            (None, None) => (Vec::new(), Span::call_site()),
+        }
+    }
+}
+
+/// Why the keys' candidates cannot fill a launch, with the attribute's way to give pairs.
+fn refusal_message(refusal: occupancy_core::candidates::Refusal) -> String {
+    format!("{refusal}: `launches = [(32, 128), (1024, 4 KiB)]`")
+}
+
+/// The `grid` key's candidates as values with the key's span.
+fn grid_values(keys: &Keys<'_>) -> Option<Vec<(Vec<Value>, Span)>> {
+    keys.grid.map(|arg| {
         arg.value
             .items
             .iter()
             .map(|d| (three(d).to_vec(), arg.key.span()))
             .collect()
-    };
-    match field {
-        BLOCK => keys.block.map(dims),
-        GRID => keys.grid.map(dims),
-        _ => keys.smem.map(|arg| {
-            arg.value
-                .items
-                .iter()
-                .map(|v| (vec![v.clone()], arg.key.span()))
-                .collect()
-        }),
-    }
+    })
 }
 
 /// The literal dimensions of every candidate; `None` when one is a constant expression.
@@ -513,9 +688,14 @@ fn drift(
              it) or make them agree"
         ),
     ));
+    let what = if name == "launches" {
+        "(block, smem)"
+    } else {
+        name
+    };
     errors.push(Error::new(
         body_span,
-        format!("the body launches {name} {body} here, not {given}"),
+        format!("the body launches {what} {body} here, not {given}"),
     ));
 }
 

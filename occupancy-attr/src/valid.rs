@@ -49,10 +49,37 @@ pub(crate) fn validate(
 
     // 1-3: the launches.
     let mut unread = attribute_constants(&mut args, resolver, &mut read);
+    if let Some(pairs) = &args.launches {
+        for other in [
+            args.block.as_ref().map(|a| &a.key),
+            args.smem.as_ref().map(|a| &a.key),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            errors.push(Error::new(
+                pairs.key.span(),
+                format!(
+                    "`launches` gives the block and the shared memory together: give it \
+                     instead of `{other}`, not beside it"
+                ),
+            ));
+        }
+    }
+    // `launches` beside `block` / `smem` (an error above): the pairs are taken.
+    let paired = args.launches.is_some();
     let plan_keys = Keys {
-        block: args.block.as_ref(),
-        smem: args.smem.as_ref(),
+        block: args.block.as_ref().filter(|_| !paired),
+        smem: args.smem.as_ref().filter(|_| !paired),
         grid: args.grid.as_ref(),
+        launches: args.launches.as_ref(),
+        malformed: [
+            ("block", args.block.is_some()),
+            ("smem", args.smem.is_some()),
+            ("launches", paired),
+        ]
+        .iter()
+        .any(|(key, read)| !read && written(&args, key)),
     };
     let body = wrapper
         .body
@@ -76,6 +103,8 @@ pub(crate) fn validate(
     for (input, arg) in [
         (Input::Block, args.block.as_ref().map(|a| &a.key)),
         (Input::DynamicSmem, args.smem.as_ref().map(|a| &a.key)),
+        (Input::Block, args.launches.as_ref().map(|a| &a.key)),
+        (Input::DynamicSmem, args.launches.as_ref().map(|a| &a.key)),
         (Input::Grid, args.grid.as_ref().map(|a| &a.key)),
     ] {
         if let Some(key) = arg {
@@ -202,6 +231,12 @@ fn attribute_constants(args: &mut Args, resolver: &mut Resolver, read: &mut Read
     }
     if let Some(arg) = &mut args.smem {
         arg.value.items.iter_mut().for_each(&mut resolve);
+    }
+    if let Some(arg) = &mut args.launches {
+        for pair in &mut arg.value {
+            pair.block.dims.iter_mut().for_each(&mut resolve);
+            resolve(&mut pair.smem);
+        }
     }
     for arg in [
         &mut args.regs,
@@ -434,6 +469,12 @@ fn given_values(args: &Args, keys: &mut Vec<(Input, Span)>, errors: &mut Errors)
         .chain(args.grid.iter())
         .flat_map(|a| a.value.items.iter().flat_map(|d| d.dims.iter()))
         .chain(args.smem.iter().flat_map(|a| a.value.items.iter()))
+        .chain(
+            args.launches
+                .iter()
+                .flat_map(|a| a.value.iter())
+                .flat_map(|p| p.block.dims.iter().chain(std::iter::once(&p.smem))),
+        )
         .chain(given.regs.iter())
         .chain(given.static_smem.iter())
         .chain(given.barriers.iter())

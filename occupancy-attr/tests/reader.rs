@@ -265,6 +265,98 @@ pub fn opaque(s: &Stream, n: u32, stream: &Stream) {
 }
 
 #[test]
+fn candidates_for_two_values_are_pairs_never_crossed() {
+    let dir = crate_with(
+        "pairs",
+        "#[occupancy::check(regs = 32, target = \"sm_80\", block = [32, 1024], smem = [128, 4 KiB, 64 KiB])]
+pub fn crossed(s: &Stream, n: u32, threads: u32, bytes: u32) {
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: bytes });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\", launches = [(32, 128), (1024, 4 KiB), ((16, 16), 64 KiB)])]
+pub fn paired(s: &Stream, n: u32, threads: u32, bytes: u32) {
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: bytes });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\", launches = [(32, 128), (1024, 4 KiB), (1024, 8 KiB)])]
+pub fn stated_block(s: &Stream, n: u32, bytes: u32) {
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (1024, 1, 1), shared_mem_bytes: bytes });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\", launches = [(32, 128)])]
+pub fn no_pair(s: &Stream, n: u32, threads: u32) {
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\", block = [32, 1024], smem = [4 KiB])]
+pub fn one_size(s: &Stream, n: u32, threads: u32, bytes: u32) {
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: bytes });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\", block = [32], launches = [(32, 128)])]
+pub fn both_keys(s: &Stream, n: u32, threads: u32, bytes: u32) {
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: bytes });
+}
+",
+    );
+    // Two lists of several values for two run-time values: an error saying how to pair.
+    let errors = spec_of(&dir, "crossed").err().unwrap();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("with 2 `block` and 3 `smem` candidates")
+            && errors[0].ends_with("`launches = [(32, 128), (1024, 4 KiB)]`"),
+        "{errors:?}"
+    );
+    // Pairs: one launch each, never (32, 64 KiB).
+    let paired = ok(&dir, "paired");
+    assert_eq!(launches(&paired), [(32, 128), (1024, 4096), (16, 65536)]);
+    assert_eq!(paired.plans[2].block[1].literal(), Some(16));
+    // The body states the block: the pairs with that block give the shared memory.
+    assert_eq!(
+        launches(&ok(&dir, "stated_block")),
+        [(1024, 4096), (1024, 8192)]
+    );
+    let errors = spec_of(&dir, "no_pair").err().unwrap();
+    assert!(
+        errors[0]
+            .starts_with("no pair of `launches` has the dynamic shared memory this launch states"),
+        "{errors:?}"
+    );
+    // One size crosses nothing.
+    assert_eq!(launches(&ok(&dir, "one_size")), [(32, 4096), (1024, 4096)]);
+    let errors = spec_of(&dir, "both_keys").err().unwrap();
+    assert!(
+        errors.iter().any(|e| e.starts_with(
+            "`launches` gives the block and the shared memory together: give it instead of `block`"
+        )),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn keys_alone_are_pairs_never_crossed() {
+    let dir = crate_with(
+        "keys_alone",
+        "#[occupancy::check(regs = 32, target = \"sm_80\", block = [32, 1024], smem = [128, 4 KiB])]
+pub fn crossed(s: &Stream) { let _ = s; }
+
+#[occupancy::check(regs = 32, target = \"sm_80\", launches = [(32, 128), (1024, 4 KiB)])]
+pub fn paired(s: &Stream) { let _ = s; }
+
+#[occupancy::check(regs = 32, target = \"sm_80\", block = [32, 1024])]
+pub fn blocks(s: &Stream) { let _ = s; }
+",
+    );
+    let errors = spec_of(&dir, "crossed").err().unwrap();
+    assert!(
+        errors[0].contains("with 2 `block` and 2 `smem` candidates"),
+        "{errors:?}"
+    );
+    assert_eq!(launches(&ok(&dir, "paired")), [(32, 128), (1024, 4096)]);
+    assert_eq!(launches(&ok(&dir, "blocks")), [(32, 0), (1024, 0)]);
+}
+
+#[test]
 fn a_parameter_shadowed_by_a_let_is_the_let() {
     let dir = crate_with(
         "shadow",

@@ -6,6 +6,8 @@
 //! - `device` (feature `cudarc`): a live GPU's limits and a run-time engine-vs-driver check.
 //! - [`abstract_int`]: what a launch reader knows of a run-time integer (a finite set, an
 //!   interval), shared by the Rust and CUDA C++ launch readers.
+//! - [`candidates`]: which of the user's run-time candidates fill a launch's block and shared
+//!   memory (lists or pairs, never crossed), shared by both launch readers.
 //! - [`analysis`]: granularity analysis: the allocation step a configuration wastes and the
 //!   smallest change that gains one, waves and tails, best block sizes.
 //! - [`file`](mod@file): reading an input file: regular files only, with a size cap.
@@ -29,6 +31,7 @@ pub mod analysis;
 pub mod arch;
 #[cfg(feature = "build")]
 pub mod build;
+pub mod candidates;
 pub mod cluster;
 #[cfg(feature = "cudarc")]
 pub mod device;

@@ -176,11 +176,27 @@ pub struct LaunchCandidates {
     pub block: Vec<[u32; 3]>,
     /// Dynamic shared memory per block, bytes.
     pub smem_bytes: Vec<u32>,
+    /// (block shape, dynamic shared memory bytes) chosen together (`launches`): each pair
+    /// one launch, never crossed ([`crate::candidates`]); given instead of `block` and
+    /// `smem`.
+    pub pairs: Vec<([u32; 3], u32)>,
+}
+
+impl LaunchCandidates {
+    /// The candidates as the shared rule takes them ([`crate::candidates::fill`]).
+    pub fn given(&self) -> crate::candidates::Given<'_, [u32; 3], u32> {
+        crate::candidates::Given {
+            block: &self.block,
+            smem: &self.smem_bytes,
+            pairs: &self.pairs,
+        }
+    }
 }
 
 impl LaunchCandidates {
     /// The candidates a comment on a CUDA C++ launch gives: the text after `occupancy:` in
-    /// `// occupancy: block = [128, (16, 16)], smem = [0, 4096]`. The keys and values of a
+    /// `// occupancy: block = [128, (16, 16)], smem = [0, 4096]` or
+    /// `// occupancy: launches = [(128, 0), ((16, 16), 4096)]`. The keys and values of a
     /// `[launches.<function>]` table written as its inline table, read and checked by the
     /// same code (a block shape may also be written `(x, y)` / `(x, y, z)`).
     ///
@@ -238,7 +254,7 @@ impl LaunchCandidates {
                                 })
                                 .unwrap_or_default();
                             return Err(format!(
-                                "expected `block = [..]` and / or `smem = [..]`: {}{at}",
+                                "expected `block = [..]` and / or `smem = [..]`, or `launches = [..]`: {}{at}",
                                 e.message().trim().replace('\n', " ")
                             ));
                         }
@@ -249,7 +265,7 @@ impl LaunchCandidates {
         let table = table.unwrap_or_else(|| toml::Value::Table(toml::Table::new()));
         if table.as_table().is_some_and(toml::Table::is_empty) {
             return Err(
-                "no candidates: expected `block = [128, 256]` and / or `smem = [0, 4096]`"
+                "no candidates: expected `block = [128, 256]` and / or `smem = [0, 4096]`, or `launches = [(128, 0), (256, 4096)]`"
                     .to_owned(),
             );
         }
@@ -768,20 +784,8 @@ fn launch_candidates(value: &toml::Value) -> Result<LaunchCandidates, String> {
         match key.as_str() {
             "block" => {
                 for item in items {
-                    let dims = match item {
-                        toml::Value::Array(dims) if (1..=3).contains(&dims.len()) => dims.clone(),
-                        toml::Value::Integer(_) => vec![item.clone()],
-                        _ => {
-                            return Err(format!(
-                                "`block`: expected a size or [x, y] / [x, y, z], found `{item}`"
-                            ));
-                        }
-                    };
-                    let mut shape = [1u32; 3];
-                    for (d, v) in shape.iter_mut().zip(&dims) {
-                        *d = number(v, "threads").map_err(|e| format!("`block`: {e}"))?;
-                    }
-                    out.block.push(shape);
+                    out.block
+                        .push(block_shape(item, &number).map_err(|e| format!("`block`: {e}"))?);
                 }
             }
             "smem" => {
@@ -790,16 +794,62 @@ fn launch_candidates(value: &toml::Value) -> Result<LaunchCandidates, String> {
                         .push(number(item, "bytes").map_err(|e| format!("`smem`: {e}"))?);
                 }
             }
+            "launches" => {
+                for item in items {
+                    let pair = match item {
+                        toml::Value::Array(pair) if pair.len() == 2 => pair,
+                        _ => {
+                            return Err(format!(
+                                "`launches`: expected a pair (block, smem) such as (128, 4096) \
+                                 or ((16, 16), 0), found `{item}`"
+                            ));
+                        }
+                    };
+                    let shape =
+                        block_shape(&pair[0], &number).map_err(|e| format!("`launches`: {e}"))?;
+                    let smem = number(&pair[1], "bytes").map_err(|e| format!("`launches`: {e}"))?;
+                    out.pairs.push((shape, smem));
+                }
+            }
             other => {
-                let hint = match closest(other, ["block", "smem"]) {
+                let hint = match closest(other, ["block", "smem", "launches"]) {
                     Some(s) => format!("did you mean `{s}`?"),
-                    None => "expected `block` or `smem`".to_owned(),
+                    None => "expected `block`, `smem` or `launches`".to_owned(),
                 };
                 return Err(format!("unknown key `{other}`; {hint}"));
             }
         }
     }
+    if !out.pairs.is_empty() && (!out.block.is_empty() || !out.smem_bytes.is_empty()) {
+        return Err(
+            "`launches` gives the block and the shared memory together: give it instead of \
+             `block` and `smem`, not beside them"
+                .to_owned(),
+        );
+    }
     Ok(out)
+}
+
+/// A block shape: `n` (`[n, 1, 1]`), `[x, y]` or `[x, y, z]`, each a whole number of
+/// threads (`number`).
+fn block_shape(
+    item: &toml::Value,
+    number: &dyn Fn(&toml::Value, &str) -> Result<u32, String>,
+) -> Result<[u32; 3], String> {
+    let dims = match item {
+        toml::Value::Array(dims) if (1..=3).contains(&dims.len()) => dims.clone(),
+        toml::Value::Integer(_) => vec![item.clone()],
+        _ => {
+            return Err(format!(
+                "expected a size or [x, y] / [x, y, z], found `{item}`"
+            ));
+        }
+    };
+    let mut shape = [1u32; 3];
+    for (d, v) in shape.iter_mut().zip(&dims) {
+        *d = number(v, "threads")?;
+    }
+    Ok(shape)
 }
 
 enum ThresholdError {
@@ -856,7 +906,12 @@ mod tests {
             LaunchCandidates {
                 block: vec![[128, 1, 1], [16, 16, 1], [8, 8, 4]],
                 smem_bytes: vec![0, 4096],
+                pairs: Vec::new(),
             }
+        );
+        assert_eq!(
+            ok(" launches = [(32, 128), ((16, 16), 4096), (1024, 0)]").pairs,
+            [([32, 1, 1], 128), ([16, 16, 1], 4096), ([1024, 1, 1], 0)]
         );
         assert_eq!(ok("smem = [49152]").smem_bytes, [49152]);
         assert!(ok("smem = [49152]").block.is_empty());
@@ -900,12 +955,12 @@ mod tests {
             ),
             (
                 "",
-                "no candidates: expected `block = [128, 256]` and / or `smem = [0, 4096]`",
+                "no candidates: expected `block = [128, 256]` and / or `smem = [0, 4096]`, or `launches = [(128, 0), (256, 4096)]`",
             ),
             (
                 "block = [128, 256] tuned on an A100",
-                "expected `block = [..]` and / or `smem = [..]`: missing comma between \
-                 key-value pairs, expected `,` at `tuned on an A100`",
+                "expected `block = [..]` and / or `smem = [..]`, or `launches = [..]`: missing \
+                 comma between key-value pairs, expected `,` at `tuned on an A100`",
             ),
         ] {
             assert_eq!(err(text), message, "{text}");
@@ -923,7 +978,14 @@ mod tests {
             LaunchCandidates {
                 block: vec![[128, 1, 1], [16, 16, 1]],
                 smem_bytes: vec![0, 8192],
+                pairs: Vec::new(),
             }
+        );
+        let pairs =
+            Policy::from_toml("[launches.f]\nlaunches = [[32, 128], [[16, 16], 4096]]\n").unwrap();
+        assert_eq!(
+            pairs.launches["f"].pairs,
+            [([32, 1, 1], 128), ([16, 16, 1], 4096)]
         );
         assert_eq!(p.launches["ops::gemm"].block, vec![[256, 1, 1]]);
         assert!(p.launches["ops::gemm"].smem_bytes.is_empty());
@@ -943,6 +1005,20 @@ mod tests {
             (
                 "[launches.f]\nsmem = [-4]\n",
                 "1:1: `launches.f`: `smem`: expected a whole number of bytes, found `-4`",
+            ),
+            (
+                "[launches.f]\nblock = [32]\nlaunches = [[32, 128]]\n",
+                "1:1: `launches.f`: `launches` gives the block and the shared memory together: \
+                 give it instead of `block` and `smem`, not beside them",
+            ),
+            (
+                "[launches.f]\nlaunches = [[32, 128, 4]]\n",
+                "1:1: `launches.f`: `launches`: expected a pair (block, smem) such as (128, 4096) \
+                 or ((16, 16), 0), found `[32, 128, 4]`",
+            ),
+            (
+                "[launches.f]\nlaunches = [[[32, 0], 128]]\n",
+                "1:1: `launches.f`: `launches`: expected a whole number of threads, found `0`",
             ),
             (
                 "[launches]\nf = 3\n",

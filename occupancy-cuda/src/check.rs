@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use occupancy_core::arch::{ArchVariant, Target};
+use occupancy_core::candidates::fill;
 use occupancy_core::cluster::{Cluster, ClusterDim};
 use occupancy_core::policy::Policy;
 use occupancy_core::resources::instantiation::{
@@ -259,8 +260,9 @@ pub fn unmatched_launch_tables(reading: &Reading, policy: &Policy) -> Vec<String
         .collect()
 }
 
-/// The path, or one per `[launches.<function>]` candidate for each of its run-time values
-/// the policy gives candidates for.
+/// The path, or one per `[launches.<function>]` candidate (or pair) for what it leaves to
+/// run time ([`occupancy_core::candidates::fill`]: never crossed; a refusal is the path
+/// with its block unknown, and why).
 fn with_policy_candidates(
     path: &LaunchPath,
     launch: &CudaLaunch,
@@ -272,36 +274,46 @@ fn with_policy_candidates(
     else {
         return vec![path.clone()];
     };
-    let mut out = vec![path.clone()];
-    if matches!(path.block, Read::Unknown(_)) && !c.block.is_empty() {
-        out = out
-            .into_iter()
-            .flat_map(|p| {
-                c.block.iter().map(move |b| {
-                    let mut q = p.clone();
-                    q.block = Read::Known(*b);
-                    q.candidates = Candidates::Policy;
-                    q.conditions.push(format!("block = {}", shape(*b)));
-                    q
-                })
-            })
-            .collect();
-    }
-    if matches!(path.dynamic_smem_bytes, Read::Unknown(_)) && !c.smem_bytes.is_empty() {
-        out = out
-            .into_iter()
-            .flat_map(|p| {
-                c.smem_bytes.iter().map(move |s| {
-                    let mut q = p.clone();
-                    q.dynamic_smem_bytes = Read::Known(*s);
-                    q.candidates = Candidates::Policy;
-                    q.conditions.push(format!("smem = {s}"));
-                    q
-                })
-            })
-            .collect();
-    }
-    out
+    let known = |r: &Read<[u32; 3]>| match r {
+        Read::Known(b) => Some(*b),
+        Read::Unknown(_) => None,
+    };
+    let block = known(&path.block);
+    let smem = match &path.dynamic_smem_bytes {
+        Read::Known(s) => Some(*s),
+        Read::Unknown(_) => None,
+    };
+    let filled = match fill(&c.given(), block.as_ref(), smem.as_ref()) {
+        Ok(filled) => filled,
+        Err(refusal) => {
+            let mut q = path.clone();
+            q.block = Read::Unknown(format!(
+                "{refusal} (`launches = [[128, 0], [256, 4096]]` in `[launches.{}]`)",
+                launch.function
+            ));
+            return vec![q];
+        }
+    };
+    let pairs = !c.pairs.is_empty();
+    filled
+        .into_iter()
+        .map(|f| {
+            let mut q = path.clone();
+            if let Some(i) = f.block {
+                let b = if pairs { c.pairs[i].0 } else { c.block[i] };
+                q.block = Read::Known(b);
+                q.candidates = Candidates::Policy;
+                q.conditions.push(format!("block = {}", shape(b)));
+            }
+            if let Some(i) = f.smem {
+                let s = if pairs { c.pairs[i].1 } else { c.smem_bytes[i] };
+                q.dynamic_smem_bytes = Read::Known(s);
+                q.candidates = Candidates::Policy;
+                q.conditions.push(format!("smem = {s}"));
+            }
+            q
+        })
+        .collect()
 }
 
 fn check_path(
@@ -329,6 +341,10 @@ fn check_path_inner(
     let block = match &path.block {
         Read::Known(b) => *b,
         Read::Unknown(why) => {
+            // A refusal of the candidates says what to give itself.
+            if why.contains("`launches`") {
+                return Err(format!("run time, not checked: the block: {why}"));
+            }
             return Err(format!("run time, not checked: the block: {why}; {hint}"));
         }
     };
@@ -514,5 +530,51 @@ pub(crate) fn shape(d: [u32; 3]) -> String {
         [x, 1, 1] => x.to_string(),
         [x, y, 1] => format!("({x}, {y})"),
         [x, y, z] => format!("({x}, {y}, {z})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one launch of `src` (a `.cu` file), read.
+    fn one_launch(src: &str) -> CudaLaunch {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src/cuda")).unwrap();
+        std::fs::write(dir.path().join("src/cuda/a.cu"), src).unwrap();
+        let mut r = crate::read(dir.path(), &[PathBuf::from("src/cuda")]);
+        assert_eq!(r.launches.len(), 1, "{:#?}", r.launches);
+        r.launches.remove(0)
+    }
+
+    const SRC: &str = "__global__ void k(float* x) {}\n\
+        extern \"C\" void launch_k(float* x, int t, int bytes) { k<<<1, t, bytes>>>(x); }\n";
+
+    fn filled(policy: &str) -> Vec<String> {
+        let launch = one_launch(SRC);
+        let policy = Policy::from_toml(policy).unwrap();
+        with_policy_candidates(&launch.paths[0], &launch, &policy)
+            .iter()
+            .map(LaunchPath::summary)
+            .collect()
+    }
+
+    #[test]
+    fn policy_pairs_fill_together_and_lists_are_never_crossed() {
+        assert_eq!(
+            filled("[launches.launch_k]\nlaunches = [[32, 128], [[16, 16], 4096]]\n"),
+            [
+                "k grid 1 block 32 smem 128 B [block = 32, smem = 128]",
+                "k grid 1 block (16, 16) smem 4096 B [block = (16, 16), smem = 4096]",
+            ]
+        );
+        let crossed = filled("[launches.launch_k]\nblock = [32, 1024]\nsmem = [128, 4096]\n");
+        assert_eq!(crossed.len(), 1, "{crossed:?}");
+        assert!(crossed[0].contains("block ?"), "{crossed:?}");
+        // One size for both blocks crosses nothing.
+        assert_eq!(
+            filled("[launches.launch_k]\nblock = [32, 1024]\nsmem = [128]\n").len(),
+            2
+        );
     }
 }

@@ -16,6 +16,8 @@ use std::rc::Rc;
 
 use occupancy_core::abstract_int::{AbstractInt, Comparison, Truth, loop_exits};
 use occupancy_core::arch::Target;
+use occupancy_core::candidates::fill;
+use occupancy_core::policy::LaunchCandidates;
 
 use crate::MAX_PATHS;
 use crate::device;
@@ -4118,20 +4120,13 @@ fn dims(v: &Val, what: &str) -> Read<[u32; 3]> {
     }
 }
 
-/// Run-time candidates from a `// occupancy: block = [128, 256], smem = [0, 4096]`
-/// comment on the launch's line or the comment lines right above it.
-#[derive(Default, Clone)]
-struct Comment {
-    block: Vec<[u32; 3]>,
-    smem: Vec<u32>,
-}
-
-/// The candidates of the `// occupancy: ...` comments on the launch's line and the comment
+/// Run-time candidates from the `// occupancy: block = [128, 256], smem = [0, 4096]` (or
+/// `launches = [(128, 0), (256, 4096)]`) comments on the launch's line and the comment
 /// lines right above it, read by the policy's own reader
 /// ([`occupancy_core::policy::LaunchCandidates::from_comment`]); several comments add up.
 /// A comment with an error gives nothing: `Err((line, why))`, the line of the comment.
-fn site_candidates(e: At<'_>) -> Result<Comment, (u32, String)> {
-    let mut out = Comment::default();
+fn site_candidates(e: At<'_>) -> Result<LaunchCandidates, (u32, String)> {
+    let mut out = LaunchCandidates::default();
     let row = e.node.start_position().row;
     let lines: Vec<&str> = e.code.text.lines().collect();
     // (row, the comment's text after `//`)
@@ -4158,160 +4153,228 @@ fn site_candidates(e: At<'_>) -> Result<Comment, (u32, String)> {
             .code
             .fixed_line
             .unwrap_or_else(|| u32::try_from(r + 1).unwrap_or(u32::MAX));
-        match occupancy_core::policy::LaunchCandidates::from_comment(rest) {
+        match LaunchCandidates::from_comment(rest) {
             Ok(c) => {
                 out.block.extend(c.block);
-                out.smem.extend(c.smem_bytes);
+                out.smem_bytes.extend(c.smem_bytes);
+                out.pairs.extend(c.pairs);
             }
             Err(why) => return Err((line, why)),
+        }
+        if !out.pairs.is_empty() && (!out.block.is_empty() || !out.smem_bytes.is_empty()) {
+            return Err((
+                line,
+                "`launches` gives the block and the shared memory together: give it instead \
+                 of `block` and `smem`, not beside them"
+                    .to_owned(),
+            ));
         }
     }
     Ok(out)
 }
 
 /// The (block, smem) pairs of a launch on one path: its values, one per member of a
-/// finite set, or the comment's candidates for a run-time value. Each with where it came
-/// from and a label when there are several.
+/// finite set, with the comment's candidates for what is known only at run time
+/// ([`occupancy_core::candidates::fill`]: never crossed). Each with where it came from and
+/// a label when there are several.
 fn block_smem(
     block: &Val,
     smem: &Val,
-    comment: &Comment,
+    comment: &LaunchCandidates,
     opt_in: Option<u32>,
     opt_in_at_run_time: bool,
 ) -> Vec<LaunchChoice> {
-    let blocks: Vec<BlockChoice> = match block.to_dim3() {
-        Ok(d) => {
-            let sets: Vec<Option<&[i128]>> = d.iter().map(AbstractInt::members).collect();
-            match (sets[0], sets[1], sets[2]) {
-                (Some(x), Some(y), Some(z)) if x.len() * y.len() * z.len() <= MAX_PATHS => {
-                    let several = x.len() * y.len() * z.len() > 1;
-                    let mut v = Vec::new();
-                    for a in x {
-                        for b in y {
-                            for c in z {
-                                match (u32::try_from(*a), u32::try_from(*b), u32::try_from(*c)) {
-                                    (Ok(a), Ok(b), Ok(c)) => {
-                                        let label = several
-                                            .then(|| format!("block = {}", shape([a, b, c])));
-                                        v.push((Read::Known([a, b, c]), false, label));
-                                    }
-                                    _ => v.push((
-                                        Read::Unknown(format!(
-                                            "a block of {a} x {b} x {c} threads"
-                                        )),
-                                        false,
-                                        None,
-                                    )),
-                                }
-                            }
-                        }
-                    }
-                    v
-                }
-                _ => vec![(dims(block, "block"), false, None)],
-            }
-        }
-        Err(why) => vec![(Read::Unknown(why), false, None)],
-    };
-    let blocks: Vec<BlockChoice> = blocks
-        .into_iter()
-        .flat_map(|(b, _, label)| match b {
-            Read::Unknown(why) if !comment.block.is_empty() => {
-                let _ = why;
-                comment
-                    .block
-                    .iter()
-                    .map(|d| {
-                        (
-                            Read::Known(*d),
-                            true,
-                            Some(format!("block = {}", shape(*d))),
-                        )
-                    })
-                    .collect::<Vec<_>>()
-            }
-            other => vec![(other, false, label)],
-        })
-        .collect();
-    let smems: Vec<SmemChoice> = match smem.as_int() {
-        // A few values: each; more (an interval's worth, `cols * 4` for cols <= 32): its
-        // bounds, as for an interval.
-        Some((v, _)) => match v.members() {
-            Some(m) if m.len() <= 8 => {
-                let several = m.len() > 1;
-                m.iter()
-                    .map(|x| match u32::try_from(*x) {
-                        Ok(x) => (
-                            Read::Known(x),
-                            false,
-                            several.then(|| format!("smem = {x}")),
-                        ),
-                        Err(_) => (
-                            Read::Unknown(format!("{x} bytes of dynamic shared memory")),
-                            false,
-                            None,
-                        ),
-                    })
-                    .collect()
-            }
-            _ if !comment.smem.is_empty() => comment
-                .smem
-                .iter()
-                .map(|s| (Read::Known(*s), true, Some(format!("smem = {s}"))))
-                .collect(),
-            _ => smem_bounds(v, opt_in, opt_in_at_run_time).unwrap_or_else(|| {
-                // It may grow past the limit, but from 0 (or below): no least value tells
-                // which sizes the input makes, so no size is checked for it.
-                let unguarded = v.bounds().1.is_none_or(|hi| hi > 48 * 1024);
-                vec![(
-                    Read::Unknown(format!(
-                        "the dynamic shared memory is {v} bytes here, known only at run time{}",
-                        if unguarded {
-                            " (it starts at 0 or below: a guard that keeps it above 0, such as `if (n <= 0) return;`, has it checked at the limit and above it)"
-                        } else {
-                            ""
-                        }
-                    )),
-                    false,
-                    None,
-                )]
-            }),
-        },
-        None if !comment.smem.is_empty() => comment
-            .smem
-            .iter()
-            .map(|s| (Read::Known(*s), true, Some(format!("smem = {s}"))))
-            .collect(),
-        None => vec![(Read::Unknown(smem.why()), false, None)],
-    };
-    let mut out = Vec::new();
+    let blocks = code_blocks(block);
+    let given_smem = !comment.smem_bytes.is_empty() || !comment.pairs.is_empty();
+    let smems = code_smems(smem, given_smem, opt_in, opt_in_at_run_time);
     // Both sets from the code: independent values would be a cross product; keep the
     // block's, and the shared memory's only when it is one value.
-    let smems = if blocks.len() > 1 && smems.len() > 1 && !smems.iter().any(|s| s.1) {
+    let smems = if blocks.len() > 1 && smems.len() > 1 {
         vec![(
             Read::Unknown(
                 "one of several values, independent of the block's as far as the reader can tell"
                     .to_owned(),
             ),
-            false,
             None,
         )]
     } else {
         smems
     };
-    for (b, bc, bl) in &blocks {
-        for (s, sc, sl) in &smems {
-            let candidates = if *bc || *sc {
+    let mut out = Vec::new();
+    for b in &blocks {
+        for s in &smems {
+            out.extend(from_candidates(b, s, comment));
+        }
+    }
+    out
+}
+
+/// A value as the code gives it, with its label when it is one of several.
+type Choice<T> = (Read<T>, Option<String>);
+
+/// The block shapes the code launches: one per member of its finite sets, else one read.
+fn code_blocks(block: &Val) -> Vec<Choice<[u32; 3]>> {
+    let d = match block.to_dim3() {
+        Ok(d) => d,
+        Err(why) => return vec![(Read::Unknown(why), None)],
+    };
+    let sets: Vec<Option<&[i128]>> = d.iter().map(AbstractInt::members).collect();
+    let (Some(x), Some(y), Some(z)) = (sets[0], sets[1], sets[2]) else {
+        return vec![(dims(block, "block"), None)];
+    };
+    if x.len() * y.len() * z.len() > MAX_PATHS {
+        return vec![(dims(block, "block"), None)];
+    }
+    let several = x.len() * y.len() * z.len() > 1;
+    let mut v = Vec::new();
+    for a in x {
+        for b in y {
+            for c in z {
+                match (u32::try_from(*a), u32::try_from(*b), u32::try_from(*c)) {
+                    (Ok(a), Ok(b), Ok(c)) => {
+                        let label = several.then(|| format!("block = {}", shape([a, b, c])));
+                        v.push((Read::Known([a, b, c]), label));
+                    }
+                    _ => v.push((
+                        Read::Unknown(format!("a block of {a} x {b} x {c} threads")),
+                        None,
+                    )),
+                }
+            }
+        }
+    }
+    v
+}
+
+/// The dynamic shared memory sizes the code launches: a few values each; a run-time value
+/// the user gives candidates for (`given`) stays unknown for them to fill; else, growing
+/// past the limit, its bounds ([`smem_bounds`]).
+fn code_smems(
+    smem: &Val,
+    given: bool,
+    opt_in: Option<u32>,
+    opt_in_at_run_time: bool,
+) -> Vec<Choice<u32>> {
+    let Some((v, _)) = smem.as_int() else {
+        return vec![(Read::Unknown(smem.why()), None)];
+    };
+    match v.members() {
+        // A few values: each; more (an interval's worth, `cols * 4` for cols <= 32): its
+        // bounds, as for an interval.
+        Some(m) if m.len() <= 8 => {
+            let several = m.len() > 1;
+            m.iter()
+                .map(|x| match u32::try_from(*x) {
+                    Ok(x) => (Read::Known(x), several.then(|| format!("smem = {x}"))),
+                    Err(_) => (
+                        Read::Unknown(format!("{x} bytes of dynamic shared memory")),
+                        None,
+                    ),
+                })
+                .collect()
+        }
+        _ if given => vec![(
+            Read::Unknown(format!(
+                "the dynamic shared memory is {v} bytes here, known only at run time"
+            )),
+            None,
+        )],
+        _ => smem_bounds(v, opt_in, opt_in_at_run_time).unwrap_or_else(|| {
+            // It may grow past the limit, but from 0 (or below): no least value tells
+            // which sizes the input makes, so no size is checked for it.
+            let unguarded = v.bounds().1.is_none_or(|hi| hi > 48 * 1024);
+            vec![(
+                Read::Unknown(format!(
+                    "the dynamic shared memory is {v} bytes here, known only at run time{}",
+                    if unguarded {
+                        " (it starts at 0 or below: a guard that keeps it above 0, such as `if (n <= 0) return;`, has it checked at the limit and above it)"
+                    } else {
+                        ""
+                    }
+                )),
+                None,
+            )]
+        }),
+    }
+}
+
+/// One code launch (block `b`, shared memory `s`) with the comment's candidates filling
+/// what it leaves to run time: one choice per candidate (pair), or the launch as it is
+/// with the reason when the candidates cannot fill it.
+fn from_candidates(
+    b: &Choice<[u32; 3]>,
+    s: &Choice<u32>,
+    comment: &LaunchCandidates,
+) -> Vec<LaunchChoice> {
+    let known_b = match &b.0 {
+        Read::Known(k) => Some(k),
+        Read::Unknown(_) => None,
+    };
+    let known_s = match &s.0 {
+        Read::Known(k) => Some(k),
+        Read::Unknown(_) => None,
+    };
+    let filled = match fill(&comment.given(), known_b, known_s) {
+        Ok(filled) => filled,
+        Err(refusal) => {
+            return vec![(
+                Read::Unknown(format!(
+                    "{refusal} (`// occupancy: launches = [(128, 0), (256, 4096)]`)"
+                )),
+                s.0.clone(),
+                Candidates::None,
+                None,
+            )];
+        }
+    };
+    let pairs = !comment.pairs.is_empty();
+    filled
+        .into_iter()
+        .map(|f| {
+            let block = f.block.map(|i| {
+                if pairs {
+                    comment.pairs[i].0
+                } else {
+                    comment.block[i]
+                }
+            });
+            let smem = f.smem.map(|i| {
+                if pairs {
+                    comment.pairs[i].1
+                } else {
+                    comment.smem_bytes[i]
+                }
+            });
+            let mut label: Vec<String> = Vec::new();
+            let block = match block {
+                Some(d) => {
+                    label.push(format!("block = {}", shape(d)));
+                    Read::Known(d)
+                }
+                None => {
+                    label.extend(b.1.clone());
+                    b.0.clone()
+                }
+            };
+            let smem_read = match smem {
+                Some(x) => {
+                    label.push(format!("smem = {x}"));
+                    Read::Known(x)
+                }
+                None => {
+                    label.extend(s.1.clone());
+                    s.0.clone()
+                }
+            };
+            let candidates = if f.block.is_some() || f.smem.is_some() {
                 Candidates::Comment
             } else {
                 Candidates::None
             };
-            let label: Vec<String> = bl.iter().chain(sl.iter()).cloned().collect();
             let label = (!label.is_empty()).then(|| label.join(", "));
-            out.push((b.clone(), s.clone(), candidates, label));
-        }
-    }
-    out
+            (block, smem_read, candidates, label)
+        })
+        .collect()
 }
 
 /// Adds a condition to a path, once.
@@ -4378,12 +4441,6 @@ fn smem_limit(smem: &Val, opt_in: Option<u32>, value: u32) -> Option<SmemLimit> 
     })
 }
 
-/// A dynamic shared memory to check: the value, whether a comment gave it, its label.
-type SmemChoice = (Read<u32>, bool, Option<String>);
-
-/// A block to check: the value, whether a comment gave it, its label.
-type BlockChoice = (Read<[u32; 3]>, bool, Option<String>);
-
 /// The launches to check for dynamic shared memory known as an interval that grows with
 /// the input (`cols * sizeof(float)`): occupancy only falls as it grows, so its largest
 /// value when that is within the limit (48 KiB, or the opt-in); else the limit itself
@@ -4396,7 +4453,7 @@ fn smem_bounds(
     v: &AbstractInt,
     opt_in: Option<u32>,
     opt_in_at_run_time: bool,
-) -> Option<Vec<SmemChoice>> {
+) -> Option<Vec<Choice<u32>>> {
     const DEFAULT_LIMIT: i128 = 48 * 1024;
     let (lo, hi) = v.bounds();
     let v = match (lo, hi) {
@@ -4411,14 +4468,13 @@ fn smem_bounds(
         let hi = u32::try_from(hi).ok()?;
         return Some(vec![(
             Read::Known(hi),
-            false,
             Some(format!("smem = {hi} (the largest of {v})")),
         )]);
     }
     if lo == 0 {
         return None;
     }
-    let unknown = |why: String| Some(vec![(Read::Unknown(why), false, None)]);
+    let unknown = |why: String| Some(vec![(Read::Unknown(why), None)]);
     if opt_in_at_run_time {
         return unknown(format!(
             "the dynamic shared memory is {v} bytes here, known only at run time, and so is the opt-in (`cudaFuncAttributeMaxDynamicSharedMemorySize`) that bounds it"
@@ -4442,7 +4498,6 @@ fn smem_bounds(
         let under = u32::try_from(under).ok()?;
         out.push((
             Read::Known(under),
-            false,
             Some(format!(
                 "smem = {under} (at the limit, {what}; {v} grows with the input)"
             )),
@@ -4451,7 +4506,6 @@ fn smem_bounds(
     let above = u32::try_from(under + step).ok()?;
     out.push((
         Read::Known(above),
-        false,
         Some(format!(
             "smem = {above} (above {what}; {v} grows with the input)"
         )),

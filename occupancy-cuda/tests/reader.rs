@@ -284,6 +284,71 @@ extern "C" void run(float* x, int n, int threads, int cols) {{
 }
 
 #[test]
+fn comment_candidates_for_two_values_are_pairs_never_crossed() {
+    let src = format!(
+        r#"{KERNELS}
+extern "C" void run(float* x, int n, int threads, int bytes) {{
+  // occupancy: block = [32, 1024], smem = [128, 4096, 65536]
+  k<<<n, threads, bytes>>>(x, n);
+  // occupancy: launches = [(32, 128), (1024, 4096), ((16, 16), 65536)]
+  k<<<n, threads, bytes>>>(x, n);
+  // occupancy: launches = [(32, 128), (1024, 4096), (1024, 8192)]
+  k<<<n, 1024, bytes>>>(x, n);
+  // occupancy: launches = [(32, 128)]
+  k<<<n, threads, 0>>>(x, n);
+  // occupancy: block = [32, 1024], smem = [4096]
+  k<<<n, threads, bytes>>>(x, n);
+}}
+"#
+    );
+    let (_d, r) = read(&[("src/cuda/a.cu", &src)]);
+    let all = summaries(&r);
+    // Two lists of several values for two run-time values: refused, with how to give pairs.
+    let crossed: Vec<&String> = all.iter().filter(|s| s.starts_with("7: ")).collect();
+    assert_eq!(crossed.len(), 1, "{all:#?}");
+    assert!(
+        crossed[0].contains("block ?"),
+        "the block stays unknown: {all:#?}"
+    );
+    match &launch(&r, 7).paths[0].block {
+        Read::Unknown(why) => assert!(
+            why.contains("2 `block` and 3 `smem` candidates") && why.contains("launches = ["),
+            "{why}"
+        ),
+        Read::Known(b) => panic!("block {b:?}"),
+    }
+    let lines =
+        |line: &str| -> Vec<&String> { all.iter().filter(|s| s.starts_with(line)).collect() };
+    assert_eq!(
+        lines("9: "),
+        [
+            "9: k grid ? block 32 smem 128 B [block = 32, smem = 128]",
+            "9: k grid ? block 1024 smem 4096 B [block = 1024, smem = 4096]",
+            "9: k grid ? block (16, 16) smem 65536 B [block = (16, 16), smem = 65536]",
+        ]
+    );
+    // The code states the block: the pairs with that block give the shared memory.
+    assert_eq!(
+        lines("11: "),
+        [
+            "11: k grid ? block 1024 smem 4096 B [smem = 4096]",
+            "11: k grid ? block 1024 smem 8192 B [smem = 8192]",
+        ]
+    );
+    // The code states 0 B and no pair has it: not checked, never a pair's block with 0 B.
+    assert_eq!(lines("13: ").len(), 1, "{all:#?}");
+    assert!(lines("13: ")[0].contains("block ?"), "{all:#?}");
+    // One shared memory candidate crosses nothing.
+    assert_eq!(
+        lines("15: "),
+        [
+            "15: k grid ? block 32 smem 4096 B [block = 32, smem = 4096]",
+            "15: k grid ? block 1024 smem 4096 B [block = 1024, smem = 4096]",
+        ]
+    );
+}
+
+#[test]
 fn cpp_integer_semantics() {
     let src = format!(
         r#"{KERNELS}

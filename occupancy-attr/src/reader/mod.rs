@@ -495,6 +495,7 @@ fn assumptions(
         }
     };
     for l in launches {
+        let mut block_binding = None;
         if let (Some(block), Ok([Field::RunTime(x), y, z])) = (&candidates.block, &l.block)
             && let Some(key) = &x.source
             && let (Field::Known(y), Field::Known(z)) = (y, z)
@@ -504,13 +505,30 @@ fn assumptions(
         {
             let mut values: Vec<i128> = block.iter().map(|c| i128::from(c[0])).collect();
             values.dedup();
-            add(key, values, "block");
+            block_binding = Some((key, values));
         }
+        let mut smem_binding = None;
         if let (Some(smem), Field::RunTime(s)) = (&candidates.smem, &l.smem)
             && let Some(key) = &s.source
         {
             let mut values: Vec<i128> = smem.iter().map(|v| i128::from(*v)).collect();
             values.dedup();
+            smem_binding = Some((key, values));
+        }
+        // Two run-time values bound to several candidates each would be read as every
+        // block with every size: neither is bound, and the plans refuse the crossing
+        // (`occupancy_core::candidates`), saying how to give pairs.
+        if let (Some((bk, bv)), Some((sk, sv))) = (&block_binding, &smem_binding)
+            && bk != sk
+            && bv.len() > 1
+            && sv.len() > 1
+        {
+            continue;
+        }
+        if let Some((key, values)) = block_binding {
+            add(key, values, "block");
+        }
+        if let Some((key, values)) = smem_binding {
             add(key, values, "smem");
         }
     }
