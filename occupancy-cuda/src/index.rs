@@ -131,6 +131,10 @@ pub(crate) struct Index<'t> {
     pub(crate) constants: HashMap<String, Vec<Constant<'t>>>,
     pub(crate) structs: HashMap<String, Vec<Struct<'t>>>,
     pub(crate) aliases: HashMap<String, At<'t>>,
+    /// Struct, class and union definitions with a body, by name (`struct S {..};`) or by
+    /// typedef name (`typedef struct {..} S;`): the specifier nodes, one per definition
+    /// (`#if` alternatives are several), for `sizeof`.
+    pub(crate) records: HashMap<String, Vec<At<'t>>>,
     pub(crate) functions: HashMap<String, Vec<Function<'t>>>,
     /// Every function in definition order.
     pub(crate) all_functions: Vec<Function<'t>>,
@@ -277,6 +281,11 @@ impl<'t> Index<'t> {
                 self.declaration(at, scope);
             }
             "struct_specifier" | "class_specifier" => self.record(at, scope, depth),
+            "union_specifier" => {
+                if let (Some(name), Some(_)) = (at.field(Field::Name), at.field(Field::Body)) {
+                    self.add_record(name.text(), at);
+                }
+            }
             "enum_specifier" => {
                 for (name, mut constant) in enumerators(at) {
                     constant.scope = scope.path.clone();
@@ -294,16 +303,32 @@ impl<'t> Index<'t> {
             "type_definition" => {
                 if let Some(ty) = at.field(Field::Type) {
                     self.item(ty, scope, depth + 1);
+                    let has_body = matches!(
+                        ty.kind(),
+                        "struct_specifier" | "class_specifier" | "union_specifier"
+                    ) && ty.field(Field::Body).is_some();
                     for d in field_children(at.node, Field::Declarator) {
-                        let name = at.with(d).text().trim_start_matches('*').trim();
+                        let d = at.with(d);
+                        let name = d.text().trim_start_matches('*').trim();
                         if is_toolkit_type(name) && !is_toolkit_type(ty.text()) {
                             continue;
+                        }
+                        if has_body && d.kind() == "type_identifier" {
+                            self.add_record(name, ty);
                         }
                         self.aliases.insert(name.to_owned(), ty);
                     }
                 }
             }
             _ => {}
+        }
+    }
+
+    fn add_record(&mut self, name: &str, at: At<'t>) {
+        let name = name.rsplit("::").next().unwrap_or(name).to_owned();
+        let list = self.records.entry(name).or_default();
+        if !list.iter().any(|r| r.node == at.node) {
+            list.push(at);
         }
     }
 
@@ -455,6 +480,9 @@ impl<'t> Index<'t> {
             _ => name.text(),
         };
         let name = name.rsplit("::").next().unwrap_or(name).to_owned();
+        if at.field(Field::Body).is_some() && !scope.is_template {
+            self.add_record(&name, at);
+        }
         let mut s = Struct {
             template: if scope.is_template {
                 scope.template.clone()

@@ -33,7 +33,9 @@ use crate::macros::{Expander, paren_list};
 use crate::reach::Reach;
 use crate::shared::Shared;
 use crate::syntax::{Code, Field, child, clip, field_children};
-use crate::value::{Attr, Config, IntType, KernelRef, Ty, TyArg, Val, size_of};
+use crate::value::{Attr, Config, IntType, KernelRef, Ty, TyArg, Val};
+
+mod sizeof;
 
 /// The deepest call chain followed (template recursion ends here).
 const MAX_CALL_DEPTH: usize = 12;
@@ -2856,6 +2858,7 @@ impl<'t, 's> Interp<'t, 's> {
                 self.cast(&ty, v)
             }
             "sizeof_expression" => self.size_of(e, p),
+            "alignof_expression" => self.align_of(e, p),
             "unary_expression" => {
                 let op = e.field(Field::Operator).map_or("", |o| o.text());
                 let Some(arg) = e.field(Field::Argument) else {
@@ -3541,6 +3544,14 @@ impl<'t, 's> Interp<'t, 's> {
                 }
                 let index = self.index;
                 if let Some(alias) = index.aliases.get(name).copied() {
+                    // `typedef struct {..} S;`: the struct is `S`.
+                    if matches!(
+                        alias.kind(),
+                        "struct_specifier" | "class_specifier" | "union_specifier"
+                    ) && alias.field(Field::Name).is_none()
+                    {
+                        return Ty::named(name);
+                    }
                     let key = format!("type {name}");
                     if !self.evaluating.contains(&key) && self.evaluating.len() < 64 {
                         self.evaluating.push(key);
@@ -3590,41 +3601,6 @@ impl<'t, 's> Interp<'t, 's> {
                 None => Ty::named(t.text()),
             },
             _ => Ty::named(t.text().split_whitespace().collect::<Vec<_>>().join(" ")),
-        }
-    }
-
-    fn size_of<'a>(&mut self, e: At<'a>, p: &Path) -> Val
-    where
-        't: 'a,
-    {
-        let ty = match (e.field(Field::Type), e.field(Field::Value)) {
-            (Some(t), _) => self.type_of(t, p),
-            (None, Some(v)) => {
-                let inner = if v.kind() == "parenthesized_expression" {
-                    v.children().first().copied().unwrap_or(v)
-                } else {
-                    v
-                };
-                match p.env.get(inner.text()) {
-                    Some(Val::Type(t)) => t.clone(),
-                    _ => match inner.kind() {
-                        "identifier" | "type_identifier" => self.type_of(inner, p),
-                        _ => {
-                            return Val::unknown(format!(
-                                "`{}`: the size of an expression",
-                                clip(e.text(), 40)
-                            ));
-                        }
-                    },
-                }
-            }
-            _ => return Val::unknown("sizeof"),
-        };
-        match size_of(&ty.to_string()) {
-            Some(n) => Val::int(n.into(), IntType::U64),
-            None => Val::unknown(format!(
-                "`sizeof({ty})`: not a type whose size the reader knows"
-            )),
         }
     }
 

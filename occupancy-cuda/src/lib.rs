@@ -40,6 +40,7 @@ mod files;
 mod index;
 mod interp;
 mod launch;
+mod layout;
 mod macros;
 mod reach;
 mod shared;

@@ -314,35 +314,6 @@ pub(crate) fn is_toolkit_type(name: &str) -> bool {
     )
 }
 
-/// The size in bytes of a type the interpreter knows (`sizeof`): C++'s primitive types on
-/// LP64, CUDA's vector types and half-precision types, pointers.
-pub(crate) fn size_of(name: &str) -> Option<u32> {
-    let name = name.trim();
-    if name.ends_with('*') {
-        return Some(8);
-    }
-    let base: String = name
-        .split_whitespace()
-        .filter(|w| !matches!(*w, "const" | "volatile"))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let base = base.trim_start_matches("std::").trim_start_matches("::");
-    Some(match base {
-        "char" | "signed char" | "unsigned char" | "bool" | "int8_t" | "uint8_t" | "char1"
-        | "uchar1" | "__nv_fp8_e4m3" | "__nv_fp8_e5m2" | "fp8" => 1,
-        "short" | "unsigned short" | "int16_t" | "uint16_t" | "half" | "__half"
-        | "__nv_bfloat16" | "nv_bfloat16" | "bfloat16" | "bf16" | "char2" | "uchar2" => 2,
-        "int" | "unsigned" | "unsigned int" | "int32_t" | "uint32_t" | "float" | "half2"
-        | "__half2" | "__nv_bfloat162" | "nv_bfloat162" | "char4" | "uchar4" | "short2"
-        | "uint" => 4,
-        "long" | "unsigned long" | "long long" | "unsigned long long" | "int64_t" | "uint64_t"
-        | "size_t" | "double" | "float2" | "int2" | "uint2" | "ptrdiff_t" | "short4" => 8,
-        "float4" | "int4" | "uint4" | "double2" | "long2" | "longlong2" => 16,
-        "double4" | "long4" | "longlong4" => 32,
-        _ => return None,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -367,14 +338,5 @@ mod tests {
             IntType::U32.convert(&minus_one),
             Some(AbstractInt::known(u32::MAX.into()))
         );
-    }
-
-    #[test]
-    fn sizes_of_cuda_types() {
-        assert_eq!(size_of("float"), Some(4));
-        assert_eq!(size_of("__half"), Some(2));
-        assert_eq!(size_of("const float4"), Some(16));
-        assert_eq!(size_of("float *"), Some(8));
-        assert_eq!(size_of("MyStruct"), None);
     }
 }

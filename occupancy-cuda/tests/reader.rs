@@ -1514,3 +1514,73 @@ extern "C" void opted(float* x, int n, cudaStream_t s) {{
         }
     }
 }
+
+#[test]
+fn sizeof_lays_out_the_codes_own_structs() {
+    let src = format!(
+        r#"{KERNELS}
+#define QK_A 32
+#define QK_B 256
+typedef struct {{
+    __half d;          // scale
+    int8_t qs[QK_A];   // quants
+}} blk_a;
+typedef struct {{
+    uint8_t sc[QK_B/16];
+    uint8_t q[QK_B/4];
+    half2 dm;
+}} blk_b;
+struct tagged {{ char tag; float4 v; }};
+struct wide {{ double x; char c; }};
+typedef struct {{ float3 p; short s; }} point;
+union word {{ char c[6]; int i; }};
+struct outer {{ blk_a a; char c; }};
+struct with_members {{ static constexpr int kRows = 4; int x; __device__ int twice() const {{ return 2 * x; }} }};
+struct flags {{ int a : 3; int b : 5; }};
+struct opt {{
+    int n;
+#ifdef WIDE_OPT
+    double extra[2];
+#endif
+}};
+template <typename B>
+void launch_blocks(float* x, int n, cudaStream_t s) {{
+  k<<<n, 128, 4 * sizeof(B), s>>>(x, n);
+}}
+extern "C" void run(float* x, int n, cudaStream_t s) {{
+  k<<<n, 32, sizeof(blk_a) * 4 + 1024, s>>>(x, n);
+  k<<<n, 32, sizeof(blk_b), s>>>(x, n);
+  k<<<n, 32, sizeof(struct tagged), s>>>(x, n);
+  k<<<n, 32, sizeof(wide) + alignof(float4), s>>>(x, n);
+  k<<<n, 32, sizeof(point) + sizeof(union word), s>>>(x, n);
+  k<<<n, 32, sizeof(outer) + sizeof(with_members), s>>>(x, n);
+  k<<<n, 32, sizeof(flags), s>>>(x, n);
+  k<<<n, 32, sizeof(opt), s>>>(x, n);
+  launch_blocks<blk_b>(x, n, s);
+  k<<<n, 32, sizeof(float*), s>>>(x, n);
+}}
+"#
+    );
+    let (_d, r) = read(&[("src/cuda/a.cu", &src)]);
+    assert_eq!(
+        summaries(&r),
+        [
+            "31: k grid ? block 128 smem 336 B",
+            "34: k grid ? block 32 smem 1160 B",
+            "35: k grid ? block 32 smem 84 B",
+            "36: k grid ? block 32 smem 32 B",
+            "37: k grid ? block 32 smem 32 B",
+            "38: k grid ? block 32 smem 24 B",
+            "39: k grid ? block 32 smem 40 B",
+            "40: k grid ? block 32 smem ?",
+            "41: k grid ? block 32 smem 4 B [smem = 4]",
+            "41: k grid ? block 32 smem 24 B [smem = 24]",
+            "43: k grid ? block 32 smem 8 B",
+        ]
+    );
+    // A bit-field is not laid out: the launch says why.
+    let Read::Unknown(why) = &launch(&r, 40).paths[0].dynamic_smem_bytes else {
+        panic!("a bit-field's struct has no size");
+    };
+    assert!(why.contains("`int a : 3;`: a bit-field"), "{why}");
+}
