@@ -17,6 +17,8 @@
 //! block = [128, 256]                         # threads; [[16, 16], [32, 8]] for 2-D
 //! smem = [0, 8192]                           # dynamic shared memory, bytes
 //!
+//! defines = ["ENABLE_FP8", "QK=256"]          # the CUDA C++ build's -D macros, in full
+//!
 //! [device_params."launch_mmq_*"]              # an extern "C" function's parameters that
 //! warp_size_host = "warp_size"               # its (Rust) caller asked the device for
 //! cc = "compute_capability_x100"
@@ -66,6 +68,12 @@
 //!   ...) and two encodings of the compute capability: `compute_capability_x100`
 //!   (`major * 100 + minor * 10`: 860 for 8.6) and `compute_capability_x10`
 //!   (`major * 10 + minor`: 86).
+//! - `defines`: not declared. The `-D` macros nvcc compiles the crate's CUDA C++ with
+//!   (`NAME` or `NAME=VALUE` each), all of them (`[]`: none). Declared, the C++ reader
+//!   decides the `#if` / `#ifdef` branches the build compiles: a macro neither this list
+//!   nor the files define, and no toolkit header could (see the reader's `preproc`
+//!   module), is undefined. Not declared, each branch is read as a configuration some
+//!   build makes.
 //! - `[thresholds]`: [`Thresholds::DEFAULT`].
 //!
 //! Parsing is strict: a syntax error, an unknown key (with "did you mean"), a value of the
@@ -115,6 +123,9 @@ pub struct Policy {
     /// (`[device_params.<function>]`): the parameter's name to the attribute's
     /// ([`DEVICE_ATTRIBUTES`]).
     pub device_params: BTreeMap<String, BTreeMap<String, String>>,
+    /// The CUDA C++ build's `-D` macros (`defines`), `NAME` or `NAME=VALUE` each; `None`
+    /// when the file does not declare them.
+    pub defines: Option<Vec<String>>,
 }
 
 /// The device attributes `[device_params.<function>]` may name: the CUDA driver's
@@ -289,6 +300,7 @@ pub const KEYS: &[&str] = &[
     "read_paths",
     "launches",
     "device_params",
+    "defines",
 ];
 
 /// The keys of `[thresholds]`.
@@ -318,6 +330,7 @@ impl Default for Policy {
             read_paths: Vec::new(),
             launches: BTreeMap::new(),
             device_params: BTreeMap::new(),
+            defines: None,
         }
     }
 }
@@ -481,6 +494,7 @@ struct RawPolicy {
     read_paths: Option<Vec<Spanned<String>>>,
     launches: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
     device_params: Option<BTreeMap<Spanned<String>, RawParams>>,
+    defines: Option<Vec<Spanned<String>>>,
 }
 
 /// One `[device_params.<function>]` table as written: parameter to attribute.
@@ -688,6 +702,31 @@ impl Policy {
                     Some(value.span()),
                 )),
             }
+        }
+        if let Some(defines) = raw.defines {
+            let mut list = Vec::new();
+            for d in defines {
+                let name = d.get_ref().split('=').next().unwrap_or("").trim();
+                let valid = name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if valid {
+                    list.push(d.get_ref().trim().to_owned());
+                } else {
+                    errors.push(PolicyError::new(
+                        &lines,
+                        format!(
+                            "`defines`: `{}` is not a macro definition; write `NAME` or `NAME=VALUE`, as after nvcc's `-D`",
+                            d.get_ref()
+                        ),
+                        Some("defines".into()),
+                        Some(d.span()),
+                    ));
+                }
+            }
+            policy.defines = Some(list);
         }
         for (function, params) in raw.device_params.iter().flatten() {
             let function = function.get_ref().clone();
@@ -1145,6 +1184,26 @@ mod tests {
                 .unwrap()
                 .basis_points(),
             2500
+        );
+    }
+
+    #[test]
+    fn defines_are_the_builds_macros_in_full() {
+        assert_eq!(Policy::from_toml("").unwrap().defines, None);
+        assert_eq!(
+            Policy::from_toml("defines = []\n").unwrap().defines,
+            Some(vec![])
+        );
+        let policy = Policy::from_toml("defines = [\"ENABLE_FP8\", \"QK=256\"]\n").unwrap();
+        assert_eq!(
+            policy.defines,
+            Some(vec!["ENABLE_FP8".to_owned(), "QK=256".to_owned()])
+        );
+        assert_eq!(
+            errors("defines = [\"-DX\"]\n"),
+            [
+                "1:12: `defines`: `-DX` is not a macro definition; write `NAME` or `NAME=VALUE`, as after nvcc's `-D`"
+            ]
         );
     }
 

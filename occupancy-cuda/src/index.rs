@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
 use crate::macros::Macro;
+use crate::preproc::Decider;
 use crate::syntax::{Code, Field, child, field_children, kind, named_children};
 use crate::value::is_toolkit_type;
 
@@ -147,12 +148,14 @@ pub(crate) struct Index<'t> {
 
 impl<'t> Index<'t> {
     /// Indexes the files of a translation unit.
-    pub(crate) fn build(files: &[&'t Code]) -> Index<'t> {
+    /// Indexes the files of a translation unit; a file-scope `#if` the `decider` decides
+    /// contributes its branch the build compiles only.
+    pub(crate) fn build(files: &[&'t Code], decider: &Decider<'_>) -> Index<'t> {
         let mut index = Index::default();
         for code in files {
             if let Some(root) = code.root() {
                 let at = At { node: root, code };
-                index.items(at, &Scope::default(), 0);
+                index.items(at, &Scope::default(), 0, decider);
             }
         }
         index
@@ -185,16 +188,16 @@ impl<'t> Index<'t> {
             .map_or(0, |fs| fs.iter().filter(|f| f.is_kernel).count())
     }
 
-    fn items(&mut self, at: At<'t>, scope: &Scope<'t>, depth: usize) {
+    fn items(&mut self, at: At<'t>, scope: &Scope<'t>, depth: usize, decider: &Decider<'_>) {
         if depth > MAX_NESTING {
             return;
         }
         for child in at.children() {
-            self.item(child, scope, depth + 1);
+            self.item(child, scope, depth + 1, decider);
         }
     }
 
-    fn item(&mut self, at: At<'t>, scope: &Scope<'t>, depth: usize) {
+    fn item(&mut self, at: At<'t>, scope: &Scope<'t>, depth: usize, decider: &Decider<'_>) {
         if depth > MAX_NESTING {
             return;
         }
@@ -222,8 +225,18 @@ impl<'t> Index<'t> {
                     self.define(name.text(), Some(params), body);
                 }
             }
-            "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif"
-            | "preproc_elifdef" | "declaration_list" => self.items(at, scope, depth),
+            "preproc_if" | "preproc_ifdef" => match chosen(&preproc_branches(at), decider, false) {
+                Taken::Branch(body) => {
+                    for child in body {
+                        self.item(child, scope, depth + 1, decider);
+                    }
+                }
+                Taken::None => {}
+                Taken::Each => self.items(at, scope, depth, decider),
+            },
+            "preproc_else" | "preproc_elif" | "preproc_elifdef" | "declaration_list" => {
+                self.items(at, scope, depth, decider)
+            }
             "namespace_definition" => {
                 let mut inner = scope.clone();
                 match at.field(Field::Name) {
@@ -231,7 +244,7 @@ impl<'t> Index<'t> {
                     None => inner.anonymous = true,
                 }
                 if let Some(body) = at.field(Field::Body) {
-                    self.items(body, &inner, depth);
+                    self.items(body, &inner, depth, decider);
                 }
             }
             "linkage_specification" => {
@@ -241,9 +254,9 @@ impl<'t> Index<'t> {
                     .is_some_and(|v| v.text().contains('C'));
                 if let Some(body) = at.field(Field::Body) {
                     if body.kind() == "declaration_list" {
-                        self.items(body, &inner, depth);
+                        self.items(body, &inner, depth, decider);
                     } else {
-                        self.item(body, &inner, depth + 1);
+                        self.item(body, &inner, depth + 1, decider);
                     }
                 }
             }
@@ -256,7 +269,7 @@ impl<'t> Index<'t> {
                 inner.is_template = true;
                 for child in at.children() {
                     if child.kind() != "template_parameter_list" {
-                        self.item(child, &inner, depth + 1);
+                        self.item(child, &inner, depth + 1, decider);
                     }
                 }
             }
@@ -271,7 +284,7 @@ impl<'t> Index<'t> {
             "declaration" => {
                 // `struct S {..} s;`, `enum {..};` written as a declaration's type.
                 if let Some(ty) = at.field(Field::Type) {
-                    self.item(ty, scope, depth + 1);
+                    self.item(ty, scope, depth + 1, decider);
                 }
                 if let Some(f) = find_kind(at, "template_function", 3)
                     && scope.is_template_instantiation(at)
@@ -280,7 +293,7 @@ impl<'t> Index<'t> {
                 }
                 self.declaration(at, scope);
             }
-            "struct_specifier" | "class_specifier" => self.record(at, scope, depth),
+            "struct_specifier" | "class_specifier" => self.record(at, scope, depth, decider),
             "union_specifier" => {
                 if let (Some(name), Some(_)) = (at.field(Field::Name), at.field(Field::Body)) {
                     self.add_record(name.text(), at);
@@ -302,7 +315,7 @@ impl<'t> Index<'t> {
             }
             "type_definition" => {
                 if let Some(ty) = at.field(Field::Type) {
-                    self.item(ty, scope, depth + 1);
+                    self.item(ty, scope, depth + 1, decider);
                     let has_body = matches!(
                         ty.kind(),
                         "struct_specifier" | "class_specifier" | "union_specifier"
@@ -470,7 +483,7 @@ impl<'t> Index<'t> {
         }
     }
 
-    fn record(&mut self, at: At<'t>, scope: &Scope<'t>, depth: usize) {
+    fn record(&mut self, at: At<'t>, scope: &Scope<'t>, depth: usize, decider: &Decider<'_>) {
         let Some(name) = at.field(Field::Name) else {
             // An anonymous struct: nothing to name its members by.
             return;
@@ -591,13 +604,86 @@ impl<'t> Index<'t> {
                         }
                     }
                     "function_definition" => self.function(member, &inner),
-                    "template_declaration" => self.item(member, &inner, depth + 1),
+                    "template_declaration" => self.item(member, &inner, depth + 1, decider),
                     _ => {}
                 }
             }
         }
         self.structs.entry(name).or_default().push(s);
     }
+}
+
+/// One branch of an `#if` chain: its directive (`#ifdef`, `#elif`, `#else`), its
+/// condition's text, and the nodes it holds.
+pub(crate) struct Branch<'t> {
+    pub(crate) directive: &'static str,
+    pub(crate) condition: Option<At<'t>>,
+    pub(crate) body: Vec<At<'t>>,
+}
+
+/// The branches of the `#if` / `#ifdef` chain at `head`, in order; without an `#else`,
+/// a last empty one (directive `""`) stands for the configurations that take none.
+pub(crate) fn preproc_branches(head: At<'_>) -> Vec<Branch<'_>> {
+    let mut out = Vec::new();
+    let mut node = Some(head);
+    while let Some(n) = node {
+        let condition = n.field(Field::Condition).or_else(|| n.field(Field::Name));
+        let alternative = n.field(Field::Alternative);
+        let body = n
+            .children()
+            .into_iter()
+            .filter(|c| {
+                Some(c.node) != condition.map(|x| x.node)
+                    && Some(c.node) != alternative.map(|x| x.node)
+            })
+            .collect();
+        let directive = match n.kind() {
+            "preproc_else" => "#else",
+            _ => n.node.child(0).map_or("#if", kind),
+        };
+        out.push(Branch {
+            directive,
+            condition,
+            body,
+        });
+        if alternative.is_none() && n.kind() != "preproc_else" {
+            out.push(Branch {
+                directive: "",
+                condition: None,
+                body: Vec::new(),
+            });
+        }
+        node = alternative;
+    }
+    out
+}
+
+/// What the build compiles of an `#if` chain.
+pub(crate) enum Taken<'t> {
+    /// This branch's nodes, the others not.
+    Branch(Vec<At<'t>>),
+    /// No branch (every condition false, no `#else`).
+    None,
+    /// Not decided: each branch is a configuration some build makes.
+    Each,
+}
+
+/// The branch of `branches` the build compiles, where `decider` decides each condition
+/// up to it.
+pub(crate) fn chosen<'t>(branches: &[Branch<'t>], decider: &Decider<'_>, host: bool) -> Taken<'t> {
+    for b in branches {
+        let taken = match (b.directive, b.condition) {
+            ("#else" | "", _) => Some(true),
+            (directive, Some(c)) => decider.decide(directive, c.text(), host),
+            (_, None) => None,
+        };
+        match taken {
+            Some(true) => return Taken::Branch(b.body.clone()),
+            Some(false) => {}
+            None => return Taken::Each,
+        }
+    }
+    Taken::None
 }
 
 /// Where an item is: its namespaces and classes, its template parameters, its linkage.

@@ -22,17 +22,18 @@ use occupancy_core::policy::LaunchCandidates;
 use crate::MAX_PATHS;
 use crate::device;
 use crate::index::{
-    At, Constant, Function, Index, Init, Struct, declared_name, has_const, pointer_depth,
-    template_params,
+    At, Constant, Function, Index, Init, Struct, Taken, chosen, declared_name, has_const,
+    pointer_depth, preproc_branches, template_params,
 };
 use crate::launch::{
     Candidates, CudaLaunch, Instantiation, LaunchForm, LaunchPath, Read, ReadNote, SmemLimit,
     TemplateArg,
 };
 use crate::macros::{Expander, paren_list};
+use crate::preproc::Decider;
 use crate::reach::Reach;
 use crate::shared::Shared;
-use crate::syntax::{Code, Field, child, clip, field_children};
+use crate::syntax::{Code, Field, clip, field_children};
 use crate::value::{Attr, Config, IntType, KernelRef, Ty, TyArg, Val};
 
 mod sizeof;
@@ -75,6 +76,10 @@ struct Path {
     /// The last `if` this path left took its consequence: an `else` arm a macro adds to
     /// the chain after it ([`Interp::expand_statements`]) is not for this path.
     chain_taken: bool,
+    /// Values a variable is known not to hold (`else` of `if (t == 0)`), which its
+    /// interval cannot say: each with the variable's value when they were learnt (a
+    /// variable written since has none).
+    excluded: Shared<HashMap<String, (Val, Vec<i128>)>>,
 }
 
 impl Path {
@@ -87,11 +92,33 @@ impl Path {
             flow: Flow::Normal,
             target: None,
             chain_taken: false,
+            excluded: Shared::default(),
         }
     }
 
     fn live(&self) -> bool {
         self.flow == Flow::Normal
+    }
+
+    /// Whether `name` is known not to hold `value` (and has not been written since).
+    fn excludes(&self, name: &str, value: i128) -> bool {
+        self.excluded
+            .get(name)
+            .is_some_and(|(at, values)| self.env.get(name) == Some(at) && values.contains(&value))
+    }
+
+    /// Learns that `name` (now `current`) does not hold `value`.
+    fn exclude(&mut self, name: &str, current: Val, value: i128) {
+        let entry = self
+            .excluded
+            .entry(name.to_owned())
+            .or_insert_with(|| (current.clone(), Vec::new()));
+        if entry.0 != current {
+            *entry = (current, Vec::new());
+        }
+        if entry.1.len() < 64 && !entry.1.contains(&value) {
+            entry.1.push(value);
+        }
     }
 }
 
@@ -162,6 +189,8 @@ pub(crate) struct Interp<'t, 's> {
     asks_device: bool,
     /// The policy's `[device_params.<function>]`: parameters that hold device attributes.
     device_params: &'s DeviceParams,
+    /// Which `#if` branches the build compiles, where known.
+    decider: Option<&'s Decider<'s>>,
 }
 
 /// `[device_params.<function pattern>]`: parameter name to device attribute.
@@ -206,7 +235,14 @@ impl<'t, 's> Interp<'t, 's> {
             targets: Vec::new(),
             asks_device: false,
             device_params,
+            decider: None,
         }
+    }
+
+    /// Decides `#if` conditions in the host code read with `decider`.
+    pub(crate) fn deciding(mut self, decider: &'s Decider<'s>) -> Interp<'t, 's> {
+        self.decider = Some(decider);
+        self
     }
 
     /// The targets the unit's device queries are answered for, when `asks_device` (the
@@ -1041,42 +1077,43 @@ impl<'t, 's> Interp<'t, 's> {
         out
     }
 
-    /// `#if` / `#ifdef` inside a function: each branch is a build some configuration
-    /// makes, so each is a path.
+    /// `#if` / `#ifdef` inside a function: the branch the build compiles where the
+    /// conditions are decided ([`crate::preproc`]: host code, the build's `-D` macros),
+    /// else each branch is a build some configuration makes, so each is a path.
     fn exec_preproc_if<'a>(&mut self, s: At<'a>, paths: Vec<Path>) -> Vec<Path>
     where
         't: 'a,
     {
-        let mut branches: Vec<(String, Vec<At<'a>>)> = Vec::new();
-        let mut node = Some(s);
-        while let Some(n) = node {
-            let label = match n.kind() {
-                "preproc_else" => "#else".to_owned(),
-                _ => {
-                    let cond = n
-                        .field(Field::Condition)
-                        .or_else(|| n.field(Field::Name))
-                        .map_or_else(String::new, |c| clip(c.text(), 40));
-                    format!("{} {cond}", n.node.child(0).map_or("#if", |c| c.kind()))
+        let branches = preproc_branches(s);
+        if let Some(decider) = self.decider {
+            match chosen(&branches, decider, true) {
+                Taken::Branch(body) => {
+                    let mut ps = paths;
+                    for stmt in body {
+                        ps = self.exec(stmt, ps);
+                    }
+                    return ps;
                 }
-            };
-            let body: Vec<At<'a>> = n
-                .children()
-                .into_iter()
-                .filter(|c| {
-                    !matches!(
-                        c.kind(),
-                        "preproc_else" | "preproc_elif" | "preproc_elifdef"
-                    ) && Some(c.node) != child(n.node, Field::Condition)
-                        && Some(c.node) != child(n.node, Field::Name)
-                })
-                .collect();
-            branches.push((label, body));
-            node = n.field(Field::Alternative);
+                Taken::None => return paths,
+                Taken::Each => {}
+            }
         }
+        // Undecided: each written branch (an `#if` without `#else` runs its body, as
+        // before: the configuration that skips it launches nothing there).
+        let written: Vec<_> = branches
+            .into_iter()
+            .filter(|b| !b.directive.is_empty())
+            .collect();
         let mut out = Vec::new();
-        let several = branches.len() > 1;
-        for (label, body) in branches {
+        let several = written.len() > 1;
+        for b in written {
+            let label = match b.directive {
+                "#else" => "#else".to_owned(),
+                d => format!(
+                    "{d} {}",
+                    b.condition.map_or_else(String::new, |c| clip(c.text(), 40))
+                ),
+            };
             let mut ps: Vec<Path> = paths
                 .iter()
                 .cloned()
@@ -1087,13 +1124,10 @@ impl<'t, 's> Interp<'t, 's> {
                     p
                 })
                 .collect();
-            for stmt in body {
+            for stmt in b.body {
                 ps = self.exec(stmt, ps);
             }
             out.extend(ps);
-        }
-        if branches_single(&out, &paths) {
-            return out;
         }
         out
     }
@@ -2730,20 +2764,38 @@ impl<'t, 's> Interp<'t, 's> {
                     let (Some((x, _)), Some((y, _))) = (a.as_int(), b.as_int()) else {
                         return (Some(p.clone()), Some(p.clone()));
                     };
-                    let truth = x.compare(cmp, y);
+                    let mut truth = x.compare(cmp, y);
+                    // A value an earlier test ruled out (`else if (t == 1)` after
+                    // `if (t == 0)`): the comparison is decided.
+                    let ruled_out = |name: At<'_>, other: &AbstractInt| {
+                        name.kind() == "identifier"
+                            && other
+                                .known_value()
+                                .is_some_and(|k| p.excludes(name.text(), k))
+                    };
+                    if ruled_out(l, y) || ruled_out(r, x) {
+                        match cmp {
+                            Comparison::Eq => truth = Truth::Never,
+                            Comparison::Ne => truth = Truth::Always,
+                            _ => {}
+                        }
+                    }
                     let side = |this: &Self, c: Comparison| -> Option<Path> {
                         let mut q = p.clone();
-                        if l.kind() == "identifier"
-                            && let Some(Val::Int(v, t)) = q.env.get(l.text()).cloned()
-                        {
-                            let r = v.refine(c, y)?;
-                            q.env.insert(l.text().to_owned(), Val::Int(r, t));
-                        }
-                        if r.kind() == "identifier"
-                            && let Some(Val::Int(v, t)) = q.env.get(r.text()).cloned()
-                        {
-                            let r2 = v.refine(c.swapped(), x)?;
-                            q.env.insert(r.text().to_owned(), Val::Int(r2, t));
+                        for (name, other, c) in [(l, y, c), (r, x, c.swapped())] {
+                            if name.kind() == "identifier"
+                                && let Some(Val::Int(v, t)) = q.env.get(name.text()).cloned()
+                            {
+                                let refined = Val::Int(v.refine(c, other)?, t);
+                                q.env.insert(name.text().to_owned(), refined.clone());
+                                if c == Comparison::Ne
+                                    && let Some(k) = other.known_value()
+                                    && let Val::Int(now, _) = &refined
+                                    && now.contains(k)
+                                {
+                                    q.exclude(name.text(), refined, k);
+                                }
+                            }
                         }
                         let _ = this;
                         Some(q)
@@ -3964,11 +4016,8 @@ fn join(a: &Path, b: &Path) -> Path {
         // Paths of two targets joined are of neither: their device queries are run time.
         target: a.target.filter(|t| b.target == Some(*t)),
         chain_taken: a.chain_taken && b.chain_taken,
+        excluded: Shared::default(),
     }
-}
-
-fn branches_single(_out: &[Path], _paths: &[Path]) -> bool {
-    true
 }
 
 fn set_config_field(c: &mut Config, field: &str, v: Val, sub: Option<&str>) {

@@ -42,6 +42,7 @@ mod interp;
 mod launch;
 mod layout;
 mod macros;
+mod preproc;
 mod reach;
 mod shared;
 mod syntax;
@@ -86,6 +87,7 @@ pub fn read_for(
         files::Sources::read(crate_dir, dirs),
         targets,
         &interp::DeviceParams::new(),
+        &preproc::Build::default(),
     )
 }
 
@@ -103,6 +105,7 @@ pub fn read_with_policy(
         files::Sources::read(crate_dir, dirs),
         &policy.targets,
         &policy.device_params,
+        &preproc::Build::from_defines(policy.defines.as_deref()),
     )
 }
 
@@ -115,6 +118,7 @@ pub fn read_texts_with_policy(
         files::Sources::from_texts(files),
         &policy.targets,
         &policy.device_params,
+        &preproc::Build::from_defines(policy.defines.as_deref()),
     )
 }
 
@@ -131,6 +135,7 @@ pub fn read_texts_for(files: &[(&str, &str)], targets: &[occupancy_core::arch::T
         files::Sources::from_texts(files),
         targets,
         &interp::DeviceParams::new(),
+        &preproc::Build::default(),
     )
 }
 
@@ -138,20 +143,23 @@ fn read_sources(
     sources: files::Sources,
     targets: &[occupancy_core::arch::Target],
     device_params: &interp::DeviceParams,
+    build: &preproc::Build,
 ) -> Reading {
     let mut sites = Vec::new();
     let mut notes = sources.notes.clone();
     for unit in sources.units() {
         let codes: Vec<&syntax::Code> = unit.iter().map(|&i| &sources.files[i]).collect();
-        let index = index::Index::build(&codes);
+        let decider = preproc::Decider::new(build, codes.iter().map(|c| c.text.as_str()));
+        let index = index::Index::build(&codes, &decider);
         let unit_file = codes.first().map_or(String::new(), |c| c.shown.clone());
         let asks_device = codes.iter().any(|c| device::asks_device(&c.text))
             || interp::declares_device_params(&index, device_params);
         let mut interp = interp::Interp::new(&index, &mut sites, &mut notes, device_params)
+            .deciding(&decider)
             .in_unit(&unit_file)
             .on_targets(targets, asks_device);
         interp.run();
-        unreached(&index, &mut sites);
+        unreached(&index, &decider, &mut sites);
     }
     let mut launches: Vec<CudaLaunch> = sites.into_iter().map(|s| s.launch).collect();
     launches.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
@@ -163,8 +171,13 @@ fn read_sources(
 }
 
 /// Every launch written in a function body that no followed path reached (a function
-/// called only through a pointer, say): listed, not checked, never dropped.
-fn unreached(index: &index::Index<'_>, sites: &mut Vec<interp::Site>) {
+/// called only through a pointer, say): listed, not checked, never dropped; one in an
+/// `#if` branch the build does not compile is not a launch.
+fn unreached(
+    index: &index::Index<'_>,
+    decider: &preproc::Decider<'_>,
+    sites: &mut Vec<interp::Site>,
+) {
     for f in &index.all_functions {
         if f.is_kernel {
             continue;
@@ -237,6 +250,17 @@ fn unreached(index: &index::Index<'_>, sites: &mut Vec<interp::Site>) {
                             },
                         });
                     }
+                }
+            }
+            if matches!(syntax::kind(n), "preproc_if" | "preproc_ifdef") {
+                let at = index::At { node: n, code };
+                match index::chosen(&index::preproc_branches(at), decider, true) {
+                    index::Taken::Branch(body) => {
+                        stack.extend(body.into_iter().map(|b| b.node));
+                        continue;
+                    }
+                    index::Taken::None => continue,
+                    index::Taken::Each => {}
                 }
             }
             let mut cursor = n.walk();

@@ -1584,3 +1584,97 @@ extern "C" void run(float* x, int n, cudaStream_t s) {{
     };
     assert!(why.contains("`int a : 3;`: a bit-field"), "{why}");
 }
+
+#[test]
+fn a_dispatchs_kernel_is_never_paired_with_another_cases_shared_memory() {
+    // The size is chosen by one `if` chain (its implicit `else` keeps the default), the
+    // kernel by another on the same variable: the default's size goes only with the
+    // kernel of a kind no earlier test ruled out.
+    let src = format!(
+        r#"{KERNELS}
+typedef struct {{ __half d; int8_t qs[32]; }} blk_small;
+typedef struct {{ half2 dm; uint8_t qs[128]; }} blk_big;
+typedef struct {{ uint8_t ql[128]; uint8_t qh[64]; __half d; }} blk_wide;
+extern "C" void run(float* x, int n, int kind, cudaStream_t s) {{
+  size_t bytes = sizeof(blk_wide);
+  if (kind == 0) {{
+    bytes = sizeof(blk_small);
+  }} else if (kind == 1) {{
+    bytes = sizeof(blk_big);
+  }}
+  if (kind == 0) {{
+    tk<float, 0><<<n, 128, bytes * 8, s>>>(x, n);
+  }} else if (kind == 1) {{
+    tk<float, 1><<<n, 128, bytes * 8, s>>>(x, n);
+  }} else if (kind == 2) {{
+    tk<float, 2><<<n, 128, bytes * 8, s>>>(x, n);
+  }}
+}}
+"#
+    );
+    let got = one(&[("src/cuda/a.cu", &src)]);
+    assert_eq!(
+        got,
+        [
+            "16: tk<float, 0> grid ? block 128 smem 272 B [kind == 0]",
+            "18: tk<float, 1> grid ? block 128 smem 1056 B [!(kind == 0), kind == 1]",
+            "20: tk<float, 2> grid ? block 128 smem 1552 B [!(kind == 0), !(kind == 1), kind == 2]",
+        ]
+    );
+}
+
+#[test]
+fn the_builds_defines_decide_the_if_branches_it_compiles() {
+    let src = format!(
+        r#"{KERNELS}
+#ifdef SMALL_TILES
+#define TILE 64
+#else
+#define TILE 256
+#endif
+typedef struct {{
+    uint8_t qs[TILE/4];
+#ifdef SMALL_TILES
+    uint8_t scales[2];
+#else
+    uint8_t scales[12];
+#endif
+    __half d;
+}} blk;
+extern "C" void run(float* x, int n, cudaStream_t s) {{
+#if defined(FAST_PATH) && !defined(__CUDA_ARCH__)
+  k<<<n, 64, 0, s>>>(x, n);
+#else
+  k<<<n, 128, sizeof(blk), s>>>(x, n);
+#endif
+}}
+"#
+    );
+    let files = [("src/cuda/a.cu", src.as_str())];
+    let read = |policy: &str| {
+        let policy = occupancy_core::policy::Policy::from_toml(policy).unwrap();
+        summaries(&occupancy_cuda::read_texts_with_policy(&files, &policy))
+    };
+    // Not declared: each configuration (the two `#ifdef`s crossed: their macro is not
+    // known to be one).
+    assert_eq!(
+        read(""),
+        [
+            "21: k grid ? block 64 smem 0 B [#if defined(FAST_PATH) && !defined(__CUDA_AR...]",
+            "23: k grid ? block 128 smem 20 B [#else, smem = 20]",
+            "23: k grid ? block 128 smem 30 B [#else, smem = 30]",
+            "23: k grid ? block 128 smem 68 B [#else, smem = 68]",
+            "23: k grid ? block 128 smem 78 B [#else, smem = 78]",
+        ]
+    );
+    // Declared: `qs[64]`, `scales[12]`, `d`: 78 bytes.
+    assert_eq!(read("defines = []"), ["23: k grid ? block 128 smem 78 B"]);
+    assert_eq!(
+        read("defines = [\"SMALL_TILES\"]"),
+        ["23: k grid ? block 128 smem 20 B"]
+    );
+    assert_eq!(
+        read("defines = [\"FAST_PATH=1\"]"),
+        ["21: k grid ? block 64 smem 0 B"]
+    );
+}

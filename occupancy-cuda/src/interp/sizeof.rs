@@ -7,7 +7,7 @@
 //! reason.
 
 use super::{Interp, Path};
-use crate::index::At;
+use crate::index::{At, Taken, chosen, preproc_branches};
 use crate::layout::{Layout, Record, builtin};
 use crate::syntax::{Field, clip};
 use crate::value::{IntType, Ty, Val};
@@ -389,27 +389,15 @@ impl<'t> Interp<'t, '_> {
                     }
                 }
                 "preproc_if" | "preproc_ifdef" => {
-                    let mut branches = Vec::new();
-                    let mut node = Some(m);
-                    while let Some(n) = node {
-                        let inner: Vec<At<'a>> = n
-                            .children()
-                            .into_iter()
-                            .filter(|c| {
-                                !matches!(
-                                    c.kind(),
-                                    "preproc_else" | "preproc_elif" | "preproc_elifdef"
-                                ) && Some(c.node) != n.field(Field::Condition).map(|x| x.node)
-                                    && Some(c.node) != n.field(Field::Name).map(|x| x.node)
-                            })
-                            .collect();
-                        branches.push(inner);
-                        node = n.field(Field::Alternative);
-                        // No `#else`: the configurations that take no branch.
-                        if node.is_none() && n.kind() != "preproc_else" {
-                            branches.push(Vec::new());
-                        }
-                    }
+                    let all = preproc_branches(m);
+                    let branches: Vec<Vec<At<'a>>> = match self.decider {
+                        Some(d) => match chosen(&all, d, true) {
+                            Taken::Branch(body) => vec![body],
+                            Taken::None => vec![Vec::new()],
+                            Taken::Each => all.into_iter().map(|b| b.body).collect(),
+                        },
+                        None => all.into_iter().map(|b| b.body).collect(),
+                    };
                     let mut next = Vec::new();
                     for branch in branches {
                         let mut branch_members: Vec<Vec<Vec<Layout>>> = vec![Vec::new()];
