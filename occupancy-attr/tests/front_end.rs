@@ -626,7 +626,8 @@ fn repeated_errors_are_capped() {
         found[0],
         format!(
             "{shown}:1:1: unknown key `bad_key_0`; known keys: `targets`, `min_occupancy`, \
-             `class`, `lints`, `thresholds`, `manifest`, `read_paths`, `launches`, `device_params`"
+             `class`, `lints`, `thresholds`, `manifest`, `read_paths`, `launches`, `device_params`, \
+             `defines`"
         )
     );
     assert!(
