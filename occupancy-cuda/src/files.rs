@@ -9,7 +9,9 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use crate::index::strip_comments;
 use crate::launch::ReadNote;
+use crate::macros::Macro;
 use crate::syntax::Code;
 
 /// The largest source file read, bytes (larger ones are skipped with a note).
@@ -106,7 +108,9 @@ impl Sources {
         sources
     }
 
-    /// Parses every file read, once every file's macros are known: a statement-like macro
+    /// Parses every file read, once every file's macros are known: a macro that defines a
+    /// function or a kernel, invoked at file scope, is expanded where it is invoked
+    /// ([`expand_file_scope_definitions`]); a statement-like macro
     /// invocation with no `;` after it (`DISPATCH(dtype, [&] { ... })` before a `}`)
     /// derails the grammar, so one is added there; alignment specifiers and GNU
     /// attributes, which the grammar does not always read, are blanked
@@ -118,10 +122,24 @@ impl Sources {
             .iter()
             .flat_map(|(text, _, _)| function_like_macros(text))
             .collect();
-        for (text, shown, path) in std::mem::take(&mut sources.raw) {
-            let text = terminate_macro_statements(&blank_attributes(&text), &statement_macros);
+        let definers = definers(sources.raw.iter().map(|(text, _, _)| text.as_str()));
+        for (file, (text, shown, path)) in std::mem::take(&mut sources.raw).into_iter().enumerate()
+        {
+            let (text, mut placed) = expand_file_scope_definitions(&text, file, &definers);
+            let (text, inserted) =
+                terminate_macro_statements(&blank_attributes(&text), &statement_macros);
+            // Each `;` inserted moves what follows it by one byte.
+            let moved = |at: usize| at + inserted.partition_point(|&i| i <= at);
+            for p in &mut placed {
+                let start = p.range.start;
+                for b in &mut p.breaks {
+                    *b = moved(start + *b) - moved(start);
+                }
+                p.range = moved(start)..moved(p.range.end);
+            }
             let mut code = Code::parse(text, shown.clone(), None);
             code.path = path;
+            code.placed = placed;
             if let Some(problem) = code.problem() {
                 sources.notes.push(ReadNote {
                     file: shown,
@@ -374,11 +392,14 @@ fn function_like_macros(text: &str) -> Vec<String> {
 
 /// `text` with a `;` after each invocation of one of `macros` that stands as a statement
 /// (after `{`, `}`, `;` or a line's start) and is followed by a `}` or a new line with no
-/// `;`, `{` or operator in between. Lines and the text before each insertion keep their
-/// places.
-pub(crate) fn terminate_macro_statements(text: &str, macros: &HashSet<String>) -> String {
+/// `;`, `{` or operator in between, and the offsets (in `text`, ascending) where each was
+/// inserted. Lines and the text before each insertion keep their places.
+pub(crate) fn terminate_macro_statements(
+    text: &str,
+    macros: &HashSet<String>,
+) -> (String, Vec<usize>) {
     if macros.is_empty() {
-        return text.to_owned();
+        return (text.to_owned(), Vec::new());
     }
     let bytes = text.as_bytes();
     let mut inserts: Vec<usize> = Vec::new();
@@ -479,17 +500,17 @@ pub(crate) fn terminate_macro_statements(text: &str, macros: &HashSet<String>) -
         i += 1;
     }
     if inserts.is_empty() {
-        return text.to_owned();
+        return (text.to_owned(), inserts);
     }
     let mut out = String::with_capacity(text.len() + inserts.len());
     let mut from = 0;
-    for at in inserts {
+    for &at in &inserts {
         out.push_str(&text[from..at]);
         out.push(';');
         from = at;
     }
     out.push_str(&text[from..]);
-    out
+    (out, inserts)
 }
 
 /// The specifiers [`blank_attributes`] blanks, each followed by a parenthesised list.
@@ -550,4 +571,322 @@ pub(crate) fn blank_attributes(text: &str) -> String {
     }
     out.push_str(&text[kept..]);
     out
+}
+
+/// The most text the file-scope expansions of one file may add, bytes.
+const MAX_DEFINITION_BYTES: usize = 4 << 20;
+
+/// The function-like macros of `texts` whose replacement defines something with a body
+/// (`#define DEFINE_LAUNCHER(bits, T) extern "C" void launch_##bits(..) { .. }`,
+/// `#define CAST_OP(A, B, NAME) __global__ void NAME(..) { .. }`), or invokes such a macro:
+/// name to definitions, continuations joined and comments removed.
+fn definers<'a>(texts: impl Iterator<Item = &'a str>) -> Definers {
+    let mut out = Definers::default();
+    for (file, text) in texts.enumerate() {
+        let mut lines = text.lines().enumerate();
+        while let Some((row, line)) = lines.next() {
+            let Some(rest) = line.trim_start().strip_prefix('#') else {
+                continue;
+            };
+            let Some(rest) = rest.trim_start().strip_prefix("define") else {
+                continue;
+            };
+            if !rest.starts_with([' ', '\t']) {
+                continue;
+            }
+            let mut whole = rest.trim_start().to_owned();
+            let mut continued = 0usize;
+            while whole.ends_with('\\') {
+                whole.pop();
+                match lines.next() {
+                    Some((_, next)) => {
+                        // The line break, kept as a mark for the lines of what it defines.
+                        whole.push(LINE_MARK);
+                        whole.push_str(next);
+                        continued += 1;
+                    }
+                    None => break,
+                }
+            }
+            let name: String = whole
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let Some((params, after)) = whole
+                .get(name.len()..)
+                .and_then(|r| r.strip_prefix('('))
+                .and_then(|r| r.split_once(')'))
+            else {
+                continue;
+            };
+            let body = strip_comments(after).trim().to_owned();
+            if name.is_empty() {
+                continue;
+            }
+            let params: Vec<String> = params
+                .replace(LINE_MARK, " ")
+                .split(',')
+                .map(|p| p.trim().to_owned())
+                .filter(|p| !p.is_empty())
+                .collect();
+            // Where a comment swallowed a line break, the marks no longer tell lines.
+            // The replacement's first line: the `#define`'s, past any line its parameters
+            // take.
+            let head_marks = whole[..whole.len() - after.len()]
+                .matches(LINE_MARK)
+                .count();
+            let line = (body.matches(LINE_MARK).count() + head_marks == continued)
+                .then(|| u32::try_from(row + 1 + head_marks).unwrap_or(u32::MAX));
+            let m = Macro {
+                params: Some(params),
+                body,
+            };
+            let list = out.macros.entry(name.clone()).or_default();
+            if !list.contains(&m) {
+                list.push(m);
+                // The first definition of a name is the one expanded ([`Expander`]).
+                if list.len() == 1 {
+                    out.lines.insert(name, (file, line));
+                }
+            }
+        }
+    }
+    // Definers: a replacement with a body, or one invoking a definer
+    // (`#define BATCH(t) ENTRY(t, 1) ENTRY(t, 2)`), to a fixed point.
+    let mut defining: HashSet<String> = out
+        .macros
+        .iter()
+        .filter(|(_, ms)| ms[0].body.contains('{') && ms[0].body.contains('}'))
+        .map(|(name, _)| name.clone())
+        .collect();
+    loop {
+        let more: Vec<String> = out
+            .macros
+            .iter()
+            .filter(|(name, ms)| {
+                !defining.contains(*name)
+                    && crate::index::identifiers(&ms[0].body)
+                        .iter()
+                        .any(|w| defining.contains(w))
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        defining.extend(more);
+    }
+    out.macros.retain(|name, _| defining.contains(name));
+    out.lines.retain(|name, _| defining.contains(name));
+    out
+}
+
+/// The mark [`definers`] leaves in a macro's replacement where a line continues.
+const LINE_MARK: char = '\u{1}';
+
+/// The definer macros of the sources: each with the file (its index in the order read) and
+/// line of its `#define`, when the lines of its replacement are known.
+#[derive(Default)]
+pub(crate) struct Definers {
+    macros: HashMap<String, Vec<Macro>>,
+    lines: HashMap<String, (usize, Option<u32>)>,
+}
+
+/// A file-scope expansion placed in a file's text: its bytes, the line of the `#define`
+/// its first line is, and the offsets (from the start of the range) where the
+/// replacement's lines break.
+#[derive(Clone, Debug)]
+pub(crate) struct Placed {
+    pub(crate) range: std::ops::Range<usize>,
+    pub(crate) first_line: u32,
+    pub(crate) breaks: Vec<usize>,
+}
+
+/// `text` with each invocation of a [`definers`] macro at file scope (outside any function
+/// body: at the top level, or in a `namespace` / `extern "C"` block) replaced by its
+/// expansion on the invocation's own line, so that the functions and kernels it defines
+/// are read as written there: a launch inside is reported at its line in the `#define`
+/// when that is in the same file (the places returned), else at the invocation's line.
+/// Other macros are left for the reader. Lines keep their places; at most
+/// [`MAX_DEFINITION_BYTES`] are added (past that, invocations stay as written).
+pub(crate) fn expand_file_scope_definitions(
+    text: &str,
+    file: usize,
+    definers: &Definers,
+) -> (String, Vec<Placed>) {
+    if definers.macros.is_empty() {
+        return (text.to_owned(), Vec::new());
+    }
+    let bytes = text.as_bytes();
+    // (start, end, expansion, its `#define` line and line breaks) of each invocation.
+    type Replaced = (usize, usize, String, Option<(u32, Vec<usize>)>);
+    let mut replaced: Vec<Replaced> = Vec::new();
+    let mut added = 0usize;
+    // Each open brace: whether it opens a scope (namespace, extern "C") rather than a body.
+    let mut braces: Vec<bool> = Vec::new();
+    // Where the current declaration or statement began.
+    let mut statement = 0usize;
+    let mut newline_since = true;
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        match c {
+            b'/' if matches!(bytes.get(i + 1), Some(b'/' | b'*')) => {
+                let start = i;
+                if bytes[i + 1] == b'/' {
+                    while i < bytes.len() && bytes[i] != b'\n' {
+                        i += 1;
+                    }
+                } else {
+                    i += 2;
+                    while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
+                        i += 1;
+                    }
+                    i = (i + 2).min(bytes.len());
+                }
+                // A comment before a declaration is not part of it.
+                if text
+                    .get(statement..start)
+                    .is_some_and(|t| t.trim().is_empty())
+                {
+                    statement = i;
+                }
+                continue;
+            }
+            b'#' if newline_since => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    if bytes[i] == b'\\' && bytes.get(i + 1) == Some(&b'\n') {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                statement = i;
+                continue;
+            }
+            b'"' | b'\'' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != c && bytes[i] != b'\n' {
+                    if bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i += 1;
+                newline_since = false;
+                continue;
+            }
+            b'\n' => {
+                newline_since = true;
+                i += 1;
+                continue;
+            }
+            b'{' => {
+                // `namespace a {`, `extern "C" {`: a scope; `extern "C" void f() {`, a body.
+                let head: String = text
+                    .get(statement..i)
+                    .unwrap_or("")
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect();
+                let scope = (head.starts_with("namespace") && !head.contains(['(', '=']))
+                    || head == "extern\"C\""
+                    || head == "extern\"C++\"";
+                braces.push(scope);
+                statement = i + 1;
+            }
+            b'}' => {
+                braces.pop();
+                statement = i + 1;
+            }
+            b';' => statement = i + 1,
+            _ if c.is_ascii_whitespace() => {
+                i += 1;
+                continue;
+            }
+            _ if c.is_ascii_alphabetic() || c == b'_' => {
+                let start = i;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                newline_since = false;
+                let name = &text[start..i];
+                let first = text
+                    .get(statement..start)
+                    .is_some_and(|t| t.trim().is_empty());
+                if !(first
+                    && braces.iter().all(|scope| *scope)
+                    && definers.macros.contains_key(name))
+                {
+                    continue;
+                }
+                let mut open = i;
+                while open < bytes.len() && bytes[open].is_ascii_whitespace() {
+                    open += 1;
+                }
+                let Some((_, after)) = crate::macros::paren_list(text, open) else {
+                    continue;
+                };
+                let invocation = &text[start..after];
+                let expansion = crate::macros::Expander::new(&definers.macros)
+                    .expand(invocation)
+                    .ok()
+                    .map(|e| e.replace(['\n', '\r'], " "));
+                if let Some(expansion) = expansion
+                    && added + expansion.len() <= MAX_DEFINITION_BYTES
+                {
+                    added += expansion.len();
+                    // Lines inside the `#define` where it is in this file (its marks, one
+                    // byte each, become spaces); else the invocation's line.
+                    let breaks: Vec<usize> = expansion
+                        .char_indices()
+                        .filter(|(_, c)| *c == LINE_MARK)
+                        .map(|(at, _)| at)
+                        .collect();
+                    // A nested definer's own line breaks would be counted as this one's.
+                    let own = definers.macros[name][0].body.matches(LINE_MARK).count();
+                    let placed = match definers.lines.get(name) {
+                        Some((f, Some(line))) if *f == file && breaks.len() == own => {
+                            Some((*line, breaks))
+                        }
+                        _ => None,
+                    };
+                    let expansion = expansion.replace(LINE_MARK, " ");
+                    // The invocation's own new lines stay, after the expansion.
+                    let lines = invocation.matches('\n').count();
+                    replaced.push((
+                        start,
+                        after,
+                        format!("{expansion}{}", "\n".repeat(lines)),
+                        placed,
+                    ));
+                }
+                i = after;
+                statement = after;
+                continue;
+            }
+            _ => {}
+        }
+        newline_since = false;
+        i += 1;
+    }
+    if replaced.is_empty() {
+        return (text.to_owned(), Vec::new());
+    }
+    let mut out = String::with_capacity(text.len() + added);
+    let mut placed = Vec::new();
+    let mut kept = 0;
+    for (start, end, expansion, lines) in replaced {
+        out.push_str(&text[kept..start]);
+        if let Some((first_line, breaks)) = lines {
+            placed.push(Placed {
+                range: out.len()..out.len() + expansion.len(),
+                first_line,
+                breaks,
+            });
+        }
+        out.push_str(&expansion);
+        kept = end;
+    }
+    out.push_str(&text[kept..]);
+    (out, placed)
 }

@@ -867,7 +867,7 @@ pub(crate) fn identifiers(text: &str) -> HashSet<String> {
 }
 
 /// `text` without `//` and `/* */` comments (outside string literals).
-fn strip_comments(text: &str) -> String {
+pub(crate) fn strip_comments(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;

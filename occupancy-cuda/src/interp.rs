@@ -182,6 +182,8 @@ pub(crate) struct Interp<'t, 's> {
     /// reasons of values known only at run time.
     written: [String; 2],
     exhausted: bool,
+    /// How many loops with a launch in their body are being unrolled, outside in.
+    unrolling_launches: usize,
     /// The targets a device query is answered for: each root of a unit that asks the
     /// device runs once per target ([`Path::target`]).
     targets: Vec<Target>,
@@ -230,6 +232,7 @@ impl<'t, 's> Interp<'t, 's> {
             invoked: HashMap::new(),
             batch: 1,
             exhausted: false,
+            unrolling_launches: 0,
             unit: String::new(),
             written: Default::default(),
             targets: Vec::new(),
@@ -700,6 +703,25 @@ impl<'t, 's> Interp<'t, 's> {
             .map(|n| s.with(n))
             .collect();
         for d in declarators {
+            // `int t = m > pad ? pad : m;` on a finite set `pad`: one path per member, so
+            // that `t` stays paired with `pad` where a later condition narrows `pad`
+            // (`for (k = 2; k <= pad; ..)` never launches with `pad = 1`).
+            if d.kind() == "init_declarator"
+                && let Some(cond) = d
+                    .field(Field::Value)
+                    .filter(|v| v.kind() == "conditional_expression")
+                    .and_then(|v| v.field(Field::Condition))
+            {
+                let mut names: Vec<String> =
+                    crate::index::identifiers(cond.text()).into_iter().collect();
+                names.sort();
+                for name in names {
+                    paths = paths
+                        .into_iter()
+                        .flat_map(|q| self.split(q, &name))
+                        .collect();
+                }
+            }
             let mut next = Vec::new();
             for p in paths {
                 let (name_node, value) = if d.kind() == "init_declarator" {
@@ -1275,6 +1297,17 @@ impl<'t, 's> Interp<'t, 's> {
             assigned_names(u, &mut assigned, 0);
         }
         let simple = assigned.len() == 1 && !has_effects(body, 0);
+        // A counter the loop declares, that alone changes, in a body with no effects
+        // (`for (int i = 0; i < n; i++) idx[i] = i;`): nothing after the loop can tell how
+        // often it ran, so it is not run.
+        if simple
+            && s.field(Field::Initializer).is_some_and(|init| {
+                init.kind() == "declaration"
+                    && crate::index::identifiers(init.text()).contains(&assigned[0])
+            })
+        {
+            return paths;
+        }
         let mut out = Vec::new();
         for p in paths {
             if simple
@@ -1430,6 +1463,14 @@ impl<'t, 's> Interp<'t, 's> {
         't: 'a,
     {
         let (cond, update) = (cond?, update?);
+        // A loop with a launch inside a loop with a launch being unrolled runs once per
+        // iteration of the outer one, with what it assigns unknown: unrolled too, a
+        // launch nested in two loops would be read up to MAX_UNROLL squared times per path
+        // (a bitonic sort's `for k .. for j ..` around one launch).
+        let launches = contains_kind(body, "kernel_call_syntax", 0);
+        if launches && self.unrolling_launches > 0 {
+            return None;
+        }
         let mut counter = Vec::new();
         assigned_names(update, &mut counter, 0);
         let [counter] = counter.as_slice() else {
@@ -1465,6 +1506,7 @@ impl<'t, 's> Interp<'t, 's> {
         }
         let mut live = vec![p.clone()];
         let mut exits = Vec::new();
+        self.unrolling_launches += usize::from(launches);
         for _ in 0..=MAX_UNROLL {
             if live.is_empty() || self.exhausted {
                 break;
@@ -1491,6 +1533,7 @@ impl<'t, 's> Interp<'t, 's> {
             live = self.compact(next);
             exits = self.compact(exits);
         }
+        self.unrolling_launches -= usize::from(launches);
         exits.extend(live);
         Some(exits)
     }
@@ -4107,6 +4150,18 @@ fn assigned_names(at: At<'_>, out: &mut Vec<String>, depth: usize) {
 
 /// Whether a loop body does more than compute: calls, launches, `break`, `return`,
 /// declarations.
+/// Whether a node of `kind` is in `at` (depth-bounded; past the bound, yes).
+fn contains_kind(at: At<'_>, kind: &str, depth: usize) -> bool {
+    if depth > 64 {
+        return true;
+    }
+    at.kind() == kind
+        || at
+            .children()
+            .into_iter()
+            .any(|c| contains_kind(c, kind, depth + 1))
+}
+
 fn has_effects(at: At<'_>, depth: usize) -> bool {
     if depth > 64 {
         return true;

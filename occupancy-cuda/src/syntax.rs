@@ -38,6 +38,9 @@ pub(crate) struct Code {
     /// origin, when it is itself in an expansion). A node whose text is written in the
     /// invocation (a macro's argument) is reported at its line there.
     pub(crate) origin: Option<Origin>,
+    /// File-scope expansions of macros that define functions, by byte range, with the
+    /// lines of their `#define` (in order of their ranges).
+    pub(crate) placed: Vec<crate::files::Placed>,
     tree: Option<Tree>,
     timed_out: bool,
 }
@@ -68,6 +71,7 @@ impl Code {
                 shown,
                 fixed_line,
                 origin: None,
+                placed: Vec::new(),
                 tree,
                 timed_out,
             };
@@ -80,6 +84,7 @@ impl Code {
             shown,
             fixed_line,
             origin: None,
+            placed: Vec::new(),
             tree,
             timed_out: false,
         }
@@ -127,6 +132,18 @@ impl Code {
             && let Some(line) = origin_line(origin, self.text(node))
         {
             return line;
+        }
+        if self.fixed_line.is_none() {
+            let at = node.start_byte();
+            let i = self.placed.partition_point(|p| p.range.start <= at);
+            if let Some(p) = i.checked_sub(1).map(|i| &self.placed[i])
+                && p.range.contains(&at)
+            {
+                let below = p.breaks.partition_point(|&b| b < at - p.range.start);
+                return p
+                    .first_line
+                    .saturating_add(u32::try_from(below).unwrap_or(u32::MAX));
+            }
         }
         self.fixed_line
             .unwrap_or_else(|| u32::try_from(node.start_position().row + 1).unwrap_or(u32::MAX))

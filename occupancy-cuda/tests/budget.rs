@@ -8,7 +8,8 @@ fn costly_body() -> String {
     for p in ["a", "b", "c", "d", "e", "f"] {
         body.push_str(&format!("  if ({p} > 1) {{ acc = 1.f; }}\n"));
     }
-    body.push_str("  for (int i = 0; i < 4096;) { i += 1; }\n");
+    // The counter outlives the loop (its value after it is read), so the loop is run.
+    body.push_str("  int i = 0;\n  for (; i < 4096;) { i += 1; }\n");
     body
 }
 
@@ -48,7 +49,7 @@ fn a_host_launcher_past_the_step_budget_ends_with_a_note() {
         ["src/a.cu:2: `run`: more than 400000 steps of interpretation: the rest is not read"]
     );
     assert_eq!(r.launches.len(), 1);
-    assert_eq!(r.launches[0].line, 11);
+    assert_eq!(r.launches[0].line, 12);
 }
 
 #[test]
@@ -81,5 +82,45 @@ fn roots_that_reach_a_launch_only_through_names_are_followed() {
             "4: k grid ? block ? smem 0 B",
             "5: k grid ? block 64 smem 0 B",
         ]
+    );
+}
+
+#[test]
+fn loops_that_cannot_change_the_launch_are_not_run_value_by_value() {
+    // A counter the loop declares, alone changing, in a body with no effects: nothing
+    // after the loop depends on it. And a launch inside two counted loops (a bitonic
+    // sort's steps) is read per iteration of the outer one only, the inner one once. Both
+    // within the budget, on every path.
+    let src = format!(
+        "{KERNEL}int pow2(int x) {{ int p = 1; while (p < x) {{ p *= 2; }} return p; }}\n\
+         extern \"C\" void run({PARAMS}, unsigned* idx) {{\n{}\
+         \x20 int padded = pow2(n > 4096 ? 4096 : n);\n\
+         \x20 for (int i = 0; i < padded; i++) {{ idx[i] = i; }}\n\
+         \x20 int threads = padded < 1024 ? padded : 1024;\n\
+         \x20 for (int step = 2; step <= padded; step <<= 1) {{\n\
+         \x20   for (int j = step >> 1; j > 0; j = j >> 1) {{\n\
+         \x20     k<<<padded / threads, threads>>>(x, j);\n\
+         \x20   }}\n\
+         \x20 }}\n\
+         }}\n",
+        ""
+    );
+    let r = occupancy_cuda::read_texts(&[("src/a.cu", &src)]);
+    assert_eq!(notes(&r), Vec::<String>::new());
+    assert_eq!(r.launches.len(), 1);
+    let mut blocks: Vec<String> = r.launches[0]
+        .paths
+        .iter()
+        .map(|p| format!("{:?}", p.block))
+        .collect();
+    blocks.sort();
+    blocks.dedup();
+    // Every power of two the block can be, from 2 (the steps start at 2, so only a padded
+    // size of 2 or more reaches the launch) to 1024.
+    assert_eq!(
+        blocks.len(),
+        10,
+        "{blocks:?} {:?}",
+        r.launches[0].not_checked
     );
 }

@@ -349,6 +349,77 @@ extern "C" void run(float* x, int n, int threads, int bytes) {{
 }
 
 #[test]
+fn functions_a_macro_defines_at_file_scope_are_read_where_it_is_invoked() {
+    let src = r#"
+#define TILE 128
+template <typename T, int BITS> __global__ void unpack_kernel(const T* in, T* out, int n) {}
+__global__ void scale_f32(float* x, int n) {}
+
+static int cdiv(int a, int b) { return (a + b - 1) / b; }
+
+#define DEFINE_UNPACK(bits, T, suffix)                                  \
+  extern "C" void unpack_##bits##bit_##suffix(const T* in, T* out,      \
+                                             int n) {                  \
+    unpack_kernel<T, bits><<<cdiv(n, TILE), TILE>>>(in, out, n);        \
+  }
+
+// 2- and 4-bit launchers
+DEFINE_UNPACK(2, float, f32) /* f32 */ DEFINE_UNPACK(4, float, f32)
+
+namespace ops {
+#define DEFINE_SCALE(NAME, THREADS) \
+  extern "C" void NAME(float* x, int n) { scale_f32<<<n, THREADS>>>(x, n); }
+DEFINE_SCALE(scale_small, 64);
+}
+
+void body_only(float* x, int n) {
+  DEFINE_UNPACK(8, float, f32)
+}
+
+#define BOTH_WIDTHS(T,                                                   \
+                    suffix)                                             \
+  DEFINE_UNPACK(16, T, suffix) DEFINE_UNPACK(32, T, suffix)
+BOTH_WIDTHS(double, f64)
+"#;
+    let (_d, r) = read(&[("src/cuda/a.cu", src)]);
+    let all = summaries(&r);
+    // Each invocation (line 15) defines a launcher, whose launch is at its line in the
+    // `#define`.
+    assert_eq!(
+        all,
+        [
+            "11: unpack_kernel<float, 2> grid ? block 128 smem 0 B",
+            "11: unpack_kernel<float, 4> grid ? block 128 smem 0 B",
+            "19: scale_f32 grid ? block 64 smem 0 B",
+            // Through a macro that only invokes definers: at that invocation's line.
+            "30: unpack_kernel<double, 16> grid ? block 128 smem 0 B",
+            "30: unpack_kernel<double, 32> grid ? block 128 smem 0 B",
+        ],
+    );
+    let functions: Vec<&str> = r
+        .launches
+        .iter()
+        .filter(|l| l.line == 11 || l.line == 30)
+        .map(|l| l.function.as_str())
+        .collect();
+    // A macro that only invokes definers defines too.
+    assert_eq!(
+        functions,
+        [
+            "unpack_2bit_f32",
+            "unpack_4bit_f32",
+            "unpack_16bit_f64",
+            "unpack_32bit_f64"
+        ]
+    );
+    // Inside a function body it is a statement, not a definition: not expanded there.
+    assert!(
+        !all.iter().any(|s| s.contains("unpack_kernel<float, 8>")),
+        "{all:#?}"
+    );
+}
+
+#[test]
 fn cpp_integer_semantics() {
     let src = format!(
         r#"{KERNELS}
