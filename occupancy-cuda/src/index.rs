@@ -202,29 +202,7 @@ impl<'t> Index<'t> {
             return;
         }
         match at.kind() {
-            "preproc_def" => {
-                if let Some(name) = at.field(Field::Name) {
-                    let body = at.field(Field::Value).map_or("", |v| v.text());
-                    self.define(name.text(), None, body);
-                }
-            }
-            "preproc_function_def" => {
-                if let Some(name) = at.field(Field::Name) {
-                    let params = at
-                        .field(Field::Parameters)
-                        .map(|p| {
-                            p.text()
-                                .trim_matches(|c| c == '(' || c == ')')
-                                .split(',')
-                                .map(|s| s.trim().to_owned())
-                                .filter(|s| !s.is_empty())
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    let body = at.field(Field::Value).map_or("", |v| v.text());
-                    self.define(name.text(), Some(params), body);
-                }
-            }
+            "preproc_def" | "preproc_function_def" => self.define_node(at),
             "preproc_if" | "preproc_ifdef" => match chosen(&preproc_branches(at), decider, false) {
                 Taken::Branch(body) => {
                     for child in body {
@@ -345,6 +323,41 @@ impl<'t> Index<'t> {
         }
     }
 
+    /// A `#define` node, object-like or function-like.
+    fn define_node(&mut self, at: At<'t>) {
+        let Some(name) = at.field(Field::Name) else {
+            return;
+        };
+        let params = (at.kind() == "preproc_function_def").then(|| {
+            at.field(Field::Parameters)
+                .map(|p| {
+                    p.text()
+                        .trim_matches(|c| c == '(' || c == ')')
+                        .split(',')
+                        .map(|s| s.trim().to_owned())
+                        .filter(|s| !s.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default()
+        });
+        let body = at.field(Field::Value).map_or("", |v| v.text());
+        self.define(name.text(), params, body);
+    }
+
+    /// The `#define`s written inside a function's body (`#define LAUNCH(D) k<D><<<..>>>(..)`
+    /// before a `switch` that uses it), as the file's own.
+    fn local_defines(&mut self, at: At<'t>, depth: usize) {
+        if depth > MAX_NESTING {
+            return;
+        }
+        for child in at.children() {
+            match child.kind() {
+                "preproc_def" | "preproc_function_def" => self.define_node(child),
+                _ => self.local_defines(child, depth + 1),
+            }
+        }
+    }
+
     fn define(&mut self, name: &str, params: Option<Vec<String>>, body: &str) {
         let body = body.replace("\\\r\n", " ").replace("\\\n", " ");
         let body = strip_comments(&body);
@@ -435,6 +448,7 @@ impl<'t> Index<'t> {
             let words = body_identifiers(body);
             self.referenced.entry(qualified).or_default().extend(words);
         }
+        self.local_defines(body, 0);
         self.functions.entry(name).or_default().push(f.clone());
         self.all_functions.push(f);
     }

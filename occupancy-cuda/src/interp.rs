@@ -754,8 +754,16 @@ impl<'t, 's> Interp<'t, 's> {
                 let v = match (value, vexing) {
                     (Some(value), _) => self.initial(&ty, value, &p),
                     (None, Some(Some(args))) => {
-                        let args: Vec<Val> =
-                            args.iter().map(|a| self.vexing_argument(*a, &p)).collect();
+                        let args: Vec<Val> = args
+                            .iter()
+                            .map(|(a, factor)| {
+                                let a_val = self.vexing_argument(*a, &p);
+                                match factor {
+                                    Some(f) => binary("*", &a_val, &self.name(f.text(), *f, &p)),
+                                    None => a_val,
+                                }
+                            })
+                            .collect();
                         let texts: Vec<&str> = args_text(name_node);
                         self.constructed(&ty, args, &texts)
                     }
@@ -4612,20 +4620,33 @@ fn unused(_: &[At<'_>]) {
 /// the compiler resolves by what `TILE` is: a constant, so a variable constructed from it).
 /// The arguments when every parameter is a bare name (`TILE`, `Traits::kN`), else `None`: a
 /// declaration with a parameter name or a builtin type (`int`) is a function's.
-fn vexing_arguments(declarator: At<'_>) -> Option<Vec<At<'_>>> {
+///
+/// A parameter `WARP * ROWS` (a pointer declarator named `ROWS` of type `WARP`) is the
+/// product of the two names (`dim3 block(WARP_SIZE * BR);`): `(WARP, Some(ROWS))`.
+fn vexing_arguments(declarator: At<'_>) -> Option<Vec<(At<'_>, Option<At<'_>>)>> {
     let parameters = declarator.field(Field::Parameters)?;
     let mut args = Vec::new();
     for param in parameters.children() {
-        if param.kind() != "parameter_declaration" || param.field(Field::Declarator).is_some() {
+        if param.kind() != "parameter_declaration" {
             return None;
         }
         let ty = param.field(Field::Type)?;
-        if !matches!(ty.kind(), "type_identifier" | "qualified_identifier")
-            || param.children().len() != 1
-        {
+        if !matches!(ty.kind(), "type_identifier" | "qualified_identifier") {
             return None;
         }
-        args.push(ty);
+        let factor = match param.field(Field::Declarator) {
+            None if param.children().len() == 1 => None,
+            Some(d)
+                if d.kind() == "pointer_declarator"
+                    && param.children().len() == 2
+                    && d.field(Field::Declarator)
+                        .is_some_and(|n| n.kind() == "identifier") =>
+            {
+                d.field(Field::Declarator)
+            }
+            _ => return None,
+        };
+        args.push((ty, factor));
     }
     Some(args)
 }

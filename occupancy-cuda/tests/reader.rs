@@ -420,6 +420,35 @@ BOTH_WIDTHS(double, f64)
 }
 
 #[test]
+fn a_macro_defined_in_a_function_and_a_product_in_a_dim3_constructor() {
+    let src = r#"
+#define LANES 32
+template <typename T, int D> __global__ void rows_kernel(const T* x, int n) {}
+template <typename T>
+void launch_rows(const T* x, int n, int d, cudaStream_t s) {
+  constexpr int ROWS = 4;
+  const dim3 block(LANES * ROWS);
+#define RUN_ROWS(D) rows_kernel<T, D><<<n, block, 0, s>>>(x, n)
+  switch (d) {
+  case 64: RUN_ROWS(64); break;
+  case 128: RUN_ROWS(128); break;
+  default: break;
+  }
+#undef RUN_ROWS
+}
+extern "C" void rows_f32(const float* x, int n, int d, cudaStream_t s) { launch_rows(x, n, d, s); }
+"#;
+    let (_d, r) = read(&[("src/cuda/a.cu", src)]);
+    assert_eq!(
+        summaries(&r),
+        [
+            "10: rows_kernel<float, 64> grid ? block 128 smem 0 B [d == 64]",
+            "11: rows_kernel<float, 128> grid ? block 128 smem 0 B [d == 128]",
+        ]
+    );
+}
+
+#[test]
 fn cpp_integer_semantics() {
     let src = format!(
         r#"{KERNELS}
