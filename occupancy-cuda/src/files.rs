@@ -426,23 +426,11 @@ pub(crate) fn terminate_macro_statements(
             }
             b'#' if newline_since_last => {
                 // A preprocessor line (with continuations): not code.
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    if bytes[i] == b'\\' && bytes.get(i + 1) == Some(&b'\n') {
-                        i += 1;
-                    }
-                    i += 1;
-                }
+                i = directive_end(bytes, i);
                 continue;
             }
             b'"' | b'\'' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != c && bytes[i] != b'\n' {
-                    if bytes[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                i += 1;
+                i = literal_end(bytes, i);
                 last = c;
                 newline_since_last = false;
                 continue;
@@ -511,6 +499,32 @@ pub(crate) fn terminate_macro_statements(
     }
     out.push_str(&text[from..]);
     (out, inserts)
+}
+
+/// Where the preprocessor line starting at `i` (its `#`) ends: its new line, past any
+/// line continuations.
+fn directive_end(bytes: &[u8], mut i: usize) -> usize {
+    while i < bytes.len() && bytes[i] != b'\n' {
+        if bytes[i] == b'\\' && bytes.get(i + 1) == Some(&b'\n') {
+            i += 1;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// Where the string or character literal starting at `i` (its quote) ends: past its
+/// closing quote, or at the line's end when it is not closed there.
+fn literal_end(bytes: &[u8], mut i: usize) -> usize {
+    let quote = bytes[i];
+    i += 1;
+    while i < bytes.len() && bytes[i] != quote && bytes[i] != b'\n' {
+        if bytes[i] == b'\\' {
+            i += 1;
+        }
+        i += 1;
+    }
+    i + 1
 }
 
 /// The specifiers [`blank_attributes`] blanks, each followed by a parenthesised list.
@@ -754,24 +768,12 @@ pub(crate) fn expand_file_scope_definitions(
                 continue;
             }
             b'#' if newline_since => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    if bytes[i] == b'\\' && bytes.get(i + 1) == Some(&b'\n') {
-                        i += 1;
-                    }
-                    i += 1;
-                }
+                i = directive_end(bytes, i);
                 statement = i;
                 continue;
             }
             b'"' | b'\'' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != c && bytes[i] != b'\n' {
-                    if bytes[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                i += 1;
+                i = literal_end(bytes, i);
                 newline_since = false;
                 continue;
             }
