@@ -30,6 +30,7 @@ use crate::launch::{
     TemplateArg,
 };
 use crate::macros::{Expander, paren_list};
+use crate::memo::Memo;
 use crate::preproc::Decider;
 use crate::reach::Reach;
 use crate::shared::Shared;
@@ -193,6 +194,29 @@ pub(crate) struct Interp<'t, 's> {
     device_params: &'s DeviceParams,
     /// Which `#if` branches the build compiles, where known.
     decider: Option<&'s Decider<'s>>,
+    /// Which functions of the unit may reach a launch.
+    reach: Rc<Reach>,
+    /// The values of calls made for their value by functions that cannot launch
+    /// ([`crate::memo`]).
+    calls: Memo<CallBucket, CallKey, Vec<Option<Val>>>,
+}
+
+/// What a call's answer is stored under: the callee's instantiation (its body's node), the
+/// path's target, the number of paths alive (a split inside depends on it) and the depth.
+type CallBucket = (usize, Option<usize>, usize, usize);
+
+/// The rest of what a call's answer depends on: its template arguments and argument
+/// values, and the interpreter's state its body can read (the call stack, for the depth
+/// bound and recursion; the scopes constants are looked up from; the constants being
+/// evaluated; the struct contexts).
+#[derive(PartialEq)]
+struct CallKey {
+    targs: Vec<Result<TyArg, String>>,
+    values: Vec<Val>,
+    stack: Vec<Instance>,
+    scopes: Vec<(Vec<String>, bool)>,
+    evaluating: Vec<String>,
+    structs: Vec<(Ty, HashMap<String, Val>)>,
 }
 
 /// `[device_params.<function pattern>]`: parameter name to device attribute.
@@ -239,6 +263,8 @@ impl<'t, 's> Interp<'t, 's> {
             asks_device: false,
             device_params,
             decider: None,
+            reach: Rc::new(Reach::of(index)),
+            calls: Memo::new(),
         }
     }
 
@@ -285,7 +311,7 @@ impl<'t, 's> Interp<'t, 's> {
             .filter_map(|i| i.field(Field::Name).map(|n| n.text()))
             .map(|n| n.rsplit("::").next().unwrap_or(n))
             .collect();
-        let reach = Reach::of(index);
+        let reach = self.reach.clone();
         for f in &index.all_functions {
             if f.is_kernel || !index.is_root(f) || !reach.may_launch(f) {
                 continue;
@@ -467,6 +493,7 @@ impl<'t, 's> Interp<'t, 's> {
 
     fn step(&mut self) -> bool {
         self.steps += 1;
+
         if self.steps > MAX_STEPS {
             self.exhausted = true;
         }
@@ -1881,7 +1908,7 @@ impl<'t, 's> Interp<'t, 's> {
         // A function of the unit: followed.
         if let Some(f) = self.callee(simple, function) {
             return self
-                .call(f, function, &args, p)
+                .call(f, function, &args, p, false)
                 .into_iter()
                 .map(|(q, _)| q)
                 .collect();
@@ -2083,6 +2110,7 @@ impl<'t, 's> Interp<'t, 's> {
         function: At<'a>,
         args: &[At<'a>],
         p: Path,
+        for_value: bool,
     ) -> Vec<(Path, Option<Val>)>
     where
         't: 'a,
@@ -2122,9 +2150,42 @@ impl<'t, 's> Interp<'t, 's> {
             );
             return vec![(p, None)];
         }
+        // Made for its value by a function that cannot launch: the same inputs, the same
+        // values (the paths' conditions and opt-ins are the caller's concern, not read).
+        let memo = (for_value && !self.reach.may_launch(f)).then(|| {
+            let bucket = (f.body.node.id(), p.target, self.batch, self.frames.len());
+            let key = CallKey {
+                targs: targs.clone(),
+                values: values.clone(),
+                stack: self.frames.iter().map(|fr| fr.instance.clone()).collect(),
+                scopes: self.constant_scopes.clone(),
+                evaluating: self.evaluating.clone(),
+                structs: self.structs.clone(),
+            };
+            (bucket, key)
+        });
+        if let Some((bucket, key)) = &memo
+            && let Some(answers) = self.calls.get(bucket, key)
+        {
+            return answers.iter().map(|v| (p.clone(), v.clone())).collect();
+        }
+        let before = (self.notes.len(), self.sites.len(), self.exhausted);
         let saved_batch = self.batch;
         let out = self.enter(f, vec![callee], Some(values));
         self.batch = saved_batch;
+        if let Some((bucket, key)) = memo
+            && before == (self.notes.len(), self.sites.len(), false)
+            && !self.exhausted
+        {
+            let answers = out
+                .iter()
+                .map(|q| match &q.flow {
+                    Flow::Return(v) => v.clone(),
+                    _ => None,
+                })
+                .collect();
+            self.calls.insert(bucket, key, answers);
+        }
         out.into_iter()
             .map(|q| {
                 let mut r = p.clone();
@@ -2336,11 +2397,11 @@ impl<'t, 's> Interp<'t, 's> {
             return code.clone();
         }
         let mut code = Code::parse(text, at.code.shown.clone(), Some(line));
-        code.origin = Some(crate::syntax::Origin {
-            written: at.text().to_owned(),
-            line: at.code.line(at.node),
-            outer: at.code.origin.clone().map(Box::new),
-        });
+        code.origin = Some(Rc::new(crate::syntax::Origin::new(
+            at.text().to_owned(),
+            at.code.line(at.node),
+            at.code.origin.clone(),
+        )));
         let code = Rc::new(code);
         if self.expansions.len() < 4096 {
             self.expansions.insert(key, code.clone());
@@ -3819,7 +3880,7 @@ impl<'t, 's> Interp<'t, 's> {
             };
         }
         if let Some(f) = self.callee(simple, function) {
-            let results = self.call(f, function, &args, p.clone());
+            let results = self.call(f, function, &args, p.clone(), true);
             let mut value: Option<Val> = None;
             for (_, v) in results {
                 let v = v.unwrap_or_else(|| {
@@ -4216,20 +4277,33 @@ fn dims(v: &Val, what: &str) -> Read<[u32; 3]> {
 fn site_candidates(e: At<'_>) -> Result<LaunchCandidates, (u32, String)> {
     let mut out = LaunchCandidates::default();
     let row = e.node.start_position().row;
-    let lines: Vec<&str> = e.code.text.lines().collect();
+    // The launch's line and the lines above it, read from the launch outwards (not the
+    // whole file split into lines at every launch recorded: a launch is recorded once per
+    // path).
+    let text = e.code.text.as_str();
+    let start = e.node.start_byte().min(text.len());
+    let line_start = text
+        .get(..start)
+        .and_then(|t| t.rfind('\n'))
+        .map_or(0, |i| i + 1);
+    let line_end = text
+        .get(start..)
+        .and_then(|t| t.find('\n'))
+        .map_or(text.len(), |i| start + i);
+    let line = text.get(line_start..line_end).unwrap_or("");
+    let line = line.strip_suffix('\r').unwrap_or(line);
     // (row, the comment's text after `//`)
     let mut comments: Vec<(usize, &str)> = Vec::new();
-    if let Some(l) = lines.get(row)
-        && let Some(at) = l.find("//")
-    {
-        comments.push((row, &l[at + 2..]));
+    if let Some(at) = line.find("//") {
+        comments.push((row, &line[at + 2..]));
     }
-    let mut r = row;
-    while r > 0 {
-        r -= 1;
-        match lines.get(r).map_or("", |l| l.trim()).strip_prefix("//") {
-            Some(text) => comments.push((r, text)),
-            None => break,
+    let above = text.get(..line_start.saturating_sub(1)).unwrap_or("");
+    if line_start > 0 {
+        for (r, l) in (0..row).rev().zip(above.rsplit('\n')) {
+            match l.trim().strip_prefix("//") {
+                Some(text) => comments.push((r, text)),
+                None => break,
+            }
         }
     }
     for (r, text) in comments {

@@ -42,6 +42,7 @@ mod interp;
 mod launch;
 mod layout;
 mod macros;
+mod memo;
 mod preproc;
 mod reach;
 mod shared;

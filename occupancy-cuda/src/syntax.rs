@@ -16,11 +16,29 @@ pub const MAX_PARSE_TIME: Duration = Duration::from_secs(10);
 #[derive(Clone, Debug)]
 pub(crate) struct Origin {
     /// The invocation's text.
-    pub(crate) written: String,
+    written: String,
+    /// `written` with each run of white space as one space, and the offset in `written` of
+    /// each of its bytes: squeezed once here, not at every node's line (a macro's
+    /// invocation can be kilobytes, and a line is asked for every statement read).
+    squeezed: (String, Vec<u32>),
     /// Its first line.
-    pub(crate) line: u32,
+    line: u32,
     /// The invocation's own origin, when it is in an expansion.
-    pub(crate) outer: Option<Box<Origin>>,
+    outer: Option<std::rc::Rc<Origin>>,
+}
+
+impl Origin {
+    /// The origin of an expansion whose invocation is `written` from `line` on (inside the
+    /// expansion `outer`, when it is in one).
+    pub(crate) fn new(written: String, line: u32, outer: Option<std::rc::Rc<Origin>>) -> Origin {
+        let squeezed = squeeze(&written);
+        Origin {
+            written,
+            squeezed,
+            line,
+            outer,
+        }
+    }
 }
 
 /// Parsed source text: a file of the crate, or the text a macro expanded to.
@@ -37,7 +55,7 @@ pub(crate) struct Code {
     /// For an expansion: the invocation's text and first line (and the invocation's own
     /// origin, when it is itself in an expansion). A node whose text is written in the
     /// invocation (a macro's argument) is reported at its line there.
-    pub(crate) origin: Option<Origin>,
+    pub(crate) origin: Option<std::rc::Rc<Origin>>,
     /// File-scope expansions of macros that define functions, by byte range, with the
     /// lines of their `#define` (in order of their ranges).
     pub(crate) placed: Vec<crate::files::Placed>,
@@ -155,6 +173,7 @@ impl Code {
 fn origin_line(origin: &Origin, text: &str) -> Option<u32> {
     let Origin {
         written,
+        squeezed: (squeezed, offsets),
         line,
         outer,
     } = origin;
@@ -163,9 +182,9 @@ fn origin_line(origin: &Origin, text: &str) -> Option<u32> {
     if needle.trim().len() < 3 {
         return None;
     }
-    let (squeezed, offsets) = squeeze(written);
-    let at = offsets[squeezed.find(needle.trim())?];
-    let below = u32::try_from(written[..at].matches('\n').count()).unwrap_or(0);
+    let at = offsets[squeezed.find(needle.trim())?] as usize;
+    let below =
+        u32::try_from(written.get(..at).unwrap_or(written).matches('\n').count()).unwrap_or(0);
     match outer {
         // The invocation is itself in an expansion: place it there first.
         Some(o) => Some(origin_line(o, written).unwrap_or(*line) + below),
@@ -175,7 +194,9 @@ fn origin_line(origin: &Origin, text: &str) -> Option<u32> {
 
 /// `text` with each run of white space as one space, and the offset in `text` of each
 /// byte of the result.
-fn squeeze(text: &str) -> (String, Vec<usize>) {
+fn squeeze(text: &str) -> (String, Vec<u32>) {
+    // Files and expansions are far below 4 GiB (files::MAX_FILE_BYTES); saturate regardless.
+    let offset = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
     let mut out = String::with_capacity(text.len());
     let mut offsets = Vec::with_capacity(text.len() + 1);
     let mut in_space = false;
@@ -183,18 +204,18 @@ fn squeeze(text: &str) -> (String, Vec<usize>) {
         if c.is_whitespace() {
             if !in_space {
                 out.push(' ');
-                offsets.push(i);
+                offsets.push(offset(i));
             }
             in_space = true;
         } else {
             in_space = false;
             out.push(c);
             for _ in 0..c.len_utf8() {
-                offsets.push(i);
+                offsets.push(offset(i));
             }
         }
     }
-    offsets.push(text.len());
+    offsets.push(offset(text.len()));
     (out, offsets)
 }
 

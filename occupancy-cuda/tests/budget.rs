@@ -124,3 +124,46 @@ fn loops_that_cannot_change_the_launch_are_not_run_value_by_value() {
         r.launches[0].not_checked
     );
 }
+
+#[test]
+fn a_helper_called_for_its_value_again_with_the_same_arguments_costs_once() {
+    // ggml's tile choice: on each of 64 paths, a loop asks a helper the shared memory of
+    // each tile; the helper costs 4096 steps. Followed at every call that is 64 x 4 x 4096
+    // steps, past the budget; with the same arguments the helper answers the same.
+    let src = format!(
+        "{KERNEL}static int smem_of(int t) {{\n  int i = 0;\n  for (; i < 4096;) {{ i += 1; }}\n  return t * 4;\n}}\n\
+         extern \"C\" void run({PARAMS}) {{\n{}  int best = 32;\n\
+         \x20 for (int t = 32; t <= 256; t *= 2) {{ if (smem_of(t) <= 512) {{ best = t; }} }}\n\
+         \x20 k<<<n, best, smem_of(best)>>>(x, n);\n}}\n",
+        ["a", "b", "c", "d", "e", "f"]
+            .map(|c| format!("  float {c}_acc = 0.f;\n  if ({c} > 1) {{ {c}_acc = 1.f; }}\n"))
+            .concat()
+    );
+    let r = occupancy_cuda::read_texts(&[("src/a.cu", &src)]);
+    assert_eq!(notes(&r), Vec::<String>::new());
+    assert_eq!(r.launches.len(), 1);
+    let summaries: Vec<String> = r.launches[0].paths.iter().map(|p| p.summary()).collect();
+    assert_eq!(summaries, ["k grid ? block 128 smem 512 B"]);
+}
+
+#[test]
+fn a_helper_that_launches_is_followed_at_every_call() {
+    // Called for its value twice with the same arguments: each call launches, and a
+    // remembered answer would lose the second call's launch; its own arguments differ
+    // from a third call's, whose launch has its own block.
+    let src = format!(
+        "{KERNEL}static int go(float* x, int n, int t) {{ k<<<n, t>>>(x, n); return t; }}\n\
+         extern \"C\" void run(float* x, int n) {{\n  int a = go(x, n, 64);\n  int b = go(x, n, 64);\n  int c = go(x, n, 128);\n}}\n"
+    );
+    let r = occupancy_cuda::read_texts(&[("src/a.cu", &src)]);
+    assert_eq!(notes(&r), Vec::<String>::new());
+    let summaries: Vec<String> = r
+        .launches
+        .iter()
+        .flat_map(|l| l.paths.iter().map(|p| p.summary()))
+        .collect();
+    assert_eq!(
+        summaries,
+        ["k grid ? block 64 smem 0 B", "k grid ? block 128 smem 0 B"]
+    );
+}
