@@ -151,6 +151,16 @@ pub(crate) fn attribute(written: &str, target: &Target) -> Result<i128, String> 
     }
 }
 
+/// `__CUDA_ARCH_LIST__` of the build that runs on `target`: nvcc's list of the
+/// architectures it compiles (`-arch=sm_86`: `860`), defined in host code too. A build
+/// compiles for the GPU it runs on (candle's cudaforge detects one compute capability;
+/// the build helper compiles each target apart), so the list is the target's
+/// architecture alone.
+pub(crate) fn arch_list(target: &Target) -> Vec<i128> {
+    let cc = target.arch.cc;
+    vec![i128::from(cc.major) * 100 + i128::from(cc.minor) * 10]
+}
+
 /// The value on `target` of a device attribute the policy says a parameter holds
 /// (`[device_params.<function>]`: one of [`occupancy_core::policy::DEVICE_ATTRIBUTES`],
 /// `warp_size`, `compute_capability_x100`, ...), from the GPU tables as above; or why it
@@ -186,11 +196,16 @@ pub(crate) fn property(field: &str, target: &Target) -> Result<(i128, IntType), 
     }
 }
 
-/// Whether a file's text names a device query, so that its unit's roots run per target.
+/// Whether a file's text names a device query, or `__CUDA_ARCH_LIST__` (a value of each
+/// target's build, [`arch_list`]), so that its unit's roots run per target.
 pub(crate) fn asks_device(text: &str) -> bool {
-    ["DeviceGetAttribute", "GetDeviceProperties"]
-        .iter()
-        .any(|q| text.contains(q))
+    [
+        "DeviceGetAttribute",
+        "GetDeviceProperties",
+        "__CUDA_ARCH_LIST__",
+    ]
+    .iter()
+    .any(|q| text.contains(q))
 }
 
 fn clip(s: &str) -> &str {

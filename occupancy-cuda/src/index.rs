@@ -59,6 +59,8 @@ pub(crate) struct TemplateParam<'t> {
     /// The non-type parameter's type as written (`int`, `bool`).
     pub(crate) ty: String,
     pub(crate) default: Option<At<'t>>,
+    /// A parameter pack (`class... Ts`, `int... Ns`).
+    pub(crate) pack: bool,
 }
 
 /// A parameter of a function.
@@ -74,6 +76,8 @@ pub(crate) struct Param<'t> {
     /// `const` qualifies the type itself (`const T* x`, `T const* x`; not `T* const x`).
     pub(crate) is_const: bool,
     pub(crate) default: Option<At<'t>>,
+    /// A function parameter pack (`Ts... rest`): it takes every argument from its place on.
+    pub(crate) pack: bool,
 }
 
 /// A function definition.
@@ -414,7 +418,9 @@ impl<'t> Index<'t> {
                     .filter(|c| {
                         matches!(
                             c.kind(),
-                            "parameter_declaration" | "optional_parameter_declaration"
+                            "parameter_declaration"
+                                | "optional_parameter_declaration"
+                                | "variadic_parameter_declaration"
                         )
                     })
                     .map(|c| Param {
@@ -429,6 +435,7 @@ impl<'t> Index<'t> {
                         pointers: pointer_depth(c.field(Field::Declarator)),
                         is_const: has_const(c),
                         default: c.field(Field::DefaultValue),
+                        pack: c.kind() == "variadic_parameter_declaration",
                     })
                     .collect()
             })
@@ -749,6 +756,7 @@ pub(crate) fn template_params<'t>(list: At<'t>) -> Vec<TemplateParam<'t>> {
                 is_type,
                 ty,
                 default,
+                pack: kind.starts_with("variadic_"),
             })
         })
         .collect()

@@ -390,7 +390,12 @@ impl<'t, 's> Interp<'t, 's> {
                 if p.name.is_empty() {
                     continue;
                 }
-                let given = args.as_ref().and_then(|a| a.get(i).cloned());
+                // A pack takes every argument from its place on.
+                let given = match &args {
+                    Some(a) if p.pack => Some(Val::Pack(a.get(i..).unwrap_or_default().to_vec())),
+                    Some(a) => a.get(i).cloned(),
+                    None => None,
+                };
                 let v = match given {
                     Some(v) => v,
                     None => match p.default {
@@ -398,10 +403,15 @@ impl<'t, 's> Interp<'t, 's> {
                         _ => self.param_value(&p.name, &p.ty, &f.qualified, path.target),
                     },
                 };
-                let v = self.declared(&p.ty, v);
+                let v = match v {
+                    Val::Pack(vs) => {
+                        Val::Pack(vs.into_iter().map(|v| self.declared(&p.ty, v)).collect())
+                    }
+                    v => self.declared(&p.ty, v),
+                };
                 path.env.insert(p.name.clone(), v);
                 match p.ty_node {
-                    Some(t) if p.ty != "auto" && names_known_types(&p.ty, path) => {
+                    Some(t) if !p.pack && p.ty != "auto" && names_known_types(&p.ty, path) => {
                         let ty = self.type_of(t, path);
                         path.types
                             .insert(p.name.clone(), (ty, p.pointers, p.is_const));
@@ -1905,10 +1915,13 @@ impl<'t, 's> Interp<'t, 's> {
                 })
                 .collect();
         }
-        // A function of the unit: followed.
-        if let Some(f) = self.callee(simple, function) {
+        // A function of the unit: followed (its values known).
+        if self.callee(simple, None).is_some()
+            && let Ok(values) = self.argument_values(&args, &p)
+            && let Some(f) = self.callee(simple, Some(values.len()))
+        {
             return self
-                .call(f, function, &args, p, false)
+                .call(f, function, &args, values, p, false)
                 .into_iter()
                 .map(|(q, _)| q)
                 .collect();
@@ -2062,7 +2075,7 @@ impl<'t, 's> Interp<'t, 's> {
                     return vec![p];
                 }
                 let known =
-                    self.index.macros.contains_key(simple) || self.callee(simple, e).is_some();
+                    self.index.macros.contains_key(simple) || self.callee(simple, None).is_some();
                 if known {
                     return vec![p];
                 }
@@ -2092,13 +2105,65 @@ impl<'t, 's> Interp<'t, 's> {
         }
     }
 
-    /// The host function of the unit that `name` calls, if any.
-    fn callee<'a>(&self, name: &str, _function: At<'a>) -> Option<&'s Function<'t>>
+    /// The host function of the unit that a call of `name` with `count` arguments calls,
+    /// if any: among its overloads, the first whose parameters take `count` arguments,
+    /// one without a parameter pack before one with (C++ prefers the non-variadic
+    /// function); the first definition when `count` is not known or no overload takes it.
+    fn callee(&self, name: &str, count: Option<usize>) -> Option<&'s Function<'t>> {
+        let index = self.index;
+        let mut overloads = index.functions.get(name)?.iter().filter(|f| !f.is_kernel);
+        let first = overloads.clone().next()?;
+        let Some(count) = count else {
+            return Some(first);
+        };
+        let exact = overloads.clone().find(|f| takes(f, count) == Some(false));
+        exact
+            .or_else(|| overloads.find(|f| takes(f, count) == Some(true)))
+            .or(Some(first))
+    }
+
+    /// The values a call passes its callee, in order: each argument's, a pack expansion
+    /// (`rest...`) as the pack's values, and `__CUDA_ARCH_LIST__` (nvcc's list of the
+    /// architectures it compiles, in host code too) as the path's target's (the build
+    /// that runs on a target compiled for it). `Err`: why how many there are is not known.
+    fn argument_values<'a>(&mut self, args: &[At<'a>], p: &Path) -> Result<Vec<Val>, String>
     where
         't: 'a,
     {
-        let index = self.index;
-        index.functions.get(name)?.iter().find(|f| !f.is_kernel)
+        let mut out = Vec::with_capacity(args.len());
+        for a in args {
+            match a.kind() {
+                "parameter_pack_expansion" => {
+                    let pattern = a.children().into_iter().next();
+                    match pattern.and_then(|n| p.env.get(n.text())) {
+                        Some(Val::Pack(vs)) => out.extend(vs.iter().cloned()),
+                        _ => {
+                            return Err(format!(
+                                "`{}`: a pack expansion of no parameter pack the reader holds",
+                                clip(a.text(), 40)
+                            ));
+                        }
+                    }
+                }
+                "identifier" if a.text() == "__CUDA_ARCH_LIST__" => {
+                    match p.target.and_then(|t| self.targets.get(t)) {
+                        Some(t) => out.extend(
+                            device::arch_list(t)
+                                .into_iter()
+                                .map(|v| Val::int(v, IntType::I32)),
+                        ),
+                        None => {
+                            return Err(
+                                "`__CUDA_ARCH_LIST__`: the architectures the build compiles, a value of each target, and this path is of no one target"
+                                    .to_owned(),
+                            );
+                        }
+                    }
+                }
+                _ => out.push(self.eval(*a, p)),
+            }
+        }
+        Ok(out)
     }
 
     /// Calls `f` from path `p`: its template arguments from `function` (`f<T, 64>`), its
@@ -2109,6 +2174,7 @@ impl<'t, 's> Interp<'t, 's> {
         f: &'s Function<'t>,
         function: At<'a>,
         args: &[At<'a>],
+        values: Vec<Val>,
         p: Path,
         for_value: bool,
     ) -> Vec<(Path, Option<Val>)>
@@ -2129,12 +2195,12 @@ impl<'t, 's> Interp<'t, 's> {
             let deduced = self.deduce(f, targs.len(), args, &p);
             targs.extend(deduced.into_iter().map(Ok));
         }
-        let values: Vec<Val> = args.iter().map(|a| self.eval(*a, &p)).collect();
         let mut callee = Path::new();
         callee.conditions = p.conditions.clone();
         callee.opt_ins = p.opt_ins.clone();
         callee.target = p.target;
         self.bind_template(f, &targs, &mut callee);
+        bind_type_packs(f, values.len(), &mut callee);
         // Recursion of one instantiation (a call of the function, with the same template
         // arguments, that is being interpreted): followed once, not down to the depth
         // bound: each level would read the same launches again, and two calls per level
@@ -2219,7 +2285,7 @@ impl<'t, 's> Interp<'t, 's> {
     {
         let mut out = Vec::new();
         for t in f.template.iter().skip(explicit) {
-            if !t.is_type {
+            if !t.is_type || t.pack {
                 break;
             }
             let mut found: Option<Ty> = None;
@@ -2289,6 +2355,22 @@ impl<'t, 's> Interp<'t, 's> {
     /// Binds `f`'s template parameters to `args` (defaults after them; unknown past).
     fn bind_template(&mut self, f: &Function<'t>, args: &[Result<TyArg, String>], path: &mut Path) {
         for (i, t) in f.template.iter().enumerate() {
+            if t.pack {
+                // A pack takes the explicit arguments from its place on.
+                let given = args.get(i..).unwrap_or_default();
+                let v = given
+                    .iter()
+                    .map(|a| match a {
+                        Ok(TyArg::Type(ty)) => Val::Type(ty.clone()),
+                        Ok(TyArg::Value(v)) => {
+                            Val::int(*v, IntType::from_name(&t.ty).unwrap_or(IntType::I32))
+                        }
+                        Err(why) => Val::unknown(why.clone()),
+                    })
+                    .collect();
+                path.env.insert(t.name.clone(), Val::Pack(v));
+                continue;
+            }
             let v = match args.get(i) {
                 Some(Ok(TyArg::Type(ty))) => Val::Type(ty.clone()),
                 Some(Ok(TyArg::Value(v))) => {
@@ -3879,8 +3961,15 @@ impl<'t, 's> Interp<'t, 's> {
                 Err(err) => Val::unknown(err.0),
             };
         }
-        if let Some(f) = self.callee(simple, function) {
-            let results = self.call(f, function, &args, p.clone(), true);
+        if self.callee(simple, None).is_some() {
+            let values = match self.argument_values(&args, p) {
+                Ok(values) => values,
+                Err(why) => return Val::unknown(why),
+            };
+            let Some(f) = self.callee(simple, Some(values.len())) else {
+                return Val::unknown(format!("`{simple}`: no overload"));
+            };
+            let results = self.call(f, function, &args, values, p.clone(), true);
             let mut value: Option<Val> = None;
             for (_, v) in results {
                 let v = v.unwrap_or_else(|| {
@@ -3992,6 +4081,20 @@ fn comparison(op: &str) -> Option<Comparison> {
 /// A C++ integer literal with its type (decimal: `int`, else `long`; hex and octal:
 /// `int`, `unsigned`, `long`, `unsigned long`; suffixes `u`, `l`, `ll`).
 fn number(text: &str) -> Val {
+    // The grammar reads a sign written before the digits as part of the literal (`-1`):
+    // the unary operator on the literal after it.
+    if let Some(rest) = text.strip_prefix('-') {
+        return match number(rest.trim_start()) {
+            Val::Int(x, t) => match t.convert(&x.neg()) {
+                Some(r) => Val::Int(r, t),
+                None => Val::unknown("overflow"),
+            },
+            other => other,
+        };
+    }
+    if let Some(rest) = text.strip_prefix('+') {
+        return number(rest.trim_start());
+    }
     let t = text.replace('\'', "").to_ascii_lowercase();
     let digits_end = t
         .char_indices()
@@ -4786,6 +4889,53 @@ fn args_text(declarator: At<'_>) -> Vec<&str> {
 /// Whether the type written `ty` names no template parameter the path leaves unknown (a
 /// parameter of a template the files never instantiate, bound to an unknown value): such
 /// a type is no type a call could deduce.
+/// Whether `f`'s parameters take `count` arguments: `Some(true)` through a parameter pack,
+/// `Some(false)` without one, `None` if they cannot (`f(void)` takes none).
+fn takes(f: &Function<'_>, count: usize) -> Option<bool> {
+    let params: Vec<_> = f
+        .params
+        .iter()
+        .filter(|p| !(p.name.is_empty() && p.ty.trim() == "void" && p.pointers == 0))
+        .collect();
+    let pack = params.iter().any(|p| p.pack);
+    let fixed = params.iter().filter(|p| !p.pack).count();
+    let required = params
+        .iter()
+        .filter(|p| !p.pack && p.default.is_none())
+        .count();
+    if pack {
+        (count >= required).then_some(true)
+    } else {
+        (required <= count && count <= fixed).then_some(false)
+    }
+}
+
+/// A template type pack that a function parameter pack declares (`class... Ts` of
+/// `Ts... rest`), not given explicitly: one element per argument the parameter pack
+/// takes of `count`. Its types are not read; its length tells the instantiations apart
+/// (a variadic function that recurses on a shorter pack is another instantiation).
+fn bind_type_packs(f: &Function<'_>, count: usize, path: &mut Path) {
+    for t in f.template.iter().filter(|t| t.pack && t.is_type) {
+        let Some(at) = f
+            .params
+            .iter()
+            .position(|p| p.pack && p.ty.trim() == t.name)
+        else {
+            continue;
+        };
+        let n = count.saturating_sub(at);
+        if matches!(path.env.get(&t.name), Some(Val::Pack(given)) if !given.is_empty()) {
+            continue;
+        }
+        let why = format!(
+            "a type of the pack `{}` of `{}`, deduced from an argument: not read",
+            t.name, f.qualified
+        );
+        path.env
+            .insert(t.name.clone(), Val::Pack(vec![Val::unknown(why); n]));
+    }
+}
+
 fn names_known_types(ty: &str, p: &Path) -> bool {
     ty.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())

@@ -13,6 +13,9 @@
 //! - a macro the files define once, unconditionally or not, as an integer expression:
 //!   its value (a name defined twice, `#if` alternatives, is not decided);
 //! - `__CUDA_ARCH__` in host code: undefined.
+//! - `__CUDA_ARCH_LIST__`: defined, in host and device code (nvcc defines it since CUDA
+//!   11.5: the architectures it compiles); its value is each target's
+//!   ([`crate::device::arch_list`]), so an `#if` on it is not decided.
 //!
 //! Anything else (`__CUDACC_VER_MAJOR__`, a function-like macro) leaves the condition
 //! undecided, and every branch is read.
@@ -137,6 +140,9 @@ impl<'b> Decider<'b> {
     fn defined(&self, name: &str, host: bool) -> Option<bool> {
         if name == "__CUDA_ARCH__" && host {
             return Some(false);
+        }
+        if name == "__CUDA_ARCH_LIST__" {
+            return Some(true);
         }
         let build = self.build.defines.as_ref()?;
         if build.contains_key(name) {
@@ -445,6 +451,13 @@ mod tests {
             ),
             Some(true)
         );
+        // nvcc defines the list of architectures in every pass; its value is per target.
+        assert_eq!(d.decide("#ifdef", "__CUDA_ARCH_LIST__", true), Some(true));
+        assert_eq!(
+            d.decide("#ifndef", "__CUDA_ARCH_LIST__", false),
+            Some(false)
+        );
+        assert_eq!(d.decide("#if", "__CUDA_ARCH_LIST__ > 0", true), None);
     }
 
     #[test]

@@ -216,6 +216,9 @@ pub(crate) enum Val {
     /// The `cudaDeviceProp` that `cudaGetDeviceProperties` filled on this path: its
     /// fields are the path's target's values.
     Device,
+    /// A parameter pack's values, in order: the arguments a function parameter pack
+    /// (`Ts... rest`) took, or one element per type of a template parameter pack.
+    Pack(Vec<Val>),
     /// Not known, and why.
     Unknown(String),
 }
@@ -255,6 +258,7 @@ impl Val {
             Val::Config(_) => "a cudaLaunchConfig_t",
             Val::Attrs(_) => "launch attributes",
             Val::Device => "a cudaDeviceProp",
+            Val::Pack(_) => "a parameter pack",
             Val::Unknown(_) => "unknown",
         }
     }
@@ -287,6 +291,9 @@ impl Val {
                     }
                 }
                 Val::Kernels(all)
+            }
+            (Val::Pack(a), Val::Pack(b)) if a.len() == b.len() => {
+                Val::Pack(a.iter().zip(b).map(|(x, y)| x.join(y)).collect())
             }
             (Val::Unknown(why), _) | (_, Val::Unknown(why)) => Val::Unknown(why.clone()),
             _ => Val::unknown("differs between the paths that lead here"),

@@ -1778,3 +1778,106 @@ extern "C" void run(float* x, int n, cudaStream_t s) {{
         ["21: k grid ? block 64 smem 0 B"]
     );
 }
+
+/// Overloads told apart by how many arguments a call passes: a helper declared with one,
+/// two and three parameters (the last with a default) gives each call its own body, not
+/// the first definition's.
+#[test]
+fn an_overload_is_chosen_by_the_number_of_arguments() {
+    let src = format!(
+        r#"{KERNELS}
+static int threads_for(int rows) {{ return rows >= 64 ? 256 : 128; }}
+static int threads_for(int rows, int cols) {{ return rows * cols >= 4096 ? 512 : 64; }}
+static int smem_for(int rows, int cols, int elem = 4) {{ return rows * cols * elem; }}
+static int smem_for(void) {{ return 0; }}
+extern "C" void run(float* x, int n, cudaStream_t s) {{
+  k<<<n, threads_for(32), smem_for(), s>>>(x, n);
+  k<<<n, threads_for(64, 64), smem_for(16, 32), s>>>(x, n);
+  k<<<n, threads_for(64), smem_for(16, 32, 2), s>>>(x, n);
+}}
+"#
+    );
+    assert_eq!(
+        one(&[("src/cuda/a.cu", &src)]),
+        [
+            "10: k grid ? block 128 smem 0 B",
+            "11: k grid ? block 512 smem 2048 B",
+            "12: k grid ? block 256 smem 1024 B",
+        ]
+    );
+}
+
+/// A variadic template that recurses on the rest of its pack (`Ts... rest`, `rest...`):
+/// the overload with the pack takes any number of arguments from its place on, the one
+/// without it ends the recursion; each level binds the pack's arguments.
+#[test]
+fn a_variadic_helper_binds_its_pack_and_recurses() {
+    let src = format!(
+        r#"{KERNELS}
+constexpr int widest(const int best) {{ return best; }}
+template <class... Ts>
+constexpr int widest(const int best, const int next, Ts... rest) {{
+  return next > best ? widest(next, rest...) : widest(best, rest...);
+}}
+extern "C" void run(float* x, int n, cudaStream_t s) {{
+  k<<<n, widest(32, 128, 64), 0, s>>>(x, n);
+  k<<<n, widest(96, 32, 64, 256, 128), widest(0, 1024, 512), s>>>(x, n);
+}}
+"#
+    );
+    assert_eq!(
+        one(&[("src/cuda/a.cu", &src)]),
+        [
+            "11: k grid ? block 128 smem 0 B",
+            "12: k grid ? block 256 smem 1024 B",
+        ]
+    );
+}
+
+/// `__CUDA_ARCH_LIST__` (nvcc defines it in host code too) is the architecture of each
+/// target's build: a host helper that picks the highest compiled architecture at or
+/// below the device's, as ggml's does, decides a launch per target (sm_90's build has
+/// none at or below 8.9: `-1`, a literal the grammar writes with its sign). Before any
+/// target is read, the list is unknown, and so is what depends on it.
+#[test]
+fn the_arch_list_is_each_targets_architecture() {
+    let src = format!(
+        r#"{KERNELS}
+#ifdef __CUDA_ARCH_LIST__
+constexpr int highest_arch_impl(const int /*arch*/, const int cur) {{
+  return cur == 0 ? -1 : cur;
+}}
+template <class... Archs>
+constexpr int highest_arch_impl(const int arch, const int cur, const int first, Archs... rest) {{
+  if (first <= arch && first > cur) {{
+    return highest_arch_impl(arch, first, rest...);
+  }}
+  return highest_arch_impl(arch, cur, rest...);
+}}
+constexpr int highest_arch(const int arch) {{
+  return highest_arch_impl(arch, 0, __CUDA_ARCH_LIST__);
+}}
+#else
+static int highest_arch(const int arch) {{ return 1000; }}
+#endif
+extern "C" void run(float* x, int n, cudaStream_t s) {{
+  const int arch = highest_arch(890);
+  const int block = arch >= 800 ? 64 * (arch / 100) : 32;
+  k<<<n, block, 0, s>>>(x, n);
+}}
+"#
+    );
+    assert_eq!(
+        on_targets(&src, &["sm_80", "sm_86", "sm_90"]),
+        [
+            "25: k grid ? block 512 smem 0 B on sm_80, sm_86",
+            "25: k grid ? block 32 smem 0 B on sm_90",
+        ]
+    );
+    let r = occupancy_cuda::read_texts(&[("src/cuda/a.cu", &src)]);
+    let block = format!("{:?}", launch(&r, 25).paths[0].block);
+    assert!(
+        block.contains("`__CUDA_ARCH_LIST__`: the architectures the build compiles, a value of each target, and this path is of no one target"),
+        "{block}"
+    );
+}
