@@ -3299,7 +3299,7 @@ impl<'t, 's> Interp<'t, 's> {
             for m in defs.iter().filter(|m| m.params.is_none()).take(8) {
                 let mut expander = Expander::new(&index.macros);
                 let v = match expander.expand(&m.body) {
-                    Ok(text) => self.eval_text(&text, at),
+                    Ok(text) => self.eval_text(&text, at, &Path::new()),
                     Err(e) => Val::unknown(e.0),
                 };
                 result = Some(match result {
@@ -3434,8 +3434,9 @@ impl<'t, 's> Interp<'t, 's> {
         }
     }
 
-    /// Expression text (a macro's expansion) evaluated.
-    fn eval_text<'a>(&mut self, text: &str, at: At<'a>) -> Val
+    /// Expression text (a macro's expansion) evaluated on `p`: a function-like macro's
+    /// expansion names the caller's variables (`IS_NVIDIA(cc)` is `(cc < 0x100000)`).
+    fn eval_text<'a>(&mut self, text: &str, at: At<'a>, p: &Path) -> Val
     where
         't: 'a,
     {
@@ -3455,7 +3456,7 @@ impl<'t, 's> Interp<'t, 's> {
             ));
         };
         match decl.field(Field::Value) {
-            Some(v) => self.eval(v, &Path::new()),
+            Some(v) => self.eval(v, p),
             None => Val::unknown("a macro that does not parse"),
         }
     }
@@ -3957,7 +3958,7 @@ impl<'t, 's> Interp<'t, 's> {
             };
             let mut expander = Expander::new(&index.macros);
             return match expander.invoke(simple, Some(args_text)) {
-                Ok(text) => self.eval_text(&text, e),
+                Ok(text) => self.eval_text(&text, e, p),
                 Err(err) => Val::unknown(err.0),
             };
         }

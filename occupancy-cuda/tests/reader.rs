@@ -1881,3 +1881,31 @@ extern "C" void run(float* x, int n, cudaStream_t s) {{
         "{block}"
     );
 }
+
+/// A function-like macro used as a value names the caller's variables: `IS_WIDE(cols)`
+/// expands to `(cols >= WIDE_COLS)` and is read with `cols` as the path holds it, so a
+/// helper's branch on it is decided where `cols` is known.
+#[test]
+fn a_function_like_macro_reads_the_callers_variables() {
+    let src = format!(
+        r#"{KERNELS}
+#define WIDE_COLS 0x400
+#define IS_WIDE(c) (c >= WIDE_COLS)
+static int threads_for(const int cols) {{
+  return IS_WIDE(cols) ? 512 : 128;
+}}
+extern "C" void run(float* x, int n, cudaStream_t s) {{
+  const int cols = 2048;
+  k<<<n, threads_for(cols), IS_WIDE(cols / 2) * 1024, s>>>(x, n);
+  k<<<n, threads_for(cols / 4), 0, s>>>(x, n);
+}}
+"#
+    );
+    assert_eq!(
+        one(&[("src/cuda/a.cu", &src)]),
+        [
+            "12: k grid ? block 512 smem 1024 B",
+            "13: k grid ? block 128 smem 0 B",
+        ]
+    );
+}
