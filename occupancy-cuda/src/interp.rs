@@ -11,7 +11,7 @@
 //! [`crate::MAX_PATHS`] paths are followed at once; past that, paths are joined (their
 //! values united), never dropped.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use occupancy_core::abstract_int::{AbstractInt, Comparison, Truth, loop_exits};
@@ -199,6 +199,8 @@ pub(crate) struct Interp<'t, 's> {
     /// The values of calls made for their value by functions that cannot launch
     /// ([`crate::memo`]).
     calls: Memo<CallBucket, CallKey, Vec<Option<Val>>>,
+    /// The functions whose bodies a path entered (their body nodes' ids).
+    entered: HashSet<usize>,
 }
 
 /// What a call's answer is stored under: the callee's instantiation (its body's node), the
@@ -265,6 +267,7 @@ impl<'t, 's> Interp<'t, 's> {
             decider: None,
             reach: Rc::new(Reach::of(index)),
             calls: Memo::new(),
+            entered: HashSet::new(),
         }
     }
 
@@ -303,6 +306,11 @@ impl<'t, 's> Interp<'t, 's> {
     }
 
     /// Interprets every root of the unit.
+    /// Whether a path entered `f`'s body (after [`Interp::run`]).
+    pub(crate) fn entered(&self, f: &Function<'_>) -> bool {
+        self.entered.contains(&f.body.node.id())
+    }
+
     pub(crate) fn run(&mut self) {
         let index = self.index;
         let instantiated: Vec<&str> = index
@@ -385,6 +393,9 @@ impl<'t, 's> Interp<'t, 's> {
         mut paths: Vec<Path>,
         args: Option<Vec<Val>>,
     ) -> Vec<Path> {
+        if !paths.is_empty() {
+            self.entered.insert(f.body.node.id());
+        }
         for path in &mut paths {
             for (i, p) in f.params.iter().enumerate() {
                 if p.name.is_empty() {
@@ -1006,12 +1017,101 @@ impl<'t, 's> Interp<'t, 's> {
             "initializer_list" if ty.contains("cudaLaunchAttribute") => {
                 Val::Attrs(vec![Attr::default(); items().len().min(64)])
             }
+            "initializer_list" if let Some(names) = self.data_members(ty) => {
+                Val::Fields(self.aggregate(&names, &items(), p))
+            }
             "argument_list" | "initializer_list" => match items().first() {
                 Some(first) if items().len() == 1 => self.eval(*first, p),
                 _ => Val::unknown("an aggregate the reader does not follow"),
             },
             _ => self.eval(value, p),
         }
+    }
+
+    /// The data members of the plain struct `ty` names, in declaration order, each with
+    /// whether it has a default member initialiser: a struct of the files read with one
+    /// definition, no base class, and members that no `#if` chooses among; `None` for any
+    /// other type.
+    fn data_members(&self, ty: &str) -> Option<Vec<(String, bool)>> {
+        let name = short(ty.trim_start_matches("struct ").trim());
+        let [spec] = self.index.records.get(name)?.as_slice() else {
+            return None;
+        };
+        if spec
+            .children()
+            .iter()
+            .any(|c| c.kind() == "base_class_clause")
+        {
+            return None;
+        }
+        let mut names = Vec::new();
+        for m in spec.field(Field::Body)?.children() {
+            match m.kind() {
+                "field_declaration" => {
+                    if m.text().split_whitespace().any(|w| w == "static") {
+                        continue;
+                    }
+                    let declarators = field_children(m.node, Field::Declarator);
+                    if declarators.is_empty() {
+                        // An anonymous struct or union member: its members are not named here.
+                        return None;
+                    }
+                    let defaulted = m.field(Field::DefaultValue).is_some();
+                    for d in declarators {
+                        let d = m.with(d);
+                        if d.kind() != "function_declarator" {
+                            names.push((declared_name(d)?, defaulted));
+                        }
+                    }
+                }
+                "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif" => return None,
+                _ => {}
+            }
+        }
+        (names.len() <= 64).then_some(names)
+    }
+
+    /// A brace initialiser's values for the members `members` ([`Self::data_members`]):
+    /// positional items in order, designated ones (`.n = 5`) by name; a member it does not
+    /// give is value-initialised, as C++ does (0), unless it has a default member
+    /// initialiser (not read: unknown).
+    fn aggregate<'a>(
+        &mut self,
+        members: &[(String, bool)],
+        items: &[At<'a>],
+        p: &Path,
+    ) -> Vec<(String, Val)>
+    where
+        't: 'a,
+    {
+        let mut given: Vec<(String, Val)> = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let (name, value) = if item.kind() == "initializer_pair" {
+                let name = item
+                    .field(Field::Designator)
+                    .map(|d| d.text().trim_start_matches('.').to_owned());
+                (name, item.field(Field::Value))
+            } else {
+                (members.get(i).map(|(n, _)| n.clone()), Some(*item))
+            };
+            if let (Some(name), Some(value)) = (name, value) {
+                let v = self.eval(value, p);
+                given.push((name, v));
+            }
+        }
+        members
+            .iter()
+            .map(|(name, defaulted)| {
+                let v = match given.iter().find(|(n, _)| n == name) {
+                    Some((_, v)) => v.clone(),
+                    None if *defaulted => Val::unknown(format!(
+                        "`{name}`: a default member initialiser the reader does not read"
+                    )),
+                    None => Val::int(0, IntType::I32),
+                };
+                (name.clone(), v)
+            })
+            .collect()
     }
 
     /// A variable of type `ty` constructed from `args` (their source `texts`, for messages):
@@ -1103,6 +1203,16 @@ impl<'t, 's> Interp<'t, 's> {
                 out.push(p);
                 continue;
             };
+            if s.field(Field::Alternative).is_none() && once_guard(s, cond) {
+                // After `static bool done; if (!done) { ..; done = true; }` the body has
+                // run, in this call or an earlier one: what it set that outlives the call
+                // (a kernel's opt-in to more shared memory) holds on every path.
+                match s.field(Field::Consequence) {
+                    Some(c) => out.extend(self.exec(c, vec![p])),
+                    None => out.push(p),
+                }
+                continue;
+            }
             let (t, f) = self.branch(cond, &p);
             let label = clip(cond.text(), 60);
             let both = t.is_some() && f.is_some();
@@ -3073,6 +3183,13 @@ impl<'t, 's> Interp<'t, 's> {
                         "dynamicSmemBytes" => *c.smem,
                         _ => Val::unknown(format!("`{field}` of a cudaLaunchConfig_t")),
                     },
+                    Val::Fields(fields) => match fields.into_iter().find(|(n, _)| n == field) {
+                        Some((_, v)) => v,
+                        None => Val::unknown(format!(
+                            "`{}`: no such member of the struct",
+                            clip(e.text(), 40)
+                        )),
+                    },
                     Val::Device => match p.target.and_then(|i| self.targets.get(i)) {
                         Some(t) => match device::property(field, t) {
                             Ok((v, ty)) => Val::int(v, ty),
@@ -4052,6 +4169,70 @@ fn strip_casts(mut at: At<'_>) -> At<'_> {
         }
     }
     at
+}
+
+/// Whether `if (cond) body` (no `else`) runs its body once per program: `cond` reads a
+/// `static` variable of the enclosing blocks (declared before the `if`), and the body
+/// assigns that variable (`done = true;`, `raised[dev] = true;`).
+fn once_guard(s: At<'_>, cond: At<'_>) -> bool {
+    let Some(body) = s.field(Field::Consequence) else {
+        return false;
+    };
+    let read = crate::index::identifiers(cond.text());
+    let mut statics = Vec::new();
+    let mut child = s.node;
+    while let Some(parent) = child.parent() {
+        if crate::syntax::kind(parent) == "function_definition" {
+            break;
+        }
+        let mut cursor = parent.walk();
+        for sibling in parent.children(&mut cursor) {
+            if sibling.start_byte() >= child.start_byte() {
+                break;
+            }
+            let d = s.with(sibling);
+            if d.kind() == "declaration"
+                && d.children()
+                    .iter()
+                    .any(|c| c.kind() == "storage_class_specifier" && c.text() == "static")
+            {
+                for n in field_children(d.node, Field::Declarator) {
+                    if let Some(name) = declared_name(d.with(n))
+                        && read.contains(&name)
+                    {
+                        statics.push(name);
+                    }
+                }
+            }
+        }
+        child = parent;
+    }
+    !statics.is_empty() && assigns_any(body, &statics, 0)
+}
+
+/// Whether `at` assigns one of `names` (`name = ..` or `name[..] = ..`), looked for at
+/// most a few levels of statements down.
+fn assigns_any(at: At<'_>, names: &[String], depth: usize) -> bool {
+    if depth > 8 {
+        return false;
+    }
+    if at.kind() == "assignment_expression"
+        && let Some(left) = at.field(Field::Left)
+    {
+        let mut target = left;
+        while target.kind() == "subscript_expression" {
+            match target.field(Field::Argument) {
+                Some(a) => target = a,
+                None => break,
+            }
+        }
+        if target.kind() == "identifier" && names.iter().any(|n| n == target.text()) {
+            return true;
+        }
+    }
+    at.children()
+        .into_iter()
+        .any(|c| assigns_any(c, names, depth + 1))
 }
 
 fn short(name: &str) -> &str {

@@ -160,7 +160,12 @@ fn read_sources(
             .in_unit(&unit_file)
             .on_targets(targets, asks_device);
         interp.run();
-        unreached(&index, &decider, &mut sites);
+        let entered: Vec<bool> = index
+            .all_functions
+            .iter()
+            .map(|f| interp.entered(f))
+            .collect();
+        unreached(&index, &decider, &entered, &mut sites);
     }
     let mut launches: Vec<CudaLaunch> = sites.into_iter().map(|s| s.launch).collect();
     launches.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
@@ -172,14 +177,27 @@ fn read_sources(
 }
 
 /// Every launch written in a function body that no followed path reached (a function
-/// called only through a pointer, say): listed, not checked, never dropped; one in an
-/// `#if` branch the build does not compile is not a launch.
+/// called only through a pointer, say, or a branch no path takes): listed, not checked,
+/// never dropped; one in an `#if` branch the build does not compile is not a launch.
+/// `entered[i]`: whether a path entered `index.all_functions[i]`.
 fn unreached(
     index: &index::Index<'_>,
     decider: &preproc::Decider<'_>,
+    entered: &[bool],
     sites: &mut Vec<interp::Site>,
 ) {
-    for f in &index.all_functions {
+    for (i, f) in index.all_functions.iter().enumerate() {
+        let why = if entered.get(i).copied().unwrap_or(false) {
+            format!(
+                "no path the reader follows reaches this launch: `{}` is read, but none of its paths gets here (a condition false for the targets and the build read, or a step on the way the reader does not follow)",
+                f.qualified
+            )
+        } else {
+            format!(
+                "no path the reader follows reaches this launch (`{}` is not called from a function it reads, or only through a pointer or a macro it does not expand)",
+                f.qualified
+            )
+        };
         if f.is_kernel {
             continue;
         }
@@ -244,10 +262,7 @@ fn unreached(
                                 form,
                                 kernel_written: syntax::clip(&kernel_written, 80),
                                 paths: Vec::new(),
-                                not_checked: vec![format!(
-                                    "no path the reader follows reaches this launch (`{}` is not called from a function it reads, or only through a pointer or a macro it does not expand)",
-                                    f.qualified
-                                )],
+                                not_checked: vec![why.clone()],
                             },
                         });
                     }

@@ -219,6 +219,10 @@ pub(crate) enum Val {
     /// A parameter pack's values, in order: the arguments a function parameter pack
     /// (`Ts... rest`) took, or one element per type of a template parameter pack.
     Pack(Vec<Val>),
+    /// A plain struct's data members by name, in declaration order, as a brace
+    /// initialiser gave them (`const args_t args = {x, 5, use_sk};`); members it does not
+    /// name are absent (not read).
+    Fields(Vec<(String, Val)>),
     /// Not known, and why.
     Unknown(String),
 }
@@ -259,6 +263,7 @@ impl Val {
             Val::Attrs(_) => "launch attributes",
             Val::Device => "a cudaDeviceProp",
             Val::Pack(_) => "a parameter pack",
+            Val::Fields(_) => "a struct",
             Val::Unknown(_) => "unknown",
         }
     }
@@ -294,6 +299,16 @@ impl Val {
             }
             (Val::Pack(a), Val::Pack(b)) if a.len() == b.len() => {
                 Val::Pack(a.iter().zip(b).map(|(x, y)| x.join(y)).collect())
+            }
+            (Val::Fields(a), Val::Fields(b))
+                if a.iter().map(|(n, _)| n).eq(b.iter().map(|(n, _)| n)) =>
+            {
+                Val::Fields(
+                    a.iter()
+                        .zip(b)
+                        .map(|((n, x), (_, y))| (n.clone(), x.join(y)))
+                        .collect(),
+                )
             }
             (Val::Unknown(why), _) | (_, Val::Unknown(why)) => Val::Unknown(why.clone()),
             _ => Val::unknown("differs between the paths that lead here"),

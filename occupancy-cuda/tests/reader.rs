@@ -1909,3 +1909,77 @@ extern "C" void run(float* x, int n, cudaStream_t s) {{
         ]
     );
 }
+
+/// A plain struct filled by a brace initialiser, positionally or by designator, carries its
+/// members' values into the functions it is passed to (a member it does not give is 0, as
+/// C++ value-initialises it): a branch on one of them is decided, and a launch no path
+/// makes says that its function was read.
+#[test]
+fn a_structs_members_from_its_brace_initialiser() {
+    let src = format!(
+        r#"{KERNELS}
+struct launch_args {{ const float * x; int rows; bool split; long cols; }};
+static void dispatch(const launch_args & args, cudaStream_t s) {{
+  if (!args.split) {{
+    k<<<args.rows, 128, 0, s>>>(nullptr, 1);
+    return;
+  }}
+  k<<<args.rows, 64 * args.cols, 0, s>>>(nullptr, 2);
+}}
+extern "C" void run(const float * x, cudaStream_t s) {{
+  const launch_args args = {{ x, 7, 3 > 2, 4 }};
+  dispatch(args, s);
+  launch_args named = {{ .x = x, .rows = 9 }};
+  k<<<named.rows, 32, 0, s>>>(nullptr, 3);
+  k<<<1, 32, named.cols, s>>>(nullptr, 4);
+}}
+"#
+    );
+    let (_dir, r) = read(&[("src/cuda/a.cu", &src)]);
+    assert_eq!(
+        summaries(&r),
+        [
+            "8: not checked: no path the reader follows reaches this launch: `dispatch` is read, but none of its paths gets here (a condition false for the targets and the build read, or a step on the way the reader does not follow)",
+            "11: k grid 7 block 256 smem 0 B",
+            "17: k grid 9 block 32 smem 0 B",
+            "18: k grid 1 block 32 smem 0 B",
+        ]
+    );
+}
+
+/// ggml's opt-in idiom: `static bool raised[..]; if (!raised[dev]) { cudaFuncSetAttribute(..);
+/// raised[dev] = true; }` runs once per program, so the launch after it is opted in on
+/// every path (not a path where it is not, which could not launch).
+#[test]
+fn an_opt_in_behind_a_static_once_guard_holds_on_every_path() {
+    let src = format!(
+        r#"{KERNELS}
+#define RAISE_LIMIT(kernel, nbytes) \
+  do {{ \
+    static bool raised[16] = {{false}}; \
+    int dev; cudaGetDevice(&dev); \
+    if (!raised[dev]) {{ \
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, nbytes); \
+      raised[dev] = true; \
+    }} \
+  }} while (0)
+extern "C" void run(float * x, int n, cudaStream_t s) {{
+  const int nbytes = 80000;
+  RAISE_LIMIT(k, nbytes);
+  k<<<n, 256, nbytes, s>>>(x, n);
+  static bool warned = false;
+  if (!warned) {{
+    warned = n > 4;
+  }}
+  k<<<n, 128, nbytes, s>>>(x, n);
+}}
+"#
+    );
+    assert_eq!(
+        one(&[("src/cuda/a.cu", &src)]),
+        [
+            "17: k grid ? block 256 smem 80000 B opt-in 80000 B",
+            "22: k grid ? block 128 smem 80000 B opt-in 80000 B",
+        ]
+    );
+}
