@@ -143,6 +143,10 @@ pub(crate) struct Index<'t> {
     pub(crate) functions: HashMap<String, Vec<Function<'t>>>,
     /// Every function in definition order.
     pub(crate) all_functions: Vec<Function<'t>>,
+    /// Host functions defined in an `#if` branch only device passes compile (`#if
+    /// __CUDA_ARCH__ >= 800` at file scope): not in the host program, so never called;
+    /// kept to list their launches.
+    pub(crate) not_in_host_code: Vec<Function<'t>>,
     /// Explicit instantiations: the `template_function` nodes (`k<float, 4>`).
     pub(crate) instantiations: Vec<At<'t>>,
     /// Identifiers that occur in function bodies and macro bodies (for the roots: a
@@ -207,15 +211,40 @@ impl<'t> Index<'t> {
         }
         match at.kind() {
             "preproc_def" | "preproc_function_def" => self.define_node(at),
-            "preproc_if" | "preproc_ifdef" => match chosen(&preproc_branches(at), decider, false) {
-                Taken::Branch(body) => {
-                    for child in body {
-                        self.item(child, scope, depth + 1, decider);
+            "preproc_if" | "preproc_ifdef" => {
+                let branches = preproc_branches(at);
+                match chosen(&branches, decider, false) {
+                    Taken::Branch(body) => {
+                        for child in body {
+                            self.item(child, scope, depth + 1, decider);
+                        }
                     }
+                    Taken::None => {}
+                    Taken::Each => match chosen(&branches, decider, true) {
+                        // Decided for the host pass only (`#if __CUDA_ARCH__ >= 800`): the
+                        // host functions of the other branches are never built into host
+                        // code; their kernels are (device passes), so they stay.
+                        Taken::Each => self.items(at, scope, depth, decider),
+                        host => {
+                            let host_body = match host {
+                                Taken::Branch(body) => body,
+                                _ => Vec::new(),
+                            };
+                            let mut device_only = scope.clone();
+                            device_only.device_only = true;
+                            for b in &branches {
+                                let in_host = b.body.first().is_some_and(|f| {
+                                    host_body.first().is_some_and(|h| h.node == f.node)
+                                });
+                                let scope = if in_host { scope } else { &device_only };
+                                for child in &b.body {
+                                    self.item(*child, scope, depth + 1, decider);
+                                }
+                            }
+                        }
+                    },
                 }
-                Taken::None => {}
-                Taken::Each => self.items(at, scope, depth, decider),
-            },
+            }
             "preproc_else" | "preproc_elif" | "preproc_elifdef" | "declaration_list" => {
                 self.items(at, scope, depth, decider)
             }
@@ -451,6 +480,10 @@ impl<'t> Index<'t> {
             is_template: scope.is_template,
             body,
         };
+        if scope.device_only && !is_kernel {
+            self.not_in_host_code.push(f);
+            return;
+        }
         if !is_kernel {
             let words = body_identifiers(body);
             self.referenced.entry(qualified).or_default().extend(words);
@@ -716,6 +749,9 @@ struct Scope<'t> {
     template: Vec<TemplateParam<'t>>,
     is_template: bool,
     extern_c: bool,
+    /// In an `#if` branch only device passes compile (`#if __CUDA_ARCH__ >= 800` at file
+    /// scope): its host functions are not in the host code.
+    device_only: bool,
 }
 
 impl Scope<'_> {

@@ -186,8 +186,19 @@ fn unreached(
     entered: &[bool],
     sites: &mut Vec<interp::Site>,
 ) {
-    for (i, f) in index.all_functions.iter().enumerate() {
-        let why = if entered.get(i).copied().unwrap_or(false) {
+    let absent = index.not_in_host_code.iter().map(|f| (f, None));
+    let functions = index
+        .all_functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f, Some(i)));
+    for (f, i) in functions.chain(absent) {
+        let why = if i.is_none() {
+            format!(
+                "not in the host program: `{}` is defined in an `#if` branch only nvcc's device passes compile (`__CUDA_ARCH__` is undefined in host code), so the host code never makes this launch",
+                f.qualified
+            )
+        } else if i.and_then(|i| entered.get(i)).copied().unwrap_or(false) {
             format!(
                 "no path the reader follows reaches this launch: `{}` is read, but none of its paths gets here (a condition false for the targets and the build read, or a step on the way the reader does not follow)",
                 f.qualified

@@ -1983,3 +1983,34 @@ extern "C" void run(float * x, int n, cudaStream_t s) {{
         ]
     );
 }
+
+/// A host function defined under `#if __CUDA_ARCH__ >= 800` at file scope is built only
+/// by nvcc's device passes, where host code is not compiled: the host program has the
+/// `#else` stub. Its launch is listed, never given rows; the stub is the one called.
+#[test]
+fn host_functions_under_cuda_arch_are_not_in_the_host_program() {
+    let src = format!(
+        r#"{KERNELS}
+#if __CUDA_ARCH__ >= 800
+extern "C" void run_wide(float * x, int n) {{
+  k<<<n, 256>>>(x, n);
+}}
+#else
+extern "C" void run_wide(float * x, int n) {{
+  assert(false);
+}}
+#endif
+extern "C" void run(float * x, int n) {{
+  run_wide(x, n);
+  k<<<n, 64>>>(x, n);
+}}
+"#
+    );
+    assert_eq!(
+        one(&[("src/cuda/a.cu", &src)]),
+        [
+            "7: not checked: not in the host program: `run_wide` is defined in an `#if` branch only nvcc's device passes compile (`__CUDA_ARCH__` is undefined in host code), so the host code never makes this launch",
+            "16: k grid ? block 64 smem 0 B",
+        ]
+    );
+}
