@@ -81,7 +81,30 @@ struct Path {
     /// interval cannot say: each with the variable's value when they were learnt (a
     /// variable written since has none).
     excluded: Shared<HashMap<String, (Val, Vec<i128>)>>,
+    /// Variables computed from others that a condition may narrow later, in the order
+    /// they were declared ([`Interp::narrow_dependents`]).
+    defs: Shared<Vec<Def>>,
 }
+
+/// A variable's initialiser, remembered while neither the variable nor what it reads is
+/// written: `int smem = std::max(2048, 8 * head_size);` before `switch (head_size)`, so
+/// that `case 512:` narrows `smem` to 4096 (and a path that took `smem = 2048` ends
+/// there) instead of pairing the case with a size it cannot have.
+#[derive(Clone, Debug, PartialEq)]
+struct Def {
+    name: String,
+    /// The declared type, that the value is converted to.
+    ty: String,
+    /// The initialiser, as written.
+    text: String,
+    /// The variables it reads, each with its value when the variable was last computed.
+    inputs: Vec<(String, Val)>,
+    /// The variable's value then.
+    value: Val,
+}
+
+/// The most initialisers a path remembers ([`Def`]).
+const MAX_DEFS: usize = 32;
 
 impl Path {
     fn new() -> Path {
@@ -94,11 +117,25 @@ impl Path {
             target: None,
             chain_taken: false,
             excluded: Shared::default(),
+            defs: Shared::default(),
         }
     }
 
     fn live(&self) -> bool {
         self.flow == Flow::Normal
+    }
+
+    /// `name` is written: an initialiser that computed it, or that reads it, no longer
+    /// says what it holds.
+    fn forget(&mut self, name: &str) {
+        if self
+            .defs
+            .iter()
+            .any(|d| d.name == name || d.inputs.iter().any(|(n, _)| n == name))
+        {
+            self.defs
+                .retain(|d| d.name != name && d.inputs.iter().all(|(n, _)| n != name));
+        }
     }
 
     /// Whether `name` is known not to hold `value` (and has not been written since).
@@ -689,6 +726,7 @@ impl<'t, 's> Interp<'t, 's> {
                 .collect();
             for mut q in run(self, vec![p]) {
                 for ((name, used_before), (v, t)) in names.iter().zip(&saved) {
+                    q.forget(name);
                     match (used_before, v) {
                         (true, Some(_)) => {
                             q.env.insert(
@@ -861,22 +899,186 @@ impl<'t, 's> Interp<'t, 's> {
                         p.types.remove(&name);
                     }
                 }
+                p.forget(&name);
                 p.env.insert(name.clone(), v);
-                let p = match value {
+                let mut made = match value {
                     Some(value) => match self.clamp_split(&name, value, p) {
-                        Ok(both) => {
-                            next.extend(both);
-                            continue;
-                        }
-                        Err(p) => p,
+                        Ok(both) => both,
+                        Err(p) => self.split(p, &name),
                     },
-                    None => p,
+                    None => self.split(p, &name),
                 };
-                next.extend(self.split(p, &name));
+                if let Some(value) = value {
+                    for q in &mut made {
+                        self.remember(q, &name, &ty, value);
+                    }
+                }
+                next.extend(made);
             }
             paths = next;
         }
         paths
+    }
+
+    /// Remembers how the variable `name` (of type `ty`) was computed from `value`, when a
+    /// later condition on what it reads may narrow it ([`Def`]): an integer computed
+    /// without writing anything from variables of which one at least has several values
+    /// (itself one value where a split chose it: `std::max(2048, n)` on the path of 2048). The variables a macro of the initialiser reads count as read.
+    fn remember(&mut self, p: &mut Path, name: &str, ty: &str, value: At<'_>) {
+        if p.defs.len() >= MAX_DEFS
+            || matches!(value.kind(), "argument_list" | "initializer_list")
+            || value.text().len() > 400
+        {
+            return;
+        }
+        let current = match p.env.get(name) {
+            Some(v @ Val::Int(..)) => v.clone(),
+            _ => return,
+        };
+        let mut written = Vec::new();
+        assigned_names(value, &mut written, 0);
+        if !written.is_empty() || !self.only_arithmetic(value, 0) {
+            return;
+        }
+        let mut read = crate::index::identifiers(value.text());
+        let mut pending: Vec<String> = read.iter().cloned().collect();
+        let mut expanded = 0;
+        while let Some(word) = pending.pop() {
+            let Some(macros) = self.index.macros.get(&word) else {
+                continue;
+            };
+            expanded += 1;
+            if expanded > 16 {
+                return;
+            }
+            for m in macros {
+                for w in crate::index::identifiers(&m.body) {
+                    if read.insert(w.clone()) {
+                        pending.push(w);
+                    }
+                }
+            }
+        }
+        let mut inputs: Vec<(String, Val)> = read
+            .into_iter()
+            .filter(|w| w != name)
+            .filter_map(|w| p.env.get(&w).cloned().map(|v| (w, v)))
+            .collect();
+        let several = |v: &Val| matches!(v, Val::Int(x, _) if x.known_value().is_none());
+        if !inputs.iter().any(|(_, v)| several(v)) {
+            return;
+        }
+        inputs.sort_by(|a, b| a.0.cmp(&b.0));
+        let def = Def {
+            name: name.to_owned(),
+            ty: ty.to_owned(),
+            text: value.text().to_owned(),
+            inputs,
+            value: current,
+        };
+        p.defs.push(def);
+    }
+
+    /// Whether `e` calls nothing but `min` / `max` and macros: computed again cheaply (a
+    /// call of the unit's functions is not, under a loop's conditions).
+    fn only_arithmetic(&self, e: At<'_>, depth: usize) -> bool {
+        if depth > 32 {
+            return false;
+        }
+        if matches!(e.kind(), "lambda_expression" | "new_expression") {
+            return false;
+        }
+        if e.kind() == "call_expression" {
+            let name = e.field(Field::Function).map_or("", |f| f.text());
+            let simple = name.rsplit("::").next().unwrap_or(name).trim();
+            let pure = matches!(simple, "min" | "max" | "imin" | "imax" | "umin" | "umax")
+                || self
+                    .index
+                    .macros
+                    .get(simple)
+                    .is_some_and(|m| m.iter().all(|m| m.params.is_some()));
+            if !pure {
+                return false;
+            }
+        }
+        e.children()
+            .into_iter()
+            .all(|c| self.only_arithmetic(c, depth + 1))
+    }
+
+    /// After a condition narrowed the variables of `before` (each with its value before)
+    /// on `p`, what was computed from them: each remembered initialiser ([`Def`]) that
+    /// reads one of them, neither it nor its inputs written since, is evaluated again and
+    /// its variable narrowed to the values both evaluations allow, in the order they were
+    /// declared (what is computed from it follows). `None` when a variable has no value
+    /// left: the path cannot be (`case 512:` on the path where `smem` took 2048).
+    fn narrow_dependents(
+        &mut self,
+        mut p: Path,
+        before: &[(String, Val)],
+        at: At<'_>,
+    ) -> Option<Path> {
+        if before.is_empty()
+            || !p.defs.iter().any(|d| {
+                d.inputs
+                    .iter()
+                    .any(|(n, _)| before.iter().any(|(b, _)| b == n))
+            })
+        {
+            return Some(p);
+        }
+        let mut before: Vec<(String, Val)> = before.to_vec();
+        for i in 0..p.defs.len() {
+            let d = p.defs[i].clone();
+            let prior = |n: &str, before: &[(String, Val)], p: &Path| {
+                before
+                    .iter()
+                    .find(|(b, _)| b == n)
+                    .map(|(_, v)| v.clone())
+                    .or_else(|| p.env.get(n).cloned())
+            };
+            if !d
+                .inputs
+                .iter()
+                .any(|(n, _)| before.iter().any(|(b, _)| b == n))
+            {
+                continue;
+            }
+            let unwritten = prior(&d.name, &before, &p).as_ref() == Some(&d.value)
+                && d.inputs
+                    .iter()
+                    .all(|(n, v)| prior(n, &before, &p).as_ref() == Some(v));
+            if !unwritten {
+                continue;
+            }
+            let again = self.eval_text(&d.text, at, &p);
+            let again = if d.ty.contains("auto") {
+                again
+            } else {
+                self.declared(&d.ty, again)
+            };
+            let (Val::Int(old, t), Some((new, _))) = (&d.value, again.as_int()) else {
+                continue;
+            };
+            let narrowed = old.refine(Comparison::Eq, new)?;
+            let inputs = d
+                .inputs
+                .iter()
+                .map(|(n, v)| {
+                    (
+                        n.clone(),
+                        p.env.get(n).cloned().unwrap_or_else(|| v.clone()),
+                    )
+                })
+                .collect();
+            let value = Val::Int(narrowed, *t);
+            if value != d.value {
+                before.push((d.name.clone(), d.value.clone()));
+                p.env.insert(d.name.clone(), value.clone());
+            }
+            p.defs[i] = Def { inputs, value, ..d };
+        }
+        Some(p)
     }
 
     /// `x = min(v, K)` (or `max`, or `dim3 b(min(v, K))`) with `K` a constant and `v` a
@@ -1356,7 +1558,12 @@ impl<'t, 's> Interp<'t, 's> {
                     && let Some(Val::Int(x, t)) = q.env.get(var).cloned()
                     && let Some(r) = x.refine(Comparison::Eq, cv)
                 {
+                    let old = Val::Int(x, t);
                     q.env.insert(var.clone(), Val::Int(r, t));
+                    match self.narrow_dependents(q, &[(var.clone(), old)], *case) {
+                        Some(r) => q = r,
+                        None => continue,
+                    }
                 }
                 out.extend(self.run_cases(&cases[i..], q));
             }
@@ -1370,6 +1577,7 @@ impl<'t, 's> Interp<'t, 's> {
                 if let (Some(var), Some(Val::Int(x, t))) =
                     (&var, var.as_ref().and_then(|v| q.env.get(v)).cloned())
                 {
+                    let old = Val::Int(x.clone(), t);
                     let mut x = Some(x);
                     for m in &matched_any {
                         x = x.and_then(|x| x.refine(Comparison::Ne, &AbstractInt::known(*m)));
@@ -1377,6 +1585,10 @@ impl<'t, 's> Interp<'t, 's> {
                     match x {
                         Some(x) => {
                             q.env.insert(var.clone(), Val::Int(x, t));
+                            match self.narrow_dependents(q, &[(var.clone(), old)], s) {
+                                Some(r) => q = r,
+                                None => continue,
+                            }
                         }
                         None => continue,
                     }
@@ -1781,6 +1993,7 @@ impl<'t, 's> Interp<'t, 's> {
             && let Some(Val::Config(mut c)) = p.env.get(base.text()).cloned()
         {
             c.attrs = Some(strip_casts(right).text().to_owned());
+            p.forget(base.text());
             p.env.insert(base.text().to_owned(), Val::Config(c));
             return vec![p];
         }
@@ -1819,6 +2032,7 @@ impl<'t, 's> Interp<'t, 's> {
     {
         match left.kind() {
             "identifier" => {
+                p.forget(left.text());
                 p.env.insert(left.text().to_owned(), v);
             }
             "parenthesized_expression" => {
@@ -1921,6 +2135,7 @@ impl<'t, 's> Interp<'t, 's> {
                 if let Some(u) = updated {
                     current = Some(u);
                 }
+                p.forget(&name);
                 if let Some(c) = current {
                     p.env.insert(name, c);
                 }
@@ -3084,13 +3299,17 @@ impl<'t, 's> Interp<'t, 's> {
                             _ => {}
                         }
                     }
-                    let side = |this: &Self, c: Comparison| -> Option<Path> {
+                    let side = |c: Comparison| -> Option<(Path, Vec<(String, Val)>)> {
                         let mut q = p.clone();
+                        let mut before = Vec::new();
                         for (name, other, c) in [(l, y, c), (r, x, c.swapped())] {
                             if name.kind() == "identifier"
                                 && let Some(Val::Int(v, t)) = q.env.get(name.text()).cloned()
                             {
                                 let refined = Val::Int(v.refine(c, other)?, t);
+                                if refined != Val::Int(v.clone(), t) {
+                                    before.push((name.text().to_owned(), Val::Int(v, t)));
+                                }
                                 q.env.insert(name.text().to_owned(), refined.clone());
                                 if c == Comparison::Ne
                                     && let Some(k) = other.known_value()
@@ -3101,14 +3320,16 @@ impl<'t, 's> Interp<'t, 's> {
                                 }
                             }
                         }
-                        let _ = this;
-                        Some(q)
+                        Some((q, before))
                     };
-                    let t = (truth != Truth::Never).then(|| side(self, cmp)).flatten();
+                    let t = (truth != Truth::Never).then(|| side(cmp)).flatten();
                     let f = (truth != Truth::Always)
-                        .then(|| side(self, cmp.negated()))
+                        .then(|| side(cmp.negated()))
                         .flatten();
-                    return (t, f);
+                    let mut narrowed = |side: Option<(Path, Vec<(String, Val)>)>| {
+                        side.and_then(|(q, before)| self.narrow_dependents(q, &before, cond))
+                    };
+                    return (narrowed(t), narrowed(f));
                 }
             }
             _ => {}
@@ -4414,6 +4635,7 @@ fn join(a: &Path, b: &Path) -> Path {
         target: a.target.filter(|t| b.target == Some(*t)),
         chain_taken: a.chain_taken && b.chain_taken,
         excluded: Shared::default(),
+        defs: Shared::default(),
     }
 }
 

@@ -2014,3 +2014,52 @@ extern "C" void run(float * x, int n) {{
         ]
     );
 }
+
+/// A variable computed from a run-time value before a `switch` or `if` on that value is
+/// narrowed by the case: `smem = max(2048, 8 * head_size)` is 2048 under `case 64:` and
+/// 4096 under `case 512:`, never 2048 with the 512 kernel (the `max` split's other path
+/// ends at the case); a ternary on the value (`rows`) keeps only the arm the condition
+/// allows, until the variable is written.
+#[test]
+fn a_case_narrows_what_was_computed_from_its_value() {
+    let src = format!(
+        r#"{KERNELS}
+#define ROUND_UP(a, b) (((a) + (b) - 1) / (b))
+extern "C" void run(float* x, int head_size, int n, cudaStream_t s) {{
+  constexpr int kWarps = 4;
+  int logits = 512 * sizeof(float);
+  int outputs = (kWarps / 2) * head_size * sizeof(float);
+  int smem = std::max(logits, outputs);
+  int rows = (n <= 1) ? 1 : 2;
+  int padded = ROUND_UP(head_size, 32) * 32;
+  switch (head_size) {{
+    case 64: tk<float, 64><<<n, 128, smem, s>>>(x, n); break;
+    case 512: tk<float, 512><<<n, 128, smem, s>>>(x, n); break;
+    case 80: tk<float, 80><<<n, padded, 0, s>>>(x, n); break;
+    default: break;
+  }}
+  if (n == 1) {{
+    k<<<n, 32 * rows, 0, s>>>(x, n);
+  }}
+  rows = 4;
+  if (n == 1) {{
+    k<<<n, 64 * rows, 0, s>>>(x, n);
+  }}
+}}
+"#
+    );
+    let got = one(&[("src/cuda/a.cu", &src)]);
+    let cases: Vec<&String> = got.iter().filter(|l| !l.contains("not checked")).collect();
+    assert_eq!(
+        cases,
+        [
+            "14: tk<float, 64> grid ? block 128 smem 2048 B [outputs <= 2048, head_size == 64]",
+            "15: tk<float, 512> grid ? block 128 smem 4096 B [outputs > 2048, head_size == 512]",
+            "16: tk<float, 80> grid ? block 96 smem 0 B [outputs <= 2048, head_size == 80]",
+            // The path of `rows = 2` cannot have `n == 1`.
+            "20: k grid 1 block 32 smem 0 B [rows = 1, n == 1]",
+            // `rows` written since: the ternary no longer says what it holds.
+            "24: k grid 1 block 256 smem 0 B [rows = 1, n == 1]",
+        ]
+    );
+}
