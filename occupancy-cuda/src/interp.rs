@@ -2619,11 +2619,13 @@ impl<'t, 's> Interp<'t, 's> {
                     continue;
                 }
                 let Some((ty, pointers, is_const)) = (arg.kind() == "identifier")
-                    .then(|| p.types.get(arg.text()))
+                    .then(|| p.types.get(arg.text()).cloned())
                     .flatten()
+                    .or_else(|| self.cast_type(*arg, p))
                 else {
                     continue;
                 };
+                let (ty, pointers, is_const) = (&ty, &pointers, &is_const);
                 if *pointers != param.pointers || (*pointers > 0 && *is_const && !param.is_const) {
                     // `T*` against `float**` deduces `T = float*`, against `float` nothing,
                     // against `const float*` `T = const float`: not a type this reads.
@@ -2641,6 +2643,43 @@ impl<'t, 's> Interp<'t, 's> {
             }
         }
         out
+    }
+
+    /// The type an argument written as a cast has (`reinterpret_cast<const half*>(x)`,
+    /// `static_cast<float*>(p)`, `(const float*)x`): the type, its pointers, whether
+    /// `const` qualifies it; `None` for any other argument.
+    fn cast_type(&mut self, arg: At<'_>, p: &Path) -> Option<(Ty, u8, bool)> {
+        let arg = match arg.kind() {
+            "parenthesized_expression" => *arg.children().first()?,
+            _ => arg,
+        };
+        let descriptor = match arg.kind() {
+            "cast_expression" => arg.field(Field::Type)?,
+            "call_expression" => {
+                let f = arg.field(Field::Function)?;
+                let name = f.field(Field::Name)?.text();
+                if f.kind() != "template_function"
+                    || !matches!(name, "reinterpret_cast" | "static_cast" | "const_cast")
+                {
+                    return None;
+                }
+                let list = f.field(Field::Arguments)?.children();
+                match list.as_slice() {
+                    [only] => *only,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        if descriptor.kind() != "type_descriptor" {
+            return None;
+        }
+        let base = descriptor.field(Field::Type)?;
+        if !names_known_types(base.text(), p) {
+            return None;
+        }
+        let pointers = pointer_depth(descriptor.field(Field::Declarator));
+        Some((self.type_of(base, p), pointers, has_const(descriptor)))
     }
 
     /// A template kernel launched without template arguments (`k<<<g, b>>>(x, n)`): its
@@ -2706,7 +2745,7 @@ impl<'t, 's> Interp<'t, 's> {
                     Some(d) if t.is_type => Val::Type(self.type_of(d, path)),
                     Some(d) => self.eval(d, path),
                     None => Val::unknown(format!(
-                        "template parameter `{}` of `{}`: not deduced from the call's arguments (the reader deduces a type parameter from a variable declared with it, `const T* x`)",
+                        "template parameter `{}` of `{}`: not deduced from the call's arguments (the reader deduces a type parameter from a variable declared with it, `const T* x`, or a cast to it)",
                         t.name, f.qualified
                     )),
                 },
@@ -3570,7 +3609,7 @@ impl<'t, 's> Interp<'t, 's> {
                 ))
             } else if k.is_template {
                 Err(format!(
-                    "the template arguments of `{name}` are deduced from the launch's arguments, and not all of them are read (the reader deduces a type parameter from a variable declared with it, `const T* x`); write them (`{name}<...>`)"
+                    "the template arguments of `{name}` are deduced from the launch's arguments, and not all of them are read (the reader deduces a type parameter from a variable declared with it, `const T* x`, or a cast to it); write them (`{name}<...>`)"
                 ))
             } else {
                 Ok(Vec::new())

@@ -934,7 +934,7 @@ extern "C" void run(const __half* xh, __half* yh, float* yf, int n, cudaStream_t
     let got = one(&[("src/cuda/a.cu", &src)]);
     let deduced = |line: u32| {
         format!(
-            "{line}: not checked: `dk`: the template arguments of `dk` are deduced from the launch's arguments, and not all of them are read (the reader deduces a type parameter from a variable declared with it, `const T* x`); write them (`dk<...>`)"
+            "{line}: not checked: `dk`: the template arguments of `dk` are deduced from the launch's arguments, and not all of them are read (the reader deduces a type parameter from a variable declared with it, `const T* x`, or a cast to it); write them (`dk<...>`)"
         )
     };
     assert_eq!(
@@ -2060,6 +2060,37 @@ extern "C" void run(float* x, int head_size, int n, cudaStream_t s) {{
             "20: k grid 1 block 32 smem 0 B [rows = 1, n == 1]",
             // `rows` written since: the ternary no longer says what it holds.
             "24: k grid 1 block 256 smem 0 B [rows = 1, n == 1]",
+        ]
+    );
+}
+
+/// A template kernel's type parameter is deduced from an argument written as a cast
+/// (`reinterpret_cast<const half*>(input)`, `static_cast`, a C-style cast) as from a
+/// variable declared with that type; two arguments that disagree deduce nothing.
+#[test]
+fn a_kernels_type_is_deduced_from_a_cast_argument() {
+    let src = format!(
+        r#"{KERNELS}
+template <typename T> __global__ void gk(const T* x, T* y, int n) {{}}
+extern "C" void run(const void* x, void* y, int n, int dtype, cudaStream_t s) {{
+  if (dtype == 0) {{
+    gk<<<n, 128, 0, s>>>(reinterpret_cast<const half *>(x), reinterpret_cast<half *>(y), n);
+  }} else if (dtype == 1) {{
+    gk<<<n, 256, 0, s>>>(static_cast<const float*>(x), (float *)y, n);
+  }} else {{
+    gk<<<n, 64, 0, s>>>(reinterpret_cast<const half *>(x), (float *)y, n);
+  }}
+}}
+"#
+    );
+    let got = one(&[("src/cuda/a.cu", &src)]);
+    assert_eq!(
+        got,
+        [
+            "8: gk<half> grid ? block 128 smem 0 B [dtype == 0]",
+            "10: gk<float> grid ? block 256 smem 0 B [!(dtype == 0), dtype == 1]",
+            "12: gk<?> grid ? block 64 smem 0 B [!(dtype == 0), !(dtype == 1)]",
+            "12: not checked: `gk`: the template arguments of `gk` are deduced from the launch's arguments, and not all of them are read (the reader deduces a type parameter from a variable declared with it, `const T* x`, or a cast to it); write them (`gk<...>`)",
         ]
     );
 }
