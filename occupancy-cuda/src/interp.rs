@@ -3592,7 +3592,13 @@ impl<'t, 's> Interp<'t, 's> {
                 return v;
             }
         }
-        self.global(name, at)
+        match self.global(name, at) {
+            // The C library's null pointer constant, where the files do not define it.
+            Val::Unknown(_) if name == "NULL" && !self.index.macros.contains_key(name) => {
+                Val::int(0, IntType::I32)
+            }
+            v => v,
+        }
     }
 
     /// A name of the unit: a kernel, a constant or enumerator, an object-like macro.

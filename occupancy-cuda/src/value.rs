@@ -288,6 +288,13 @@ impl Val {
             (Val::Dim3(a), Val::Dim3(b)) => {
                 Val::Dim3([a[0].union(&b[0]), a[1].union(&b[1]), a[2].union(&b[2])])
             }
+            // A null function pointer (`return NULL;` after a chain of `if (..) return k;`)
+            // launches nothing: the kernels are those of the other paths.
+            (Val::Kernels(a), Val::Int(x, _)) | (Val::Int(x, _), Val::Kernels(a))
+                if x.known_value() == Some(0) =>
+            {
+                Val::Kernels(a.clone())
+            }
             (Val::Kernels(a), Val::Kernels(b)) => {
                 let mut all = a.clone();
                 for k in b {

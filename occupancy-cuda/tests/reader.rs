@@ -2094,3 +2094,36 @@ extern "C" void run(const void* x, void* y, int n, int dtype, cudaStream_t s) {{
         ]
     );
 }
+
+/// A kernel chosen through a function pointer by a helper that returns `NULL` when no
+/// case matches: the launch is each kernel the helper can return (a null pointer
+/// launches nothing), with the caller's block.
+#[test]
+fn a_function_pointer_picked_among_kernels_or_null() {
+    let src = format!(
+        r#"{KERNELS}
+template <bool first, int M> __global__ void qk(const float* a, int n) {{}}
+typedef void (*fp_qk)(const float*, int);
+fp_qk pick(bool first, const int m, const int bit) {{
+  if (m == 1) {{
+    if (bit == 4) return qk<true, 1>;
+  }}
+  if (m == 2) {{
+    if (bit == 4) return qk<true, 2>;
+  }}
+  return NULL;
+}}
+extern "C" void run(const float* a, int n, int m, int bit) {{
+  fp_qk kernel = pick(true, m, bit);
+  kernel<<<n, 128, 0>>>(a, n);
+}}
+"#
+    );
+    assert_eq!(
+        one(&[("src/cuda/a.cu", &src)]),
+        [
+            "18: qk<true, 2> grid ? block 128 smem 0 B",
+            "18: qk<true, 1> grid ? block 128 smem 0 B",
+        ]
+    );
+}
