@@ -367,7 +367,9 @@ impl<'t> Index<'t> {
                     p.text()
                         .trim_matches(|c| c == '(' || c == ')')
                         .split(',')
-                        .map(|s| s.trim().to_owned())
+                        // A parameter after a line continuation (`C, \<newline> D`).
+                        .map(|s| s.trim_matches(|c: char| c.is_whitespace() || c == '\\'))
+                        .map(str::to_owned)
                         .filter(|s| !s.is_empty())
                         .collect()
                 })

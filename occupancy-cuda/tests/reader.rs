@@ -2127,3 +2127,34 @@ extern "C" void run(const float* a, int n, int m, int bit) {{
         ]
     );
 }
+
+/// A function-like macro whose parameter list continues on the next line (`A, \` then
+/// `G, T)`) substitutes every parameter, the ones after the continuation too.
+#[test]
+fn macro_parameters_after_a_line_continuation() {
+    let src = r#"
+template <int T, int M, int G> __global__ void mk(int n) {}
+#define __CALL_IF(M_BLOCKS, N_BLOCKS, \
+                  GROUP_BLOCKS, NUM_THREADS)                           \
+  else if (m == M_BLOCKS && g == GROUP_BLOCKS) {                       \
+    mk<NUM_THREADS, M_BLOCKS, GROUP_BLOCKS><<<1, NUM_THREADS, 0>>>(n); \
+  }
+#define CALL_IF(NUM_THREADS)       \
+  __CALL_IF(1, 2, -1, NUM_THREADS) \
+  __CALL_IF(1, 2, 4, NUM_THREADS)
+extern "C" void run(int n, int m, int g) {
+  if (false) {
+  }
+  CALL_IF(128)
+  else {
+  }
+}
+"#;
+    assert_eq!(
+        one(&[("src/cuda/a.cu", src)]),
+        [
+            "14: mk<128, 1, -1> grid 1 block 128 smem 0 B [m == 1 && g == -1]",
+            "14: mk<128, 1, 4> grid 1 block 128 smem 0 B [!(m == 1 && g == -1), m == 1 && g == 4]",
+        ]
+    );
+}
