@@ -490,7 +490,10 @@ impl<'t> Index<'t> {
             let words = body_identifiers(body);
             self.referenced.entry(qualified).or_default().extend(words);
         }
-        self.local_defines(body, 0);
+        // Walking every body's nodes for `#define`s costs more than reading its text once.
+        if body.text().contains("define") {
+            self.local_defines(body, 0);
+        }
         self.functions.entry(name).or_default().push(f.clone());
         self.all_functions.push(f);
     }
@@ -897,7 +900,13 @@ fn has_child_kind(at: At<'_>, kind: &str) -> bool {
 
 /// The identifiers of a function body (iterative: any depth is safe).
 fn body_identifiers(body: At<'_>) -> HashSet<String> {
-    let mut out = HashSet::new();
+    // Every identifier-like word of the text: a superset of the identifier nodes' texts
+    // when the text is ASCII (and text the grammar could not parse, a macro's arguments,
+    // still names functions).
+    let mut out = identifiers(body.text());
+    if body.text().is_ascii() {
+        return out;
+    }
     let mut stack = vec![body.node];
     while let Some(n) = stack.pop() {
         if matches!(
@@ -909,8 +918,6 @@ fn body_identifiers(body: At<'_>) -> HashSet<String> {
         let mut cursor = n.walk();
         stack.extend(n.children(&mut cursor));
     }
-    // Text the grammar could not parse (a macro's arguments) still names functions.
-    out.extend(identifiers(body.text()));
     out
 }
 
