@@ -342,13 +342,17 @@ impl<'t, 's> Interp<'t, 's> {
         self
     }
 
-    /// Interprets every root of the unit.
     /// Whether a path entered `f`'s body (after [`Interp::run`]).
     pub(crate) fn entered(&self, f: &Function<'_>) -> bool {
         self.entered.contains(&f.body.node.id())
     }
 
-    pub(crate) fn run(&mut self) {
+    /// Interprets every root of the unit. `header_templates_read`: the function templates
+    /// of headers that no file instantiates, already read as roots by an earlier unit
+    /// (file, line, whether that unit asked the device): their reading, with every template
+    /// parameter unknown, is the same in each unit that includes the header, so it is done
+    /// once.
+    pub(crate) fn run(&mut self, header_templates_read: &mut HashSet<(String, u32, bool)>) {
         let index = self.index;
         let instantiated: Vec<&str> = index
             .instantiations
@@ -363,6 +367,16 @@ impl<'t, 's> Interp<'t, 's> {
             }
             // A template the unit instantiates explicitly runs with those arguments only.
             if f.is_template && instantiated.contains(&f.name.as_str()) {
+                continue;
+            }
+            if f.is_template
+                && f.body.code.shown != self.unit
+                && !header_templates_read.insert((
+                    f.body.code.shown.clone(),
+                    f.body.line(),
+                    self.asks_device,
+                ))
+            {
                 continue;
             }
             self.steps = 0;

@@ -148,6 +148,7 @@ fn read_sources(
 ) -> Reading {
     let mut sites = Vec::new();
     let mut notes = sources.notes.clone();
+    let mut header_templates_read = std::collections::HashSet::new();
     for unit in sources.units() {
         let codes: Vec<&syntax::Code> = unit.iter().map(|&i| &sources.files[i]).collect();
         let decider = preproc::Decider::new(build, codes.iter().map(|c| c.text.as_str()));
@@ -159,7 +160,7 @@ fn read_sources(
             .deciding(&decider)
             .in_unit(&unit_file)
             .on_targets(targets, asks_device);
-        interp.run();
+        interp.run(&mut header_templates_read);
         let entered: Vec<bool> = index
             .all_functions
             .iter()

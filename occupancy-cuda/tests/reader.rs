@@ -2158,3 +2158,62 @@ extern "C" void run(int n, int m, int g) {
         ]
     );
 }
+
+/// A function template of a header that no file instantiates is read once for the crate,
+/// not once per `.cu` that includes it (its parameters are unknown in each): the same
+/// launches and reasons as a crate of one unit; a unit's own instantiation still reads it
+/// with its arguments.
+#[test]
+fn an_uninstantiated_header_template_is_read_once() {
+    let header = format!(
+        r#"#pragma once
+{KERNELS}
+template <int B> void launch_b(float* x, int n) {{ k<<<n, B>>>(x, n); }}
+template <typename T> void launch_any(T* x, int n) {{ tk<T, 4><<<n, 128>>>(x, n); }}
+"#
+    );
+    let unit = |name: &str| {
+        format!(
+            "#include \"common.cuh\"\nextern \"C\" void run_{name}(float* x, int n) {{ k<<<n, 32>>>(x, n); }}\n"
+        )
+    };
+    let one_unit = {
+        let (_d, r) = read(&[
+            ("src/cuda/a.cu", &unit("a")),
+            ("src/cuda/common.cuh", &header),
+        ]);
+        summaries(&r)
+    };
+    let (_d, r) = read(&[
+        ("src/cuda/a.cu", &unit("a")),
+        ("src/cuda/b.cu", &unit("b")),
+        (
+            "src/cuda/c.cu",
+            "#include \"common.cuh\"\ntemplate void launch_b<256>(float*, int);\n",
+        ),
+        ("src/cuda/common.cuh", &header),
+    ]);
+    let three_units = summaries(&r);
+    assert!(
+        one_unit.iter().all(|s| three_units.contains(s)),
+        "{one_unit:#?}\n{three_units:#?}"
+    );
+    // c.cu's instantiation, beside the reading with `B` unknown (once, not once per unit).
+    let line6: Vec<&String> = three_units
+        .iter()
+        .filter(|s| s.starts_with("6: "))
+        .collect();
+    assert_eq!(
+        line6,
+        [
+            "6: k grid ? block ? smem 0 B",
+            "6: k grid ? block 256 smem 0 B"
+        ],
+        "{three_units:#?}"
+    );
+    assert_eq!(
+        three_units.iter().filter(|s| s.starts_with("7: ")).count(),
+        one_unit.iter().filter(|s| s.starts_with("7: ")).count(),
+        "{three_units:#?}"
+    );
+}
