@@ -1,7 +1,8 @@
 //! The string constants a `macro_rules!` writes into the impls it makes, per invocation:
 //! dfdx's `cuda_unary!(AbsKernelOp, f32, PTX, "abs_fwd_f32", "abs_bwd_f32")` expands to an
 //! impl with `const FWD_FN_NAME: &'static str = $Fwd;`, so `K::FWD_FN_NAME` is
-//! `abs_fwd_f32` for that `K`. A small matcher of the macro's rules, enough for rules whose
+//! `abs_fwd_f32` for that `K` (and `concat!("u", $name)` of candle's `unary_op!`, with
+//! `stringify!` of an identifier). A small matcher of the macro's rules, enough for rules whose
 //! comma-separated parts are literal tokens followed by at most one metavariable. Rules are
 //! tried in order as rustc does; at the first rule the matcher cannot read (a repetition
 //! `$(..)*`, a fragment it does not know), or when none matches, the invocation gives nothing (never a guess).
@@ -264,15 +265,8 @@ fn consts_in(
                     .iter()
                     .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ';'))
                     .unwrap_or(value.len());
-                if let [TokenTree::Punct(dollar), TokenTree::Ident(var)] = &value[..end]
-                    && dollar.as_char() == '$'
-                    && let Some((_, [TokenTree::Literal(lit)])) = bindings
-                        .iter()
-                        .find(|(n, _)| var == n)
-                        .map(|(n, v)| (n, v.as_slice()))
-                    && let Ok(syn::Lit::Str(s)) = syn::parse_str::<syn::Lit>(&lit.to_string())
-                {
-                    out.push((in_trait.map(str::to_owned), name.to_string(), s.value()));
+                if let Some(value) = string_value(&value[..end], bindings, 0) {
+                    out.push((in_trait.map(str::to_owned), name.to_string(), value));
                 }
             }
             TokenTree::Group(g) if g.delimiter() == Delimiter::Brace && pending.is_some() => {
@@ -282,6 +276,67 @@ fn consts_in(
             TokenTree::Group(g) => consts_in(&g.stream(), bindings, in_trait, out, depth + 1),
             _ => {}
         }
+    }
+}
+
+/// The string `tokens` make once expanded: a string literal, `$var` bound to one,
+/// `stringify!($var)` (the tokens bound, as rustc prints an identifier or a literal), or
+/// `concat!(..)` of those; `None` for anything else.
+fn string_value(
+    tokens: &[TokenTree],
+    bindings: &[(String, Vec<TokenTree>)],
+    depth: usize,
+) -> Option<String> {
+    let bound = |var: &proc_macro2::Ident| {
+        bindings
+            .iter()
+            .find(|(n, _)| var == n)
+            .map(|(_, v)| v.as_slice())
+    };
+    let literal = |lit: &proc_macro2::Literal| match syn::parse_str::<syn::Lit>(&lit.to_string()) {
+        Ok(syn::Lit::Str(s)) => Some(s.value()),
+        _ => None,
+    };
+    match tokens {
+        [TokenTree::Literal(lit)] => literal(lit),
+        [TokenTree::Punct(dollar), TokenTree::Ident(var)] if dollar.as_char() == '$' => {
+            match bound(var)? {
+                [TokenTree::Literal(lit)] => literal(lit),
+                _ => None,
+            }
+        }
+        [
+            TokenTree::Ident(mac),
+            TokenTree::Punct(bang),
+            TokenTree::Group(g),
+        ] if bang.as_char() == '!' && g.delimiter() == Delimiter::Parenthesis && depth < 4 => {
+            let inner: Vec<TokenTree> = g.stream().into_iter().take(MAX_TOKENS).collect();
+            if mac == "stringify" {
+                // One identifier or one literal, as written (a longer run of tokens is
+                // printed with spacing rustc chooses: not read).
+                return match inner.as_slice() {
+                    [TokenTree::Punct(dollar), TokenTree::Ident(var)]
+                        if dollar.as_char() == '$' =>
+                    {
+                        match bound(var)? {
+                            [TokenTree::Ident(i)] => Some(i.to_string()),
+                            _ => None,
+                        }
+                    }
+                    [TokenTree::Ident(i)] => Some(i.to_string()),
+                    _ => None,
+                };
+            }
+            if mac != "concat" {
+                return None;
+            }
+            let mut out = String::new();
+            for part in parts(&inner).into_iter().filter(|p| !p.is_empty()) {
+                out.push_str(&string_value(part, bindings, depth + 1)?);
+            }
+            Some(out)
+        }
+        _ => None,
     }
 }
 
@@ -329,6 +384,28 @@ mod tests {
             consts(UNARY, r#"AbsOp, f32, NAME, "b""#)
                 .iter()
                 .all(|(_, c, _)| c != "FWD")
+        );
+        // `concat!` of literals, metavariables and `stringify!` of an identifier.
+        let made = consts(
+            "($op:ident, $name:literal, $id:ident) => { impl Unary for $op { const K: &str = concat!(\"u\", $name); const B: &str = concat!(\"b\", stringify!($id), \"_x\"); const S: &str = stringify!($id); } };",
+            r#"Exp, "exp", expo"#,
+        );
+        let unary = |c: &str, v: &str| (Some("Unary".to_owned()), c.to_owned(), v.to_owned());
+        assert_eq!(
+            made,
+            [
+                unary("K", "uexp"),
+                unary("B", "bexpo_x"),
+                unary("S", "expo")
+            ]
+        );
+        // A part that is not a string (an integer, a path): no constant.
+        assert!(
+            consts(
+                "($n:literal) => { impl Unary for X { const K: &str = concat!(\"u\", $n, other::X); } };",
+                r#""a""#
+            )
+            .is_empty()
         );
         // The trait is the impl's, through a path and its generics.
         let made = consts(

@@ -240,8 +240,8 @@ pub(crate) fn find(files: &[File<'_>]) -> Vec<Launch> {
     let mut consts: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut assoc: Vec<AssocConst> = Vec::new();
     let mut str_methods: Vec<StrMethod> = Vec::new();
-    let mut macro_rules: Vec<(String, Vec<macro_consts::Rule>)> = Vec::new();
-    let mut macro_calls: Vec<(usize, String, TokenStream)> = Vec::new();
+    let mut macro_rules: Vec<MacroRules> = Vec::new();
+    let mut macro_calls: Vec<(usize, String, TokenStream, usize)> = Vec::new();
     for (index, file) in files.iter().enumerate() {
         let mut collect = Collect {
             file: index,
@@ -262,11 +262,10 @@ pub(crate) fn find(files: &[File<'_>]) -> Vec<Launch> {
         collect.visit_file(file.syntax);
     }
     // The associated constants of the impls the crate's `macro_rules!` make, per invocation.
-    // A name two `macro_rules!` define is not read: which one an invocation expands is
-    // textual scope, not followed here.
-    for (file, name, tokens) in &macro_calls {
-        let mut defs = macro_rules.iter().filter(|(n, _)| n == name);
-        if let (Some((_, rules)), None) = (defs.next(), defs.next()) {
+    // Of a name two `macro_rules!` define, an invocation expands the last one defined at
+    // the top level of its own file before it (textual scope); otherwise it is not read.
+    for (file, name, tokens, line) in &macro_calls {
+        if let Some(rules) = expanded_rules(&macro_rules, files, *file, name, *line) {
             for (trait_, constant, value) in macro_consts::string_consts(rules, tokens) {
                 assoc.push(AssocConst {
                     file: *file,
@@ -306,6 +305,54 @@ pub(crate) fn find(files: &[File<'_>]) -> Vec<Launch> {
     }
     out.sort_by_key(|a| natural(&a.location));
     out
+}
+
+/// A `macro_rules!` of the crate: where it is defined, its name and its rules.
+struct MacroRules {
+    file: usize,
+    /// The line of its name.
+    line: usize,
+    name: String,
+    rules: Vec<macro_consts::Rule>,
+}
+
+/// The rules an invocation of `name` at `line` of file `file` expands: the one definition of
+/// that name in the crate, else the last one at the top level of the same file before the
+/// invocation, when every definition of that name in the file is at its top level (one
+/// inside a `mod` block or a function has its own scope, not followed).
+fn expanded_rules<'m>(
+    defs: &'m [MacroRules],
+    files: &[File<'_>],
+    file: usize,
+    name: &str,
+    line: usize,
+) -> Option<&'m [macro_consts::Rule]> {
+    let named: Vec<&MacroRules> = defs.iter().filter(|d| d.name == name).collect();
+    if let [one] = named.as_slice() {
+        return Some(&one.rules);
+    }
+    let top: Vec<usize> = files
+        .get(file)?
+        .syntax
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Macro(m) if m.mac.path.is_ident("macro_rules") => m
+                .ident
+                .as_ref()
+                .filter(|i| *i == name)
+                .map(|i| i.span().start().line),
+            _ => None,
+        })
+        .collect();
+    let own: Vec<&&MacroRules> = named.iter().filter(|d| d.file == file).collect();
+    if own.is_empty() || !own.iter().all(|d| top.contains(&d.line)) {
+        return None;
+    }
+    own.iter()
+        .filter(|d| d.line < line)
+        .max_by_key(|d| d.line)
+        .map(|d| d.rules.as_slice())
 }
 
 /// The traits each type parameter of `generics` is bound by, inline and in the `where`
@@ -1129,11 +1176,18 @@ impl Crate<'_, '_> {
         if !m.mac.path.is_ident("format") {
             return Name::Unknown(format!("`{last}` does not end in a `format!`"));
         }
-        // The helper's parameters bound to the call's arguments, where they are literals.
+        // The helper's parameters bound to the call's arguments, where they are literals or
+        // sets of them (`U::KERNEL` of each impl, a `match`'s arms): each name stands for
+        // one value of the argument.
         let mut env = BTreeMap::new();
         for (param, arg) in helper.params.iter().zip(&call.args) {
-            if let (Some(param), Name::Literal(value)) = (param, self.name_of(f, arg, depth + 1)) {
-                env.insert(param.clone(), value);
+            let values = match self.name_of(f, arg, depth + 1) {
+                Name::Literal(value) => vec![value],
+                Name::Set(set) | Name::Chosen(set) => set,
+                _ => continue,
+            };
+            if let Some(param) = param {
+                env.insert(param.clone(), values);
             }
         }
         self.format_name(helper, &m.mac.tokens, &env, depth + 1)
@@ -1145,7 +1199,7 @@ impl Crate<'_, '_> {
         &self,
         f: &Func,
         tokens: &TokenStream,
-        env: &BTreeMap<String, String>,
+        env: &BTreeMap<String, Vec<String>>,
         depth: usize,
     ) -> Name {
         let parsed = syn::parse::Parser::parse2(
@@ -1170,7 +1224,7 @@ impl Crate<'_, '_> {
             if let Some(name) = ident(e)
                 && let Some(v) = env.get(&name)
             {
-                return Some(vec![v.clone()]);
+                return Some(v.clone());
             }
             if let syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Int(i),
@@ -1198,12 +1252,10 @@ impl Crate<'_, '_> {
                 occupancy_attr::Placeholder::Next(i) | occupancy_attr::Placeholder::Position(i) => {
                     args.get(i).and_then(values_of)
                 }
-                occupancy_attr::Placeholder::Named(name) => {
-                    env.get(name).map(|v| vec![v.clone()]).or_else(|| {
-                        let e: syn::Expr = syn::parse_str(name).ok()?;
-                        values_of(&e)
-                    })
-                }
+                occupancy_attr::Placeholder::Named(name) => env.get(name).cloned().or_else(|| {
+                    let e: syn::Expr = syn::parse_str(name).ok()?;
+                    values_of(&e)
+                }),
             });
             None
         });
@@ -1234,6 +1286,9 @@ impl Crate<'_, '_> {
         let out = match made.as_slice() {
             [one] => one.clone(),
             many if many.iter().all(|n| !occupancy_attr::is_glob(n)) => return Name::Chosen(made),
+            // Each chosen stem with a run-time part (`uexp_{u8,..}`, `ulog_{u8,..}`): one of
+            // these families; a stem that is itself unknown is not.
+            many if many.iter().all(|n| !n.starts_with('*')) => return Name::Set(made),
             _ => {
                 return Name::Unknown("a `format!` of chosen names and run-time values".to_owned());
             }
@@ -1407,9 +1462,9 @@ struct Collect<'x> {
     consts: &'x mut BTreeMap<String, Vec<String>>,
     assoc: &'x mut Vec<AssocConst>,
     str_methods: &'x mut Vec<StrMethod>,
-    /// Each `macro_rules!` by name, and each item macro invoked: (file, name, input).
-    macro_rules: &'x mut Vec<(String, Vec<macro_consts::Rule>)>,
-    macro_calls: &'x mut Vec<(usize, String, TokenStream)>,
+    /// Each `macro_rules!`, and each item macro invoked: (file, name, input, line).
+    macro_rules: &'x mut Vec<MacroRules>,
+    macro_calls: &'x mut Vec<(usize, String, TokenStream, usize)>,
     /// The trait of the impl being walked, and its generics' bounds.
     impl_trait: Option<String>,
     impl_bounds: Vec<(String, Vec<String>)>,
@@ -1673,14 +1728,22 @@ impl<'ast> Visit<'ast> for Collect<'_> {
     fn visit_item_macro(&mut self, m: &'ast syn::ItemMacro) {
         if !m.mac.path.is_ident("macro_rules") {
             if let Some(last) = m.mac.path.segments.last() {
-                self.macro_calls
-                    .push((self.file, last.ident.to_string(), m.mac.tokens.clone()));
+                self.macro_calls.push((
+                    self.file,
+                    last.ident.to_string(),
+                    m.mac.tokens.clone(),
+                    last.ident.span().start().line,
+                ));
             }
             return;
         }
         let Some(name) = &m.ident else { return };
-        self.macro_rules
-            .push((name.to_string(), macro_consts::rules(&m.mac.tokens)));
+        self.macro_rules.push(MacroRules {
+            file: self.file,
+            line: name.span().start().line,
+            name: name.to_string(),
+            rules: macro_consts::rules(&m.mac.tokens),
+        });
         let mut launches = Vec::new();
         let mut attributes = Vec::new();
         scan_tokens(
@@ -2180,12 +2243,32 @@ fn imported_from(file: &syn::File, name: &str) -> Option<Vec<String>> {
 
 /// Whether control never gets past `expr`: `return`, `bail!`, `panic!` and the like.
 fn diverges(expr: &syn::Expr) -> bool {
-    // `Err(..)?`.
-    if let syn::Expr::Try(t) = expr
-        && let syn::Expr::Call(c) = strip(&t.expr)
-        && matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("Err"))
-    {
-        return true;
+    // `Err(..)?`, also through methods without arguments that keep an error an error
+    // (`Err(..).w()?`, a crate's conversion of the error type).
+    if let syn::Expr::Try(t) = expr {
+        let mut inner = strip(&t.expr);
+        while let syn::Expr::MethodCall(m) = inner
+            && m.args.is_empty()
+            && !matches!(
+                m.method.to_string().as_str(),
+                "err"
+                    | "is_err"
+                    | "is_ok"
+                    | "unwrap_or_default"
+                    | "unwrap_err"
+                    | "into_err"
+                    | "iter"
+                    | "into_iter"
+                    | "transpose"
+            )
+        {
+            inner = strip(&m.receiver);
+        }
+        if let syn::Expr::Call(c) = inner
+            && matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("Err"))
+        {
+            return true;
+        }
     }
     match strip(expr) {
         syn::Expr::Return(_) => true,
@@ -2554,6 +2637,96 @@ mod tests {
             [
                 "#[occupancy::check(kernel = [\"transpose_f32\", \"transpose_f64\"])] at line 6",
                 "#[occupancy::check(kernel = [\"abs_fwd_f32\", \"relu_fwd_f32\"])] at line 4",
+            ],
+            "{found:?}"
+        );
+    }
+
+    /// candle-core's map style: the crate's name helper takes a stem that is one of several
+    /// (a generic op's associated constant, each impl's, or a `match`'s arms, one of which
+    /// fails with `Err(..).w()?`) and appends the dtype's spelling: one family per stem.
+    /// The impls come from a `macro_rules!` whose constant is `concat!` of its arguments;
+    /// another file defines a macro of the same name (its own, textual scope), and a file
+    /// that defines one inside a `mod` block is not read.
+    #[test]
+    fn a_helper_given_one_of_several_stems_names_a_family_per_stem() {
+        let found = launches(&[
+            (
+                "src/op.rs",
+                r#"
+                pub trait Unary { const KERNEL: &'static str; }
+                macro_rules! unary { ($op:ident, $name:literal) => {
+                    impl Unary for $op { const KERNEL: &'static str = concat!("u", $name); }
+                }; }
+                unary!(Exp, "exp");
+                unary!(Log, "log");
+                impl Unary for Gelu { const KERNEL: &'static str = "ugelu"; }
+                "#,
+            ),
+            (
+                "src/tensor.rs",
+                r#"
+                macro_rules! unary { ($name:ident) => { pub fn $name(&self) -> Self { self.clone() } }; }
+                unary!(exp);
+                "#,
+            ),
+            (
+                "src/other.rs",
+                r#"
+                pub trait Other { const KERNEL: &'static str; }
+                mod inner {
+                    macro_rules! other { ($op:ident, $name:literal) => {
+                        impl Other for $op { const KERNEL: &'static str = $name; }
+                    }; }
+                }
+                macro_rules! other { ($op:ident, $name:literal) => {
+                    impl Other for $op { const KERNEL: &'static str = $name; }
+                }; }
+                other!(Sqr, "osqr");
+                "#,
+            ),
+            (
+                "src/backend.rs",
+                r#"
+                pub enum DType { Half, Float }
+                impl DType { pub fn as_str(&self) -> &'static str { match self { Self::Half => "f16", Self::Float => "f32" } } }
+                pub fn kernel_name<T: WithDType>(root: &str) -> String { let dtype = T::DTYPE.as_str(); format!("{root}_{dtype}") }
+                impl<U: Unary> Map1 for U {
+                    fn f<T: WithDType>(&self, dev: &Dev, n: u32) -> Result<()> {
+                        let func = dev.get_or_load_func(&kernel_name::<T>(U::KERNEL), &kernels::UNARY)?;
+                        unsafe { func.builder().launch(LaunchConfig::for_num_elems(n)) }.w()?;
+                        Ok(())
+                    }
+                }
+                impl Map1 for IndexSelect {
+                    fn f<T: WithDType>(&self, dev: &Dev, n: u32) -> Result<()> {
+                        let (name, (ids, _guard)) = match &self.ids {
+                            Ids::U32(s) => ("is_u32", ptr(s)),
+                            Ids::I64(s) => ("is_i64", ptr(s)),
+                            _ => Err(Error::UnexpectedDType { msg: "ids" }).w()?,
+                        };
+                        let func = dev.get_or_load_func(&kernel_name::<T>(name), &kernels::INDEXING)?;
+                        unsafe { func.builder().launch(LaunchConfig::for_num_elems(n)) }.w()?;
+                        Ok(())
+                    }
+                }
+                impl<U: Other> Map1 for U {
+                    fn f<T: WithDType>(&self, dev: &Dev, n: u32) -> Result<()> {
+                        let func = dev.get_or_load_func(&kernel_name::<T>(U::KERNEL), &kernels::OTHER)?;
+                        unsafe { func.builder().launch(LaunchConfig::for_num_elems(n)) }.w()?;
+                        Ok(())
+                    }
+                }
+                "#,
+            ),
+        ]);
+        let checks: Vec<&str> = found.iter().map(|(_, _, c)| c.as_str()).collect();
+        assert_eq!(
+            checks,
+            [
+                "#[occupancy::check(kernel = [\"uexp_{f16,f32}\", \"ugelu_{f16,f32}\", \"ulog_{f16,f32}\"])] at line 6",
+                "#[occupancy::check(kernel = [\"is_i64_{f16,f32}\", \"is_u32_{f16,f32}\"])] at line 13",
+                "unread: the kernel's name is built at run time: its stem is a run-time value (`*_{f16,f32}`)",
             ],
             "{found:?}"
         );
