@@ -79,7 +79,7 @@ mod valid;
 use occupancy_spec as spec;
 
 pub use attr::KEYS;
-pub use occupancy_spec::artifact::is_glob;
+pub use occupancy_spec::artifact::{glob_match, is_glob};
 pub use occupancy_spec::{
     Case, Confirmation, Diagnostic, Env, Evaluation, ExternalLaunch, HelperCheck, KernelSpec,
     Location, MANIFEST_VAR, ManifestOrigin, OUT_DIR_MANIFEST, Plan, Source, SourceKind, Spec,

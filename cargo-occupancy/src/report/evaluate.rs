@@ -2,14 +2,18 @@
 //! one, parsed and evaluated by the attribute's own front end (`occupancy_attr::parse`,
 //! then `Spec::evaluate`) into a [`Wrapper`].
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use occupancy_attr::Env;
 use proc_macro2::Span;
 use syn::visit::Visit;
 
+use occupancy_core::resources::manifest::Manifest;
+
 use super::finder::{Finder, Found};
+use super::fit;
 use super::model::{Outcome, Site, Wrapper};
 use super::sites;
 use super::walk::Parsed;
@@ -104,12 +108,21 @@ fn runnable_targets(file: &Parsed, found: &Found, env: &Env) -> Option<(Vec<Stri
 /// The launches `--all` found in functions without the attribute, read as the attribute
 /// would read them: one entry per launch call, with the rows of the paths that reach it (a
 /// function making several launches is read once per launch, each entry keeping the plans
-/// whose launch call is its own).
+/// whose launch call is its own). `manifest`: the resource manifest the report reads, which
+/// the kernel names the code loads are fitted to ([`fit`]) where the attribute rejects them.
 pub(super) fn unannotated(
     parsed: &[Parsed],
     launches: Vec<sites::Launch>,
     env: &Env,
+    manifest: Option<&Path>,
 ) -> Vec<Wrapper> {
+    // Read once, when a launch needs it.
+    let loaded: OnceCell<Option<Manifest>> = OnceCell::new();
+    let manifest = || {
+        loaded
+            .get_or_init(|| manifest.and_then(|p| Manifest::load(p).ok()))
+            .as_ref()
+    };
     // How many launches each launching function makes: (file, the attribute's line).
     let mut per_target: BTreeMap<(usize, usize), usize> = BTreeMap::new();
     for launch in &launches {
@@ -143,18 +156,25 @@ pub(super) fn unannotated(
                 kernel_from,
                 names,
                 own,
+                kernels,
+                module,
                 target,
             } => {
                 let line = super::model::natural(&launch.location).1;
                 let shared = per_target
                     .get(&(target.file, target.line))
                     .is_some_and(|n| *n > 1);
+                let loads = Loads {
+                    kernels: &kernels,
+                    module: module.as_deref(),
+                    manifest: &manifest,
+                };
                 let mut w = attribute_site(
                     parsed,
                     env,
                     site,
-                    args,
-                    kernel_from,
+                    (args, kernel_from),
+                    &loads,
                     &target,
                     &launch.conditions,
                 );
@@ -170,19 +190,30 @@ pub(super) fn unannotated(
     out
 }
 
+/// The kernels a launch's loads name, and the manifest to fit them to.
+struct Loads<'l, 'm> {
+    /// The names (or globs) of the `kernel` key, as written.
+    kernels: &'l [String],
+    /// The module the loads name.
+    module: Option<&'l str>,
+    /// The report's resource manifest, read on first use.
+    manifest: &'l dyn Fn() -> Option<&'m Manifest>,
+}
+
 /// One launching function read with the attribute `args` would have (`site`: how it
-/// launches).
+/// launches; `kernel_from`: where its names came from). Where the attribute rejects the
+/// names the loads give, they are fitted to the manifest ([`fit::fit`]).
 fn attribute_site(
     parsed: &[Parsed],
     env: &Env,
     mut site: Site,
-    args: String,
-    kernel_from: Option<String>,
+    (args, mut kernel_from): (String, Option<String>),
+    loads: &Loads<'_, '_>,
     target: &sites::Target,
     conditions: &[String],
 ) -> Wrapper {
     let file = &parsed[target.file];
-    let found = Found {
+    let mut found = Found {
         line: target.line,
         args: args.parse().unwrap_or_default(),
         sig: target.sig.clone(),
@@ -192,6 +223,24 @@ fn attribute_site(
     };
     let mut w = evaluate(file, found.clone(), env);
     let mut args = args;
+    if matches!(w.outcome, Outcome::Errors(_))
+        && !loads.kernels.is_empty()
+        && let Some(manifest) = (loads.manifest)()
+    {
+        match fit::fit(loads.kernels, loads.module, manifest) {
+            fit::Fit::Same => {}
+            fit::Fit::Names(kernels, note) => {
+                args = fit::key(&kernels);
+                found.args = args.parse().unwrap_or_default();
+                w = evaluate(file, found.clone(), env);
+                kernel_from = Some(match kernel_from {
+                    Some(from) => format!("{from}; {note}"),
+                    None => note,
+                });
+            }
+            fit::Fit::NoLaunch(why) => w.outcome = Outcome::NotChecked(vec![why]),
+        }
+    }
     // A kernel with cubins for some of the crate's targets only (fp8 kernels for sm_90)
     // launches only there: checked on those, the others said.
     if matches!(w.outcome, Outcome::Errors(_))

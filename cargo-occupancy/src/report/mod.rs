@@ -84,6 +84,7 @@ mod build;
 mod cuda;
 mod evaluate;
 mod finder;
+mod fit;
 mod json;
 mod macro_consts;
 mod model;
@@ -204,7 +205,12 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
                 conditions: inherited.get(&p.path).cloned().unwrap_or_default(),
             })
             .collect();
-        wrappers.extend(unannotated(&parsed, sites::find(&files), &env));
+        wrappers.extend(unannotated(
+            &parsed,
+            sites::find(&files),
+            &env,
+            manifest.as_deref(),
+        ));
     }
     // Files in the order they were walked, each in line order.
     let walked: BTreeMap<&str, usize> = parsed

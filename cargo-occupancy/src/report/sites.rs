@@ -81,6 +81,12 @@ pub(crate) enum Check {
         /// The names are those of the loads bound to the launched function
         /// (`let fill_fn = dev.get_func(..)`), none of another launch's.
         own: bool,
+        /// The names (or globs) the `kernel` key lists, as written there (empty: no key).
+        kernels: Vec<String>,
+        /// The module every load naming the kernel passes as a constant
+        /// (`get_or_load_func(name, &kernels::FILL)`: `fill`, lower-cased as a build names
+        /// the constant of `fill.cu`'s PTX), when they all pass the same one.
+        module: Option<String>,
         target: Box<Target>,
     },
     /// Inside a function with `#[occupancy::check]` already: the wrapper's rows cover it.
@@ -483,11 +489,13 @@ impl Crate<'_, '_> {
                 .and_then(|names| self.named_by_callers(i, names));
             self.under.borrow_mut().clear();
             let check = match named.and_then(|names| key(&names, f)) {
-                Ok((args, kernel_from, names)) => Check::Attribute {
-                    args,
-                    kernel_from,
-                    names,
+                Ok(key) => Check::Attribute {
+                    args: key.args,
+                    kernel_from: key.kernel_from,
+                    names: key.kernels.len(),
                     own: Self::bound_loads(f, call).is_some(),
+                    kernels: key.kernels,
+                    module: self.loader_module(f, call),
                     target: Self::target(f),
                 },
                 Err(why) => Check::Unread(why),
@@ -602,11 +610,13 @@ impl Crate<'_, '_> {
                 Err(_) => self.kernel_of(caller, None, 0),
             };
             let check = match kernel.and_then(|names| key(&names, caller)) {
-                Ok((args, kernel_from, names)) => Check::Attribute {
-                    args,
-                    kernel_from,
-                    names,
+                Ok(key) => Check::Attribute {
+                    args: key.args,
+                    kernel_from: key.kernel_from,
+                    names: key.kernels.len(),
                     own: false,
+                    kernels: key.kernels,
+                    module: None,
                     target: Self::target(caller),
                 },
                 Err(why) => Check::Unread(why),
@@ -698,19 +708,9 @@ impl Crate<'_, '_> {
             return Err("the kernel's name is passed down too many calls".to_owned());
         }
         let closure = call.and_then(|c| c.closure.clone());
-        let bound = call.and_then(|c| Self::bound_loads(f, c));
         let mut names = Vec::new();
-        for load in &f.scan.loads {
+        for load in Self::loads_for(f, call) {
             let in_closure = &load.closure;
-            // A load in another closure than the launch's is another launch's, and so is
-            // one in another arm of a `match` (or `if`) the launch is inside, and one bound
-            // to another name than the launched function.
-            if closure.is_some() && *in_closure != closure
-                || call.is_some_and(|c| exclusive(&load.branches, &c.branches))
-                || bound.is_some() && load.bound_to != bound
-            {
-                continue;
-            }
             let Some(arg) = self.name_arg(f, &load.name, &load.args, depth) else {
                 continue;
             };
@@ -749,6 +749,50 @@ impl Crate<'_, '_> {
                 .to_owned());
         }
         Ok(names)
+    }
+
+    /// The loads of `f` that may name the kernel of `call` (every load, without one).
+    fn loads_for<'f>(f: &'f Func, call: Option<&LaunchCall>) -> impl Iterator<Item = &'f Load> {
+        let closure = call.and_then(|c| c.closure.clone());
+        let bound = call.and_then(|c| Self::bound_loads(f, c));
+        let branches = call.map(|c| c.branches.clone());
+        // A load in another closure than the launch's is another launch's, and so is one in
+        // another arm of a `match` (or `if`) the launch is inside, and one bound to another
+        // name than the launched function.
+        f.scan.loads.iter().filter(move |load| {
+            !(closure.is_some() && load.closure != closure
+                || branches
+                    .as_ref()
+                    .is_some_and(|b| exclusive(&load.branches, b))
+                || bound.is_some() && load.bound_to != bound)
+        })
+    }
+
+    /// The module the loads naming the kernel of `call` load from, when each passes the
+    /// same constant of the kernels' crate (`get_or_load_func(name, &kernels::FILL)`, a
+    /// name in capitals): that constant lower-cased (`fill`), as a build names the PTX of
+    /// `fill.cu`. Only a hint: the report uses it where the manifest has such a module.
+    fn loader_module(&self, f: &Func, call: &LaunchCall) -> Option<String> {
+        let mut module: Option<String> = None;
+        for load in Self::loads_for(f, Some(call)) {
+            // After the name: `get_or_load_func(name, &kernels::FILL)`.
+            let found = load.args.iter().skip(1).rev().find_map(|a| {
+                let syn::Expr::Path(p) = strip(a) else {
+                    return None;
+                };
+                let last = p.path.segments.last()?.ident.to_string();
+                let constant = last.chars().any(|c| c.is_ascii_uppercase())
+                    && last
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+                constant.then(|| last.to_ascii_lowercase())
+            })?;
+            if module.as_ref().is_some_and(|m| *m != found) {
+                return None;
+            }
+            module = Some(found);
+        }
+        module
     }
 
     /// The name `call` launches (`fill_fn` of `fill_fn.launch(..)`), when one `let` of `f`
@@ -1305,10 +1349,20 @@ impl Crate<'_, '_> {
     }
 }
 
+/// The attribute's `kernel` key for a launch.
+struct Key {
+    /// The arguments, as written (`kernel = "affine_*"`, or empty).
+    args: String,
+    /// Where the names came from, for notes.
+    kernel_from: Option<String>,
+    /// The names (or globs) the key lists, sorted (empty: no key).
+    kernels: Vec<String>,
+}
+
 /// The attribute's arguments for `names` (the kernels `f` launches): nothing when the
 /// attribute reads the one literal name itself, else `kernel = ...`; an error when a name is
 /// unknown.
-fn key(names: &[Name], f: &Func) -> Result<(String, Option<String>, usize), String> {
+fn key(names: &[Name], f: &Func) -> Result<Key, String> {
     let mut written: Vec<String> = Vec::new();
     for n in names {
         match n {
@@ -1344,7 +1398,11 @@ fn key(names: &[Name], f: &Func) -> Result<(String, Option<String>, usize), Stri
                 })
         });
     if read_itself {
-        return Ok((String::new(), None, 0));
+        return Ok(Key {
+            args: String::new(),
+            kernel_from: None,
+            kernels: Vec::new(),
+        });
     }
     written.sort();
     let value = match written.as_slice() {
@@ -1362,11 +1420,11 @@ fn key(names: &[Name], f: &Func) -> Result<(String, Option<String>, usize), Stri
     } else {
         "the names the code passes"
     };
-    Ok((
-        format!("kernel = {value}"),
-        Some(from.to_owned()),
-        written.len(),
-    ))
+    Ok(Key {
+        args: format!("kernel = {value}"),
+        kernel_from: Some(from.to_owned()),
+        kernels: written,
+    })
 }
 
 /// The launches inside a `macro_rules!` body, with the macro's invocations.
@@ -2414,6 +2472,69 @@ mod tests {
                 "#[occupancy::check(kernel = [\"abs_fwd_f32\", \"abs_fwd_f64\"])] at line 14",
                 "#[occupancy::check(kernel = \"badd_fwd_f32\")] at line 21",
                 "unread: the kernel's name is built at run time: `K :: FWD` is not read",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_module_constant_every_load_passes_is_the_launchs_module() {
+        // candle's style: the loader takes the name and the module's PTX constant.
+        let found = find_in(&[(
+            "src/storage.rs",
+            r#"
+                impl Storage {
+                    fn fill(&self, n: u32) -> Result<()> {
+                        let name = match self.dtype { D::U8 => "fill_u8", D::I16 => "fill_i16" };
+                        let func = self.dev.get_or_load_func(name, &kernels::FILL)?;
+                        unsafe { func.launch(LaunchConfig::for_num_elems(n), (n,)) }.w()?;
+                        Ok(())
+                    }
+                    fn two(&self, n: u32) -> Result<()> {
+                        let a = self.dev.get_or_load_func("a_u8", &kernels::FILL)?;
+                        let b = self.dev.get_or_load_func("b_u8", &mods::COPY)?;
+                        unsafe { a.launch(LaunchConfig::for_num_elems(n), (n,)) }.w()?;
+                        unsafe { b.launch(LaunchConfig::for_num_elems(n), (n,)) }.w()?;
+                        Ok(())
+                    }
+                    fn mixed(&self, n: u32, m: &Module) -> Result<()> {
+                        let f = if n > 4 {
+                            self.dev.get_or_load_func("c_u8", &kernels::FILL)?
+                        } else {
+                            self.dev.get_or_load_func("c_f32", &kernels::COPY)?
+                        };
+                        unsafe { f.launch(LaunchConfig::for_num_elems(n), (n,)) }.w()?;
+                        let g = self.dev.get_or_load_func("d_u8", m)?;
+                        unsafe { g.launch(LaunchConfig::for_num_elems(n), (n,)) }.w()?;
+                        Ok(())
+                    }
+                }
+                "#,
+        )]);
+        let modules: Vec<(String, Vec<String>, Option<String>)> = found
+            .into_iter()
+            .map(|l| match l.check {
+                Check::Attribute {
+                    kernels, module, ..
+                } => (l.location, kernels, module),
+                _ => (l.location, Vec::new(), None),
+            })
+            .collect();
+        let at = |line: usize, kernels: &[&str], module: Option<&str>| {
+            (
+                format!("src/storage.rs:{line}"),
+                kernels.iter().map(|k| k.to_string()).collect::<Vec<_>>(),
+                module.map(str::to_owned),
+            )
+        };
+        assert_eq!(
+            modules,
+            [
+                at(6, &["fill_i16", "fill_u8"], Some("fill")),
+                at(12, &["a_u8"], Some("fill")),
+                at(13, &["b_u8"], Some("copy")),
+                // Two loads that pass different modules, one that passes a variable: none.
+                at(22, &["c_f32", "c_u8"], None),
+                at(24, &["d_u8"], None),
             ]
         );
     }
