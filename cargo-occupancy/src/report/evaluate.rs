@@ -327,24 +327,42 @@ fn only_launch_at(w: &mut Wrapper, line: usize, several: bool) {
     }
 }
 
-/// Every attribute of the `parsed` files, evaluated (`inherited`: the `cfg`s of the `mod`
-/// declarations that bring each file in), and one entry for each inside a `macro_rules!`.
+/// The attributes of one file: each found (with the `cfg`s around it in the file), and
+/// those inside a `macro_rules!` (line, the macro's name).
+pub(super) struct Annotations {
+    found: Vec<Found>,
+    in_macros: Vec<(usize, String)>,
+}
+
+/// The attributes of the file `syntax`.
+pub(super) fn annotations(syntax: &syn::File) -> Annotations {
+    let mut finder = Finder::new(syntax, Vec::new());
+    finder.visit_file(syntax);
+    Annotations {
+        found: finder.found,
+        in_macros: sites::attributes_in_macros(syntax),
+    }
+}
+
+/// Every attribute of the `parsed` files (`annotations`, one per file), evaluated
+/// (`inherited`: the `cfg`s of the `mod` declarations that bring each file in), and one
+/// entry for each inside a `macro_rules!`.
 pub(super) fn annotated(
     parsed: &[Parsed],
+    annotations: Vec<Annotations>,
     inherited: &BTreeMap<PathBuf, Vec<String>>,
     env: &Env,
 ) -> Vec<Wrapper> {
     let mut wrappers = Vec::new();
-    for file in parsed {
+    for (file, annotations) in parsed.iter().zip(annotations) {
         let conditions = inherited.get(&file.path).cloned().unwrap_or_default();
-        let mut finder = Finder::new(&file.syntax, conditions.clone());
-        finder.visit_file(&file.syntax);
-        for found in std::mem::take(&mut finder.found) {
+        for mut found in annotations.found {
+            found.conditions = [conditions.as_slice(), &found.conditions].concat();
             wrappers.push(evaluate(file, found, env));
         }
         // `#[occupancy::check]` written inside a `macro_rules!` body: only its expansions
         // can be checked, which the build does.
-        for (line, name) in sites::attributes_in_macros(&file.syntax) {
+        for (line, name) in annotations.in_macros {
             wrappers.push(Wrapper {
                 location: format!("{}:{line}", file.shown),
                 name: format!("macro_rules! {name}"),

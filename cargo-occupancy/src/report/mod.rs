@@ -97,7 +97,7 @@ mod walk;
 use build::{Setup, crate_dir, package_name, setup};
 use evaluate::{annotated, unannotated};
 use model::{Report, Wrapper, natural};
-use walk::{module_conditions, parse_files};
+use walk::{module_conditions, parse_again, parse_files};
 // Named by `sites` as `super::...`.
 use finder::uses;
 #[cfg(test)]
@@ -193,24 +193,26 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
         manifest_origin,
         stale,
     } = setup(args, &crate_dir, &package)?;
-    let (parsed, mut unreadable) = parse_files(&crate_dir);
-    let inherited = module_conditions(&crate_dir, &parsed);
-    let mut wrappers = annotated(&parsed, &inherited, &env);
-    if args.all || args.annotate {
-        let files: Vec<sites::File<'_>> = parsed
+    // Each file's syntax tree is read once and dropped: what the attributes and the
+    // launches need of it is kept.
+    let all = args.all || args.annotate;
+    let mut annotations = Vec::new();
+    let mut collector = sites::Collector::default();
+    let (parsed, mut unreadable) = parse_files(&crate_dir, |file, syntax| {
+        annotations.push(evaluate::annotations(syntax));
+        if all {
+            collector.add(&file.shown, syntax);
+        }
+    });
+    let inherited = module_conditions(&parsed);
+    let mut wrappers = annotated(&parsed, annotations, &inherited, &env);
+    if all {
+        let conditions = parsed
             .iter()
-            .map(|p| sites::File {
-                shown: &p.shown,
-                syntax: &p.syntax,
-                conditions: inherited.get(&p.path).cloned().unwrap_or_default(),
-            })
+            .map(|p| inherited.get(&p.path).cloned().unwrap_or_default())
             .collect();
-        wrappers.extend(unannotated(
-            &parsed,
-            sites::find(&files),
-            &env,
-            manifest.as_deref(),
-        ));
+        let launches = collector.finish(conditions, |i| parsed.get(i).and_then(parse_again));
+        wrappers.extend(unannotated(&parsed, launches, &env, manifest.as_deref()));
     }
     // Files in the order they were walked, each in line order.
     let walked: BTreeMap<&str, usize> = parsed

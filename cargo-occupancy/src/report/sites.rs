@@ -40,13 +40,19 @@ use syn::visit::Visit;
 /// How deep names are followed (a `let`, a helper's parameter, a caller's argument).
 const MAX_FOLLOW: usize = 4;
 
-/// One source file as the caller parsed it.
-pub(crate) struct File<'a> {
+/// What the reading of launches keeps of a source file once its syntax tree is dropped.
+struct FileFacts {
     /// Relative to the crate, for locations (`src/ops.rs`).
-    pub(crate) shown: &'a str,
-    pub(crate) syntax: &'a syn::File,
-    /// The `cfg` conditions of the `mod` declarations that bring it in.
-    pub(crate) conditions: Vec<String>,
+    shown: String,
+    /// The `cfg` conditions of the `mod` declarations that bring it in (known once every
+    /// file is read: set by [`Collector::finish`]).
+    conditions: Vec<String>,
+    /// Its `use` items, at any depth: where a name it calls comes from.
+    uses: Vec<syn::ItemUse>,
+    /// Its top-level `macro_rules!`: (name, the line of the name).
+    top_macro_rules: Vec<(String, usize)>,
+    /// Its functions: this range of [`Collector`]'s.
+    funcs: std::ops::Range<usize>,
 }
 
 /// A launch found, and how to check it.
@@ -98,7 +104,7 @@ pub(crate) enum Check {
 /// The function to annotate.
 #[derive(Clone)]
 pub(crate) struct Target {
-    /// Index into the files given to [`find`].
+    /// The file's index: the order files were given to [`Collector::add`].
     pub(crate) file: usize,
     pub(crate) sig: syn::Signature,
     pub(crate) body: syn::Block,
@@ -127,6 +133,34 @@ struct Func {
     /// and `where` clauses): `K` -> `UnaryOpCudaKernel`.
     bounds: Vec<(String, Vec<String>)>,
     scan: Scan,
+    /// Its body and scan are whole (see [`Func::lighten`]).
+    full: bool,
+}
+
+impl Func {
+    /// Whether reading the crate's launches may need its body: it launches, loads a
+    /// kernel, carries the attribute, or ends in a macro (a name helper's `format!`).
+    fn needed(&self) -> bool {
+        !self.scan.calls.is_empty()
+            || !self.scan.loads.is_empty()
+            || self.annotated
+            || tail_expr(&self.body).is_some_and(|e| matches!(strip(e), syn::Expr::Macro(_)))
+    }
+
+    /// Drops its body and all of its scan but the names and lines of its calls (the
+    /// arguments too): enough to find it as a caller, to be read again then.
+    fn lighten(&mut self) {
+        self.body.stmts = Vec::new();
+        let mut callees = std::mem::take(&mut self.scan.callees);
+        for c in &mut callees {
+            c.args = Vec::new();
+        }
+        self.scan = Scan {
+            callees,
+            ..Scan::default()
+        };
+        self.full = false;
+    }
 }
 
 /// What a body launches and loads.
@@ -239,78 +273,214 @@ enum Name {
     Unknown(String),
 }
 
-/// Every launch of the crate's `files`.
-pub(crate) fn find(files: &[File<'_>]) -> Vec<Launch> {
-    let mut funcs = Vec::new();
-    let mut macros = Vec::new();
-    let mut consts: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut assoc: Vec<AssocConst> = Vec::new();
-    let mut str_methods: Vec<StrMethod> = Vec::new();
-    let mut macro_rules: Vec<MacroRules> = Vec::new();
-    let mut macro_calls: Vec<(usize, String, TokenStream, usize)> = Vec::new();
-    for (index, file) in files.iter().enumerate() {
+/// Every launch of a crate, read one file at a time: [`Collector::add`] each file's syntax
+/// tree (the caller may drop it after), then [`Collector::finish`].
+///
+/// Memory: a crate's syntax trees are about 40 bytes per byte of source (mistralrs-core's
+/// 5.8 MB of Rust: 217 MB), so none is kept. A function keeps its body and what it calls
+/// with which arguments only where the reading may need them: it launches, loads a kernel,
+/// carries the attribute or ends in a macro (a name helper's `format!`); the others keep
+/// their signature and the names of what they call, and `finish` reads again the files of
+/// those that call a launching function (its callers build its configuration or name its
+/// kernel).
+#[derive(Default)]
+pub(crate) struct Collector {
+    files: Vec<FileFacts>,
+    funcs: Vec<Func>,
+    macros: Vec<MacroDef>,
+    consts: BTreeMap<String, Vec<String>>,
+    assoc: Vec<AssocConst>,
+    str_methods: Vec<StrMethod>,
+    macro_rules: Vec<MacroRules>,
+    macro_calls: Vec<(usize, String, TokenStream, usize)>,
+    /// Each item macro's invocations: name -> `file:line`s.
+    invocations: BTreeMap<String, Vec<String>>,
+}
+
+impl Collector {
+    /// Reads file `shown` (the next file index), keeping what [`Collector::finish`] needs.
+    pub(crate) fn add(&mut self, shown: &str, syntax: &syn::File) {
+        let index = self.files.len();
+        let start = self.funcs.len();
         let mut collect = Collect {
             file: index,
-            shown: file.shown,
-            conditions: file.conditions.clone(),
+            shown,
+            conditions: Vec::new(),
             impl_ty: None,
-            aliases: check_aliases(file.syntax),
-            funcs: &mut funcs,
-            macros: &mut macros,
-            consts: &mut consts,
-            assoc: &mut assoc,
-            str_methods: &mut str_methods,
-            macro_rules: &mut macro_rules,
-            macro_calls: &mut macro_calls,
+            aliases: check_aliases(syntax),
+            funcs: &mut self.funcs,
+            macros: &mut self.macros,
+            consts: &mut self.consts,
+            assoc: &mut self.assoc,
+            str_methods: &mut self.str_methods,
+            macro_rules: &mut self.macro_rules,
+            macro_calls: &mut self.macro_calls,
             impl_trait: None,
             impl_bounds: Vec::new(),
         };
-        collect.visit_file(file.syntax);
+        collect.visit_file(syntax);
+        for f in &mut self.funcs[start..] {
+            if !f.needed() {
+                f.lighten();
+            }
+        }
+        let mut calls = Invocations {
+            shown,
+            out: &mut self.invocations,
+        };
+        calls.visit_file(syntax);
+        let mut uses = Vec::new();
+        UseItems(&mut uses).visit_file(syntax);
+        let top_macro_rules = syntax
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Macro(m) if m.mac.path.is_ident("macro_rules") => m
+                    .ident
+                    .as_ref()
+                    .map(|i| (i.to_string(), i.span().start().line)),
+                _ => None,
+            })
+            .collect();
+        self.files.push(FileFacts {
+            shown: shown.to_owned(),
+            conditions: Vec::new(),
+            uses,
+            top_macro_rules,
+            funcs: start..self.funcs.len(),
+        });
     }
-    // The associated constants of the impls the crate's `macro_rules!` make, per invocation.
-    // Of a name two `macro_rules!` define, an invocation expands the last one defined at
-    // the top level of its own file before it (textual scope); otherwise it is not read.
-    for (file, name, tokens, line) in &macro_calls {
-        if let Some(rules) = expanded_rules(&macro_rules, files, *file, name, *line) {
-            for (trait_, constant, value) in macro_consts::string_consts(rules, tokens) {
-                assoc.push(AssocConst {
-                    file: *file,
-                    trait_,
-                    name: constant,
-                    values: vec![value],
-                    array: false,
-                });
+
+    /// Every launch of the files added. `conditions`: the `cfg` conditions of the `mod`
+    /// declarations bringing in each file (by the order they were added); `reparse`: file
+    /// `i`'s syntax tree again, for the callers of launching functions (`None`: that file's
+    /// callers are read without their arguments, so what they pass is not known).
+    pub(crate) fn finish(
+        mut self,
+        conditions: Vec<Vec<String>>,
+        reparse: impl FnMut(usize) -> Option<syn::File>,
+    ) -> Vec<Launch> {
+        for (file, conditions) in self.files.iter_mut().zip(conditions) {
+            file.conditions = conditions;
+        }
+        for f in &mut self.funcs {
+            f.conditions = [self.files[f.file].conditions.as_slice(), &f.conditions].concat();
+        }
+        for m in &mut self.macros {
+            m.conditions = [self.files[m.file].conditions.as_slice(), &m.conditions].concat();
+        }
+        self.read_callers(reparse);
+        // The associated constants of the impls the crate's `macro_rules!` make, per
+        // invocation. Of a name two `macro_rules!` define, an invocation expands the last
+        // one defined at the top level of its own file before it (textual scope); otherwise
+        // it is not read.
+        for (file, name, tokens, line) in &self.macro_calls {
+            if let Some(rules) = expanded_rules(&self.macro_rules, &self.files, *file, name, *line)
+            {
+                for (trait_, constant, value) in macro_consts::string_consts(rules, tokens) {
+                    self.assoc.push(AssocConst {
+                        file: *file,
+                        trait_,
+                        name: constant,
+                        values: vec![value],
+                        array: false,
+                    });
+                }
+            }
+        }
+        let crate_ = Crate {
+            files: &self.files,
+            funcs: &self.funcs,
+            consts: &self.consts,
+            assoc: &self.assoc,
+            str_methods: &self.str_methods,
+            under: std::cell::RefCell::new(Vec::new()),
+        };
+        let mut out = Vec::new();
+        for (i, f) in self.funcs.iter().enumerate() {
+            if f.scan.calls.is_empty() {
+                continue;
+            }
+            crate_.launches_of(i, &mut out);
+        }
+        for m in &self.macros {
+            out.extend(macro_launches(m, self.invocations.get(&m.name)));
+        }
+        out.sort_by_key(|a| natural(&a.location));
+        out
+    }
+
+    /// Reads in full, from their files parsed again, the functions kept without their
+    /// bodies that call a function of a launching function's name.
+    fn read_callers(&mut self, mut reparse: impl FnMut(usize) -> Option<syn::File>) {
+        let launching: std::collections::BTreeSet<&str> = self
+            .funcs
+            .iter()
+            .filter(|f| !f.scan.calls.is_empty())
+            .map(|f| f.name.as_str())
+            .collect();
+        let wanted: Vec<usize> = (0..self.funcs.len())
+            .filter(|&i| {
+                let f = &self.funcs[i];
+                !f.full
+                    && f.scan
+                        .callees
+                        .iter()
+                        .any(|c| launching.contains(c.name.as_str()))
+            })
+            .collect();
+        let mut files: Vec<usize> = wanted.iter().map(|&i| self.funcs[i].file).collect();
+        files.dedup();
+        for file in files {
+            let Some(syntax) = reparse(file) else {
+                continue;
+            };
+            let facts = &self.files[file];
+            let mut again = Vec::new();
+            let mut collect = Collect {
+                file,
+                shown: &facts.shown,
+                conditions: facts.conditions.clone(),
+                impl_ty: None,
+                aliases: check_aliases(&syntax),
+                funcs: &mut again,
+                macros: &mut Vec::new(),
+                consts: &mut BTreeMap::new(),
+                assoc: &mut Vec::new(),
+                str_methods: &mut Vec::new(),
+                macro_rules: &mut Vec::new(),
+                macro_calls: &mut Vec::new(),
+                impl_trait: None,
+                impl_bounds: Vec::new(),
+            };
+            collect.visit_file(&syntax);
+            // The same file reads to the same functions in the same order; a file changed
+            // since is left as it was read first.
+            let range = facts.funcs.clone();
+            if again.len() != range.len()
+                || again
+                    .iter()
+                    .zip(&self.funcs[range.clone()])
+                    .any(|(a, b)| (a.line, &a.name) != (b.line, &b.name))
+            {
+                continue;
+            }
+            for (i, full) in range.zip(again) {
+                if wanted.binary_search(&i).is_ok() {
+                    self.funcs[i] = full;
+                }
             }
         }
     }
-    let crate_ = Crate {
-        files,
-        funcs: &funcs,
-        consts: &consts,
-        assoc: &assoc,
-        str_methods: &str_methods,
-        under: std::cell::RefCell::new(Vec::new()),
-    };
-    let mut out = Vec::new();
-    for (i, f) in funcs.iter().enumerate() {
-        if f.scan.calls.is_empty() {
-            continue;
-        }
-        crate_.launches_of(i, &mut out);
+}
+
+/// Every `use` item of a file, at any depth.
+struct UseItems<'o>(&'o mut Vec<syn::ItemUse>);
+
+impl<'ast> Visit<'ast> for UseItems<'_> {
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        self.0.push(u.clone());
     }
-    let mut invocations: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for file in files {
-        let mut calls = Invocations {
-            shown: file.shown,
-            out: &mut invocations,
-        };
-        calls.visit_file(file.syntax);
-    }
-    for m in &macros {
-        out.extend(macro_launches(m, invocations.get(&m.name)));
-    }
-    out.sort_by_key(|a| natural(&a.location));
-    out
 }
 
 /// A `macro_rules!` of the crate: where it is defined, its name and its rules.
@@ -328,7 +498,7 @@ struct MacroRules {
 /// inside a `mod` block or a function has its own scope, not followed).
 fn expanded_rules<'m>(
     defs: &'m [MacroRules],
-    files: &[File<'_>],
+    files: &[FileFacts],
     file: usize,
     name: &str,
     line: usize,
@@ -339,17 +509,10 @@ fn expanded_rules<'m>(
     }
     let top: Vec<usize> = files
         .get(file)?
-        .syntax
-        .items
+        .top_macro_rules
         .iter()
-        .filter_map(|item| match item {
-            syn::Item::Macro(m) if m.mac.path.is_ident("macro_rules") => m
-                .ident
-                .as_ref()
-                .filter(|i| *i == name)
-                .map(|i| i.span().start().line),
-            _ => None,
-        })
+        .filter(|(n, _)| n == name)
+        .map(|(_, line)| *line)
         .collect();
     let own: Vec<&&MacroRules> = named.iter().filter(|d| d.file == file).collect();
     if own.is_empty() || !own.iter().all(|d| top.contains(&d.line)) {
@@ -402,6 +565,8 @@ fn natural(location: &str) -> (String, usize) {
 
 /// A `macro_rules!` body with launches in it.
 struct MacroDef {
+    /// The file it is in (index).
+    file: usize,
     name: String,
     shown: String,
     conditions: Vec<String>,
@@ -411,8 +576,8 @@ struct MacroDef {
     attributes: Vec<usize>,
 }
 
-struct Crate<'c, 'a> {
-    files: &'c [File<'a>],
+struct Crate<'c> {
+    files: &'c [FileFacts],
     funcs: &'c [Func],
     consts: &'c BTreeMap<String, Vec<String>>,
     assoc: &'c [AssocConst],
@@ -421,9 +586,9 @@ struct Crate<'c, 'a> {
     under: std::cell::RefCell<Vec<Arm>>,
 }
 
-impl Crate<'_, '_> {
+impl Crate<'_> {
     fn shown(&self, f: &Func) -> &str {
-        self.files[f.file].shown
+        &self.files[f.file].shown
     }
 
     fn function_name(f: &Func) -> String {
@@ -684,6 +849,15 @@ impl Crate<'_, '_> {
                 // type is not it).
                 if call.name != f.name || (call.method_syntax && !has_self) {
                     continue;
+                }
+                if !g.full {
+                    return Err(format!(
+                        "`{}` calls `{}`, and its file {} could not be read again to see what \
+                         it passes",
+                        g.name,
+                        f.name,
+                        self.shown(g)
+                    ));
                 }
                 let mut args = call.args.clone();
                 // `x.f(a)`: the receiver is the `self` parameter (`Self::f(x, a)` has it
@@ -1198,7 +1372,7 @@ impl Crate<'_, '_> {
         }
         let [helper] = helpers.as_slice() else {
             if helpers.is_empty()
-                && let Some(from) = imported_from(self.files[f.file].syntax, &last)
+                && let Some(from) = imported_from(&self.files[f.file].uses, &last)
                 && !matches!(from[0].as_str(), "crate" | "self" | "super")
             {
                 return Name::Unknown(format!(
@@ -1618,6 +1792,7 @@ impl Collect<'_> {
                 b
             },
             scan,
+            full: true,
         });
     }
 }
@@ -1813,6 +1988,7 @@ impl<'ast> Visit<'ast> for Collect<'_> {
         );
         if !launches.is_empty() || !attributes.is_empty() {
             self.macros.push(MacroDef {
+                file: self.file,
                 name: name.to_string(),
                 shown: self.shown.to_owned(),
                 conditions: self.conditions.clone(),
@@ -2258,13 +2434,9 @@ fn strip_pat(p: &syn::Pat) -> &syn::Pat {
     }
 }
 
-/// The path a `use` of `file` (at any depth, function bodies included) brings `name` in
-/// from: `["candle", "cuda_backend", "kernel_name"]`.
-fn imported_from(file: &syn::File, name: &str) -> Option<Vec<String>> {
-    struct Uses<'n> {
-        name: &'n str,
-        found: Option<Vec<String>>,
-    }
+/// The path one of a file's `use` items (at any depth, function bodies included) brings
+/// `name` in from: `["candle", "cuda_backend", "kernel_name"]`.
+fn imported_from(uses: &[syn::ItemUse], name: &str) -> Option<Vec<String>> {
     fn walk(tree: &syn::UseTree, prefix: &mut Vec<String>, name: &str) -> Option<Vec<String>> {
         match tree {
             syn::UseTree::Path(p) => {
@@ -2287,16 +2459,9 @@ fn imported_from(file: &syn::File, name: &str) -> Option<Vec<String>> {
             _ => None,
         }
     }
-    impl<'ast> Visit<'ast> for Uses<'_> {
-        fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
-            if self.found.is_none() {
-                self.found = walk(&u.tree, &mut Vec::new(), self.name);
-            }
-        }
-    }
-    let mut uses = Uses { name, found: None };
-    uses.visit_file(file);
-    uses.found.filter(|p| p.len() > 1)
+    uses.iter()
+        .find_map(|u| walk(&u.tree, &mut Vec::new(), name))
+        .filter(|p| p.len() > 1)
 }
 
 /// Whether control never gets past `expr`: `return`, `bail!`, `panic!` and the like.
@@ -2392,18 +2557,16 @@ mod tests {
             .collect()
     }
 
-    /// [`find`] over `files` (shown path, text).
+    /// [`Collector`] over `files` (shown path, text), each tree dropped once added, as
+    /// the report does.
     fn find_in(files: &[(&'static str, &str)]) -> Vec<Launch> {
-        let parsed = parse(files);
-        let files: Vec<File<'_>> = parsed
-            .iter()
-            .map(|(shown, syntax)| File {
-                shown,
-                syntax,
-                conditions: Vec::new(),
-            })
-            .collect();
-        find(&files)
+        let mut collector = Collector::default();
+        for (shown, syntax) in parse(files) {
+            collector.add(&shown, &syntax);
+        }
+        collector.finish(vec![Vec::new(); files.len()], |i| {
+            parse(&files[i..=i]).pop().map(|(_, syntax)| syntax)
+        })
     }
 
     fn launches(files: &[(&'static str, &str)]) -> Vec<(String, String, String)> {
@@ -2713,6 +2876,64 @@ mod tests {
             "{:?}",
             found[1]
         );
+    }
+
+    /// A caller that neither launches nor loads is kept without its body; it is read again
+    /// from its file because it calls a launching function, and what it passes names the
+    /// kernel. When its file cannot be read again, its arguments are not known: the launch
+    /// is not checked, never checked with a guess.
+    #[test]
+    fn a_caller_kept_without_its_body_is_read_again_from_its_file() {
+        let files = [
+            (
+                "src/launch.rs",
+                r#"
+                pub fn launch_unary(dev: &Dev, name: &str, n: u32) -> Result<()> {
+                    let func = dev.get_func("unary", name).unwrap();
+                    unsafe { func.launch(LaunchConfig::for_num_elems(n), (n,)) }?;
+                    Ok(())
+                }
+                "#,
+            ),
+            (
+                "src/ops.rs",
+                r#"
+                pub fn relu(dev: &Dev, n: u32) -> Result<()> {
+                    let scale = 2 * n;
+                    launch_unary(dev, "relu_f32", scale)
+                }
+                pub fn unrelated(n: u32) -> u32 { let twice = n * 2; twice + 1 }
+                "#,
+            ),
+        ];
+        let read = launches(&files);
+        assert_eq!(read.len(), 1, "{read:?}");
+        assert_eq!(
+            read[0].2,
+            "#[occupancy::check(kernel = \"relu_f32\")] at line 2"
+        );
+        let mut collector = Collector::default();
+        for (shown, syntax) in parse(&files) {
+            collector.add(&shown, &syntax);
+        }
+        // Only the launching function is whole until `finish` reads the callers again.
+        let whole: Vec<&str> = collector
+            .funcs
+            .iter()
+            .filter(|f| f.full)
+            .map(|f| f.name.as_str())
+            .collect();
+        assert_eq!(whole, ["launch_unary"]);
+        let unread = collector.finish(vec![Vec::new(); 2], |_| None);
+        assert_eq!(unread.len(), 1);
+        match &unread[0].check {
+            Check::Unread(why) => assert_eq!(
+                why,
+                "`relu` calls `launch_unary`, and its file src/ops.rs could not be read again \
+                 to see what it passes"
+            ),
+            _ => panic!("checked without the caller's arguments"),
+        }
     }
 
     /// dfdx's style: each impl of a file's trait gives the names as associated constants, a

@@ -96,44 +96,34 @@ pub(super) fn rust_files(crate_dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
     (w.files, w.skipped)
 }
 
-/// A file that parsed: its path, its path as shown (relative to the crate) and its syntax.
+/// A file that parsed: its path, its path as shown (relative to the crate) and what the
+/// report keeps of it once its syntax tree is dropped.
 pub(super) struct Parsed {
     pub(super) path: PathBuf,
     pub(super) shown: String,
-    pub(super) syntax: syn::File,
-    /// Items past the parser's limits, left out of `syntax` (a function keeps its
+    /// Items past the parser's limits, left out of its syntax (a function keeps its
     /// signature, with an empty body).
     pub(super) skipped: Vec<occupancy_attr::Skipped>,
+    /// The files its `mod name;` declarations bring in (each with both of `name.rs` and
+    /// `name/mod.rs` where no `#[path]` says), with the `cfg` conditions on them.
+    declared: Vec<(PathBuf, Vec<String>)>,
 }
 
 /// For each file that a `mod` declaration carrying `#[cfg(...)]` brings in (directly or
 /// through other modules), those conditions, outermost first: `#[cfg(feature = "x")] mod
 /// broken;` in `src/lib.rs` makes every wrapper of `src/broken.rs` and of the files under it
 /// conditional.
-pub(super) fn module_conditions(
-    crate_dir: &Path,
-    files: &[Parsed],
-) -> BTreeMap<PathBuf, Vec<String>> {
+pub(super) fn module_conditions(files: &[Parsed]) -> BTreeMap<PathBuf, Vec<String>> {
     let known: BTreeSet<&Path> = files.iter().map(|f| f.path.as_path()).collect();
     // Child file -> (the file declaring it, the declaration's conditions): the first
     // declaration found wins.
     let mut parents: BTreeMap<PathBuf, (PathBuf, Vec<String>)> = BTreeMap::new();
     for file in files {
-        let mut declared = Vec::new();
-        let base = file.path.parent().unwrap_or(crate_dir);
-        module_declarations(
-            &file.syntax.items,
-            &module_dir(crate_dir, &file.path),
-            base,
-            &file.shown,
-            &[],
-            &mut declared,
-        );
-        for (child, conditions) in declared {
-            if known.contains(child.as_path()) && child != file.path {
+        for (child, conditions) in &file.declared {
+            if known.contains(child.as_path()) && *child != file.path {
                 parents
-                    .entry(child)
-                    .or_insert_with(|| (file.path.clone(), conditions));
+                    .entry(child.clone())
+                    .or_insert_with(|| (file.path.clone(), conditions.clone()));
             }
         }
     }
@@ -301,9 +291,13 @@ pub(super) fn split_top_level(tokens: TokenStream) -> Vec<TokenStream> {
     pieces
 }
 
-/// Every `.rs` file of the crate in `crate_dir`, parsed (a note on stderr for each entry or
-/// item skipped), and `file: reason` for each that cannot be read or parsed.
-pub(super) fn parse_files(crate_dir: &Path) -> (Vec<Parsed>, Vec<String>) {
+/// Every `.rs` file of the crate in `crate_dir`, parsed one at a time and given with its
+/// syntax tree to `each`, which is dropped after (a note on stderr for each entry or item
+/// skipped), and `file: reason` for each that cannot be read or parsed.
+pub(super) fn parse_files(
+    crate_dir: &Path,
+    mut each: impl FnMut(&Parsed, &syn::File),
+) -> (Vec<Parsed>, Vec<String>) {
     let mut parsed = Vec::new();
     let mut unreadable = Vec::new();
     let (files, skipped) = rust_files(crate_dir);
@@ -316,24 +310,10 @@ pub(super) fn parse_files(crate_dir: &Path) -> (Vec<Parsed>, Vec<String>) {
             .unwrap_or(&file)
             .display()
             .to_string();
-        let text = match occupancy_core::file::read_text(
-            &file,
-            "source file",
-            occupancy_core::file::MAX_TEXT_BYTES,
-        ) {
-            Ok(text) => text,
-            Err(e) => {
-                unreadable.push(format!("{shown}: {}", e.reason));
-                continue;
-            }
-        };
-        // Items past the limits that keep syn within its stack are left out (a note);
-        // the rest of the file is read.
-        let source = match occupancy_attr::parse_source_file(&text, &shown) {
+        let source = match parse_one(&file, &shown) {
             Ok(source) => source,
-            Err(e) => {
-                let at = e.span().start();
-                unreadable.push(format!("{shown}:{}:{}: {e}", at.line, at.column + 1));
+            Err(why) => {
+                unreadable.push(why);
                 continue;
             }
         };
@@ -348,12 +328,40 @@ pub(super) fn parse_files(crate_dir: &Path) -> (Vec<Parsed>, Vec<String>) {
                 skipped.why
             );
         }
-        parsed.push(Parsed {
+        let mut declared = Vec::new();
+        module_declarations(
+            &source.syntax.items,
+            &module_dir(crate_dir, &file),
+            file.parent().unwrap_or(crate_dir),
+            &shown,
+            &[],
+            &mut declared,
+        );
+        let file = Parsed {
             path: file,
             shown,
-            syntax: source.syntax,
             skipped: source.skipped,
-        });
+            declared,
+        };
+        each(&file, &source.syntax);
+        parsed.push(file);
     }
     (parsed, unreadable)
+}
+
+/// The syntax tree of `file` (`shown`: its path as shown) again, as [`parse_files`] read it.
+pub(super) fn parse_again(file: &Parsed) -> Option<syn::File> {
+    parse_one(&file.path, &file.shown).ok().map(|s| s.syntax)
+}
+
+/// Reads and parses one source file: items past the limits that keep syn within its stack
+/// are left out (listed); the rest of the file is read. Errors: `file: reason`.
+fn parse_one(file: &Path, shown: &str) -> Result<occupancy_attr::SourceFile, String> {
+    let text =
+        occupancy_core::file::read_text(file, "source file", occupancy_core::file::MAX_TEXT_BYTES)
+            .map_err(|e| format!("{shown}: {}", e.reason))?;
+    occupancy_attr::parse_source_file(&text, shown).map_err(|e| {
+        let at = e.span().start();
+        format!("{shown}:{}:{}: {e}", at.line, at.column + 1)
+    })
 }
