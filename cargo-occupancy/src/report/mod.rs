@@ -82,6 +82,7 @@ use serde_json::Value as Json;
 mod annotate;
 mod build;
 mod cuda;
+mod deps;
 mod evaluate;
 mod finder;
 mod fit;
@@ -211,7 +212,12 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
             .iter()
             .map(|p| inherited.get(&p.path).cloned().unwrap_or_default())
             .collect();
-        let launches = collector.finish(conditions, |i| parsed.get(i).and_then(parse_again));
+        let dependencies = deps::Dependencies::new(&crate_dir);
+        let launches = collector.finish(
+            conditions,
+            |i| parsed.get(i).and_then(parse_again),
+            &|path| dependencies.helper(path),
+        );
         wrappers.extend(unannotated(&parsed, launches, &env, manifest.as_deref()));
     }
     // Files in the order they were walked, each in line order.

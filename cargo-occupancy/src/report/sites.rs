@@ -29,6 +29,7 @@
 //! launch found is listed: what cannot be read is a row with the reason, never dropped.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use occupancy_attr::apis;
 
@@ -273,6 +274,12 @@ enum Name {
     Unknown(String),
 }
 
+/// The items of a dependency a name helper of the crate calls (`candle::cuda_backend::
+/// kernel_name`, by the path a `use` brings it in from): that function, and the impls of
+/// the string methods its body calls (`DType::as_str`); `None` where the dependency is not
+/// read. See `super::deps`.
+pub(crate) type Dependency<'d> = &'d dyn Fn(&[String]) -> Option<syn::File>;
+
 /// Every launch of a crate, read one file at a time: [`Collector::add`] each file's syntax
 /// tree (the caller may drop it after), then [`Collector::finish`].
 ///
@@ -354,11 +361,13 @@ impl Collector {
     /// Every launch of the files added. `conditions`: the `cfg` conditions of the `mod`
     /// declarations bringing in each file (by the order they were added); `reparse`: file
     /// `i`'s syntax tree again, for the callers of launching functions (`None`: that file's
-    /// callers are read without their arguments, so what they pass is not known).
+    /// callers are read without their arguments, so what they pass is not known);
+    /// `dependency`: reads a dependency's name helper.
     pub(crate) fn finish(
         mut self,
         conditions: Vec<Vec<String>>,
         reparse: impl FnMut(usize) -> Option<syn::File>,
+        dependency: Dependency<'_>,
     ) -> Vec<Launch> {
         for (file, conditions) in self.files.iter_mut().zip(conditions) {
             file.conditions = conditions;
@@ -395,6 +404,9 @@ impl Collector {
             assoc: &self.assoc,
             str_methods: &self.str_methods,
             under: std::cell::RefCell::new(Vec::new()),
+            dependency,
+            helpers: std::cell::RefCell::new(BTreeMap::new()),
+            dependency_strings: std::cell::RefCell::new(Vec::new()),
         };
         let mut out = Vec::new();
         for (i, f) in self.funcs.iter().enumerate() {
@@ -584,6 +596,17 @@ struct Crate<'c> {
     str_methods: &'c [StrMethod],
     /// The `match` arms the launch being named is inside (set while naming its kernel).
     under: std::cell::RefCell<Vec<Arm>>,
+    dependency: Dependency<'c>,
+    /// The name helpers of dependencies read, by path (`None`: not readable).
+    helpers: std::cell::RefCell<BTreeMap<Vec<String>, Option<Rc<Helper>>>>,
+    /// The string methods of the dependencies whose helpers are being read.
+    dependency_strings: std::cell::RefCell<Vec<Rc<Helper>>>,
+}
+
+/// A dependency's name helper, as the crate's own functions are read.
+struct Helper {
+    func: Func,
+    str_methods: Vec<StrMethod>,
 }
 
 impl Crate<'_> {
@@ -1297,9 +1320,9 @@ impl Crate<'_> {
             return None;
         };
         let method = m.method.to_string();
+        let strings = self.dependency_strings.borrow();
         let mut tables = self
-            .str_methods
-            .iter()
+            .string_methods(&strings)
             .filter(|t| t.ty == *ty && t.name == method);
         let (Some(table), None) = (tables.next(), tables.next()) else {
             return None;
@@ -1309,6 +1332,61 @@ impl Crate<'_> {
             (Some((_, value)), None) => Some(value.clone()),
             _ => None,
         }
+    }
+
+    /// The crate's string methods, then those of the dependencies whose helpers are being
+    /// read (`strings`, borrowed from `dependency_strings`).
+    fn string_methods<'s>(
+        &'s self,
+        strings: &'s [Rc<Helper>],
+    ) -> impl Iterator<Item = &'s StrMethod> {
+        self.str_methods
+            .iter()
+            .chain(strings.iter().flat_map(|h| h.str_methods.iter()))
+    }
+
+    /// The name helper `path` of a dependency (read once), as a function of the caller's
+    /// file `file` (for its messages): `None` where the dependency is not read or the path
+    /// is not one function of it that the report reads.
+    fn dependency_helper(&self, path: &[String], file: usize) -> Option<Rc<Helper>> {
+        if let Some(known) = self.helpers.borrow().get(path) {
+            return known.clone();
+        }
+        let read = (self.dependency)(path).and_then(|syntax| {
+            let (mut funcs, mut str_methods) = (Vec::new(), Vec::new());
+            let (mut macros, mut consts, mut assoc) = (Vec::new(), BTreeMap::new(), Vec::new());
+            let (mut macro_rules, mut macro_calls) = (Vec::new(), Vec::new());
+            let mut collect = Collect {
+                file,
+                shown: "",
+                conditions: Vec::new(),
+                impl_ty: None,
+                aliases: Vec::new(),
+                funcs: &mut funcs,
+                macros: &mut macros,
+                consts: &mut consts,
+                assoc: &mut assoc,
+                str_methods: &mut str_methods,
+                macro_rules: &mut macro_rules,
+                macro_calls: &mut macro_calls,
+                impl_trait: None,
+                impl_bounds: Vec::new(),
+            };
+            collect.visit_file(&syntax);
+            let name = path.last()?;
+            // The free function itself (the impls' methods are read for their strings only).
+            let at = funcs
+                .iter()
+                .position(|g| g.name == *name && g.impl_ty.is_none())?;
+            Some(Rc::new(Helper {
+                func: funcs.swap_remove(at),
+                str_methods,
+            }))
+        });
+        self.helpers
+            .borrow_mut()
+            .insert(path.to_vec(), read.clone());
+        read
     }
 
     /// `x.as_str()` with `x` not known, where the receiver's name is the type's
@@ -1328,9 +1406,9 @@ impl Crate<'_> {
         };
         let plain = |s: &str| s.replace('_', "").to_ascii_lowercase();
         let method = m.method.to_string();
+        let strings = self.dependency_strings.borrow();
         let mut tables = self
-            .str_methods
-            .iter()
+            .string_methods(&strings)
             .filter(|t| t.name == method && plain(&t.ty) == plain(&receiver));
         let (Some(table), None) = (tables.next(), tables.next()) else {
             return None;
@@ -1375,9 +1453,16 @@ impl Crate<'_> {
                 && let Some(from) = imported_from(&self.files[f.file].uses, &last)
                 && !matches!(from[0].as_str(), "crate" | "self" | "super")
             {
+                if let Some(helper) = self.dependency_helper(&from, f.file) {
+                    self.dependency_strings.borrow_mut().push(helper.clone());
+                    let name = self.read_helper(f, &helper.func, call, depth);
+                    self.dependency_strings.borrow_mut().pop();
+                    return name;
+                }
                 return Name::Unknown(format!(
-                    "`{last}` is `{}`, a function of the dependency `{}`, whose sources the \
-                     report does not read (reading them would name the kernel): until then, \
+                    "`{last}` is `{}`, a function of the dependency `{}`, which the report \
+                     does not read (`cargo metadata --offline` does not resolve it to sources \
+                     here, or its module's file has no such function at its top level): \
                      write `kernel = \"...\"` on the function",
                     from.join("::"),
                     from[0]
@@ -1385,6 +1470,13 @@ impl Crate<'_> {
             }
             return Name::Unknown(format!("`{last}` is not a function of the crate read"));
         };
+        self.read_helper(f, helper, call, depth)
+    }
+
+    /// The name `helper` (a function of the crate, or a dependency's) makes for `call` in
+    /// `f`: its tail `format!`, with its parameters bound to the call's arguments.
+    fn read_helper(&self, f: &Func, helper: &Func, call: &syn::ExprCall, depth: usize) -> Name {
+        let last = &helper.name;
         let Some(tail) = tail_expr(&helper.body) else {
             return Name::Unknown(format!("`{last}` does not end in a `format!`"));
         };
@@ -2564,9 +2656,11 @@ mod tests {
         for (shown, syntax) in parse(files) {
             collector.add(&shown, &syntax);
         }
-        collector.finish(vec![Vec::new(); files.len()], |i| {
-            parse(&files[i..=i]).pop().map(|(_, syntax)| syntax)
-        })
+        collector.finish(
+            vec![Vec::new(); files.len()],
+            |i| parse(&files[i..=i]).pop().map(|(_, syntax)| syntax),
+            &|_| None,
+        )
     }
 
     fn launches(files: &[(&'static str, &str)]) -> Vec<(String, String, String)> {
@@ -2924,7 +3018,7 @@ mod tests {
             .map(|f| f.name.as_str())
             .collect();
         assert_eq!(whole, ["launch_unary"]);
-        let unread = collector.finish(vec![Vec::new(); 2], |_| None);
+        let unread = collector.finish(vec![Vec::new(); 2], |_| None, &|_| None);
         assert_eq!(unread.len(), 1);
         match &unread[0].check {
             Check::Unread(why) => assert_eq!(
@@ -3285,10 +3379,73 @@ mod tests {
                 "Sigmoid::cuda_fwd".to_owned(),
                 "unread: the kernel's name is built at run time: `kernel_name` is \
                  `candle::cuda_backend::kernel_name`, a function of the dependency `candle`, \
-                 whose sources the report does not read (reading them would name the kernel): \
-                 until then, write `kernel = \"...\"` on the function"
+                 which the report does not read (`cargo metadata --offline` does not resolve \
+                 it to sources here, or its module's file has no such function at its top \
+                 level): write `kernel = \"...\"` on the function"
                     .to_owned()
             )]
+        );
+    }
+
+    /// The same, where the dependency is read: its helper and the string method it calls
+    /// name the family, as the crate's own would.
+    #[test]
+    fn a_helper_of_a_dependency_read_names_the_family() {
+        let parsed = parse(&[(
+            "src/ops.rs",
+            r#"
+                impl Sigmoid {
+                    fn cuda_fwd<T: WithDType>(&self, dev: &Dev, n: u32) -> Result<()> {
+                        use basecrate::backend::{kernel_name, kernels};
+                        let func = dev.get_or_load_func(&kernel_name::<T>("usigmoid"), &kernels::UNARY)?;
+                        unsafe { func.builder().launch(LaunchConfig::for_num_elems(n)) }.w()?;
+                        Ok(())
+                    }
+                }
+                fn other(dev: &Dev, n: u32) -> Result<()> {
+                    use basecrate::backend::name_of;
+                    let func = dev.get_or_load_func(&name_of("k"), &kernels::UNARY)?;
+                    unsafe { func.builder().launch(LaunchConfig::for_num_elems(n)) }.w()?;
+                    Ok(())
+                }
+                "#,
+        )]);
+        // What the report reads of the dependency: the function, and `DType::as_str`.
+        let dependency = |path: &[String]| -> Option<syn::File> {
+            (path == ["basecrate", "backend", "kernel_name"]).then(|| {
+                syn::parse_quote! {
+                    pub fn kernel_name<T: WithDType>(root: &str) -> String {
+                        let dtype = T::DTYPE.as_str();
+                        format!("{root}_{dtype}")
+                    }
+                    impl DType {
+                        pub fn as_str(&self) -> &'static str {
+                            match self { Self::F16 => "f16", Self::F32 => "f32" }
+                        }
+                    }
+                }
+            })
+        };
+        let mut collector = Collector::default();
+        for (shown, syntax) in &parsed {
+            collector.add(shown, syntax);
+        }
+        let found: Vec<String> = collector
+            .finish(vec![Vec::new()], |_| None, &dependency)
+            .into_iter()
+            .map(|l| match l.check {
+                Check::Attribute { args, .. } => args,
+                Check::Unread(why) => why,
+                Check::Annotated => "annotated".to_owned(),
+            })
+            .collect();
+        assert_eq!(found[0], "kernel = \"usigmoid_{f16,f32}\"");
+        assert!(
+            found[1].contains(
+                "`name_of` is `basecrate::backend::name_of`, a function of the dependency"
+            ),
+            "{}",
+            found[1]
         );
     }
 }
