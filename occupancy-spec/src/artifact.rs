@@ -22,6 +22,7 @@
 //! not part of the family there (fp8 kernels built for sm_90 only), and a target with no
 //! member left is the error.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -132,27 +133,36 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
 
 /// [`glob_match`] without `{..}` groups.
 fn wildcard_match(pattern: &str, name: &str) -> bool {
+    // Kernel names are ASCII: bytes then, without collecting; `?` is one character.
+    if pattern.is_ascii() && name.is_ascii() {
+        return wildcard_match_in(pattern.as_bytes(), name.as_bytes(), b'*', b'?');
+    }
     let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    wildcard_match_in(&p, &n, '*', '?')
+}
+
+/// [`wildcard_match`] over characters `p` and `n`, `star` and `one` its two wildcards.
+fn wildcard_match_in<T: PartialEq + Copy>(p: &[T], n: &[T], star: T, one: T) -> bool {
     // The classic two-pointer match with backtracking to the last `*`: linear in practice,
     // O(p * n) at worst, no recursion.
     let (mut i, mut j) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
+    let mut last_star: Option<(usize, usize)> = None;
     while j < n.len() {
-        if i < p.len() && (p[i] == '?' || p[i] == n[j]) {
+        if i < p.len() && (p[i] == one || p[i] == n[j]) {
             i += 1;
             j += 1;
-        } else if i < p.len() && p[i] == '*' {
-            star = Some((i, j));
+        } else if i < p.len() && p[i] == star {
+            last_star = Some((i, j));
             i += 1;
-        } else if let Some((si, sj)) = star {
+        } else if let Some((si, sj)) = last_star {
             i = si + 1;
             j = sj + 1;
-            star = Some((si, sj + 1));
+            last_star = Some((si, sj + 1));
         } else {
             return false;
         }
     }
-    p[i..].iter().all(|c| *c == '*')
+    p[i..].iter().all(|c| *c == star)
 }
 
 /// `name` qualified with `embedded_module()` (asked only here), when `ambiguous`, the error
@@ -257,18 +267,21 @@ pub fn resolve(
     for (name, span) in &wanted.names {
         if is_glob(name) {
             // `conv2d::affine_*` matches module-qualified names, `affine_*` the names alone.
+            // The pattern's `{..}` alternatives once, not once per name.
+            let patterns = alternatives(name);
+            let matches = |n: &str| patterns.iter().any(|p| wildcard_match(p, n));
             let matching: Vec<String> = if name.contains("::") {
                 manifest
                     .kernel_names()
                     .iter()
                     .map(|n| n.qualified())
-                    .filter(|n| glob_match(name, n))
+                    .filter(|n| matches(n))
                     .collect()
             } else {
                 available(&manifest)
                     .into_iter()
                     .map(|(n, _)| n)
-                    .filter(|n| glob_match(name, n))
+                    .filter(|n| matches(n))
                     .collect()
             };
             if matching.is_empty() {
@@ -598,20 +611,15 @@ fn only_kernel(manifest: &Manifest, file: &Binary) -> Result<String, Problem> {
 
 /// Every kernel's display name with its architectures, sorted.
 fn available(manifest: &Manifest) -> Vec<(String, Vec<SmTarget>)> {
-    let mut out: Vec<(String, Vec<SmTarget>)> = Vec::new();
+    let mut out: BTreeMap<&str, BTreeSet<SmTarget>> = BTreeMap::new();
     for k in &manifest.kernels {
-        let name = k.resources.display_name().to_owned();
-        match out.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, archs)) if !archs.contains(&k.resources.arch) => archs.push(k.resources.arch),
-            Some(_) => {}
-            None => out.push((name, vec![k.resources.arch])),
-        }
+        out.entry(k.resources.display_name())
+            .or_default()
+            .insert(k.resources.arch);
     }
-    for (_, archs) in &mut out {
-        archs.sort();
-    }
-    out.sort();
-    out
+    out.into_iter()
+        .map(|(name, archs)| (name.to_owned(), archs.into_iter().collect()))
+        .collect()
 }
 
 fn not_found(e: &LookupError, source: &Source) -> String {
@@ -812,6 +820,19 @@ mod tests {
         assert_eq!(alternatives("{a,b}_{x,y}").len(), 4);
         assert!(glob_match("{affine,ucopy}_f*", "ucopy_f64"));
         assert!(!glob_match("{affine,ucopy}_f*", "uelu_f64"));
+    }
+
+    /// `?` is one character, not one byte: names outside ASCII match as characters.
+    #[test]
+    fn wildcards_match_characters() {
+        assert!(glob_match("k_?", "k_a"));
+        assert!(!glob_match("k_?", "k_ab"));
+        assert!(glob_match("k_?", "k_\u{3bb}"));
+        assert!(glob_match("k_*\u{3bb}", "k_x\u{3bb}"));
+        assert!(!glob_match("k_?x", "k_\u{3bb}"));
+        assert!(glob_match("*_f*_*", "affine_f32_v2"));
+        assert!(!glob_match("*_f*_*", "affine_f32"));
+        assert!(glob_match("**", ""));
     }
 
     #[test]

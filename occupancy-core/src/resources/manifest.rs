@@ -45,7 +45,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use super::{KernelResources, ResourceError, Result, SmTarget, Toolkit, Variant};
+use super::{KernelResources, ResourceError, Result, SmTarget, Toolkit, Variant, short_name};
 
 /// The manifest format version this code writes and reads.
 pub const FORMAT: u32 = 1;
@@ -105,13 +105,21 @@ impl ManifestKernel {
     /// Whether `name` names this kernel: one of [`KernelResources::names`], alone or after
     /// its qualifier and `::` (`conv2d::transpose_filters_f32`).
     pub fn answers_to(&self, name: &str) -> bool {
-        let names = self.resources.names();
-        if names.contains(&name) {
+        // Asked of every kernel of a manifest per lookup: without allocating.
+        let is_mine = |n: &str| {
+            n == self.resources.name
+                || self
+                    .resources
+                    .demangled
+                    .as_deref()
+                    .is_some_and(|d| n == d || short_name(d) == Some(n))
+        };
+        if is_mine(name) {
             return true;
         }
-        match (name.split_once("::"), self.qualifier()) {
-            (Some((qualifier, rest)), Some(mine)) => qualifier == mine && names.contains(&rest),
-            _ => false,
+        match name.split_once("::") {
+            Some((qualifier, rest)) => self.qualifier() == Some(qualifier) && is_mine(rest),
+            None => false,
         }
     }
 }
