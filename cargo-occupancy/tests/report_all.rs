@@ -1,5 +1,6 @@
 //! `cargo occupancy report --all` and `--annotate` on `tests/fixtures/adopt`: a crate of 33
-//! launching functions in the styles of real Rust CUDA code, none annotated. `--all` lists
+//! launching functions in the styles of real Rust CUDA code (36 once `unary_op!`'s four
+//! expansions are read), none annotated. `--all` lists
 //! every launch with its kernel family and numbers per target (or why it is not checked);
 //! `--annotate` writes the attribute where the build then gives the same findings, and
 //! never leaves the tree half-edited.
@@ -149,7 +150,10 @@ src/reduce.rs:66  layer_norm  #[occupancy::check]: layer_norm_f32 (block = 32, s
 src/reduce.rs:79  rms_norm  #[occupancy::check]: rms_norm_f32 (block = 1024) sm_80 100.00, rms_norm_f32 (block = 1024) sm_86 66.67, rms_norm_f32 (block = 1024) sm_90 100.00, rms_norm_f32 (block = 32) sm_80 50.00, rms_norm_f32 (block = 32) sm_86 33.33, rms_norm_f32 (block = 32) sm_90 50.00
 src/reduce.rs:87  grid_sum  #[occupancy::check]: grid_sum_f32 sm_80 100.00, grid_sum_f32 sm_86 100.00, grid_sum_f32 sm_90 100.00
 src/sort.rs:14  arg_sort  #[occupancy::check]: asort_asc_f32 (block = 1, smem = 4 B) sm_80 50.00, asort_asc_f32 (block = 1, smem = 4 B) sm_86 33.33, asort_asc_f32 (block = 1, smem = 4 B) sm_90 50.00, asort_asc_f32 (block = 2, smem = 8 B) sm_80 50.00, asort_asc_f32 (block = 2, smem = 8 B) sm_86 33.33, asort_asc_f32 (block = 2, smem = 8 B) sm_90 50.00, asort_asc_f32 (block = 4, smem = 16 B) sm_80 50.00, asort_asc_f32 (block = 4, smem = 16 B) sm_86 33.33, asort_asc_f32 (block = 4, smem = 16 B) sm_90 50.00, asort_asc_f32 (block = 8, smem = 32 B) sm_80 50.00, asort_asc_f32 (block = 8, smem = 32 B) sm_86 33.33, asort_asc_f32 (block = 8, smem = 32 B) sm_90 50.00, asort_asc_f32 (block = 16, smem = 64 B) sm_80 50.00, asort_asc_f32 (block = 16, smem = 64 B) sm_86 33.33, asort_asc_f32 (block = 16, smem = 64 B) sm_90 50.00, asort_asc_f32 (block = 32, smem = 128 B) sm_80 50.00, asort_asc_f32 (block = 32, smem = 128 B) sm_86 33.33, asort_asc_f32 (block = 32, smem = 128 B) sm_90 50.00, asort_asc_f32 (block = 64, smem = 256 B) sm_80 100.00, asort_asc_f32 (block = 64, smem = 256 B) sm_86 66.67, asort_asc_f32 (block = 64, smem = 256 B) sm_90 100.00, asort_asc_f32 (block = 128, smem = 512 B) sm_80 100.00, asort_asc_f32 (block = 128, smem = 512 B) sm_86 100.00, asort_asc_f32 (block = 128, smem = 512 B) sm_90 100.00, asort_asc_f32 (block = 256, smem = 1 KiB) sm_80 100.00, asort_asc_f32 (block = 256, smem = 1 KiB) sm_86 100.00, asort_asc_f32 (block = 256, smem = 1 KiB) sm_90 100.00, asort_asc_f32 (block = 512, smem = 2 KiB) sm_80 100.00, asort_asc_f32 (block = 512, smem = 2 KiB) sm_86 100.00, asort_asc_f32 (block = 512, smem = 2 KiB) sm_90 100.00, asort_asc_f32 (block = 1024, smem = 4 KiB) sm_80 100.00, asort_asc_f32 (block = 1024, smem = 4 KiB) sm_86 66.67, asort_asc_f32 (block = 1024, smem = 4 KiB) sm_90 100.00, asort_asc_f32 (block = 1024, smem = 8 KiB) sm_80 100.00, asort_asc_f32 (block = 1024, smem = 8 KiB) sm_86 66.67, asort_asc_f32 (block = 1024, smem = 8 KiB) sm_90 100.00, asort_asc_f32 (block = 1024, smem = 16 KiB) sm_80 100.00, asort_asc_f32 (block = 1024, smem = 16 KiB) sm_86 66.67, asort_asc_f32 (block = 1024, smem = 16 KiB) sm_90 100.00, asort_asc_f32 (block = 1024, smem = 32 KiB) sm_80 100.00, asort_asc_f32 (block = 1024, smem = 32 KiB) sm_86 66.67, asort_asc_f32 (block = 1024, smem = 32 KiB) sm_90 100.00, asort_asc_f32 (block = 1024, smem = 64 KiB) sm_80 0.00, asort_asc_f32 (block = 1024, smem = 64 KiB) sm_86 0.00, asort_asc_f32 (block = 1024, smem = 64 KiB) sm_90 0.00, asort_asc_f32 (block = 1024, smem = 128 KiB) sm_80 0.00, asort_asc_f32 (block = 1024, smem = 128 KiB) sm_86 0.00, asort_asc_f32 (block = 1024, smem = 128 KiB) sm_90 0.00, asort_asc_f32 (block = 1024, smem = 256 KiB) sm_80 0.00, asort_asc_f32 (block = 1024, smem = 256 KiB) sm_86 0.00, asort_asc_f32 (block = 1024, smem = 256 KiB) sm_90 0.00, asort_asc_f32 (block = 1024, smem = 512 KiB) sm_80 0.00, asort_asc_f32 (block = 1024, smem = 512 KiB) sm_86 0.00, asort_asc_f32 (block = 1024, smem = 512 KiB) sm_90 0.00, asort_asc_f32 (block = 1024, smem = 1024 KiB) sm_80 0.00, asort_asc_f32 (block = 1024, smem = 1024 KiB) sm_86 0.00, asort_asc_f32 (block = 1024, smem = 1024 KiB) sm_90 0.00, asort_asc_f32 (block = 1024, smem = 2048 KiB) sm_80 0.00, asort_asc_f32 (block = 1024, smem = 2048 KiB) sm_86 0.00, asort_asc_f32 (block = 1024, smem = 2048 KiB) sm_90 0.00, asort_asc_f32 (block = 1024, smem = 4096 KiB) sm_80 0.00, asort_asc_f32 (block = 1024, smem = 4096 KiB) sm_86 0.00, asort_asc_f32 (block = 1024, smem = 4096 KiB) sm_90 0.00, asort_asc_f32 (block = 1024, smem = 8192 KiB) sm_80 0.00, asort_asc_f32 (block = 1024, smem = 8192 KiB) sm_86 0.00, asort_asc_f32 (block = 1024, smem = 8192 KiB) sm_90 0.00, asort_asc_f32 (block = 1024, smem = 16384 KiB) sm_80 0.00, asort_asc_f32 (block = 1024, smem = 16384 KiB) sm_86 0.00, asort_asc_f32 (block = 1024, smem = 16384 KiB) sm_90 0.00, asort_asc_f32 (block = 1024, smem = 32768 KiB) sm_80 0.00, asort_asc_f32 (block = 1024, smem = 32768 KiB) sm_86 0.00, asort_asc_f32 (block = 1024, smem = 32768 KiB) sm_90 0.00, asort_asc_f32 (block = 1024, smem = 65536 KiB) sm_80 0.00, asort_asc_f32 (block = 1024, smem = 65536 KiB) sm_86 0.00, asort_asc_f32 (block = 1024, smem = 65536 KiB) sm_90 0.00, asort_asc_f32 (block = 1024, smem = 131072 KiB) sm_80 0.00, asort_asc_f32 (block = 1024, smem = 131072 KiB) sm_86 0.00, asort_asc_f32 (block = 1024, smem = 131072 KiB) sm_90 0.00, asort_asc_f32 (block = 1024, smem = 262144 KiB) sm_80 0.00, asort_asc_f32 (block = 1024, smem = 262144 KiB) sm_86 0.00, asort_asc_f32 (block = 1024, smem = 262144 KiB) sm_90 0.00, asort_asc_f32 (block = 1024, smem = 524288 KiB) sm_80 0.00, asort_asc_f32 (block = 1024, smem = 524288 KiB) sm_86 0.00, asort_asc_f32 (block = 1024, smem = 524288 KiB) sm_90 0.00, asort_asc_f32 (block = 1024, smem = 1048576 KiB) sm_80 0.00, asort_asc_f32 (block = 1024, smem = 1048576 KiB) sm_86 0.00, asort_asc_f32 (block = 1024, smem = 1048576 KiB) sm_90 0.00, asort_asc_f32 (block = 1024, smem = 2097152 KiB) sm_80 0.00, asort_asc_f32 (block = 1024, smem = 2097152 KiB) sm_86 0.00, asort_asc_f32 (block = 1024, smem = 2097152 KiB) sm_90 0.00
-src/unary.rs:19  macro_rules! unary_op  not checked: inside `macro_rules! unary_op`, expanded 4 times (src/unary.";
+src/unary.rs:19  exp  #[occupancy::check(kernel = \"uexp_*\")]: uexp_f32 sm_80 100.00, uexp_f32 sm_86 66.67, uexp_f32 sm_90 100.00, uexp_f64 sm_80 100.00, uexp_f64 sm_86 66.67, uexp_f64 sm_90 100.00
+src/unary.rs:19  log  #[occupancy::check(kernel = \"ulog_*\")]: ulog_f32 sm_80 100.00, ulog_f32 sm_86 66.67, ulog_f32 sm_90 100.00, ulog_f64 sm_80 100.00, ulog_f64 sm_86 66.67, ulog_f64 sm_90 100.00
+src/unary.rs:19  neg  #[occupancy::check(kernel = \"uneg_*\")]: uneg_f32 sm_80 100.00, uneg_f32 sm_86 66.67, uneg_f32 sm_90 100.00, uneg_f64 sm_80 100.00, uneg_f64 sm_86 66.67, uneg_f64 sm_90 100.00
+src/unary.rs:19  sqrt  #[occupancy::check(kernel = \"usqrt_*\")]: usqrt_f32 sm_80 100.00, usqrt_f32 sm_86 66.67, usqrt_f32 sm_90 100.00, usqrt_f64 sm_80 100.00, usqrt_f64 sm_86 66.67, usqrt_f64 sm_90 100.00";
 
 #[test]
 fn report_all_lists_every_launch_with_its_family_and_numbers() {
@@ -174,8 +178,8 @@ fn report_all_lists_every_launch_with_its_family_and_numbers() {
     assert_eq!(fill["attribute_at"], "src/elementwise.rs:34");
     assert_eq!(
         report["summary"],
-        serde_json::json!({"wrappers": 33, "not_annotated": 33, "not_checked": 3,
-            "evaluated": 30, "constant": 0, "errors": 0, "deny": 3, "warn": 50, "conditional": 0})
+        serde_json::json!({"wrappers": 36, "not_annotated": 36, "not_checked": 2,
+            "evaluated": 34, "constant": 0, "errors": 0, "deny": 3, "warn": 54, "conditional": 0})
     );
     // Without --all, none of them: the crate has no wrapper.
     let plain = json(&fixture(), false, 0);
@@ -203,7 +207,7 @@ fn report_all_table_marks_what_is_not_annotated() {
         "  sm_80: not part of the family on compute capability 8.0 (no cubin the driver would load there):",
         "src/elementwise.rs:37  fill -> fill_f32  [not annotated]",
         "  ^ cudarc launch_builder(..).launch; through launch_with at src/elementwise.rs:30; read as",
-        "33 launches in 33 functions not annotated: 30 evaluated, 0 with constants, 3 not checked",
+        "36 launches in 36 functions not annotated: 34 evaluated, 0 with constants, 2 not checked",
     ] {
         assert!(stdout.contains(expected), "{expected:?} not in:\n{stdout}");
     }
@@ -346,9 +350,10 @@ fn annotate_writes_the_attribute_where_the_build_gives_the_reports_findings() {
         "  src/reduce.rs:37  Softmax::forward  #[occupancy::check]",
         "  src/reduce.rs:20  argmax  #[occupancy::check]",
         "  src/reduce.rs:71  rms_norm  #[occupancy::check]",
-        "not annotated 4 launch sites:",
+        "not annotated 7 launch sites:",
         "  src/sort.rs:14  arg_sort: a deny-level finding (launch_impossible): annotated, the build would fail",
-        "  src/unary.rs:19  macro_rules! unary_op: inside `macro_rules! unary_op`, expanded 4 times",
+        "  src/unary.rs:19  exp: inside `macro_rules! unary_op`, read once per expansion: annotate the function in the macro's body by hand",
+        "  src/unary.rs:19  sqrt: inside `macro_rules! unary_op`, read once per expansion: annotate",
         "the originals of the edited files are in ",
     ] {
         assert!(
@@ -364,12 +369,17 @@ fn annotate_writes_the_attribute_where_the_build_gives_the_reports_findings() {
         ),
         "{reduce}"
     );
-    // The build now gives the findings the report gave before (but arg_sort's, which is not
-    // annotated), and `report` without --all lists the 29 wrappers with them.
+    // The build now gives the findings the report gave before (but arg_sort's and those of
+    // unary_op!'s expansions, which are not annotated), and `report` without --all lists the
+    // 29 wrappers with them.
     let (built, stderr) = build_findings(&dir);
     let expected: Vec<String> = report_findings(&before, &[])
         .into_iter()
-        .filter(|f| !f.contains("`: arg_sort ("))
+        .filter(|f| {
+            !["arg_sort", "exp", "log", "neg", "sqrt"]
+                .iter()
+                .any(|w| f.contains(&format!("`: {w} (")))
+        })
         .collect();
     assert_eq!(built.len(), 43, "{stderr}");
     assert_eq!(built, expected, "{stderr}");
@@ -432,7 +442,7 @@ fn annotate_leaves_the_tree_as_it_was_when_it_cannot_verify() {
 }
 
 /// The SARIF log of `--all`: a result per finding of the launching functions, at the body's
-/// expression the finding is about, marked not annotated; the 3 launches not checked are
+/// expression the finding is about, marked not annotated; the 2 launches not checked are
 /// notifications.
 #[test]
 fn report_all_sarif_has_a_result_per_finding() {
@@ -449,8 +459,8 @@ fn report_all_sarif_has_a_result_per_finding() {
     assert_eq!(code, 1, "{stdout}{stderr}");
     let log: Value = serde_json::from_str(&stdout).unwrap();
     let results = log["runs"][0]["results"].as_array().unwrap();
-    // 50 warnings and arg_sort's 3 launch_impossible.
-    assert_eq!(results.len(), 53);
+    // 54 warnings and arg_sort's 3 launch_impossible.
+    assert_eq!(results.len(), 57);
     assert!(
         results
             .iter()
@@ -466,5 +476,5 @@ fn report_all_sarif_has_a_result_per_finding() {
     let notes = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
         .as_array()
         .unwrap();
-    assert_eq!(notes.len(), 3);
+    assert_eq!(notes.len(), 2);
 }

@@ -146,6 +146,13 @@ fn candidate(w: &Wrapper) -> Option<Result<Candidate<'_>, String>> {
     let Some(site) = &w.site else {
         return None;
     };
+    // One attribute in the macro's body is every expansion's: written by hand.
+    if let Some(name) = &site.expanded_from {
+        return Some(Err(format!(
+            "inside `macro_rules! {name}`, read once per expansion: annotate the function in \
+             the macro's body by hand (the build checks every expansion)"
+        )));
+    }
     let (Some((file, target)), Some(args)) = (&site.target, &site.args) else {
         let why = match &w.outcome {
             Outcome::NotChecked(why) => why.join("; "),

@@ -139,6 +139,7 @@ pub(super) fn unannotated(
             args: None,
             target: None,
             launches: 1,
+            expanded_from: launch.expanded_from.clone(),
         };
         match launch.check {
             // The wrapper's own rows cover it.

@@ -57,8 +57,8 @@ pub(super) type StringConst = (Option<String>, String, String);
 /// `const NAME: .. = $var;` with `$var` bound to a string literal.
 pub(super) fn string_consts(rules: &[Rule], input: &TokenStream) -> Vec<StringConst> {
     let input: Vec<TokenTree> = input.clone().into_iter().take(MAX_TOKENS).collect();
-    for rule in rules {
-        match bind(&rule.matcher, &input) {
+    for (i, rule) in rules.iter().enumerate() {
+        match bind(&rule.matcher, &input, i + 1 == rules.len()) {
             Bound::Yes(bindings) => {
                 let mut out = Vec::new();
                 consts_in(&rule.transcriber, &bindings, None, &mut out, 0);
@@ -69,6 +69,81 @@ pub(super) fn string_consts(rules: &[Rule], input: &TokenStream) -> Vec<StringCo
         }
     }
     Vec::new()
+}
+
+/// The tokens the first rule that matches `input` expands to: its transcriber with each
+/// metavariable replaced by what it binds (a run of several tokens as one undelimited group,
+/// as rustc keeps a fragment whole) and `$crate` by `crate`. `None` when no rule is read to
+/// match, or the transcriber repeats (`$(..)*`) or uses a metavariable the rule does not
+/// bind: then the expansion is not known, never guessed.
+pub(super) fn expand(rules: &[Rule], input: &TokenStream) -> Option<TokenStream> {
+    let input: Vec<TokenTree> = input.clone().into_iter().take(MAX_TOKENS).collect();
+    for (i, rule) in rules.iter().enumerate() {
+        match bind(&rule.matcher, &input, i + 1 == rules.len()) {
+            Bound::Yes(bindings) => return substitute(&rule.transcriber, &bindings, 0),
+            Bound::No => {}
+            Bound::Unread => return None,
+        }
+    }
+    None
+}
+
+/// `tokens` with the metavariables of `bindings` replaced (see [`expand`]).
+fn substitute(
+    tokens: &TokenStream,
+    bindings: &[(String, Vec<TokenTree>)],
+    depth: usize,
+) -> Option<TokenStream> {
+    if depth > 64 {
+        return None;
+    }
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    let mut out: Vec<TokenTree> = Vec::with_capacity(trees.len());
+    let mut i = 0;
+    while let Some(t) = trees.get(i) {
+        match t {
+            TokenTree::Punct(p) if p.as_char() == '$' => {
+                let Some(TokenTree::Ident(name)) = trees.get(i + 1) else {
+                    // `$(..)*`: a repetition.
+                    return None;
+                };
+                if name == "crate" {
+                    out.push(TokenTree::Ident(proc_macro2::Ident::new(
+                        "crate",
+                        name.span(),
+                    )));
+                } else {
+                    let (_, bound) = bindings.iter().find(|(n, _)| name == n)?;
+                    match bound.as_slice() {
+                        [one] => out.push(one.clone()),
+                        many => {
+                            let mut g = proc_macro2::Group::new(
+                                Delimiter::None,
+                                many.iter().cloned().collect(),
+                            );
+                            g.set_span(name.span());
+                            out.push(TokenTree::Group(g));
+                        }
+                    }
+                }
+                i += 2;
+            }
+            TokenTree::Group(g) => {
+                let mut inner = proc_macro2::Group::new(
+                    g.delimiter(),
+                    substitute(&g.stream(), bindings, depth + 1)?,
+                );
+                inner.set_span(g.span());
+                out.push(TokenTree::Group(inner));
+                i += 1;
+            }
+            other => {
+                out.push(other.clone());
+                i += 1;
+            }
+        }
+    }
+    Some(out.into_iter().collect())
 }
 
 /// Whether a rule matches an invocation.
@@ -147,11 +222,22 @@ fn parts(trees: &[TokenTree]) -> Vec<&[TokenTree]> {
     out
 }
 
-/// The metavariables `matcher` binds in `input`.
-fn bind(matcher: &[TokenTree], input: &[TokenTree]) -> Bound {
+/// The fragments a part before a trailing part the matcher cannot read may bind (see
+/// [`bind`]): none of them holds a comma outside a group or `<..>`, so that each is one
+/// comma-separated part of the input.
+const ONE_PART: &[&str] = &["tt", "literal", "ident", "path", "ty"];
+
+/// The metavariables `matcher` binds in `input`. `last`: the macro's last rule, which
+/// rustc takes when no rule before it matches (the crate builds): there, a part the matcher
+/// cannot read (`$e:expr $(, $v:ident)?`, a repetition) ends the match, with what the parts
+/// before it bind when each of those is read and matches its part of the input (the rest
+/// stays unbound: a value using it is not read).
+fn bind(matcher: &[TokenTree], input: &[TokenTree], last: bool) -> Bound {
     let (want, got) = (parts(matcher), parts(input));
     let mut bindings = Vec::new();
     let mut matched = want.len() == got.len();
+    // Every part so far matched its own part of the input, each one part.
+    let mut prefix = true;
     for (i, w) in want.iter().enumerate() {
         // Literal tokens, then `$name:fragment` or nothing.
         let var = w
@@ -170,9 +256,11 @@ fn bind(matcher: &[TokenTree], input: &[TokenTree]) -> Bound {
             ) if colon.as_char() == ':' && KNOWN.contains(&frag.to_string().as_str()) => {
                 Some((name.to_string(), frag.to_string()))
             }
+            _ if last && prefix && i > 0 && got.len() > i => return Bound::Yes(bindings),
             _ => return Bound::Unread,
         };
-        let Some(g) = got.get(i).filter(|_| matched) else {
+        let Some(g) = got.get(i).filter(|_| matched || prefix) else {
+            prefix = false;
             continue;
         };
         if g.len() < literal.len()
@@ -181,14 +269,17 @@ fn bind(matcher: &[TokenTree], input: &[TokenTree]) -> Bound {
                 .zip(g.iter())
                 .any(|(a, b)| a.to_string() != b.to_string())
         {
-            matched = false;
+            (matched, prefix) = (false, false);
             continue;
         }
         let rest = &g[literal.len()..];
         match frag {
             None if rest.is_empty() => {}
-            Some((name, frag)) if fits(&frag, rest) => bindings.push((name, rest.to_vec())),
-            _ => matched = false,
+            Some((name, frag)) if fits(&frag, rest) => {
+                prefix &= ONE_PART.contains(&frag.as_str());
+                bindings.push((name, rest.to_vec()));
+            }
+            _ => (matched, prefix) = (false, false),
         }
     }
     if matched {
@@ -343,6 +434,66 @@ fn string_value(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_rule_binds_the_parts_before_one_it_cannot_read() {
+        // candle's `bin_op!` style: an `expr` then an optional repetition ends the matcher.
+        let rule = "($op:ident, $name:ident, $e:expr $(, $v:ident, $s:ident)?) => { impl Binary for $op { const NAME: &'static str = stringify!($name); const K: &'static str = concat!(\"b\", stringify!($name)); const E: &'static str = stringify!($v); } };";
+        let binary = |c: &str, v: &str| (Some("Binary".to_owned()), c.to_owned(), v.to_owned());
+        // With or without the repetition, a closure's commas included: what `$v` would
+        // give is not read.
+        for input in [
+            "Add, add, |a, b| a + b, vec_add, scalar_add",
+            "Sub, sub, |a, b| a - b",
+        ] {
+            assert_eq!(
+                consts(rule, input),
+                [
+                    binary("NAME", input.split(", ").nth(1).unwrap()),
+                    binary("K", &format!("b{}", input.split(", ").nth(1).unwrap()))
+                ],
+                "{input}"
+            );
+        }
+        // Not the last rule: rustc may take the next one, nothing is read.
+        let two = format!(
+            "{rule} ($op:ident) => {{ impl Binary for $op {{ const NAME: &'static str = \"x\"; }} }};"
+        );
+        assert!(consts(&two, "Add, add, |a, b| a + b").is_empty());
+        // A part before it that does not match its input part: no match.
+        assert!(consts(rule, "Add, \"add\", |a, b| a + b").is_empty());
+        // The first part unreadable: nothing to bind.
+        assert!(
+            consts(
+                "($($x:tt)*) => { impl Binary for X { const K: &str = \"k\"; } };",
+                "a b"
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn an_expansion_is_the_transcriber_with_what_each_metavariable_binds() {
+        let rules = rules(
+            &"($T:ty, $Fwd:tt) => { impl Kernel<$T> for Dev { fn go(&self) { self.get_func(\"m\", $Fwd); let x: $crate::Y = 1; } } };"
+                .parse()
+                .unwrap(),
+        );
+        let expanded = expand(&rules, &"Amp<f16>, \"go_f16\"".parse().unwrap()).unwrap();
+        let file: syn::File = syn::parse2(expanded).unwrap();
+        let text = quote::quote!(#file).to_string().replace(' ', "");
+        assert!(text.contains("implKernel<Amp<f16>>forDev"), "{text}");
+        assert!(text.contains("get_func(\"m\",\"go_f16\")"), "{text}");
+        assert!(text.contains("crate::Y"), "{text}");
+        // A repetition in the transcriber, or no rule matching: no expansion.
+        let repeats = super::rules(
+            &"($($x:tt),*) => { $(const A: u8 = $x;)* };"
+                .parse()
+                .unwrap(),
+        );
+        assert!(expand(&repeats, &"1, 2".parse().unwrap()).is_none());
+        assert!(expand(&rules, &"Amp<f16>".parse().unwrap()).is_none());
+    }
 
     fn consts(definition: &str, invocation: &str) -> Vec<StringConst> {
         let rules = rules(&definition.parse().unwrap());

@@ -44,6 +44,8 @@ pub(crate) struct Site {
     pub(crate) target: Option<(PathBuf, sites::Target)>,
     /// How many launches of the function this covers (1, or the calls in one function).
     pub(crate) launches: usize,
+    /// The function is an expansion of this `macro_rules!`: `--annotate` leaves it.
+    pub(crate) expanded_from: Option<String>,
 }
 
 /// A path of a CUDA C++ launch shown as a [`Wrapper`] (its `name` is the launching host

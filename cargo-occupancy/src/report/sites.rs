@@ -69,6 +69,9 @@ pub(crate) struct Launch {
     pub(crate) via: Option<String>,
     /// The `cfg` conditions it is under.
     pub(crate) conditions: Vec<String>,
+    /// The launching function is an expansion of this `macro_rules!` (its attribute goes in
+    /// the macro's body, by hand: `--annotate` does not write it).
+    pub(crate) expanded_from: Option<String>,
     /// How to check it, or why it cannot be.
     pub(crate) check: Check,
 }
@@ -136,6 +139,8 @@ struct Func {
     scan: Scan,
     /// Its body and scan are whole (see [`Func::lighten`]).
     full: bool,
+    /// Made by an expansion of this `macro_rules!`.
+    expanded_from: Option<String>,
 }
 
 impl Func {
@@ -299,7 +304,7 @@ pub(crate) struct Collector {
     assoc: Vec<AssocConst>,
     str_methods: Vec<StrMethod>,
     macro_rules: Vec<MacroRules>,
-    macro_calls: Vec<(usize, String, TokenStream, usize)>,
+    macro_calls: Vec<MacroCall>,
     /// Each item macro's invocations: name -> `file:line`s.
     invocations: BTreeMap<String, Vec<String>>,
 }
@@ -383,7 +388,7 @@ impl Collector {
         // invocation. Of a name two `macro_rules!` define, an invocation expands the last
         // one defined at the top level of its own file before it (textual scope); otherwise
         // it is not read.
-        for (file, name, tokens, line) in &self.macro_calls {
+        for (file, name, tokens, line, _) in &self.macro_calls {
             if let Some(rules) = expanded_rules(&self.macro_rules, &self.files, *file, name, *line)
             {
                 for (trait_, constant, value) in macro_consts::string_consts(rules, tokens) {
@@ -397,6 +402,7 @@ impl Collector {
                 }
             }
         }
+        let expanded = self.expand_macros();
         let crate_ = Crate {
             files: &self.files,
             funcs: &self.funcs,
@@ -415,11 +421,71 @@ impl Collector {
             }
             crate_.launches_of(i, &mut out);
         }
-        for m in &self.macros {
-            out.extend(macro_launches(m, self.invocations.get(&m.name)));
+        for (k, m) in self.macros.iter().enumerate() {
+            if !expanded.contains(&k) {
+                out.extend(macro_launches(m, self.invocations.get(&m.name)));
+            }
         }
         out.sort_by_key(|a| natural(&a.location));
         out
+    }
+
+    /// The functions of each expansion of the `macro_rules!` with launches (dfdx's
+    /// `impl_cuda_kernels!(f32, "gather_f32", "gather_fwd_f32", ..)`, one impl per dtype),
+    /// added to the crate's, each at the macro body's lines (its launches are the body's):
+    /// only for a macro every invocation of which is in its own file and expands (see
+    /// [`macro_consts::expand`]) to items that parse; else none of its invocations, and its
+    /// launches stay unread. The indices of the macros expanded.
+    fn expand_macros(&mut self) -> Vec<usize> {
+        let mut done = Vec::new();
+        for (k, m) in self.macros.iter().enumerate() {
+            if m.launches.is_empty() {
+                continue;
+            }
+            let calls: Vec<&MacroCall> =
+                self.macro_calls.iter().filter(|c| c.1 == m.name).collect();
+            let mut expansions = Vec::new();
+            for (file, name, tokens, line, cfgs) in &calls {
+                let syntax = (*file == m.file)
+                    .then(|| expanded_rules(&self.macro_rules, &self.files, *file, name, *line))
+                    .flatten()
+                    .and_then(|rules| macro_consts::expand(rules, tokens))
+                    .and_then(|tokens| syn::parse2::<syn::File>(tokens).ok());
+                match syntax {
+                    Some(syntax) => expansions.push((syntax, cfgs)),
+                    None => break,
+                }
+            }
+            if calls.is_empty() || expansions.len() != calls.len() {
+                continue;
+            }
+            let facts = &self.files[m.file];
+            let first = self.funcs.len();
+            for (syntax, cfgs) in expansions {
+                let mut collect = Collect {
+                    file: m.file,
+                    shown: &facts.shown,
+                    conditions: [m.conditions.as_slice(), cfgs].concat(),
+                    impl_ty: None,
+                    aliases: check_aliases(&syntax),
+                    funcs: &mut self.funcs,
+                    macros: &mut Vec::new(),
+                    consts: &mut BTreeMap::new(),
+                    assoc: &mut Vec::new(),
+                    str_methods: &mut Vec::new(),
+                    macro_rules: &mut Vec::new(),
+                    macro_calls: &mut Vec::new(),
+                    impl_trait: None,
+                    impl_bounds: Vec::new(),
+                };
+                collect.visit_file(&syntax);
+            }
+            for f in &mut self.funcs[first..] {
+                f.expanded_from = Some(m.name.clone());
+            }
+            done.push(k);
+        }
+        done
     }
 
     /// Reads in full, from their files parsed again, the functions kept without their
@@ -494,6 +560,10 @@ impl<'ast> Visit<'ast> for UseItems<'_> {
         self.0.push(u.clone());
     }
 }
+
+/// An item macro invoked: (file, the macro's last name, its input, the line of the name,
+/// the `cfg`s on the invocation).
+type MacroCall = (usize, String, TokenStream, usize, Vec<String>);
 
 /// A `macro_rules!` of the crate: where it is defined, its name and its rules.
 struct MacroRules {
@@ -643,6 +713,7 @@ impl Crate<'_> {
                 how: call.how,
                 via: None,
                 conditions: f.conditions.clone(),
+                expanded_from: f.expanded_from.clone(),
                 check: Check::Unread(String::new()),
             };
             if f.annotated {
@@ -762,6 +833,7 @@ impl Crate<'_> {
                 how: base.how,
                 via: Some(via.clone()),
                 conditions: caller.conditions.clone(),
+                expanded_from: caller.expanded_from.clone(),
                 check: Check::Unread(String::new()),
             };
             if caller.annotated {
@@ -1712,6 +1784,7 @@ fn macro_launches(m: &MacroDef, invocations: Option<&Vec<String>>) -> Vec<Launch
             how,
             via: None,
             conditions: m.conditions.clone(),
+            expanded_from: None,
             check: Check::Unread(format!(
                 "inside `macro_rules! {}`, {expanded}: read only once expanded; annotate the \
                  function in the macro's body by hand (the build checks every expansion)",
@@ -1788,7 +1861,7 @@ struct Collect<'x> {
     str_methods: &'x mut Vec<StrMethod>,
     /// Each `macro_rules!`, and each item macro invoked: (file, name, input, line).
     macro_rules: &'x mut Vec<MacroRules>,
-    macro_calls: &'x mut Vec<(usize, String, TokenStream, usize)>,
+    macro_calls: &'x mut Vec<MacroCall>,
     /// The trait of the impl being walked, and its generics' bounds.
     impl_trait: Option<String>,
     impl_bounds: Vec<(String, Vec<String>)>,
@@ -1867,6 +1940,7 @@ impl Collect<'_> {
             span: sig.ident.span(),
             conditions: self.conditions.clone(),
             annotated,
+            expanded_from: None,
             params: sig
                 .inputs
                 .iter()
@@ -2058,6 +2132,7 @@ impl<'ast> Visit<'ast> for Collect<'_> {
                     last.ident.to_string(),
                     m.mac.tokens.clone(),
                     last.ident.span().start().line,
+                    super::cfgs(&m.attrs, "the macro call"),
                 ));
             }
             return;
@@ -2793,6 +2868,85 @@ mod tests {
                 at(22, &["c_f32", "c_u8"], None),
                 at(24, &["d_u8"], None),
             ]
+        );
+    }
+
+    #[test]
+    fn a_macro_with_launches_is_read_once_per_invocation() {
+        // dfdx's style: one impl per dtype made by a `macro_rules!` whose body launches.
+        let found = launches(&[(
+            "src/gather.rs",
+            r#"
+                macro_rules! impl_gather {
+                    ($T:ty, $Mod:tt, $Fwd:tt) => {
+                        impl GatherKernel<$T> for Cuda {
+                            fn forward(&self, n: u32) -> Result<(), Err> {
+                                let f = self.dev.get_func($Mod, $Fwd).unwrap();
+                                unsafe { f.launch(launch_cfg::<128>(n), (n,)) }?;
+                                Ok(())
+                            }
+                        }
+                    };
+                }
+                #[cfg(feature = "f16")]
+                impl_gather!(f16, "gather_f16", "gather_fwd_f16");
+                impl_gather!(f32, "gather_f32", "gather_fwd_f32");
+                macro_rules! impl_other {
+                    ($($T:ty),*) => {
+                        fn run(dev: &Dev, n: u32) -> Result<(), Err> {
+                            let f = dev.get_func("m", "other").unwrap();
+                            unsafe { f.launch(launch_cfg::<64>(n), (n,)) }?;
+                            Ok(())
+                        }
+                    };
+                }
+                impl_other!(f32, f64);
+                "#,
+        )]);
+        assert_eq!(
+            found,
+            [
+                // Each expansion at the macro body's launch, its kernel read by the attribute.
+                (
+                    "src/gather.rs:7".to_owned(),
+                    "Cuda::forward".to_owned(),
+                    "#[occupancy::check] at line 5".to_owned()
+                ),
+                (
+                    "src/gather.rs:7".to_owned(),
+                    "Cuda::forward".to_owned(),
+                    "#[occupancy::check] at line 5".to_owned()
+                ),
+                // A matcher the report does not read: not expanded.
+                (
+                    "src/gather.rs:20".to_owned(),
+                    "macro_rules! impl_other".to_owned(),
+                    "unread: inside `macro_rules! impl_other`, expanded 1 time \
+                     (src/gather.rs:25): read only once expanded; annotate the function in \
+                     the macro's body by hand (the build checks every expansion)"
+                        .to_owned()
+                ),
+            ]
+        );
+        // The invocation's `cfg` is the expansion's.
+        let conditions: Vec<Vec<String>> = find_in(&[(
+            "src/gather.rs",
+            r#"
+                macro_rules! m { ($Fwd:tt) => { fn go(dev: &Dev, n: u32) -> Result<(), E> {
+                    let f = dev.get_func("m", $Fwd).unwrap();
+                    unsafe { f.launch(LaunchConfig::for_num_elems(n), (n,)) }?;
+                    Ok(())
+                } }; }
+                #[cfg(feature = "f16")]
+                m!("go_f16");
+                "#,
+        )])
+        .into_iter()
+        .map(|l| l.conditions)
+        .collect();
+        assert_eq!(
+            conditions,
+            [vec!["cfg(feature = \"f16\") on the macro call".to_owned()]]
         );
     }
 
