@@ -24,9 +24,10 @@
 //! A launching function whose configuration is a parameter (`fn launch_with(.., cfg:
 //! LaunchConfig)`) launches what its callers build: each caller that builds the
 //! configuration is the launching function instead (the attribute on it reads the
-//! configuration its body builds), one level up. Launches inside `macro_rules!` bodies
-//! cannot be read without expansion: listed with the macro and its invocations. Every
-//! launch found is listed: what cannot be read is a row with the reason, never dropped.
+//! configuration its body builds), one level up. Launches inside `macro_rules!` bodies are
+//! read in each expansion where every invocation expands (see `Collector::expand_macros`),
+//! else listed with the macro and its invocations. Every launch found is listed: what
+//! cannot be read is a row with the reason, never dropped.
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
