@@ -463,23 +463,9 @@ impl Collector {
             let facts = &self.files[m.file];
             let first = self.funcs.len();
             for (syntax, cfgs) in expansions {
-                let mut collect = Collect {
-                    file: m.file,
-                    shown: &facts.shown,
-                    conditions: [m.conditions.as_slice(), cfgs].concat(),
-                    impl_ty: None,
-                    aliases: check_aliases(&syntax),
-                    funcs: &mut self.funcs,
-                    macros: &mut Vec::new(),
-                    consts: &mut BTreeMap::new(),
-                    assoc: &mut Vec::new(),
-                    str_methods: &mut Vec::new(),
-                    macro_rules: &mut Vec::new(),
-                    macro_calls: &mut Vec::new(),
-                    impl_trait: None,
-                    impl_bounds: Vec::new(),
-                };
-                collect.visit_file(&syntax);
+                let conditions = [m.conditions.as_slice(), cfgs].concat();
+                let read = read_file(m.file, &facts.shown, conditions, &syntax);
+                self.funcs.extend(read.funcs);
             }
             for f in &mut self.funcs[first..] {
                 f.expanded_from = Some(m.name.clone());
@@ -515,24 +501,7 @@ impl Collector {
                 continue;
             };
             let facts = &self.files[file];
-            let mut again = Vec::new();
-            let mut collect = Collect {
-                file,
-                shown: &facts.shown,
-                conditions: facts.conditions.clone(),
-                impl_ty: None,
-                aliases: check_aliases(&syntax),
-                funcs: &mut again,
-                macros: &mut Vec::new(),
-                consts: &mut BTreeMap::new(),
-                assoc: &mut Vec::new(),
-                str_methods: &mut Vec::new(),
-                macro_rules: &mut Vec::new(),
-                macro_calls: &mut Vec::new(),
-                impl_trait: None,
-                impl_bounds: Vec::new(),
-            };
-            collect.visit_file(&syntax);
+            let again = read_file(file, &facts.shown, facts.conditions.clone(), &syntax).funcs;
             // The same file reads to the same functions in the same order; a file changed
             // since is left as it was read first.
             let range = facts.funcs.clone();
@@ -1426,26 +1395,11 @@ impl Crate<'_> {
             return known.clone();
         }
         let read = (self.dependency)(path).and_then(|syntax| {
-            let (mut funcs, mut str_methods) = (Vec::new(), Vec::new());
-            let (mut macros, mut consts, mut assoc) = (Vec::new(), BTreeMap::new(), Vec::new());
-            let (mut macro_rules, mut macro_calls) = (Vec::new(), Vec::new());
-            let mut collect = Collect {
-                file,
-                shown: "",
-                conditions: Vec::new(),
-                impl_ty: None,
-                aliases: Vec::new(),
-                funcs: &mut funcs,
-                macros: &mut macros,
-                consts: &mut consts,
-                assoc: &mut assoc,
-                str_methods: &mut str_methods,
-                macro_rules: &mut macro_rules,
-                macro_calls: &mut macro_calls,
-                impl_trait: None,
-                impl_bounds: Vec::new(),
-            };
-            collect.visit_file(&syntax);
+            let FileRead {
+                mut funcs,
+                str_methods,
+                ..
+            } = read_file(file, "", Vec::new(), &syntax);
             let name = path.last()?;
             // The free function itself (the impls' methods are read for their strings only).
             let at = funcs
@@ -1818,33 +1772,44 @@ impl<'ast> Visit<'ast> for Invocations<'_> {
 /// The `#[occupancy::check]`s written inside `macro_rules!` bodies of `file`: (line, the
 /// macro's name). They are checked only by the build, which expands the macro.
 pub(crate) fn attributes_in_macros(file: &syn::File) -> Vec<(usize, String)> {
-    let mut macros = Vec::new();
-    let mut funcs = Vec::new();
-    let mut consts = BTreeMap::new();
-    let mut assoc = Vec::new();
-    let mut str_methods = Vec::new();
-    let (mut macro_rules, mut macro_calls) = (Vec::new(), Vec::new());
-    let mut collect = Collect {
-        file: 0,
-        shown: "",
-        conditions: Vec::new(),
-        impl_ty: None,
-        aliases: check_aliases(file),
-        funcs: &mut funcs,
-        macros: &mut macros,
-        consts: &mut consts,
-        assoc: &mut assoc,
-        str_methods: &mut str_methods,
-        macro_rules: &mut macro_rules,
-        macro_calls: &mut macro_calls,
-        impl_trait: None,
-        impl_bounds: Vec::new(),
-    };
-    collect.visit_file(file);
-    macros
+    read_file(0, "", Vec::new(), file)
+        .macros
         .into_iter()
         .flat_map(|m| m.attributes.into_iter().map(move |l| (l, m.name.clone())))
         .collect()
+}
+
+/// What [`Collect`] finds in one file read on its own (see [`read_file`]).
+#[derive(Default)]
+struct FileRead {
+    funcs: Vec<Func>,
+    macros: Vec<MacroDef>,
+    str_methods: Vec<StrMethod>,
+}
+
+/// Reads `syntax` (file `file`, shown as `shown`, under the `cfg` `conditions`) on its own:
+/// a file read again, a macro's expansion, a dependency's module; its constants and macros
+/// are not the crate's.
+fn read_file(file: usize, shown: &str, conditions: Vec<String>, syntax: &syn::File) -> FileRead {
+    let mut read = FileRead::default();
+    let mut collect = Collect {
+        file,
+        shown,
+        conditions,
+        impl_ty: None,
+        aliases: check_aliases(syntax),
+        funcs: &mut read.funcs,
+        macros: &mut read.macros,
+        consts: &mut BTreeMap::new(),
+        assoc: &mut Vec::new(),
+        str_methods: &mut read.str_methods,
+        macro_rules: &mut Vec::new(),
+        macro_calls: &mut Vec::new(),
+        impl_trait: None,
+        impl_bounds: Vec::new(),
+    };
+    collect.visit_file(syntax);
+    read
 }
 
 /// Walks a file: its functions, `&str` constants (associated ones too) and macros.
