@@ -766,3 +766,32 @@ pub fn tuned(s: &Stream, n: u32, threads: u32) {{
         "{errors:?}"
     );
 }
+
+/// 4 x 8 x 4 arms make 128 paths, each with its own block: the construct that splits them
+/// past 64 is the one error (the rule both readers share,
+/// `occupancy_core::read::paths::settle`); the other 65, folded into one path, make no
+/// launch of their own, so no second error names a block or a size united from several
+/// paths.
+#[test]
+fn past_64_paths_an_error_and_the_launch_of_the_fold_is_unknown() {
+    let dir = crate_with(
+        "fold",
+        "#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn explode(s: &Stream, a: u8, b: u8, c: u8) {
+    let x = match a { 0 => 1, 1 => 2, 2 => 3, _ => 4 };
+    let y = match b { 0 => 1, 1 => 2, 2 => 3, 3 => 4, 4 => 5, 5 => 6, 6 => 7, _ => 8 };
+    let z = match c { 0 => 1, 1 => 2, 2 => 3, _ => 4 };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (x * 64 + y * 8 + z, 1, 1), shared_mem_bytes: 0 });
+}
+",
+    );
+    let errors = spec_of(&dir, "explode").err().unwrap();
+    assert_eq!(
+        errors,
+        [
+            "more than 64 paths through the body from here on: the reader follows each path to \
+          the launch it makes and stops at 64; give the launch's values in the attribute, or \
+          choose them in fewer combinations"
+        ]
+    );
+}

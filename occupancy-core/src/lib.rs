@@ -6,6 +6,9 @@
 //! - `device` (feature `cudarc`): a live GPU's limits and a run-time engine-vs-driver check.
 //! - [`abstract_int`]: what a launch reader knows of a run-time integer (a finite set, an
 //!   interval), shared by the Rust and CUDA C++ launch readers.
+//! - [`read`](mod@read): what both launch readers share below their syntax: the path set
+//!   (merge, the bound of [`read::paths::MAX_PATHS`] and what happens past it) and the
+//!   budget of work.
 //! - [`candidates`]: which of the user's run-time candidates fill a launch's block and shared
 //!   memory (lists or pairs, never crossed), shared by both launch readers.
 //! - [`analysis`]: granularity analysis: the allocation step a configuration wastes and the
@@ -40,5 +43,6 @@ pub mod lint;
 pub mod occupancy;
 #[cfg(feature = "policy")]
 pub mod policy;
+pub mod read;
 #[cfg(feature = "resources")]
 pub mod resources;

@@ -7,9 +7,14 @@
 //! Values chosen together stay together: an `if`, `switch` or `#if` whose condition is not
 //! known splits the path (each side refined by its condition), and a variable assigned a
 //! finite set of values (a doubling loop's exits, `n < 1024 ? 32 : 1024`) splits it into
-//! one path per value, so that what is computed from it follows. At most
-//! [`crate::MAX_PATHS`] paths are followed at once; past that, paths are joined (their
-//! values united), never dropped.
+//! one path per value, so that what is computed from it follows (while
+//! [`occupancy_core::read::paths::may_fork`] allows it).
+//!
+//! The path set follows the rules both readers share ([`occupancy_core::read`]): after each
+//! statement [`occupancy_core::read::paths::settle`] merges the paths that differ only in
+//! their conditions and, past [`crate::MAX_PATHS`], folds the rest into one path per flow
+//! (values united, [`Path::overflow`] set), never dropping one; a launch a folded path
+//! makes is not checked. The steps of one root are an [`occupancy_core::read::budget::Budget`].
 
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -18,6 +23,8 @@ use occupancy_core::abstract_int::{AbstractInt, Comparison, Truth, loop_exits};
 use occupancy_core::arch::Target;
 use occupancy_core::candidates::fill;
 use occupancy_core::policy::LaunchCandidates;
+use occupancy_core::read::budget::Budget;
+use occupancy_core::read::paths::{self, Overflow, PathState};
 
 use crate::MAX_PATHS;
 use crate::device;
@@ -84,6 +91,45 @@ struct Path {
     /// Variables computed from others that a condition may narrow later, in the order
     /// they were declared ([`Interp::narrow_dependents`]).
     defs: Shared<Vec<Def>>,
+    /// Set on the fold of the paths past [`MAX_PATHS`] ([`paths::settle`]): why a launch
+    /// this path makes is not checked.
+    overflow: Option<Rc<str>>,
+}
+
+impl PathState for Path {
+    fn same_flow(&self, other: &Path) -> bool {
+        std::mem::discriminant(&self.flow) == std::mem::discriminant(&other.flow)
+    }
+
+    fn same_state(&self, other: &Path) -> bool {
+        self.flow == other.flow
+            && self.target == other.target
+            && self.chain_taken == other.chain_taken
+            && self.env.same(&other.env)
+            && self.types.same(&other.types)
+            && self.opt_ins.same(&other.opt_ins)
+            && self.excluded.same(&other.excluded)
+            && self.defs.same(&other.defs)
+    }
+
+    /// The conditions both took (in this path's order).
+    fn absorb(&mut self, other: Path) {
+        if !self.conditions.same(&other.conditions) {
+            self.conditions.retain(|c| other.conditions.contains(c));
+        }
+    }
+
+    fn folded(&self) -> bool {
+        self.overflow.is_some()
+    }
+
+    fn mark(&mut self, why: &Overflow) {
+        self.overflow = Some(why.to_string().into());
+    }
+
+    fn join(&mut self, other: Path) {
+        *self = join(self, &other);
+    }
 }
 
 /// A variable's initialiser, remembered while neither the variable nor what it reads is
@@ -118,6 +164,7 @@ impl Path {
             chain_taken: false,
             excluded: Shared::default(),
             defs: Shared::default(),
+            overflow: None,
         }
     }
 
@@ -200,7 +247,8 @@ pub(crate) struct Interp<'t, 's> {
     /// Struct contexts (a member's initialiser sees the other members and the template
     /// arguments).
     structs: Vec<(Ty, HashMap<String, Val>)>,
-    steps: usize,
+    /// The steps of the root being read ([`MAX_STEPS`]).
+    budget: Budget,
     nesting: usize,
     /// Constants being evaluated (a cycle is unknown).
     evaluating: Vec<String>,
@@ -219,7 +267,6 @@ pub(crate) struct Interp<'t, 's> {
     /// How the launch being recorded writes its block and dynamic shared memory, for the
     /// reasons of values known only at run time.
     written: [String; 2],
-    exhausted: bool,
     /// How many loops with a launch in their body are being unrolled, outside in.
     unrolling_launches: usize,
     /// The targets a device query is answered for: each root of a unit that asks the
@@ -286,7 +333,7 @@ impl<'t, 's> Interp<'t, 's> {
             notes,
             frames: Vec::new(),
             structs: Vec::new(),
-            steps: 0,
+            budget: Budget::new(MAX_STEPS),
             nesting: 0,
             evaluating: Vec::new(),
             constant_scopes: Vec::new(),
@@ -294,7 +341,6 @@ impl<'t, 's> Interp<'t, 's> {
             expansions: HashMap::new(),
             invoked: HashMap::new(),
             batch: 1,
-            exhausted: false,
             unrolling_launches: 0,
             unit: String::new(),
             written: Default::default(),
@@ -379,8 +425,7 @@ impl<'t, 's> Interp<'t, 's> {
             {
                 continue;
             }
-            self.steps = 0;
-            self.exhausted = false;
+            self.budget.reset();
             let mut path = Path::new();
             for t in &f.template {
                 let why = format!(
@@ -396,7 +441,7 @@ impl<'t, 's> Interp<'t, 's> {
             }
             let paths = self.per_target(path);
             self.enter(f, paths, None);
-            if self.exhausted {
+            if self.budget.spent() {
                 self.notes.push(ReadNote {
                     file: f.body.code.shown.clone(),
                     line: Some(f.body.line()),
@@ -422,8 +467,7 @@ impl<'t, 's> Interp<'t, 's> {
             if !reach.may_launch(f) {
                 continue;
             }
-            self.steps = 0;
-            self.exhausted = false;
+            self.budget.reset();
             let path = Path::new();
             let args = inst
                 .field(Field::Arguments)
@@ -564,12 +608,7 @@ impl<'t, 's> Interp<'t, 's> {
     }
 
     fn step(&mut self) -> bool {
-        self.steps += 1;
-
-        if self.steps > MAX_STEPS {
-            self.exhausted = true;
-        }
-        !self.exhausted
+        self.budget.step()
     }
 
     // ----------------------------------------------------------------------------------
@@ -772,22 +811,13 @@ impl<'t, 's> Interp<'t, 's> {
         out
     }
 
-    /// At most [`MAX_PATHS`] paths: past it, the live ones are joined into one.
+    /// The paths bounded by the readers' one rule ([`paths::settle`]): the same state
+    /// merged, past [`MAX_PATHS`] the rest folded (a launch of the fold is not checked).
     fn compact(&mut self, paths: Vec<Path>) -> Vec<Path> {
-        if paths.len() <= MAX_PATHS {
+        if paths.len() < 2 {
             return paths;
         }
-        let (live, mut done): (Vec<Path>, Vec<Path>) = paths.into_iter().partition(Path::live);
-        let mut joined: Option<Path> = None;
-        for p in live {
-            joined = Some(match joined {
-                None => p,
-                Some(j) => join(&j, &p),
-            });
-        }
-        done.truncate(MAX_PATHS - 1);
-        done.extend(joined);
-        done
+        paths::settle(paths, MAX_PATHS).paths
     }
 
     /// A declaration: each declarator's variable gets its initial value.
@@ -1121,7 +1151,7 @@ impl<'t, 's> Interp<'t, 's> {
                 None => return Err(p),
             }
         }
-        if call.kind() != "call_expression" || self.batch + 1 > MAX_PATHS {
+        if call.kind() != "call_expression" || !paths::may_fork(self.batch, 2, MAX_PATHS) {
             return Err(p);
         }
         let simple = call
@@ -1379,7 +1409,7 @@ impl<'t, 's> Interp<'t, 's> {
         let Some(members) = v.members() else {
             return vec![p];
         };
-        if members.len() < 2 || self.batch.saturating_mul(members.len()) > MAX_PATHS {
+        if members.len() < 2 || !paths::may_fork(self.batch, members.len(), MAX_PATHS) {
             return vec![p];
         }
         let (members, t) = (members.to_vec(), *t);
@@ -1889,7 +1919,7 @@ impl<'t, 's> Interp<'t, 's> {
         let mut exits = Vec::new();
         self.unrolling_launches += usize::from(launches);
         for _ in 0..=MAX_UNROLL {
-            if live.is_empty() || self.exhausted {
+            if live.is_empty() || self.budget.spent() {
                 break;
             }
             let mut next = Vec::new();
@@ -2538,6 +2568,7 @@ impl<'t, 's> Interp<'t, 's> {
         callee.conditions = p.conditions.clone();
         callee.opt_ins = p.opt_ins.clone();
         callee.target = p.target;
+        callee.overflow = p.overflow.clone();
         self.bind_template(f, &targs, &mut callee);
         bind_type_packs(f, values.len(), &mut callee);
         // Recursion of one instantiation (a call of the function, with the same template
@@ -2574,13 +2605,14 @@ impl<'t, 's> Interp<'t, 's> {
         {
             return answers.iter().map(|v| (p.clone(), v.clone())).collect();
         }
-        let before = (self.notes.len(), self.sites.len(), self.exhausted);
+        let before = (self.notes.len(), self.sites.len(), self.budget.spent());
         let saved_batch = self.batch;
         let out = self.enter(f, vec![callee], Some(values));
         self.batch = saved_batch;
         if let Some((bucket, key)) = memo
             && before == (self.notes.len(), self.sites.len(), false)
-            && !self.exhausted
+            && !self.budget.spent()
+            && !out.iter().any(Path::folded)
         {
             let answers = out
                 .iter()
@@ -2596,6 +2628,7 @@ impl<'t, 's> Interp<'t, 's> {
                 let mut r = p.clone();
                 r.conditions = q.conditions;
                 r.opt_ins = q.opt_ins;
+                r.overflow = q.overflow;
                 let v = match q.flow {
                     Flow::Return(v) => v,
                     _ => None,
@@ -3074,6 +3107,14 @@ impl<'t, 's> Interp<'t, 's> {
     {
         let i = self.site_index(e, form, kernel_written);
         let written = std::mem::take(&mut self.written);
+        if let Some(why) = &p.overflow {
+            let why = why.to_string();
+            let site = &mut self.sites[i].launch;
+            if !site.not_checked.contains(&why) {
+                site.not_checked.push(why);
+            }
+            return;
+        }
         let origins = [self.origin(&written[0]), self.origin(&written[1])];
         let kernels = match kernels {
             Val::Kernels(ks) => ks,
@@ -3166,7 +3207,13 @@ impl<'t, 's> Interp<'t, 's> {
                 };
                 let block = explained(block, &origins[0]);
                 let smem_read = explained(smem_read, &origins[1]);
-                let mut conditions = p.conditions.to_vec();
+                // A condition taken twice (a loop's test on two iterations) is said once.
+                let mut conditions: Vec<String> = Vec::with_capacity(p.conditions.len() + 1);
+                for c in p.conditions.iter() {
+                    if !conditions.contains(c) {
+                        conditions.push(c.clone());
+                    }
+                }
                 if let Some(l) = label
                     && !conditions.contains(&l)
                 {
@@ -3205,12 +3252,15 @@ impl<'t, 's> Interp<'t, 's> {
                 if same.targets.is_empty() || path.targets.is_empty() {
                     same.targets.clear();
                 } else {
+                    // Of every target only where another one is added: the same launch
+                    // twice on one target is still of that target.
+                    let before = same.targets.len();
                     for t in path.targets {
                         if !same.targets.contains(&t) {
                             same.targets.push(t);
                         }
                     }
-                    if same.targets.len() >= self.targets.len() {
+                    if same.targets.len() > before && same.targets.len() >= self.targets.len() {
                         same.targets.clear();
                     }
                 }
@@ -4658,7 +4708,9 @@ fn binary_raw(op: &str, x: &AbstractInt, y: &AbstractInt) -> Option<AbstractInt>
     })
 }
 
-/// Two paths' knowledge joined (values united, conditions their common prefix).
+/// Two paths' knowledge joined (values united, conditions their common prefix), of the
+/// same flow ([`PathState::same_flow`]: two returns return the union of their values), the
+/// fold's mark kept ([`PathState::join`]).
 fn join(a: &Path, b: &Path) -> Path {
     let mut env = HashMap::new();
     for (k, v) in a.env.iter() {
@@ -4689,12 +4741,17 @@ fn join(a: &Path, b: &Path) -> Path {
                 .cloned()
                 .collect(),
         ),
-        flow: Flow::Normal,
+        flow: match (&a.flow, &b.flow) {
+            (Flow::Return(Some(v)), Flow::Return(Some(w))) => Flow::Return(Some(v.join(w))),
+            (Flow::Return(_), Flow::Return(_)) => Flow::Return(None),
+            (flow, _) => flow.clone(),
+        },
         // Paths of two targets joined are of neither: their device queries are run time.
         target: a.target.filter(|t| b.target == Some(*t)),
         chain_taken: a.chain_taken && b.chain_taken,
         excluded: Shared::default(),
         defs: Shared::default(),
+        overflow: a.overflow.clone().or_else(|| b.overflow.clone()),
     }
 }
 

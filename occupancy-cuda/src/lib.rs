@@ -61,8 +61,9 @@ pub use launch::{
 pub use syntax::MAX_PARSE_TIME;
 
 /// The most paths followed through one launching function (and kept per launch site): the
-/// same bound as the Rust reader's, [`occupancy_core::abstract_int::MAX_MEMBERS`].
-pub const MAX_PATHS: usize = occupancy_core::abstract_int::MAX_MEMBERS;
+/// bound both readers share, [`occupancy_core::read::paths::MAX_PATHS`]; past it, the rest
+/// are folded into one whose launches are not checked ([`occupancy_core::read`]).
+pub const MAX_PATHS: usize = occupancy_core::read::paths::MAX_PATHS;
 
 /// Reads every launch of the `.cu` / `.cuh` files under `dirs` (relative to `crate_dir`,
 /// or absolute inside it; a file may be named too) and of the headers they include inside

@@ -19,6 +19,13 @@ impl<T: Clone> Shared<T> {
     }
 }
 
+impl<T: Clone + PartialEq> Shared<T> {
+    /// Whether both hold the same value: the same one shared, or equal ones.
+    pub(crate) fn same(&self, other: &Shared<T>) -> bool {
+        Rc::ptr_eq(&self.0, &other.0) || *self.0 == *other.0
+    }
+}
+
 impl<T: Clone> Deref for Shared<T> {
     type Target = T;
     fn deref(&self) -> &T {

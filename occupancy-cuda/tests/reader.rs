@@ -1466,7 +1466,9 @@ warp = "warp_size"
 /// A tile chosen at run time by a counted loop (the smallest count of tiles for an input
 /// size the reader cannot know, among tiles that fit the opt-in shared memory, in steps
 /// of 8 below 48 and 16 from there): run iteration by iteration, the launches are the
-/// tiles the loop can choose (never 56 or 72), with the target's shared memory.
+/// tiles the loop can choose (never 56 or 72), with the target's shared memory. Each
+/// tile's paths stay apart (they differ in `ntiles_best`), so its label keeps the test
+/// every one of them passed (`ntiles < ntiles_best`, once however many iterations took it).
 #[test]
 fn a_tile_chosen_by_a_counted_loop_is_the_set_it_can_choose() {
     let src = r#"
@@ -1507,10 +1509,10 @@ warp = "warp_size"
     assert_eq!(
         with_policy(src, policy),
         [
-            "5: mm<8> grid ? block (32, 8) smem 8192 B [best == 8] on sm_86",
-            "5: mm<48> grid ? block (32, 8) smem 49152 B [best == 48] on sm_86",
-            "5: mm<64> grid ? block (32, 8) smem 65536 B [best == 64] on sm_86",
-            "5: mm<80> grid ? block (32, 8) smem 81920 B [best == 80] on sm_86",
+            "5: mm<8> grid ? block (32, 8) smem 8192 B [ntiles < ntiles_best, best == 8] on sm_86",
+            "5: mm<48> grid ? block (32, 8) smem 49152 B [ntiles < ntiles_best, best == 48] on sm_86",
+            "5: mm<64> grid ? block (32, 8) smem 65536 B [ntiles < ntiles_best, best == 64] on sm_86",
+            "5: mm<80> grid ? block (32, 8) smem 81920 B [ntiles < ntiles_best, best == 80] on sm_86",
         ]
     );
 }
@@ -2215,5 +2217,86 @@ template <typename T> void launch_any(T* x, int n) {{ tk<T, 4><<<n, 128>>>(x, n)
         three_units.iter().filter(|s| s.starts_with("7: ")).count(),
         one_unit.iter().filter(|s| s.starts_with("7: ")).count(),
         "{three_units:#?}"
+    );
+}
+
+/// Seven tests of a run-time flag make 128 paths, each with its own `t`: the first 63
+/// stay as they are (block and shared memory chosen together), the other 65 are folded
+/// into one whose `t` is any of theirs, so its launch (which could pair one path's block
+/// with another's shared memory) is not checked, with the reason
+/// ([`occupancy_core::read::paths::settle`]).
+#[test]
+fn past_64_paths_the_launch_of_the_fold_is_not_checked_and_the_others_are_exact() {
+    let src = r#"
+__global__ void k(float* x, int n) {}
+extern "C" void run(float* x, int n, int f, cudaStream_t s) {
+  int t = 0;
+  if (f & 1) t += 1;
+  if (f & 2) t += 2;
+  if (f & 4) t += 4;
+  if (f & 8) t += 8;
+  if (f & 16) t += 16;
+  if (f & 32) t += 32;
+  if (f & 64) t += 64;
+  k<<<n, 32 * (t % 4 + 1), 128 * t, s>>>(x, n);
+}
+"#;
+    let (_dir, r) = read(&[("src/cuda/a.cu", src)]);
+    let l = launch(&r, 12);
+    assert_eq!(l.paths.len(), 63, "{:#?}", summaries(&r));
+    // Each exact path's block and shared memory come from the same `t`.
+    let mut ts = Vec::new();
+    for p in &l.paths {
+        let (Read::Known([bx, 1, 1]), Read::Known(smem)) = (&p.block, &p.dynamic_smem_bytes) else {
+            panic!("{}", p.summary());
+        };
+        let t = smem / 128;
+        assert_eq!(*bx, 32 * (t % 4 + 1), "{}", p.summary());
+        ts.push(t);
+    }
+    ts.sort();
+    ts.dedup();
+    assert_eq!(ts.len(), 63);
+    assert_eq!(
+        l.not_checked,
+        [
+            "more than 64 paths meet here (128 before merging): the values of those past the \
+          64th are united, so a launch they make is not checked"
+        ]
+    );
+}
+
+/// 64 paths return from a helper and 64 go on (each with its own `u`): past the bound the
+/// returned paths are folded with each other, never dropped, so the caller still sees every
+/// value the helper returns: 7 comes only from the last returned path (`u == 0`), which
+/// the bound used to cut.
+#[test]
+fn past_64_paths_a_returned_value_is_folded_never_dropped() {
+    let src = r#"
+__global__ void k(float* x, int n) {}
+static int pick(int f) {
+  int u = 0;
+  if (f & 1) u += 1;
+  if (f & 2) u += 2;
+  if (f & 4) u += 4;
+  if (f & 8) u += 8;
+  if (f & 16) u += 16;
+  if (f & 32) u += 32;
+  if (f > 1000) return u == 0 ? 7 : 1;
+  return 2;
+}
+extern "C" void run(float* x, int n, int f, cudaStream_t s) {
+  int t = pick(f);
+  k<<<n, 128, 16 * t, s>>>(x, n);
+}
+"#;
+    let (_dir, r) = read(&[("src/cuda/a.cu", src)]);
+    assert_eq!(
+        summaries(&r),
+        [
+            "16: k grid ? block 128 smem 16 B [t = 1]",
+            "16: k grid ? block 128 smem 32 B [t = 2]",
+            "16: k grid ? block 128 smem 112 B [t = 7]",
+        ]
     );
 }

@@ -10,15 +10,21 @@
 //! another set needs one member. A launch is recorded with the path that makes it: its
 //! configuration, its kernel, the members of the sets it depends on.
 //!
-//! Everything is bounded: paths ([`MAX_PATHS`]: past it, an error on the construct that
-//! split them), steps ([`MAX_STEPS`]), nesting ([`MAX_NESTING`]), calls ([`MAX_CALLS`],
-//! recursion), loops (`occupancy_core::abstract_int::loop_exits`: 4096 values).
+//! Everything is bounded: paths by the rules both readers share
+//! ([`occupancy_core::read::paths::settle`] after each construct: the same state merged;
+//! past [`MAX_PATHS`], the rest folded into one path whose launches are not read, and an
+//! error on the construct that split them), steps (an
+//! [`occupancy_core::read::budget::Budget`] of [`MAX_STEPS`]), nesting ([`MAX_NESTING`]),
+//! calls ([`MAX_CALLS`], recursion), loops (`occupancy_core::abstract_int::loop_exits`:
+//! 4096 values).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
 use occupancy_core::abstract_int::{AbstractInt, Comparison, Truth, loop_exits};
+use occupancy_core::read::budget::Budget;
+use occupancy_core::read::paths::{self, Overflow, PathState};
 
 use super::ir::{
     self, At, Block, Expr, Field, IntTy, Loop, LoopKind, Match, Method, Pat, Path as IrPath, Stmt,
@@ -31,8 +37,9 @@ use super::value::{
 use crate::apis;
 use crate::source::{ConstDef, FnDef, ModuleId, Returns};
 
-/// The most paths followed at once; past it, an error on the construct that split them.
-pub(crate) const MAX_PATHS: usize = 64;
+/// The most paths followed at once, the bound both readers share; past it, the rest are
+/// folded ([`paths::settle`]) and the construct that split them is an error.
+pub(crate) const MAX_PATHS: usize = paths::MAX_PATHS;
 
 /// Expression nodes one expansion may evaluate.
 const MAX_STEPS: usize = 200_000;
@@ -212,6 +219,9 @@ pub(crate) struct Path {
     reads: Vec<Rc<Term>>,
     helpers: Vec<HelperRead>,
     flow: Flow,
+    /// Set on the fold of the paths past [`MAX_PATHS`]: a launch this path makes is not
+    /// recorded (the error on the construct that split the paths says why).
+    overflow: Option<Rc<str>>,
 }
 
 type Outs = Vec<(Path, Val)>;
@@ -233,7 +243,8 @@ pub(crate) struct Interp<'r> {
     pub(crate) kernel_pattern: Option<(String, At)>,
     /// Errors on the body's constructs (too many paths), with where.
     pub(crate) problems: Vec<(At, String)>,
-    steps: usize,
+    /// The steps of this expansion ([`MAX_STEPS`]).
+    budget: Budget,
     nesting: usize,
     calls: Vec<String>,
     next_version: u32,
@@ -258,6 +269,7 @@ impl Path {
             reads: Vec::new(),
             helpers: Vec::new(),
             flow: Flow::Normal,
+            overflow: None,
         }
     }
 
@@ -347,7 +359,7 @@ impl<'r> Interp<'r> {
             kernels: Vec::new(),
             kernel_pattern: None,
             problems: Vec::new(),
-            steps: 0,
+            budget: Budget::new(MAX_STEPS),
             nesting: 0,
             calls: Vec::new(),
             next_version: 0,
@@ -493,8 +505,7 @@ impl<'r> Interp<'r> {
     // ---------------------------------------------------------------- bounds
 
     fn guard(&mut self) -> Option<Val> {
-        self.steps += 1;
-        if self.steps > MAX_STEPS {
+        if !self.budget.step() {
             return Some(unknown(format!(
                 "the evaluation took more than {MAX_STEPS} steps"
             )));
@@ -505,22 +516,18 @@ impl<'r> Interp<'r> {
         None
     }
 
-    /// Keeps at most [`MAX_PATHS`] outcomes, merging identical ones; past the bound, an
-    /// error on the construct at `at`.
-    fn bounded<T: Clone + PartialEq>(
-        &mut self,
-        mut outs: Vec<(Path, T)>,
-        at: At,
-    ) -> Vec<(Path, T)> {
-        // Merging compares paths pairwise: past a few times the bound, the error is certain
-        // and the paths are cut first.
-        if outs.len() > 4 * MAX_PATHS {
-            outs.truncate(4 * MAX_PATHS + 1);
+    /// The outcomes bounded by the readers' one rule ([`paths::settle`]): the same state
+    /// merged; past [`MAX_PATHS`], the rest folded into one per flow (its launches not read)
+    /// and an error on the construct at `at`.
+    fn bounded<T: OutValue>(&mut self, outs: Vec<(Path, T)>, at: At) -> Vec<(Path, T)> {
+        if outs.len() < 2 {
+            return outs;
         }
-        if outs.len() > 1 {
-            outs = merge_identical(outs);
-        }
-        if outs.len() > MAX_PATHS {
+        let settled = paths::settle(
+            outs.into_iter().map(|(p, v)| Out(p, v)).collect(),
+            MAX_PATHS,
+        );
+        if settled.overflow.is_some() {
             let message = format!(
                 "more than {MAX_PATHS} paths through the body from here on: the reader follows \
                  each path to the launch it makes and stops at {MAX_PATHS}; give the launch's \
@@ -529,9 +536,8 @@ impl<'r> Interp<'r> {
             if !self.problems.iter().any(|(_, m)| *m == message) {
                 self.problems.push((at, message));
             }
-            outs.truncate(MAX_PATHS);
         }
-        outs
+        settled.paths.into_iter().map(|Out(p, v)| (p, v)).collect()
     }
 
     // ---------------------------------------------------------------- blocks, statements
@@ -2033,6 +2039,12 @@ impl<'r> Interp<'r> {
         name: Option<String>,
         at: At,
     ) {
+        // The fold of the paths past the bound: the error on the construct that split them
+        // ([`Interp::bounded`]) says why its launch is not read; values united from several
+        // paths are never a launch.
+        if path.overflow.is_some() {
+            return;
+        }
         let config = path.view(config);
         let mut found = Vec::new();
         config.choices(&mut found, 0);
@@ -3319,30 +3331,123 @@ fn assigned_names(e: &Expr, out: &mut Vec<String>, depth: usize) {
     }
 }
 
-/// Merges outcomes whose paths are the same but for what their conditions decided (a
-/// condition that changed nothing: both sides go on alike).
-fn merge_identical<T: Clone + PartialEq>(outs: Vec<(Path, T)>) -> Vec<(Path, T)> {
-    let mut merged: Vec<(Path, T)> = Vec::with_capacity(outs.len());
-    for (p, v) in outs {
-        match merged
-            .iter_mut()
-            .find(|(q, w)| *w == v && same_state(q, &p))
-        {
-            Some((q, _)) => {
-                q.facts.retain(|f| p.facts.contains(f));
-                for r in p.reads {
-                    q.read(r);
-                }
-                for h in p.helpers {
-                    if !q.helpers.contains(&h) {
-                        q.helpers.push(h);
-                    }
-                }
-            }
-            None => merged.push((p, v)),
+/// An outcome of evaluation on one path (the path and the value it computed), as the path
+/// set's rules see it ([`paths::settle`]).
+struct Out<T>(Path, T);
+
+/// A value computed on a path, folded with another's when their paths are folded.
+trait OutValue: PartialEq + Sized {
+    /// `other` folded into `self`: kept where equal, else unknown for `why`.
+    fn fold(&mut self, other: Self, why: &Rc<str>);
+}
+
+impl OutValue for () {
+    fn fold(&mut self, _: (), _: &Rc<str>) {}
+}
+
+impl OutValue for Val {
+    fn fold(&mut self, other: Val, why: &Rc<str>) {
+        if *self != other {
+            *self = unknown(why.clone());
         }
     }
-    merged
+}
+
+impl OutValue for Vec<Val> {
+    fn fold(&mut self, other: Vec<Val>, why: &Rc<str>) {
+        if self.len() != other.len() {
+            self.iter_mut().for_each(|v| *v = unknown(why.clone()));
+            return;
+        }
+        for (a, b) in self.iter_mut().zip(other) {
+            a.fold(b, why);
+        }
+    }
+}
+
+impl<T: OutValue> PathState for Out<T> {
+    fn same_flow(&self, other: &Self) -> bool {
+        std::mem::discriminant(&self.0.flow) == std::mem::discriminant(&other.0.flow)
+    }
+
+    fn same_state(&self, other: &Self) -> bool {
+        self.1 == other.1 && same_state(&self.0, &other.0)
+    }
+
+    /// What both conditions decided; the names and helpers either read.
+    fn absorb(&mut self, other: Self) {
+        let (q, p) = (&mut self.0, other.0);
+        q.facts.retain(|f| p.facts.contains(f));
+        for r in p.reads {
+            q.read(r);
+        }
+        for h in p.helpers {
+            if !q.helpers.contains(&h) {
+                q.helpers.push(h);
+            }
+        }
+    }
+
+    fn folded(&self) -> bool {
+        self.0.overflow.is_some()
+    }
+
+    fn mark(&mut self, why: &Overflow) {
+        self.0.overflow = Some(why.to_string().into());
+    }
+
+    fn join(&mut self, other: Self) {
+        let why = self
+            .0
+            .overflow
+            .clone()
+            .unwrap_or_else(|| Rc::from("more paths than the reader follows"));
+        self.1.fold(other.1, &why);
+        join(&mut self.0, other.0, &why);
+    }
+}
+
+/// `other` folded into `q` (of the same flow): a binding that differs is unknown for `why`,
+/// a run-time set allows the members either allows, the facts are those both decided, the
+/// names and helpers those either read.
+fn join(q: &mut Path, p: Path, why: &Rc<str>) {
+    for (a, b) in q.frames.iter_mut().zip(&p.frames) {
+        let same_shape =
+            a.env.len() == b.env.len() && a.env.iter().zip(&b.env).all(|(x, y)| x.name == y.name);
+        for (i, x) in a.env.iter_mut().enumerate() {
+            if !same_shape || b.env.get(i).is_none_or(|y| y.val != x.val) {
+                x.val = unknown(why.clone());
+            }
+        }
+    }
+    q.masks
+        .retain_mut(|(c, m)| match p.masks.iter().find(|(d, _)| d == c) {
+            Some((_, n)) => {
+                *m |= *n;
+                true
+            }
+            // A set the other path did not narrow: every member.
+            None => false,
+        });
+    for c in p.stale {
+        if !q.stale.contains(&c) {
+            q.stale.push(c);
+        }
+    }
+    q.facts.retain(|f| p.facts.contains(f));
+    for r in p.reads {
+        q.read(r);
+    }
+    for h in p.helpers {
+        if !q.helpers.contains(&h) {
+            q.helpers.push(h);
+        }
+    }
+    if let (Flow::Return(v), Flow::Return(w)) = (&mut q.flow, &p.flow)
+        && v != w
+    {
+        **v = unknown(why.clone());
+    }
 }
 
 fn same_state(a: &Path, b: &Path) -> bool {
