@@ -25,6 +25,7 @@ use occupancy_core::candidates::fill;
 use occupancy_core::policy::LaunchCandidates;
 use occupancy_core::read::budget::Budget;
 use occupancy_core::read::paths::{self, Overflow, PathState};
+use occupancy_core::read::refine;
 
 use crate::MAX_PATHS;
 use crate::device;
@@ -3402,14 +3403,20 @@ impl<'t, 's> Interp<'t, 's> {
                             _ => {}
                         }
                     }
-                    let side = |c: Comparison| -> Option<(Path, Vec<(String, Val)>)> {
+                    // The ways the comparison goes ([`refine::sides`]), each operand that is a
+                    // variable narrowed on each, with what it held before (for its dependents).
+                    let (mut t, mut f) = (None, None);
+                    for side in refine::sides(x, cmp, y, truth) {
                         let mut q = p.clone();
                         let mut before = Vec::new();
-                        for (name, other, c) in [(l, y, c), (r, x, c.swapped())] {
+                        for (name, now, other, c) in [
+                            (l, side.left, y, side.op),
+                            (r, side.right, x, side.op.swapped()),
+                        ] {
                             if name.kind() == "identifier"
                                 && let Some(Val::Int(v, t)) = q.env.get(name.text()).cloned()
                             {
-                                let refined = Val::Int(v.refine(c, other)?, t);
+                                let refined = Val::Int(now, t);
                                 if refined != Val::Int(v.clone(), t) {
                                     before.push((name.text().to_owned(), Val::Int(v, t)));
                                 }
@@ -3423,12 +3430,12 @@ impl<'t, 's> Interp<'t, 's> {
                                 }
                             }
                         }
-                        Some((q, before))
-                    };
-                    let t = (truth != Truth::Never).then(|| side(cmp)).flatten();
-                    let f = (truth != Truth::Always)
-                        .then(|| side(cmp.negated()))
-                        .flatten();
+                        if side.holds {
+                            t = Some((q, before));
+                        } else {
+                            f = Some((q, before));
+                        }
+                    }
                     let mut narrowed = |side: Option<(Path, Vec<(String, Val)>)>| {
                         side.and_then(|(q, before)| self.narrow_dependents(q, &before, cond))
                     };

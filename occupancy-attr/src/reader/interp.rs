@@ -25,6 +25,7 @@ use std::rc::Rc;
 use occupancy_core::abstract_int::{AbstractInt, Comparison, Truth, loop_exits};
 use occupancy_core::read::budget::Budget;
 use occupancy_core::read::paths::{self, Overflow, PathState};
+use occupancy_core::read::refine;
 
 use super::ir::{
     self, At, Block, Expr, Field, IntTy, Loop, LoopKind, Match, Method, Pat, Path as IrPath, Stmt,
@@ -2268,52 +2269,36 @@ impl<'r> Interp<'r> {
             Truth::Always => vec![(path, true)],
             Truth::Never => vec![(path, false)],
             Truth::Sometimes => {
+                let (Val::Int(x), Val::Int(y)) = (a, b) else {
+                    return vec![(path.clone(), true), (path, false)];
+                };
+                // The ways it goes ([`refine::sides`]), each operand that names a binding
+                // narrowed on each.
                 let mut out = Vec::new();
-                for holds in [true, false] {
-                    let op = if holds { op } else { op.negated() };
+                for side in refine::sides(&x.set, op, &y.set, truth) {
                     let mut p = path.clone();
-                    let mut feasible = true;
-                    if let (Val::Int(x), Val::Int(y)) = (a, b) {
-                        feasible &= self.refine(&mut p, l, x, op, &y.set);
-                        feasible &= self.refine(&mut p, r, y, op.swapped(), &x.set);
-                    }
-                    if feasible {
-                        out.push((p, holds));
-                    }
+                    self.narrow(&mut p, l, side.left);
+                    self.narrow(&mut p, r, side.right);
+                    out.push((p, side.holds));
                 }
                 out
             }
         }
     }
 
-    /// Narrows the variable `e` names (if it names one) to the values of `x` for which
-    /// `x op other` can hold; `false` when there are none (the path cannot happen).
-    fn refine(
-        &mut self,
-        path: &mut Path,
-        e: &Expr,
-        x: &Int,
-        op: Comparison,
-        other: &AbstractInt,
-    ) -> bool {
-        let Some(narrow) = x.set.refine(op, other) else {
-            return false;
+    /// Narrows the binding `e` names (if it names an integer one) to `narrowed`, what a
+    /// comparison says of it on this path ([`refine::sides`]).
+    fn narrow(&mut self, path: &mut Path, e: &Expr, narrowed: AbstractInt) {
+        let Expr::Path(p, _) = e else { return };
+        let Some(name) = p.single() else { return };
+        let Some(b) = path.lookup_mut(name) else {
+            return;
         };
-        let name = match e {
-            Expr::Path(p, _) => p.single().map(str::to_owned),
-            _ => None,
-        };
-        let Some(name) = name else { return true };
-        let Some(b) = path.lookup_mut(&name) else {
-            return true;
-        };
-        let Val::Int(i) = &mut b.val else { return true };
-        i.set = narrow;
-        let source = i.source;
-        if let Some(s) = source {
+        let Val::Int(i) = &mut b.val else { return };
+        i.set = narrowed;
+        if let Some(s) = i.source {
             self.recheck(path, s);
         }
-        true
     }
 
     /// A condition narrowed the input `s`: the run-time sets computed from it earlier keep

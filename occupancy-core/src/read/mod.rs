@@ -13,8 +13,12 @@
 //!   variable holding a finite set eagerly (`split`, one path per member), but only while
 //!   [`paths::may_fork`] allows it (else the variable keeps its set, unsplit).
 //! - **Refine.** Each side of a split is refined by what its condition says
-//!   (`n < 1024` makes `n` at most 1023): per reader today (`refine` in each), on the
-//!   shared [`crate::abstract_int`] values.
+//!   (`n < 1024` makes `n` at most 1023): [`refine::sides`] decides which ways a
+//!   comparison goes and what each operand is on each (a way no value can take is no
+//!   path); each reader decides the comparison with what it knows more (the Rust reader's
+//!   same inputs, the C++ reader's values an `else` ruled out) and binds the narrowed
+//!   values to its own variables (the Rust reader where the comparison is undecided, the
+//!   C++ reader on every side).
 //! - **Join.** After each statement (and each `match`, loop and operand sequence), the
 //!   reader hands its paths to [`paths::settle`]: paths whose state is the same but for the
 //!   conditions that led to them are merged ([`paths::PathState::absorb`]: what both
@@ -46,3 +50,4 @@
 
 pub mod budget;
 pub mod paths;
+pub mod refine;
