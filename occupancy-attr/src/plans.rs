@@ -196,6 +196,21 @@ struct Shared {
     range: Option<usize>,
 }
 
+/// Reports each message once per launch site (several paths of one launch may fail alike).
+#[derive(Default)]
+struct Reporter {
+    reported: Vec<String>,
+}
+
+impl Reporter {
+    fn report(&mut self, errors: &mut Errors, span: Span, message: String) {
+        if !self.reported.contains(&message) {
+            errors.push(Error::new(span, message.clone()));
+            self.reported.push(message);
+        }
+    }
+}
+
 /// The plans of one launch site of the body: one per launch its paths make, times the keys'
 /// candidates for what it leaves to run time.
 fn site_plans(
@@ -206,19 +221,29 @@ fn site_plans(
     errors: &mut Errors,
     plans: &mut Vec<Plan>,
 ) {
-    let mut reported: Vec<String> = Vec::new();
-    let mut report = |errors: &mut Errors, span: Span, message: String| {
-        if !reported.contains(&message) {
-            errors.push(Error::new(span, message.clone()));
-            reported.push(message);
-        }
-    };
+    let mut reporter = Reporter::default();
     let mut rows: Vec<Row<'_>> = Vec::new();
     for launch in launches {
-        if let Some(why) = &launch.error {
-            report(errors, launch.span, why.clone());
-            continue;
+        match &launch.error {
+            Some(why) => reporter.report(errors, launch.span, why.clone()),
+            None => rows.push(Row::of(launch)),
         }
+    }
+    if rows.is_empty() {
+        return;
+    }
+    check_drift(&mut rows, name, keys, out, errors);
+    // Launches of one path that differ only in the members of a run-time set: a range.
+    let groups: Vec<usize> = rows.iter().map(|r| r.launch.group).collect();
+    for row in rows {
+        let members = groups.iter().filter(|g| **g == row.launch.group).count();
+        row_plans(row, members, keys, out, errors, &mut reporter, plans);
+    }
+}
+
+impl<'b> Row<'b> {
+    /// The values `launch` (read without an error) states.
+    fn of(launch: &'b BodyLaunch) -> Row<'b> {
         let dims = |d: &Result<[Field; 3], String>| -> Values {
             match d {
                 Ok(fields) => fields.iter().map(u32_value).collect::<Result<Vec<_>, _>>(),
@@ -231,15 +256,29 @@ fn site_plans(
                 })),
             }
         };
-        rows.push(Row {
+        Row {
             launch,
             values: [
                 dims(&launch.block),
                 u32_value(&launch.smem).map(|k| vec![k]),
                 dims(&launch.grid),
             ],
-        });
+        }
     }
+}
+
+/// Drift: a key that states other values than the body, where the body states them on every
+/// path (`rows`, at least one), for `block`, `smem`, `grid` and `launches`. Where the key's
+/// one value differs from the body's one reading only in values read from names, the key
+/// wins and the compiler checks the body's expression against it (the reader may have
+/// misread a name; the compiler settles it).
+fn check_drift(
+    rows: &mut [Row<'_>],
+    name: &str,
+    keys: &Keys<'_>,
+    out: &mut Read,
+    errors: &mut Errors,
+) {
     let Some(first) = rows.first() else { return };
     let spans = [
         first.launch.block_span,
@@ -263,10 +302,6 @@ fn site_plans(
         keys.grid.map(|arg| (&arg.key, literal_dims(&arg.value))),
     ];
 
-    // Drift: a key that states another value than the body, where the body states it on
-    // every path. Where the key's one value differs from the body's one reading only in
-    // values read from names, the key wins and the compiler checks the body's expression
-    // against it (the reader may have misread a name; the compiler settles it).
     let single = rows.len() == 1;
     for field in [BLOCK, SMEM, GRID] {
         let Some((key, Some(given))) = &given[field] else {
@@ -344,146 +379,152 @@ fn site_plans(
             name,
         );
     }
+}
 
-    // Launches of one path that differ only in the members of a run-time set: a range.
-    let groups: Vec<usize> = rows.iter().map(|r| r.launch.group).collect();
-    for row in rows {
-        let launch = row.launch;
-        let spans = [launch.block_span, launch.smem_span, launch.grid_span];
-        // Each value as the body states it (confirmed where read from a name); what it
-        // leaves to run time, the keys' candidates or pairs (never crossed); else (block,
-        // smem) an error.
-        for field in [BLOCK, SMEM, GRID] {
-            if let Ok(known) = &row.values[field] {
-                known.iter().for_each(|k| confirm(k, spans[field], out));
-            }
+/// The plans of one launch (`row`, one of the `members` launches of its path that differ
+/// only in the members of a run-time set): each value as the body states it (confirmed
+/// where read from a name); what it leaves to run time, the keys' candidates or pairs
+/// (never crossed); else (block, smem) an error.
+fn row_plans(
+    row: Row<'_>,
+    members: usize,
+    keys: &Keys<'_>,
+    out: &mut Read,
+    errors: &mut Errors,
+    reporter: &mut Reporter,
+    plans: &mut Vec<Plan>,
+) {
+    let launch = row.launch;
+    let spans = [launch.block_span, launch.smem_span, launch.grid_span];
+    for field in [BLOCK, SMEM, GRID] {
+        if let Ok(known) = &row.values[field] {
+            known.iter().for_each(|k| confirm(k, spans[field], out));
         }
-        let stated = |field: usize| -> Option<(Vec<Value>, Span)> {
-            let known = row.values[field].as_ref().ok()?;
-            Some((
-                known.iter().map(|k| lit(k, spans[field])).collect(),
-                spans[field],
-            ))
-        };
-        let literal = |field: usize| -> Option<Option<Vec<u32>>> {
-            let known = row.values[field].as_ref().ok()?;
-            Some(
-                known
-                    .iter()
-                    .map(|k| k.value().and_then(|v| u32::try_from(v).ok()))
-                    .collect(),
-            )
-        };
-        let stated_block: Option<Option<[u32; 3]>> =
-            literal(BLOCK).map(|d| d.and_then(|d| <[u32; 3]>::try_from(d).ok()));
-        let stated_smem: Option<Option<u32>> =
-            literal(SMEM).map(|d| d.and_then(|d| d.first().copied()));
-        let given = KeyCandidates::new(keys);
-        let filled: Vec<Filled> =
-            match fill(&given.given(), stated_block.as_ref(), stated_smem.as_ref()) {
-                Ok(filled) => filled,
-                Err(refusal) => {
-                    if !keys.malformed {
-                        report(errors, launch.span, refusal_message(refusal));
-                    }
-                    continue;
-                }
-            };
-        let mut from_keys: Vec<(usize, &RunTime)> = Vec::new();
-        let mut missing = false;
-        for (field, taken) in [
-            (BLOCK, filled.iter().any(|f| f.block.is_some())),
-            (SMEM, filled.iter().any(|f| f.smem.is_some())),
-        ] {
-            if let Err(run_time) = &row.values[field] {
-                if taken {
-                    from_keys.push((field, run_time));
-                } else {
-                    if !keys.malformed {
-                        report(errors, spans[field], run_time_message(field, run_time));
-                    }
-                    missing = true;
-                }
-            }
-        }
-        if missing {
-            continue;
-        }
-        let grids = match &row.values[GRID] {
-            Ok(_) => stated(GRID).into_iter().collect(),
-            Err(run_time) => match grid_values(keys) {
-                Some(values) => {
-                    from_keys.push((GRID, run_time));
-                    values
-                }
-                None => vec![(Vec::new(), spans[GRID])],
-            },
-        };
-        let pairs: Vec<_> = filled
-            .iter()
-            .filter_map(|f| {
-                let block = match f.block {
-                    Some(i) => given.block(i),
-                    None => stated(BLOCK)?,
-                };
-                let smem = match f.smem {
-                    Some(i) => given.smem(i),
-                    None => stated(SMEM)?,
-                };
-                Some((block, smem))
-            })
-            .collect();
-        // Candidates stand for the value as given, independently of the rest of the
-        // launch: never paired with a value that depends on the same run-time input.
-        let shared_input = from_keys.iter().enumerate().any(|(i, (f, r))| {
-            *f != GRID
-                && (r.roots.iter().any(|s| launch.enumerated.contains(s))
-                    || from_keys[i + 1..]
-                        .iter()
-                        .any(|(g, q)| *g != GRID && r.roots.iter().any(|s| q.roots.contains(s))))
-        });
-        if shared_input {
-            report(
-                errors,
-                launch.span,
-                "the attribute's candidates stand for values this launch also computes other \
-                 values from: checked independently, they would pair values the code cannot \
-                 launch together; bind the run-time value with `let` and compute the block and \
-                 the shared memory from it (the candidates then stand for it)"
-                    .to_owned(),
-            );
-            continue;
-        }
-        for (term, span) in &launch.reads {
-            confirm_term(term, *span, out);
-        }
-        for (written, read, span) in &launch.helpers {
-            let span = *span;
-            if let (Some(written), Some(read)) = (
-                ir::tokens(&ir::Expr::Path(written.clone(), ir::At::NONE), span),
-                ir::tokens(&ir::Expr::Path(read.clone(), ir::At::NONE), span),
-            ) && !out
-                .helpers
-                .iter()
-                .any(|h| h.read.to_string() == read.to_string())
-            {
-                out.helpers.push(HelperCheck {
-                    written,
-                    read,
-                    span,
-                });
-            }
-        }
-        let members = groups.iter().filter(|g| **g == launch.group).count();
-        let shared = Shared {
-            origin: launch.origin.clone(),
-            kernel: launch.kernel.as_ref().map(|(k, _, _)| k.clone()),
-            launch: Some(launch.span),
-            notes: launch.notes.clone(),
-            range: (members > 1).then_some(launch.group),
-        };
-        push_plans(&pairs, &grids, &shared, plans);
     }
+    let stated = |field: usize| -> Option<(Vec<Value>, Span)> {
+        let known = row.values[field].as_ref().ok()?;
+        Some((
+            known.iter().map(|k| lit(k, spans[field])).collect(),
+            spans[field],
+        ))
+    };
+    let literal = |field: usize| -> Option<Option<Vec<u32>>> {
+        let known = row.values[field].as_ref().ok()?;
+        Some(
+            known
+                .iter()
+                .map(|k| k.value().and_then(|v| u32::try_from(v).ok()))
+                .collect(),
+        )
+    };
+    let stated_block: Option<Option<[u32; 3]>> =
+        literal(BLOCK).map(|d| d.and_then(|d| <[u32; 3]>::try_from(d).ok()));
+    let stated_smem: Option<Option<u32>> =
+        literal(SMEM).map(|d| d.and_then(|d| d.first().copied()));
+    let given = KeyCandidates::new(keys);
+    let filled: Vec<Filled> =
+        match fill(&given.given(), stated_block.as_ref(), stated_smem.as_ref()) {
+            Ok(filled) => filled,
+            Err(refusal) => {
+                if !keys.malformed {
+                    reporter.report(errors, launch.span, refusal_message(refusal));
+                }
+                return;
+            }
+        };
+    let mut from_keys: Vec<(usize, &RunTime)> = Vec::new();
+    let mut missing = false;
+    for (field, taken) in [
+        (BLOCK, filled.iter().any(|f| f.block.is_some())),
+        (SMEM, filled.iter().any(|f| f.smem.is_some())),
+    ] {
+        if let Err(run_time) = &row.values[field] {
+            if taken {
+                from_keys.push((field, run_time));
+            } else {
+                if !keys.malformed {
+                    reporter.report(errors, spans[field], run_time_message(field, run_time));
+                }
+                missing = true;
+            }
+        }
+    }
+    if missing {
+        return;
+    }
+    let grids = match &row.values[GRID] {
+        Ok(_) => stated(GRID).into_iter().collect(),
+        Err(run_time) => match grid_values(keys) {
+            Some(values) => {
+                from_keys.push((GRID, run_time));
+                values
+            }
+            None => vec![(Vec::new(), spans[GRID])],
+        },
+    };
+    let pairs: Vec<_> = filled
+        .iter()
+        .filter_map(|f| {
+            let block = match f.block {
+                Some(i) => given.block(i),
+                None => stated(BLOCK)?,
+            };
+            let smem = match f.smem {
+                Some(i) => given.smem(i),
+                None => stated(SMEM)?,
+            };
+            Some((block, smem))
+        })
+        .collect();
+    // Candidates stand for the value as given, independently of the rest of the
+    // launch: never paired with a value that depends on the same run-time input.
+    let shared_input = from_keys.iter().enumerate().any(|(i, (f, r))| {
+        *f != GRID
+            && (r.roots.iter().any(|s| launch.enumerated.contains(s))
+                || from_keys[i + 1..]
+                    .iter()
+                    .any(|(g, q)| *g != GRID && r.roots.iter().any(|s| q.roots.contains(s))))
+    });
+    if shared_input {
+        reporter.report(
+            errors,
+            launch.span,
+            "the attribute's candidates stand for values this launch also computes other \
+             values from: checked independently, they would pair values the code cannot \
+             launch together; bind the run-time value with `let` and compute the block and \
+             the shared memory from it (the candidates then stand for it)"
+                .to_owned(),
+        );
+        return;
+    }
+    for (term, span) in &launch.reads {
+        confirm_term(term, *span, out);
+    }
+    for (written, read, span) in &launch.helpers {
+        let span = *span;
+        if let (Some(written), Some(read)) = (
+            ir::tokens(&ir::Expr::Path(written.clone(), ir::At::NONE), span),
+            ir::tokens(&ir::Expr::Path(read.clone(), ir::At::NONE), span),
+        ) && !out
+            .helpers
+            .iter()
+            .any(|h| h.read.to_string() == read.to_string())
+        {
+            out.helpers.push(HelperCheck {
+                written,
+                read,
+                span,
+            });
+        }
+    }
+    let shared = Shared {
+        origin: launch.origin.clone(),
+        kernel: launch.kernel.as_ref().map(|(k, _, _)| k.clone()),
+        launch: Some(launch.span),
+        notes: launch.notes.clone(),
+        range: (members > 1).then_some(launch.group),
+    };
+    push_plans(&pairs, &grids, &shared, plans);
 }
 
 /// The error for a block or shared memory known only at run time, with what is known of it.

@@ -49,38 +49,7 @@ pub(crate) fn validate(
 
     // 1-3: the launches.
     let mut unread = attribute_constants(&mut args, resolver, &mut read);
-    if let Some(pairs) = &args.launches {
-        for other in [
-            args.block.as_ref().map(|a| &a.key),
-            args.smem.as_ref().map(|a| &a.key),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            errors.push(Error::new(
-                pairs.key.span(),
-                format!(
-                    "`launches` gives the block and the shared memory together: give it \
-                     instead of `{other}`, not beside it"
-                ),
-            ));
-        }
-    }
-    // `launches` beside `block` / `smem` (an error above): the pairs are taken.
-    let paired = args.launches.is_some();
-    let plan_keys = Keys {
-        block: args.block.as_ref().filter(|_| !paired),
-        smem: args.smem.as_ref().filter(|_| !paired),
-        grid: args.grid.as_ref(),
-        launches: args.launches.as_ref(),
-        malformed: [
-            ("block", args.block.is_some()),
-            ("smem", args.smem.is_some()),
-            ("launches", paired),
-        ]
-        .iter()
-        .any(|(key, read)| !read && written(&args, key)),
-    };
+    let plan_keys = plan_keys(&args, &mut errors);
     let body = wrapper
         .body
         .map(|b| reader::read_body(b, wrapper.sig, resolver, &plan_keys.candidates()));
@@ -100,17 +69,7 @@ pub(crate) fn validate(
         &mut read,
         &mut errors,
     );
-    for (input, arg) in [
-        (Input::Block, args.block.as_ref().map(|a| &a.key)),
-        (Input::DynamicSmem, args.smem.as_ref().map(|a| &a.key)),
-        (Input::Block, args.launches.as_ref().map(|a| &a.key)),
-        (Input::DynamicSmem, args.launches.as_ref().map(|a| &a.key)),
-        (Input::Grid, args.grid.as_ref().map(|a| &a.key)),
-    ] {
-        if let Some(key) = arg {
-            keys.push((input, key.span()));
-        }
-    }
+    launch_key_spans(&args, &mut keys);
     for plan in &plans {
         if let Some(grid) = &plan.grid {
             grid_checks(plan.grid_span.span(), grid, &mut errors);
@@ -135,20 +94,7 @@ pub(crate) fn validate(
         .non_portable
         .as_ref()
         .is_some_and(|arg| arg.value.value);
-    let cluster = args
-        .cluster
-        .as_ref()
-        .and_then(|arg| cluster(arg, &targets, &mut errors))
-        .map(|c| {
-            if non_portable {
-                c.allow_non_portable()
-            } else {
-                c
-            }
-        });
-    if let Some(Arg { key: k, .. }) = &args.cluster {
-        keys.push((Input::Cluster, k.span()));
-    }
+    let cluster = attribute_cluster(&args, &targets, non_portable, &mut keys, &mut errors);
     let levels = levels(&args, policy, &mut errors);
 
     // 8: the compiled kernels' resources, per target.
@@ -166,11 +112,7 @@ pub(crate) fn validate(
         &mut || resolver.embedded_module(),
         &mut errors,
     );
-    let mut tracked_files: Vec<std::path::PathBuf> = loaded.file.iter().cloned().collect();
-    let mut tracked_vars = vec![occupancy_core::policy::Policy::ENV_VAR];
-    if args.target.is_none() && !policy.targets_named {
-        tracked_vars.push(TARGETS_VAR);
-    }
+    let (mut tracked_files, mut tracked_vars) = tracked(&args, loaded);
     let mut kernels = Vec::new();
     let source = resolved.map(|resolved| {
         keys.push((Input::Kernel, resolved.key_span));
@@ -216,6 +158,89 @@ pub(crate) fn validate(
         attribute: attribute.into(),
         keys,
     })
+}
+
+/// The keys the launches are planned with, and an error for `launches` beside `block` or
+/// `smem` (the pairs are then taken, the others left aside).
+fn plan_keys<'a>(args: &'a Args, errors: &mut Errors) -> Keys<'a> {
+    if let Some(pairs) = &args.launches {
+        for other in [
+            args.block.as_ref().map(|a| &a.key),
+            args.smem.as_ref().map(|a| &a.key),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            errors.push(Error::new(
+                pairs.key.span(),
+                format!(
+                    "`launches` gives the block and the shared memory together: give it \
+                     instead of `{other}`, not beside it"
+                ),
+            ));
+        }
+    }
+    let paired = args.launches.is_some();
+    Keys {
+        block: args.block.as_ref().filter(|_| !paired),
+        smem: args.smem.as_ref().filter(|_| !paired),
+        grid: args.grid.as_ref(),
+        launches: args.launches.as_ref(),
+        malformed: [
+            ("block", args.block.is_some()),
+            ("smem", args.smem.is_some()),
+            ("launches", paired),
+        ]
+        .iter()
+        .any(|(key, read)| !read && written(args, key)),
+    }
+}
+
+/// The spans of the keys that give a launch's values, each with the lint input it gives.
+fn launch_key_spans(args: &Args, keys: &mut Vec<(Input, Span)>) {
+    for (input, arg) in [
+        (Input::Block, args.block.as_ref().map(|a| &a.key)),
+        (Input::DynamicSmem, args.smem.as_ref().map(|a| &a.key)),
+        (Input::Block, args.launches.as_ref().map(|a| &a.key)),
+        (Input::DynamicSmem, args.launches.as_ref().map(|a| &a.key)),
+        (Input::Grid, args.grid.as_ref().map(|a| &a.key)),
+    ] {
+        if let Some(key) = arg {
+            keys.push((input, key.span()));
+        }
+    }
+}
+
+/// The attribute's `cluster`, checked against the targets (portable unless
+/// `non_portable`); its key's span goes to `keys`.
+fn attribute_cluster(
+    args: &Args,
+    targets: &[WantedTarget],
+    non_portable: bool,
+    keys: &mut Vec<(Input, Span)>,
+    errors: &mut Errors,
+) -> Option<Cluster> {
+    let arg = args.cluster.as_ref()?;
+    keys.push((Input::Cluster, arg.key.span()));
+    cluster(arg, targets, errors).map(|c| {
+        if non_portable {
+            c.allow_non_portable()
+        } else {
+            c
+        }
+    })
+}
+
+/// The files and environment variables the expansion depends on before the kernels are
+/// resolved: the policy file and variable, and the targets' variable unless the attribute
+/// or the policy names the targets.
+fn tracked(args: &Args, loaded: &Loaded) -> (Vec<std::path::PathBuf>, Vec<&'static str>) {
+    let files = loaded.file.iter().cloned().collect();
+    let mut vars = vec![occupancy_core::policy::Policy::ENV_VAR];
+    if args.target.is_none() && !loaded.policy.targets_named {
+        vars.push(TARGETS_VAR);
+    }
+    (files, vars)
 }
 
 /// Stage 1: the attribute's constants, resolved from the crate's sources where the reader
