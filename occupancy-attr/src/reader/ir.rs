@@ -716,67 +716,8 @@ impl Lowering {
                     c.ty.to_token_stream().to_string().replace(' ', "")
                 )),
             },
-            syn::Expr::MethodCall(m) => {
-                let name = m.method.to_string();
-                match Method::from_name(&name) {
-                    Some(method) if m.turbofish.is_none() && m.args.len() == method.arity() => {
-                        Expr::Method(self.boxed(&m.receiver, d), method, self.exprs(&m.args, d))
-                    }
-                    _ => {
-                        // The method's name: where a launch or a kernel load is pointed at.
-                        let at = self.at_span(m.method.span());
-                        Expr::MethodCall(
-                            self.boxed(&m.receiver, d),
-                            name,
-                            self.exprs(&m.args, d),
-                            at,
-                        )
-                    }
-                }
-            }
-            syn::Expr::Call(c) => match &*c.func {
-                syn::Expr::Path(p) if p.qself.is_none() => {
-                    let callee = path(&p.path, d);
-                    let args = self.exprs(&c.args, d);
-                    // `u32::min(a, b)`, `usize::max(..)`, `std::cmp::min(a, b)`: the integer
-                    // methods called as functions.
-                    let idents = callee.idents();
-                    // (A bare `min(a, b)` may be the crate's own function: it is a call,
-                    // which the interpreter takes as `std::cmp::min` only when no function of
-                    // the crate has that name.)
-                    let method = match idents.as_slice() {
-                        [.., ty, m] if IntTy::from_name(ty).is_some() => Method::from_name(m),
-                        ["std" | "core", "cmp", m] => {
-                            Method::from_name(m).filter(|m| matches!(m, Method::Min | Method::Max))
-                        }
-                        _ => None,
-                    };
-                    match method {
-                        Some(m) if args.len() == m.arity() + 1 => {
-                            let mut args = args;
-                            let receiver = args.remove(0);
-                            let receiver = match idents.as_slice() {
-                                [.., ty, _] => match IntTy::from_name(ty) {
-                                    Some(ty) => Expr::Cast(Box::new(receiver), ty),
-                                    None => receiver,
-                                },
-                                _ => receiver,
-                            };
-                            Expr::Method(Box::new(receiver), m, args)
-                        }
-                        _ => {
-                            // The whole call where spans join (outside a proc macro: `report`'s
-                            // locations), else its first token; without printing it to tokens.
-                            let at = self.at_span({
-                                let first = first_span(expr, 0);
-                                first.join(c.paren_token.span.join()).unwrap_or(first)
-                            });
-                            Expr::Call(callee, args, at)
-                        }
-                    }
-                }
-                _ => Expr::Opaque("a call of a computed function".to_owned()),
-            },
+            syn::Expr::MethodCall(m) => self.method_call(m, d),
+            syn::Expr::Call(c) => self.call(c, expr, d),
             syn::Expr::Tuple(t) => Expr::Tuple(self.exprs(&t.elems, d)),
             syn::Expr::Field(f) => {
                 let field = match &f.member {
@@ -786,102 +727,13 @@ impl Lowering {
                 Expr::Field(self.boxed(&f.base, d), field)
             }
             syn::Expr::If(i) => self.if_expr(i, d),
-            syn::Expr::Match(m) => {
-                let at = self.at_span(m.match_token.span);
-                let scrutinee = self.expr(&m.expr, d);
-                let arms = m
-                    .arms
-                    .iter()
-                    .map(|arm| {
-                        let (pat, guard) = match &arm.pat {
-                            syn::Pat::Guard(g) => {
-                                (self.pat(&g.pat, d), Some(self.expr(&g.guard, d)))
-                            }
-                            pat => (self.pat(pat, d), None),
-                        };
-                        Arm {
-                            pat,
-                            guard,
-                            body: self.expr(&arm.body, d),
-                            at: self.at_first(&arm.body),
-                        }
-                    })
-                    .collect();
-                Expr::Match(Box::new(Match {
-                    scrutinee,
-                    arms,
-                    at,
-                }))
-            }
+            syn::Expr::Match(m) => self.match_expr(m, d),
             syn::Expr::Block(b) => Expr::Block(Box::new(self.block(&b.block, d))),
             syn::Expr::Const(c) => Expr::Block(Box::new(self.block(&c.block, d))),
             syn::Expr::Unsafe(u) => Expr::Block(Box::new(self.block(&u.block, d))),
             syn::Expr::Async(_) => Expr::Opaque("an `async` block".to_owned()),
-            syn::Expr::Struct(s) if s.qself.is_none() => {
-                let at = self.at_span({
-                    let first = first_span(expr, 0);
-                    first.join(s.brace_token.span.join()).unwrap_or(first)
-                });
-                // The whole expression of each field of a launch configuration, for the
-                // findings about it (other structs' fields need no span).
-                let config = s
-                    .path
-                    .segments
-                    .last()
-                    .is_some_and(|l| l.ident == "LaunchConfig");
-                let name = s
-                    .path
-                    .segments
-                    .last()
-                    .map_or_else(String::new, |s| s.ident.to_string());
-                let mut fields = Vec::new();
-                for field in &s.fields {
-                    let Member::Named(field_name) = &field.member else {
-                        return Expr::Opaque(format!("a `{name} {{ .. }}` with numbered fields"));
-                    };
-                    let field_at = if config {
-                        self.at_of(&field.expr)
-                    } else {
-                        At::NONE
-                    };
-                    fields.push((field_name.to_string(), self.expr(&field.expr, d), field_at));
-                }
-                let rest = s.rest.as_ref().map(|r| self.expr(r, d));
-                Expr::Struct(Box::new(StructLit {
-                    name,
-                    fields,
-                    rest,
-                    at,
-                }))
-            }
-            syn::Expr::While(w) => {
-                let at = self.at_span(w.while_token.span);
-                match &*w.cond {
-                    // `while let pat = e { body }`: a loop whose pattern's names are unknown.
-                    syn::Expr::Let(l) => {
-                        let mut names = Vec::new();
-                        pattern_names(&l.pat, &mut names, 0);
-                        let mut body = self.block(&w.body, d);
-                        let names = Let {
-                            pat: Pat::Opaque(names),
-                            init: None,
-                            otherwise: None,
-                            at: At::NONE,
-                        };
-                        body.stmts.insert(0, Stmt::Let(Box::new(names)));
-                        Expr::Loop(Box::new(Loop {
-                            kind: LoopKind::Loop,
-                            body,
-                            at,
-                        }))
-                    }
-                    cond => {
-                        let kind = LoopKind::While(self.expr(cond, d));
-                        let body = self.block(&w.body, d);
-                        Expr::Loop(Box::new(Loop { kind, body, at }))
-                    }
-                }
-            }
+            syn::Expr::Struct(s) if s.qself.is_none() => self.struct_lit(s, expr, d),
+            syn::Expr::While(w) => self.while_loop(w, d),
             syn::Expr::Loop(l) => {
                 let at = self.at_span(l.loop_token.span);
                 let body = self.block(&l.body, d);
@@ -922,6 +774,166 @@ impl Lowering {
             syn::Expr::Index(_) => Expr::Opaque("an index expression".to_owned()),
             syn::Expr::Await(a) => self.expr(&a.base, d),
             _ => Expr::Opaque("an expression that is not integer arithmetic".to_owned()),
+        }
+    }
+
+    /// A method call: an integer method the interpreter knows, else a call by name (a
+    /// launch, a kernel load, a method of the crate).
+    fn method_call(&mut self, m: &syn::ExprMethodCall, d: usize) -> Expr {
+        let name = m.method.to_string();
+        match Method::from_name(&name) {
+            Some(method) if m.turbofish.is_none() && m.args.len() == method.arity() => {
+                Expr::Method(self.boxed(&m.receiver, d), method, self.exprs(&m.args, d))
+            }
+            _ => {
+                // The method's name: where a launch or a kernel load is pointed at.
+                let at = self.at_span(m.method.span());
+                Expr::MethodCall(self.boxed(&m.receiver, d), name, self.exprs(&m.args, d), at)
+            }
+        }
+    }
+
+    /// A call: an integer method called as a function (`u32::min(a, b)`), else a call of
+    /// a function by its path.
+    fn call(&mut self, c: &syn::ExprCall, expr: &syn::Expr, d: usize) -> Expr {
+        match &*c.func {
+            syn::Expr::Path(p) if p.qself.is_none() => {
+                let callee = path(&p.path, d);
+                let args = self.exprs(&c.args, d);
+                // `u32::min(a, b)`, `usize::max(..)`, `std::cmp::min(a, b)`: the integer
+                // methods called as functions.
+                let idents = callee.idents();
+                // (A bare `min(a, b)` may be the crate's own function: it is a call,
+                // which the interpreter takes as `std::cmp::min` only when no function of
+                // the crate has that name.)
+                let method = match idents.as_slice() {
+                    [.., ty, m] if IntTy::from_name(ty).is_some() => Method::from_name(m),
+                    ["std" | "core", "cmp", m] => {
+                        Method::from_name(m).filter(|m| matches!(m, Method::Min | Method::Max))
+                    }
+                    _ => None,
+                };
+                match method {
+                    Some(m) if args.len() == m.arity() + 1 => {
+                        let mut args = args;
+                        let receiver = args.remove(0);
+                        let receiver = match idents.as_slice() {
+                            [.., ty, _] => match IntTy::from_name(ty) {
+                                Some(ty) => Expr::Cast(Box::new(receiver), ty),
+                                None => receiver,
+                            },
+                            _ => receiver,
+                        };
+                        Expr::Method(Box::new(receiver), m, args)
+                    }
+                    _ => {
+                        // The whole call where spans join (outside a proc macro: `report`'s
+                        // locations), else its first token; without printing it to tokens.
+                        let at = self.at_span({
+                            let first = first_span(expr, 0);
+                            first.join(c.paren_token.span.join()).unwrap_or(first)
+                        });
+                        Expr::Call(callee, args, at)
+                    }
+                }
+            }
+            _ => Expr::Opaque("a call of a computed function".to_owned()),
+        }
+    }
+
+    /// A `match`: its scrutinee and its arms, each with its pattern and guard.
+    fn match_expr(&mut self, m: &syn::ExprMatch, d: usize) -> Expr {
+        let at = self.at_span(m.match_token.span);
+        let scrutinee = self.expr(&m.expr, d);
+        let arms = m
+            .arms
+            .iter()
+            .map(|arm| {
+                let (pat, guard) = match &arm.pat {
+                    syn::Pat::Guard(g) => (self.pat(&g.pat, d), Some(self.expr(&g.guard, d))),
+                    pat => (self.pat(pat, d), None),
+                };
+                Arm {
+                    pat,
+                    guard,
+                    body: self.expr(&arm.body, d),
+                    at: self.at_first(&arm.body),
+                }
+            })
+            .collect();
+        Expr::Match(Box::new(Match {
+            scrutinee,
+            arms,
+            at,
+        }))
+    }
+
+    /// A struct literal (`LaunchConfig { .. }` keeps each field's location).
+    fn struct_lit(&mut self, s: &syn::ExprStruct, expr: &syn::Expr, d: usize) -> Expr {
+        let at = self.at_span({
+            let first = first_span(expr, 0);
+            first.join(s.brace_token.span.join()).unwrap_or(first)
+        });
+        // The whole expression of each field of a launch configuration, for the
+        // findings about it (other structs' fields need no span).
+        let config = s
+            .path
+            .segments
+            .last()
+            .is_some_and(|l| l.ident == "LaunchConfig");
+        let name = s
+            .path
+            .segments
+            .last()
+            .map_or_else(String::new, |s| s.ident.to_string());
+        let mut fields = Vec::new();
+        for field in &s.fields {
+            let Member::Named(field_name) = &field.member else {
+                return Expr::Opaque(format!("a `{name} {{ .. }}` with numbered fields"));
+            };
+            let field_at = if config {
+                self.at_of(&field.expr)
+            } else {
+                At::NONE
+            };
+            fields.push((field_name.to_string(), self.expr(&field.expr, d), field_at));
+        }
+        let rest = s.rest.as_ref().map(|r| self.expr(r, d));
+        Expr::Struct(Box::new(StructLit {
+            name,
+            fields,
+            rest,
+            at,
+        }))
+    }
+
+    /// A `while` loop; `while let` is a loop whose pattern's names are unknown.
+    fn while_loop(&mut self, w: &syn::ExprWhile, d: usize) -> Expr {
+        let at = self.at_span(w.while_token.span);
+        match &*w.cond {
+            // `while let pat = e { body }`: a loop whose pattern's names are unknown.
+            syn::Expr::Let(l) => {
+                let mut names = Vec::new();
+                pattern_names(&l.pat, &mut names, 0);
+                let mut body = self.block(&w.body, d);
+                let names = Let {
+                    pat: Pat::Opaque(names),
+                    init: None,
+                    otherwise: None,
+                    at: At::NONE,
+                };
+                body.stmts.insert(0, Stmt::Let(Box::new(names)));
+                Expr::Loop(Box::new(Loop {
+                    kind: LoopKind::Loop,
+                    body,
+                    at,
+                }))
+            }
+            cond => {
+                let kind = LoopKind::While(self.expr(cond, d));
+                let body = self.block(&w.body, d);
+                Expr::Loop(Box::new(Loop { kind, body, at }))
+            }
         }
     }
 

@@ -544,49 +544,7 @@ fn instances(
     group: usize,
     lowered: &Lowered,
 ) -> Vec<BodyLaunch> {
-    let span = |at: At| lowered.span(at);
-    let config_at = match &rec.config {
-        Val::Config(c) => c.at,
-        _ => [rec.at; 4],
-    };
-    let at_or = |at: At| if at.0 == At::NONE.0 { rec.at } else { at };
-    let base = BodyLaunch {
-        site,
-        name: rec.name.clone(),
-        span: span(rec.at),
-        block_span: span(at_or(config_at[0])),
-        smem_span: span(at_or(config_at[1])),
-        grid_span: span(at_or(config_at[2])),
-        block: Err(String::new()),
-        smem: Field::RunTime(RunTime::unread(String::new())),
-        grid: Err(String::new()),
-        kernel: rec
-            .kernel
-            .as_ref()
-            .map(|k: &Kernel| (k.name.clone(), k.glob, span(k.at))),
-        origin: match &rec.config {
-            Val::Config(c) => {
-                let mut from = c.origin.clone();
-                from.reverse();
-                Some(from.join(" via "))
-            }
-            _ => None,
-        },
-        group,
-        notes: Vec::new(),
-        reads: rec
-            .reads
-            .iter()
-            .map(|t| (t.clone(), span(at_or(t.at))))
-            .collect(),
-        helpers: rec
-            .helpers
-            .iter()
-            .map(|h| (h.written.clone(), h.read.clone(), span(at_or(h.at))))
-            .collect(),
-        error: None,
-        enumerated: Vec::new(),
-    };
+    let base = base_launch(rec, site, group, lowered);
     // The choices, with the members this path allows.
     let mut choices: Vec<(ChoiceId, Vec<usize>)> = Vec::new();
     for (c, mask) in &rec.masks {
@@ -602,58 +560,13 @@ fn instances(
         l.error = Some(why);
         vec![l]
     };
-    if let Some(c) = rec.stale.first()
-        && let Some(info) = interp.choices.get(*c as usize)
-    {
-        return error(format!(
-            "`{}` (from `{}`) depends on a run-time value that a later condition narrows in a \
-             way the reader cannot follow: which of its values this launch uses is not known; \
-             compute it after the condition",
-            info.name, info.text
-        ));
-    }
-    // Two sets from the same run-time input, combined: which pairs the code makes is not
-    // known to the reader.
     let involved: Vec<ChoiceId> = choices
         .iter()
         .map(|(c, _)| *c)
         .chain(rec.fixed.iter().copied())
         .collect();
-    for (i, a) in involved.iter().enumerate() {
-        for b in &involved[i + 1..] {
-            let (Some(x), Some(y)) = (
-                interp.choices.get(*a as usize),
-                interp.choices.get(*b as usize),
-            ) else {
-                continue;
-            };
-            if let Some(s) = x.roots.iter().find(|s| y.roots.contains(s)) {
-                return error(format!(
-                    "`{}` and `{}` both depend on {}, in ways the reader cannot relate: which \
-                     pairs of their values this launch uses is not known; compute one from the \
-                     other",
-                    x.name,
-                    y.name,
-                    interp
-                        .why(&[*s])
-                        .split(" is ")
-                        .next()
-                        .unwrap_or("a run-time value")
-                ));
-            }
-        }
-    }
-    let combinations: usize = choices
-        .iter()
-        .map(|(_, m)| m.len().max(1))
-        .try_fold(1usize, |acc, n| acc.checked_mul(n))
-        .unwrap_or(usize::MAX);
-    if combinations > MAX_MEMBER_LAUNCHES {
-        return error(format!(
-            "this launch takes more than {MAX_MEMBER_LAUNCHES} combinations of run-time values \
-             ({combinations}): at most {MAX_MEMBER_LAUNCHES} are checked; give the launch's values \
-             in the attribute"
-        ));
+    if let Some(why) = refusal(interp, rec, &choices, &involved) {
+        return error(why);
     }
     let mut enumerated: Vec<value::SourceId> = Vec::new();
     for c in &involved {
@@ -720,9 +633,130 @@ fn instances(
             break out;
         }
     };
-    // How the sets were taken: a note on each launch.
+    let notes = member_notes(interp, &choices, &mut launched);
+    let mut out = out;
+    for l in &mut out {
+        l.notes.splice(0..0, notes.iter().cloned());
+    }
+    bounded_instances(out, &base)
+}
+
+/// A launch of `rec` with its locations, kernel and reads, its values not yet taken.
+fn base_launch(rec: &LaunchRec, site: usize, group: usize, lowered: &Lowered) -> BodyLaunch {
+    let span = |at: At| lowered.span(at);
+    let config_at = match &rec.config {
+        Val::Config(c) => c.at,
+        _ => [rec.at; 4],
+    };
+    let at_or = |at: At| if at.0 == At::NONE.0 { rec.at } else { at };
+    BodyLaunch {
+        site,
+        name: rec.name.clone(),
+        span: span(rec.at),
+        block_span: span(at_or(config_at[0])),
+        smem_span: span(at_or(config_at[1])),
+        grid_span: span(at_or(config_at[2])),
+        block: Err(String::new()),
+        smem: Field::RunTime(RunTime::unread(String::new())),
+        grid: Err(String::new()),
+        kernel: rec
+            .kernel
+            .as_ref()
+            .map(|k: &Kernel| (k.name.clone(), k.glob, span(k.at))),
+        origin: match &rec.config {
+            Val::Config(c) => {
+                let mut from = c.origin.clone();
+                from.reverse();
+                Some(from.join(" via "))
+            }
+            _ => None,
+        },
+        group,
+        notes: Vec::new(),
+        reads: rec
+            .reads
+            .iter()
+            .map(|t| (t.clone(), span(at_or(t.at))))
+            .collect(),
+        helpers: rec
+            .helpers
+            .iter()
+            .map(|h| (h.written.clone(), h.read.clone(), span(at_or(h.at))))
+            .collect(),
+        error: None,
+        enumerated: Vec::new(),
+    }
+}
+
+/// Why the launches of `rec` are not enumerated, if they are not: a set a later condition
+/// narrows, two sets of one run-time input combined, or too many combinations of the
+/// members of `choices` (`involved`: the sets of `choices` and those `rec` fixes).
+fn refusal(
+    interp: &Interp<'_>,
+    rec: &LaunchRec,
+    choices: &[(ChoiceId, Vec<usize>)],
+    involved: &[ChoiceId],
+) -> Option<String> {
+    if let Some(c) = rec.stale.first()
+        && let Some(info) = interp.choices.get(*c as usize)
+    {
+        return Some(format!(
+            "`{}` (from `{}`) depends on a run-time value that a later condition narrows in a \
+             way the reader cannot follow: which of its values this launch uses is not known; \
+             compute it after the condition",
+            info.name, info.text
+        ));
+    }
+    // Two sets from the same run-time input, combined: which pairs the code makes is not
+    // known to the reader.
+    for (i, a) in involved.iter().enumerate() {
+        for b in &involved[i + 1..] {
+            let (Some(x), Some(y)) = (
+                interp.choices.get(*a as usize),
+                interp.choices.get(*b as usize),
+            ) else {
+                continue;
+            };
+            if let Some(s) = x.roots.iter().find(|s| y.roots.contains(s)) {
+                return Some(format!(
+                    "`{}` and `{}` both depend on {}, in ways the reader cannot relate: which \
+                     pairs of their values this launch uses is not known; compute one from the \
+                     other",
+                    x.name,
+                    y.name,
+                    interp
+                        .why(&[*s])
+                        .split(" is ")
+                        .next()
+                        .unwrap_or("a run-time value")
+                ));
+            }
+        }
+    }
+    let combinations: usize = choices
+        .iter()
+        .map(|(_, m)| m.len().max(1))
+        .try_fold(1usize, |acc, n| acc.checked_mul(n))
+        .unwrap_or(usize::MAX);
+    if combinations > MAX_MEMBER_LAUNCHES {
+        return Some(format!(
+            "this launch takes more than {MAX_MEMBER_LAUNCHES} combinations of run-time values \
+             ({combinations}): at most {MAX_MEMBER_LAUNCHES} are checked; give the launch's values \
+             in the attribute"
+        ));
+    }
+    None
+}
+
+/// How the sets were taken: for each of `choices` but the attribute's, the members some
+/// launch was made with (`launched`, sorted here), as a note.
+fn member_notes(
+    interp: &Interp<'_>,
+    choices: &[(ChoiceId, Vec<usize>)],
+    launched: &mut [Vec<usize>],
+) -> Vec<String> {
     let mut notes = Vec::new();
-    for ((c, _), members) in choices.iter().zip(&mut launched) {
+    for ((c, _), members) in choices.iter().zip(launched.iter_mut()) {
         if let Some(info) = interp.choices.get(*c as usize)
             && !info.text.starts_with("the attribute's")
             && !members.is_empty()
@@ -740,11 +774,7 @@ fn instances(
             ));
         }
     }
-    let mut out = out;
-    for l in &mut out {
-        l.notes.splice(0..0, notes.iter().cloned());
-    }
-    bounded_instances(out, &base)
+    notes
 }
 
 /// The next combination of members (`false` after the last).
