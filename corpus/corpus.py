@@ -65,6 +65,13 @@ def package_roots() -> dict[str, Path]:
     missing = sorted(set(CRATES["crates"]) - set(roots))
     if missing:
         die(f"not fetched: {', '.join(missing)}")
+    # The report resolves a crate's dependencies with `cargo metadata --offline` in the
+    # package itself, through the package's own Cargo.lock, which names optional and other
+    # platforms' dependencies (candle-nn's candle-metal-kernels) that the fetch above leaves
+    # out: fetch each package's own graph too (it writes nothing into the package).
+    for root in roots.values():
+        subprocess.run(["cargo", "fetch", "--manifest-path", str(root / "Cargo.toml")],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return roots
 
 
