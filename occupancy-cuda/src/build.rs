@@ -145,11 +145,6 @@ impl CudaLaunches {
         let checked = check(&reading, &policy, &compiled);
         let mut lines = Vec::new();
         let mut denied = Vec::new();
-        let warn = |lines: &mut Vec<String>, text: &str| {
-            for l in text.lines() {
-                lines.push(format!("cargo:warning={l}"));
-            }
-        };
         for note in &reading.notes {
             warn(&mut lines, &format!("occupancy: {note}"));
         }
@@ -159,63 +154,7 @@ impl CudaLaunches {
         for n in crate::unmatched_launch_tables(&reading, &policy) {
             warn(&mut lines, &format!("occupancy: {n}"));
         }
-        let mut not_checked = 0usize;
-        let mut paths = 0usize;
-        for c in &checked {
-            let location = c.launch.location();
-            if c.paths.is_empty() {
-                not_checked += 1;
-            }
-            // Findings that differ only in the path (the kernel's type argument, say) are
-            // printed once, with the other paths named in a note.
-            let mut groups: Vec<(Level, String, Finding, Vec<String>)> = Vec::new();
-            for p in &c.paths {
-                paths += 1;
-                let Outcome::Checked(spec, evaluation) = &p.outcome else {
-                    not_checked += 1;
-                    continue;
-                };
-                let label = spec
-                    .plans
-                    .first()
-                    .and_then(|plan| plan.label.clone())
-                    .unwrap_or_default();
-                for d in &evaluation.diagnostics {
-                    let level = spec.level(d.finding.lint);
-                    if level == Level::Allow {
-                        continue;
-                    }
-                    let key = same_numbers(&d.finding, &label);
-                    match groups.iter_mut().find(|g| g.0 == level && g.1 == key) {
-                        Some(g) => g.3.push(label.clone()),
-                        None => groups.push((level, key, d.finding.clone(), Vec::new())),
-                    }
-                }
-            }
-            for (level, _, mut finding, others) in groups {
-                if !others.is_empty() {
-                    finding.notes.push(format!(
-                        "the same on {} other path{} of this launch: {}",
-                        others.len(),
-                        if others.len() == 1 { "" } else { "s" },
-                        others.join("; ")
-                    ));
-                }
-                let text = format!(
-                    "{location}: {}: {}: {finding}",
-                    if level == Level::Deny {
-                        "error"
-                    } else {
-                        "warning"
-                    },
-                    finding.lint.name,
-                );
-                match level {
-                    Level::Deny => denied.push(text),
-                    _ => warn(&mut lines, &text),
-                }
-            }
-        }
+        let (not_checked, paths) = finding_lines(&checked, &mut lines, &mut denied);
         if not_checked > 0 {
             warn(
                 &mut lines,
@@ -224,6 +163,32 @@ impl CudaLaunches {
                 ),
             );
         }
+        self.rerun_and_record(
+            &crate_dir,
+            &reading,
+            &objects,
+            policy_file.as_deref(),
+            &mut lines,
+        );
+        Ok(BuildReport {
+            reading,
+            checked,
+            cargo_lines: lines,
+            denied,
+            elapsed: start.elapsed(),
+        })
+    }
+
+    /// The `cargo:rerun-if-*` lines for the sources, the objects and the policy, and the
+    /// record of what was read written to [`OUT_DIR_RECORD`] when there is an `OUT_DIR`.
+    fn rerun_and_record(
+        &self,
+        crate_dir: &Path,
+        reading: &Reading,
+        objects: &[PathBuf],
+        policy_file: Option<&Path>,
+        lines: &mut Vec<String>,
+    ) {
         // Rerun when a source, an object outside OUT_DIR or the policy changes. Objects
         // the build script writes into OUT_DIR change only when it runs: naming them would
         // make every build rerun it.
@@ -231,7 +196,7 @@ impl CudaLaunches {
             .out_dir
             .clone()
             .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from));
-        let root = std::fs::canonicalize(&crate_dir).unwrap_or_else(|_| crate_dir.clone());
+        let root = std::fs::canonicalize(crate_dir).unwrap_or_else(|_| crate_dir.to_path_buf());
         for dir in &self.dirs {
             lines.push(format!(
                 "cargo:rerun-if-changed={}",
@@ -244,7 +209,7 @@ impl CudaLaunches {
                 root.join(file).display()
             ));
         }
-        for o in &objects {
+        for o in objects {
             let inside_out = out_dir.as_ref().is_some_and(|d| {
                 let d = std::fs::canonicalize(d).unwrap_or_else(|_| d.clone());
                 std::fs::canonicalize(o)
@@ -256,7 +221,7 @@ impl CudaLaunches {
             }
         }
         // (A policy file that does not exist is not named: cargo would rerun every time.)
-        if let Some(p) = &policy_file {
+        if let Some(p) = policy_file {
             lines.push(format!("cargo:rerun-if-changed={}", p.display()));
         }
         lines.push(format!("cargo:rerun-if-env-changed={}", Policy::ENV_VAR));
@@ -274,14 +239,82 @@ impl CudaLaunches {
             let _ = writeln!(text);
             let _ = std::fs::write(path, text);
         }
-        Ok(BuildReport {
-            reading,
-            checked,
-            cargo_lines: lines,
-            denied,
-            elapsed: start.elapsed(),
-        })
     }
+}
+
+/// `text` as cargo warnings, a line each.
+fn warn(lines: &mut Vec<String>, text: &str) {
+    for l in text.lines() {
+        lines.push(format!("cargo:warning={l}"));
+    }
+}
+
+/// The findings of `checked` as cargo warnings (`lines`) or errors (`denied`, deny-level),
+/// those that differ only in the path printed once; returns how many launches and paths are
+/// not checked, and how many paths there are.
+fn finding_lines(
+    checked: &[CheckedLaunch],
+    lines: &mut Vec<String>,
+    denied: &mut Vec<String>,
+) -> (usize, usize) {
+    let mut not_checked = 0usize;
+    let mut paths = 0usize;
+    for c in checked {
+        let location = c.launch.location();
+        if c.paths.is_empty() {
+            not_checked += 1;
+        }
+        // Findings that differ only in the path (the kernel's type argument, say) are
+        // printed once, with the other paths named in a note.
+        let mut groups: Vec<(Level, String, Finding, Vec<String>)> = Vec::new();
+        for p in &c.paths {
+            paths += 1;
+            let Outcome::Checked(spec, evaluation) = &p.outcome else {
+                not_checked += 1;
+                continue;
+            };
+            let label = spec
+                .plans
+                .first()
+                .and_then(|plan| plan.label.clone())
+                .unwrap_or_default();
+            for d in &evaluation.diagnostics {
+                let level = spec.level(d.finding.lint);
+                if level == Level::Allow {
+                    continue;
+                }
+                let key = same_numbers(&d.finding, &label);
+                match groups.iter_mut().find(|g| g.0 == level && g.1 == key) {
+                    Some(g) => g.3.push(label.clone()),
+                    None => groups.push((level, key, d.finding.clone(), Vec::new())),
+                }
+            }
+        }
+        for (level, _, mut finding, others) in groups {
+            if !others.is_empty() {
+                finding.notes.push(format!(
+                    "the same on {} other path{} of this launch: {}",
+                    others.len(),
+                    if others.len() == 1 { "" } else { "s" },
+                    others.join("; ")
+                ));
+            }
+            let text = format!(
+                "{location}: {}: {}: {finding}",
+                if level == Level::Deny {
+                    "error"
+                } else {
+                    "warning"
+                },
+                finding.lint.name,
+            );
+            match level {
+                Level::Deny => denied.push(text),
+                _ => warn(lines, &text),
+            }
+        }
+    }
+    (not_checked, paths)
 }
 
 /// A finding's text with its path's label and kernel names taken out: two paths whose

@@ -334,29 +334,7 @@ fn check_path_inner(
     policy: &Policy,
     index: &mut Kernels<'_>,
 ) -> Result<(Outcome, Vec<String>), String> {
-    let hint = format!(
-        "give candidates with `// occupancy: block = [128, 256]` on the launch, or `[launches.{}]` in occupancy.toml",
-        launch.function
-    );
-    let block = match &path.block {
-        Read::Known(b) => *b,
-        Read::Unknown(why) => {
-            // A refusal of the candidates says what to give itself.
-            if why.contains("`launches`") {
-                return Err(format!("run time, not checked: the block: {why}"));
-            }
-            return Err(format!("run time, not checked: the block: {why}; {hint}"));
-        }
-    };
-    let smem = match &path.dynamic_smem_bytes {
-        Read::Known(s) => *s,
-        Read::Unknown(why) => {
-            return Err(format!(
-                "run time, not checked: the dynamic shared memory: {why}; {}",
-                hint.replace("block = [128, 256]", "smem = [0, 49152]")
-            ));
-        }
-    };
+    let (block, smem) = known_values(path, launch)?;
     if path.kernel.template_args.is_none() {
         return Err(format!(
             "not checked: the template arguments of `{}` are not known here",
@@ -376,46 +354,12 @@ fn check_path_inner(
             }
         ));
     }
-    let mut targets = Vec::new();
-    let mut kernels: Vec<KernelSpec> = Vec::new();
-    let mut left_out = Vec::new();
-    let mut objects: Vec<&PathBuf> = Vec::new();
-    for target in &policy.targets {
-        // A path of some targets (a device query's answers) is checked on those.
-        if !path.targets.is_empty() && !path.targets.contains(&target.to_string()) {
-            continue;
-        }
-        let Some(want) = sm_target(target) else {
-            continue;
-        };
-        // Every symbol must have a cubin that runs there.
-        let mut per_kernel = Vec::new();
-        for g in &groups {
-            let arch = loadable_arch(g.iter().map(|(k, _)| k.arch), want);
-            match arch.and_then(|a| g.iter().find(|(k, _)| k.arch == a)) {
-                Some(entry) => per_kernel.push(*entry),
-                None => break,
-            }
-        }
-        if per_kernel.len() != groups.len() {
-            left_out.push(target.to_string());
-            continue;
-        }
-        targets.push(*target);
-        for (i, (k, obj)) in per_kernel.into_iter().enumerate() {
-            if kernels.len() <= i {
-                kernels.push(KernelSpec {
-                    name: k.display_name().to_owned(),
-                    resources: Vec::new(),
-                    compiled_for: Vec::new(),
-                });
-            }
-            kernels[i].resources.push(Some(k.clone()));
-            if !objects.contains(&obj) {
-                objects.push(obj);
-            }
-        }
-    }
+    let PerTarget {
+        targets,
+        kernels,
+        left_out,
+        objects,
+    } = per_target(path, &groups, policy);
     if targets.is_empty() {
         let archs: Vec<String> = groups[0].iter().map(|(k, _)| k.arch.to_string()).collect();
         return Err(format!(
@@ -432,37 +376,7 @@ fn check_path_inner(
     }
     let mut label = vec![path.kernel.to_string()];
     label.extend(path.conditions.iter().cloned());
-    // Shared memory placed at the limit it grows past: static shared memory counts against
-    // the same limit, so the most that launches is the limit less the largest static
-    // shared memory of the kernels on these targets (on the step of the code's values).
-    let mut smem = smem;
-    if let Some(l) = path.smem_limit {
-        let static_smem = kernels
-            .iter()
-            .flat_map(|k| k.resources.iter().flatten())
-            .map(|r| r.static_smem_bytes)
-            .max()
-            .unwrap_or(0);
-        let step = l.step_bytes.max(1);
-        let most = l.limit_bytes.saturating_sub(static_smem) / step * step;
-        smem = if l.above { most + step } else { most };
-        let text = if l.above {
-            format!(
-                "smem = {smem} (the first value over the limit: {} B with {static_smem} B static)",
-                l.limit_bytes
-            )
-        } else {
-            format!(
-                "smem = {smem} (the most that launches: {} B with {static_smem} B static)",
-                l.limit_bytes
-            )
-        };
-        for c in &mut label {
-            if c.starts_with("smem = ") {
-                c.clone_from(&text);
-            }
-        }
-    }
+    let smem = placed_smem(path, smem, &kernels, &mut label);
     let at = Location::File {
         path: launch.file.clone(),
         line: launch.line,
@@ -511,6 +425,140 @@ fn check_path_inner(
         Some(evaluation) => Ok((Outcome::Checked(Box::new(spec), evaluation), notes)),
         None => Err("not checked: a value the engine cannot take".to_owned()),
     }
+}
+
+/// The block and the dynamic shared memory of `path`, or why one is not known (with what
+/// to give).
+fn known_values(path: &LaunchPath, launch: &CudaLaunch) -> Result<([u32; 3], u32), String> {
+    let hint = format!(
+        "give candidates with `// occupancy: block = [128, 256]` on the launch, or `[launches.{}]` in occupancy.toml",
+        launch.function
+    );
+    let block = match &path.block {
+        Read::Known(b) => *b,
+        Read::Unknown(why) => {
+            // A refusal of the candidates says what to give itself.
+            if why.contains("`launches`") {
+                return Err(format!("run time, not checked: the block: {why}"));
+            }
+            return Err(format!("run time, not checked: the block: {why}; {hint}"));
+        }
+    };
+    let smem = match &path.dynamic_smem_bytes {
+        Read::Known(s) => *s,
+        Read::Unknown(why) => {
+            return Err(format!(
+                "run time, not checked: the dynamic shared memory: {why}; {}",
+                hint.replace("block = [128, 256]", "smem = [0, 49152]")
+            ));
+        }
+    };
+    Ok((block, smem))
+}
+
+/// The targets `path` is checked on, each symbol's cubin for each, and the objects they
+/// come from.
+struct PerTarget<'c> {
+    /// The policy's targets every symbol of the launch has a cubin for.
+    targets: Vec<Target>,
+    /// Each symbol's resources, one entry per target of `targets`.
+    kernels: Vec<KernelSpec>,
+    /// The policy's targets some symbol has no cubin for.
+    left_out: Vec<String>,
+    objects: Vec<&'c PathBuf>,
+}
+
+/// Which of the policy's targets `path` is checked on (a path of some targets, a device
+/// query's answers, only on those), with the cubin of each symbol of `groups` that runs
+/// there.
+fn per_target<'c>(
+    path: &LaunchPath,
+    groups: &[Vec<&'c (KernelResources, PathBuf)>],
+    policy: &Policy,
+) -> PerTarget<'c> {
+    let mut targets = Vec::new();
+    let mut kernels: Vec<KernelSpec> = Vec::new();
+    let mut left_out = Vec::new();
+    let mut objects: Vec<&PathBuf> = Vec::new();
+    for target in &policy.targets {
+        // A path of some targets (a device query's answers) is checked on those.
+        if !path.targets.is_empty() && !path.targets.contains(&target.to_string()) {
+            continue;
+        }
+        let Some(want) = sm_target(target) else {
+            continue;
+        };
+        // Every symbol must have a cubin that runs there.
+        let mut per_kernel = Vec::new();
+        for g in groups {
+            let arch = loadable_arch(g.iter().map(|(k, _)| k.arch), want);
+            match arch.and_then(|a| g.iter().find(|(k, _)| k.arch == a)) {
+                Some(entry) => per_kernel.push(*entry),
+                None => break,
+            }
+        }
+        if per_kernel.len() != groups.len() {
+            left_out.push(target.to_string());
+            continue;
+        }
+        targets.push(*target);
+        for (i, (k, obj)) in per_kernel.into_iter().enumerate() {
+            if kernels.len() <= i {
+                kernels.push(KernelSpec {
+                    name: k.display_name().to_owned(),
+                    resources: Vec::new(),
+                    compiled_for: Vec::new(),
+                });
+            }
+            kernels[i].resources.push(Some(k.clone()));
+            if !objects.contains(&obj) {
+                objects.push(obj);
+            }
+        }
+    }
+    PerTarget {
+        targets,
+        kernels,
+        left_out,
+        objects,
+    }
+}
+
+/// The dynamic shared memory of a path placed at the limit it grows past (`smem` where it
+/// has none): static shared memory counts against the same limit, so the most that launches
+/// is the limit less the largest static shared memory of `kernels` on these targets (on
+/// the step of the code's values), and the first value over it one step more. The label's
+/// `smem = ` condition says which.
+fn placed_smem(path: &LaunchPath, smem: u32, kernels: &[KernelSpec], label: &mut [String]) -> u32 {
+    let Some(l) = path.smem_limit else {
+        return smem;
+    };
+    let static_smem = kernels
+        .iter()
+        .flat_map(|k| k.resources.iter().flatten())
+        .map(|r| r.static_smem_bytes)
+        .max()
+        .unwrap_or(0);
+    let step = l.step_bytes.max(1);
+    let most = l.limit_bytes.saturating_sub(static_smem) / step * step;
+    let smem = if l.above { most + step } else { most };
+    let text = if l.above {
+        format!(
+            "smem = {smem} (the first value over the limit: {} B with {static_smem} B static)",
+            l.limit_bytes
+        )
+    } else {
+        format!(
+            "smem = {smem} (the most that launches: {} B with {static_smem} B static)",
+            l.limit_bytes
+        )
+    };
+    for c in label.iter_mut() {
+        if c.starts_with("smem = ") {
+            c.clone_from(&text);
+        }
+    }
+    smem
 }
 
 /// The architecture whose cubin a target runs (`sm_90a` for an `a` target).
