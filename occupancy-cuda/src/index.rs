@@ -9,7 +9,7 @@ use tree_sitter::Node;
 
 use crate::macros::Macro;
 use crate::preproc::Decider;
-use crate::syntax::{Code, Field, child, field_children, kind, named_children};
+use crate::syntax::{Code, Field, Kind, child, field_children, kind, named_children};
 use crate::value::is_toolkit_type;
 
 /// The deepest nesting of namespaces, templates and `#if`s indexed.
@@ -41,12 +41,13 @@ impl<'t> At<'t> {
     pub(crate) fn children(&self) -> Vec<At<'t>> {
         named_children(self.node)
             .into_iter()
-            .filter(|n| kind(*n) != "comment")
+            .filter(|n| Kind::of(*n) != Some(Kind::Comment))
             .map(|n| self.with(n))
             .collect()
     }
-    pub(crate) fn kind(&self) -> &'static str {
-        kind(self.node)
+    /// The node's kind, if the reader tells it apart.
+    pub(crate) fn kind(&self) -> Option<Kind> {
+        Kind::of(self.node)
     }
 }
 
@@ -210,8 +211,8 @@ impl<'t> Index<'t> {
             return;
         }
         match at.kind() {
-            "preproc_def" | "preproc_function_def" => self.define_node(at),
-            "preproc_if" | "preproc_ifdef" => {
+            Some(Kind::PreprocDef | Kind::PreprocFunctionDef) => self.define_node(at),
+            Some(Kind::PreprocIf | Kind::PreprocIfdef) => {
                 let branches = preproc_branches(at);
                 match chosen(&branches, decider, false) {
                     Taken::Branch(body) => {
@@ -245,10 +246,13 @@ impl<'t> Index<'t> {
                     },
                 }
             }
-            "preproc_else" | "preproc_elif" | "preproc_elifdef" | "declaration_list" => {
-                self.items(at, scope, depth, decider)
-            }
-            "namespace_definition" => {
+            Some(
+                Kind::PreprocElse
+                | Kind::PreprocElif
+                | Kind::PreprocElifdef
+                | Kind::DeclarationList,
+            ) => self.items(at, scope, depth, decider),
+            Some(Kind::NamespaceDefinition) => {
                 let mut inner = scope.clone();
                 match at.field(Field::Name) {
                     Some(name) => inner.path.push(name.text().to_owned()),
@@ -258,20 +262,20 @@ impl<'t> Index<'t> {
                     self.items(body, &inner, depth, decider);
                 }
             }
-            "linkage_specification" => {
+            Some(Kind::LinkageSpecification) => {
                 let mut inner = scope.clone();
                 inner.extern_c = at
                     .field(Field::Value)
                     .is_some_and(|v| v.text().contains('C'));
                 if let Some(body) = at.field(Field::Body) {
-                    if body.kind() == "declaration_list" {
+                    if body.kind() == Some(Kind::DeclarationList) {
                         self.items(body, &inner, depth, decider);
                     } else {
                         self.item(body, &inner, depth + 1, decider);
                     }
                 }
             }
-            "template_declaration" => {
+            Some(Kind::TemplateDeclaration) => {
                 let mut inner = scope.clone();
                 inner.template = at
                     .field(Field::Parameters)
@@ -279,57 +283,59 @@ impl<'t> Index<'t> {
                     .unwrap_or_default();
                 inner.is_template = true;
                 for child in at.children() {
-                    if child.kind() != "template_parameter_list" {
+                    if child.kind() != Some(Kind::TemplateParameterList) {
                         self.item(child, &inner, depth + 1, decider);
                     }
                 }
             }
-            "function_definition" => self.function(at, scope),
-            "template_instantiation" => {
+            Some(Kind::FunctionDefinition) => self.function(at, scope),
+            Some(Kind::TemplateInstantiation) => {
                 if let Some(decl) = at.field(Field::Declarator)
-                    && let Some(f) = find_kind(decl, "template_function", 4)
+                    && let Some(f) = find_kind(decl, Kind::TemplateFunction, 4)
                 {
                     self.instantiations.push(f);
                 }
             }
-            "declaration" => {
+            Some(Kind::Declaration) => {
                 // `struct S {..} s;`, `enum {..};` written as a declaration's type.
                 if let Some(ty) = at.field(Field::Type) {
                     self.item(ty, scope, depth + 1, decider);
                 }
-                if let Some(f) = find_kind(at, "template_function", 3)
+                if let Some(f) = find_kind(at, Kind::TemplateFunction, 3)
                     && scope.is_template_instantiation(at)
                 {
                     self.instantiations.push(f);
                 }
                 self.declaration(at, scope);
             }
-            "struct_specifier" | "class_specifier" => self.record(at, scope, depth, decider),
-            "union_specifier" => {
+            Some(Kind::StructSpecifier | Kind::ClassSpecifier) => {
+                self.record(at, scope, depth, decider)
+            }
+            Some(Kind::UnionSpecifier) => {
                 if let (Some(name), Some(_)) = (at.field(Field::Name), at.field(Field::Body)) {
                     self.add_record(name.text(), at);
                 }
             }
-            "enum_specifier" => {
+            Some(Kind::EnumSpecifier) => {
                 for (name, mut constant) in enumerators(at) {
                     constant.scope = scope.path.clone();
                     constant.anonymous = scope.anonymous;
                     self.constants.entry(name).or_default().push(constant);
                 }
             }
-            "alias_declaration" => {
+            Some(Kind::AliasDeclaration) => {
                 if let (Some(name), Some(ty)) = (at.field(Field::Name), at.field(Field::Type))
                     && (!is_toolkit_type(name.text()) || is_toolkit_type(ty.text()))
                 {
                     self.aliases.insert(name.text().to_owned(), ty);
                 }
             }
-            "type_definition" => {
+            Some(Kind::TypeDefinition) => {
                 if let Some(ty) = at.field(Field::Type) {
                     self.item(ty, scope, depth + 1, decider);
                     let has_body = matches!(
                         ty.kind(),
-                        "struct_specifier" | "class_specifier" | "union_specifier"
+                        Some(Kind::StructSpecifier | Kind::ClassSpecifier | Kind::UnionSpecifier)
                     ) && ty.field(Field::Body).is_some();
                     for d in field_children(at.node, Field::Declarator) {
                         let d = at.with(d);
@@ -337,7 +343,7 @@ impl<'t> Index<'t> {
                         if is_toolkit_type(name) && !is_toolkit_type(ty.text()) {
                             continue;
                         }
-                        if has_body && d.kind() == "type_identifier" {
+                        if has_body && d.kind() == Some(Kind::TypeIdentifier) {
                             self.add_record(name, ty);
                         }
                         self.aliases.insert(name.to_owned(), ty);
@@ -361,7 +367,7 @@ impl<'t> Index<'t> {
         let Some(name) = at.field(Field::Name) else {
             return;
         };
-        let params = (at.kind() == "preproc_function_def").then(|| {
+        let params = (at.kind() == Some(Kind::PreprocFunctionDef)).then(|| {
             at.field(Field::Parameters)
                 .map(|p| {
                     p.text()
@@ -387,7 +393,7 @@ impl<'t> Index<'t> {
         }
         for child in at.children() {
             match child.kind() {
-                "preproc_def" | "preproc_function_def" => self.define_node(child),
+                Some(Kind::PreprocDef | Kind::PreprocFunctionDef) => self.define_node(child),
                 _ => self.local_defines(child, depth + 1),
             }
         }
@@ -418,14 +424,14 @@ impl<'t> Index<'t> {
         let Some(declarator) = at.field(Field::Declarator) else {
             return;
         };
-        let Some(fd) = find_kind(declarator, "function_declarator", 4) else {
+        let Some(fd) = find_kind(declarator, Kind::FunctionDeclarator, 4) else {
             return;
         };
         let Some(name_node) = fd.field(Field::Declarator) else {
             return;
         };
         let written = match name_node.kind() {
-            "template_function" => name_node.field(Field::Name).map_or("", |n| n.text()),
+            Some(Kind::TemplateFunction) => name_node.field(Field::Name).map_or("", |n| n.text()),
             _ => name_node.text(),
         };
         let name = written
@@ -440,7 +446,7 @@ impl<'t> Index<'t> {
         let mut path = scope.path.clone();
         path.push(written.trim().to_owned());
         let qualified = path.join("::");
-        let is_kernel = has_child_kind(at, "__global__") || at.text().starts_with("__global__");
+        let is_kernel = has_child_kind(at, Kind::Global) || at.text().starts_with("__global__");
         let params = fd
             .field(Field::Parameters)
             .map(|p| {
@@ -449,9 +455,11 @@ impl<'t> Index<'t> {
                     .filter(|c| {
                         matches!(
                             c.kind(),
-                            "parameter_declaration"
-                                | "optional_parameter_declaration"
-                                | "variadic_parameter_declaration"
+                            Some(
+                                Kind::ParameterDeclaration
+                                    | Kind::OptionalParameterDeclaration
+                                    | Kind::VariadicParameterDeclaration
+                            )
                         )
                     })
                     .map(|c| Param {
@@ -466,7 +474,7 @@ impl<'t> Index<'t> {
                         pointers: pointer_depth(c.field(Field::Declarator)),
                         is_const: has_const(c),
                         default: c.field(Field::DefaultValue),
-                        pack: c.kind() == "variadic_parameter_declaration",
+                        pack: c.kind() == Some(Kind::VariadicParameterDeclaration),
                     })
                     .collect()
             })
@@ -501,11 +509,9 @@ impl<'t> Index<'t> {
     /// Namespace-scope `constexpr` / `const` integer variables.
     fn declaration(&mut self, at: At<'t>, scope: &Scope<'t>) {
         let text = at.text();
-        let is_const = at
-            .children()
-            .iter()
-            .any(|c| c.kind() == "type_qualifier" && matches!(c.text(), "const" | "constexpr"))
-            || text.starts_with("constexpr")
+        let is_const = at.children().iter().any(|c| {
+            c.kind() == Some(Kind::TypeQualifier) && matches!(c.text(), "const" | "constexpr")
+        }) || text.starts_with("constexpr")
             || text.starts_with("static constexpr")
             || text.starts_with("const ");
         if !is_const {
@@ -517,7 +523,7 @@ impl<'t> Index<'t> {
         let _ = scope;
         for d in field_children(at.node, Field::Declarator) {
             let d = at.with(d);
-            if d.kind() != "init_declarator" {
+            if d.kind() != Some(Kind::InitDeclarator) {
                 continue;
             }
             let (Some(name), Some(value)) = (d.field(Field::Declarator), d.field(Field::Value))
@@ -528,10 +534,12 @@ impl<'t> Index<'t> {
                 continue;
             };
             let value = match value.kind() {
-                "initializer_list" | "argument_list" => match value.children().first() {
-                    Some(v) => *v,
-                    None => continue,
-                },
+                Some(Kind::InitializerList | Kind::ArgumentList) => {
+                    match value.children().first() {
+                        Some(v) => *v,
+                        None => continue,
+                    }
+                }
                 _ => value,
             };
             self.constants.entry(name).or_default().push(Constant {
@@ -548,7 +556,7 @@ impl<'t> Index<'t> {
             return;
         };
         let name = match name.kind() {
-            "template_type" => name.field(Field::Name).map_or("", |n| n.text()),
+            Some(Kind::TemplateType) => name.field(Field::Name).map_or("", |n| n.text()),
             _ => name.text(),
         };
         let name = name.rsplit("::").next().unwrap_or(name).to_owned();
@@ -566,11 +574,11 @@ impl<'t> Index<'t> {
             bases: Vec::new(),
         };
         for child in at.children() {
-            if child.kind() == "base_class_clause" {
+            if child.kind() == Some(Kind::BaseClassClause) {
                 for b in child.children() {
                     if matches!(
                         b.kind(),
-                        "type_identifier" | "template_type" | "qualified_identifier"
+                        Some(Kind::TypeIdentifier | Kind::TemplateType | Kind::QualifiedIdentifier)
                     ) {
                         s.bases.push(b);
                     }
@@ -585,9 +593,9 @@ impl<'t> Index<'t> {
         if let Some(body) = at.field(Field::Body) {
             for member in body.children() {
                 match member.kind() {
-                    "field_declaration" => {
+                    Some(Kind::FieldDeclaration) => {
                         if let Some(ty) = member.field(Field::Type)
-                            && matches!(ty.kind(), "enum_specifier")
+                            && matches!(ty.kind(), Some(Kind::EnumSpecifier))
                         {
                             for (n, c) in enumerators(ty) {
                                 s.members.insert(n, c);
@@ -604,7 +612,7 @@ impl<'t> Index<'t> {
                             .map_or_else(String::new, |t| t.text().to_owned());
                         if let Some(n) = declared_name(decl) {
                             let value = match value.kind() {
-                                "initializer_list" => match value.children().first() {
+                                Some(Kind::InitializerList) => match value.children().first() {
                                     Some(v) => *v,
                                     None => continue,
                                 },
@@ -620,19 +628,19 @@ impl<'t> Index<'t> {
                             );
                         }
                     }
-                    "enum_specifier" => {
+                    Some(Kind::EnumSpecifier) => {
                         for (n, c) in enumerators(member) {
                             s.members.insert(n, c);
                         }
                     }
-                    "alias_declaration" => {
+                    Some(Kind::AliasDeclaration) => {
                         if let (Some(n), Some(ty)) =
                             (member.field(Field::Name), member.field(Field::Type))
                         {
                             s.aliases.insert(n.text().to_owned(), ty);
                         }
                     }
-                    "type_definition" => {
+                    Some(Kind::TypeDefinition) => {
                         if let Some(ty) = member.field(Field::Type) {
                             for d in field_children(member.node, Field::Declarator) {
                                 let n = member.with(d).text().trim().to_owned();
@@ -640,7 +648,7 @@ impl<'t> Index<'t> {
                             }
                         }
                     }
-                    "declaration" => {
+                    Some(Kind::Declaration) => {
                         // `static constexpr int k = 4;` parsed as a declaration.
                         for d in field_children(member.node, Field::Declarator) {
                             let d = member.with(d);
@@ -662,8 +670,10 @@ impl<'t> Index<'t> {
                             }
                         }
                     }
-                    "function_definition" => self.function(member, &inner),
-                    "template_declaration" => self.item(member, &inner, depth + 1, decider),
+                    Some(Kind::FunctionDefinition) => self.function(member, &inner),
+                    Some(Kind::TemplateDeclaration) => {
+                        self.item(member, &inner, depth + 1, decider)
+                    }
                     _ => {}
                 }
             }
@@ -697,7 +707,7 @@ pub(crate) fn preproc_branches(head: At<'_>) -> Vec<Branch<'_>> {
             })
             .collect();
         let directive = match n.kind() {
-            "preproc_else" => "#else",
+            Some(Kind::PreprocElse) => "#else",
             _ => n.node.child(0).map_or("#if", kind),
         };
         out.push(Branch {
@@ -705,7 +715,7 @@ pub(crate) fn preproc_branches(head: At<'_>) -> Vec<Branch<'_>> {
             condition,
             body,
         });
-        if alternative.is_none() && n.kind() != "preproc_else" {
+        if alternative.is_none() && n.kind() != Some(Kind::PreprocElse) {
             out.push(Branch {
                 directive: "",
                 condition: None,
@@ -776,12 +786,19 @@ pub(crate) fn template_params<'t>(list: At<'t>) -> Vec<TemplateParam<'t>> {
         .into_iter()
         .filter_map(|p| {
             let kind = p.kind();
-            let is_type = kind.contains("type_parameter");
+            let is_type = matches!(
+                kind,
+                Some(
+                    Kind::TypeParameterDeclaration
+                        | Kind::VariadicTypeParameterDeclaration
+                        | Kind::OptionalTypeParameterDeclaration
+                )
+            );
             let (name, ty, default) = if is_type {
                 let name = p
                     .children()
                     .into_iter()
-                    .find(|c| c.kind() == "type_identifier")
+                    .find(|c| c.kind() == Some(Kind::TypeIdentifier))
                     .map(|c| c.text().to_owned())
                     .or_else(|| p.field(Field::Name).map(|n| n.text().to_owned()))?;
                 (name, String::new(), p.field(Field::DefaultType))
@@ -797,7 +814,12 @@ pub(crate) fn template_params<'t>(list: At<'t>) -> Vec<TemplateParam<'t>> {
                 is_type,
                 ty,
                 default,
-                pack: kind.starts_with("variadic_"),
+                pack: matches!(
+                    kind,
+                    Some(
+                        Kind::VariadicParameterDeclaration | Kind::VariadicTypeParameterDeclaration
+                    )
+                ),
             })
         })
         .collect()
@@ -811,7 +833,7 @@ fn enumerators<'t>(at: At<'t>) -> Vec<(String, Constant<'t>)> {
     };
     let mut prev: Option<String> = None;
     for e in body.children() {
-        if e.kind() != "enumerator" {
+        if e.kind() != Some(Kind::Enumerator) {
             continue;
         }
         let Some(name) = e.field(Field::Name) else {
@@ -841,7 +863,7 @@ pub(crate) fn has_const(declaration: At<'_>) -> bool {
     declaration
         .children()
         .iter()
-        .any(|c| c.kind() == "type_qualifier" && c.text() == "const")
+        .any(|c| c.kind() == Some(Kind::TypeQualifier) && c.text() == "const")
 }
 
 /// How many pointers a declarator adds to its type: `*x` 1, `**x` 2, `x[4]` 1 (an array
@@ -851,7 +873,7 @@ pub(crate) fn pointer_depth(mut d: Option<At<'_>>) -> u8 {
     while let Some(at) = d {
         if matches!(
             at.kind(),
-            "pointer_declarator" | "abstract_pointer_declarator" | "array_declarator"
+            Some(Kind::PointerDeclarator | Kind::AbstractPointerDeclarator | Kind::ArrayDeclarator)
         ) {
             n = n.saturating_add(1);
         }
@@ -863,23 +885,23 @@ pub(crate) fn pointer_depth(mut d: Option<At<'_>>) -> u8 {
 /// The name a declarator declares (`x`, `*x`, `x[4]`, `&x`).
 pub(crate) fn declared_name(d: At<'_>) -> Option<String> {
     match d.kind() {
-        "identifier" | "field_identifier" => Some(d.text().to_owned()),
-        "qualified_identifier" => Some(d.text().rsplit("::").next()?.trim().to_owned()),
+        Some(Kind::Identifier | Kind::FieldIdentifier) => Some(d.text().to_owned()),
+        Some(Kind::QualifiedIdentifier) => Some(d.text().rsplit("::").next()?.trim().to_owned()),
         _ => d
             .field(Field::Declarator)
             .and_then(declared_name)
             .or_else(|| {
                 d.children()
                     .into_iter()
-                    .find(|c| matches!(c.kind(), "identifier" | "field_identifier"))
+                    .find(|c| matches!(c.kind(), Some(Kind::Identifier | Kind::FieldIdentifier)))
                     .map(|c| c.text().to_owned())
             }),
     }
 }
 
 /// The first node of `kind` at or under `at`, at most `depth` levels down.
-pub(crate) fn find_kind<'t>(at: At<'t>, kind: &str, depth: usize) -> Option<At<'t>> {
-    if at.kind() == kind {
+pub(crate) fn find_kind<'t>(at: At<'t>, kind: Kind, depth: usize) -> Option<At<'t>> {
+    if at.kind() == Some(kind) {
         return Some(at);
     }
     if depth == 0 {
@@ -890,12 +912,12 @@ pub(crate) fn find_kind<'t>(at: At<'t>, kind: &str, depth: usize) -> Option<At<'
         .find_map(|c| find_kind(c, kind, depth - 1))
 }
 
-fn has_child_kind(at: At<'_>, kind: &str) -> bool {
+fn has_child_kind(at: At<'_>, kind: Kind) -> bool {
     let mut cursor = at.node.walk();
 
     at.node
         .children(&mut cursor)
-        .any(|c| crate::syntax::kind(c) == kind)
+        .any(|c| Kind::of(c) == Some(kind))
 }
 
 /// The identifiers of a function body (iterative: any depth is safe).
@@ -910,8 +932,8 @@ fn body_identifiers(body: At<'_>) -> HashSet<String> {
     let mut stack = vec![body.node];
     while let Some(n) = stack.pop() {
         if matches!(
-            kind(n),
-            "identifier" | "type_identifier" | "field_identifier"
+            Kind::of(n),
+            Some(Kind::Identifier | Kind::TypeIdentifier | Kind::FieldIdentifier)
         ) {
             out.insert(body.code.text(n).to_owned());
         }

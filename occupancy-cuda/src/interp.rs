@@ -42,7 +42,7 @@ use crate::memo::Memo;
 use crate::preproc::Decider;
 use crate::reach::Reach;
 use crate::shared::Shared;
-use crate::syntax::{Code, Field, clip, field_children};
+use crate::syntax::{Code, Field, Kind, clip, field_children};
 use crate::value::{Attr, Config, IntType, KernelRef, Ty, TyArg, Val};
 
 mod sizeof;
@@ -620,7 +620,9 @@ impl<'t, 's> Interp<'t, 's> {
         't: 'a,
     {
         let statements = match block.kind() {
-            "compound_statement" | "translation_unit" | "declaration_list" => block.children(),
+            Some(Kind::CompoundStatement | Kind::TranslationUnit | Kind::DeclarationList) => {
+                block.children()
+            }
             _ => vec![block],
         };
         for s in statements {
@@ -644,11 +646,11 @@ impl<'t, 's> Interp<'t, 's> {
         let saved = self.batch;
         self.batch = live.len().max(1) + done.len();
         let mut out = match s.kind() {
-            "compound_statement" => {
+            Some(Kind::CompoundStatement) => {
                 let names = block_names(s);
                 self.scoped(&names, live, |this, ps| this.exec_block(s, ps))
             }
-            "expression_statement" => {
+            Some(Kind::ExpressionStatement) => {
                 let mut out = Vec::new();
                 for p in live {
                     match s.children().first() {
@@ -658,14 +660,14 @@ impl<'t, 's> Interp<'t, 's> {
                 }
                 out
             }
-            "declaration" => {
+            Some(Kind::Declaration) => {
                 let mut out = Vec::new();
                 for p in live {
                     out.extend(self.declare(s, p));
                 }
                 out
             }
-            "alias_declaration" | "type_definition" => {
+            Some(Kind::AliasDeclaration | Kind::TypeDefinition) => {
                 let mut out = Vec::new();
                 for mut p in live {
                     if let (Some(name), Some(ty)) = (
@@ -684,12 +686,14 @@ impl<'t, 's> Interp<'t, 's> {
                 }
                 out
             }
-            "if_statement" => self.exec_if(s, live),
-            "switch_statement" => self.exec_switch(s, live),
-            "while_statement" | "for_statement" | "do_statement" | "for_range_loop" => {
+            Some(Kind::IfStatement) => self.exec_if(s, live),
+            Some(Kind::SwitchStatement) => self.exec_switch(s, live),
+            Some(
+                Kind::WhileStatement | Kind::ForStatement | Kind::DoStatement | Kind::ForRangeLoop,
+            ) => {
                 let names: Vec<(String, bool)> = s
                     .field(Field::Initializer)
-                    .filter(|i| i.kind() == "declaration")
+                    .filter(|i| i.kind() == Some(Kind::Declaration))
                     .map(|d| {
                         declaration_names(d)
                             .into_iter()
@@ -699,7 +703,7 @@ impl<'t, 's> Interp<'t, 's> {
                     .unwrap_or_default();
                 self.scoped(&names, live, |this, ps| this.exec_loop(s, ps))
             }
-            "return_statement" => {
+            Some(Kind::ReturnStatement) => {
                 let mut out = Vec::new();
                 for p in live {
                     let expr = s.children().first().copied();
@@ -715,24 +719,24 @@ impl<'t, 's> Interp<'t, 's> {
                 }
                 out
             }
-            "break_statement" => live
+            Some(Kind::BreakStatement) => live
                 .into_iter()
                 .map(|mut p| {
                     p.flow = Flow::Break;
                     p
                 })
                 .collect(),
-            "continue_statement" => live
+            Some(Kind::ContinueStatement) => live
                 .into_iter()
                 .map(|mut p| {
                     p.flow = Flow::Continue;
                     p
                 })
                 .collect(),
-            "preproc_if" | "preproc_ifdef" => self.exec_preproc_if(s, live),
+            Some(Kind::PreprocIf | Kind::PreprocIfdef) => self.exec_preproc_if(s, live),
             // `CALL(uint16_t, float);`: a statement macro whose arguments are types, which the
             // grammar reads as a broken declaration: the macro's expansion is run.
-            "ERROR" => match self.macro_in_error(s) {
+            None if s.node.is_error() => match self.macro_in_error(s) {
                 Some((name, args)) => {
                     let mut out = Vec::new();
                     for p in live {
@@ -742,11 +746,11 @@ impl<'t, 's> Interp<'t, 's> {
                 }
                 None => live,
             },
-            "labeled_statement" | "attributed_statement" => match s.children().last() {
+            Some(Kind::LabeledStatement | Kind::AttributedStatement) => match s.children().last() {
                 Some(inner) => self.exec(*inner, live),
                 None => live,
             },
-            "try_statement" => match s.field(Field::Body) {
+            Some(Kind::TryStatement) => match s.field(Field::Body) {
                 Some(body) => self.exec_block(body, live),
                 None => live,
             },
@@ -837,10 +841,10 @@ impl<'t, 's> Interp<'t, 's> {
             // `int t = m > pad ? pad : m;` on a finite set `pad`: one path per member, so
             // that `t` stays paired with `pad` where a later condition narrows `pad`
             // (`for (k = 2; k <= pad; ..)` never launches with `pad = 1`).
-            if d.kind() == "init_declarator"
+            if d.kind() == Some(Kind::InitDeclarator)
                 && let Some(cond) = d
                     .field(Field::Value)
-                    .filter(|v| v.kind() == "conditional_expression")
+                    .filter(|v| v.kind() == Some(Kind::ConditionalExpression))
                     .and_then(|v| v.field(Field::Condition))
             {
                 let mut names: Vec<String> =
@@ -855,7 +859,7 @@ impl<'t, 's> Interp<'t, 's> {
             }
             let mut next = Vec::new();
             for p in paths {
-                let (name_node, value) = if d.kind() == "init_declarator" {
+                let (name_node, value) = if d.kind() == Some(Kind::InitDeclarator) {
                     (d.field(Field::Declarator), d.field(Field::Value))
                 } else {
                     (Some(d), None)
@@ -868,7 +872,7 @@ impl<'t, 's> Interp<'t, 's> {
                     next.push(p);
                     continue;
                 };
-                let is_array = name_node.kind() == "array_declarator";
+                let is_array = name_node.kind() == Some(Kind::ArrayDeclarator);
                 let mut p = match value {
                     Some(value) => {
                         let mut ps = self.effects(value, p, 0);
@@ -880,7 +884,7 @@ impl<'t, 's> Interp<'t, 's> {
                     }
                     None => p,
                 };
-                let vexing = (name_node.kind() == "function_declarator")
+                let vexing = (name_node.kind() == Some(Kind::FunctionDeclarator))
                     .then(|| vexing_arguments(name_node));
                 let v = match (value, vexing) {
                     (Some(value), _) => self.initial(&ty, value, &p),
@@ -931,7 +935,7 @@ impl<'t, 's> Interp<'t, 's> {
                 match ty_node {
                     Some(t)
                         if !ty.contains("auto")
-                            && name_node.kind() != "function_declarator"
+                            && name_node.kind() != Some(Kind::FunctionDeclarator)
                             && names_known_types(&ty, &p) =>
                     {
                         let declared = self.type_of(t, &p);
@@ -971,7 +975,10 @@ impl<'t, 's> Interp<'t, 's> {
     /// (itself one value where a split chose it: `std::max(2048, n)` on the path of 2048). The variables a macro of the initialiser reads count as read.
     fn remember(&mut self, p: &mut Path, name: &str, ty: &str, value: At<'_>) {
         if p.defs.len() >= MAX_DEFS
-            || matches!(value.kind(), "argument_list" | "initializer_list")
+            || matches!(
+                value.kind(),
+                Some(Kind::ArgumentList | Kind::InitializerList)
+            )
             || value.text().len() > 400
         {
             return;
@@ -1030,10 +1037,10 @@ impl<'t, 's> Interp<'t, 's> {
         if depth > 32 {
             return false;
         }
-        if matches!(e.kind(), "lambda_expression" | "new_expression") {
+        if matches!(e.kind(), Some(Kind::LambdaExpression | Kind::NewExpression)) {
             return false;
         }
-        if e.kind() == "call_expression" {
+        if e.kind() == Some(Kind::CallExpression) {
             let name = e.field(Field::Function).map_or("", |f| f.text());
             let simple = name.rsplit("::").next().unwrap_or(name).trim();
             let pure = matches!(simple, "min" | "max" | "imin" | "imax" | "umin" | "umax")
@@ -1140,19 +1147,22 @@ impl<'t, 's> Interp<'t, 's> {
         't: 'a,
     {
         let mut call = value;
-        if matches!(call.kind(), "argument_list" | "initializer_list") {
+        if matches!(
+            call.kind(),
+            Some(Kind::ArgumentList | Kind::InitializerList)
+        ) {
             match call.children().first() {
                 Some(first) => call = *first,
                 None => return Err(p),
             }
         }
-        while call.kind() == "parenthesized_expression" {
+        while call.kind() == Some(Kind::ParenthesizedExpression) {
             match call.children().first() {
                 Some(inner) => call = *inner,
                 None => return Err(p),
             }
         }
-        if call.kind() != "call_expression" || !paths::may_fork(self.batch, 2, MAX_PATHS) {
+        if call.kind() != Some(Kind::CallExpression) || !paths::may_fork(self.batch, 2, MAX_PATHS) {
             return Err(p);
         }
         let simple = call
@@ -1233,16 +1243,16 @@ impl<'t, 's> Interp<'t, 's> {
     {
         let items = || value.children();
         match value.kind() {
-            "argument_list" | "initializer_list" if ty == "dim3" => {
+            Some(Kind::ArgumentList | Kind::InitializerList) if ty == "dim3" => {
                 let items = items();
                 let args: Vec<Val> = items.iter().take(3).map(|i| self.eval(*i, p)).collect();
                 let texts: Vec<&str> = items.iter().map(|i| i.text()).collect();
                 self.constructed(ty, args, &texts)
             }
-            "initializer_list" if ty.contains("cudaLaunchConfig_t") => {
+            Some(Kind::InitializerList) if ty.contains("cudaLaunchConfig_t") => {
                 let mut config = Config::default();
                 for (i, item) in items().into_iter().enumerate() {
-                    if item.kind() == "initializer_pair" {
+                    if item.kind() == Some(Kind::InitializerPair) {
                         let field = item
                             .field(Field::Designator)
                             .map(|d| d.text().trim_start_matches('.').to_owned())
@@ -1261,13 +1271,13 @@ impl<'t, 's> Interp<'t, 's> {
                 }
                 Val::Config(config)
             }
-            "initializer_list" if ty.contains("cudaLaunchAttribute") => {
+            Some(Kind::InitializerList) if ty.contains("cudaLaunchAttribute") => {
                 Val::Attrs(vec![Attr::default(); items().len().min(64)])
             }
-            "initializer_list" if let Some(names) = self.data_members(ty) => {
+            Some(Kind::InitializerList) if let Some(names) = self.data_members(ty) => {
                 Val::Fields(self.aggregate(&names, &items(), p))
             }
-            "argument_list" | "initializer_list" => match items().first() {
+            Some(Kind::ArgumentList | Kind::InitializerList) => match items().first() {
                 Some(first) if items().len() == 1 => self.eval(*first, p),
                 _ => Val::unknown("an aggregate the reader does not follow"),
             },
@@ -1287,14 +1297,14 @@ impl<'t, 's> Interp<'t, 's> {
         if spec
             .children()
             .iter()
-            .any(|c| c.kind() == "base_class_clause")
+            .any(|c| c.kind() == Some(Kind::BaseClassClause))
         {
             return None;
         }
         let mut names = Vec::new();
         for m in spec.field(Field::Body)?.children() {
             match m.kind() {
-                "field_declaration" => {
+                Some(Kind::FieldDeclaration) => {
                     if m.text().split_whitespace().any(|w| w == "static") {
                         continue;
                     }
@@ -1306,12 +1316,14 @@ impl<'t, 's> Interp<'t, 's> {
                     let defaulted = m.field(Field::DefaultValue).is_some();
                     for d in declarators {
                         let d = m.with(d);
-                        if d.kind() != "function_declarator" {
+                        if d.kind() != Some(Kind::FunctionDeclarator) {
                             names.push((declared_name(d)?, defaulted));
                         }
                     }
                 }
-                "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif" => return None,
+                Some(
+                    Kind::PreprocIf | Kind::PreprocIfdef | Kind::PreprocElse | Kind::PreprocElif,
+                ) => return None,
                 _ => {}
             }
         }
@@ -1333,7 +1345,7 @@ impl<'t, 's> Interp<'t, 's> {
     {
         let mut given: Vec<(String, Val)> = Vec::new();
         for (i, item) in items.iter().enumerate() {
-            let (name, value) = if item.kind() == "initializer_pair" {
+            let (name, value) = if item.kind() == Some(Kind::InitializerPair) {
                 let name = item
                     .field(Field::Designator)
                     .map(|d| d.text().trim_start_matches('.').to_owned());
@@ -1396,7 +1408,7 @@ impl<'t, 's> Interp<'t, 's> {
         't: 'a,
     {
         match arg.kind() {
-            "qualified_identifier" => self.qualified(arg, p),
+            Some(Kind::QualifiedIdentifier) => self.qualified(arg, p),
             _ => self.name(arg.text(), arg, p),
         }
     }
@@ -1436,7 +1448,7 @@ impl<'t, 's> Interp<'t, 's> {
             let cond_clause = s.field(Field::Condition);
             let mut cond = cond_clause;
             if let Some(c) = cond_clause
-                && c.kind() == "condition_clause"
+                && c.kind() == Some(Kind::ConditionClause)
             {
                 if let Some(init) = c.field(Field::Initializer) {
                     let mut ps = self.exec(init, vec![p.clone()]);
@@ -1484,7 +1496,7 @@ impl<'t, 's> Interp<'t, 's> {
                 match s.field(Field::Alternative) {
                     Some(alt) => {
                         // `else_clause` wraps the statement.
-                        let stmt = if alt.kind() == "else_clause" {
+                        let stmt = if alt.kind() == Some(Kind::ElseClause) {
                             alt.children().first().copied()
                         } else {
                             Some(alt)
@@ -1570,10 +1582,10 @@ impl<'t, 's> Interp<'t, 's> {
         let cases: Vec<At<'a>> = body
             .children()
             .into_iter()
-            .filter(|c| c.kind() == "case_statement")
+            .filter(|c| c.kind() == Some(Kind::CaseStatement))
             .collect();
         let cond_text = clip(cond.text(), 40);
-        let var = (cond.kind() == "identifier").then(|| cond.text().to_owned());
+        let var = (cond.kind() == Some(Kind::Identifier)).then(|| cond.text().to_owned());
         let mut out = Vec::new();
         for p in paths {
             let value = self.eval(cond, &p);
@@ -1688,7 +1700,7 @@ impl<'t, 's> Interp<'t, 's> {
     {
         if let Some(init) = s.field(Field::Initializer) {
             paths = match init.kind() {
-                "declaration" => self.exec(init, paths),
+                Some(Kind::Declaration) => self.exec(init, paths),
                 _ => paths
                     .into_iter()
                     .flat_map(|p| self.exec_expr(init, p))
@@ -1714,7 +1726,7 @@ impl<'t, 's> Interp<'t, 's> {
         // often it ran, so it is not run.
         if simple
             && s.field(Field::Initializer).is_some_and(|init| {
-                init.kind() == "declaration"
+                init.kind() == Some(Kind::Declaration)
                     && crate::index::identifiers(init.text()).contains(&assigned[0])
             })
         {
@@ -1727,7 +1739,7 @@ impl<'t, 's> Interp<'t, 's> {
                 && let Some(Val::Int(init, t)) = p.env.get(&assigned[0]).cloned()
             {
                 let var = assigned[0].clone();
-                let do_first = s.kind() == "do_statement";
+                let do_first = s.kind() == Some(Kind::DoStatement);
                 // Each step taken (value -> next value), to refine the paths by the
                 // conditions that led to each exit.
                 let mut steps: Vec<(i128, i128)> = Vec::new();
@@ -1879,7 +1891,7 @@ impl<'t, 's> Interp<'t, 's> {
         // iteration of the outer one, with what it assigns unknown: unrolled too, a
         // launch nested in two loops would be read up to MAX_UNROLL squared times per path
         // (a bitonic sort's `for k .. for j ..` around one launch).
-        let launches = contains_kind(body, "kernel_call_syntax", 0);
+        let launches = contains_kind(body, Kind::KernelCallSyntax, 0);
         if launches && self.unrolling_launches > 0 {
             return None;
         }
@@ -1963,8 +1975,8 @@ impl<'t, 's> Interp<'t, 's> {
             return vec![p];
         }
         match e.kind() {
-            "assignment_expression" => self.assign(e, p),
-            "update_expression" => {
+            Some(Kind::AssignmentExpression) => self.assign(e, p),
+            Some(Kind::UpdateExpression) => {
                 if let Some(arg) = e.field(Field::Argument) {
                     let delta = if e.text().contains("++") { 1 } else { -1 };
                     if let Some((v, t)) = self.eval(arg, &p).as_int().map(|(v, t)| (v.clone(), t)) {
@@ -1979,7 +1991,7 @@ impl<'t, 's> Interp<'t, 's> {
                 }
                 vec![p]
             }
-            "comma_expression" => {
+            Some(Kind::CommaExpression) => {
                 let mut paths = vec![p];
                 for part in [e.field(Field::Left), e.field(Field::Right)]
                     .into_iter()
@@ -1992,12 +2004,12 @@ impl<'t, 's> Interp<'t, 's> {
                 }
                 paths
             }
-            "parenthesized_expression" => match e.children().first() {
+            Some(Kind::ParenthesizedExpression) => match e.children().first() {
                 Some(inner) => self.exec_expr(*inner, p),
                 None => vec![p],
             },
-            "call_expression" => self.call_statement(e, p),
-            "identifier" => {
+            Some(Kind::CallExpression) => self.call_statement(e, p),
+            Some(Kind::Identifier) => {
                 // `LAUNCH_ALL;`: an object-like macro as a statement.
                 let name = e.text();
                 if self
@@ -2030,7 +2042,7 @@ impl<'t, 's> Interp<'t, 's> {
             .to_owned();
         // `config.attrs = attrs;`: the array is read at the launch, by name.
         if op == "="
-            && left.kind() == "field_expression"
+            && left.kind() == Some(Kind::FieldExpression)
             && left
                 .field(Field::Member)
                 .is_some_and(|f| f.text() == "attrs")
@@ -2043,7 +2055,7 @@ impl<'t, 's> Interp<'t, 's> {
             return vec![p];
         }
         // `status = cudaDeviceGetAttribute(&v, ..)`: what the query writes.
-        if right.kind() == "call_expression" {
+        if right.kind() == Some(Kind::CallExpression) {
             self.device_query(right, &mut p);
         }
         let rhs = self.eval(right, &p);
@@ -2062,7 +2074,7 @@ impl<'t, 's> Interp<'t, 's> {
             (_, v) => v,
         };
         self.store(left, v, &mut p);
-        if left.kind() == "identifier" {
+        if left.kind() == Some(Kind::Identifier) {
             let name = left.text().to_owned();
             return self.split(p, &name);
         }
@@ -2076,16 +2088,16 @@ impl<'t, 's> Interp<'t, 's> {
         't: 'a,
     {
         match left.kind() {
-            "identifier" => {
+            Some(Kind::Identifier) => {
                 p.forget(left.text());
                 p.env.insert(left.text().to_owned(), v);
             }
-            "parenthesized_expression" => {
+            Some(Kind::ParenthesizedExpression) => {
                 if let Some(inner) = left.children().first() {
                     self.store(*inner, v, p);
                 }
             }
-            "field_expression" => {
+            Some(Kind::FieldExpression) => {
                 // The member path from the variable: `cfg.blockDim.x`, `attrs[0].val.clusterDim.x`.
                 let mut fields = Vec::new();
                 let mut index = None;
@@ -2094,7 +2106,7 @@ impl<'t, 's> Interp<'t, 's> {
                 while guard < 16 {
                     guard += 1;
                     match at.kind() {
-                        "field_expression" => {
+                        Some(Kind::FieldExpression) => {
                             if let Some(f) = at.field(Field::Member) {
                                 fields.push(f.text().to_owned());
                             }
@@ -2103,7 +2115,7 @@ impl<'t, 's> Interp<'t, 's> {
                                 None => return,
                             }
                         }
-                        "subscript_expression" => {
+                        Some(Kind::SubscriptExpression) => {
                             let i = at
                                 .field(Field::Indices)
                                 .and_then(|i| i.children().first().copied())
@@ -2117,7 +2129,7 @@ impl<'t, 's> Interp<'t, 's> {
                                 None => return,
                             }
                         }
-                        "pointer_expression" | "parenthesized_expression" => {
+                        Some(Kind::PointerExpression | Kind::ParenthesizedExpression) => {
                             match at
                                 .field(Field::Argument)
                                 .or_else(|| at.children().first().copied())
@@ -2202,13 +2214,13 @@ impl<'t, 's> Interp<'t, 's> {
         if let Some(config) = e
             .children()
             .into_iter()
-            .find(|c| c.kind() == "kernel_call_syntax")
+            .find(|c| c.kind() == Some(Kind::KernelCallSyntax))
         {
             self.chevron_launch(e, function, config, &p);
             return vec![p];
         }
         let name = match function.kind() {
-            "template_function" => function.field(Field::Name).map_or("", |n| n.text()),
+            Some(Kind::TemplateFunction) => function.field(Field::Name).map_or("", |n| n.text()),
             _ => function.text(),
         };
         let simple = name.rsplit("::").next().unwrap_or(name).trim();
@@ -2256,7 +2268,7 @@ impl<'t, 's> Interp<'t, 's> {
             _ => {}
         }
         // A function-like macro of the unit.
-        if function.kind() == "identifier"
+        if function.kind() == Some(Kind::Identifier)
             && self
                 .index
                 .macros
@@ -2271,7 +2283,7 @@ impl<'t, 's> Interp<'t, 's> {
             return self.expand_statements(e, simple, args_text, p);
         }
         // A lambda called in place: its body, with the enclosing variables.
-        if function.kind() == "lambda_expression"
+        if function.kind() == Some(Kind::LambdaExpression)
             && let Some(body) = function.field(Field::Body)
         {
             return self
@@ -2330,12 +2342,12 @@ impl<'t, 's> Interp<'t, 's> {
             .unwrap_or_default()
         {
             match a.kind() {
-                "pointer_expression"
+                Some(Kind::PointerExpression)
                     if a.field(Field::Operator).is_some_and(|o| o.text() == "&")
                         || a.text().starts_with('&') =>
                 {
                     if let Some(target) = a.field(Field::Argument)
-                        && target.kind() == "identifier"
+                        && target.kind() == Some(Kind::Identifier)
                     {
                         let why = format!(
                             "`{}` is written by `{}(..)`, known only at run time",
@@ -2345,7 +2357,7 @@ impl<'t, 's> Interp<'t, 's> {
                         self.store(target, Val::unknown(why), p);
                     }
                 }
-                "call_expression" => self.forget_written(a, p, depth + 1),
+                Some(Kind::CallExpression) => self.forget_written(a, p, depth + 1),
                 _ => {}
             }
         }
@@ -2374,7 +2386,7 @@ impl<'t, 's> Interp<'t, 's> {
             .map(|a| a.children())
             .unwrap_or_default();
         let written = args.first().and_then(|a| {
-            let address = a.kind() == "pointer_expression"
+            let address = a.kind() == Some(Kind::PointerExpression)
                 && (a.field(Field::Operator).is_some_and(|o| o.text() == "&")
                     || a.text().starts_with('&'));
             address.then(|| a.field(Field::Argument)).flatten()
@@ -2414,18 +2426,18 @@ impl<'t, 's> Interp<'t, 's> {
             return vec![p];
         }
         match e.kind() {
-            "lambda_expression" => vec![p],
-            "call_expression" => {
+            Some(Kind::LambdaExpression) => vec![p],
+            Some(Kind::CallExpression) => {
                 let function = e.field(Field::Function);
                 let name = function.map_or("", |f| match f.kind() {
-                    "template_function" => f.field(Field::Name).map_or("", |n| n.text()),
+                    Some(Kind::TemplateFunction) => f.field(Field::Name).map_or("", |n| n.text()),
                     _ => f.text(),
                 });
                 let simple = name.rsplit("::").next().unwrap_or(name).trim();
                 let is_launch = e
                     .children()
                     .iter()
-                    .any(|c| c.kind() == "kernel_call_syntax")
+                    .any(|c| c.kind() == Some(Kind::KernelCallSyntax))
                     || matches!(
                         simple,
                         "cudaLaunchKernelEx"
@@ -2503,7 +2515,7 @@ impl<'t, 's> Interp<'t, 's> {
         let mut out = Vec::with_capacity(args.len());
         for a in args {
             match a.kind() {
-                "parameter_pack_expansion" => {
+                Some(Kind::ParameterPackExpansion) => {
                     let pattern = a.children().into_iter().next();
                     match pattern.and_then(|n| p.env.get(n.text())) {
                         Some(Val::Pack(vs)) => out.extend(vs.iter().cloned()),
@@ -2515,7 +2527,7 @@ impl<'t, 's> Interp<'t, 's> {
                         }
                     }
                 }
-                "identifier" if a.text() == "__CUDA_ARCH_LIST__" => {
+                Some(Kind::Identifier) if a.text() == "__CUDA_ARCH_LIST__" => {
                     match p.target.and_then(|t| self.targets.get(t)) {
                         Some(t) => out.extend(
                             device::arch_list(t)
@@ -2555,7 +2567,7 @@ impl<'t, 's> Interp<'t, 's> {
             return vec![(p, None)];
         }
         let mut targs = match function.kind() {
-            "template_function" => function
+            Some(Kind::TemplateFunction) => function
                 .field(Field::Arguments)
                 .map(|a| self.template_args(a, &p))
                 .unwrap_or_default(),
@@ -2666,7 +2678,7 @@ impl<'t, 's> Interp<'t, 's> {
                 if param.ty.trim() != t.name {
                     continue;
                 }
-                let Some((ty, pointers, is_const)) = (arg.kind() == "identifier")
+                let Some((ty, pointers, is_const)) = (arg.kind() == Some(Kind::Identifier))
                     .then(|| p.types.get(arg.text()).cloned())
                     .flatten()
                     .or_else(|| self.cast_type(*arg, p))
@@ -2698,15 +2710,15 @@ impl<'t, 's> Interp<'t, 's> {
     /// `const` qualifies it; `None` for any other argument.
     fn cast_type(&mut self, arg: At<'_>, p: &Path) -> Option<(Ty, u8, bool)> {
         let arg = match arg.kind() {
-            "parenthesized_expression" => *arg.children().first()?,
+            Some(Kind::ParenthesizedExpression) => *arg.children().first()?,
             _ => arg,
         };
         let descriptor = match arg.kind() {
-            "cast_expression" => arg.field(Field::Type)?,
-            "call_expression" => {
+            Some(Kind::CastExpression) => arg.field(Field::Type)?,
+            Some(Kind::CallExpression) => {
                 let f = arg.field(Field::Function)?;
                 let name = f.field(Field::Name)?.text();
-                if f.kind() != "template_function"
+                if f.kind() != Some(Kind::TemplateFunction)
                     || !matches!(name, "reinterpret_cast" | "static_cast" | "const_cast")
                 {
                     return None;
@@ -2719,7 +2731,7 @@ impl<'t, 's> Interp<'t, 's> {
             }
             _ => return None,
         };
-        if descriptor.kind() != "type_descriptor" {
+        if descriptor.kind() != Some(Kind::TypeDescriptor) {
             return None;
         }
         let base = descriptor.field(Field::Type)?;
@@ -2807,13 +2819,13 @@ impl<'t, 's> Interp<'t, 's> {
     /// declarator with parameter types).
     fn macro_in_error(&self, e: At<'_>) -> Option<(String, String)> {
         let d = e.children().into_iter().next()?;
-        let d = if d.kind() == "function_declarator" {
+        let d = if d.kind() == Some(Kind::FunctionDeclarator) {
             d
         } else {
             return None;
         };
         let name = d.field(Field::Declarator)?;
-        if name.kind() != "identifier"
+        if name.kind() != Some(Kind::Identifier)
             || !self
                 .index
                 .macros
@@ -2878,7 +2890,7 @@ impl<'t, 's> Interp<'t, 's> {
             node: root,
             code: &code,
         };
-        let Some(body) = crate::index::find_kind(at, "compound_statement", 3) else {
+        let Some(body) = crate::index::find_kind(at, Kind::CompoundStatement, 3) else {
             return vec![p];
         };
         self.exec_block(body, vec![p])
@@ -2925,7 +2937,10 @@ impl<'t, 's> Interp<'t, 's> {
         let kernels = self.eval(function, p);
         let kernels = match (kernels, e.field(Field::Arguments)) {
             (Val::Kernels(refs), Some(args))
-                if matches!(function.kind(), "identifier" | "qualified_identifier") =>
+                if matches!(
+                    function.kind(),
+                    Some(Kind::Identifier | Kind::QualifiedIdentifier)
+                ) =>
             {
                 let args = args.children();
                 Val::Kernels(
@@ -3334,7 +3349,7 @@ impl<'t, 's> Interp<'t, 's> {
         't: 'a,
     {
         match cond.kind() {
-            "parenthesized_expression" | "condition_clause" => {
+            Some(Kind::ParenthesizedExpression | Kind::ConditionClause) => {
                 if let Some(inner) = cond
                     .field(Field::Value)
                     .or_else(|| cond.children().first().copied())
@@ -3342,13 +3357,15 @@ impl<'t, 's> Interp<'t, 's> {
                     return self.branch(inner, p);
                 }
             }
-            "unary_expression" if cond.field(Field::Operator).is_some_and(|o| o.text() == "!") => {
+            Some(Kind::UnaryExpression)
+                if cond.field(Field::Operator).is_some_and(|o| o.text() == "!") =>
+            {
                 if let Some(arg) = cond.field(Field::Argument) {
                     let (t, f) = self.branch(arg, p);
                     return (f, t);
                 }
             }
-            "binary_expression" => {
+            Some(Kind::BinaryExpression) => {
                 let op = cond.field(Field::Operator).map_or("", |o| o.text());
                 let (Some(l), Some(r)) = (cond.field(Field::Left), cond.field(Field::Right)) else {
                     return (Some(p.clone()), Some(p.clone()));
@@ -3391,7 +3408,7 @@ impl<'t, 's> Interp<'t, 's> {
                     // A value an earlier test ruled out (`else if (t == 1)` after
                     // `if (t == 0)`): the comparison is decided.
                     let ruled_out = |name: At<'_>, other: &AbstractInt| {
-                        name.kind() == "identifier"
+                        name.kind() == Some(Kind::Identifier)
                             && other
                                 .known_value()
                                 .is_some_and(|k| p.excludes(name.text(), k))
@@ -3413,7 +3430,7 @@ impl<'t, 's> Interp<'t, 's> {
                             (l, side.left, y, side.op),
                             (r, side.right, x, side.op.swapped()),
                         ] {
-                            if name.kind() == "identifier"
+                            if name.kind() == Some(Kind::Identifier)
                                 && let Some(Val::Int(v, t)) = q.env.get(name.text()).cloned()
                             {
                                 let refined = Val::Int(now, t);
@@ -3479,24 +3496,24 @@ impl<'t, 's> Interp<'t, 's> {
         't: 'a,
     {
         match e.kind() {
-            "number_literal" => number(e.text()),
-            "true" => Val::int(1, IntType::I32),
-            "false" | "null" | "nullptr" => Val::int(0, IntType::I32),
-            "char_literal" => {
+            Some(Kind::NumberLiteral) => number(e.text()),
+            Some(Kind::True) => Val::int(1, IntType::I32),
+            Some(Kind::False | Kind::Null | Kind::Nullptr) => Val::int(0, IntType::I32),
+            Some(Kind::CharLiteral) => {
                 let t = e.text().trim_matches('\'');
                 match t.chars().next() {
                     Some(c) if t.chars().count() == 1 => Val::int(c as i128, IntType::I32),
                     _ => Val::unknown("a character literal"),
                 }
             }
-            "parenthesized_expression" => match e.children().first() {
+            Some(Kind::ParenthesizedExpression) => match e.children().first() {
                 Some(inner) => self.eval(*inner, p),
                 None => Val::unknown("()"),
             },
-            "identifier" => self.name(e.text(), e, p),
-            "qualified_identifier" => self.qualified(e, p),
-            "template_function" => self.template_function(e, p),
-            "field_expression" => {
+            Some(Kind::Identifier) => self.name(e.text(), e, p),
+            Some(Kind::QualifiedIdentifier) => self.qualified(e, p),
+            Some(Kind::TemplateFunction) => self.template_function(e, p),
+            Some(Kind::FieldExpression) => {
                 let Some(arg) = e.field(Field::Argument) else {
                     return Val::unknown("a member");
                 };
@@ -3534,7 +3551,7 @@ impl<'t, 's> Interp<'t, 's> {
                     other => Val::unknown(format!("`{}`: {}", clip(e.text(), 40), other.why())),
                 }
             }
-            "pointer_expression" => {
+            Some(Kind::PointerExpression) => {
                 // `&config`: the config itself; `*p`: unknown.
                 let is_address = e.field(Field::Operator).is_some_and(|o| o.text() == "&")
                     || e.text().starts_with('&');
@@ -3543,7 +3560,7 @@ impl<'t, 's> Interp<'t, 's> {
                     _ => Val::unknown(format!("`{}` reads memory", clip(e.text(), 40))),
                 }
             }
-            "cast_expression" => {
+            Some(Kind::CastExpression) => {
                 let ty = e.field(Field::Type).map_or("", |t| t.text()).to_owned();
                 let v = match e.field(Field::Value) {
                     Some(v) => self.eval(v, p),
@@ -3551,9 +3568,9 @@ impl<'t, 's> Interp<'t, 's> {
                 };
                 self.cast(&ty, v)
             }
-            "sizeof_expression" => self.size_of(e, p),
-            "alignof_expression" => self.align_of(e, p),
-            "unary_expression" => {
+            Some(Kind::SizeofExpression) => self.size_of(e, p),
+            Some(Kind::AlignofExpression) => self.align_of(e, p),
+            Some(Kind::UnaryExpression) => {
                 let op = e.field(Field::Operator).map_or("", |o| o.text());
                 let Some(arg) = e.field(Field::Argument) else {
                     return Val::unknown("a unary expression");
@@ -3579,7 +3596,7 @@ impl<'t, 's> Interp<'t, 's> {
                     None => Val::unknown("overflow"),
                 }
             }
-            "binary_expression" => {
+            Some(Kind::BinaryExpression) => {
                 let op = e.field(Field::Operator).map_or("", |o| o.text()).to_owned();
                 let (Some(l), Some(r)) = (e.field(Field::Left), e.field(Field::Right)) else {
                     return Val::unknown("a binary expression");
@@ -3596,7 +3613,7 @@ impl<'t, 's> Interp<'t, 's> {
                 let (a, b) = (self.eval(l, p), self.eval(r, p));
                 binary(&op, &a, &b)
             }
-            "conditional_expression" => {
+            Some(Kind::ConditionalExpression) => {
                 let (Some(c), Some(t), Some(f)) = (
                     e.field(Field::Condition),
                     e.field(Field::Consequence),
@@ -3621,23 +3638,23 @@ impl<'t, 's> Interp<'t, 's> {
                     (None, None) => Val::unknown("no value of the condition is possible"),
                 }
             }
-            "call_expression" => self.eval_call(e, p),
-            "initializer_list" => {
+            Some(Kind::CallExpression) => self.eval_call(e, p),
+            Some(Kind::InitializerList) => {
                 let items = e.children();
                 match items.as_slice() {
                     [one] => self.eval(*one, p),
                     _ => Val::unknown("an initializer list"),
                 }
             }
-            "compound_literal_expression" => match e.field(Field::Value) {
+            Some(Kind::CompoundLiteralExpression) => match e.field(Field::Value) {
                 Some(v) => self.eval(v, p),
                 None => Val::unknown("a compound literal"),
             },
-            "assignment_expression" => match e.field(Field::Right) {
+            Some(Kind::AssignmentExpression) => match e.field(Field::Right) {
                 Some(r) => self.eval(r, p),
                 None => Val::unknown("an assignment"),
             },
-            "type_descriptor" | "primitive_type" | "type_identifier" => {
+            Some(Kind::TypeDescriptor | Kind::PrimitiveType | Kind::TypeIdentifier) => {
                 // A template argument that names a value (`launch<kD>`).
                 self.type_or_value(e, p)
             }
@@ -3903,7 +3920,7 @@ impl<'t, 's> Interp<'t, 's> {
             node: root,
             code: &code,
         };
-        let Some(decl) = crate::index::find_kind(at, "init_declarator", 3) else {
+        let Some(decl) = crate::index::find_kind(at, Kind::InitDeclarator, 3) else {
             return Val::unknown(format!(
                 "`{}` does not parse as an expression",
                 clip(text, 40)
@@ -3924,7 +3941,7 @@ impl<'t, 's> Interp<'t, 's> {
         let Some(name) = e.field(Field::Name) else {
             return Val::unknown("a qualified name");
         };
-        if name.kind() == "qualified_identifier" {
+        if name.kind() == Some(Kind::QualifiedIdentifier) {
             // `ns::Traits::k`: drop a namespace, or resolve a nested member.
             if let Some(scope) = e.field(Field::Scope)
                 && let Some(ty) = self.scope_type(scope, p)
@@ -3941,7 +3958,7 @@ impl<'t, 's> Interp<'t, 's> {
             }
             return self.qualified(name, p);
         }
-        if name.kind() == "template_function" {
+        if name.kind() == Some(Kind::TemplateFunction) {
             return self.template_function(name, p);
         }
         let member = name.text();
@@ -4154,13 +4171,13 @@ impl<'t, 's> Interp<'t, 's> {
         't: 'a,
     {
         let inner = match a.kind() {
-            "type_descriptor" if a.field(Field::Declarator).is_none() => {
+            Some(Kind::TypeDescriptor) if a.field(Field::Declarator).is_none() => {
                 a.field(Field::Type).unwrap_or(a)
             }
             _ => a,
         };
         match inner.kind() {
-            "type_identifier" | "identifier" => {
+            Some(Kind::TypeIdentifier | Kind::Identifier) => {
                 let name = inner.text();
                 match p.env.get(name) {
                     Some(v @ (Val::Type(_) | Val::Int(..))) => return v.clone(),
@@ -4183,12 +4200,14 @@ impl<'t, 's> Interp<'t, 's> {
                 }
                 Val::Type(self.type_of(inner, p))
             }
-            "primitive_type"
-            | "sized_type_specifier"
-            | "template_type"
-            | "type_descriptor"
-            | "struct_specifier" => Val::Type(self.type_of(inner, p)),
-            "qualified_identifier" => {
+            Some(
+                Kind::PrimitiveType
+                | Kind::SizedTypeSpecifier
+                | Kind::TemplateType
+                | Kind::TypeDescriptor
+                | Kind::StructSpecifier,
+            ) => Val::Type(self.type_of(inner, p)),
+            Some(Kind::QualifiedIdentifier) => {
                 let v = self.qualified(inner, p);
                 match v {
                     Val::Unknown(_) => Val::Type(self.type_of(inner, p)),
@@ -4218,7 +4237,7 @@ impl<'t, 's> Interp<'t, 's> {
         't: 'a,
     {
         match t.kind() {
-            "type_descriptor" => {
+            Some(Kind::TypeDescriptor) => {
                 let base = t
                     .field(Field::Type)
                     .map_or_else(|| Ty::named(t.text()), |b| self.type_of(b, p));
@@ -4227,10 +4246,10 @@ impl<'t, 's> Interp<'t, 's> {
                     None => base,
                 }
             }
-            "primitive_type" | "sized_type_specifier" => {
+            Some(Kind::PrimitiveType | Kind::SizedTypeSpecifier) => {
                 Ty::named(t.text().split_whitespace().collect::<Vec<_>>().join(" "))
             }
-            "type_identifier" | "identifier" | "namespace_identifier" => {
+            Some(Kind::TypeIdentifier | Kind::Identifier | Kind::NamespaceIdentifier) => {
                 let name = t.text();
                 if let Some(Val::Type(ty)) = p.env.get(name) {
                     return ty.clone();
@@ -4248,7 +4267,7 @@ impl<'t, 's> Interp<'t, 's> {
                     // `typedef struct {..} S;`: the struct is `S`.
                     if matches!(
                         alias.kind(),
-                        "struct_specifier" | "class_specifier" | "union_specifier"
+                        Some(Kind::StructSpecifier | Kind::ClassSpecifier | Kind::UnionSpecifier)
                     ) && alias.field(Field::Name).is_none()
                     {
                         return Ty::named(name);
@@ -4263,7 +4282,7 @@ impl<'t, 's> Interp<'t, 's> {
                 }
                 Ty::named(name)
             }
-            "template_type" => {
+            Some(Kind::TemplateType) => {
                 let name = t.field(Field::Name).map_or("", |n| n.text()).to_owned();
                 let args = t
                     .field(Field::Arguments)
@@ -4277,7 +4296,7 @@ impl<'t, 's> Interp<'t, 's> {
                         .collect(),
                 }
             }
-            "qualified_identifier" => {
+            Some(Kind::QualifiedIdentifier) => {
                 let (Some(scope), Some(name)) = (t.field(Field::Scope), t.field(Field::Name))
                 else {
                     return Ty::named(t.text());
@@ -4297,7 +4316,7 @@ impl<'t, 's> Interp<'t, 's> {
                     args: inner.args,
                 }
             }
-            "struct_specifier" | "class_specifier" => match t.field(Field::Name) {
+            Some(Kind::StructSpecifier | Kind::ClassSpecifier) => match t.field(Field::Name) {
                 Some(n) => self.type_of(n, p),
                 None => Ty::named(t.text()),
             },
@@ -4338,7 +4357,7 @@ impl<'t, 's> Interp<'t, 's> {
             .map(|a| a.children())
             .unwrap_or_default();
         let (name, targs) = match function.kind() {
-            "template_function" => (
+            Some(Kind::TemplateFunction) => (
                 function.field(Field::Name).map_or("", |n| n.text()),
                 function.field(Field::Arguments),
             ),
@@ -4397,7 +4416,7 @@ impl<'t, 's> Interp<'t, 's> {
             _ => {}
         }
         let index = self.index;
-        if function.kind() == "identifier"
+        if function.kind() == Some(Kind::Identifier)
             && index
                 .macros
                 .get(simple)
@@ -4476,11 +4495,11 @@ impl<'t, 's> Interp<'t, 's> {
 fn strip_casts(mut at: At<'_>) -> At<'_> {
     for _ in 0..8 {
         match at.kind() {
-            "cast_expression" => match at.field(Field::Value) {
+            Some(Kind::CastExpression) => match at.field(Field::Value) {
                 Some(v) => at = v,
                 None => break,
             },
-            "call_expression"
+            Some(Kind::CallExpression)
                 if at
                     .field(Field::Function)
                     .is_some_and(|f| f.text().contains("_cast")) =>
@@ -4493,7 +4512,7 @@ fn strip_casts(mut at: At<'_>) -> At<'_> {
                     None => break,
                 }
             }
-            "pointer_expression" | "parenthesized_expression" => {
+            Some(Kind::PointerExpression | Kind::ParenthesizedExpression) => {
                 match at
                     .field(Field::Argument)
                     .or_else(|| at.children().first().copied())
@@ -4519,7 +4538,7 @@ fn once_guard(s: At<'_>, cond: At<'_>) -> bool {
     let mut statics = Vec::new();
     let mut child = s.node;
     while let Some(parent) = child.parent() {
-        if crate::syntax::kind(parent) == "function_definition" {
+        if Kind::of(parent) == Some(Kind::FunctionDefinition) {
             break;
         }
         let mut cursor = parent.walk();
@@ -4528,10 +4547,10 @@ fn once_guard(s: At<'_>, cond: At<'_>) -> bool {
                 break;
             }
             let d = s.with(sibling);
-            if d.kind() == "declaration"
+            if d.kind() == Some(Kind::Declaration)
                 && d.children()
                     .iter()
-                    .any(|c| c.kind() == "storage_class_specifier" && c.text() == "static")
+                    .any(|c| c.kind() == Some(Kind::StorageClassSpecifier) && c.text() == "static")
             {
                 for n in field_children(d.node, Field::Declarator) {
                     if let Some(name) = declared_name(d.with(n))
@@ -4553,17 +4572,17 @@ fn assigns_any(at: At<'_>, names: &[String], depth: usize) -> bool {
     if depth > 8 {
         return false;
     }
-    if at.kind() == "assignment_expression"
+    if at.kind() == Some(Kind::AssignmentExpression)
         && let Some(left) = at.field(Field::Left)
     {
         let mut target = left;
-        while target.kind() == "subscript_expression" {
+        while target.kind() == Some(Kind::SubscriptExpression) {
             match target.field(Field::Argument) {
                 Some(a) => target = a,
                 None => break,
             }
         }
-        if target.kind() == "identifier" && names.iter().any(|n| n == target.text()) {
+        if target.kind() == Some(Kind::Identifier) && names.iter().any(|n| n == target.text()) {
             return true;
         }
     }
@@ -4805,11 +4824,13 @@ fn conjuncts(cond: At<'_>) -> Vec<At<'_>> {
             continue;
         }
         match c.kind() {
-            "parenthesized_expression" => match c.children().as_slice() {
+            Some(Kind::ParenthesizedExpression) => match c.children().as_slice() {
                 [inner] => stack.push(*inner),
                 _ => out.push(c),
             },
-            "binary_expression" if c.field(Field::Operator).is_some_and(|o| o.text() == "&&") => {
+            Some(Kind::BinaryExpression)
+                if c.field(Field::Operator).is_some_and(|o| o.text() == "&&") =>
+            {
                 stack.extend(c.field(Field::Right));
                 stack.extend(c.field(Field::Left));
             }
@@ -4824,17 +4845,17 @@ fn assigned_names(at: At<'_>, out: &mut Vec<String>, depth: usize) {
         return;
     }
     match at.kind() {
-        "assignment_expression" => {
+        Some(Kind::AssignmentExpression) => {
             if let Some(l) = at.field(Field::Left)
-                && l.kind() == "identifier"
+                && l.kind() == Some(Kind::Identifier)
                 && !out.iter().any(|n| n == l.text())
             {
                 out.push(l.text().to_owned());
             }
         }
-        "update_expression" => {
+        Some(Kind::UpdateExpression) => {
             if let Some(a) = at.field(Field::Argument)
-                && a.kind() == "identifier"
+                && a.kind() == Some(Kind::Identifier)
                 && !out.iter().any(|n| n == a.text())
             {
                 out.push(a.text().to_owned());
@@ -4850,11 +4871,11 @@ fn assigned_names(at: At<'_>, out: &mut Vec<String>, depth: usize) {
 /// Whether a loop body does more than compute: calls, launches, `break`, `return`,
 /// declarations.
 /// Whether a node of `kind` is in `at` (depth-bounded; past the bound, yes).
-fn contains_kind(at: At<'_>, kind: &str, depth: usize) -> bool {
+fn contains_kind(at: At<'_>, kind: Kind, depth: usize) -> bool {
     if depth > 64 {
         return true;
     }
-    at.kind() == kind
+    at.kind() == Some(kind)
         || at
             .children()
             .into_iter()
@@ -4867,11 +4888,13 @@ fn has_effects(at: At<'_>, depth: usize) -> bool {
     }
     if matches!(
         at.kind(),
-        "call_expression"
-            | "break_statement"
-            | "return_statement"
-            | "goto_statement"
-            | "declaration"
+        Some(
+            Kind::CallExpression
+                | Kind::BreakStatement
+                | Kind::ReturnStatement
+                | Kind::GotoStatement
+                | Kind::Declaration
+        )
     ) {
         return true;
     }
@@ -5331,20 +5354,23 @@ fn vexing_arguments(declarator: At<'_>) -> Option<Vec<(At<'_>, Option<At<'_>>)>>
     let parameters = declarator.field(Field::Parameters)?;
     let mut args = Vec::new();
     for param in parameters.children() {
-        if param.kind() != "parameter_declaration" {
+        if param.kind() != Some(Kind::ParameterDeclaration) {
             return None;
         }
         let ty = param.field(Field::Type)?;
-        if !matches!(ty.kind(), "type_identifier" | "qualified_identifier") {
+        if !matches!(
+            ty.kind(),
+            Some(Kind::TypeIdentifier | Kind::QualifiedIdentifier)
+        ) {
             return None;
         }
         let factor = match param.field(Field::Declarator) {
             None if param.children().len() == 1 => None,
             Some(d)
-                if d.kind() == "pointer_declarator"
+                if d.kind() == Some(Kind::PointerDeclarator)
                     && param.children().len() == 2
                     && d.field(Field::Declarator)
-                        .is_some_and(|n| n.kind() == "identifier") =>
+                        .is_some_and(|n| n.kind() == Some(Kind::Identifier)) =>
             {
                 d.field(Field::Declarator)
             }
@@ -5362,12 +5388,12 @@ fn block_names(block: At<'_>) -> Vec<(String, bool)> {
     let mut out: Vec<(String, bool)> = Vec::new();
     for (i, s) in statements.iter().enumerate() {
         let names = match s.kind() {
-            "declaration" => declaration_names(*s),
-            "alias_declaration" => s
+            Some(Kind::Declaration) => declaration_names(*s),
+            Some(Kind::AliasDeclaration) => s
                 .field(Field::Name)
                 .map(|n| vec![n.text().to_owned()])
                 .unwrap_or_default(),
-            "type_definition" => s
+            Some(Kind::TypeDefinition) => s
                 .field(Field::Declarator)
                 .map(|d| vec![d.text().trim().to_owned()])
                 .unwrap_or_default(),
@@ -5391,7 +5417,7 @@ fn declaration_names(d: At<'_>) -> Vec<String> {
         .filter_map(|n| {
             let n = d.with(n);
             let n = match n.kind() {
-                "init_declarator" => n.field(Field::Declarator)?,
+                Some(Kind::InitDeclarator) => n.field(Field::Declarator)?,
                 _ => n,
             };
             declared_name(n)

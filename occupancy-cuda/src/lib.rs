@@ -222,12 +222,12 @@ fn unreached(
             if visited > 2_000_000 {
                 break;
             }
-            if syntax::kind(n) == "call_expression" {
+            if syntax::Kind::of(n) == Some(syntax::Kind::CallExpression) {
                 let function = syntax::child(n, syntax::Field::Function);
                 let name = function.map_or("", |f| code.text(f));
                 let form = if let Some(k) = n
                     .children(&mut n.walk())
-                    .find(|c| syntax::kind(*c) == "kernel_call_syntax")
+                    .find(|c| syntax::Kind::of(*c) == Some(syntax::Kind::KernelCallSyntax))
                 {
                     let _ = k;
                     Some(LaunchForm::TripleChevron)
@@ -281,7 +281,10 @@ fn unreached(
                     }
                 }
             }
-            if matches!(syntax::kind(n), "preproc_if" | "preproc_ifdef") {
+            if matches!(
+                syntax::Kind::of(n),
+                Some(syntax::Kind::PreprocIf | syntax::Kind::PreprocIfdef)
+            ) {
                 let at = index::At { node: n, code };
                 match index::chosen(&index::preproc_branches(at), decider, true) {
                     index::Taken::Branch(body) => {

@@ -393,6 +393,178 @@ pub(crate) fn kind(node: Node<'_>) -> &'static str {
     }
 }
 
+/// Declares [`Kind`]: each variant with the grammar's name for it and whether the node is
+/// named.
+macro_rules! kinds {
+    ($($(#[$doc:meta])* $kind:ident => ($name:literal, $named:literal),)*) => {
+        /// The node kinds of tree-sitter's CUDA grammar the reader tells apart. A node's kind is
+        /// found by its kind id ([`Kind::of`]), from a table built once per process: a
+        /// misspelt kind is a compile error, and a kind the grammar lacks fails the unit test
+        /// (a string compared with `Node::kind` would silently never match).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub(crate) enum Kind {
+            $($(#[$doc])* $kind,)*
+        }
+
+        impl Kind {
+            /// Every kind, in declaration order.
+            const ALL: &[Kind] = &[$(Kind::$kind,)*];
+
+            /// The grammar's name for the kind, and whether its node is named.
+            fn name(self) -> (&'static str, bool) {
+                match self {
+                    $(Kind::$kind => ($name, $named),)*
+                }
+            }
+        }
+    };
+}
+
+kinds! {
+    /// The `__global__` keyword (unnamed: a function's specifier).
+    Global => ("__global__", false),
+    AbstractArrayDeclarator => ("abstract_array_declarator", true),
+    AbstractPointerDeclarator => ("abstract_pointer_declarator", true),
+    AbstractReferenceDeclarator => ("abstract_reference_declarator", true),
+    AccessSpecifier => ("access_specifier", true),
+    AliasDeclaration => ("alias_declaration", true),
+    AlignasQualifier => ("alignas_qualifier", true),
+    AlignofExpression => ("alignof_expression", true),
+    ArgumentList => ("argument_list", true),
+    ArrayDeclarator => ("array_declarator", true),
+    AssignmentExpression => ("assignment_expression", true),
+    AttributeDeclaration => ("attribute_declaration", true),
+    AttributeSpecifier => ("attribute_specifier", true),
+    AttributedStatement => ("attributed_statement", true),
+    BaseClassClause => ("base_class_clause", true),
+    BinaryExpression => ("binary_expression", true),
+    BitfieldClause => ("bitfield_clause", true),
+    BreakStatement => ("break_statement", true),
+    CallExpression => ("call_expression", true),
+    CaseStatement => ("case_statement", true),
+    CastExpression => ("cast_expression", true),
+    CharLiteral => ("char_literal", true),
+    ClassSpecifier => ("class_specifier", true),
+    CommaExpression => ("comma_expression", true),
+    Comment => ("comment", true),
+    CompoundLiteralExpression => ("compound_literal_expression", true),
+    CompoundStatement => ("compound_statement", true),
+    ConditionClause => ("condition_clause", true),
+    ConditionalExpression => ("conditional_expression", true),
+    ContinueStatement => ("continue_statement", true),
+    Declaration => ("declaration", true),
+    DeclarationList => ("declaration_list", true),
+    DoStatement => ("do_statement", true),
+    ElseClause => ("else_clause", true),
+    EnumSpecifier => ("enum_specifier", true),
+    Enumerator => ("enumerator", true),
+    ExpressionStatement => ("expression_statement", true),
+    False => ("false", true),
+    FieldDeclaration => ("field_declaration", true),
+    FieldExpression => ("field_expression", true),
+    FieldIdentifier => ("field_identifier", true),
+    ForRangeLoop => ("for_range_loop", true),
+    ForStatement => ("for_statement", true),
+    FriendDeclaration => ("friend_declaration", true),
+    FunctionDeclarator => ("function_declarator", true),
+    FunctionDefinition => ("function_definition", true),
+    GotoStatement => ("goto_statement", true),
+    Identifier => ("identifier", true),
+    IfStatement => ("if_statement", true),
+    InitDeclarator => ("init_declarator", true),
+    InitializerList => ("initializer_list", true),
+    InitializerPair => ("initializer_pair", true),
+    KernelCallSyntax => ("kernel_call_syntax", true),
+    LabeledStatement => ("labeled_statement", true),
+    LambdaExpression => ("lambda_expression", true),
+    LinkageSpecification => ("linkage_specification", true),
+    MsDeclspecModifier => ("ms_declspec_modifier", true),
+    NamespaceDefinition => ("namespace_definition", true),
+    NamespaceIdentifier => ("namespace_identifier", true),
+    NewExpression => ("new_expression", true),
+    Null => ("null", true),
+    /// The `nullptr` keyword (unnamed; the named node around it is `null`).
+    Nullptr => ("nullptr", false),
+    NumberLiteral => ("number_literal", true),
+    OptionalParameterDeclaration => ("optional_parameter_declaration", true),
+    OptionalTypeParameterDeclaration => ("optional_type_parameter_declaration", true),
+    ParameterDeclaration => ("parameter_declaration", true),
+    ParameterPackExpansion => ("parameter_pack_expansion", true),
+    ParenthesizedDeclarator => ("parenthesized_declarator", true),
+    ParenthesizedExpression => ("parenthesized_expression", true),
+    PointerDeclarator => ("pointer_declarator", true),
+    PointerExpression => ("pointer_expression", true),
+    PreprocCall => ("preproc_call", true),
+    PreprocDef => ("preproc_def", true),
+    PreprocElif => ("preproc_elif", true),
+    PreprocElifdef => ("preproc_elifdef", true),
+    PreprocElse => ("preproc_else", true),
+    PreprocFunctionDef => ("preproc_function_def", true),
+    PreprocIf => ("preproc_if", true),
+    PreprocIfdef => ("preproc_ifdef", true),
+    PrimitiveType => ("primitive_type", true),
+    QualifiedIdentifier => ("qualified_identifier", true),
+    ReturnStatement => ("return_statement", true),
+    SizedTypeSpecifier => ("sized_type_specifier", true),
+    SizeofExpression => ("sizeof_expression", true),
+    StaticAssertDeclaration => ("static_assert_declaration", true),
+    StorageClassSpecifier => ("storage_class_specifier", true),
+    StructSpecifier => ("struct_specifier", true),
+    SubscriptExpression => ("subscript_expression", true),
+    SwitchStatement => ("switch_statement", true),
+    TemplateDeclaration => ("template_declaration", true),
+    TemplateFunction => ("template_function", true),
+    TemplateInstantiation => ("template_instantiation", true),
+    TemplateParameterList => ("template_parameter_list", true),
+    TemplateType => ("template_type", true),
+    TranslationUnit => ("translation_unit", true),
+    True => ("true", true),
+    TryStatement => ("try_statement", true),
+    TypeDefinition => ("type_definition", true),
+    TypeDescriptor => ("type_descriptor", true),
+    TypeIdentifier => ("type_identifier", true),
+    TypeParameterDeclaration => ("type_parameter_declaration", true),
+    TypeQualifier => ("type_qualifier", true),
+    UnaryExpression => ("unary_expression", true),
+    UnionSpecifier => ("union_specifier", true),
+    UpdateExpression => ("update_expression", true),
+    UsingDeclaration => ("using_declaration", true),
+    VariadicParameterDeclaration => ("variadic_parameter_declaration", true),
+    VariadicTypeParameterDeclaration => ("variadic_type_parameter_declaration", true),
+    /// The `virtual` keyword (unnamed: never among a node's named children).
+    Virtual => ("virtual", false),
+    WhileStatement => ("while_statement", true),
+}
+
+impl Kind {
+    /// The kind of `node`, if the reader tells it apart (`None` for every other kind, and
+    /// for errors). By kind id: every id the grammar gives the kind's name with the kind's
+    /// namedness (an alias can give one name several ids).
+    pub(crate) fn of(node: Node<'_>) -> Option<Kind> {
+        Kind::of_id(node.kind_id())
+    }
+
+    /// The kind of the grammar's kind id `id` (see [`Kind::of`]).
+    fn of_id(id: u16) -> Option<Kind> {
+        static BY_ID: OnceLock<Vec<Option<Kind>>> = OnceLock::new();
+        let by_id = BY_ID.get_or_init(|| {
+            let language: Language = tree_sitter_cuda::LANGUAGE.into();
+            (0..language.node_kind_count())
+                .map(|id| {
+                    let id = u16::try_from(id).ok()?;
+                    let name = language.node_kind_for_id(id)?;
+                    let named = language.node_kind_is_named(id);
+                    Kind::ALL
+                        .iter()
+                        .copied()
+                        .find(|k| k.name() == (name, named))
+                })
+                .collect()
+        });
+        by_id.get(usize::from(id)).copied().flatten()
+    }
+}
+
 /// A node's (first) child under a field.
 pub(crate) fn child(node: Node<'_>, field: Field) -> Option<Node<'_>> {
     node.child_by_field_id(field.id()?.get())
@@ -401,6 +573,120 @@ pub(crate) fn child(node: Node<'_>, field: Field) -> Option<Node<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
+
+    /// A file with every kind of [`Kind`] in it (the comment on each line names them).
+    const EVERY_KIND: &str = r#"
+#define N 4 // preproc_def, comment
+#define SQ(x) ((x) * (x)) // preproc_function_def
+#if N > 2 // preproc_if
+int a1;
+#elif N // preproc_elif
+int a2;
+#else // preproc_else
+int a3;
+#endif
+#ifdef M // preproc_ifdef
+int b1;
+#elifdef Q // preproc_elifdef
+int b2;
+#endif
+#pragma once // preproc_call
+extern "C" { int c_fn(int); } // linkage_specification, declaration_list
+namespace ns { constexpr int k = 2; } // namespace_definition
+enum E { A = 1, B }; // enum_specifier, enumerator
+typedef struct { int x; } S; // type_definition, field_declaration, field_identifier
+using U = unsigned long; // alias_declaration, sized_type_specifier
+union V { int i; float f; }; // union_specifier
+struct W : S { // base_class_clause
+  public: // access_specifier
+  int bits : 3; // bitfield_clause
+  static const int s = 1; // storage_class_specifier, type_qualifier
+  virtual void v(); // virtual
+  friend class X; // friend_declaration
+  using S::x; // using_declaration
+  int (*fp)(int); // parenthesized_declarator, pointer_declarator, function_declarator
+  int arr[4]; // array_declarator
+  alignas(16) int al; // alignas_qualifier
+  int at __attribute__((aligned(8))); // attribute_specifier
+};
+class Cls { int y; }; // class_specifier
+static_assert(sizeof(int*) == 8, "x"); // static_assert_declaration, abstract_pointer_declarator
+[[nodiscard]] int g(); // attribute_declaration
+__declspec(dllexport) int h; // ms_declspec_modifier
+template <typename T, typename... Ts, typename D = int, int M = 2, int... Ms, int O>
+__global__ void kern(T* p) {} // type parameters, parameter declarations, __global__
+template void kern<float>(float*); // template_instantiation, template_function
+template <typename T> struct Box {};
+Box<int> bx; // template_type
+void host(int n, float* p, int arr[3]) {
+  dim3 grid = {1, 2}; // initializer_list
+  S s2 = {.x = 1}; // initializer_pair
+  int a = n ? 1 : 2; // conditional_expression
+  a += SQ(n); // call_expression, argument_list
+  a++; // update_expression
+  a = -a; // unary_expression
+  a = (a, n); // comma_expression, parenthesized_expression
+  char c = 'x'; // char_literal
+  bool t = true, f = false;
+  float* q = nullptr; void* z = NULL;
+  int* ip = &a; *ip = 1; // pointer_expression
+  p[0] = 1.0f; // subscript_expression
+  s2.x = 2; // field_expression
+  int m = (int)a; // cast_expression
+  S s3 = (S){1}; // compound_literal_expression
+  size_t al = alignof(float) + sizeof(int[3]); // alignof_expression, abstract_array_declarator
+  int& r = static_cast<int&>(a); // abstract_reference_declarator
+  auto l = [](int x) { return x; }; // lambda_expression, return_statement
+  int* hp = new int[4]; // new_expression
+  kern<float><<<1, 32>>>(p); // kernel_call_syntax
+  a = ns::k; // qualified_identifier, namespace_identifier
+  if (int v = a) { } else { } // condition_clause, else_clause
+  switch (a) { case 1: break; } // case_statement, break_statement
+  while (a) { continue; }
+  for (int i = 0; i < 4; i++) {}
+  do { } while (0);
+  for (int x : arr) {} // for_range_loop
+  lbl: goto lbl; // labeled_statement, goto_statement
+  [[likely]] a = 1; // attributed_statement
+  try { } catch (...) { }
+  foo(args...); // parameter_pack_expansion
+}
+"#;
+
+    #[test]
+    fn kinds_are_the_grammars() {
+        let language: Language = tree_sitter_cuda::LANGUAGE.into();
+        // Every kind is in the grammar, named or not as declared.
+        for &k in Kind::ALL {
+            let (name, named) = k.name();
+            assert_ne!(language.id_for_node_kind(name, named), 0, "{k:?}");
+        }
+        // By id, every id of the grammar is the kind a comparison of its name would give
+        // (aliases give a name several ids; a named and an unnamed node may share one).
+        let by_name = |name: &str| Kind::ALL.iter().copied().find(|k| k.name().0 == name);
+        for id in 0..u16::try_from(language.node_kind_count()).unwrap() {
+            let name = language.node_kind_for_id(id).unwrap_or_default();
+            assert_eq!(Kind::of_id(id), by_name(name), "{id} {name}");
+        }
+        assert_eq!(Kind::of_id(u16::MAX), None);
+        // Over a parse, and every kind is met.
+        let code = Code::parse(EVERY_KIND.to_owned(), "a.cu".to_owned(), None);
+        let mut stack = vec![code.root().unwrap()];
+        let mut met = HashSet::new();
+        while let Some(n) = stack.pop() {
+            assert_eq!(Kind::of(n), by_name(n.kind()), "{}", n.kind());
+            met.extend(Kind::of(n));
+            let mut cursor = n.walk();
+            stack.extend(n.children(&mut cursor));
+        }
+        let unmet: Vec<Kind> = Kind::ALL
+            .iter()
+            .copied()
+            .filter(|k| !met.contains(k))
+            .collect();
+        assert!(unmet.is_empty(), "{unmet:?}");
+    }
 
     #[test]
     fn kinds_and_fields_by_id_are_tree_sitters() {
@@ -416,7 +702,7 @@ mod tests {
         while let Some(n) = stack.pop() {
             nodes += 1;
             assert_eq!(kind(n), n.kind());
-            errors += usize::from(kind(n) == "ERROR");
+            errors += usize::from(n.is_error());
             for f in Field::ALL {
                 assert_eq!(child(n, f), n.child_by_field_name(f.name()), "{f:?}");
                 fields += usize::from(child(n, f).is_some());

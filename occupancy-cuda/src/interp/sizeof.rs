@@ -9,7 +9,7 @@
 use super::{Interp, Path};
 use crate::index::{At, Taken, chosen, preproc_branches};
 use crate::layout::{Layout, Record, builtin};
-use crate::syntax::{Field, clip};
+use crate::syntax::{Field, Kind, clip};
 use crate::value::{IntType, Ty, Val};
 
 /// The most layouts (alternatives) one type has; more is unknown.
@@ -43,7 +43,7 @@ impl<'t> Interp<'t, '_> {
         let layouts = match (e.field(Field::Type), e.field(Field::Value)) {
             (Some(t), _) => self.layouts_of_node(t, p, 0),
             (None, Some(v)) => {
-                let inner = if v.kind() == "parenthesized_expression" {
+                let inner = if v.kind() == Some(Kind::ParenthesizedExpression) {
                     v.children().first().copied().unwrap_or(v)
                 } else {
                     v
@@ -58,7 +58,9 @@ impl<'t> Interp<'t, '_> {
                         clip(e.text(), 40)
                     )),
                     None => match inner.kind() {
-                        "identifier" | "type_identifier" => self.layouts_of_node(inner, p, 0),
+                        Some(Kind::Identifier | Kind::TypeIdentifier) => {
+                            self.layouts_of_node(inner, p, 0)
+                        }
                         _ => Err(format!(
                             "`{}`: the size of an expression",
                             clip(e.text(), 40)
@@ -91,7 +93,7 @@ impl<'t> Interp<'t, '_> {
             return Err("types nested too deeply".to_owned());
         }
         match t.kind() {
-            "type_descriptor" => {
+            Some(Kind::TypeDescriptor) => {
                 let base = t.field(Field::Type);
                 match t.field(Field::Declarator) {
                     None => match base {
@@ -101,10 +103,10 @@ impl<'t> Interp<'t, '_> {
                     Some(d) => self.declarator_layouts(base, d, p, depth),
                 }
             }
-            "primitive_type" | "sized_type_specifier" => builtin(t.text())
+            Some(Kind::PrimitiveType | Kind::SizedTypeSpecifier) => builtin(t.text())
                 .map(|l| vec![l])
                 .ok_or_else(|| format!("`{}` has no size the reader knows", t.text())),
-            "struct_specifier" | "class_specifier" | "union_specifier" => {
+            Some(Kind::StructSpecifier | Kind::ClassSpecifier | Kind::UnionSpecifier) => {
                 if t.field(Field::Body).is_some() {
                     return self.layouts_of_record(t, depth + 1);
                 }
@@ -113,7 +115,7 @@ impl<'t> Interp<'t, '_> {
                     None => Err(format!("`{}` is not a type read", clip(t.text(), 40))),
                 }
             }
-            "type_identifier" | "identifier" | "primitive_identifier" => {
+            Some(Kind::TypeIdentifier | Kind::Identifier) => {
                 if let Some(Val::Type(ty)) = p.env.get(t.text()) {
                     let ty = ty.clone();
                     return self.layouts_of_ty(&ty, p, depth + 1);
@@ -129,7 +131,7 @@ impl<'t> Interp<'t, '_> {
                 }
                 self.layouts_of_name(name, p, depth + 1)
             }
-            "qualified_identifier" => {
+            Some(Kind::QualifiedIdentifier) => {
                 let name = t.text();
                 let last = name.rsplit("::").next().unwrap_or(name);
                 if (name.starts_with("std::") || name.starts_with("::"))
@@ -139,11 +141,11 @@ impl<'t> Interp<'t, '_> {
                 }
                 self.layouts_of_name(last, p, depth + 1)
             }
-            "template_type" => Err(format!(
+            Some(Kind::TemplateType) => Err(format!(
                 "`{}` is a template whose layout the reader does not compute",
                 clip(t.text(), 40)
             )),
-            "enum_specifier" => Err(format!(
+            Some(Kind::EnumSpecifier) => Err(format!(
                 "`{}`: an enum's size is not read",
                 clip(t.text(), 40)
             )),
@@ -220,15 +222,22 @@ impl<'t> Interp<'t, '_> {
         't: 'a,
     {
         match d.kind() {
-            "abstract_pointer_declarator"
-            | "pointer_declarator"
-            | "abstract_reference_declarator" => Ok(vec![builtin("void*").unwrap_or(Layout {
+            Some(
+                Kind::AbstractPointerDeclarator
+                | Kind::PointerDeclarator
+                | Kind::AbstractReferenceDeclarator,
+            ) => Ok(vec![builtin("void*").unwrap_or(Layout {
                 size_bytes: 8,
                 align_bytes: 8,
             })]),
-            "abstract_array_declarator" | "array_declarator" => {
+            Some(Kind::AbstractArrayDeclarator | Kind::ArrayDeclarator) => {
                 let element = match d.field(Field::Declarator) {
-                    Some(inner) if !matches!(inner.kind(), "field_identifier" | "identifier") => {
+                    Some(inner)
+                        if !matches!(
+                            inner.kind(),
+                            Some(Kind::FieldIdentifier | Kind::Identifier)
+                        ) =>
+                    {
                         self.declarator_layouts(base, inner, p, depth + 1)?
                     }
                     _ => match base {
@@ -254,11 +263,11 @@ impl<'t> Interp<'t, '_> {
                 }
                 bounded(all, d.text())
             }
-            "field_identifier" | "identifier" | "type_identifier" => match base {
+            Some(Kind::FieldIdentifier | Kind::Identifier | Kind::TypeIdentifier) => match base {
                 Some(b) => self.layouts_of_node(b, p, depth + 1),
                 None => Err("no type".to_owned()),
             },
-            "parenthesized_declarator" => match d.children().first().copied() {
+            Some(Kind::ParenthesizedDeclarator) => match d.children().first().copied() {
                 Some(inner) => self.declarator_layouts(base, inner, p, depth + 1),
                 None => Err("no declarator".to_owned()),
             },
@@ -313,15 +322,17 @@ impl<'t> Interp<'t, '_> {
         };
         for c in spec.children() {
             match c.kind() {
-                "base_class_clause" => {
+                Some(Kind::BaseClassClause) => {
                     return Err(format!(
                         "`{shown}` has a base class; its layout is not computed"
                     ));
                 }
-                "attribute_specifier"
-                | "attribute_declaration"
-                | "alignas_qualifier"
-                | "ms_declspec_modifier" => {
+                Some(
+                    Kind::AttributeSpecifier
+                    | Kind::AttributeDeclaration
+                    | Kind::AlignasQualifier
+                    | Kind::MsDeclspecModifier,
+                ) => {
                     return Err(format!(
                         "`{shown}` has an alignment or other attribute; its layout is not computed"
                     ));
@@ -334,7 +345,7 @@ impl<'t> Interp<'t, '_> {
                 "`{shown}` has an `__align__` attribute; its layout is not computed"
             ));
         }
-        let union = spec.kind() == "union_specifier";
+        let union = spec.kind() == Some(Kind::UnionSpecifier);
         let Some(body) = spec.field(Field::Body) else {
             return Err(format!("`{shown}` is declared without members here"));
         };
@@ -382,13 +393,13 @@ impl<'t> Interp<'t, '_> {
         let mut lists: Vec<Vec<Vec<Layout>>> = vec![Vec::new()];
         for m in body.children() {
             match m.kind() {
-                "field_declaration" => {
+                Some(Kind::FieldDeclaration) => {
                     let members = self.field(m, depth)?;
                     for list in &mut lists {
                         list.extend(members.iter().cloned());
                     }
                 }
-                "preproc_if" | "preproc_ifdef" => {
+                Some(Kind::PreprocIf | Kind::PreprocIfdef) => {
                     let all = preproc_branches(m);
                     let branches: Vec<Vec<At<'a>>> = match self.decider {
                         Some(d) => match chosen(&all, d, true) {
@@ -402,7 +413,7 @@ impl<'t> Interp<'t, '_> {
                     for branch in branches {
                         let mut branch_members: Vec<Vec<Vec<Layout>>> = vec![Vec::new()];
                         for c in branch {
-                            if c.kind() == "field_declaration" {
+                            if c.kind() == Some(Kind::FieldDeclaration) {
                                 let ms = self.field(c, depth)?;
                                 for b in &mut branch_members {
                                     b.extend(ms.iter().cloned());
@@ -427,7 +438,9 @@ impl<'t> Interp<'t, '_> {
                     }
                     lists = next;
                 }
-                "function_definition" if m.children().iter().any(|c| c.kind() == "virtual") => {
+                Some(Kind::FunctionDefinition)
+                    if m.children().iter().any(|c| c.kind() == Some(Kind::Virtual)) =>
+                {
                     return Err("a virtual function".to_owned());
                 }
                 _ if skipped_member(m) => {}
@@ -451,12 +464,14 @@ impl<'t> Interp<'t, '_> {
         let mut declarators = Vec::new();
         for c in m.children() {
             match c.kind() {
-                "storage_class_specifier" if c.text() == "static" => return Ok(Vec::new()),
-                "bitfield_clause" => {
+                Some(Kind::StorageClassSpecifier) if c.text() == "static" => return Ok(Vec::new()),
+                Some(Kind::BitfieldClause) => {
                     return Err(format!("`{}`: a bit-field", clip(m.text(), 40)));
                 }
-                "virtual" => return Err("a virtual function".to_owned()),
-                "attribute_specifier" | "attribute_declaration" | "alignas_qualifier" => {
+                Some(Kind::Virtual) => return Err("a virtual function".to_owned()),
+                Some(
+                    Kind::AttributeSpecifier | Kind::AttributeDeclaration | Kind::AlignasQualifier,
+                ) => {
                     return Err(format!(
                         "`{}`: an attribute on a member",
                         clip(m.text(), 40)
@@ -473,7 +488,7 @@ impl<'t> Interp<'t, '_> {
             // An anonymous struct or union member lays its members out in place.
             return match ty {
                 Some(t)
-                    if matches!(t.kind(), "struct_specifier" | "union_specifier")
+                    if matches!(t.kind(), Some(Kind::StructSpecifier | Kind::UnionSpecifier))
                         && t.field(Field::Body).is_some() =>
                 {
                     Ok(vec![self.layouts_of_record(t, depth + 1)?])
@@ -483,7 +498,7 @@ impl<'t> Interp<'t, '_> {
         }
         let mut out = Vec::new();
         for d in declarators {
-            if d.kind() == "function_declarator" {
+            if d.kind() == Some(Kind::FunctionDeclarator) {
                 continue;
             }
             out.push(self.declarator_layouts(ty, d, &Path::new(), depth + 1)?);
@@ -494,29 +509,27 @@ impl<'t> Interp<'t, '_> {
 
 /// Members that take no room: member functions, types, access labels, comments, `#pragma`.
 fn skipped_member(m: At<'_>) -> bool {
-    if m.kind() == "declaration" {
+    if m.kind() == Some(Kind::Declaration) {
         // `static constexpr int k = 4;`, parsed as a declaration.
         return m.text().split_whitespace().any(|w| w == "static");
     }
     matches!(
         m.kind(),
-        "function_definition"
-            | "declaration"
-            | "template_declaration"
-            | "type_definition"
-            | "alias_declaration"
-            | "access_specifier"
-            | "comment"
-            | "friend_declaration"
-            | "using_declaration"
-            | "static_assert_declaration"
-            | "preproc_call"
-            | "preproc_def"
-            | "preproc_function_def"
-            | "{"
-            | "}"
-            | ":"
-            | ";"
+        Some(
+            Kind::FunctionDefinition
+                | Kind::Declaration
+                | Kind::TemplateDeclaration
+                | Kind::TypeDefinition
+                | Kind::AliasDeclaration
+                | Kind::AccessSpecifier
+                | Kind::Comment
+                | Kind::FriendDeclaration
+                | Kind::UsingDeclaration
+                | Kind::StaticAssertDeclaration
+                | Kind::PreprocCall
+                | Kind::PreprocDef
+                | Kind::PreprocFunctionDef
+        )
     )
 }
 
