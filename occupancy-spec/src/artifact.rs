@@ -24,12 +24,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use occupancy_core::arch::Target;
 use occupancy_core::file;
 use occupancy_core::policy::Policy;
-use occupancy_core::resources::manifest::{LookupError, Manifest};
+use occupancy_core::resources::manifest::{LookupError, Manifest, NameIndex};
 use occupancy_core::resources::{InputKind, ResourceError, SmTarget, cubin, detect, fatbin};
 use proc_macro2::Span;
 
@@ -216,12 +216,12 @@ pub fn resolve(
             let (path, manifest) = read_binary(file, env, &roots)
                 .map_err(|e| errors.push(e))
                 .ok()?;
-            let manifest = Arc::new(manifest);
+            let manifest = Arc::new(Indexed::new(manifest));
             let wanted = match wanted {
                 Some(w) => w,
                 None => WantedKernels {
                     names: vec![(
-                        only_kernel(&manifest, file)
+                        only_kernel(&manifest.manifest, file)
                             .map_err(|e| errors.push(e))
                             .ok()?,
                         file.span,
@@ -270,18 +270,37 @@ pub fn resolve(
             // The pattern's `{..}` alternatives once, not once per name.
             let patterns = alternatives(name);
             let matches = |n: &str| patterns.iter().any(|p| wildcard_match(p, n));
-            let matching: Vec<String> = if name.contains("::") {
-                manifest
-                    .kernel_names()
+            // Alternatives without a wildcard (`affine_{f16,f32}`) are whole names: each
+            // found by a binary search of the sorted names, not matched against all of them.
+            let literal = !name.contains("::") && !patterns.iter().any(|p| p.contains(['*', '?']));
+            let matching: Vec<String> = if literal {
+                let available = manifest.available();
+                let mut found: Vec<String> = patterns
                     .iter()
-                    .map(|n| n.qualified())
+                    .filter(|p| {
+                        available
+                            .binary_search_by(|(n, _)| n.as_str().cmp(p.as_str()))
+                            .is_ok()
+                    })
+                    .cloned()
+                    .collect();
+                found.sort();
+                found.dedup();
+                found
+            } else if name.contains("::") {
+                manifest
+                    .qualified()
+                    .iter()
                     .filter(|n| matches(n))
+                    .cloned()
                     .collect()
             } else {
-                available(&manifest)
-                    .into_iter()
+                manifest
+                    .available()
+                    .iter()
                     .map(|(n, _)| n)
                     .filter(|n| matches(n))
+                    .cloned()
                     .collect()
             };
             if matching.is_empty() {
@@ -290,7 +309,7 @@ pub fn resolve(
                     format!(
                         "no kernel matches `{name}` in {}; {}",
                         source.describe(),
-                        manifest.listing(name)
+                        manifest.manifest.listing(name)
                     ),
                 ));
                 failed = true;
@@ -328,7 +347,11 @@ pub fn resolve(
         let mut target_index = 0;
         while let Some(target) = targets.get(target_index) {
             target_index += 1;
-            match manifest.lookup(&name, &arch_name(&target.target)) {
+            match manifest.manifest.lookup_indexed(
+                &name,
+                &arch_name(&target.target),
+                &manifest.names,
+            ) {
                 Ok(found) => resources.push(Some(found.clone())),
                 Err(e) if !e.choices.is_empty() || !e.conflicting.is_empty() => {
                     if name == *written
@@ -438,10 +461,49 @@ fn arch_name(target: &Target) -> String {
     }
 }
 
+/// A manifest with what [`resolve`] asks of it for every wrapper, made once per manifest
+/// (the parse is kept while the file's text is the same, `memo.rs`): the kernels each name
+/// selects, and the lists globs are matched against. candle's manifest has 5,000 entries;
+/// a family of 20 globs over 14 dtypes asked every entry of it 560 times (20 G
+/// instructions for 16 wrappers in a debug build, docs/PERFORMANCE.md).
+struct Indexed {
+    manifest: Manifest,
+    names: NameIndex,
+    available: OnceLock<Vec<(String, Vec<SmTarget>)>>,
+    qualified: OnceLock<Vec<String>>,
+}
+
+impl Indexed {
+    fn new(manifest: Manifest) -> Indexed {
+        Indexed {
+            names: manifest.name_index(),
+            manifest,
+            available: OnceLock::new(),
+            qualified: OnceLock::new(),
+        }
+    }
+
+    /// [`available`] of the manifest.
+    fn available(&self) -> &[(String, Vec<SmTarget>)] {
+        self.available.get_or_init(|| available(&self.manifest))
+    }
+
+    /// Every kernel's module-qualified name (`conv2d::im2col_f32`).
+    fn qualified(&self) -> &[String] {
+        self.qualified.get_or_init(|| {
+            self.manifest
+                .kernel_names()
+                .iter()
+                .map(|n| n.qualified())
+                .collect()
+        })
+    }
+}
+
 /// [`Manifest::load`] within `roots`, with the parse of an unchanged file reused (see
 /// [`Memo`]).
-fn load_manifest(path: &Path, roots: &Roots) -> Result<Arc<Manifest>, ResourceError> {
-    static PARSED: Memo<Result<Arc<Manifest>, ResourceError>> = Memo::new();
+fn load_manifest(path: &Path, roots: &Roots) -> Result<Arc<Indexed>, ResourceError> {
+    static PARSED: Memo<Result<Arc<Indexed>, ResourceError>> = Memo::new();
     let text = roots
         .read_text(path, "resource manifest", file::MAX_TEXT_BYTES)
         .map_err(|e| {
@@ -451,7 +513,9 @@ fn load_manifest(path: &Path, roots: &Roots) -> Result<Arc<Manifest>, ResourceEr
             ))
         })?;
     PARSED
-        .get_or_parse(text, |text| Manifest::from_json(text).map(Arc::new))
+        .get_or_parse(text, |text| {
+            Manifest::from_json(text).map(|m| Arc::new(Indexed::new(m)))
+        })
         .map_err(|e| e.context(path.display()))
 }
 

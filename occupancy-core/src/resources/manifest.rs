@@ -65,6 +65,13 @@ pub struct Manifest {
     pub kernels: Vec<ManifestKernel>,
 }
 
+/// The names a manifest's kernels answer to, each with its kernels' positions
+/// ([`Manifest::name_index`]).
+#[derive(Debug, Clone, Default)]
+pub struct NameIndex {
+    entries: HashMap<String, Vec<usize>>,
+}
+
 /// One CUDA source file the manifest describes.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SourceFile {
@@ -465,12 +472,55 @@ impl Manifest {
         out
     }
 
-    /// The entries `name` selects, one group per kernel (qualifier and symbol), in manifest
-    /// order.
-    fn groups(&self, name: &str) -> Vec<Vec<&ManifestKernel>> {
+    /// Every name a kernel of the manifest answers to ([`ManifestKernel::answers_to`]), each
+    /// with the kernels that do: for [`Manifest::lookup_indexed`], which then finds a name's
+    /// kernels without asking every kernel of the manifest. Valid for the manifest as it is
+    /// now (build it again after changing `kernels`).
+    pub fn name_index(&self) -> NameIndex {
+        let mut entries: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, k) in self.kernels.iter().enumerate() {
+            let r = &k.resources;
+            let mut mine: Vec<&str> = vec![r.name.as_str()];
+            if let Some(d) = r.demangled.as_deref() {
+                mine.push(d);
+                mine.extend(short_name(d));
+            }
+            // `q::name`, as `answers_to` splits a name at its first `::`.
+            let qualified: Vec<String> = match k.qualifier() {
+                Some(q) if !q.contains("::") => mine.iter().map(|m| format!("{q}::{m}")).collect(),
+                _ => Vec::new(),
+            };
+            for name in mine.into_iter().map(str::to_owned).chain(qualified) {
+                let at = entries.entry(name).or_default();
+                if at.last() != Some(&i) {
+                    at.push(i);
+                }
+            }
+        }
+        NameIndex { entries }
+    }
+
+    /// [`Manifest::lookup`], finding the kernels `kernel` names in `index` (this manifest's
+    /// [`Manifest::name_index`]): the same result, without a pass over every kernel.
+    pub fn lookup_indexed(
+        &self,
+        kernel: &str,
+        arch: &str,
+        index: &NameIndex,
+    ) -> std::result::Result<&KernelResources, Box<LookupError>> {
+        let kernels = index
+            .entries
+            .get(kernel)
+            .map(|at| at.iter().filter_map(|&i| self.kernels.get(i)).collect())
+            .unwrap_or_default();
+        self.lookup_among(kernel, arch, kernels)
+    }
+
+    /// `kernels` (in manifest order), one group per kernel (qualifier and symbol).
+    fn grouped(kernels: Vec<&ManifestKernel>) -> Vec<Vec<&ManifestKernel>> {
         let mut index: HashMap<(Option<&str>, &str), usize> = HashMap::new();
         let mut groups: Vec<Vec<&ManifestKernel>> = Vec::new();
-        for k in self.kernels.iter().filter(|k| k.answers_to(name)) {
+        for k in kernels {
             let key = (k.qualifier(), k.resources.name.as_str());
             let i = *index.entry(key).or_insert_with(|| {
                 groups.push(Vec::new());
@@ -496,7 +546,25 @@ impl Manifest {
         kernel: &str,
         arch: &str,
     ) -> std::result::Result<&KernelResources, Box<LookupError>> {
-        let groups = self.groups(kernel);
+        self.lookup_among(
+            kernel,
+            arch,
+            self.kernels
+                .iter()
+                .filter(|k| k.answers_to(kernel))
+                .collect(),
+        )
+    }
+
+    /// [`Manifest::lookup`] of `kernel`, given the entries that answer to it (in manifest
+    /// order).
+    fn lookup_among<'m>(
+        &'m self,
+        kernel: &str,
+        arch: &str,
+        kernels: Vec<&'m ManifestKernel>,
+    ) -> std::result::Result<&'m KernelResources, Box<LookupError>> {
+        let groups = Self::grouped(kernels);
         let many = match groups.as_slice() {
             [] => return Err(self.lookup_error(kernel, arch, None)),
             [one] => return self.lookup_in(kernel, arch, one),
@@ -842,6 +910,54 @@ mod tests {
         }
         m.sort();
         m
+    }
+
+    #[test]
+    fn the_name_index_finds_what_a_pass_over_every_kernel_finds() {
+        let mut m = large();
+        m.add_kernels(
+            Some("kernels/a.cu"),
+            [
+                kernel("k_a", "sm_80", 40),
+                kernel("k_a", "sm_90a", 42),
+                kernel("_Z8tile_sumILi16EEvPf", "sm_75", 16),
+                kernel("_ZN2ns1kILi3EEEvi", "sm_80", 24),
+            ],
+        );
+        // One name in two modules with other resources: an ambiguity, the same both ways.
+        m.add_kernels(Some("b.cu"), [kernel("k_a", "sm_80", 64)]);
+        let index = m.name_index();
+        let mut probes = vec![
+            "nope".to_owned(),
+            "a::nope".to_owned(),
+            "binary::".to_owned(),
+            "::k_a".to_owned(),
+            "c::k_a".to_owned(),
+            "a::b::k_a".to_owned(),
+            String::new(),
+        ];
+        for k in &m.kernels {
+            let r = &k.resources;
+            let mut names = vec![r.name.clone()];
+            if let Some(d) = &r.demangled {
+                names.push(d.clone());
+                names.extend(short_name(d).map(str::to_owned));
+            }
+            for n in names {
+                probes.extend(k.qualifier().map(|q| format!("{q}::{n}")));
+                probes.push(n);
+            }
+        }
+        assert!(probes.iter().any(|p| p == "ns::k<3>"), "{probes:?}");
+        for name in &probes {
+            for arch in ["sm_75", "sm_80", "sm_86", "sm_90", "sm_90a"] {
+                assert_eq!(
+                    m.lookup_indexed(name, arch, &index),
+                    m.lookup(name, arch),
+                    "{name} on {arch}"
+                );
+            }
+        }
     }
 
     #[test]
