@@ -21,7 +21,8 @@
 //! 2. `policy.rs`: the crate's `occupancy.toml` (or `$OCCUPANCY_POLICY`), read by
 //!    `occupancy_spec::policy`, its problems as errors on the attribute;
 //! 3. `source.rs`: the crate's sources as an index (modules, constants, functions, impls,
-//!    imports), each file parsed once per compilation;
+//!    imports), each file parsed once per compilation (a function's body only when the
+//!    reader first runs the function);
 //! 4. `reader/`: the launches the wrapper's body makes, one per path through it: a small
 //!    interpreter (`reader/interp.rs`) over the lowered body (`reader/ir.rs`), the helpers
 //!    and `const fn`s it calls and the constants it names (`reader/names.rs`: name
@@ -57,6 +58,9 @@
 //!     "launch_sgemm on sm_90: 25% occupancy (16 of 64 warps), below the 50% floor");
 //! ```
 #![deny(missing_docs)]
+
+// `proc_macro::is_available`: whether this runs inside a proc macro (source.rs).
+extern crate proc_macro;
 
 use proc_macro2::{Span, TokenStream};
 use syn::{Block, Signature};

@@ -82,8 +82,59 @@ pub(crate) struct FnDef {
     /// Parameters in order: the pattern, and its integer type when it has one.
     pub(crate) params: Vec<(ir::Pat, Option<IntTy>)>,
     pub(crate) returns: Returns,
-    /// The body, lowered ([`ir::lower_fn_body`]).
-    pub(crate) body: Block,
+    /// The body, lowered ([`ir::lower_fn_body`]) the first time it is run.
+    pub(crate) body: Arc<Body>,
+}
+
+/// A function's body: its text, lowered when the reader first runs the function (most
+/// functions of a crate never are: a crate's launch wrappers are all indexed, and only
+/// the helpers they call are run).
+#[derive(Debug)]
+pub(crate) struct Body {
+    /// The body's text, braces included; `None` once lowered at indexing.
+    text: Option<String>,
+    lowered: std::sync::OnceLock<Block>,
+}
+
+impl Body {
+    /// A body lowered now.
+    fn lowered(block: &syn::Block) -> Body {
+        Body {
+            text: None,
+            lowered: std::sync::OnceLock::from(ir::lower_fn_body(block)),
+        }
+    }
+
+    /// A body to lower from `text` when first needed.
+    fn deferred(text: String) -> Body {
+        Body {
+            text: Some(text),
+            lowered: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The body, lowered. A text that does not lex or parse as a block, or is past the
+    /// parser's limits, is an empty body, as `split.rs` keeps a body past the limits (it was
+    /// lexed and parsed with its file, so neither happens but through a bug).
+    pub(crate) fn get(&self) -> &Block {
+        self.lowered.get_or_init(|| {
+            let Some(text) = &self.text else {
+                return Block::default();
+            };
+            let Ok(tokens) = text.parse::<proc_macro2::TokenStream>() else {
+                return Block::default();
+            };
+            if crate::limits::Limits::SOURCE_FILE
+                .check(&tokens, "a function's body")
+                .is_err()
+            {
+                return Block::default();
+            }
+            syn::parse2::<syn::Block>(tokens)
+                .map(|block| ir::lower_fn_body(&block))
+                .unwrap_or_default()
+        })
+    }
 }
 
 /// An `impl` block: its type and associated items.
@@ -169,14 +220,21 @@ impl FileIndex {
 impl Items {
     /// From a list of `syn` items.
     pub(crate) fn from_syn(items: &[syn::Item]) -> Items {
+        Items::from_lifted(items, &mut [])
+    }
+
+    /// From a list of `syn` items whose functions' bodies may have been lifted out
+    /// (`split::lift_bodies`): `lifted[i]` is the text of body `i`, taken by the function
+    /// whose body stands for it.
+    fn from_lifted(items: &[syn::Item], lifted: &mut [Option<String>]) -> Items {
         let mut out = Items::default();
         for item in items {
-            out.add(item);
+            out.add(item, lifted);
         }
         out
     }
 
-    fn add(&mut self, item: &syn::Item) {
+    fn add(&mut self, item: &syn::Item, lifted: &mut [Option<String>]) {
         match item {
             syn::Item::Const(c) => {
                 self.artifacts.extend(embedded_artifact(&c.expr));
@@ -186,7 +244,7 @@ impl Items {
             syn::Item::Static(s) => self.artifacts.extend(embedded_artifact(&s.expr)),
             syn::Item::Fn(f) => {
                 self.wrappers.push(wrapper_def(&f.attrs, &f.sig));
-                if let Some(def) = fn_def(&f.sig, &f.block, vis(&f.vis)) {
+                if let Some(def) = fn_def(&f.sig, &f.block, vis(&f.vis), lifted) {
                     self.fns.push(def);
                 }
             }
@@ -210,7 +268,7 @@ impl Items {
                         }
                         syn::ImplItem::Fn(f) => {
                             def.wrappers.push(wrapper_def(&f.attrs, &f.sig));
-                            if let Some(d) = fn_def(&f.sig, &f.block, vis(&f.vis)) {
+                            if let Some(d) = fn_def(&f.sig, &f.block, vis(&f.vis), lifted) {
                                 def.fns.push(d);
                             }
                         }
@@ -223,7 +281,10 @@ impl Items {
                 name: m.ident.to_string(),
                 vis: vis(&m.vis),
                 path_attr: path_attr(&m.attrs),
-                inline: m.content.as_ref().map(|(_, items)| Items::from_syn(items)),
+                inline: m
+                    .content
+                    .as_ref()
+                    .map(|(_, items)| Items::from_lifted(items, lifted)),
             }),
             syn::Item::Use(u) => {
                 let mut prefix = Vec::new();
@@ -308,7 +369,12 @@ fn const_def(ident: &syn::Ident, ty: &syn::Type, expr: &syn::Expr, vis: Vis) -> 
     }
 }
 
-fn fn_def(sig: &syn::Signature, block: &syn::Block, vis: Vis) -> Option<FnDef> {
+fn fn_def(
+    sig: &syn::Signature,
+    block: &syn::Block,
+    vis: Vis,
+    lifted: &mut [Option<String>],
+) -> Option<FnDef> {
     let returns = match &sig.output {
         syn::ReturnType::Type(_, ty) => match ir::type_name(ty) {
             Some(name) if name == "LaunchConfig" => Returns::Config,
@@ -353,7 +419,12 @@ fn fn_def(sig: &syn::Signature, block: &syn::Block, vis: Vis) -> Option<FnDef> {
             })
             .collect(),
         returns,
-        body: ir::lower_fn_body(block),
+        body: Arc::new(
+            match crate::split::lifted_index(block).and_then(|i| lifted.get_mut(i)?.take()) {
+                Some(text) => Body::deferred(text),
+                None => Body::lowered(block),
+            },
+        ),
     })
 }
 
@@ -503,10 +574,29 @@ pub(crate) fn index_text(text: &str) -> Result<FileIndex, String> {
     let tokens: proc_macro2::TokenStream = text
         .parse()
         .map_err(|e: proc_macro2::LexError| format!("does not lex: {e}"))?;
+    // The functions' bodies are parsed when run (`Body`), the rest of the file now.
+    let mut bodies = Vec::new();
+    let tokens = crate::split::lift_bodies(tokens, 0, &mut bodies);
+    // Inside a proc macro the compiler lexed `text`: every span is the macro's call site,
+    // whose byte range is in another file, so it says nothing of where a body is here.
+    let spans_locate = !proc_macro::is_available();
+    let mut lifted: Vec<Option<String>> = bodies
+        .iter()
+        .map(|body| {
+            // The text as written where the span says where it is (proc-macro2's span
+            // locations, outside a proc macro), else the tokens printed (by the compiler,
+            // inside the macro: as it prints them to every reader of the body).
+            let written = spans_locate
+                .then(|| text.get(body.span().byte_range()))
+                .flatten()
+                .filter(|t| t.starts_with('{') && t.ends_with('}'));
+            Some(written.map_or_else(|| body.to_string(), str::to_owned))
+        })
+        .collect();
     let file = crate::split::parse_file(tokens, "this file")
         .map_err(|e| format!("does not parse: {e}"))?;
     Ok(FileIndex {
-        items: Items::from_syn(&file.syntax.items),
+        items: Items::from_lifted(&file.syntax.items, &mut lifted),
         skipped: file
             .skipped
             .into_iter()
@@ -944,6 +1034,57 @@ pub(crate) fn shown(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lifted_body_lowers_as_the_body_parsed_with_its_file() {
+        // Functions at the top, in an inline module, in an impl; one body with a nested
+        // fn and a closure, one with a string holding a brace.
+        let text = r#"
+            fn top(n: u32) -> u32 { let b = if n > 4 { 256 } else { 128 }; b * 2 }
+            mod inner {
+                pub fn helper(x: usize) -> usize { fn nested() -> usize { 3 } x.max(nested()) }
+                impl Gemm { fn block(&self) -> u32 { let s = "{"; let f = |v: u32| v + 1; f(31) } }
+            }
+        "#;
+        let index = index_text(text).unwrap();
+        let parsed: syn::File = syn::parse_str(text).unwrap();
+        let mut direct = Vec::new();
+        for item in &parsed.items {
+            match item {
+                syn::Item::Fn(f) => direct.push(ir::lower_fn_body(&f.block)),
+                syn::Item::Mod(m) => {
+                    for item in &m.content.as_ref().unwrap().1 {
+                        match item {
+                            syn::Item::Fn(f) => direct.push(ir::lower_fn_body(&f.block)),
+                            syn::Item::Impl(i) => {
+                                for item in &i.items {
+                                    if let syn::ImplItem::Fn(f) = item {
+                                        direct.push(ir::lower_fn_body(&f.block));
+                                    }
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let inner = index.items.mods[0].inline.as_ref().unwrap();
+        let lifted: Vec<&Block> = index
+            .items
+            .fns
+            .iter()
+            .chain(&inner.fns)
+            .chain(&inner.impls[0].fns)
+            .map(|f| f.body.get())
+            .collect();
+        assert_eq!(lifted.len(), 3);
+        for (lifted, direct) in lifted.iter().zip(&direct) {
+            assert_eq!(*lifted, direct);
+            assert_ne!(**lifted, Block::default());
+        }
+    }
 
     #[test]
     fn records_the_compiled_files_a_module_embeds() {

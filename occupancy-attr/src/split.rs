@@ -75,6 +75,80 @@ pub(crate) fn parse_file(tokens: TokenStream, what: &str) -> syn::Result<SourceF
     })
 }
 
+/// The macro a lifted function body is replaced by (`{ __occupancy_lifted_body![7] }`): a
+/// name no crate writes.
+pub(crate) const LIFTED: &str = "__occupancy_lifted_body";
+
+/// `tokens` (one file, or the inside of a `mod` or `impl` block `depth` levels down) with
+/// the body of every function replaced by `{ __occupancy_lifted_body![i] }`, `i` the index
+/// of the body in `bodies`, where it is pushed: the bodies are parsed only when needed
+/// (`source.rs`), the rest of the file is parsed now. The items are found by [`split`], as
+/// the limits' split finds them; what it does not take for a function keeps its body.
+pub(crate) fn lift_bodies(
+    tokens: TokenStream,
+    depth: usize,
+    bodies: &mut Vec<Group>,
+) -> TokenStream {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = TokenStream::new();
+    for range in split(&trees) {
+        let item = &trees[range];
+        let (kind, _) = describe(item);
+        let lifted = match item.split_last() {
+            Some((TokenTree::Group(body), head)) if body.delimiter() == Delimiter::Brace => {
+                match kind {
+                    "fn" => {
+                        let index = proc_macro2::Literal::usize_unsuffixed(bodies.len());
+                        let call = TokenStream::from_iter([
+                            TokenTree::Ident(proc_macro2::Ident::new(LIFTED, body.span())),
+                            TokenTree::Punct(proc_macro2::Punct::new('!', Spacing::Alone)),
+                            TokenTree::Group(Group::new(
+                                Delimiter::Bracket,
+                                TokenStream::from_iter([TokenTree::Literal(index)]),
+                            )),
+                        ]);
+                        bodies.push(body.clone());
+                        Some((head, Group::new(Delimiter::Brace, call)))
+                    }
+                    "mod" | "impl" if depth < MAX_NESTING => {
+                        let inner = lift_bodies(body.stream(), depth + 1, bodies);
+                        Some((head, Group::new(Delimiter::Brace, inner)))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        match lifted {
+            Some((head, mut group)) => {
+                if let Some(TokenTree::Group(body)) = item.last() {
+                    group.set_span(body.span());
+                }
+                out.extend(head.iter().cloned());
+                out.extend([TokenTree::Group(group)]);
+            }
+            None => out.extend(item.iter().cloned()),
+        }
+    }
+    out
+}
+
+/// The index `block` stands for when it is a body [`lift_bodies`] lifted.
+pub(crate) fn lifted_index(block: &syn::Block) -> Option<usize> {
+    let mac = match block.stmts.as_slice() {
+        [syn::Stmt::Macro(m)] => &m.mac,
+        [syn::Stmt::Expr(syn::Expr::Macro(m), None)] => &m.mac,
+        _ => return None,
+    };
+    if !mac.path.is_ident(LIFTED) {
+        return None;
+    }
+    syn::parse2::<syn::LitInt>(mac.tokens.clone())
+        .ok()?
+        .base10_parse()
+        .ok()
+}
+
 /// The limits for an item `depth` groups deep: what the enclosing groups leave.
 fn limits_at(depth: usize) -> Limits {
     let limits = Limits::SOURCE_FILE;

@@ -1761,7 +1761,7 @@ impl<'r> Interp<'r> {
             Returns::Int(ty) => Some(ty),
             _ => None,
         };
-        let outs = self.eval_block(&def.body, path, ret_ty);
+        let outs = self.eval_block(def.body.get(), path, ret_ty);
         self.calls.pop();
         let place = module.text(self.names.lib_name());
         let mut results = Vec::new();
