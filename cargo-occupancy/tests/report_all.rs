@@ -403,6 +403,65 @@ fn annotate_writes_the_attribute_where_the_build_gives_the_reports_findings() {
 }
 
 #[test]
+fn annotate_with_features_annotates_a_launch_gated_by_one_of_them() {
+    // `affine` behind `#[cfg(feature = "gpu")] pub mod affine;`, as candle-core keeps its
+    // CUDA backend behind its `cuda` feature.
+    let dir = copy("features");
+    let toml = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    let toml = toml.replace("[workspace]", "[features]\ngpu = []\n\n[workspace]");
+    std::fs::write(dir.join("Cargo.toml"), toml).unwrap();
+    let lib = dir.join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    let text = text.replace(
+        "pub mod affine;",
+        "#[cfg(feature = \"gpu\")]\npub mod affine;",
+    );
+    std::fs::write(&lib, text).unwrap();
+    let manifest = dir.join("kernels.manifest.json");
+    let manifest = manifest.to_str().unwrap();
+    let path = dir.to_str().unwrap();
+    // Without the feature: the others, not affine, and what would annotate it.
+    let (code, stdout, stderr) = report(&["--annotate", path, "--kernel-manifest", manifest]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("annotated 28 launching functions:"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "  src/affine.rs:26  affine: under cfg(feature = \"gpu\") on mod affine (src/lib.rs:15): a build may leave it out, so the report cannot compare (a feature's: name it in --features)"
+        ),
+        "{stdout}"
+    );
+    let affine = std::fs::read_to_string(dir.join("src/affine.rs")).unwrap();
+    assert!(!affine.contains("occupancy::check"), "{affine}");
+    // With it: the build compiles the module, and the attribute is written there alone.
+    let (code, stdout, stderr) = report(&[
+        "--annotate",
+        path,
+        "--kernel-manifest",
+        manifest,
+        "--features",
+        "gpu",
+    ]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains(
+            "annotated 1 launching function:\n  src/affine.rs:7  affine  #[occupancy::check(kernel = \"affine_*\")]"
+        ),
+        "{stdout}"
+    );
+    let affine = std::fs::read_to_string(dir.join("src/affine.rs")).unwrap();
+    assert!(
+        affine.contains("#[occupancy::check(kernel = \"affine_*\")]\npub fn affine<"),
+        "{affine}"
+    );
+    // `--features` needs `--annotate`.
+    let (code, _, stderr) = report(&["--all", path, "--features", "gpu"]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
+#[test]
 fn annotate_leaves_the_tree_as_it_was_when_it_cannot_verify() {
     // A crate that does not build for another reason: nothing can be compared, every file
     // is as it was, exit 2.

@@ -140,9 +140,23 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
         })
 }
 
+/// The feature `condition` is exactly (`cfg(feature = "x") on ...`, as the report writes a
+/// condition), if it is one.
+fn feature_of(condition: &str) -> Option<&str> {
+    let (name, _) = condition
+        .strip_prefix("cfg(feature = \"")?
+        .split_once("\") on ")?;
+    (!name.contains('"')).then_some(name)
+}
+
+/// Whether `condition` holds in a build with `features` enabled: it is exactly one of them.
+fn held(condition: &str, features: &[&str]) -> bool {
+    feature_of(condition).is_some_and(|name| features.contains(&name))
+}
+
 /// `w` as a candidate to annotate, or why it is not one; `None` for a wrapper that is
-/// annotated already.
-fn candidate(w: &Wrapper) -> Option<Result<Candidate<'_>, String>> {
+/// annotated already. `features`: those the build enables (`--features`).
+fn candidate<'w>(w: &'w Wrapper, features: &[&str]) -> Option<Result<Candidate<'w>, String>> {
     let Some(site) = &w.site else {
         return None;
     };
@@ -184,10 +198,21 @@ fn candidate(w: &Wrapper) -> Option<Result<Candidate<'_>, String>> {
     if let Some(why) = why {
         return Some(Err(why));
     }
-    if !w.conditions.is_empty() {
+    let conditions: Vec<&str> = w
+        .conditions
+        .iter()
+        .map(String::as_str)
+        .filter(|c| !held(c, features))
+        .collect();
+    if !conditions.is_empty() {
         return Some(Err(format!(
-            "under {}: a build may leave it out, so the report cannot compare",
-            w.conditions.join(" and ")
+            "under {}: a build may leave it out, so the report cannot compare{}",
+            conditions.join(" and "),
+            if conditions.iter().any(|c| feature_of(c).is_some()) {
+                " (a feature's: name it in --features)"
+            } else {
+                ""
+            }
         )));
     }
     let Outcome::Evaluated(spec, evaluation) = &w.outcome else {
@@ -217,11 +242,22 @@ fn candidate(w: &Wrapper) -> Option<Result<Candidate<'_>, String>> {
 }
 
 /// Annotates what it can of `wrappers` in the crate at `crate_dir`; the summary.
+/// `features`: cargo's `--features` for the build (comma- or space-separated), under which
+/// a launch gated by exactly one of them is annotated too.
 ///
 /// # Errors
 ///
 /// When the build cannot run or the files cannot be written (the tree is then as before).
-pub(crate) fn annotate(crate_dir: &Path, wrappers: &[Wrapper]) -> Result<String, String> {
+pub(crate) fn annotate(
+    crate_dir: &Path,
+    wrappers: &[Wrapper],
+    features: Option<&str>,
+) -> Result<String, String> {
+    let listed: Vec<&str> = features
+        .unwrap_or_default()
+        .split([',', ' '])
+        .filter(|f| !f.is_empty())
+        .collect();
     let mut summary = String::new();
     let read: Vec<Read<'_>> = wrappers
         .iter()
@@ -231,7 +267,7 @@ pub(crate) fn annotate(crate_dir: &Path, wrappers: &[Wrapper]) -> Result<String,
                 .as_ref()
                 .and_then(|s| s.target.as_ref())
                 .map(|(file, target)| (file.clone(), target.line));
-            candidate(w).map(|c| (w, function, c))
+            candidate(w, &listed).map(|c| (w, function, c))
         })
         .collect();
     let (mut candidates, mut skipped) = one_per_function(read);
@@ -257,7 +293,7 @@ pub(crate) fn annotate(crate_dir: &Path, wrappers: &[Wrapper]) -> Result<String,
         // All the candidates, then, if some differed, once more with those that passed.
         for round in 0..2 {
             backup.write(&chosen)?;
-            let messages = check(crate_dir)?;
+            let messages = check(crate_dir, &listed)?;
             let ranges: Vec<(usize, usize)> = chosen.iter().map(|c| edited(c, &chosen)).collect();
             // An error outside every candidate: the crate does not build, nothing can be
             // compared.
@@ -481,16 +517,21 @@ impl Message {
 }
 
 /// `cargo check --all-targets --message-format=json` on the crate: its compiler messages.
-fn check(crate_dir: &Path) -> Result<Vec<Message>, String> {
+fn check(crate_dir: &Path, features: &[&str]) -> Result<Vec<Message>, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
+    let mut command = Command::new(cargo);
+    command
         .args([
             "check",
             "--all-targets",
             "--message-format=json",
             "--manifest-path",
         ])
-        .arg(crate_dir.join("Cargo.toml"))
+        .arg(crate_dir.join("Cargo.toml"));
+    if !features.is_empty() {
+        command.arg("--features").arg(features.join(","));
+    }
+    let output = command
         .output()
         .map_err(|e| format!("cannot run cargo check: {e}"))?;
     let mut messages = Vec::new();
@@ -665,5 +706,25 @@ mod tests {
         assert_eq!(chosen.len(), 1);
         assert_eq!(skipped.len(), 1);
         assert_eq!(skipped[0].1, "under cfg");
+    }
+
+    #[test]
+    fn a_feature_named_in_features_holds_any_other_cfg_does_not() {
+        let cuda = "cfg(feature = \"cuda\") on mod cuda (src/quantized/mod.rs:27)";
+        assert_eq!(feature_of(cuda), Some("cuda"));
+        assert!(held(cuda, &["metal", "cuda"]));
+        assert!(!held(cuda, &["cud"]));
+        assert!(!held(cuda, &[]));
+        for other in [
+            "cfg(not(feature = \"cuda\")) on mod cpu",
+            "cfg(all(feature = \"cuda\", unix)) on fn launch",
+            "cfg(any(feature = \"cuda\", feature = \"metal\")) on mod gpu",
+            "cfg(target_os = \"linux\") on mod linux",
+            "cfg(feature) on mod odd",
+            "cfg_attr(feature = \"cuda\", x) on fn launch",
+        ] {
+            assert_eq!(feature_of(other), None, "{other}");
+            assert!(!held(other, &["cuda", "metal"]), "{other}");
+        }
     }
 }

@@ -147,6 +147,12 @@ pub struct ReportArgs {
     /// findings; print what was annotated and what not, and why.
     #[arg(long)]
     pub annotate: bool,
+    /// With `--annotate`: the features its `cargo check` enables (as cargo's `--features`,
+    /// comma- or space-separated). A launch under exactly `#[cfg(feature = "x")]` (on its
+    /// item or a `mod` that brings it in) with `x` among them is annotated, the build
+    /// compiling it; any other `cfg` still keeps a launch unannotated.
+    #[arg(long, value_name = "FEATURES", requires = "annotate")]
+    pub features: Option<String>,
 }
 
 /// What `report` prints.
@@ -285,7 +291,11 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
         Format::Table => text::document(&report, args.findings_only),
     };
     if args.annotate {
-        let summary = annotate::annotate(&report.crate_dir, &report.wrappers)?;
+        let summary = annotate::annotate(
+            &report.crate_dir,
+            &report.wrappers,
+            args.features.as_deref(),
+        )?;
         if format == Format::Table {
             let mut text = text;
             text.push('\n');
@@ -327,6 +337,7 @@ pub fn kernel_wrappers(path: &Path) -> Result<Vec<KernelWrapper>, String> {
         findings_only: false,
         all: false,
         annotate: false,
+        features: None,
     };
     let (text, _) = report(&args)?;
     let json: Json = serde_json::from_str(&text).map_err(|e| e.to_string())?;
