@@ -698,6 +698,31 @@ fn definers<'a>(texts: impl Iterator<Item = &'a str>) -> Definers {
 /// The mark [`definers`] leaves in a macro's replacement where a line continues.
 const LINE_MARK: char = '\u{1}';
 
+/// The end of the comment at `i` (`//` to the end of its line, `/*` past its `*/`).
+fn comment_end(bytes: &[u8], mut i: usize) -> usize {
+    if bytes[i + 1] == b'/' {
+        while i < bytes.len() && bytes[i] != b'\n' {
+            i += 1;
+        }
+    } else {
+        i += 2;
+        while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
+            i += 1;
+        }
+        i = (i + 2).min(bytes.len());
+    }
+    i
+}
+
+/// Whether a brace after `head` (the declaration before it) opens a scope rather than a
+/// body: `namespace a {`, `extern "C" {` are scopes; `extern "C" void f() {` is a body.
+fn opens_scope(head: &str) -> bool {
+    let head: String = head.chars().filter(|c| !c.is_whitespace()).collect();
+    (head.starts_with("namespace") && !head.contains(['(', '=']))
+        || head == "extern\"C\""
+        || head == "extern\"C++\""
+}
+
 /// The definer macros of the sources: each with the file (its index in the order read) and
 /// line of its `#define`, when the lines of its replacement are known.
 #[derive(Default)]
@@ -716,6 +741,13 @@ pub(crate) struct Placed {
     pub(crate) breaks: Vec<usize>,
 }
 
+/// The line of the `#define` an expansion's first line is, and the offsets where its
+/// replacement's lines break.
+type DefineLines = (u32, Vec<usize>);
+
+/// (start, end, expansion, its `#define` line and line breaks) of each invocation.
+type Replaced = (usize, usize, String, Option<DefineLines>);
+
 /// `text` with each invocation of a [`definers`] macro at file scope (outside any function
 /// body: at the top level, or in a `namespace` / `extern "C"` block) replaced by its
 /// expansion on the invocation's own line, so that the functions and kernels it defines
@@ -732,8 +764,6 @@ pub(crate) fn expand_file_scope_definitions(
         return (text.to_owned(), Vec::new());
     }
     let bytes = text.as_bytes();
-    // (start, end, expansion, its `#define` line and line breaks) of each invocation.
-    type Replaced = (usize, usize, String, Option<(u32, Vec<usize>)>);
     let mut replaced: Vec<Replaced> = Vec::new();
     let mut added = 0usize;
     // Each open brace: whether it opens a scope (namespace, extern "C") rather than a body.
@@ -747,17 +777,7 @@ pub(crate) fn expand_file_scope_definitions(
         match c {
             b'/' if matches!(bytes.get(i + 1), Some(b'/' | b'*')) => {
                 let start = i;
-                if bytes[i + 1] == b'/' {
-                    while i < bytes.len() && bytes[i] != b'\n' {
-                        i += 1;
-                    }
-                } else {
-                    i += 2;
-                    while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
-                        i += 1;
-                    }
-                    i = (i + 2).min(bytes.len());
-                }
+                i = comment_end(bytes, i);
                 // A comment before a declaration is not part of it.
                 if text
                     .get(statement..start)
@@ -783,17 +803,7 @@ pub(crate) fn expand_file_scope_definitions(
                 continue;
             }
             b'{' => {
-                // `namespace a {`, `extern "C" {`: a scope; `extern "C" void f() {`, a body.
-                let head: String = text
-                    .get(statement..i)
-                    .unwrap_or("")
-                    .chars()
-                    .filter(|c| !c.is_whitespace())
-                    .collect();
-                let scope = (head.starts_with("namespace") && !head.contains(['(', '=']))
-                    || head == "extern\"C\""
-                    || head == "extern\"C++\"";
-                braces.push(scope);
+                braces.push(opens_scope(text.get(statement..i).unwrap_or("")));
                 statement = i + 1;
             }
             b'}' => {
@@ -829,38 +839,10 @@ pub(crate) fn expand_file_scope_definitions(
                     continue;
                 };
                 let invocation = &text[start..after];
-                let expansion = crate::macros::Expander::new(&definers.macros)
-                    .expand(invocation)
-                    .ok()
-                    .map(|e| e.replace(['\n', '\r'], " "));
-                if let Some(expansion) = expansion
-                    && added + expansion.len() <= MAX_DEFINITION_BYTES
+                if let Some((expansion, placed)) =
+                    expand_definer(invocation, name, file, definers, &mut added)
                 {
-                    added += expansion.len();
-                    // Lines inside the `#define` where it is in this file (its marks, one
-                    // byte each, become spaces); else the invocation's line.
-                    let breaks: Vec<usize> = expansion
-                        .char_indices()
-                        .filter(|(_, c)| *c == LINE_MARK)
-                        .map(|(at, _)| at)
-                        .collect();
-                    // A nested definer's own line breaks would be counted as this one's.
-                    let own = definers.macros[name][0].body.matches(LINE_MARK).count();
-                    let placed = match definers.lines.get(name) {
-                        Some((f, Some(line))) if *f == file && breaks.len() == own => {
-                            Some((*line, breaks))
-                        }
-                        _ => None,
-                    };
-                    let expansion = expansion.replace(LINE_MARK, " ");
-                    // The invocation's own new lines stay, after the expansion.
-                    let lines = invocation.matches('\n').count();
-                    replaced.push((
-                        start,
-                        after,
-                        format!("{expansion}{}", "\n".repeat(lines)),
-                        placed,
-                    ));
+                    replaced.push((start, after, expansion, placed));
                 }
                 i = after;
                 statement = after;
@@ -874,6 +856,48 @@ pub(crate) fn expand_file_scope_definitions(
     if replaced.is_empty() {
         return (text.to_owned(), Vec::new());
     }
+    splice(text, replaced, added)
+}
+
+/// A definer's invocation, `invocation` (of the macro `name`, in file `file`), expanded on
+/// one line with its own new lines after it, and the `#define`'s line and the expansion's
+/// line breaks where that is in this file; `None` where it does not expand or would add
+/// more than [`MAX_DEFINITION_BYTES`] in all (`added`, counted here).
+fn expand_definer(
+    invocation: &str,
+    name: &str,
+    file: usize,
+    definers: &Definers,
+    added: &mut usize,
+) -> Option<(String, Option<DefineLines>)> {
+    let expansion = crate::macros::Expander::new(&definers.macros)
+        .expand(invocation)
+        .ok()
+        .map(|e| e.replace(['\n', '\r'], " "));
+    let expansion = expansion.filter(|e| *added + e.len() <= MAX_DEFINITION_BYTES)?;
+    *added += expansion.len();
+    // Lines inside the `#define` where it is in this file (its marks, one
+    // byte each, become spaces); else the invocation's line.
+    let breaks: Vec<usize> = expansion
+        .char_indices()
+        .filter(|(_, c)| *c == LINE_MARK)
+        .map(|(at, _)| at)
+        .collect();
+    // A nested definer's own line breaks would be counted as this one's.
+    let own = definers.macros[name][0].body.matches(LINE_MARK).count();
+    let placed = match definers.lines.get(name) {
+        Some((f, Some(line))) if *f == file && breaks.len() == own => Some((*line, breaks)),
+        _ => None,
+    };
+    let expansion = expansion.replace(LINE_MARK, " ");
+    // The invocation's own new lines stay, after the expansion.
+    let lines = invocation.matches('\n').count();
+    Some((format!("{expansion}{}", "\n".repeat(lines)), placed))
+}
+
+/// `text` with each invocation replaced by its expansion, and where each expansion placed
+/// on the lines of its `#define` lies in the result.
+fn splice(text: &str, replaced: Vec<Replaced>, added: usize) -> (String, Vec<Placed>) {
     let mut out = String::with_capacity(text.len() + added);
     let mut placed = Vec::new();
     let mut kept = 0;

@@ -1738,98 +1738,12 @@ impl<'t, 's> Interp<'t, 's> {
                 && let Some(cond) = cond
                 && let Some(Val::Int(init, t)) = p.env.get(&assigned[0]).cloned()
             {
-                let var = assigned[0].clone();
+                let var = assigned[0].as_str();
                 let do_first = s.kind() == Some(Kind::DoStatement);
-                // Each step taken (value -> next value), to refine the paths by the
-                // conditions that led to each exit.
-                let mut steps: Vec<(i128, i128)> = Vec::new();
-                let exits = {
-                    let steps = &mut steps;
-                    let mut guard_path = p.clone();
-                    let mut step_path = p.clone();
-                    let start = if do_first {
-                        // A `do` body runs once before the first test.
-                        let mut q = p.clone();
-                        q.env.insert(var.clone(), Val::Int(init.clone(), t));
-                        let ran = self.exec(body, vec![q]);
-                        match ran.as_slice() {
-                            [q] if q.live() => q
-                                .env
-                                .get(&var)
-                                .and_then(|v| v.as_int())
-                                .map(|(v, _)| v.clone()),
-                            _ => None,
-                        }
-                    } else {
-                        Some(init.clone())
-                    };
-                    let this = std::cell::RefCell::new(&mut *self);
-                    start.and_then(|start| {
-                        loop_exits(
-                            &start,
-                            |x| {
-                                guard_path.env.insert(var.clone(), Val::int(x, t));
-                                this.borrow_mut().truth(cond, &guard_path)
-                            },
-                            |x| {
-                                step_path.env.insert(var.clone(), Val::int(x, t));
-                                let mut this = this.borrow_mut();
-                                let mut ran = this.exec(body, vec![step_path.clone()]);
-                                if let Some(u) = update {
-                                    ran = ran
-                                        .into_iter()
-                                        .flat_map(|q| this.exec_expr(u, q))
-                                        .collect();
-                                }
-                                let next = match ran.as_slice() {
-                                    [q] if q.live() || q.flow == Flow::Continue => q
-                                        .env
-                                        .get(&var)
-                                        .and_then(|v| v.as_int())
-                                        .and_then(|(v, _)| v.known_value()),
-                                    _ => None,
-                                };
-                                if let Some(n) = next {
-                                    steps.push((x, n));
-                                }
-                                next
-                            },
-                        )
-                    })
-                };
-                if let Some(exits) = exits {
-                    let mut q = p;
-                    q.env.insert(var.clone(), Val::Int(exits, t));
-                    for mut r in self.split(q, &var) {
-                        // An exit at `v`: the condition failed at `v` and held at the value
-                        // that stepped to it (when one did): what that says of the other
-                        // variables (`cols <= 64` and `cols > 32` for `block = 64`).
-                        if let Some(v) = r
-                            .env
-                            .get(&var)
-                            .and_then(Val::as_int)
-                            .and_then(|(v, _)| v.known_value())
-                        {
-                            let came_from: Vec<i128> = steps
-                                .iter()
-                                .filter(|(_, n)| *n == v)
-                                .map(|(x, _)| *x)
-                                .collect();
-                            if let [u] = came_from.as_slice()
-                                && !do_first
-                            {
-                                r.env.insert(var.clone(), Val::int(*u, t));
-                                if let (Some(held), _) = self.branch(cond, &r) {
-                                    r = held;
-                                }
-                                r.env.insert(var.clone(), Val::int(v, t));
-                            }
-                            if let (_, Some(failed)) = self.branch(cond, &r) {
-                                r = failed;
-                            }
-                        }
-                        out.push(r);
-                    }
+                if let Some((exits, steps)) =
+                    self.counter_exits(var, init, t, do_first, cond, body, update, &p)
+                {
+                    out.extend(self.leave_counted_loop(p, var, exits, t, &steps, cond, do_first));
                     continue;
                 }
             }
@@ -1837,35 +1751,179 @@ impl<'t, 's> Interp<'t, 's> {
                 out.extend(exits);
                 continue;
             }
-            // Any other loop: what it assigns is unknown after it; its body runs once
-            // with those values unknown (its launches are read).
-            let mut q = p;
-            for name in &assigned {
-                if q.env.contains_key(name) {
-                    q.env.insert(
+            out.extend(self.run_loop_once(body, update, &assigned, line, p));
+        }
+        out
+    }
+
+    /// The values a loop's lone counter `var` (of type `t`, starting at `init`) leaves the
+    /// loop with, by running the condition and the body (and the update) value by value;
+    /// with each step taken (value -> next value). `None` where a step is not known.
+    #[allow(clippy::too_many_arguments)]
+    fn counter_exits<'a>(
+        &mut self,
+        var: &str,
+        init: AbstractInt,
+        t: IntType,
+        do_first: bool,
+        cond: At<'a>,
+        body: At<'a>,
+        update: Option<At<'a>>,
+        p: &Path,
+    ) -> Option<(AbstractInt, Vec<(i128, i128)>)>
+    where
+        't: 'a,
+    {
+        // Each step taken (value -> next value), to refine the paths by the
+        // conditions that led to each exit.
+        let mut steps: Vec<(i128, i128)> = Vec::new();
+        let exits = {
+            let steps = &mut steps;
+            let mut guard_path = p.clone();
+            let mut step_path = p.clone();
+            let start = if do_first {
+                // A `do` body runs once before the first test.
+                let mut q = p.clone();
+                q.env.insert(var.to_owned(), Val::Int(init.clone(), t));
+                let ran = self.exec(body, vec![q]);
+                match ran.as_slice() {
+                    [q] if q.live() => q
+                        .env
+                        .get(var)
+                        .and_then(|v| v.as_int())
+                        .map(|(v, _)| v.clone()),
+                    _ => None,
+                }
+            } else {
+                Some(init.clone())
+            };
+            let this = std::cell::RefCell::new(&mut *self);
+            start.and_then(|start| {
+                loop_exits(
+                    &start,
+                    |x| {
+                        guard_path.env.insert(var.to_owned(), Val::int(x, t));
+                        this.borrow_mut().truth(cond, &guard_path)
+                    },
+                    |x| {
+                        step_path.env.insert(var.to_owned(), Val::int(x, t));
+                        let mut this = this.borrow_mut();
+                        let mut ran = this.exec(body, vec![step_path.clone()]);
+                        if let Some(u) = update {
+                            ran = ran.into_iter().flat_map(|q| this.exec_expr(u, q)).collect();
+                        }
+                        let next = match ran.as_slice() {
+                            [q] if q.live() || q.flow == Flow::Continue => q
+                                .env
+                                .get(var)
+                                .and_then(|v| v.as_int())
+                                .and_then(|(v, _)| v.known_value()),
+                            _ => None,
+                        };
+                        if let Some(n) = next {
+                            steps.push((x, n));
+                        }
+                        next
+                    },
+                )
+            })
+        };
+        exits.map(|exits| (exits, steps))
+    }
+
+    /// The paths leaving a counted loop, one per exit value of its counter `var`: each
+    /// refined by the condition failing at that value and holding at the value that
+    /// stepped to it (when one did).
+    #[allow(clippy::too_many_arguments)]
+    fn leave_counted_loop<'a>(
+        &mut self,
+        p: Path,
+        var: &str,
+        exits: AbstractInt,
+        t: IntType,
+        steps: &[(i128, i128)],
+        cond: At<'a>,
+        do_first: bool,
+    ) -> Vec<Path>
+    where
+        't: 'a,
+    {
+        let mut out = Vec::new();
+        let mut q = p;
+        q.env.insert(var.to_owned(), Val::Int(exits, t));
+        for mut r in self.split(q, var) {
+            // An exit at `v`: the condition failed at `v` and held at the value
+            // that stepped to it (when one did): what that says of the other
+            // variables (`cols <= 64` and `cols > 32` for `block = 64`).
+            if let Some(v) = r
+                .env
+                .get(var)
+                .and_then(Val::as_int)
+                .and_then(|(v, _)| v.known_value())
+            {
+                let came_from: Vec<i128> = steps
+                    .iter()
+                    .filter(|(_, n)| *n == v)
+                    .map(|(x, _)| *x)
+                    .collect();
+                if let [u] = came_from.as_slice()
+                    && !do_first
+                {
+                    r.env.insert(var.to_owned(), Val::int(*u, t));
+                    if let (Some(held), _) = self.branch(cond, &r) {
+                        r = held;
+                    }
+                    r.env.insert(var.to_owned(), Val::int(v, t));
+                }
+                if let (_, Some(failed)) = self.branch(cond, &r) {
+                    r = failed;
+                }
+            }
+            out.push(r);
+        }
+        out
+    }
+
+    /// Any other loop: what it assigns is unknown after it; its body runs once with those
+    /// values unknown (its launches are read).
+    fn run_loop_once<'a>(
+        &mut self,
+        body: At<'a>,
+        update: Option<At<'a>>,
+        assigned: &[String],
+        line: u32,
+        p: Path,
+    ) -> Vec<Path>
+    where
+        't: 'a,
+    {
+        let mut out = Vec::new();
+        let mut q = p;
+        for name in assigned {
+            if q.env.contains_key(name) {
+                q.env.insert(
+                    name.clone(),
+                    Val::unknown(format!("`{name}` changes in the loop at line {line}")),
+                );
+            }
+        }
+        let mut ran = self.exec(body, vec![q]);
+        if let Some(u) = update {
+            ran = ran.into_iter().flat_map(|q| self.exec_expr(u, q)).collect();
+        }
+        for mut r in ran {
+            if matches!(r.flow, Flow::Break | Flow::Continue) {
+                r.flow = Flow::Normal;
+            }
+            for name in assigned {
+                if r.env.contains_key(name) {
+                    r.env.insert(
                         name.clone(),
                         Val::unknown(format!("`{name}` changes in the loop at line {line}")),
                     );
                 }
             }
-            let mut ran = self.exec(body, vec![q]);
-            if let Some(u) = update {
-                ran = ran.into_iter().flat_map(|q| self.exec_expr(u, q)).collect();
-            }
-            for mut r in ran {
-                if matches!(r.flow, Flow::Break | Flow::Continue) {
-                    r.flow = Flow::Normal;
-                }
-                for name in &assigned {
-                    if r.env.contains_key(name) {
-                        r.env.insert(
-                            name.clone(),
-                            Val::unknown(format!("`{name}` changes in the loop at line {line}")),
-                        );
-                    }
-                }
-                out.push(r);
-            }
+            out.push(r);
         }
         out
     }
@@ -3124,11 +3182,7 @@ impl<'t, 's> Interp<'t, 's> {
         let i = self.site_index(e, form, kernel_written);
         let written = std::mem::take(&mut self.written);
         if let Some(why) = &p.overflow {
-            let why = why.to_string();
-            let site = &mut self.sites[i].launch;
-            if !site.not_checked.contains(&why) {
-                site.not_checked.push(why);
-            }
+            self.not_checked(i, why.to_string());
             return;
         }
         let origins = [self.origin(&written[0]), self.origin(&written[1])];
@@ -3140,33 +3194,14 @@ impl<'t, 's> Interp<'t, 's> {
                     clip(kernel_written, 60),
                     other.why()
                 );
-                let site = &mut self.sites[i].launch;
-                if !site.not_checked.contains(&why) {
-                    site.not_checked.push(why);
-                }
+                self.not_checked(i, why);
                 return;
             }
         };
         let comment = match site_candidates(e) {
             Ok(c) => c,
             Err((line, why)) => {
-                // Never half a comment: the launch is not checked, and the build says why.
-                let note = ReadNote {
-                    file: e.code.shown.clone(),
-                    line: Some(line),
-                    message: format!(
-                        "`// occupancy:` comment not read (the launch on line {} is not checked): {why}",
-                        e.line()
-                    ),
-                };
-                if !self.notes.contains(&note) && self.notes.len() < 1000 {
-                    self.notes.push(note);
-                }
-                let why = format!("the `// occupancy:` comment on line {line} is not read: {why}");
-                let site = &mut self.sites[i].launch;
-                if !site.not_checked.contains(&why) {
-                    site.not_checked.push(why);
-                }
+                self.comment_not_read(e, i, line, why);
                 return;
             }
         };
@@ -3181,85 +3216,142 @@ impl<'t, 's> Interp<'t, 's> {
         let mut produced: Vec<LaunchPath> = Vec::new();
         let mut why_not = Vec::new();
         for k in &kernels {
-            let bools: Vec<bool> = self
-                .index
-                .kernel(&k.name)
-                .map(|f| f.template.iter().map(|t| t.ty.trim() == "bool").collect())
-                .unwrap_or_default();
-            let instantiation = Instantiation {
-                name: k.name.clone(),
-                template_args: k.args.as_ref().ok().map(|a| {
-                    a.iter()
-                        .enumerate()
-                        .map(|(i, a)| match (a, bools.get(i)) {
-                            (TyArg::Value(v), Some(true)) => TemplateArg::Bool(*v != 0),
-                            _ => a.to_template_arg(),
-                        })
-                        .collect()
-                }),
-            };
             if let Err(why) = &k.args {
                 why_not.push(format!("`{}`: {why}", k.name));
             }
-            let opt_in = p
-                .opt_ins
-                .iter()
-                .rev()
-                .find(|(kk, _)| kk == k)
-                .and_then(|(_, v)| v.known_value())
-                .and_then(|v| u32::try_from(v).ok());
-            let opt_in_at_run_time = p
-                .opt_ins
-                .iter()
-                .rev()
-                .find(|(kk, _)| kk == k)
-                .is_some_and(|(_, v)| v.known_value().is_none());
-            for (block, smem_read, candidates, label) in
-                block_smem(&block, &smem, &comment, opt_in, opt_in_at_run_time)
-            {
-                let limit = match (&smem_read, candidates) {
-                    (Read::Known(s), Candidates::None) => smem_limit(&smem, opt_in, *s),
-                    _ => None,
-                };
-                let block = explained(block, &origins[0]);
-                let smem_read = explained(smem_read, &origins[1]);
-                // A condition taken twice (a loop's test on two iterations) is said once.
-                let mut conditions: Vec<String> = Vec::with_capacity(p.conditions.len() + 1);
-                for c in p.conditions.iter() {
-                    if !conditions.contains(c) {
-                        conditions.push(c.clone());
-                    }
-                }
-                if let Some(l) = label
-                    && !conditions.contains(&l)
-                {
-                    conditions.push(l);
-                }
-                produced.push(LaunchPath {
-                    kernel: instantiation.clone(),
-                    grid: grid.clone(),
-                    block,
-                    dynamic_smem_bytes: smem_read,
-                    smem_limit: limit,
-                    cluster,
-                    opt_in_bytes: opt_in,
-                    conditions,
-                    candidates,
-                    translation_unit: self.unit.clone(),
-                    targets: p
-                        .target
-                        .and_then(|t| self.targets.get(t))
-                        .map(|t| vec![t.to_string()])
-                        .unwrap_or_default(),
-                });
-            }
+            produced
+                .extend(self.kernel_paths(k, &grid, cluster, &block, &smem, &comment, &origins, p));
         }
-        let site = &mut self.sites[i].launch;
         for why in why_not {
-            if !site.not_checked.contains(&why) {
-                site.not_checked.push(why);
-            }
+            self.not_checked(i, why);
         }
+        self.add_paths(i, produced);
+    }
+
+    /// Says once, on the launch at site `i`, why it (or part of it) is not checked.
+    fn not_checked(&mut self, i: usize, why: String) {
+        let site = &mut self.sites[i].launch;
+        if !site.not_checked.contains(&why) {
+            site.not_checked.push(why);
+        }
+    }
+
+    /// A launch whose `// occupancy:` comment (on `line`) cannot be read: not checked, with
+    /// a note for the build saying why.
+    fn comment_not_read(&mut self, e: At<'_>, i: usize, line: u32, why: String) {
+        // Never half a comment: the launch is not checked, and the build says why.
+        let note = ReadNote {
+            file: e.code.shown.clone(),
+            line: Some(line),
+            message: format!(
+                "`// occupancy:` comment not read (the launch on line {} is not checked): {why}",
+                e.line()
+            ),
+        };
+        if !self.notes.contains(&note) && self.notes.len() < 1000 {
+            self.notes.push(note);
+        }
+        let why = format!("the `// occupancy:` comment on line {line} is not read: {why}");
+        self.not_checked(i, why);
+    }
+
+    /// The kernel `k` as launched: its name and template arguments, `bool` parameters'
+    /// values as `true` / `false`.
+    fn instantiation(&self, k: &KernelRef) -> Instantiation {
+        let bools: Vec<bool> = self
+            .index
+            .kernel(&k.name)
+            .map(|f| f.template.iter().map(|t| t.ty.trim() == "bool").collect())
+            .unwrap_or_default();
+        Instantiation {
+            name: k.name.clone(),
+            template_args: k.args.as_ref().ok().map(|a| {
+                a.iter()
+                    .enumerate()
+                    .map(|(i, a)| match (a, bools.get(i)) {
+                        (TyArg::Value(v), Some(true)) => TemplateArg::Bool(*v != 0),
+                        _ => a.to_template_arg(),
+                    })
+                    .collect()
+            }),
+        }
+    }
+
+    /// The launch paths of kernel `k` on path `p`: one per block size and shared memory
+    /// the code and the `// occupancy:` comment allow, under the path's conditions.
+    #[allow(clippy::too_many_arguments)]
+    fn kernel_paths(
+        &self,
+        k: &KernelRef,
+        grid: &Read<[u32; 3]>,
+        cluster: Option<[u32; 3]>,
+        block: &Val,
+        smem: &Val,
+        comment: &LaunchCandidates,
+        origins: &[Option<String>; 2],
+        p: &Path,
+    ) -> Vec<LaunchPath> {
+        let instantiation = self.instantiation(k);
+        let opt_in = p
+            .opt_ins
+            .iter()
+            .rev()
+            .find(|(kk, _)| kk == k)
+            .and_then(|(_, v)| v.known_value())
+            .and_then(|v| u32::try_from(v).ok());
+        let opt_in_at_run_time = p
+            .opt_ins
+            .iter()
+            .rev()
+            .find(|(kk, _)| kk == k)
+            .is_some_and(|(_, v)| v.known_value().is_none());
+        let mut produced = Vec::new();
+        for (block, smem_read, candidates, label) in
+            block_smem(block, smem, comment, opt_in, opt_in_at_run_time)
+        {
+            let limit = match (&smem_read, candidates) {
+                (Read::Known(s), Candidates::None) => smem_limit(smem, opt_in, *s),
+                _ => None,
+            };
+            let block = explained(block, &origins[0]);
+            let smem_read = explained(smem_read, &origins[1]);
+            // A condition taken twice (a loop's test on two iterations) is said once.
+            let mut conditions: Vec<String> = Vec::with_capacity(p.conditions.len() + 1);
+            for c in p.conditions.iter() {
+                if !conditions.contains(c) {
+                    conditions.push(c.clone());
+                }
+            }
+            if let Some(l) = label
+                && !conditions.contains(&l)
+            {
+                conditions.push(l);
+            }
+            produced.push(LaunchPath {
+                kernel: instantiation.clone(),
+                grid: grid.clone(),
+                block,
+                dynamic_smem_bytes: smem_read,
+                smem_limit: limit,
+                cluster,
+                opt_in_bytes: opt_in,
+                conditions,
+                candidates,
+                translation_unit: self.unit.clone(),
+                targets: p
+                    .target
+                    .and_then(|t| self.targets.get(t))
+                    .map(|t| vec![t.to_string()])
+                    .unwrap_or_default(),
+            });
+        }
+        produced
+    }
+
+    /// Adds launch paths to the launch at site `i`: the same launch by another path (or on
+    /// another target) is one entry; past [`MAX_PATHS`], the rest are not checked.
+    fn add_paths(&mut self, i: usize, produced: Vec<LaunchPath>) {
+        let site = &mut self.sites[i].launch;
         for path in produced {
             // The same launch by another path: one entry, with the conditions both share.
             if let Some(same) = site.paths.iter_mut().find(|q| same_launch(q, &path)) {
@@ -3513,44 +3605,7 @@ impl<'t, 's> Interp<'t, 's> {
             Some(Kind::Identifier) => self.name(e.text(), e, p),
             Some(Kind::QualifiedIdentifier) => self.qualified(e, p),
             Some(Kind::TemplateFunction) => self.template_function(e, p),
-            Some(Kind::FieldExpression) => {
-                let Some(arg) = e.field(Field::Argument) else {
-                    return Val::unknown("a member");
-                };
-                let field = e.field(Field::Member).map_or("", |f| f.text());
-                match self.eval(arg, p) {
-                    Val::Dim3(d) => match field {
-                        "x" => Val::Int(d[0].clone(), IntType::U32),
-                        "y" => Val::Int(d[1].clone(), IntType::U32),
-                        "z" => Val::Int(d[2].clone(), IntType::U32),
-                        _ => Val::unknown(format!("dim3 has no member `{field}`")),
-                    },
-                    Val::Config(c) => match field {
-                        "gridDim" => *c.grid,
-                        "blockDim" => *c.block,
-                        "dynamicSmemBytes" => *c.smem,
-                        _ => Val::unknown(format!("`{field}` of a cudaLaunchConfig_t")),
-                    },
-                    Val::Fields(fields) => match fields.into_iter().find(|(n, _)| n == field) {
-                        Some((_, v)) => v,
-                        None => Val::unknown(format!(
-                            "`{}`: no such member of the struct",
-                            clip(e.text(), 40)
-                        )),
-                    },
-                    Val::Device => match p.target.and_then(|i| self.targets.get(i)) {
-                        Some(t) => match device::property(field, t) {
-                            Ok((v, ty)) => Val::int(v, ty),
-                            Err(why) => Val::unknown(format!("`{}`: {why}", clip(e.text(), 40))),
-                        },
-                        None => Val::unknown(format!(
-                            "`{}`: a device property of no one target",
-                            clip(e.text(), 40)
-                        )),
-                    },
-                    other => Val::unknown(format!("`{}`: {}", clip(e.text(), 40), other.why())),
-                }
-            }
+            Some(Kind::FieldExpression) => self.field_access(e, p),
             Some(Kind::PointerExpression) => {
                 // `&config`: the config itself; `*p`: unknown.
                 let is_address = e.field(Field::Operator).is_some_and(|o| o.text() == "&")
@@ -3570,32 +3625,7 @@ impl<'t, 's> Interp<'t, 's> {
             }
             Some(Kind::SizeofExpression) => self.size_of(e, p),
             Some(Kind::AlignofExpression) => self.align_of(e, p),
-            Some(Kind::UnaryExpression) => {
-                let op = e.field(Field::Operator).map_or("", |o| o.text());
-                let Some(arg) = e.field(Field::Argument) else {
-                    return Val::unknown("a unary expression");
-                };
-                let v = self.eval(arg, p);
-                let Some((x, t)) = v.as_int() else {
-                    return v;
-                };
-                let r = match op {
-                    "-" => x.neg(),
-                    "+" => x.clone(),
-                    "!" => match x.compare(Comparison::Eq, &AbstractInt::known(0)) {
-                        Truth::Always => AbstractInt::known(1),
-                        Truth::Never => AbstractInt::known(0),
-                        Truth::Sometimes => AbstractInt::range(Some(0), Some(1)),
-                    },
-                    "~" => x.neg().sub(&AbstractInt::known(1)),
-                    _ => return Val::unknown(format!("`{op}`")),
-                };
-                let t = if op == "!" { IntType::I32 } else { t };
-                match t.convert(&r) {
-                    Some(r) => Val::Int(r, t),
-                    None => Val::unknown("overflow"),
-                }
-            }
+            Some(Kind::UnaryExpression) => self.unary_expression(e, p),
             Some(Kind::BinaryExpression) => {
                 let op = e.field(Field::Operator).map_or("", |o| o.text()).to_owned();
                 let (Some(l), Some(r)) = (e.field(Field::Left), e.field(Field::Right)) else {
@@ -3613,31 +3643,7 @@ impl<'t, 's> Interp<'t, 's> {
                 let (a, b) = (self.eval(l, p), self.eval(r, p));
                 binary(&op, &a, &b)
             }
-            Some(Kind::ConditionalExpression) => {
-                let (Some(c), Some(t), Some(f)) = (
-                    e.field(Field::Condition),
-                    e.field(Field::Consequence),
-                    e.field(Field::Alternative),
-                ) else {
-                    return Val::unknown("a conditional expression");
-                };
-                let (pt, pf) = self.branch(c, p);
-                match (pt, pf) {
-                    (Some(pt), None) => self.eval(t, &pt),
-                    (None, Some(pf)) => self.eval(f, &pf),
-                    (Some(pt), Some(pf)) => {
-                        let (a, b) = (self.eval(t, &pt), self.eval(f, &pf));
-                        let joined = a.join(&b);
-                        match (&a, &b, &joined) {
-                            (Val::Int(_, ta), Val::Int(_, tb), Val::Int(v, _)) => {
-                                Val::Int(v.clone(), IntType::common(*ta, *tb))
-                            }
-                            _ => joined,
-                        }
-                    }
-                    (None, None) => Val::unknown("no value of the condition is possible"),
-                }
-            }
+            Some(Kind::ConditionalExpression) => self.conditional_expression(e, p),
             Some(Kind::CallExpression) => self.eval_call(e, p),
             Some(Kind::InitializerList) => {
                 let items = e.children();
@@ -3659,6 +3665,112 @@ impl<'t, 's> Interp<'t, 's> {
                 self.type_or_value(e, p)
             }
             _ => Val::unknown(format!("`{}` is not read", clip(e.text(), 40))),
+        }
+    }
+
+    /// A member read, `a.b`: of a `dim3`, a launch config, a struct's fields or the
+    /// device's properties.
+    fn field_access<'a>(&mut self, e: At<'a>, p: &Path) -> Val
+    where
+        't: 'a,
+    {
+        let Some(arg) = e.field(Field::Argument) else {
+            return Val::unknown("a member");
+        };
+        let field = e.field(Field::Member).map_or("", |f| f.text());
+        match self.eval(arg, p) {
+            Val::Dim3(d) => match field {
+                "x" => Val::Int(d[0].clone(), IntType::U32),
+                "y" => Val::Int(d[1].clone(), IntType::U32),
+                "z" => Val::Int(d[2].clone(), IntType::U32),
+                _ => Val::unknown(format!("dim3 has no member `{field}`")),
+            },
+            Val::Config(c) => match field {
+                "gridDim" => *c.grid,
+                "blockDim" => *c.block,
+                "dynamicSmemBytes" => *c.smem,
+                _ => Val::unknown(format!("`{field}` of a cudaLaunchConfig_t")),
+            },
+            Val::Fields(fields) => match fields.into_iter().find(|(n, _)| n == field) {
+                Some((_, v)) => v,
+                None => Val::unknown(format!(
+                    "`{}`: no such member of the struct",
+                    clip(e.text(), 40)
+                )),
+            },
+            Val::Device => match p.target.and_then(|i| self.targets.get(i)) {
+                Some(t) => match device::property(field, t) {
+                    Ok((v, ty)) => Val::int(v, ty),
+                    Err(why) => Val::unknown(format!("`{}`: {why}", clip(e.text(), 40))),
+                },
+                None => Val::unknown(format!(
+                    "`{}`: a device property of no one target",
+                    clip(e.text(), 40)
+                )),
+            },
+            other => Val::unknown(format!("`{}`: {}", clip(e.text(), 40), other.why())),
+        }
+    }
+
+    /// A unary expression, `-x`, `+x`, `!x`, `~x`, on an integer.
+    fn unary_expression<'a>(&mut self, e: At<'a>, p: &Path) -> Val
+    where
+        't: 'a,
+    {
+        let op = e.field(Field::Operator).map_or("", |o| o.text());
+        let Some(arg) = e.field(Field::Argument) else {
+            return Val::unknown("a unary expression");
+        };
+        let v = self.eval(arg, p);
+        let Some((x, t)) = v.as_int() else {
+            return v;
+        };
+        let r = match op {
+            "-" => x.neg(),
+            "+" => x.clone(),
+            "!" => match x.compare(Comparison::Eq, &AbstractInt::known(0)) {
+                Truth::Always => AbstractInt::known(1),
+                Truth::Never => AbstractInt::known(0),
+                Truth::Sometimes => AbstractInt::range(Some(0), Some(1)),
+            },
+            "~" => x.neg().sub(&AbstractInt::known(1)),
+            _ => return Val::unknown(format!("`{op}`")),
+        };
+        let t = if op == "!" { IntType::I32 } else { t };
+        match t.convert(&r) {
+            Some(r) => Val::Int(r, t),
+            None => Val::unknown("overflow"),
+        }
+    }
+
+    /// A conditional expression, `c ? t : f`: the branch the condition allows, or both
+    /// joined.
+    fn conditional_expression<'a>(&mut self, e: At<'a>, p: &Path) -> Val
+    where
+        't: 'a,
+    {
+        let (Some(c), Some(t), Some(f)) = (
+            e.field(Field::Condition),
+            e.field(Field::Consequence),
+            e.field(Field::Alternative),
+        ) else {
+            return Val::unknown("a conditional expression");
+        };
+        let (pt, pf) = self.branch(c, p);
+        match (pt, pf) {
+            (Some(pt), None) => self.eval(t, &pt),
+            (None, Some(pf)) => self.eval(f, &pf),
+            (Some(pt), Some(pf)) => {
+                let (a, b) = (self.eval(t, &pt), self.eval(f, &pf));
+                let joined = a.join(&b);
+                match (&a, &b, &joined) {
+                    (Val::Int(_, ta), Val::Int(_, tb), Val::Int(v, _)) => {
+                        Val::Int(v.clone(), IntType::common(*ta, *tb))
+                    }
+                    _ => joined,
+                }
+            }
+            (None, None) => Val::unknown("no value of the condition is possible"),
         }
     }
 
