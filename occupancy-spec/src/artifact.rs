@@ -209,8 +209,49 @@ pub fn resolve(
         ));
         return None;
     }
+    let (manifest, source, wanted) = open(binary, wanted, policy, env, errors)?;
+    let names = expand_names(&wanted, &manifest, &source, errors)?;
+    // A family is more than one name, or a glob: a member with no cubin for a target is
+    // not part of the family there (fp8 kernels built for sm_90 only); a single name must
+    // run on every target.
+    let family = names.len() > 1 || wanted.names.iter().any(|(n, _)| is_glob(n));
+    let mut kernels = Vec::with_capacity(names.len());
+    let mut missing = false;
+    for (written, name_span) in &names {
+        let found = kernel_spec(
+            &manifest,
+            &source,
+            (written, *name_span),
+            family,
+            targets,
+            embedded_module,
+            errors,
+        )?;
+        missing |= found.is_none();
+        kernels.extend(found);
+    }
+    if missing || !every_target_has_a_member(&kernels, &wanted, &source, targets, errors) {
+        return None;
+    }
+    Some(Resolved {
+        source,
+        kernels,
+        key_span: wanted.key_span,
+    })
+}
+
+/// The manifest (or the attribute's cubin or fatbin, read as one) and the kernels wanted
+/// of it: the binary's only kernel when the attribute names none. `None` when it cannot be
+/// read, the problem pushed.
+fn open(
+    binary: Option<&Binary>,
+    wanted: Option<WantedKernels>,
+    policy: &Policy,
+    env: &Env,
+    errors: &mut Vec<Problem>,
+) -> Option<(Arc<Indexed>, Source, WantedKernels)> {
     let roots = Roots::new(env, &policy.read_paths);
-    let (manifest, source, wanted) = match binary {
+    match binary {
         Some(file) => {
             let kind = file.kind;
             let (path, manifest) = read_binary(file, env, &roots)
@@ -235,7 +276,7 @@ pub fn resolve(
                 path,
                 shown: file.written.clone(),
             };
-            (manifest, source, wanted)
+            Some((manifest, source, wanted))
         }
         None => {
             let wanted = wanted?;
@@ -257,52 +298,25 @@ pub fn resolve(
                 path,
                 shown,
             };
-            (manifest, source, wanted)
+            Some((manifest, source, wanted))
         }
-    };
+    }
+}
 
-    // Every name, globs expanded in the manifest's order (sorted by name), duplicates once.
+/// Every name `wanted` gives, globs expanded in the manifest's order (sorted by name),
+/// duplicates once, each with the span of what named it. `None` when a glob matches
+/// nothing or a name is listed twice, the problems pushed.
+fn expand_names(
+    wanted: &WantedKernels,
+    manifest: &Indexed,
+    source: &Source,
+    errors: &mut Vec<Problem>,
+) -> Option<Vec<(String, Span)>> {
     let mut names: Vec<(String, Span)> = Vec::new();
     let mut failed = false;
     for (name, span) in &wanted.names {
         if is_glob(name) {
-            // `conv2d::affine_*` matches module-qualified names, `affine_*` the names alone.
-            // The pattern's `{..}` alternatives once, not once per name.
-            let patterns = alternatives(name);
-            let matches = |n: &str| patterns.iter().any(|p| wildcard_match(p, n));
-            // Alternatives without a wildcard (`affine_{f16,f32}`) are whole names: each
-            // found by a binary search of the sorted names, not matched against all of them.
-            let literal = !name.contains("::") && !patterns.iter().any(|p| p.contains(['*', '?']));
-            let matching: Vec<String> = if literal {
-                let available = manifest.available();
-                let mut found: Vec<String> = patterns
-                    .iter()
-                    .filter(|p| {
-                        available
-                            .binary_search_by(|(n, _)| n.as_str().cmp(p.as_str()))
-                            .is_ok()
-                    })
-                    .cloned()
-                    .collect();
-                found.sort();
-                found.dedup();
-                found
-            } else if name.contains("::") {
-                manifest
-                    .qualified()
-                    .iter()
-                    .filter(|n| matches(n))
-                    .cloned()
-                    .collect()
-            } else {
-                manifest
-                    .available()
-                    .iter()
-                    .map(|(n, _)| n)
-                    .filter(|n| matches(n))
-                    .cloned()
-                    .collect()
-            };
+            let matching = glob_matches(name, manifest);
             if matching.is_empty() {
                 errors.push(Problem::new(
                     *span,
@@ -329,81 +343,134 @@ pub fn resolve(
             names.push((name.clone(), *span));
         }
     }
-    if failed {
-        return None;
-    }
+    (!failed).then_some(names)
+}
 
-    // A family is more than one name, or a glob: a member with no cubin for a target is
-    // not part of the family there (fp8 kernels built for sm_90 only); a single name must
-    // run on every target.
-    let family = names.len() > 1 || wanted.names.iter().any(|(n, _)| is_glob(n));
-    let mut kernels = Vec::with_capacity(names.len());
-    let mut missing = false;
-    for (written, name_span) in &names {
-        let mut name = written.clone();
-        let (mark, missing_before) = (errors.len(), missing);
-        let mut resources = Vec::with_capacity(targets.len());
-        let mut compiled_for = Vec::new();
-        let mut target_index = 0;
-        while let Some(target) = targets.get(target_index) {
-            target_index += 1;
-            match manifest.manifest.lookup_indexed(
-                &name,
-                &arch_name(&target.target),
-                &manifest.names,
-            ) {
-                Ok(found) => resources.push(Some(found.clone())),
-                Err(e) if !e.choices.is_empty() || !e.conflicting.is_empty() => {
-                    if name == *written
-                        && let Some(qualified) = embedded_choice(&e, written, embedded_module)
-                    {
-                        // Read again, from the first target, as that module's kernel.
-                        name = qualified;
-                        errors.truncate(mark);
-                        missing = missing_before;
-                        resources.clear();
-                        compiled_for.clear();
-                        target_index = 0;
-                        continue;
-                    }
-                    errors.push(Problem::new(
-                        *name_span,
-                        format!("{e} (in {})", source.describe()),
-                    ));
-                    return None;
+/// The kernels of `manifest` glob `name` matches: `conv2d::affine_*` matches
+/// module-qualified names, `affine_*` the names alone.
+fn glob_matches(name: &str, manifest: &Indexed) -> Vec<String> {
+    // The pattern's `{..}` alternatives once, not once per name.
+    let patterns = alternatives(name);
+    let matches = |n: &str| patterns.iter().any(|p| wildcard_match(p, n));
+    // Alternatives without a wildcard (`affine_{f16,f32}`) are whole names: each
+    // found by a binary search of the sorted names, not matched against all of them.
+    let literal = !name.contains("::") && !patterns.iter().any(|p| p.contains(['*', '?']));
+    if literal {
+        let available = manifest.available();
+        let mut found: Vec<String> = patterns
+            .iter()
+            .filter(|p| {
+                available
+                    .binary_search_by(|(n, _)| n.as_str().cmp(p.as_str()))
+                    .is_ok()
+            })
+            .cloned()
+            .collect();
+        found.sort();
+        found.dedup();
+        found
+    } else if name.contains("::") {
+        manifest
+            .qualified()
+            .iter()
+            .filter(|n| matches(n))
+            .cloned()
+            .collect()
+    } else {
+        manifest
+            .available()
+            .iter()
+            .map(|(n, _)| n)
+            .filter(|n| matches(n))
+            .cloned()
+            .collect()
+    }
+}
+
+/// Kernel `written`'s resources on each target (`None` where a member of a `family` has no
+/// cubin that runs there); a name several modules define is the embedded module's when it
+/// is one of them. `None` when the lookup fails for good (the problem pushed, nothing more
+/// is resolved); `Some(None)` when the kernel has no cubin for some target (each such
+/// target's problem pushed; the other names are still looked up).
+fn kernel_spec(
+    manifest: &Indexed,
+    source: &Source,
+    (written, name_span): (&str, Span),
+    family: bool,
+    targets: &[WantedTarget],
+    embedded_module: &mut dyn FnMut() -> Option<String>,
+    errors: &mut Vec<Problem>,
+) -> Option<Option<KernelSpec>> {
+    let mut name = written.to_owned();
+    let (mark, mut missing) = (errors.len(), false);
+    let mut resources = Vec::with_capacity(targets.len());
+    let mut compiled_for = Vec::new();
+    let mut target_index = 0;
+    while let Some(target) = targets.get(target_index) {
+        target_index += 1;
+        match manifest
+            .manifest
+            .lookup_indexed(&name, &arch_name(&target.target), &manifest.names)
+        {
+            Ok(found) => resources.push(Some(found.clone())),
+            Err(e) if !e.choices.is_empty() || !e.conflicting.is_empty() => {
+                if name == written
+                    && let Some(qualified) = embedded_choice(&e, written, embedded_module)
+                {
+                    // Read again, from the first target, as that module's kernel.
+                    name = qualified;
+                    errors.truncate(mark);
+                    missing = false;
+                    resources.clear();
+                    compiled_for.clear();
+                    target_index = 0;
+                    continue;
                 }
-                Err(e) if !e.kernel_found => {
-                    errors.push(Problem::new(*name_span, not_found(&e, &source)));
-                    return None;
-                }
-                Err(e) if family => {
-                    compiled_for.clone_from(&e.compiled_for);
-                    resources.push(None);
-                }
-                Err(e) => {
-                    let span = if target.from_attribute {
-                        target.span
-                    } else {
-                        *name_span
-                    };
-                    errors.push(Problem::new(
-                        span,
-                        no_cubin_for(&e, &target.target, &name, &source),
-                    ));
-                    missing = true;
-                }
+                errors.push(Problem::new(
+                    name_span,
+                    format!("{e} (in {})", source.describe()),
+                ));
+                return None;
+            }
+            Err(e) if !e.kernel_found => {
+                errors.push(Problem::new(name_span, not_found(&e, source)));
+                return None;
+            }
+            Err(e) if family => {
+                compiled_for.clone_from(&e.compiled_for);
+                resources.push(None);
+            }
+            Err(e) => {
+                let span = if target.from_attribute {
+                    target.span
+                } else {
+                    name_span
+                };
+                errors.push(Problem::new(
+                    span,
+                    no_cubin_for(&e, &target.target, &name, source),
+                ));
+                missing = true;
             }
         }
-        kernels.push(KernelSpec {
-            name,
-            resources,
-            compiled_for,
-        });
     }
-    if missing {
-        return None;
-    }
-    // A target on which no member of the family has a cubin: nothing to check there.
+    Some((!missing).then_some(KernelSpec {
+        name,
+        resources,
+        compiled_for,
+    }))
+}
+
+/// Whether every target has a member of the family with a cubin that runs there; for each
+/// that has none (nothing to check there), the problem pushed.
+fn every_target_has_a_member(
+    kernels: &[KernelSpec],
+    wanted: &WantedKernels,
+    source: &Source,
+    targets: &[WantedTarget],
+    errors: &mut Vec<Problem>,
+) -> bool {
+    let mut all = true;
     for (index, target) in targets.iter().enumerate() {
         if kernels.iter().all(|k| k.resources[index].is_none()) {
             let members: Vec<String> = kernels
@@ -429,17 +496,10 @@ pub fn resolve(
                     members.join(", ")
                 ),
             ));
-            missing = true;
+            all = false;
         }
     }
-    if missing {
-        return None;
-    }
-    Some(Resolved {
-        source,
-        kernels,
-        key_span: wanted.key_span,
-    })
+    all
 }
 
 /// `saxpy`, or `affine_f32, affine_f16` for a family.
