@@ -59,9 +59,6 @@
 //! ```
 #![deny(missing_docs)]
 
-// `proc_macro::is_available`: whether this runs inside a proc macro (source.rs).
-extern crate proc_macro;
-
 use proc_macro2::{Span, TokenStream};
 use syn::{Block, Signature};
 

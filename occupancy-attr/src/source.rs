@@ -577,22 +577,12 @@ pub(crate) fn index_text(text: &str) -> Result<FileIndex, String> {
     // The functions' bodies are parsed when run (`Body`), the rest of the file now.
     let mut bodies = Vec::new();
     let tokens = crate::split::lift_bodies(tokens, 0, &mut bodies);
-    // Inside a proc macro the compiler lexed `text`: every span is the macro's call site,
-    // whose byte range is in another file, so it says nothing of where a body is here.
-    let spans_locate = !proc_macro::is_available();
-    let mut lifted: Vec<Option<String>> = bodies
-        .iter()
-        .map(|body| {
-            // The text as written where the span says where it is (proc-macro2's span
-            // locations, outside a proc macro), else the tokens printed (by the compiler,
-            // inside the macro: as it prints them to every reader of the body).
-            let written = spans_locate
-                .then(|| text.get(body.span().byte_range()))
-                .flatten()
-                .filter(|t| t.starts_with('{') && t.ends_with('}'));
-            Some(written.map_or_else(|| body.to_string(), str::to_owned))
-        })
-        .collect();
+    // Each body kept as its tokens printed: what is read of them is their tokens, so a
+    // text that lexes back to the same tokens is as good as the text written (and the
+    // text written cannot be located inside a proc macro, where every span of a parsed
+    // string is the macro's call site).
+    let mut lifted: Vec<Option<String>> =
+        bodies.iter().map(|body| Some(body.to_string())).collect();
     let file = crate::split::parse_file(tokens, "this file")
         .map_err(|e| format!("does not parse: {e}"))?;
     Ok(FileIndex {
