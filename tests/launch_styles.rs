@@ -1,8 +1,9 @@
-//! A crate written in the seven launch styles of real Rust CUDA code
+//! A crate written in the launch styles of real Rust CUDA code
 //! (`tests/fixtures/launch-styles`: cudarc's `for_num_elems`, a `LaunchConfig` literal with
 //! constants of another module cast with `as`, a crate helper with a const generic, an
 //! associated constant, a run-time choice between literal sizes, shared memory that grows
-//! with the data, a family of kernels named at run time), built with plain `cargo build`:
+//! with the data, a family of kernels named at run time, a backend module declared under
+//! `cfg`s next to a stand-in of the same name), built with plain `cargo build`:
 //! every style gets its warnings with numbers, at the body's expression, with no `block` or
 //! `smem` key at all.
 
@@ -165,4 +166,34 @@ fn every_style_gets_its_numbers() {
     );
     // One diagnostic for the family's three kernels on sm_86, none on sm_80 (all at 100%).
     assert_eq!(stderr.matches("badd (kernel").count(), 1, "{stderr}");
+
+    // 8. A module declared twice under opposite `cfg`s (candle-core's `quantized::cuda`):
+    //    the file's declaration is the one compiled with it, and the block comes from that
+    //    module's private helpers, `pad(1, WARP)` = 32 threads. The build above succeeded:
+    //    the compiler found the helpers where the expansion named them.
+    let w = warning(
+        &stderr,
+        "low_occupancy",
+        "quantize_rows on sm_86: 33.33% occupancy (16 of 48 warps), below the 75% floor",
+    );
+    assert!(
+        w.contains("--> src/quantized/cuda.rs:21:20")
+            && w.contains("block_dim: (pad(1, WARP) as u32, 1, 1)"),
+        "{w}"
+    );
+    //    One level up, `gpu` declared twice: where `gpu::ops` is in the module tree is not
+    //    known, so its helpers are named from the wrapper's module (`self::warps`, and
+    //    `super::warps` from `gpu::ops::inner`), 64 and 32 threads.
+    let w = warning(
+        &stderr,
+        "block_limit",
+        "gpu_rows on sm_86: 64-thread blocks hit the limit of 16 resident blocks per SM: 32 of 48 warps (66.67%)",
+    );
+    assert!(w.contains("--> src/gpu/ops.rs:15:20"), "{w}");
+    let w = warning(
+        &stderr,
+        "low_occupancy",
+        "gpu_inner_rows on sm_80: 50% occupancy (32 of 64 warps), below the 75% floor",
+    );
+    assert!(w.contains("block_dim: (warps(1), 1, 1)"), "{w}");
 }

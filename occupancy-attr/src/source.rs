@@ -691,6 +691,13 @@ pub(crate) struct Crate {
     pub(crate) lib_name: Option<String>,
     places: HashMap<ModuleId, Result<Place, String>>,
     files_loaded: usize,
+    /// The wrapper's file is read as a crate root of its own: where it is in the crate's
+    /// module tree is not known, so its items are named from the wrapper's module (`self::`,
+    /// `super::`), never from `crate::`.
+    pub(crate) detached: bool,
+    /// The wrapper's file: compiled in this build, so of a module declared more than once
+    /// (under `#[cfg]`s), the declaration whose file it is is the one in force.
+    compiled_file: PathBuf,
 }
 
 impl Crate {
@@ -708,6 +715,8 @@ impl Crate {
             lib_root,
             places: HashMap::new(),
             files_loaded: 0,
+            compiled_file: file.to_path_buf(),
+            detached: false,
         }
     }
 
@@ -728,6 +737,7 @@ impl Crate {
             None => {
                 krate = Crate {
                     local_root: Some(file.to_path_buf()),
+                    detached: true,
                     ..Crate::for_file(package_dir, file, lib_name)
                 };
                 ModuleId {
@@ -881,10 +891,27 @@ impl Crate {
                 ));
             }
             _ => {
-                return Err(format!(
-                    "`{name}` is declared more than once in {} (under #[cfg]?)",
-                    parent.text(self.lib_name.as_deref())
-                ));
+                // `#[cfg(feature = "cuda")] pub mod cuda;` beside `#[cfg(not(feature =
+                // "cuda"))] mod cuda { .. }`: the wrapper's own file is compiled, so the
+                // declaration of that file is the one in force. Any other is not known.
+                let compiled: Vec<&ModDef> = decls
+                    .iter()
+                    .copied()
+                    .filter(|d| {
+                        d.inline.is_none()
+                            && decl_file(d, &name, &parent_place)
+                                .is_ok_and(|f| same_file(&f, &self.compiled_file))
+                    })
+                    .collect();
+                match compiled.as_slice() {
+                    [one] => *one,
+                    _ => {
+                        return Err(format!(
+                            "`{name}` is declared more than once in {} (under #[cfg]?)",
+                            parent.text(self.lib_name.as_deref())
+                        ));
+                    }
+                }
             }
         };
         if decl.inline.is_some() {
@@ -897,34 +924,7 @@ impl Crate {
                 children_dir: parent_place.children_dir.join(&name),
             });
         }
-        let candidates: Vec<PathBuf> = match &decl.path_attr {
-            Some(p) => {
-                let base = parent_place
-                    .file
-                    .parent()
-                    .map(Path::to_path_buf)
-                    .unwrap_or_default();
-                vec![base.join(p)]
-            }
-            None => vec![
-                parent_place.children_dir.join(format!("{name}.rs")),
-                parent_place.children_dir.join(&name).join("mod.rs"),
-            ],
-        };
-        let file = candidates
-            .iter()
-            .find(|c| c.is_file())
-            .cloned()
-            .ok_or_else(|| {
-                format!(
-                    "the file of `mod {name};` was not found ({})",
-                    candidates
-                        .iter()
-                        .map(|c| c.display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(" or ")
-                )
-            })?;
+        let file = decl_file(decl, &name, &parent_place)?;
         let index = self.load(&file)?;
         let is_mod_rs = file.file_name().is_some_and(|n| n == "mod.rs") || decl.path_attr.is_some();
         let children_dir = if is_mod_rs {
@@ -944,6 +944,40 @@ impl Crate {
         self.files_loaded += 1;
         index_file(file).map_err(|why| format!("{} {why}", shown(file)))
     }
+}
+
+/// The file `mod name;` (`decl`, in the module at `parent`) loads: `#[path]`'s, else
+/// `name.rs` or `name/mod.rs` in the parent's folder for child modules; or why none is
+/// found.
+fn decl_file(decl: &ModDef, name: &str, parent: &Place) -> Result<PathBuf, String> {
+    let candidates: Vec<PathBuf> = match &decl.path_attr {
+        Some(p) => {
+            let base = parent
+                .file
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
+            vec![base.join(p)]
+        }
+        None => vec![
+            parent.children_dir.join(format!("{name}.rs")),
+            parent.children_dir.join(name).join("mod.rs"),
+        ],
+    };
+    candidates
+        .iter()
+        .find(|c| c.is_file())
+        .cloned()
+        .ok_or_else(|| {
+            format!(
+                "the file of `mod {name};` was not found ({})",
+                candidates
+                    .iter()
+                    .map(|c| c.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            )
+        })
 }
 
 /// Every function named `name` that may carry the attribute: (its inline module path, the

@@ -483,6 +483,14 @@ impl Resolver {
         let mut segments = Vec::new();
         let leading_colon = module.krate == CrateId::PackageLib;
         match module.krate {
+            // The wrapper's file read as a crate root of its own: named from the wrapper's
+            // module, where the expansion is, up to the file's top.
+            CrateId::Local if self.krate.as_ref().is_some_and(|k| k.detached) => {
+                match self.wrapper.as_ref().map_or(0, |(m, _)| m.path.len()) {
+                    0 => segments.push(seg("self")),
+                    depth => segments.extend((0..depth).map(|_| seg("super"))),
+                }
+            }
             CrateId::Local => segments.push(seg("crate")),
             CrateId::PackageLib => segments.push(seg(self.lib_name().unwrap_or("crate"))),
         }
