@@ -181,6 +181,16 @@ fn every_style_gets_its_numbers() {
             && w.contains("block_dim: (pad(1, WARP) as u32, 1, 1)"),
         "{w}"
     );
+    //    Beside it, a helper generic over types (candle's `slice_ptr`), whose function item
+    //    cannot be named for the compiler without them: not read, and the launch, which
+    //    does not use its result, still checked (it had failed the build: "type annotations
+    //    needed").
+    let w = warning(
+        &stderr,
+        "low_occupancy",
+        "select_rows on sm_86: 33.33% occupancy (16 of 48 warps), below the 75% floor",
+    );
+    assert!(w.contains("--> src/quantized/cuda.rs:44:20"), "{w}");
     //    One level up, `gpu` declared twice: where `gpu::ops` is in the module tree is not
     //    known, so its helpers are named from the wrapper's module (`self::warps`, and
     //    `super::warps` from `gpu::ops::inner`), 64 and 32 threads.

@@ -81,6 +81,10 @@ pub(crate) struct FnDef {
     pub(crate) generics: Vec<Option<String>>,
     /// Parameters in order: the pattern, and its integer type when it has one.
     pub(crate) params: Vec<(ir::Pat, Option<IntTy>)>,
+    /// Generic over types: a type parameter, or an `impl Trait` parameter. Its function item
+    /// cannot be named without the types (`slice_ptr` of `fn slice_ptr<T: DeviceRepr>` is
+    /// "type annotations needed" on its own).
+    pub(crate) generic_over_types: bool,
     pub(crate) returns: Returns,
     /// The body, lowered ([`ir::lower_fn_body`]) the first time it is run.
     pub(crate) body: Arc<Body>,
@@ -418,6 +422,15 @@ fn fn_def(
                 syn::FnArg::Receiver(_) => (ir::Pat::Bind("self".to_owned(), None), None),
             })
             .collect(),
+        generic_over_types: sig
+            .generics
+            .params
+            .iter()
+            .any(|p| matches!(p, syn::GenericParam::Type(_)))
+            || sig.inputs.iter().any(|arg| match arg {
+                syn::FnArg::Typed(t) => holds_impl_trait(&t.ty),
+                syn::FnArg::Receiver(_) => false,
+            }),
         returns,
         body: Arc::new(
             match crate::split::lifted_index(block).and_then(|i| lifted.get_mut(i)?.take()) {
@@ -426,6 +439,28 @@ fn fn_def(
             },
         ),
     })
+}
+
+/// Whether `ty` holds an `impl Trait` (an anonymous type parameter of the function).
+fn holds_impl_trait(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::ImplTrait(_) => true,
+        syn::Type::Reference(r) => holds_impl_trait(&r.elem),
+        syn::Type::Ptr(p) => holds_impl_trait(&p.elem),
+        syn::Type::Slice(s) => holds_impl_trait(&s.elem),
+        syn::Type::Array(a) => holds_impl_trait(&a.elem),
+        syn::Type::Paren(p) => holds_impl_trait(&p.elem),
+        syn::Type::Group(g) => holds_impl_trait(&g.elem),
+        syn::Type::Tuple(t) => t.elems.iter().any(holds_impl_trait),
+        syn::Type::Path(p) => p.path.segments.iter().any(|s| match &s.arguments {
+            syn::PathArguments::AngleBracketed(a) => a.args.iter().any(|a| match a {
+                syn::GenericArgument::Type(t) => holds_impl_trait(t),
+                _ => false,
+            }),
+            _ => false,
+        }),
+        _ => false,
+    }
 }
 
 /// Every function is where a wrapper may be (`cargo occupancy report --all` reads

@@ -1721,6 +1721,18 @@ impl<'r> Interp<'r> {
                 Err(why) => return vec![(path, unknown(why))],
             }
         };
+        // The compiler confirms a helper by naming its function item, which a function
+        // generic over types has only with them: one the call does not give them to cannot
+        // be confirmed, so it is not read.
+        let types_unnamed = written.segments.last().is_none_or(|s| s.args.is_empty());
+        if !const_call && caller.wrapper && def.generic_over_types && types_unnamed {
+            let why = format!(
+                "`{}` is generic over types the call does not name, so the compiler cannot be \
+                 asked to confirm that it is the function read",
+                def.name
+            );
+            return vec![(path, unknown(why))];
+        }
         if !const_call
             && caller.wrapper
             && let Some(root) = &root
