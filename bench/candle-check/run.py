@@ -5,6 +5,7 @@
     python3 bench/candle-check/run.py CANDLE_CORE_DIR [--work DIR] [--target-dir DIR]
                                       [--runs 7] [--build-override-opt-level 3]
                                       [--cargo-occupancy PATH] [--baseline DIR]
+                                      [--stub-kernels]
 
 CANDLE_CORE_DIR is candle-core's published source (the corpus's: `cargo fetch` of
 corpus/Cargo.toml unpacks it under ~/.cargo/registry/src/*/candle-core-0.11.1). Nothing of
@@ -26,6 +27,12 @@ wheels .ci/run installs (nvcc 13.5):
     N=$(python3 -c 'import nvidia, os; print(os.path.dirname(nvidia.__path__[0]))')/nvidia/cu13
     export PATH=$N/bin:$PATH CUDA_HOME=$N CUDA_PATH=$N NVCC=$N/bin/nvcc
     export CUDA_COMPUTE_CAP=90 CUDARC_CUDA_VERSION=13040   # cudarc 0.19 knows CUDA 13.4 at most
+
+`--stub-kernels` takes candle-kernels' build out of the way instead: both copies then
+depend on a copy of candle-kernels (next to CANDLE_CORE_DIR, the same version) whose build
+script writes its `ptx.rs` and empty PTX files (`cargo check` of candle-core needs only the
+constants' types), so no nvcc runs and the check of candle-core itself is what is timed,
+as without the stub.
 
 Each timed run touches the copy's src/lib.rs and runs `cargo check --features cuda` with
 incremental compilation off (as bench/macro-cost/run.py does), alternating plain and
@@ -51,12 +58,53 @@ MANIFEST = ROOT / "corpus" / "resources" / "candle-kernels.json"
 PROFILE = "[profile.dev.build-override]"
 
 
-def prepare(source, crate, opt_level, facade=ROOT):
-    """Copies candle-core to `crate` (once) with the facade and the manifest added."""
+STUB_BUILD = """// Written by bench/candle-check/run.py --stub-kernels: the PTX constants, empty.
+use std::{env, fs, path::PathBuf};
+
+fn main() {
+    let out = PathBuf::from(env::var("OUT_DIR").unwrap());
+    fs::copy("src/ptx.rs", out.join("ptx.rs")).unwrap();
+    for name in [NAMES] {
+        fs::write(out.join(name), "").unwrap();
+    }
+}
+"""
+
+
+def stub_kernels(candle_core, work):
+    """A copy of candle-kernels (of candle-core's version, next to it) whose build script
+    writes empty PTX files instead of running nvcc; its folder."""
+    version = re.search(r'(?m)^\[dependencies\.candle-kernels\]\nversion = "=?([^"]+)"',
+                        (candle_core / "Cargo.toml").read_text())
+    if not version:
+        sys.exit(f"{candle_core}/Cargo.toml names no candle-kernels version")
+    source = candle_core.parent / f"candle-kernels-{version.group(1)}"
+    if not (source / "src" / "ptx.rs").is_file():
+        sys.exit(f"{source} is not candle-kernels' source (cargo fetch it next to candle-core)")
+    stub = work / "candle-kernels-stub"
+    if not stub.exists():
+        shutil.copytree(source, stub, ignore=shutil.ignore_patterns("target"))
+        names = re.findall(r'"/(\w+\.ptx)"', (stub / "src" / "ptx.rs").read_text())
+        (stub / "build.rs").write_text(
+            STUB_BUILD.replace("NAMES", ", ".join(f'"{n}"' for n in names)))
+        toml = stub / "Cargo.toml"
+        text = re.sub(r"\n\[build-dependencies\.[^\]]+\]\n(?:[^\[\n][^\n]*\n)*", "\n",
+                      toml.read_text())
+        toml.write_text(re.sub(r"(?m)^links = .*\n", "", text))
+    return stub
+
+
+def prepare(source, crate, opt_level, facade=ROOT, kernels=None):
+    """Copies candle-core to `crate` (once) with the facade and the manifest added, and
+    `kernels` (a folder) as its candle-kernels when given."""
     if not crate.exists():
         shutil.copytree(source, crate, ignore=shutil.ignore_patterns("target"))
         toml = crate / "Cargo.toml"
-        toml.write_text(toml.read_text() + f'\n[dependencies.occupancy]\npath = "{facade}"\n')
+        text = toml.read_text() + f'\n[dependencies.occupancy]\npath = "{facade}"\n'
+        if kernels is not None:
+            text = re.sub(r"(?m)^(\[dependencies\.candle-kernels\]\n)",
+                          f'\\1path = "{kernels}"\n', text)
+        toml.write_text(text)
         shutil.copy(MANIFEST, crate / "kernels.manifest.json")
     toml = crate / "Cargo.toml"
     text = toml.read_text()
@@ -106,6 +154,8 @@ def main():
                     default=ROOT / "target" / "release" / "cargo-occupancy")
     ap.add_argument("--baseline", type=pathlib.Path, default=None,
                     help="another checkout of this repository, its attribute timed as annotated-base")
+    ap.add_argument("--stub-kernels", action="store_true",
+                    help="candle-kernels with empty PTX, built without nvcc")
     args = ap.parse_args()
     if not (args.candle_core / "src" / "cuda_backend").is_dir():
         sys.exit(f"{args.candle_core} is not candle-core's source")
@@ -114,8 +164,10 @@ def main():
     env.setdefault("CUDA_COMPUTE_CAP", "90")
     env.pop("OCCUPANCY_POLICY", None)
     crates = {name: args.work / name for name in ("plain", "annotated")}
+    args.work.mkdir(parents=True, exist_ok=True)
+    kernels = stub_kernels(args.candle_core, args.work.resolve()) if args.stub_kernels else None
     for crate in crates.values():
-        prepare(args.candle_core, crate, args.build_override_opt_level)
+        prepare(args.candle_core, crate, args.build_override_opt_level, kernels=kernels)
     # The same lock file for both, so that they build against the same dependencies.
     check(crates["plain"], env, timed=False)
     shutil.copy(crates["plain"] / "Cargo.lock", crates["annotated"] / "Cargo.lock")
@@ -123,7 +175,8 @@ def main():
     check(crates["annotated"], env, timed=False)
     if args.baseline:
         base = args.work / "annotated-base"
-        prepare(args.candle_core, base, args.build_override_opt_level, args.baseline.resolve())
+        prepare(args.candle_core, base, args.build_override_opt_level, args.baseline.resolve(),
+                kernels)
         shutil.rmtree(base / "src")
         shutil.copytree(crates["annotated"] / "src", base / "src")
         shutil.copy(crates["plain"] / "Cargo.lock", base / "Cargo.lock")
