@@ -1509,77 +1509,85 @@ impl<'r> Interp<'r> {
 
     // ---------------------------------------------------------------- calls
 
+    /// cudarc's `LaunchConfig::for_num_elems(n)` (0.5.1 to 0.19.x: 1024 threads,
+    /// `n.div_ceil(1024)` blocks, 0 B).
+    fn for_num_elems(&mut self, n: &Expr, at: At, path: Path) -> Outs {
+        let mut outs = Vec::new();
+        for (mut path, n) in self.eval(n, path, Some(IntTy::U32)) {
+            let v = n.map(&mut |n| {
+                let block = Val::int(1024, Some(IntTy::U32));
+                let grid_x = int_method(Method::DivCeil, &[n, block.clone()], &mut path);
+                let one = || Val::int(1, Some(IntTy::U32));
+                Val::Config(Rc::new(ConfigVal {
+                    grid: Val::Tuple(vec![grid_x, one(), one()]),
+                    block: Val::Tuple(vec![block, one(), one()]),
+                    smem: Val::int(0, Some(IntTy::U32)),
+                    origin: vec![
+                        "cudarc's `LaunchConfig::for_num_elems` (1024 threads, 0 B)".to_owned(),
+                    ],
+                    at: [at; 4],
+                    texts: ["1024".into(), "0".into()],
+                }))
+            });
+            outs.push((path, v));
+        }
+        outs
+    }
+
+    /// `size_of::<T>()` / `align_of::<T>()` of std (not a function of the crate of that
+    /// name): the size of a primitive `T`, with its term.
+    fn primitive_size_of(&mut self, p: &IrPath, at: At, path: Path) -> Outs {
+        let frame = path.top().clone();
+        let ty = p
+            .segments
+            .last()
+            .and_then(|s| s.args.first())
+            .map(|a| a.text.replace(' ', ""));
+        let Some(size) = ty.as_deref().and_then(names::primitive_size) else {
+            return vec![(
+                path,
+                unknown(format!(
+                    "`{}()` is the size of a type other than a primitive, which the \
+                     reader does not compute",
+                    p.text()
+                )),
+            )];
+        };
+        let term = match frame.terms {
+            Terms::Off => None,
+            Terms::AsWritten => Some(Term {
+                expr: Expr::Call(p.clone(), Vec::new(), At::NONE),
+                in_body: false,
+                names: Vec::new(),
+                at,
+                value: size,
+            }),
+            Terms::FromRoot => Some(Term {
+                expr: Expr::Call(names::core_mem(p), Vec::new(), At::NONE),
+                in_body: false,
+                names: Vec::new(),
+                at: At::NONE,
+                value: size,
+            }),
+        };
+        vec![(path, Val::Int(Int::known(size, Some(IntTy::Usize), term)))]
+    }
+
     fn call(&mut self, p: &IrPath, args: &[Expr], at: At, path: Path) -> Outs {
         let idents = p.idents();
-        // cudarc's helper (0.5.1 to 0.19.x: 1024 threads, n.div_ceil(1024) blocks, 0 B).
+        // cudarc's helper.
         if idents.ends_with(&["LaunchConfig", "for_num_elems"]) && args.len() == 1 {
-            let mut outs = Vec::new();
-            for (mut path, n) in self.eval(&args[0], path, Some(IntTy::U32)) {
-                let v = n.map(&mut |n| {
-                    let block = Val::int(1024, Some(IntTy::U32));
-                    let grid_x = int_method(Method::DivCeil, &[n, block.clone()], &mut path);
-                    let one = || Val::int(1, Some(IntTy::U32));
-                    Val::Config(Rc::new(ConfigVal {
-                        grid: Val::Tuple(vec![grid_x, one(), one()]),
-                        block: Val::Tuple(vec![block, one(), one()]),
-                        smem: Val::int(0, Some(IntTy::U32)),
-                        origin: vec![
-                            "cudarc's `LaunchConfig::for_num_elems` (1024 threads, 0 B)".to_owned(),
-                        ],
-                        at: [at; 4],
-                        texts: ["1024".into(), "0".into()],
-                    }))
-                });
-                outs.push((path, v));
-            }
-            return outs;
+            return self.for_num_elems(&args[0], at, path);
         }
         // `Ok(x)`, `Some(x)`: the value inside.
         if matches!(idents.as_slice(), ["Ok" | "Some"]) && args.len() == 1 {
             return self.eval(&args[0], path, None);
         }
-        if matches!(idents.last(), Some(&("size_of" | "align_of"))) && args.is_empty() {
-            let frame = path.top().clone();
-            let ty = p
-                .segments
-                .last()
-                .and_then(|s| s.args.first())
-                .map(|a| a.text.replace(' ', ""));
-            let user_fn = self
-                .names
-                .resolve(p, &frame.place)
-                .ok()
-                .filter(|d| matches!(d, Def::Fn(..)));
-            if user_fn.is_none() {
-                let Some(size) = ty.as_deref().and_then(names::primitive_size) else {
-                    return vec![(
-                        path,
-                        unknown(format!(
-                            "`{}()` is the size of a type other than a primitive, which the \
-                             reader does not compute",
-                            p.text()
-                        )),
-                    )];
-                };
-                let term = match frame.terms {
-                    Terms::Off => None,
-                    Terms::AsWritten => Some(Term {
-                        expr: Expr::Call(p.clone(), Vec::new(), At::NONE),
-                        in_body: false,
-                        names: Vec::new(),
-                        at,
-                        value: size,
-                    }),
-                    Terms::FromRoot => Some(Term {
-                        expr: Expr::Call(names::core_mem(p), Vec::new(), At::NONE),
-                        in_body: false,
-                        names: Vec::new(),
-                        at: At::NONE,
-                        value: size,
-                    }),
-                };
-                return vec![(path, Val::Int(Int::known(size, Some(IntTy::Usize), term)))];
-            }
+        if matches!(idents.last(), Some(&("size_of" | "align_of")))
+            && args.is_empty()
+            && !matches!(self.names.resolve(p, &path.top().place), Ok(Def::Fn(..)))
+        {
+            return self.primitive_size_of(p, at, path);
         }
         let frame = path.top().clone();
         let (def, module, self_ty) = match self.names.resolve(p, &frame.place) {
