@@ -46,7 +46,7 @@ fn a_host_launcher_past_the_step_budget_ends_with_a_note() {
     let r = occupancy_cuda::read_texts(&[("src/a.cu", &src)]);
     assert_eq!(
         notes(&r),
-        ["src/a.cu:2: `run`: more than 400000 steps of interpretation: the rest is not read"]
+        ["src/a.cu:2: `run`: more than 128000 steps of interpretation: the rest is not read"]
     );
     assert_eq!(r.launches.len(), 1);
     assert_eq!(r.launches[0].line, 12);
@@ -128,10 +128,11 @@ fn loops_that_cannot_change_the_launch_are_not_run_value_by_value() {
 #[test]
 fn a_helper_called_for_its_value_again_with_the_same_arguments_costs_once() {
     // ggml's tile choice: on each of 64 paths, a loop asks a helper the shared memory of
-    // each tile; the helper costs 4096 steps. Followed at every call that is 64 x 4 x 4096
-    // steps, past the budget; with the same arguments the helper answers the same.
+    // each tile; the helper costs over 1024 steps. Followed at every call that is over
+    // 64 x 5 x 1024 steps, past the budget; with the same arguments the helper answers
+    // the same.
     let src = format!(
-        "{KERNEL}static int smem_of(int t) {{\n  int i = 0;\n  for (; i < 4096;) {{ i += 1; }}\n  return t * 4;\n}}\n\
+        "{KERNEL}static int smem_of(int t) {{\n  int i = 0;\n  for (; i < 1024;) {{ i += 1; }}\n  return t * 4;\n}}\n\
          extern \"C\" void run({PARAMS}) {{\n{}  int best = 32;\n\
          \x20 for (int t = 32; t <= 256; t *= 2) {{ if (smem_of(t) <= 512) {{ best = t; }} }}\n\
          \x20 k<<<n, best, smem_of(best)>>>(x, n);\n}}\n",

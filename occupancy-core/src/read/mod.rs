@@ -37,8 +37,8 @@
 //!   rest are not checked").
 //! - **Budget.** [`budget::Budget`]: the steps of evaluation one root (a wrapper, a C++
 //!   launcher) may take; past it every further evaluation is unknown with the budget's
-//!   reason. Each reader sets its own limit (200,000 in the proc macro, 400,000 for C++
-//!   units); nesting and call depth stay per reader (they guard each one's stack).
+//!   reason. Each reader sets its own limit (200,000 in the proc macro, 128,000 for C++
+//!   launchers); nesting and call depth stay per reader (they guard each one's stack).
 //!
 //! Before this module the readers disagreed: past 64 paths the Rust reader cut the outcomes
 //! to 64 after its error (merging identical ones first); the C++ reader merged nothing,
