@@ -56,8 +56,9 @@ const MAX_UNROLL: usize = 64;
 /// The most statements and expressions evaluated from one root. The real-crate corpus's
 /// costliest root takes 90,137 (candle-kernels' `launch_mmq_gguf_*` with the device's
 /// parameters given, `corpus/policy/candle-kernels.toml`), mistralrs-core's `asort_*`
-/// 58,420, every other one under 16,000; a root that spends the budget takes about 1 to
-/// 1.5 us a step (release build), so this bounds one root of any input to about 0.2 s.
+/// 58,420, every other one under 16,000. On the cuda fuzz target's inputs (at most 2 KiB)
+/// a step took 1 to 1.6 us (release build), a root that spends the budget up to 0.2 s
+/// (docs/PERFORMANCE.md, section 7).
 const MAX_STEPS: usize = 128_000;
 
 /// How control leaves a statement on a path.
