@@ -30,6 +30,7 @@ use occupancy_core::arch::Target;
 use occupancy_core::file;
 use occupancy_core::policy::Policy;
 use occupancy_core::resources::manifest::{LookupError, Manifest, NameIndex};
+use occupancy_core::resources::manifest_text::ManifestText;
 use occupancy_core::resources::{InputKind, ResourceError, SmTarget, cubin, detect, fatbin};
 use proc_macro2::Span;
 
@@ -209,8 +210,59 @@ pub fn resolve(
         ));
         return None;
     }
-    let (manifest, source, wanted) = open(binary, wanted, policy, env, errors)?;
-    let names = expand_names(&wanted, &manifest, &source, errors)?;
+    let (opened, source, wanted) = open(binary, wanted, policy, env, errors)?;
+    // Asked once, though the kernels may be resolved twice (below).
+    let mut embedded: Option<Option<String>> = None;
+    let embedded_module = &mut || embedded.get_or_insert_with(&mut *embedded_module).clone();
+    let resolve_in = |manifest: &Indexed,
+                      embedded_module: &mut dyn FnMut() -> Option<String>,
+                      errors: &mut Vec<Problem>| {
+        resolve_kernels(manifest, &source, &wanted, targets, embedded_module, errors)
+    };
+    let text = match opened {
+        Opened::Binary(manifest) => return resolve_in(&manifest, embedded_module, errors),
+        Opened::Manifest(text) => text,
+    };
+    // The entries the names reach first (`ManifestText::subset`); where that finds a
+    // problem, the whole manifest, so that the message lists what a name could mean.
+    let cannot_use = |e: ResourceError, errors: &mut Vec<Problem>| {
+        errors.push(Problem::new(
+            wanted.names.first().map_or(wanted.key_span, |n| n.1),
+            format!("cannot use the resource manifest {}: {e}", source.shown),
+        ));
+    };
+    let (literal, globs) = asked_names(&wanted);
+    let literal: Vec<&str> = literal.iter().map(String::as_str).collect();
+    let matches = |n: &str| globs.iter().any(|p| wildcard_match(p, n));
+    let matches = (!globs.is_empty()).then_some(&matches as &dyn Fn(&str) -> bool);
+    match text.text.subset(&literal, matches) {
+        Ok(subset) => {
+            let mut found = Vec::new();
+            let resolved = resolve_in(&Indexed::new(subset), embedded_module, &mut found);
+            if found.is_empty() {
+                return resolved;
+            }
+        }
+        Err(e) => {
+            cannot_use(e, errors);
+            return None;
+        }
+    }
+    let full = text.full().map_err(|e| cannot_use(e, errors)).ok()?;
+    resolve_in(&full, embedded_module, errors)
+}
+
+/// [`resolve`]'s work once the manifest (or binary) is open: the kernels `wanted` names in
+/// `manifest`, per target.
+fn resolve_kernels(
+    manifest: &Indexed,
+    source: &Source,
+    wanted: &WantedKernels,
+    targets: &[WantedTarget],
+    embedded_module: &mut dyn FnMut() -> Option<String>,
+    errors: &mut Vec<Problem>,
+) -> Option<Resolved> {
+    let names = expand_names(wanted, manifest, source, errors)?;
     // A family is more than one name, or a glob: a member with no cubin for a target is
     // not part of the family there (fp8 kernels built for sm_90 only); a single name must
     // run on every target.
@@ -219,8 +271,8 @@ pub fn resolve(
     let mut missing = false;
     for (written, name_span) in &names {
         let found = kernel_spec(
-            &manifest,
-            &source,
+            manifest,
+            source,
             (written, *name_span),
             family,
             targets,
@@ -230,14 +282,41 @@ pub fn resolve(
         missing |= found.is_none();
         kernels.extend(found);
     }
-    if missing || !every_target_has_a_member(&kernels, &wanted, &source, targets, errors) {
+    if missing || !every_target_has_a_member(&kernels, wanted, source, targets, errors) {
         return None;
     }
     Some(Resolved {
-        source,
+        source: source.clone(),
         kernels,
         key_span: wanted.key_span,
     })
+}
+
+/// The names `wanted` gives as names (a glob's `{..}` alternatives without wildcards are
+/// names too), and the wildcard patterns.
+fn asked_names(wanted: &WantedKernels) -> (Vec<String>, Vec<String>) {
+    let (mut literal, mut globs) = (Vec::new(), Vec::new());
+    for (name, _) in &wanted.names {
+        if !is_glob(name) {
+            literal.push(name.clone());
+            continue;
+        }
+        for p in alternatives(name) {
+            if p.contains(['*', '?']) {
+                globs.push(p);
+            } else {
+                literal.push(p);
+            }
+        }
+    }
+    (literal, globs)
+}
+
+/// What [`open`] opened: a cubin or fatbin, read whole; or a manifest's text, whose entries
+/// are parsed as names reach them.
+enum Opened {
+    Binary(Arc<Indexed>),
+    Manifest(Arc<Loaded>),
 }
 
 /// The manifest (or the attribute's cubin or fatbin, read as one) and the kernels wanted
@@ -249,7 +328,7 @@ fn open(
     policy: &Policy,
     env: &Env,
     errors: &mut Vec<Problem>,
-) -> Option<(Arc<Indexed>, Source, WantedKernels)> {
+) -> Option<(Opened, Source, WantedKernels)> {
     let roots = Roots::new(env, &policy.read_paths);
     match binary {
         Some(file) => {
@@ -276,7 +355,7 @@ fn open(
                 path,
                 shown: file.written.clone(),
             };
-            Some((manifest, source, wanted))
+            Some((Opened::Binary(manifest), source, wanted))
         }
         None => {
             let wanted = wanted?;
@@ -298,7 +377,7 @@ fn open(
                 path,
                 shown,
             };
-            Some((manifest, source, wanted))
+            Some((Opened::Manifest(manifest), source, wanted))
         }
     }
 }
@@ -560,10 +639,27 @@ impl Indexed {
     }
 }
 
-/// [`Manifest::load`] within `roots`, with the parse of an unchanged file reused (see
-/// [`Memo`]).
-fn load_manifest(path: &Path, roots: &Roots) -> Result<Arc<Indexed>, ResourceError> {
-    static PARSED: Memo<Result<Arc<Indexed>, ResourceError>> = Memo::new();
+/// A manifest file's text as [`resolve`] uses it, kept while the file's text is the same
+/// (`memo.rs`): scanned once; the entries a wrapper's names reach parsed for it
+/// ([`ManifestText::subset`]); the whole manifest parsed and indexed only when asked.
+struct Loaded {
+    text: ManifestText,
+    full: OnceLock<Result<Arc<Indexed>, ResourceError>>,
+}
+
+impl Loaded {
+    /// The whole manifest, indexed (parsed the first time it is asked for).
+    fn full(&self) -> Result<Arc<Indexed>, ResourceError> {
+        self.full
+            .get_or_init(|| self.text.full().map(|m| Arc::new(Indexed::new(m))))
+            .clone()
+    }
+}
+
+/// The manifest at `path` (within `roots`), scanned, with the scan of an unchanged file
+/// reused (see [`Memo`]).
+fn load_manifest(path: &Path, roots: &Roots) -> Result<Arc<Loaded>, ResourceError> {
+    static SCANNED: Memo<Result<Arc<Loaded>, ResourceError>> = Memo::new();
     let text = roots
         .read_text(path, "resource manifest", file::MAX_TEXT_BYTES)
         .map_err(|e| {
@@ -572,9 +668,14 @@ fn load_manifest(path: &Path, roots: &Roots) -> Result<Arc<Indexed>, ResourceErr
                 path.display()
             ))
         })?;
-    PARSED
+    SCANNED
         .get_or_parse(text, |text| {
-            Manifest::from_json(text).map(|m| Arc::new(Indexed::new(m)))
+            ManifestText::new(text.to_owned()).map(|text| {
+                Arc::new(Loaded {
+                    text,
+                    full: OnceLock::new(),
+                })
+            })
         })
         .map_err(|e| e.context(path.display()))
 }

@@ -30,6 +30,7 @@ pub mod fatbin;
 pub mod host;
 pub mod instantiation;
 pub mod manifest;
+pub mod manifest_text;
 mod nvinfo;
 pub mod ptx;
 pub mod ptxas;
