@@ -59,6 +59,8 @@
 //! ```
 #![deny(missing_docs)]
 
+extern crate proc_macro;
+
 use proc_macro2::{Span, TokenStream};
 use syn::{Block, Signature};
 

@@ -605,10 +605,8 @@ fn uses(tree: &syn::UseTree, prefix: &mut Vec<String>, leading: bool, out: &mut 
 /// Parses `text` into a [`FileIndex`], or says why it cannot.
 /// Items past the parser's limits are left out (see `split.rs`): a name they define is then
 /// not found, and the rest of the file is read.
-pub(crate) fn index_text(text: &str) -> Result<FileIndex, String> {
-    let tokens: proc_macro2::TokenStream = text
-        .parse()
-        .map_err(|e: proc_macro2::LexError| format!("does not lex: {e}"))?;
+pub(crate) fn index_text(text: &str, compiled: bool) -> Result<FileIndex, String> {
+    let tokens = lex(text, compiled).map_err(|e| format!("does not lex: {e}"))?;
     // The functions' bodies are parsed when run (`Body`), the rest of the file now.
     let mut bodies = Vec::new();
     let tokens = crate::split::lift_bodies(tokens, 0, &mut bodies);
@@ -631,6 +629,25 @@ pub(crate) fn index_text(text: &str) -> Result<FileIndex, String> {
     })
 }
 
+/// `text`'s tokens. In a proc macro, proc-macro2 first lexes a text itself to make sure
+/// the compiler's lexer will take it (which otherwise reports its errors as the crate's
+/// compile errors, or panics), then has the compiler lex it: at opt-level 0, as cargo builds
+/// proc macros, that first pass was 320 M instructions for candle-core's seven files
+/// (docs/PERFORMANCE.md section 2). A file rustc is `compiled` (compiling: the wrapper's own
+/// file, as the compiler names it) has already been lexed by rustc, so the compiler's lexer
+/// takes it as it is; every other file (one a `#[cfg]` leaves out may not lex) goes
+/// through proc-macro2's check. Outside a proc macro proc-macro2 lexes alone.
+fn lex(text: &str, compiled: bool) -> Result<proc_macro2::TokenStream, String> {
+    if compiled && proc_macro::is_available() {
+        return text
+            .parse::<proc_macro::TokenStream>()
+            .map(proc_macro2::TokenStream::from)
+            .map_err(|e| e.to_string());
+    }
+    text.parse()
+        .map_err(|e: proc_macro2::LexError| e.to_string())
+}
+
 /// Every file indexed in this process, by path: the text it was indexed from, and the
 /// index (or why there is none).
 type Indexed = HashMap<PathBuf, (String, Result<Arc<FileIndex>, String>)>;
@@ -638,8 +655,8 @@ type Indexed = HashMap<PathBuf, (String, Result<Arc<FileIndex>, String>)>;
 static INDEXED: Mutex<Option<Indexed>> = Mutex::new(None);
 
 /// The index of the file at `path` (absolute), parsing it only if its text changed since
-/// the last time this process indexed it.
-pub(crate) fn index_file(path: &Path) -> Result<Arc<FileIndex>, String> {
+/// the last time this process indexed it; `compiled`: rustc is compiling it (see [`lex`]).
+pub(crate) fn index_file(path: &Path, compiled: bool) -> Result<Arc<FileIndex>, String> {
     let text = read_text(path)?;
     let mut memo = INDEXED.lock().unwrap_or_else(|e| e.into_inner());
     let memo = memo.get_or_insert_with(HashMap::new);
@@ -648,7 +665,7 @@ pub(crate) fn index_file(path: &Path) -> Result<Arc<FileIndex>, String> {
     {
         return index.clone();
     }
-    let index = index_text(&text).map(Arc::new);
+    let index = index_text(&text, compiled).map(Arc::new);
     memo.insert(path.to_path_buf(), (text, index.clone()));
     index
 }
@@ -977,7 +994,8 @@ impl Crate {
 
     fn load(&mut self, file: &Path) -> Result<Arc<FileIndex>, String> {
         self.files_loaded += 1;
-        index_file(file).map_err(|why| format!("{} {why}", shown(file)))
+        let compiled = same_file(file, &self.compiled_file);
+        index_file(file, compiled).map_err(|why| format!("{} {why}", shown(file)))
     }
 }
 
@@ -1105,7 +1123,7 @@ mod tests {
                 impl Gemm { fn block(&self) -> u32 { let s = "{"; let f = |v: u32| v + 1; f(31) } }
             }
         "#;
-        let index = index_text(text).unwrap();
+        let index = index_text(text, false).unwrap();
         let parsed: syn::File = syn::parse_str(text).unwrap();
         let mut direct = Vec::new();
         for item in &parsed.items {
@@ -1156,6 +1174,7 @@ mod tests {
             const NAME: &str = "conv2d.ptx";
             mod inner { const P: &str = include_str!("inner.ptx"); }
             "#,
+            false,
         )
         .unwrap();
         assert_eq!(index.items.artifacts, ["conv2d", "pool", "k"]);
@@ -1187,6 +1206,7 @@ mod tests {
             mod inner { pub const X: u8 = 3; }
             mod outer;
             "#,
+            false,
         )
         .unwrap();
         let items = &index.items;
@@ -1250,16 +1270,16 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("consts.rs");
         std::fs::write(&file, "pub const A: u32 = 1;").unwrap();
-        let first = index_file(&file).unwrap();
-        let again = index_file(&file).unwrap();
+        let first = index_file(&file, false).unwrap();
+        let again = index_file(&file, false).unwrap();
         assert!(Arc::ptr_eq(&first, &again));
         std::fs::write(&file, "pub const A: u32 = 2;").unwrap();
-        let changed = index_file(&file).unwrap();
+        let changed = index_file(&file, false).unwrap();
         assert!(!Arc::ptr_eq(&first, &changed));
         assert_eq!(changed.items.consts[0].expr, Expr::Int(2, None));
         // Not a regular file: said so.
         assert_eq!(
-            index_file(&dir).unwrap_err(),
+            index_file(&dir, false).unwrap_err(),
             "it is a directory, not a regular file"
         );
         let _ = std::fs::remove_dir_all(&dir);
@@ -1268,10 +1288,14 @@ mod tests {
     #[test]
     fn unparsable_text_says_why() {
         assert!(
-            index_text("fn f() -> {}")
+            index_text("fn f() -> {}", false)
                 .unwrap_err()
                 .starts_with("does not parse")
         );
-        assert!(index_text("fn f(").unwrap_err().starts_with("does not lex"));
+        assert!(
+            index_text("fn f(", false)
+                .unwrap_err()
+                .starts_with("does not lex")
+        );
     }
 }
