@@ -600,9 +600,10 @@ fn arch_name(target: &Target) -> String {
     }
 }
 
-/// A manifest with what [`resolve`] asks of it for every wrapper, made once per manifest
-/// (the parse is kept while the file's text is the same, `memo.rs`): the kernels each name
-/// selects, and the lists globs are matched against. candle's manifest has 5,000 entries;
+/// A manifest with what [`resolve`] asks of it: the kernels each name selects, and the
+/// lists globs are matched against; made per wrapper for its cubin or fatbin or for the
+/// subset of a manifest its names reach, and once per manifest text for the whole manifest
+/// (`Loaded::full`). candle's manifest has 5,000 entries;
 /// a family of 20 globs over 14 dtypes asked every entry of it 560 times (20 G
 /// instructions for 16 wrappers in a debug build, docs/PERFORMANCE.md).
 struct Indexed {

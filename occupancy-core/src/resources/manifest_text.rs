@@ -252,7 +252,8 @@ impl<'t> Scanner<'t> {
 
     fn ws(&mut self) {
         let (b, mut i) = (self.b, self.i);
-        while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+        let n = b.len();
+        while i < n && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
             i += 1;
         }
         self.i = i;
@@ -261,7 +262,11 @@ impl<'t> Scanner<'t> {
     /// Consumes `c` after whitespace.
     fn eat(&mut self, c: u8) -> Option<()> {
         self.ws();
-        (self.b.get(self.i) == Some(&c)).then(|| self.i += 1)
+        if self.i < self.b.len() && self.b[self.i] == c {
+            self.i += 1;
+            return Some(());
+        }
+        None
     }
 
     /// Whether the next byte after whitespace is `c` (consumed if so).
@@ -273,16 +278,20 @@ impl<'t> Scanner<'t> {
     fn string(&mut self) -> Option<(Range<usize>, bool)> {
         self.eat(b'"')?;
         let (b, start) = (self.b, self.i);
-        let (mut i, mut escaped) = (start, false);
-        while i < b.len() && b[i] != b'"' {
-            if b[i] == b'\\' {
+        let (n, mut i, mut escaped) = (b.len(), start, false);
+        loop {
+            if i >= n {
+                return None;
+            }
+            let c = b[i];
+            if c == b'"' {
+                break;
+            }
+            if c == b'\\' {
                 escaped = true;
                 i += 1;
             }
             i += 1;
-        }
-        if i >= b.len() {
-            return None;
         }
         self.i = i + 1;
         Some((start..i, escaped))
