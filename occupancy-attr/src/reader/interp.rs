@@ -3381,16 +3381,8 @@ impl<T: OutValue> PathState for Out<T> {
 
     /// What both conditions decided; the names and helpers either read.
     fn absorb(&mut self, other: Self) {
-        let (q, p) = (&mut self.0, other.0);
-        q.facts.retain(|f| p.facts.contains(f));
-        for r in p.reads {
-            q.read(r);
-        }
-        for h in p.helpers {
-            if !q.helpers.contains(&h) {
-                q.helpers.push(h);
-            }
-        }
+        let p = other.0;
+        merge_reads(&mut self.0, &p.facts, p.reads, p.helpers);
     }
 
     fn folded(&self) -> bool {
@@ -3439,19 +3431,25 @@ fn join(q: &mut Path, p: Path, why: &Rc<str>) {
             q.stale.push(c);
         }
     }
-    q.facts.retain(|f| p.facts.contains(f));
-    for r in p.reads {
-        q.read(r);
-    }
-    for h in p.helpers {
-        if !q.helpers.contains(&h) {
-            q.helpers.push(h);
-        }
-    }
+    merge_reads(q, &p.facts, p.reads, p.helpers);
     if let (Flow::Return(v), Flow::Return(w)) = (&mut q.flow, &p.flow)
         && v != w
     {
         **v = unknown(why.clone());
+    }
+}
+
+/// Another path's `facts`, `reads` and `helpers` merged into `q`'s: the facts both decided,
+/// the names and helpers either read.
+fn merge_reads(q: &mut Path, facts: &[Fact], reads: Vec<Rc<Term>>, helpers: Vec<HelperRead>) {
+    q.facts.retain(|f| facts.contains(f));
+    for r in reads {
+        q.read(r);
+    }
+    for h in helpers {
+        if !q.helpers.contains(&h) {
+            q.helpers.push(h);
+        }
     }
 }
 
