@@ -428,8 +428,8 @@ impl<'t> Scanner<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resources::{KernelResources, Origin, SmTarget};
 
+    /// One entry, as a manifest's JSON writes it.
     fn kernel(
         name: &str,
         demangled: Option<&str>,
@@ -437,32 +437,13 @@ mod tests {
         arch: u32,
         regs: u32,
     ) -> ManifestKernel {
-        ManifestKernel {
-            source: Some(source.to_owned()),
-            artifact: None,
-            resources: KernelResources {
-                name: name.to_owned(),
-                demangled: demangled.map(str::to_owned),
-                arch: SmTarget::new(arch),
-                toolkit: None,
-                origin: Origin::Cubin,
-                registers_per_thread: regs,
-                static_smem_bytes: 0,
-                local_bytes: 0,
-                cumulative_stack_bytes: None,
-                spill_store_bytes: Some(0),
-                spill_load_bytes: Some(0),
-                barriers: Some(0),
-                max_threads: None,
-                required_threads: None,
-                min_blocks_per_sm: None,
-                max_registers: None,
-                cluster_dims: None,
-                max_cluster_rank: None,
-                const_bank0_bytes: None,
-                param_bytes: None,
-            },
-        }
+        let demangled = demangled.map_or(String::new(), |d| format!(r#""demangled": "{d}","#));
+        serde_json::from_str(&format!(
+            r#"{{"source": "{source}", "name": "{name}", {demangled} "arch": "sm_{arch}",
+                "origin": "cubin", "registers_per_thread": {regs}, "static_smem_bytes": 0,
+                "local_bytes": 0}}"#
+        ))
+        .unwrap()
     }
 
     /// Kernels sharing names across modules and through demangled names: `affine_f32` in
