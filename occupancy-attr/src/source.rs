@@ -637,12 +637,17 @@ pub(crate) fn index_text(text: &str, compiled: bool) -> Result<FileIndex, String
 /// file, as the compiler names it) has already been lexed by rustc, so the compiler's lexer
 /// takes it as it is; every other file (one a `#[cfg]` leaves out may not lex) goes
 /// through proc-macro2's check. Outside a proc macro proc-macro2 lexes alone.
+///
+/// A compiled file can still hold what the compiler's lexer rejects (rustc reports it and
+/// goes on expanding the items before it): that lexer then reports it a second time and
+/// may panic (an unterminated block comment does). The panic is caught, and the text goes
+/// through proc-macro2's check, which says why it does not lex.
 fn lex(text: &str, compiled: bool) -> Result<proc_macro2::TokenStream, String> {
     if compiled && proc_macro::is_available() {
-        return text
-            .parse::<proc_macro::TokenStream>()
-            .map(proc_macro2::TokenStream::from)
-            .map_err(|e| e.to_string());
+        let by_compiler = std::panic::catch_unwind(|| text.parse::<proc_macro::TokenStream>());
+        if let Ok(Ok(tokens)) = by_compiler {
+            return Ok(tokens.into());
+        }
     }
     text.parse()
         .map_err(|e: proc_macro2::LexError| e.to_string())
