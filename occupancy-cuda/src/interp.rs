@@ -14,7 +14,9 @@
 //! statement [`occupancy_core::read::paths::settle`] merges the paths that differ only in
 //! their conditions and, past [`crate::MAX_PATHS`], folds the rest into one path per flow
 //! (values united, [`Path::overflow`] set), never dropping one; a launch a folded path
-//! makes is not checked. The steps of one root are an [`occupancy_core::read::budget::Budget`].
+//! makes is not checked. The steps of one root are an [`occupancy_core::read::budget::Budget`]
+//! ([`MAX_STEPS`]), and so are the steps of the whole read ([`read_budget`]: a number per
+//! byte of source, so that the reader's time grows with its input's size and no faster).
 
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -44,6 +46,7 @@ use crate::reach::Reach;
 use crate::shared::Shared;
 use crate::syntax::{Code, Field, Kind, clip, field_children};
 use crate::value::{Attr, Config, IntType, KernelRef, Ty, TyArg, Val};
+use crate::vars::Vars;
 
 mod sizeof;
 
@@ -55,11 +58,31 @@ const MAX_NESTING: usize = 200;
 const MAX_UNROLL: usize = 64;
 /// The most statements and expressions evaluated from one root. The real-crate corpus's
 /// costliest root takes 90,137 (candle-kernels' `launch_mmq_gguf_*` with the device's
-/// parameters given, `corpus/policy/candle-kernels.toml`), mistralrs-core's `asort_*`
-/// 58,420, every other one under 16,000. On the cuda fuzz target's inputs (at most 2 KiB)
-/// a step took 1 to 1.6 us (release build), a root that spends the budget up to 0.2 s
-/// (docs/PERFORMANCE.md, section 7).
+/// parameters given, `corpus/policy/candle-kernels.toml`), every other one under 16,000
+/// (mistralrs-core's `asort_*` 9,612). A read of less than 16 KB of source runs out of
+/// its own budget first ([`STEPS_PER_SOURCE_BYTE`]).
 const MAX_STEPS: usize = 128_000;
+
+/// The steps of interpretation one read may take per byte of the source files it reads
+/// (every unit and root together, [`read_budget`]): what bounds the reader's time by the
+/// size of its input (times in docs/PERFORMANCE.md, section 7). The real-crate corpus's reads take at
+/// most 1.01 steps per byte (mistralrs-core: 137,436 steps for 135,451 bytes;
+/// candle-kernels 0.64; counted by printing `Budget::taken` after each read); its
+/// costliest unit 2.8 (`sort.cu` with its headers: 135,717 steps for 48,830 bytes).
+pub(crate) const STEPS_PER_SOURCE_BYTE: usize = 8;
+
+/// The fewest steps a read may take, however small its files.
+pub(crate) const MIN_READ_STEPS: usize = 16_000;
+
+/// The budget of a read of `source_bytes` bytes of source: [`STEPS_PER_SOURCE_BYTE`] per
+/// byte, at least [`MIN_READ_STEPS`].
+pub(crate) fn read_budget(source_bytes: usize) -> Budget {
+    Budget::new(
+        source_bytes
+            .saturating_mul(STEPS_PER_SOURCE_BYTE)
+            .max(MIN_READ_STEPS),
+    )
+}
 
 /// How control leaves a statement on a path.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,12 +96,12 @@ enum Flow {
 /// One path: the variables' values, the choices made, the opt-ins set.
 #[derive(Clone, Debug)]
 struct Path {
-    env: Shared<HashMap<String, Val>>,
+    env: Shared<Vars<Val>>,
     /// The declared type of each variable of the path (its type resolved under the
     /// template arguments, its pointers, whether `const` qualifies the type: `const T* x`
     /// with `T = float` is `(float, 1, true)`),
     /// from which a call deduces template arguments.
-    types: Shared<HashMap<String, (Ty, u8, bool)>>,
+    types: Shared<Vars<(Ty, u8, bool)>>,
     conditions: Shared<Vec<String>>,
     /// `cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, n)`
     /// made on this path, in order.
@@ -93,7 +116,7 @@ struct Path {
     /// Values a variable is known not to hold (`else` of `if (t == 0)`), which its
     /// interval cannot say: each with the variable's value when they were learnt (a
     /// variable written since has none).
-    excluded: Shared<HashMap<String, (Val, Vec<i128>)>>,
+    excluded: Shared<Vars<(Val, Vec<i128>)>>,
     /// Variables computed from others that a condition may narrow later, in the order
     /// they were declared ([`Interp::narrow_dependents`]).
     defs: Shared<Vec<Def>>,
@@ -202,8 +225,7 @@ impl Path {
     fn exclude(&mut self, name: &str, current: Val, value: i128) {
         let entry = self
             .excluded
-            .entry(name.to_owned())
-            .or_insert_with(|| (current.clone(), Vec::new()));
+            .get_or_insert_with(name, || (current.clone(), Vec::new()));
         if entry.0 != current {
             *entry = (current, Vec::new());
         }
@@ -252,9 +274,11 @@ pub(crate) struct Interp<'t, 's> {
     frames: Vec<Frame>,
     /// Struct contexts (a member's initialiser sees the other members and the template
     /// arguments).
-    structs: Vec<(Ty, HashMap<String, Val>)>,
+    structs: Vec<(Ty, Vars<Val>)>,
     /// The steps of the root being read ([`MAX_STEPS`]).
     budget: Budget,
+    /// The steps of the whole read, every unit and root ([`read_budget`]).
+    read_budget: &'s mut Budget,
     nesting: usize,
     /// Constants being evaluated (a cycle is unknown).
     evaluating: Vec<String>,
@@ -308,7 +332,7 @@ struct CallKey {
     stack: Vec<Instance>,
     scopes: Vec<(Vec<String>, bool)>,
     evaluating: Vec<String>,
-    structs: Vec<(Ty, HashMap<String, Val>)>,
+    structs: Vec<(Ty, Vars<Val>)>,
 }
 
 /// `[device_params.<function pattern>]`: parameter name to device attribute.
@@ -332,6 +356,7 @@ impl<'t, 's> Interp<'t, 's> {
         sites: &'s mut Vec<Site>,
         notes: &'s mut Vec<ReadNote>,
         device_params: &'s DeviceParams,
+        read_budget: &'s mut Budget,
     ) -> Interp<'t, 's> {
         Interp {
             index,
@@ -340,6 +365,7 @@ impl<'t, 's> Interp<'t, 's> {
             frames: Vec::new(),
             structs: Vec::new(),
             budget: Budget::new(MAX_STEPS),
+            read_budget,
             nesting: 0,
             evaluating: Vec::new(),
             constant_scopes: Vec::new(),
@@ -447,16 +473,7 @@ impl<'t, 's> Interp<'t, 's> {
             }
             let paths = self.per_target(path);
             self.enter(f, paths, None);
-            if self.budget.spent() {
-                self.notes.push(ReadNote {
-                    file: f.body.code.shown.clone(),
-                    line: Some(f.body.line()),
-                    message: format!(
-                        "`{}`: more than {MAX_STEPS} steps of interpretation: the rest is not read",
-                        f.qualified
-                    ),
-                });
-            }
+            self.note_budget(f);
         }
         // Explicit instantiations of host function templates are roots too.
         for inst in &index.instantiations {
@@ -483,7 +500,33 @@ impl<'t, 's> Interp<'t, 's> {
             self.bind_template(f, &args, &mut path);
             let paths = self.per_target(path);
             self.enter(f, paths, None);
+            self.note_budget(f);
         }
+    }
+
+    /// After root `f`: a note where a budget ran out in it, so that what was not read is
+    /// said.
+    fn note_budget(&mut self, f: &Function<'t>) {
+        let message = if self.budget.spent() {
+            format!(
+                "`{}`: more than {MAX_STEPS} steps of interpretation: the rest is not read",
+                f.qualified
+            )
+        } else if self.read_budget.spent() {
+            format!(
+                "`{}`: the reader's budget for these files ({} steps, {STEPS_PER_SOURCE_BYTE} \
+                 per byte of source) is spent: the rest is not read",
+                f.qualified,
+                self.read_budget.limit()
+            )
+        } else {
+            return;
+        };
+        self.notes.push(ReadNote {
+            file: f.body.code.shown.clone(),
+            line: Some(f.body.line()),
+            message,
+        });
     }
 
     /// Runs `f`'s body on `paths` whose environment holds its template arguments; binds
@@ -613,8 +656,15 @@ impl<'t, 's> Interp<'t, 's> {
             .map_or_else(String::new, |f| f.function.clone())
     }
 
+    /// Takes one step of the root's budget and of the read's: `false` once either is
+    /// spent.
     fn step(&mut self) -> bool {
-        self.budget.step()
+        self.budget.step() && self.read_budget.step()
+    }
+
+    /// Whether the root's budget or the read's is spent: what is evaluated now is unknown.
+    fn spent(&self) -> bool {
+        self.budget.spent() || self.read_budget.spent()
     }
 
     // ----------------------------------------------------------------------------------
@@ -1737,6 +1787,23 @@ impl<'t, 's> Interp<'t, 's> {
         {
             return paths;
         }
+        // A `for` whose counters reach only kernel arguments (a bitonic sort's
+        // `for (int k = 2; k <= n; k <<= 1) for (int j = k >> 1; j > 0; j >>= 1)
+        // sort<<<blocks, threads>>>(x, j, k);`) makes the same launches on every
+        // iteration: its body is read once, on the paths whose condition lets it run.
+        if let Some(cond) = cond
+            && repeats_the_same_launches(s)
+        {
+            let mut out = Vec::new();
+            for p in paths {
+                let (held, failed) = self.branch(cond, &p);
+                out.extend(failed);
+                if let Some(q) = held {
+                    out.extend(self.run_loop_once(body, None, &assigned, line, q));
+                }
+            }
+            return out;
+        }
         let mut out = Vec::new();
         for p in paths {
             if simple
@@ -1971,6 +2038,16 @@ impl<'t, 's> Interp<'t, 's> {
         // The counter's bound: one conjunct of the condition that mentions only the counter
         // and known values fails within MAX_UNROLL updates.
         let conjuncts = conjuncts(cond);
+        // A bound read at run time (`row < nrows` with `nrows` a parameter) ends no
+        // iteration: not tried MAX_UNROLL times to find that out.
+        if !conjuncts.iter().any(|c| {
+            mentions(c.text(), counter)
+                && !crate::index::identifiers(c.text())
+                    .iter()
+                    .any(|n| n != counter && run_time(p.env.get(n)))
+        }) {
+            return None;
+        }
         let mut q = p.clone();
         let mut ends = false;
         for _ in 0..MAX_UNROLL {
@@ -1995,7 +2072,7 @@ impl<'t, 's> Interp<'t, 's> {
         let mut exits = Vec::new();
         self.unrolling_launches += usize::from(launches);
         for _ in 0..=MAX_UNROLL {
-            if live.is_empty() || self.budget.spent() {
+            if live.is_empty() || self.spent() {
                 break;
             }
             let mut next = Vec::new();
@@ -2681,13 +2758,13 @@ impl<'t, 's> Interp<'t, 's> {
         {
             return answers.iter().map(|v| (p.clone(), v.clone())).collect();
         }
-        let before = (self.notes.len(), self.sites.len(), self.budget.spent());
+        let before = (self.notes.len(), self.sites.len(), self.spent());
         let saved_batch = self.batch;
         let out = self.enter(f, vec![callee], Some(values));
         self.batch = saved_batch;
         if let Some((bucket, key)) = memo
             && before == (self.notes.len(), self.sites.len(), false)
-            && !self.budget.spent()
+            && !self.spent()
             && !out.iter().any(Path::folded)
         {
             let answers = out
@@ -3873,7 +3950,7 @@ impl<'t, 's> Interp<'t, 's> {
                 .iter()
                 .filter(|c| c.scope == *scope && c.anonymous == *anonymous)
             {
-                let v = self.constant(c, name, &HashMap::new());
+                let v = self.constant(c, name, &Vars::default());
                 result = Some(match result {
                     None => v,
                     Some(r) => r.join(&v),
@@ -3981,7 +4058,7 @@ impl<'t, 's> Interp<'t, 's> {
     }
 
     /// The value of a constant (`bindings`: the template arguments of its struct).
-    fn constant(&mut self, c: &Constant<'t>, name: &str, bindings: &HashMap<String, Val>) -> Val {
+    fn constant(&mut self, c: &Constant<'t>, name: &str, bindings: &Vars<Val>) -> Val {
         match &c.init {
             Init::Expr(e, ty) => {
                 let mut p = Path::new();
@@ -4016,7 +4093,7 @@ impl<'t, 's> Interp<'t, 's> {
                 .and_then(|c| c.first())
                 .cloned()
             {
-                Some(c) => self.constant(&c, name, &HashMap::new()),
+                Some(c) => self.constant(&c, name, &Vars::default()),
                 None => Val::unknown(format!("`{name}` is not known")),
             },
         }
@@ -4127,8 +4204,8 @@ impl<'t, 's> Interp<'t, 's> {
     }
 
     /// A struct's template parameters bound to a type's arguments.
-    fn bindings(&mut self, s: &Struct<'t>, ty: &Ty) -> HashMap<String, Val> {
-        let mut out = HashMap::new();
+    fn bindings(&mut self, s: &Struct<'t>, ty: &Ty) -> Vars<Val> {
+        let mut out = Vars::default();
         let mut p = Path::new();
         for (i, t) in s.template.iter().enumerate() {
             let v = match ty.args.get(i) {
@@ -4806,7 +4883,7 @@ fn binary(op: &str, a: &Val, b: &Val) -> Val {
         } else {
             b.why()
         };
-        return Val::Unknown(why);
+        return Val::Unknown(why.into());
     };
     let ty = match op {
         "<<" | ">>" => t,
@@ -4855,7 +4932,7 @@ fn binary_raw(op: &str, x: &AbstractInt, y: &AbstractInt) -> Option<AbstractInt>
 /// same flow ([`PathState::same_flow`]: two returns return the union of their values), the
 /// fold's mark kept ([`PathState::join`]).
 fn join(a: &Path, b: &Path) -> Path {
-    let mut env = HashMap::new();
+    let mut env = Vars::default();
     for (k, v) in a.env.iter() {
         if let Some(w) = b.env.get(k) {
             env.insert(k.clone(), v.join(w));
@@ -4870,7 +4947,7 @@ fn join(a: &Path, b: &Path) -> Path {
     let types = a
         .types
         .iter()
-        .filter(|(k, t)| b.types.get(*k) == Some(t))
+        .filter(|(k, t)| b.types.get(k) == Some(t))
         .map(|(k, t)| (k.clone(), t.clone()))
         .collect();
     Path {
@@ -4925,7 +5002,7 @@ fn set_config_field(c: &mut Config, field: &str, v: Val, sub: Option<&str>) {
 
 fn right_text(v: &Val) -> String {
     match v {
-        Val::Unknown(why) => why.clone(),
+        Val::Unknown(why) => why.to_string(),
         other => format!("{other:?}"),
     }
 }
@@ -4982,6 +5059,87 @@ fn assigned_names(at: At<'_>, out: &mut Vec<String>, depth: usize) {
     }
     for c in at.children() {
         assigned_names(c, out, depth + 1);
+    }
+}
+
+/// Whether `s` is a `for` loop that declares its counters, whose body only launches
+/// kernels or runs such loops, where the counters (its own and the nested loops') are read
+/// only by the loops' own headers and by kernel arguments, never by a launch's
+/// configuration or kernel: every iteration makes the same launches, so reading the body
+/// once finds them all ([`Interp::exec_loop`]).
+fn repeats_the_same_launches(s: At<'_>) -> bool {
+    let mut counters = Vec::new();
+    if !launch_loop(s, &mut counters, 0) {
+        return false;
+    }
+    // Nothing but the counters is written (`k<<<g, b>>>(x, n++)` writes `n`).
+    let mut written = Vec::new();
+    assigned_names(s, &mut written, 0);
+    written.iter().all(|w| counters.contains(w))
+}
+
+/// [`repeats_the_same_launches`] of the loop `s` inside loops with `counters`.
+fn launch_loop(s: At<'_>, counters: &mut Vec<String>, depth: usize) -> bool {
+    if depth > 16 || s.kind() != Some(Kind::ForStatement) {
+        return false;
+    }
+    let (Some(init), Some(cond), Some(update), Some(body)) = (
+        s.field(Field::Initializer),
+        s.field(Field::Condition),
+        s.field(Field::Update),
+        s.field(Field::Body),
+    ) else {
+        return false;
+    };
+    // The header computes, and nothing else: no call (which could launch or write).
+    if init.kind() != Some(Kind::Declaration)
+        || [init, cond, update]
+            .into_iter()
+            .any(|h| contains_kind(h, Kind::CallExpression, 0))
+    {
+        return false;
+    }
+    let declared = declaration_names(init);
+    let mut written = Vec::new();
+    assigned_names(update, &mut written, 0);
+    if declared.is_empty() || written.iter().any(|w| !declared.contains(w)) {
+        return false;
+    }
+    counters.extend(declared);
+    launch_body(body, counters, depth)
+}
+
+fn launch_body(s: At<'_>, counters: &mut Vec<String>, depth: usize) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    match s.kind() {
+        Some(Kind::CompoundStatement) => s
+            .children()
+            .into_iter()
+            .all(|c| launch_body(c, counters, depth + 1)),
+        Some(Kind::ForStatement) => launch_loop(s, counters, depth + 1),
+        Some(Kind::ExpressionStatement) => {
+            let [call] = s.children()[..] else {
+                return false;
+            };
+            let config = call
+                .children()
+                .into_iter()
+                .find(|c| c.kind() == Some(Kind::KernelCallSyntax));
+            match (call.kind(), call.field(Field::Function), config) {
+                // A launch that writes nothing (`k<<<g, b>>>(x, n++)` would).
+                (Some(Kind::CallExpression), Some(kernel), Some(config)) => {
+                    !contains_kind(call, Kind::AssignmentExpression, 0)
+                        && !contains_kind(call, Kind::UpdateExpression, 0)
+                        && !counters
+                            .iter()
+                            .any(|c| mentions(kernel.text(), c) || mentions(config.text(), c))
+                }
+                _ => false,
+            }
+        }
+        _ => false,
     }
 }
 
@@ -5540,6 +5698,22 @@ fn declaration_names(d: At<'_>) -> Vec<String> {
             declared_name(n)
         })
         .collect()
+}
+
+/// Whether a variable's value is anything its type can hold (a parameter, a value read at
+/// run time), or not an integer known at all.
+fn run_time(v: Option<&Val>) -> bool {
+    match v {
+        Some(Val::Unknown(_)) => true,
+        Some(Val::Int(x, t)) => {
+            let (lo, hi) = t.range();
+            match x.bounds() {
+                (Some(a), Some(b)) => a <= lo && b >= hi,
+                _ => true,
+            }
+        }
+        _ => false,
+    }
 }
 
 /// Whether `text` has `name` as a whole word.

@@ -48,6 +48,7 @@ mod reach;
 mod shared;
 mod syntax;
 mod value;
+mod vars;
 
 use std::path::{Path, PathBuf};
 
@@ -150,6 +151,7 @@ fn read_sources(
     let mut sites = Vec::new();
     let mut notes = sources.notes.clone();
     let mut header_templates_read = std::collections::HashSet::new();
+    let mut budget = interp::read_budget(sources.files.iter().map(|c| c.text.len()).sum());
     for unit in sources.units() {
         let codes: Vec<&syntax::Code> = unit.iter().map(|&i| &sources.files[i]).collect();
         let decider = preproc::Decider::new(build, codes.iter().map(|c| c.text.as_str()));
@@ -157,10 +159,11 @@ fn read_sources(
         let unit_file = codes.first().map_or(String::new(), |c| c.shown.clone());
         let asks_device = codes.iter().any(|c| device::asks_device(&c.text))
             || interp::declares_device_params(&index, device_params);
-        let mut interp = interp::Interp::new(&index, &mut sites, &mut notes, device_params)
-            .deciding(&decider)
-            .in_unit(&unit_file)
-            .on_targets(targets, asks_device);
+        let mut interp =
+            interp::Interp::new(&index, &mut sites, &mut notes, device_params, &mut budget)
+                .deciding(&decider)
+                .in_unit(&unit_file)
+                .on_targets(targets, asks_device);
         interp.run(&mut header_templates_read);
         let entered: Vec<bool> = index
             .all_functions

@@ -3,6 +3,7 @@
 //! `cudaLaunchConfig_t`, an array of `cudaLaunchAttribute`s, or unknown with the reason.
 
 use std::fmt;
+use std::rc::Rc;
 
 use occupancy_core::abstract_int::AbstractInt;
 
@@ -223,8 +224,9 @@ pub(crate) enum Val {
     /// initialiser gave them (`const args_t args = {x, 5, use_sk};`); members it does not
     /// name are absent (not read).
     Fields(Vec<(String, Val)>),
-    /// Not known, and why.
-    Unknown(String),
+    /// Not known, and why (shared: an unknown value is copied with every path that holds
+    /// it).
+    Unknown(Rc<str>),
 }
 
 impl Val {
@@ -232,7 +234,7 @@ impl Val {
         Val::Int(AbstractInt::known(v), ty)
     }
 
-    pub(crate) fn unknown(why: impl Into<String>) -> Val {
+    pub(crate) fn unknown(why: impl Into<Rc<str>>) -> Val {
         Val::Unknown(why.into())
     }
 
@@ -247,7 +249,7 @@ impl Val {
     /// Why this value is not known, for messages.
     pub(crate) fn why(&self) -> String {
         match self {
-            Val::Unknown(why) => why.clone(),
+            Val::Unknown(why) => why.to_string(),
             Val::Int(v, _) => format!("a run-time value ({v})"),
             other => format!("not an integer ({})", other.kind()),
         }

@@ -39,8 +39,11 @@ fn a_device_helper_no_host_code_names_is_not_followed() {
 #[test]
 fn a_host_launcher_past_the_step_budget_ends_with_a_note() {
     // The same body in a launcher is followed, up to the budget, and says where it stopped.
+    // The file is over 16 KB (a long licence header), so the read may take more steps
+    // than one root: the root's budget runs out first.
+    let licence = format!("/*{}*/\n", " licence text.\n".repeat(1400));
     let src = format!(
-        "{KERNEL}extern \"C\" void run({PARAMS}) {{\n{}  k<<<n, 128>>>(x, n);\n}}\n",
+        "{KERNEL}extern \"C\" void run({PARAMS}) {{\n{}  k<<<n, 128>>>(x, n);\n}}\n{licence}",
         costly_body()
     );
     let r = occupancy_cuda::read_texts(&[("src/a.cu", &src)]);
@@ -50,6 +53,59 @@ fn a_host_launcher_past_the_step_budget_ends_with_a_note() {
     );
     assert_eq!(r.launches.len(), 1);
     assert_eq!(r.launches[0].line, 12);
+}
+
+#[test]
+fn a_small_file_is_read_within_a_budget_of_its_size() {
+    // Without the licence: 16,000 steps for the whole read (8 per byte, at least
+    // 16,000), spent in `run`; `after`, the next root, is then not read at all, and says
+    // so.
+    let src = format!(
+        "{KERNEL}extern \"C\" void run({PARAMS}) {{\n{}  k<<<n, 128>>>(x, n);\n}}\n\
+         extern \"C\" void after(float* x, int n) {{ k<<<n, 64>>>(x, n); }}\n",
+        costly_body()
+    );
+    let r = occupancy_cuda::read_texts(&[("src/a.cu", &src)]);
+    let spent = "the reader's budget for these files (16000 steps, 8 per byte of source) is \
+                 spent: the rest is not read";
+    assert_eq!(
+        notes(&r),
+        [
+            format!("src/a.cu:2: `run`: {spent}"),
+            format!("src/a.cu:14: `after`: {spent}")
+        ]
+    );
+    let lines: Vec<u32> = r.launches.iter().map(|l| l.line).collect();
+    assert_eq!(lines, [12, 14]);
+}
+
+#[test]
+fn a_loop_whose_counter_reaches_only_kernel_arguments_is_read_once_where_it_runs() {
+    // `step` reaches only the kernel's arguments: the loop is read once, on the paths
+    // where it runs at all (not where `pad` is 1). Where the counter is the block, the
+    // loop runs value by value: a block per iteration.
+    let src = format!(
+        "{KERNEL}extern \"C\" void run(float* x, int n) {{\n\
+         \x20 int pad = n < 2 ? 1 : 64;\n\
+         \x20 for (int step = 2; step <= pad; step <<= 1) {{ k<<<1, pad>>>(x, step); }}\n\
+         \x20 for (int step = 2; step <= pad; step <<= 1) {{ k<<<1, step>>>(x, n); }}\n\
+         }}\n"
+    );
+    let r = occupancy_cuda::read_texts(&[("src/a.cu", &src)]);
+    assert_eq!(notes(&r), Vec::<String>::new());
+    let got: Vec<(u32, Vec<String>)> = r
+        .launches
+        .iter()
+        .map(|l| (l.line, l.paths.iter().map(|p| p.summary()).collect()))
+        .collect();
+    let block = |b: u32| format!("k grid 1 block {b} smem 0 B [pad = 64]");
+    assert_eq!(
+        got,
+        [
+            (4, vec![block(64)]),
+            (5, [2, 4, 8, 16, 32, 64].map(block).to_vec())
+        ]
+    );
 }
 
 #[test]
@@ -88,9 +144,9 @@ fn roots_that_reach_a_launch_only_through_names_are_followed() {
 #[test]
 fn loops_that_cannot_change_the_launch_are_not_run_value_by_value() {
     // A counter the loop declares, alone changing, in a body with no effects: nothing
-    // after the loop depends on it. And a launch inside two counted loops (a bitonic
-    // sort's steps) is read per iteration of the outer one only, the inner one once. Both
-    // within the budget, on every path.
+    // after the loop depends on it. And a launch inside two counted loops whose counters
+    // reach only its arguments (a bitonic sort's steps) is read once. Both within the
+    // budget, on every path.
     let src = format!(
         "{KERNEL}int pow2(int x) {{ int p = 1; while (p < x) {{ p *= 2; }} return p; }}\n\
          extern \"C\" void run({PARAMS}, unsigned* idx) {{\n{}\
@@ -128,11 +184,11 @@ fn loops_that_cannot_change_the_launch_are_not_run_value_by_value() {
 #[test]
 fn a_helper_called_for_its_value_again_with_the_same_arguments_costs_once() {
     // ggml's tile choice: on each of 64 paths, a loop asks a helper the shared memory of
-    // each tile; the helper costs over 1024 steps. Followed at every call that is over
-    // 64 x 5 x 1024 steps, past the budget; with the same arguments the helper answers
+    // each tile; the helper costs over 64 steps. Followed at every call that is over
+    // 64 x 5 x 64 steps, past the budget; with the same arguments the helper answers
     // the same.
     let src = format!(
-        "{KERNEL}static int smem_of(int t) {{\n  int i = 0;\n  for (; i < 1024;) {{ i += 1; }}\n  return t * 4;\n}}\n\
+        "{KERNEL}static int smem_of(int t) {{\n  int i = 0;\n  for (; i < 64;) {{ i += 1; }}\n  return t * 4;\n}}\n\
          extern \"C\" void run({PARAMS}) {{\n{}  int best = 32;\n\
          \x20 for (int t = 32; t <= 256; t *= 2) {{ if (smem_of(t) <= 512) {{ best = t; }} }}\n\
          \x20 k<<<n, best, smem_of(best)>>>(x, n);\n}}\n",
