@@ -59,7 +59,7 @@ const MAX_UNROLL: usize = 64;
 /// The most statements and expressions evaluated from one root. The real-crate corpus's
 /// costliest root takes 90,137 (candle-kernels' `launch_mmq_gguf_*` with the device's
 /// parameters given, `corpus/policy/candle-kernels.toml`), every other one under 16,000
-/// (mistralrs-core's `asort_*` 9,612). A read of less than 16 KB of source runs out of
+/// (mistralrs-core's `asort_*` 9,612). A read of less than 32 KB of source runs out of
 /// its own budget first ([`STEPS_PER_SOURCE_BYTE`]).
 const MAX_STEPS: usize = 128_000;
 
@@ -69,7 +69,7 @@ const MAX_STEPS: usize = 128_000;
 /// most 1.01 steps per byte (mistralrs-core: 137,436 steps for 135,451 bytes;
 /// candle-kernels 0.64; counted by printing `Budget::taken` after each read); its
 /// costliest unit 2.8 (`sort.cu` with its headers: 135,717 steps for 48,830 bytes).
-pub(crate) const STEPS_PER_SOURCE_BYTE: usize = 8;
+pub(crate) const STEPS_PER_SOURCE_BYTE: usize = 4;
 
 /// The fewest steps a read may take, however small its files.
 pub(crate) const MIN_READ_STEPS: usize = 16_000;

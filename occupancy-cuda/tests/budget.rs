@@ -39,9 +39,9 @@ fn a_device_helper_no_host_code_names_is_not_followed() {
 #[test]
 fn a_host_launcher_past_the_step_budget_ends_with_a_note() {
     // The same body in a launcher is followed, up to the budget, and says where it stopped.
-    // The file is over 16 KB (a long licence header), so the read may take more steps
+    // The file is over 32 KB (a long licence header), so the read may take more steps
     // than one root: the root's budget runs out first.
-    let licence = format!("/*{}*/\n", " licence text.\n".repeat(1400));
+    let licence = format!("/*{}*/\n", " licence text.\n".repeat(2600));
     let src = format!(
         "{KERNEL}extern \"C\" void run({PARAMS}) {{\n{}  k<<<n, 128>>>(x, n);\n}}\n{licence}",
         costly_body()
@@ -57,7 +57,7 @@ fn a_host_launcher_past_the_step_budget_ends_with_a_note() {
 
 #[test]
 fn a_small_file_is_read_within_a_budget_of_its_size() {
-    // Without the licence: 16,000 steps for the whole read (8 per byte, at least
+    // Without the licence: 16,000 steps for the whole read (4 per byte, at least
     // 16,000), spent in `run`; `after`, the next root, is then not read at all, and says
     // so.
     let src = format!(
@@ -66,7 +66,7 @@ fn a_small_file_is_read_within_a_budget_of_its_size() {
         costly_body()
     );
     let r = occupancy_cuda::read_texts(&[("src/a.cu", &src)]);
-    let spent = "the reader's budget for these files (16000 steps, 8 per byte of source) is \
+    let spent = "the reader's budget for these files (16000 steps, 4 per byte of source) is \
                  spent: the rest is not read";
     assert_eq!(
         notes(&r),
