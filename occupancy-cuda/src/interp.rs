@@ -66,7 +66,7 @@ const MAX_STEPS: usize = 128_000;
 /// The steps of interpretation one read may take per byte of the source files it reads
 /// (every unit and root together, [`read_budget`]): what bounds the reader's time by the
 /// size of its input (times in docs/PERFORMANCE.md, section 7). The real-crate corpus's reads take at
-/// most 1.01 steps per byte (mistralrs-core: 137,436 steps for 135,451 bytes;
+/// most 1.03 steps per byte (mistralrs-core: 139,172 steps for 135,451 bytes;
 /// candle-kernels 0.64; counted by printing `Budget::taken` after each read); its
 /// costliest unit 2.8 (`sort.cu` with its headers: 135,717 steps for 48,830 bytes).
 pub(crate) const STEPS_PER_SOURCE_BYTE: usize = 4;
@@ -1794,12 +1794,17 @@ impl<'t, 's> Interp<'t, 's> {
         if let Some(cond) = cond
             && repeats_the_same_launches(s)
         {
+            // Its own counters only: a nested loop's are declared (and shadow) inside.
+            let counters = s
+                .field(Field::Initializer)
+                .map(declaration_names)
+                .unwrap_or_default();
             let mut out = Vec::new();
             for p in paths {
                 let (held, failed) = self.branch(cond, &p);
                 out.extend(failed);
                 if let Some(q) = held {
-                    out.extend(self.run_loop_once(body, None, &assigned, line, q));
+                    out.extend(self.run_loop_once(body, None, &counters, line, q));
                 }
             }
             return out;
@@ -1956,6 +1961,49 @@ impl<'t, 's> Interp<'t, 's> {
         out
     }
 
+    /// Whether `conjunct` compares `counter` with a bound that fails it only at its type's
+    /// extreme on `p` (`row < nrows`, `nrows` a parameter: only at `INT_MAX`; `i < n -
+    /// k`): no counted run of MAX_UNROLL steps ends there.
+    fn run_time_bound<'a>(&mut self, conjunct: At<'a>, counter: &str, p: &Path) -> bool
+    where
+        't: 'a,
+    {
+        let (Some(l), Some(op), Some(r)) = (
+            conjunct.field(Field::Left),
+            conjunct.field(Field::Operator),
+            conjunct.field(Field::Right),
+        ) else {
+            return false;
+        };
+        let is_counter = |e: At<'_>| e.kind() == Some(Kind::Identifier) && e.text() == counter;
+        // Which way the counter must go past the bound for the conjunct to fail:
+        // `i < b` fails at `i >= max(b)`, so `max(b)` must be the type's greatest.
+        let (bound, upward) = match (is_counter(l), is_counter(r), op.text()) {
+            (true, false, "<" | "<=") | (false, true, ">" | ">=") => {
+                (if is_counter(l) { r } else { l }, true)
+            }
+            (true, false, ">" | ">=") | (false, true, "<" | "<=") => {
+                (if is_counter(l) { r } else { l }, false)
+            }
+            _ => return false,
+        };
+        if conjunct.kind() != Some(Kind::BinaryExpression) || mentions(bound.text(), counter) {
+            return false;
+        }
+        match self.eval(bound, p) {
+            Val::Unknown(_) => true,
+            Val::Int(x, t) => {
+                let (lo, hi) = t.range();
+                match (x.bounds(), upward) {
+                    ((_, None), true) | ((None, _), false) => true,
+                    ((_, Some(b)), true) => b >= hi,
+                    ((Some(a), _), false) => a <= lo,
+                }
+            }
+            _ => false,
+        }
+    }
+
     /// Any other loop: what it assigns is unknown after it; its body runs once with those
     /// values unknown (its launches are read).
     fn run_loop_once<'a>(
@@ -2038,14 +2086,13 @@ impl<'t, 's> Interp<'t, 's> {
         // The counter's bound: one conjunct of the condition that mentions only the counter
         // and known values fails within MAX_UNROLL updates.
         let conjuncts = conjuncts(cond);
-        // A bound read at run time (`row < nrows` with `nrows` a parameter) ends no
-        // iteration: not tried MAX_UNROLL times to find that out.
-        if !conjuncts.iter().any(|c| {
-            mentions(c.text(), counter)
-                && !crate::index::identifiers(c.text())
-                    .iter()
-                    .any(|n| n != counter && run_time(p.env.get(n)))
-        }) {
+        // A bound read at run time (`row < nrows` with `nrows` a parameter, anything an
+        // `int` holds) ends no iteration: not tried MAX_UNROLL times to find that out.
+        if conjuncts
+            .iter()
+            .filter(|c| mentions(c.text(), counter))
+            .all(|c| self.run_time_bound(*c, counter, p))
+        {
             return None;
         }
         let mut q = p.clone();
@@ -5100,13 +5147,53 @@ fn launch_loop(s: At<'_>, counters: &mut Vec<String>, depth: usize) -> bool {
         return false;
     }
     let declared = declaration_names(init);
-    let mut written = Vec::new();
-    assigned_names(update, &mut written, 0);
-    if declared.is_empty() || written.iter().any(|w| !declared.contains(w)) {
+    // The update writes the counters by name and nothing else (`blk.x = 64`, `(b) *= 2`,
+    // a macro that could write anything: not this rule); the condition writes nothing.
+    if declared.is_empty()
+        || !writes_only(update, &declared, true, 0)
+        || !writes_only(cond, &[], false, 0)
+        || !writes_only(init, &[], false, 0)
+    {
         return false;
     }
     counters.extend(declared);
     launch_body(body, counters, depth)
+}
+
+/// Whether every write in `at` is an assignment or `++`/`--` of one of `names` by name,
+/// with no call anywhere; `whole`: `at` is nothing but such writes, joined by commas (an
+/// update that is an identifier may be a macro that writes).
+fn writes_only(at: At<'_>, names: &[String], whole: bool, depth: usize) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    let target = match at.kind() {
+        Some(Kind::AssignmentExpression) => at.field(Field::Left),
+        Some(Kind::UpdateExpression) => at.field(Field::Argument),
+        Some(Kind::CallExpression) => return false,
+        Some(Kind::CommaExpression) if whole => {
+            return at
+                .children()
+                .into_iter()
+                .all(|c| writes_only(c, names, true, depth + 1));
+        }
+        _ if whole => return false,
+        _ => None,
+    };
+    if let Some(t) = target
+        && !(t.kind() == Some(Kind::Identifier) && names.iter().any(|n| n == t.text()))
+    {
+        return false;
+    }
+    // The written value's expression (and anything else) writes nothing.
+    let parts = match at.kind() {
+        Some(Kind::AssignmentExpression) => at.field(Field::Right).into_iter().collect(),
+        Some(Kind::UpdateExpression) => Vec::new(),
+        _ => at.children(),
+    };
+    parts
+        .into_iter()
+        .all(|c| writes_only(c, &[], false, depth + 1))
 }
 
 fn launch_body(s: At<'_>, counters: &mut Vec<String>, depth: usize) -> bool {
@@ -5129,9 +5216,10 @@ fn launch_body(s: At<'_>, counters: &mut Vec<String>, depth: usize) -> bool {
                 .find(|c| c.kind() == Some(Kind::KernelCallSyntax));
             match (call.kind(), call.field(Field::Function), config) {
                 // A launch that writes nothing (`k<<<g, b>>>(x, n++)` would).
+                // (and calls nothing: a helper or macro in an argument could write).
                 (Some(Kind::CallExpression), Some(kernel), Some(config)) => {
-                    !contains_kind(call, Kind::AssignmentExpression, 0)
-                        && !contains_kind(call, Kind::UpdateExpression, 0)
+                    call.field(Field::Arguments)
+                        .is_some_and(|a| writes_only(a, &[], false, 0))
                         && !counters
                             .iter()
                             .any(|c| mentions(kernel.text(), c) || mentions(config.text(), c))
@@ -5698,22 +5786,6 @@ fn declaration_names(d: At<'_>) -> Vec<String> {
             declared_name(n)
         })
         .collect()
-}
-
-/// Whether a variable's value is anything its type can hold (a parameter, a value read at
-/// run time), or not an integer known at all.
-fn run_time(v: Option<&Val>) -> bool {
-    match v {
-        Some(Val::Unknown(_)) => true,
-        Some(Val::Int(x, t)) => {
-            let (lo, hi) = t.range();
-            match x.bounds() {
-                (Some(a), Some(b)) => a <= lo && b >= hi,
-                _ => true,
-            }
-        }
-        _ => false,
-    }
 }
 
 /// Whether `text` has `name` as a whole word.

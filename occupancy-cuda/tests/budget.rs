@@ -181,6 +181,70 @@ fn loops_that_cannot_change_the_launch_are_not_run_value_by_value() {
     );
 }
 
+/// Each launch's line and its paths' summaries.
+fn launches(src: &str) -> Vec<(u32, Vec<String>)> {
+    let r = occupancy_cuda::read_texts(&[("src/a.cu", src)]);
+    r.launches
+        .iter()
+        .map(|l| (l.line, l.paths.iter().map(|p| p.summary()).collect()))
+        .collect()
+}
+
+#[test]
+fn a_loop_that_writes_more_than_its_counters_by_name_is_run_value_by_value() {
+    // The update writes `blk.x` too: `k` runs with 32 then 64, `k2` after the loop
+    // with 64; read once, `k2` would get 32, a block the code never launches it with.
+    let src = "__global__ void k(float* x, int i) {}\n__global__ void k2(float* x) {}\n\
+               extern \"C\" void run(float* x, int n) {\n  dim3 blk(32);\n\
+               \x20 for (int i = 0; i < 2; i++, blk.x = 64)\n    k<<<1, blk>>>(x, i);\n\
+               \x20 k2<<<1, blk>>>(x);\n}\n";
+    assert_eq!(
+        launches(src),
+        [
+            (
+                6,
+                vec![
+                    "k grid 1 block 32 smem 0 B".to_owned(),
+                    "k grid 1 block 64 smem 0 B".to_owned()
+                ]
+            ),
+            (7, vec!["k2 grid 1 block 64 smem 0 B".to_owned()])
+        ]
+    );
+}
+
+#[test]
+fn a_bound_computed_from_a_run_time_value_is_still_tested_on_entry() {
+    // `std::min(n, 4)` is at most 4: where `big` starts the counter at 8 the loop never
+    // runs, so block 64 is never launched. (Only a bound that is anything an `int`
+    // holds, `i < n`, is given up on at once.)
+    let src = "__global__ void k(float* x) {}\n\
+               extern \"C\" void run(float* x, int n, int big) {\n\
+               \x20 int b = 32, s = 0;\n  if (big) { b = 64; s = 8; }\n\
+               \x20 for (int i = s; i < std::min(n, 4); i++) {\n\
+               \x20   k<<<1, b>>>(x);\n    cudaDeviceSynchronize();\n  }\n}\n";
+    assert_eq!(
+        launches(src),
+        [(6, vec!["k grid 1 block 32 smem 0 B [!(big)]".to_owned()])]
+    );
+}
+
+#[test]
+fn a_nested_loop_counter_shadowing_a_launch_value_leaves_it_known() {
+    // The inner loop declares its own `t`; the outer `t`, the block of `k`, stays 64.
+    let src = "__global__ void k(float* x, int i) {}\n__global__ void k2(float* x, int t) {}\n\
+               extern \"C\" void run(float* x) {\n  int t = 64;\n\
+               \x20 for (int i = 0; i < 2; i++) {\n    k<<<1, t>>>(x, i);\n\
+               \x20   for (int t = 0; t < 3; t++) k2<<<1, 32>>>(x, t);\n  }\n}\n";
+    assert_eq!(
+        launches(src),
+        [
+            (6, vec!["k grid 1 block 64 smem 0 B".to_owned()]),
+            (7, vec!["k2 grid 1 block 32 smem 0 B".to_owned()])
+        ]
+    );
+}
+
 #[test]
 fn a_helper_called_for_its_value_again_with_the_same_arguments_costs_once() {
     // ggml's tile choice: on each of 64 paths, a loop asks a helper the shared memory of
