@@ -1828,6 +1828,19 @@ impl<'t, 's> Interp<'t, 's> {
                 out.extend(exits);
                 continue;
             }
+            // Where the condition fails on entry the body never runs and the path leaves
+            // as it came (a `do` body runs first); where it may hold, the body runs once.
+            let p = match cond {
+                Some(cond) if s.kind() != Some(Kind::DoStatement) => {
+                    let (held, failed) = self.branch(cond, &p);
+                    out.extend(failed);
+                    match held {
+                        Some(q) => q,
+                        None => continue,
+                    }
+                }
+                _ => p,
+            };
             out.extend(self.run_loop_once(body, update, &assigned, line, p));
         }
         out

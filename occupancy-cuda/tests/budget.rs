@@ -246,6 +246,26 @@ fn a_nested_loop_counter_shadowing_a_launch_value_leaves_it_known() {
 }
 
 #[test]
+fn a_loop_read_at_run_time_is_entered_only_where_its_condition_may_hold() {
+    // `j` starts at 5: `while (j < 3)` never runs, so `k2` is never launched. The loop
+    // on `n` may run zero times: the launch after it, past a body that returns, is made
+    // on that path.
+    let src = "__global__ void k(float* x, int i) {}\n__global__ void k2(float* x, int i) {}\n\
+               extern \"C\" void run(float* x, int n) {\n  int j = 5;\n\
+               \x20 while (j < 3) { k2<<<1, 128>>>(x, j); j++; }\n\
+               \x20 for (int i = 0; i < n; i++) { k<<<1, 64>>>(x, i); return; }\n\
+               \x20 k<<<1, 256>>>(x, n);\n}\n";
+    assert_eq!(
+        launches(src),
+        [
+            (5, vec![]),
+            (6, vec!["k grid 1 block 64 smem 0 B".to_owned()]),
+            (7, vec!["k grid 1 block 256 smem 0 B".to_owned()])
+        ]
+    );
+}
+
+#[test]
 fn a_helper_called_for_its_value_again_with_the_same_arguments_costs_once() {
     // ggml's tile choice: on each of 64 paths, a loop asks a helper the shared memory of
     // each tile; the helper costs over 64 steps. Followed at every call that is over
