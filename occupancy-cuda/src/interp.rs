@@ -66,10 +66,17 @@ const MAX_STEPS: usize = 128_000;
 /// The steps of interpretation one read may take per byte of the source files it reads
 /// (every unit and root together, [`read_budget`]): what bounds the reader's time by the
 /// size of its input (times in docs/PERFORMANCE.md, section 7). The real-crate corpus's reads take at
-/// most 1.03 steps per byte (mistralrs-core: 139,172 steps for 135,451 bytes;
+/// most 1.05 steps per byte (mistralrs-core: 142,233 steps for 135,451 bytes;
 /// candle-kernels 0.64; counted by printing `Budget::taken` after each read); its
 /// costliest unit 2.8 (`sort.cu` with its headers: 135,717 steps for 48,830 bytes).
 pub(crate) const STEPS_PER_SOURCE_BYTE: usize = 4;
+
+/// The bytes of a macro's expansion parsed per step of the budget. Tree-sitter takes up
+/// to 830 instructions a byte on text it must recover from (one 256 KiB expansion took
+/// 218 M instructions, callgrind, on a 4 KiB input of the cuda fuzz target), so at 8 bytes
+/// a step a read can parse at most 8 bytes per step of its budget; the corpus's reads
+/// spend at most 3% more steps for it (mistralrs-core 139,172 -> 142,233).
+const PARSED_BYTES_PER_STEP: usize = 8;
 
 /// The fewest steps a read may take, however small its files.
 pub(crate) const MIN_READ_STEPS: usize = 16_000;
@@ -3102,6 +3109,20 @@ impl<'t, 's> Interp<'t, 's> {
         if let Some(code) = self.expansions.get(&key) {
             return code.clone();
         }
+        // Parsing is work the steps count too: one per PARSED_BYTES_PER_STEP bytes. Past
+        // the budget nothing more is parsed (what it would have read is not read, and
+        // the root's note says so).
+        let room = |b: &Budget| b.limit().saturating_sub(b.taken());
+        let cost = text.len() / PARSED_BYTES_PER_STEP + 1;
+        // A parse the budget cannot pay for is not started: one step past what is left
+        // spends it.
+        let affordable = cost.min(room(&self.budget).min(room(self.read_budget)) + 1);
+        for _ in 0..affordable {
+            if !self.step() {
+                break;
+            }
+        }
+        let text = if self.spent() { String::new() } else { text };
         let mut code = Code::parse(text, at.code.shown.clone(), Some(line));
         code.origin = Some(Rc::new(crate::syntax::Origin::new(
             at.text().to_owned(),

@@ -265,6 +265,46 @@ fn a_loop_read_at_run_time_is_entered_only_where_its_condition_may_hold() {
     );
 }
 
+/// A file whose macro `BIG()` expands to `2^depth` statements `v = v + 1;` that never
+/// run (under `if (0)`), then launches.
+fn big_expansion(depth: usize) -> String {
+    let mut src = String::from("__global__ void k(float* x, int n) {}\n#define A0 v = v + 1;\n");
+    for i in 1..=depth {
+        src.push_str(&format!("#define A{i} A{} A{}\n", i - 1, i - 1));
+    }
+    src.push_str(&format!(
+        "#define BIG() do {{ if (0) {{ A{depth} }} }} while (0)\n\
+         extern \"C\" void run(float* x, int n) {{\n  int v = 0;\n  BIG();\n  k<<<n, 128>>>(x, n);\n}}\n"
+    ));
+    src
+}
+
+#[test]
+fn parsing_a_macro_expansion_is_paid_for_from_the_budget() {
+    // 2^11 statements (about 22 KiB) cost about 2,800 steps to parse: read, the launch
+    // after them too.
+    let src = big_expansion(11);
+    assert_eq!(
+        launches(&src),
+        [(18, vec!["k grid ? block 128 smem 0 B".to_owned()])]
+    );
+    assert_eq!(
+        notes(&occupancy_cuda::read_texts(&[("src/a.cu", &src)])),
+        Vec::<String>::new()
+    );
+    // 2^14 (about 190 KiB, 8 bytes a step) cost more steps than the whole read may take:
+    // not parsed, and said so (before, it was parsed and read without a note).
+    let src = big_expansion(14);
+    let r = occupancy_cuda::read_texts(&[("src/a.cu", &src)]);
+    assert_eq!(
+        notes(&r),
+        [
+            "src/a.cu:18: `run`: the reader's budget for these files (16000 steps, 4 per byte \
+          of source) is spent: the rest is not read"
+        ]
+    );
+}
+
 #[test]
 fn a_helper_called_for_its_value_again_with_the_same_arguments_costs_once() {
     // ggml's tile choice: on each of 64 paths, a loop asks a helper the shared memory of
