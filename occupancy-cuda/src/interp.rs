@@ -1835,15 +1835,25 @@ impl<'t, 's> Interp<'t, 's> {
                 out.extend(exits);
                 continue;
             }
-            // Where the condition fails on entry the body never runs and the path leaves
-            // as it came (a `do` body runs first); where it may hold, the body runs once.
+            // A condition that writes and calls nothing, tested on entry: where it fails
+            // the body never runs and the path leaves as it came (a `do` body runs
+            // first). Where it may also hold, the body runs once from the path as it
+            // came: what the condition says there need not hold after the loop (the body
+            // may change it in ways the reader does not see, `bump(&n)`).
             let p = match cond {
-                Some(cond) if s.kind() != Some(Kind::DoStatement) => {
-                    let (held, failed) = self.branch(cond, &p);
-                    out.extend(failed);
-                    match held {
-                        Some(q) => q,
-                        None => continue,
+                Some(cond)
+                    if s.kind() != Some(Kind::DoStatement) && writes_only(cond, &[], false, 0) =>
+                {
+                    match self.branch(cond, &p) {
+                        (None, failed) => {
+                            out.extend(failed);
+                            continue;
+                        }
+                        (Some(q), None) => q,
+                        (Some(_), Some(failed)) => {
+                            out.push(failed);
+                            p
+                        }
                     }
                 }
                 _ => p,
@@ -3122,7 +3132,8 @@ impl<'t, 's> Interp<'t, 's> {
                 break;
             }
         }
-        let text = if self.spent() { String::new() } else { text };
+        let spent = self.spent();
+        let text = if spent { String::new() } else { text };
         let mut code = Code::parse(text, at.code.shown.clone(), Some(line));
         code.origin = Some(Rc::new(crate::syntax::Origin::new(
             at.text().to_owned(),
@@ -3130,7 +3141,9 @@ impl<'t, 's> Interp<'t, 's> {
             at.code.origin.clone(),
         )));
         let code = Rc::new(code);
-        if self.expansions.len() < 4096 {
+        // An expansion not parsed for want of budget is not remembered: a later root,
+        // with a budget of its own, parses it.
+        if !spent && self.expansions.len() < 4096 {
             self.expansions.insert(key, code.clone());
         }
         code

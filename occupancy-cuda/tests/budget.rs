@@ -306,6 +306,19 @@ fn parsing_a_macro_expansion_is_paid_for_from_the_budget() {
 }
 
 #[test]
+fn a_loop_condition_that_writes_is_not_tested_on_entry() {
+    // `i++ < 0` writes `i`: the loop never runs, and `i` is 4 after it, not 3. The
+    // reader does not apply a condition's writes, so it does not split on it: after
+    // the loop `i` is unknown, never the stale 3.
+    let src = "__global__ void k(float* x, int i) {}\n__global__ void k2(float* x) {}\n\
+               extern \"C\" void run(float* x, int m) {\n  int i = 3;\n\
+               \x20 while (i++ < 0) { k<<<1, 32>>>(x, i); i += m; }\n\
+               \x20 k2<<<i, 64>>>(x);\n}\n";
+    let got = launches(src);
+    assert_eq!(got[1], (6, vec!["k2 grid ? block 64 smem 0 B".to_owned()]));
+}
+
+#[test]
 fn a_helper_called_for_its_value_again_with_the_same_arguments_costs_once() {
     // ggml's tile choice: on each of 64 paths, a loop asks a helper the shared memory of
     // each tile; the helper costs over 64 steps. Followed at every call that is over
