@@ -73,10 +73,11 @@ pub(crate) const STEPS_PER_SOURCE_BYTE: usize = 4;
 
 /// The bytes of a macro's expansion parsed per step of the budget. Tree-sitter takes up
 /// to 830 instructions a byte on text it must recover from (one 256 KiB expansion took
-/// 218 M instructions, callgrind, on a 4 KiB input of the cuda fuzz target), so at 8 bytes
-/// a step a read can parse at most 8 bytes per step of its budget; the corpus's reads
-/// spend at most 3% more steps for it (mistralrs-core 139,172 -> 142,233).
-const PARSED_BYTES_PER_STEP: usize = 8;
+/// 218 M instructions, callgrind, on a 4 KiB input of the cuda fuzz target), so a read
+/// parses at most 2 bytes per step of its budget; the corpus's reads spend at most 60%
+/// more steps for it (candle-flash-attn's macros: 59,238 -> 211,367 of 894,152), none near
+/// its budget.
+const PARSED_BYTES_PER_STEP: usize = 2;
 
 /// The fewest steps a read may take, however small its files.
 pub(crate) const MIN_READ_STEPS: usize = 16_000;

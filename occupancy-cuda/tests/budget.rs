@@ -281,18 +281,18 @@ fn big_expansion(depth: usize) -> String {
 
 #[test]
 fn parsing_a_macro_expansion_is_paid_for_from_the_budget() {
-    // 2^11 statements (about 22 KiB) cost about 2,800 steps to parse: read, the launch
+    // 2^10 statements (about 11 KiB) cost about 5,600 steps to parse: read, the launch
     // after them too.
-    let src = big_expansion(11);
+    let src = big_expansion(10);
     assert_eq!(
         launches(&src),
-        [(18, vec!["k grid ? block 128 smem 0 B".to_owned()])]
+        [(17, vec!["k grid ? block 128 smem 0 B".to_owned()])]
     );
     assert_eq!(
         notes(&occupancy_cuda::read_texts(&[("src/a.cu", &src)])),
         Vec::<String>::new()
     );
-    // 2^14 (about 190 KiB, 8 bytes a step) cost more steps than the whole read may take:
+    // 2^14 (about 190 KiB, 2 bytes a step) cost more steps than the whole read may take:
     // not parsed, and said so (before, it was parsed and read without a note).
     let src = big_expansion(14);
     let r = occupancy_cuda::read_texts(&[("src/a.cu", &src)]);
