@@ -65,18 +65,19 @@ const MAX_STEPS: usize = 128_000;
 
 /// The steps of interpretation one read may take per byte of the source files it reads
 /// (every unit and root together, [`read_budget`]): what bounds the reader's time by the
-/// size of its input (times in docs/PERFORMANCE.md, section 7). The real-crate corpus's reads take at
-/// most 1.05 steps per byte (mistralrs-core: 142,233 steps for 135,451 bytes;
-/// candle-kernels 0.64; counted by printing `Budget::taken` after each read); its
-/// costliest unit 2.8 (`sort.cu` with its headers: 135,717 steps for 48,830 bytes).
+/// size of its input (times in docs/PERFORMANCE.md, section 7). The real-crate corpus's
+/// reads take at most 1.05 steps per byte (mistralrs-core: 142,733 steps for 135,451
+/// bytes; candle-flash-attn 0.95, candle-kernels 0.65; counted by printing
+/// `Budget::taken` after each read); its costliest unit 2.8 (`sort.cu` with its headers:
+/// 135,717 steps for 48,830 bytes).
 pub(crate) const STEPS_PER_SOURCE_BYTE: usize = 4;
 
 /// The bytes of a macro's expansion parsed per step of the budget. Tree-sitter takes up
 /// to 830 instructions a byte on text it must recover from (one 256 KiB expansion took
 /// 218 M instructions, callgrind, on a 4 KiB input of the cuda fuzz target), so a read
-/// parses at most 2 bytes per step of its budget; the corpus's reads spend at most 60%
-/// more steps for it (candle-flash-attn's macros: 59,238 -> 211,367 of 894,152), none near
-/// its budget.
+/// parses at most 2 bytes per step of its budget. The corpus's macros cost most in
+/// candle-flash-attn, whose read takes 211,367 steps with them (59,238 without) of its
+/// 894,152.
 const PARSED_BYTES_PER_STEP: usize = 2;
 
 /// The fewest steps a read may take, however small its files.
