@@ -23,12 +23,14 @@
 //! 3. `source.rs`: the crate's sources as an index (modules, constants, functions, impls,
 //!    imports), each file parsed once per compilation (a function's body only when the
 //!    reader first runs the function);
-//! 4. `reader/`: the launches the wrapper's body makes, one per path through it: a small
-//!    interpreter (`reader/interp.rs`) over the lowered body (`reader/ir.rs`), the helpers
-//!    and `const fn`s it calls and the constants it names (`reader/names.rs`: name
-//!    resolution in the crate's sources), with an explicit abstract value
-//!    (`reader/value.rs`: known integers, finite sets, intervals, tuples, configurations,
-//!    kernels) and a term the compiler confirms for every value read from a name;
+//! 4. `reader/`: the launches the wrapper's body makes, one per path through it: the body
+//!    lowered to `occupancy-read`'s IR (`reader/ir.rs`) and run by its interpreter
+//!    (`occupancy_read::interp`) into the helpers and `const fn`s it calls and the
+//!    constants it names (`reader/names.rs`: name resolution in the crate's sources, as
+//!    `occupancy_read::names::Names`), with an explicit abstract value
+//!    (`occupancy_read::value`: known integers, finite sets, intervals, tuples,
+//!    configurations, kernels) and a term the compiler confirms for every value read from
+//!    a name;
 //! 5. `artifact.rs`: the kernels' resources per target, from the resource manifest, a cubin
 //!    or a fatbin (one kernel, a list, or a glob), found by `occupancy_spec::artifact`;
 //! 6. `valid.rs` (in stages) and `plans.rs`: arguments + policy + body + resources ->
@@ -64,7 +66,7 @@ extern crate proc_macro;
 use proc_macro2::{Span, TokenStream};
 use syn::{Block, Signature};
 
-pub mod apis;
+pub use occupancy_read::apis;
 mod artifact;
 mod ast;
 mod attr;
@@ -82,13 +84,13 @@ mod valid;
 use occupancy_spec as spec;
 
 pub use attr::KEYS;
+pub use occupancy_read::ir::{Placeholder, fill_format};
 pub use occupancy_spec::artifact::{glob_match, is_glob};
 pub use occupancy_spec::{
     Case, Confirmation, Diagnostic, Env, Evaluation, ExternalLaunch, HelperCheck, KernelSpec,
     Location, MANIFEST_VAR, ManifestOrigin, OUT_DIR_MANIFEST, Plan, Source, SourceKind, Spec,
     TARGETS_VAR, TargetEvaluation, TargetSpec, TargetsOrigin, Value, load_policy,
 };
-pub use reader::ir::{Placeholder, fill_format};
 pub use split::{Skipped, SourceFile};
 
 use errors::Errors;

@@ -20,7 +20,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::reader::ir::{self, Block, Expr, IntTy};
+use occupancy_read::names::FnBody;
+pub(crate) use occupancy_read::names::{ConstDef, CrateId, FnDef, ModuleId, Returns, Vis};
+
+use crate::reader::ir::{self, Block, IntTy};
 
 /// The largest source file read, bytes: far above any hand-written module (the largest
 /// files of rustc's own sources are about 1 MB).
@@ -28,67 +31,6 @@ pub(crate) const MAX_SOURCE_BYTES: u64 = 8 << 20;
 
 /// The most files one expansion loads while searching for a module.
 const MAX_FILES: usize = 256;
-
-/// Who may name an item, as written on it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Vis {
-    /// No `pub`: the module it is in, and that module's descendants.
-    Private,
-    /// `pub`: everyone (the package's library seen from its binaries, examples, tests).
-    Pub,
-    /// `pub(crate)`: the whole crate.
-    Crate,
-    /// `pub(super)`: the parent module and its descendants.
-    Super,
-    /// `pub(in crate::a)`, `pub(self)`: that module (a path from the crate root).
-    In(Vec<String>),
-}
-
-/// An integer `const` (or an associated constant).
-#[derive(Clone, Debug)]
-pub(crate) struct ConstDef {
-    pub(crate) name: String,
-    /// Its declared type when that is an integer type.
-    pub(crate) ty: Option<IntTy>,
-    /// The declared type as written, for messages.
-    pub(crate) ty_text: String,
-    pub(crate) expr: Expr,
-    pub(crate) vis: Vis,
-}
-
-/// What a function returns, as far as the reader cares.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Returns {
-    /// `LaunchConfig` (a launch helper).
-    Config,
-    /// An integer type.
-    Int(IntTy),
-    /// A tuple or a named type without generic arguments (a struct of the crate): values
-    /// chosen together.
-    Value,
-    Other,
-}
-
-/// A function the reader can run: one returning a `LaunchConfig`, an integer, a tuple or a
-/// struct.
-#[derive(Clone, Debug)]
-pub(crate) struct FnDef {
-    pub(crate) name: String,
-    pub(crate) vis: Vis,
-    pub(crate) is_const: bool,
-    /// Generic parameters in order: `Some(name)` for a `const N: u32`, `None` for a type or
-    /// lifetime parameter.
-    pub(crate) generics: Vec<Option<String>>,
-    /// Parameters in order: the pattern, and its integer type when it has one.
-    pub(crate) params: Vec<(ir::Pat, Option<IntTy>)>,
-    /// Generic over types: a type parameter, or an `impl Trait` parameter. Its function item
-    /// cannot be named without the types (`slice_ptr` of `fn slice_ptr<T: DeviceRepr>` is
-    /// "type annotations needed" on its own).
-    pub(crate) generic_over_types: bool,
-    pub(crate) returns: Returns,
-    /// The body, lowered ([`ir::lower_fn_body`]) the first time it is run.
-    pub(crate) body: Arc<Body>,
-}
 
 /// A function's body: its text, lowered when the reader first runs the function (most
 /// functions of a crate never are: a crate's launch wrappers are all indexed, and only
@@ -116,11 +58,13 @@ impl Body {
             lowered: std::sync::OnceLock::new(),
         }
     }
+}
 
+impl FnBody for Body {
     /// The body, lowered. A text that does not lex or parse as a block, or is past the
     /// parser's limits, is an empty body, as `split.rs` keeps a body past the limits (it was
     /// lexed and parsed with its file, so neither happens but through a bug).
-    pub(crate) fn get(&self) -> &Block {
+    fn get(&self) -> &Block {
         self.lowered.get_or_init(|| {
             let Some(text) = &self.text else {
                 return Block::default();
@@ -685,50 +629,6 @@ fn read_text(path: &Path) -> Result<String, String> {
         .map_err(|e| e.reason.to_string())
 }
 
-/// Which crate a module belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum CrateId {
-    /// The crate being compiled.
-    Local,
-    /// The package's library, named from a binary, example, test or bench of the package.
-    PackageLib,
-}
-
-/// A module: its crate and its path from that crate's root.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct ModuleId {
-    pub(crate) krate: CrateId,
-    pub(crate) path: Vec<String>,
-}
-
-impl ModuleId {
-    pub(crate) fn parent(&self) -> Option<ModuleId> {
-        let mut path = self.path.clone();
-        path.pop()?;
-        Some(ModuleId {
-            krate: self.krate,
-            path,
-        })
-    }
-
-    /// `crate::a::b`, or `occupancy_examples::a` for the package's library.
-    pub(crate) fn text(&self, lib_name: Option<&str>) -> String {
-        let root = match self.krate {
-            CrateId::Local => "crate",
-            CrateId::PackageLib => lib_name.unwrap_or("crate"),
-        };
-        std::iter::once(root)
-            .chain(self.path.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join("::")
-    }
-
-    /// Whether `self` is `other` or inside it.
-    pub(crate) fn within(&self, other: &ModuleId) -> bool {
-        self.krate == other.krate && self.path.starts_with(&other.path)
-    }
-}
-
 /// Where a module's items are: the file, the inline modules inside it, and the folder its
 /// `mod name;` files are looked for in.
 #[derive(Clone, Debug)]
@@ -1281,7 +1181,7 @@ mod tests {
         std::fs::write(&file, "pub const A: u32 = 2;").unwrap();
         let changed = index_file(&file, false).unwrap();
         assert!(!Arc::ptr_eq(&first, &changed));
-        assert_eq!(changed.items.consts[0].expr, Expr::Int(2, None));
+        assert_eq!(changed.items.consts[0].expr, ir::Expr::Int(2, None));
         // Not a regular file: said so.
         assert_eq!(
             index_file(&dir, false).unwrap_err(),

@@ -1,15 +1,16 @@
 //! The reader: the launches a wrapper's body makes, as the user wrote them, one per path.
 //!
-//! It is a small interpreter over the body, the helpers it calls and the constants it names
-//! (`interp.rs`), with an explicit abstract value (`value.rs`): a known integer, one of a
-//! few values, an interval (`occupancy_core::abstract_int`, shared with the CUDA C++
-//! reader), a tuple, a struct, a configuration, a kernel, or unknown with the reason.
+//! It is the reading core of `occupancy-read` (its interpreter `occupancy_read::interp`
+//! over the body, the helpers it calls and the constants it names, with an explicit
+//! abstract value, `occupancy_read::value`: a known integer, one of a few values, an
+//! interval of `occupancy_core::abstract_int`, a tuple, a struct, a configuration, a kernel,
+//! or unknown with the reason) run on the body this front end lowers, its names answered
+//! from the crate's sources.
 //!
 //! ```text
-//! syn body ──ir.rs──▶ lowered Rust ──interp.rs──▶ launches per path ──this file──▶ BodyLaunch per
-//!                      (spans kept)    (names.rs:    (+ the members of      launch the code can make
-//!                                       the crate's   run-time sets)         (sets enumerated)
-//!                                       sources)
+//! syn body ──ir.rs──▶ IR ──occupancy_read::interp──▶ launches per path ──this file──▶ BodyLaunch per
+//!           (spans kept)     (names.rs: the crate's     (+ the members of      launch the code can make
+//!                             sources, as Names)         run-time sets)         (sets enumerated)
 //! ```
 //!
 //! What it reads:
@@ -40,10 +41,10 @@
 //! shared_mem_bytes: threads * 4`): the body is read again with `threads` one of them, so
 //! that the shared memory follows.
 
-pub(crate) mod interp;
+pub(crate) use occupancy_read::interp;
 pub(crate) mod ir;
 pub(crate) mod names;
-pub(crate) mod value;
+pub(crate) use occupancy_read::value;
 
 use occupancy_core::abstract_int::AbstractInt;
 use proc_macro2::Span;
@@ -221,16 +222,6 @@ pub(crate) fn read_body(
         read = run(&lowered, &params, &generics, resolver, mode);
     }
     read
-}
-
-impl Mode {
-    fn clone_without_assumptions(&self) -> Mode {
-        Mode {
-            launch_calls: self.launch_calls,
-            base_names: self.base_names.clone(),
-            assume: Vec::new(),
-        }
-    }
 }
 
 /// One reading of the body.

@@ -9,50 +9,13 @@
 
 use std::path::PathBuf;
 
-use super::ir::{IntTy, Path, Segment};
-use crate::source::{ConstDef, Crate, CrateId, FnDef, Items, ModuleId, Vis};
+pub(crate) use occupancy_read::names::{
+    ConstDef, CrateId, Def, FnDef, ModuleId, Names, Place, Vis, seg, unique,
+};
 
-/// Where a path is resolved: a module and the type `Self` names there, or the wrapper's
-/// (found in the crate's sources when first needed).
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Place {
-    pub(crate) module: Option<ModuleId>,
-    pub(crate) self_ty: Option<String>,
-    pub(crate) at_wrapper: bool,
-}
+use super::ir::{IntTy, Path};
 
-impl Place {
-    /// The wrapper's place.
-    pub(crate) fn wrapper() -> Place {
-        Place {
-            module: None,
-            self_ty: None,
-            at_wrapper: true,
-        }
-    }
-
-    /// A module of the crate, with the type `Self` names there.
-    pub(crate) fn module(module: ModuleId, self_ty: Option<String>) -> Place {
-        Place {
-            module: Some(module),
-            self_ty,
-            at_wrapper: false,
-        }
-    }
-}
-
-/// What a path names.
-#[derive(Clone, Debug)]
-pub(crate) enum Def {
-    Const(ConstDef, ModuleId, Option<String>),
-    Fn(FnDef, ModuleId, Option<String>),
-    Module(ModuleId),
-    Type(ModuleId, String),
-    Primitive(IntTy),
-    /// `u32::MAX`, `usize::BITS`.
-    Builtin(i128, IntTy),
-    External(String),
-}
+use crate::source::{Crate, Items};
 
 /// Where the wrapper is: what [`Crate::locate`] needs to find it in the crate's sources.
 pub(crate) struct Wrapper {
@@ -580,40 +543,44 @@ fn visible(vis: &Vis, declared_in: &ModuleId, from: &ModuleId) -> bool {
     }
 }
 
-pub(crate) fn seg(name: &str) -> Segment {
-    Segment {
-        ident: name.to_owned(),
-        args: Vec::new(),
+/// The interpreter's questions, answered from the crate's module tree.
+impl Names for Resolver {
+    fn body_consts(&self) -> &[ConstDef] {
+        &self.body_items.consts
     }
-}
 
-/// `::core::mem::size_of::<T>` for a call written `size_of::<T>` in a helper.
-pub(crate) fn core_mem(path: &Path) -> Path {
-    let last = path
-        .segments
-        .last()
-        .cloned()
-        .unwrap_or_else(|| seg("size_of"));
-    Path {
-        leading_colon: true,
-        segments: vec![seg("core"), seg("mem"), last],
+    fn place(&mut self, place: &Place) -> (Option<ModuleId>, Option<String>) {
+        Resolver::place(self, place)
     }
-}
 
-pub(crate) fn unique<'a, T>(mut items: impl Iterator<Item = &'a T>) -> Option<&'a T> {
-    let first = items.next()?;
-    items.next().is_none().then_some(first)
-}
+    fn place_of(&mut self, module: &ModuleId) -> String {
+        Resolver::place_of(self, module)
+    }
 
-/// Sizes of the primitive types, bytes (`usize` and `isize` as on the 64-bit hosts CUDA
-/// runs on; the compiler's confirmation would catch another).
-pub(crate) fn primitive_size(ty: &str) -> Option<i128> {
-    Some(match ty {
-        "u8" | "i8" | "bool" => 1,
-        "u16" | "i16" | "f16" => 2,
-        "u32" | "i32" | "f32" | "char" => 4,
-        "u64" | "i64" | "f64" | "usize" | "isize" => 8,
-        "u128" | "i128" | "f128" => 16,
-        _ => return None,
-    })
+    fn resolve(&mut self, path: &Path, place: &Place) -> Result<Def, String> {
+        Resolver::resolve(self, path, place)
+    }
+
+    fn lib_name(&self) -> Option<&str> {
+        Resolver::lib_name(self)
+    }
+
+    fn root_path(
+        &mut self,
+        module: &ModuleId,
+        self_ty: Option<&str>,
+        def: &ConstDef,
+    ) -> Result<Path, String> {
+        Resolver::root_path(self, module, self_ty, def)
+    }
+
+    fn fn_root_path(
+        &mut self,
+        module: &ModuleId,
+        self_ty: Option<&str>,
+        def: &FnDef,
+        written: &Path,
+    ) -> Result<Path, String> {
+        Resolver::fn_root_path(self, module, self_ty, def, written)
+    }
 }

@@ -27,20 +27,19 @@ use occupancy_core::read::budget::Budget;
 use occupancy_core::read::paths::{self, Overflow, PathState};
 use occupancy_core::read::refine;
 
-use super::ir::{
+use crate::apis;
+use crate::ir::{
     self, At, Block, Expr, Field, IntTy, Loop, LoopKind, Match, Method, Pat, Path as IrPath, Stmt,
     StructLit,
 };
-use super::names::{self, Def, Place, Resolver};
-use super::value::{
+use crate::names::{self, ConstDef, Def, FnDef, ModuleId, Names, Place, Returns};
+use crate::value::{
     self, ChoiceId, ConfigVal, Int, Kernel, SourceId, StructVal, Term, Unknown, Val,
 };
-use crate::apis;
-use crate::source::{ConstDef, FnDef, ModuleId, Returns};
 
 /// The most paths followed at once, the bound both readers share; past it, the rest are
 /// folded ([`paths::settle`]) and the construct that split them is an error.
-pub(crate) const MAX_PATHS: usize = paths::MAX_PATHS;
+pub const MAX_PATHS: usize = paths::MAX_PATHS;
 
 /// Expression nodes one expansion may evaluate.
 const MAX_STEPS: usize = 200_000;
@@ -71,7 +70,7 @@ const TRANSPARENT_METHODS: &[&str] = &[
 
 /// How names read are written back for the compiler to confirm them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Terms {
+pub enum Terms {
     /// No terms (a constant's definition, a `const fn` with known arguments: the name or
     /// call that led there is confirmed instead).
     Off,
@@ -82,29 +81,32 @@ pub(crate) enum Terms {
 }
 
 /// A run-time input.
-pub(crate) struct SourceInfo {
+pub struct SourceInfo {
     /// Why it is not known: "`n` is a parameter of the wrapper, a run-time value".
-    pub(crate) what: String,
+    pub what: String,
     /// Where it is bound, stable from one run to the next (for the attribute's candidates).
-    pub(crate) key: SourceKey,
+    pub key: SourceKey,
 }
 
 /// A binding's identity across runs of the interpreter: its name and where it is bound.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct SourceKey {
-    pub(crate) name: String,
-    pub(crate) at: u32,
+pub struct SourceKey {
+    /// The name bound.
+    pub name: String,
+    /// Where it is bound: the index of its location in the body (stable across runs).
+    pub at: u32,
 }
 
 /// A run-time set bound to a name.
-pub(crate) struct ChoiceInfo {
+pub struct ChoiceInfo {
     /// Its members, sorted.
-    pub(crate) members: Vec<i128>,
+    pub members: Vec<i128>,
     /// The name it is bound to, and the expression it comes from (for notes).
-    pub(crate) name: String,
-    pub(crate) text: String,
+    pub name: String,
+    /// The expression the set comes from, as written.
+    pub text: String,
     /// The run-time inputs it depends on.
-    pub(crate) roots: Vec<SourceId>,
+    pub roots: Vec<SourceId>,
     /// How to compute it again when a condition later narrows one of its inputs.
     recompute: Option<Recompute>,
 }
@@ -117,47 +119,60 @@ struct Recompute {
 /// A helper the wrapper calls, read from the crate's sources: the compiler checks that the
 /// function read is the function called.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct HelperRead {
+pub struct HelperRead {
     /// The call's path as written in the wrapper.
-    pub(crate) written: IrPath,
+    pub written: IrPath,
     /// The function read, from the crate root.
-    pub(crate) read: IrPath,
-    pub(crate) at: At,
+    pub read: IrPath,
+    /// Where the call is written.
+    pub at: At,
 }
 
 /// A launch one path makes.
-pub(crate) struct LaunchRec {
+pub struct LaunchRec {
     /// The configuration (a [`Val::Config`], or unknown).
-    pub(crate) config: Val,
+    pub config: Val,
     /// The kernel it launches, when the path names it.
-    pub(crate) kernel: Option<Kernel>,
+    pub kernel: Option<Kernel>,
     /// Which members of each run-time set the path allows, for the sets in `config`.
-    pub(crate) masks: Vec<(ChoiceId, u64)>,
+    pub masks: Vec<(ChoiceId, u64)>,
     /// The sets this path took one member of (to combine it with another set, or where a
     /// condition decided one member).
-    pub(crate) fixed: Vec<ChoiceId>,
+    pub fixed: Vec<ChoiceId>,
     /// Sets whose inputs a later condition narrowed without the reader being able to
     /// follow (their members may not all be possible on this path).
-    pub(crate) stale: Vec<ChoiceId>,
+    pub stale: Vec<ChoiceId>,
     /// Names read that decided the path or that the values no longer carry.
-    pub(crate) reads: Vec<Rc<Term>>,
-    pub(crate) helpers: Vec<HelperRead>,
+    pub reads: Vec<Rc<Term>>,
+    /// Helpers the path called, each confirmed by the compiler.
+    pub helpers: Vec<HelperRead>,
     /// The name the configuration is bound to (`cfg`), if any.
-    pub(crate) name: Option<String>,
+    pub name: Option<String>,
     /// Where the launch is: the call or the construction.
-    pub(crate) at: At,
+    pub at: At,
 }
 
 /// What the interpreter recognises as launches.
-pub(crate) struct Mode {
+pub struct Mode {
     /// The body calls a launch method: only what it passes to one is a launch. Otherwise
     /// every configuration the body builds is one.
-    pub(crate) launch_calls: bool,
+    pub launch_calls: bool,
     /// Names used as the `..base` of a `LaunchConfig` literal (not launches themselves).
-    pub(crate) base_names: Vec<String>,
+    pub base_names: Vec<String>,
     /// The attribute's candidates for run-time values: what each input takes instead of
     /// its whole range (a second run, once the first has found which inputs they stand for).
-    pub(crate) assume: Vec<(SourceKey, Vec<i128>, String)>,
+    pub assume: Vec<(SourceKey, Vec<i128>, String)>,
+}
+
+impl Mode {
+    /// The same mode without the attribute's candidates (the first reading).
+    pub fn clone_without_assumptions(&self) -> Mode {
+        Mode {
+            launch_calls: self.launch_calls,
+            base_names: self.base_names.clone(),
+            assume: Vec::new(),
+        }
+    }
 }
 
 /// A binding.
@@ -212,7 +227,7 @@ enum FactKind {
 
 /// One way through the code.
 #[derive(Clone, Debug)]
-pub(crate) struct Path {
+pub struct Path {
     frames: Vec<Frame>,
     masks: Vec<(ChoiceId, u64)>,
     stale: Vec<ChoiceId>,
@@ -232,18 +247,23 @@ type Outs = Vec<(Path, Val)>;
 type Scrutinee<'a> = (&'a Expr, &'a [(Rc<str>, u32)]);
 
 /// The interpreter for one expansion.
-pub(crate) struct Interp<'r> {
-    pub(crate) names: &'r mut Resolver,
-    pub(crate) mode: Mode,
-    pub(crate) sources: Vec<SourceInfo>,
-    pub(crate) choices: Vec<ChoiceInfo>,
-    pub(crate) launches: Vec<LaunchRec>,
+pub struct Interp<'r> {
+    /// The front end's answers about names.
+    pub names: &'r mut dyn Names,
+    /// What counts as a launch, and the attribute's candidates.
+    pub mode: Mode,
+    /// The run-time inputs met (parameters, calls not followed), by [`SourceId`].
+    pub sources: Vec<SourceInfo>,
+    /// The run-time sets bound to names, by [`ChoiceId`].
+    pub choices: Vec<ChoiceInfo>,
+    /// The launches recorded, one per path and launch site.
+    pub launches: Vec<LaunchRec>,
     /// Kernel names the body loads as literals, in order.
-    pub(crate) kernels: Vec<(String, At)>,
+    pub kernels: Vec<(String, At)>,
     /// A name built at run time (`format!("affine_{}", ..)`): the glob it suggests.
-    pub(crate) kernel_pattern: Option<(String, At)>,
+    pub kernel_pattern: Option<(String, At)>,
     /// Errors on the body's constructs (too many paths), with where.
-    pub(crate) problems: Vec<(At, String)>,
+    pub problems: Vec<(At, String)>,
     /// The steps of this expansion ([`MAX_STEPS`]).
     budget: Budget,
     nesting: usize,
@@ -350,7 +370,8 @@ fn all_members(n: usize) -> u64 {
 }
 
 impl<'r> Interp<'r> {
-    pub(crate) fn new(names: &'r mut Resolver, mode: Mode) -> Interp<'r> {
+    /// An interpreter for one expansion, asking `names` about names.
+    pub fn new(names: &'r mut dyn Names, mode: Mode) -> Interp<'r> {
         Interp {
             names,
             mode,
@@ -402,12 +423,7 @@ impl<'r> Interp<'r> {
 
     /// Runs the wrapper's body: `params` are its parameters (pattern, integer type, what
     /// each is), `generics` the names of its generic parameters.
-    pub(crate) fn run_wrapper(
-        &mut self,
-        body: &Block,
-        params: &[(Pat, ParamKind)],
-        generics: &[String],
-    ) {
+    pub fn run_wrapper(&mut self, body: &Block, params: &[(Pat, ParamKind)], generics: &[String]) {
         let mut path = Path::new(Frame {
             place: Place::wrapper(),
             terms: Terms::AsWritten,
@@ -483,11 +499,7 @@ impl<'r> Interp<'r> {
     }
 
     /// Evaluates an expression of the attribute (a constant) in the wrapper's place.
-    pub(crate) fn eval_attribute(
-        &mut self,
-        expr: &Expr,
-        expected: Option<IntTy>,
-    ) -> (Val, Vec<Rc<Term>>) {
+    pub fn eval_attribute(&mut self, expr: &Expr, expected: Option<IntTy>) -> (Val, Vec<Rc<Term>>) {
         let path = Path::new(Frame {
             place: Place::wrapper(),
             terms: Terms::AsWritten,
@@ -852,7 +864,7 @@ impl<'r> Interp<'r> {
     }
 
     /// Why a value of `roots` is not known: its first input's reason.
-    pub(crate) fn why(&self, roots: &[SourceId]) -> String {
+    pub fn why(&self, roots: &[SourceId]) -> String {
         roots
             .first()
             .and_then(|s| self.sources.get(*s as usize))
@@ -956,7 +968,7 @@ impl<'r> Interp<'r> {
                 _ => None,
             });
             let kernel = Kernel {
-                glob: crate::artifact::is_glob(&name),
+                glob: occupancy_spec::artifact::is_glob(&name),
                 name,
                 at,
             };
@@ -1328,13 +1340,8 @@ impl<'r> Interp<'r> {
         // A constant declared at the top of the wrapper's body.
         if let Some(name) = p.single()
             && frame.terms == Terms::AsWritten
-            && let Some(def) = names::unique(
-                self.names
-                    .body_items
-                    .consts
-                    .iter()
-                    .filter(|c| c.name == name),
-            )
+            && let Some(def) =
+                names::unique(self.names.body_consts().iter().filter(|c| c.name == name))
         {
             let def = def.clone();
             let (module, _) = self.names.place(&frame.place);
@@ -2922,10 +2929,14 @@ impl<'r> Interp<'r> {
 
 /// How a parameter of the wrapper is read.
 #[derive(Clone, Debug)]
-pub(crate) enum ParamKind {
+pub enum ParamKind {
+    /// An integer of that type: its type's range.
     Int(IntTy),
+    /// A `bool`: either value.
     Bool,
+    /// A tuple of integers.
     Ints(Vec<IntTy>),
+    /// Anything else: unknown.
     Other,
 }
 
@@ -3152,7 +3163,8 @@ fn block_text(e: &Expr) -> String {
     }
 }
 
-pub(crate) fn has_config(v: &Val) -> bool {
+/// Whether `v` is, or holds, a launch configuration.
+pub fn has_config(v: &Val) -> bool {
     match v {
         Val::Config(_) => true,
         Val::Choice(_, vals) => vals.iter().any(has_config),

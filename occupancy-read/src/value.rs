@@ -12,115 +12,134 @@
 //! is a [`Val::Choice`]: one value per member of that set, so that everything computed from
 //! it stays paired with the member it came from. Operations map over a choice's members;
 //! values of two different choices are never combined here: the interpreter first splits
-//! the path on one of them (`interp.rs`).
+//! the path on one of them ([`crate::interp`]).
 
 use std::rc::Rc;
 
 use occupancy_core::abstract_int::{AbstractInt, Comparison, Truth};
 
-use super::ir::{At, Expr, IntTy, Method, Op};
+use crate::ir::{At, Expr, IntTy, Method, Op};
 
 /// A run-time input: an index into the interpreter's table of them (a parameter of the
 /// wrapper, a call it does not follow, a `let` of a run-time value).
-pub(crate) type SourceId = u32;
+pub type SourceId = u32;
 
 /// A run-time set bound to a name: an index into the interpreter's table of choices.
-pub(crate) type ChoiceId = u32;
+pub type ChoiceId = u32;
 
 /// An expression the compiler evaluates to confirm a value read from names.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Term {
+pub struct Term {
     /// Valid in the wrapper's body (paths as written there, or from the crate root).
-    pub(crate) expr: Expr,
+    pub expr: Expr,
     /// It names `Self` or a generic parameter: it can only be evaluated in the body (an
     /// inline `const { }`), not in an item.
-    pub(crate) in_body: bool,
+    pub in_body: bool,
     /// The names read, with where each was found (`TILE` = 16 in src/consts.rs).
-    pub(crate) names: Vec<String>,
+    pub names: Vec<String>,
     /// Where the name is written in the wrapper's body ([`At::NONE`] elsewhere).
-    pub(crate) at: At,
+    pub at: At,
     /// The value read.
-    pub(crate) value: i128,
+    pub value: i128,
 }
 
 /// An integer.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Int {
+pub struct Int {
     /// Its possible values, within its type's range.
-    pub(crate) set: AbstractInt,
-    pub(crate) ty: Option<IntTy>,
+    pub set: AbstractInt,
+    /// Its Rust type, when known.
+    pub ty: Option<IntTy>,
     /// How the compiler confirms it: only for a known value read from names.
-    pub(crate) term: Option<Rc<Term>>,
+    pub term: Option<Rc<Term>>,
     /// The run-time inputs it depends on, sorted (empty: a constant).
-    pub(crate) roots: Vec<SourceId>,
+    pub roots: Vec<SourceId>,
     /// It is exactly this input's value (so that a key's candidates can stand for it).
-    pub(crate) source: Option<SourceId>,
+    pub source: Option<SourceId>,
 }
 
 /// A value.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Val {
+pub enum Val {
+    /// An integer.
     Int(Int),
     /// A boolean, `None` when not known.
     Bool(Option<bool>),
+    /// A string (a kernel's name, a `format!` result).
     Str(String),
     /// A kernel function, as the body loads it.
     Kernel(Kernel),
     /// cudarc's launch builder (`stream.launch_builder(&f)`), with its kernel if known.
     Builder(Option<Kernel>),
+    /// A tuple.
     Tuple(Vec<Val>),
+    /// A struct value.
     Struct(Rc<StructVal>),
+    /// A launch configuration.
     Config(Rc<ConfigVal>),
     /// One value per member of a run-time set bound to a name.
     Choice(ChoiceId, Rc<Vec<Val>>),
+    /// Not known, and why.
     Unknown(Unknown),
 }
 
 /// A value the reader does not know, and why.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Unknown {
-    pub(crate) why: Rc<str>,
-    pub(crate) roots: Vec<SourceId>,
-    pub(crate) source: Option<SourceId>,
+pub struct Unknown {
+    /// Why it is not known.
+    pub why: Rc<str>,
+    /// The run-time inputs it depends on.
+    pub roots: Vec<SourceId>,
+    /// The input it is exactly the value of, if any.
+    pub source: Option<SourceId>,
     /// Computing it panics (an overflow, a division by zero): no launch follows on a path
     /// that computes it.
-    pub(crate) panic: bool,
+    pub panic: bool,
 }
 
 /// A kernel loaded by name (`load_function("saxpy")`), or by a name built at run time
 /// (`format!("affine_{}", ..)`: a glob).
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Kernel {
-    pub(crate) name: String,
-    pub(crate) glob: bool,
-    pub(crate) at: At,
+pub struct Kernel {
+    /// The name, or the glob of a name built at run time.
+    pub name: String,
+    /// `name` is a glob.
+    pub glob: bool,
+    /// Where the name is written.
+    pub at: At,
 }
 
 /// A struct value (`Tiling { threads, smem }`).
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct StructVal {
-    pub(crate) name: String,
-    pub(crate) fields: Vec<(String, Val)>,
+pub struct StructVal {
+    /// The struct's name.
+    pub name: String,
+    /// Its fields, in order.
+    pub fields: Vec<(String, Val)>,
 }
 
 /// A launch configuration: `grid_dim`, `block_dim` (tuples of three), `shared_mem_bytes`.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct ConfigVal {
-    pub(crate) grid: Val,
-    pub(crate) block: Val,
-    pub(crate) smem: Val,
+pub struct ConfigVal {
+    /// `grid_dim` (a tuple of three).
+    pub grid: Val,
+    /// `block_dim` (a tuple of three).
+    pub block: Val,
+    /// `shared_mem_bytes`.
+    pub smem: Val,
     /// What built it, innermost first: `a LaunchConfig { .. } literal`, cudarc's
     /// `for_num_elems`, a helper.
-    pub(crate) origin: Vec<String>,
+    pub origin: Vec<String>,
     /// Where its fields are written in the wrapper's body (the construction's span when not
     /// a literal there): block, smem, grid, the whole.
-    pub(crate) at: [At; 4],
+    pub at: [At; 4],
     /// The block's and the shared memory's expressions as written, for notes.
-    pub(crate) texts: [Rc<str>; 2],
+    pub texts: [Rc<str>; 2],
 }
 
 impl Val {
-    pub(crate) fn unknown(why: impl Into<Rc<str>>) -> Val {
+    /// A value not known, for the reason `why`.
+    pub fn unknown(why: impl Into<Rc<str>>) -> Val {
         Val::Unknown(Unknown {
             why: why.into(),
             roots: Vec::new(),
@@ -130,7 +149,7 @@ impl Val {
     }
 
     /// What a panicking computation gives (Rust's checked arithmetic).
-    pub(crate) fn panic(why: impl Into<Rc<str>>) -> Val {
+    pub fn panic(why: impl Into<Rc<str>>) -> Val {
         Val::Unknown(Unknown {
             why: why.into(),
             roots: Vec::new(),
@@ -140,17 +159,17 @@ impl Val {
     }
 
     /// Whether computing it panics.
-    pub(crate) fn panics(&self) -> bool {
+    pub fn panics(&self) -> bool {
         matches!(self, Val::Unknown(u) if u.panic)
     }
 
     /// A known integer from literals.
-    pub(crate) fn int(value: i128, ty: Option<IntTy>) -> Val {
+    pub fn int(value: i128, ty: Option<IntTy>) -> Val {
         Val::Int(Int::known(value, ty, None))
     }
 
     /// The run-time inputs it depends on.
-    pub(crate) fn roots(&self) -> Vec<SourceId> {
+    pub fn roots(&self) -> Vec<SourceId> {
         let mut out = Vec::new();
         self.visit_roots(&mut out, 0);
         out.sort_unstable();
@@ -181,7 +200,7 @@ impl Val {
     }
 
     /// The choices it depends on, in order of first appearance.
-    pub(crate) fn choices(&self, out: &mut Vec<ChoiceId>, depth: usize) {
+    pub fn choices(&self, out: &mut Vec<ChoiceId>, depth: usize) {
         if depth > 32 {
             return;
         }
@@ -204,7 +223,7 @@ impl Val {
     }
 
     /// The value with `choice` taken as its member `member` everywhere in it.
-    pub(crate) fn fix(&self, choice: ChoiceId, member: usize) -> Val {
+    pub fn fix(&self, choice: ChoiceId, member: usize) -> Val {
         self.fix_at(choice, member, 0)
     }
 
@@ -246,7 +265,7 @@ impl Val {
     }
 
     /// `f` on the value, or on each member of a choice.
-    pub(crate) fn map(self, f: &mut impl FnMut(Val) -> Val) -> Val {
+    pub fn map(self, f: &mut impl FnMut(Val) -> Val) -> Val {
         match self {
             Val::Choice(c, vals) => {
                 Val::Choice(c, Rc::new(vals.iter().cloned().map(&mut *f).collect()))
@@ -258,7 +277,7 @@ impl Val {
     /// `f` on two values, member by member where they are the same choice. Two different
     /// choices are never given (the interpreter splits the path first); if they are, the
     /// result is unknown rather than a pairing the code cannot make.
-    pub(crate) fn map2(a: Val, b: Val, f: &mut impl FnMut(Val, Val) -> Val) -> Val {
+    pub fn map2(a: Val, b: Val, f: &mut impl FnMut(Val, Val) -> Val) -> Val {
         match (a, b) {
             (Val::Choice(c, xs), Val::Choice(d, ys)) if c == d => Val::Choice(
                 c,
@@ -285,7 +304,7 @@ impl Val {
     }
 
     /// Its truth, when it is a boolean.
-    pub(crate) fn truth(&self) -> Truth {
+    pub fn truth(&self) -> Truth {
         match self {
             Val::Bool(Some(true)) => Truth::Always,
             Val::Bool(Some(false)) => Truth::Never,
@@ -296,7 +315,7 @@ impl Val {
 
 impl Int {
     /// Exactly `value` (`term`: how the compiler confirms it, when read from names).
-    pub(crate) fn known(value: i128, ty: Option<IntTy>, term: Option<Term>) -> Int {
+    pub fn known(value: i128, ty: Option<IntTy>, term: Option<Term>) -> Int {
         Int {
             set: AbstractInt::known(value),
             ty,
@@ -307,7 +326,7 @@ impl Int {
     }
 
     /// Any value of `ty` (of no known type: any integer), from the run-time input `source`.
-    pub(crate) fn input(ty: Option<IntTy>, source: SourceId) -> Int {
+    pub fn input(ty: Option<IntTy>, source: SourceId) -> Int {
         let set = match ty {
             Some(ty) => AbstractInt::range(Some(ty.min()), Some(ty.max())),
             None => AbstractInt::unknown(),
@@ -321,12 +340,13 @@ impl Int {
         }
     }
 
-    pub(crate) fn value(&self) -> Option<i128> {
+    /// The value, when exactly known.
+    pub fn value(&self) -> Option<i128> {
         self.set.known_value()
     }
 
     /// The run-time range of its type: nothing more is known of it than its type.
-    pub(crate) fn is_type_range(&self) -> bool {
+    pub fn is_type_range(&self) -> bool {
         match self.ty {
             Some(ty) => self.set.bounds() == (Some(ty.min()), Some(ty.max())),
             None => self.set.is_unknown(),
@@ -335,7 +355,7 @@ impl Int {
 }
 
 /// `a` and `b`'s roots, merged.
-pub(crate) fn roots(a: &[SourceId], b: &[SourceId]) -> Vec<SourceId> {
+pub fn roots(a: &[SourceId], b: &[SourceId]) -> Vec<SourceId> {
     let mut out: Vec<SourceId> = a.iter().chain(b).copied().collect();
     out.sort_unstable();
     out.dedup();
@@ -343,7 +363,7 @@ pub(crate) fn roots(a: &[SourceId], b: &[SourceId]) -> Vec<SourceId> {
 }
 
 /// The expression that writes a known value back: its term, else the literal.
-pub(crate) fn written(k: &Int) -> Option<Expr> {
+pub fn written(k: &Int) -> Option<Expr> {
     let value = k.value()?;
     Some(match &k.term {
         Some(t) => t.expr.clone(),
@@ -384,9 +404,11 @@ fn term_of(parts: &[&Int], expr: Expr, value: i128) -> Option<Rc<Term>> {
 /// What an operation gives: the value, and the terms of the known operands whose
 /// confirmation the result no longer carries (a known constant combined with a run-time
 /// value: the interpreter records them as read on the path).
-pub(crate) struct Outcome {
-    pub(crate) val: Val,
-    pub(crate) dropped: Vec<Rc<Term>>,
+pub struct Outcome {
+    /// The result.
+    pub val: Val,
+    /// The terms the result no longer carries.
+    pub dropped: Vec<Rc<Term>>,
 }
 
 impl Outcome {
@@ -458,7 +480,7 @@ fn dropped(parts: &[&Int]) -> Vec<Rc<Term>> {
 }
 
 /// `-x`, `!x`.
-pub(crate) fn unary(neg: bool, v: &Int) -> Outcome {
+pub fn unary(neg: bool, v: &Int) -> Outcome {
     let expr = written(v).map(|e| {
         if neg {
             Expr::Neg(Box::new(e))
@@ -489,7 +511,7 @@ pub(crate) fn unary(neg: bool, v: &Int) -> Outcome {
 }
 
 /// `a op b` with Rust's checked semantics; `expected`: the type an untyped literal takes.
-pub(crate) fn binary(op: Op, l: &Int, r: &Int, expected: Option<IntTy>) -> Outcome {
+pub fn binary(op: Op, l: &Int, r: &Int, expected: Option<IntTy>) -> Outcome {
     let shift = matches!(op, Op::Shl | Op::Shr);
     let ty = if shift {
         l.ty.or(expected)
@@ -584,7 +606,7 @@ pub(crate) fn binary(op: Op, l: &Int, r: &Int, expected: Option<IntTy>) -> Outco
 }
 
 /// `v as ty`: Rust's truncation.
-pub(crate) fn cast(v: &Int, ty: IntTy) -> Outcome {
+pub fn cast(v: &Int, ty: IntTy) -> Outcome {
     let expr = written(v).map(|e| Expr::Cast(Box::new(e), ty));
     let (lo, hi) = v.set.bounds();
     let set = match v.set.members() {
@@ -606,7 +628,7 @@ pub(crate) fn cast(v: &Int, ty: IntTy) -> Outcome {
 }
 
 /// An integer method: `receiver.method(args)`.
-pub(crate) fn method(method: Method, receiver: &Int, args: &[&Int]) -> Outcome {
+pub fn method(method: Method, receiver: &Int, args: &[&Int]) -> Outcome {
     let ty = receiver.ty.or_else(|| args.iter().find_map(|a| a.ty));
     let expr = match (
         written(receiver),
@@ -678,7 +700,7 @@ pub(crate) fn method(method: Method, receiver: &Int, args: &[&Int]) -> Outcome {
 }
 
 /// Whether `a op b` holds.
-pub(crate) fn compare(op: Comparison, a: &Int, b: &Int) -> Truth {
+pub fn compare(op: Comparison, a: &Int, b: &Int) -> Truth {
     a.set.compare(op, &b.set)
 }
 

@@ -1,0 +1,751 @@
+//! The IR the reader interprets, as plain data: statements, expressions and patterns of
+//! the launch code a front end lowered (the Rust front end lowers `syn`'s tree:
+//! `occupancy-attr/src/reader/ir.rs`), kept across expansions and run by [`crate::interp`].
+//!
+//! What launch code is written with has a node: integer, boolean and string literals,
+//! paths, arithmetic and comparisons, casts between integer types, the integer methods
+//! (`div_ceil`, `min`, `max`, `clamp`, `next_power_of_two`, `pow`), calls, method calls,
+//! tuples, struct literals and fields, `if` / `match` with their conditions and patterns,
+//! blocks with `let` (patterns included), assignments, loops, `return` / `break`, `?`,
+//! closures, `format!`, `matches!`, `assert!`, the diverging macros and cust's `launch!`.
+//! Anything else is [`Expr::Opaque`] with a description of what it is, so that a note can
+//! say which expression could not be read and why.
+//!
+//! Expressions of the wrapper's body carry where they are written ([`At`], an index into
+//! the front end's span table); those of other files do not. Locations never make two
+//! expressions differ: [`At`]'s equality always holds, so that the interpreter recognises
+//! the same condition written twice. The tree is at most [`MAX_DEPTH`] deep.
+
+use occupancy_core::abstract_int::Comparison;
+
+/// A Rust integer type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntTy {
+    /// `u8`.
+    U8,
+    /// `u16`.
+    U16,
+    /// `u32`.
+    U32,
+    /// `u64`.
+    U64,
+    /// `u128`.
+    U128,
+    /// `usize`.
+    Usize,
+    /// `i8`.
+    I8,
+    /// `i16`.
+    I16,
+    /// `i32`.
+    I32,
+    /// `i64`.
+    I64,
+    /// `i128`.
+    I128,
+    /// `isize`.
+    Isize,
+}
+
+impl IntTy {
+    const ALL: [(IntTy, &'static str); 12] = [
+        (IntTy::U8, "u8"),
+        (IntTy::U16, "u16"),
+        (IntTy::U32, "u32"),
+        (IntTy::U64, "u64"),
+        (IntTy::U128, "u128"),
+        (IntTy::Usize, "usize"),
+        (IntTy::I8, "i8"),
+        (IntTy::I16, "i16"),
+        (IntTy::I32, "i32"),
+        (IntTy::I64, "i64"),
+        (IntTy::I128, "i128"),
+        (IntTy::Isize, "isize"),
+    ];
+
+    /// The type a name denotes (`u32`), if it is one of these.
+    pub fn from_name(name: &str) -> Option<IntTy> {
+        IntTy::ALL.iter().find(|(_, n)| *n == name).map(|(t, _)| *t)
+    }
+
+    /// The type's name as written (`u32`).
+    pub fn name(self) -> &'static str {
+        IntTy::ALL
+            .iter()
+            .find(|(t, _)| *t == self)
+            .map_or("?", |(_, n)| n)
+    }
+
+    /// Bits; `usize` and `isize` are 64 (every host CUDA runs on is 64-bit; the
+    /// compiler's confirmation of the value would catch a 32-bit host).
+    pub fn bits(self) -> u32 {
+        match self {
+            IntTy::U8 | IntTy::I8 => 8,
+            IntTy::U16 | IntTy::I16 => 16,
+            IntTy::U32 | IntTy::I32 => 32,
+            IntTy::U64 | IntTy::I64 | IntTy::Usize | IntTy::Isize => 64,
+            IntTy::U128 | IntTy::I128 => 128,
+        }
+    }
+
+    /// Whether the type is signed.
+    pub fn signed(self) -> bool {
+        matches!(
+            self,
+            IntTy::I8 | IntTy::I16 | IntTy::I32 | IntTy::I64 | IntTy::I128 | IntTy::Isize
+        )
+    }
+
+    /// The smallest value, as an `i128`.
+    pub fn min(self) -> i128 {
+        if self.signed() {
+            -(1i128 << (self.bits() - 1).min(127))
+        } else {
+            0
+        }
+    }
+
+    /// The largest value, as an `i128` (`u128::MAX` is capped at `i128::MAX`: values above
+    /// it are not evaluated).
+    pub fn max(self) -> i128 {
+        match (self.signed(), self.bits()) {
+            (_, 128) => i128::MAX,
+            (true, bits) => (1i128 << (bits - 1)) - 1,
+            (false, bits) => (1i128 << bits) - 1,
+        }
+    }
+
+    /// `value as Self`, with Rust's truncation and sign extension.
+    pub fn wrap(self, value: i128) -> i128 {
+        let bits = self.bits();
+        if bits == 128 {
+            return value;
+        }
+        let modulus = 1i128 << bits;
+        let low = value.rem_euclid(modulus);
+        if self.signed() && low > self.max() {
+            low - modulus
+        } else {
+            low
+        }
+    }
+}
+
+/// A path as written: `TILE`, `crate::consts::TILE`, `Self::BLOCK`, `launch_cfg::<128>`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Path {
+    /// `::a::b`.
+    pub leading_colon: bool,
+    /// The segments, in order.
+    pub segments: Vec<Segment>,
+}
+
+/// One segment of a [`Path`] with its generic arguments.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Segment {
+    /// The identifier.
+    pub ident: String,
+    /// Its generic arguments (`::<f32>`), in order.
+    pub args: Vec<GenericArg>,
+}
+
+/// A generic argument: a type (`f32` in `size_of::<f32>`) or a constant (`128`,
+/// `{ BLOCK * 2 }`). A single identifier is both (`launch_cfg::<BLOCK>`): it is kept as a
+/// constant path and its text serves as the type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GenericArg {
+    /// The argument's text (`f32`, `BLOCK`, `128`).
+    pub text: String,
+    /// As a constant expression, when it can be one.
+    pub value: Option<Expr>,
+}
+
+impl Path {
+    /// The one identifier of a path without `::` or generic arguments (`TILE`).
+    pub fn single(&self) -> Option<&str> {
+        match self.segments.as_slice() {
+            [one] if !self.leading_colon && one.args.is_empty() => Some(&one.ident),
+            _ => None,
+        }
+    }
+
+    /// The identifiers, in order.
+    pub fn idents(&self) -> Vec<&str> {
+        self.segments.iter().map(|s| s.ident.as_str()).collect()
+    }
+
+    /// The last identifier (empty for an empty path).
+    pub fn last(&self) -> &str {
+        self.segments.last().map_or("", |s| s.ident.as_str())
+    }
+
+    /// `crate::consts::TILE`, as written (generic arguments included).
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        if self.leading_colon {
+            out.push_str("::");
+        }
+        for (i, segment) in self.segments.iter().enumerate() {
+            if i > 0 {
+                out.push_str("::");
+            }
+            out.push_str(&segment.ident);
+            if !segment.args.is_empty() {
+                let args: Vec<&str> = segment.args.iter().map(|a| a.text.as_str()).collect();
+                out.push_str(&format!("::<{}>", args.join(", ")));
+            }
+        }
+        out
+    }
+}
+
+/// Arithmetic the interpreter knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// `+`.
+    Add,
+    /// `-`.
+    Sub,
+    /// `*`.
+    Mul,
+    /// `/`.
+    Div,
+    /// `%`.
+    Rem,
+    /// `<<`.
+    Shl,
+    /// `>>`.
+    Shr,
+    /// `&`.
+    BitAnd,
+    /// `|`.
+    BitOr,
+    /// `^`.
+    BitXor,
+}
+
+impl Op {
+    /// The operator as written (`+`).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Op::Add => "+",
+            Op::Sub => "-",
+            Op::Mul => "*",
+            Op::Div => "/",
+            Op::Rem => "%",
+            Op::Shl => "<<",
+            Op::Shr => ">>",
+            Op::BitAnd => "&",
+            Op::BitOr => "|",
+            Op::BitXor => "^",
+        }
+    }
+}
+
+/// A comparison's operator as written (`<=`).
+pub fn comparison_symbol(op: Comparison) -> &'static str {
+    match op {
+        Comparison::Lt => "<",
+        Comparison::Le => "<=",
+        Comparison::Gt => ">",
+        Comparison::Ge => ">=",
+        Comparison::Eq => "==",
+        Comparison::Ne => "!=",
+    }
+}
+
+/// Integer methods the interpreter knows (Rust's semantics, checked).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// `a.div_ceil(b)`.
+    DivCeil,
+    /// `a.min(b)`.
+    Min,
+    /// `a.max(b)`.
+    Max,
+    /// `a.next_power_of_two()`.
+    NextPowerOfTwo,
+    /// `a.pow(b)`.
+    Pow,
+    /// `a.clamp(lo, hi)`.
+    Clamp,
+}
+
+impl Method {
+    /// The method a name denotes (`div_ceil`), if it is one of these.
+    pub fn from_name(name: &str) -> Option<Method> {
+        Some(match name {
+            "div_ceil" => Method::DivCeil,
+            "min" => Method::Min,
+            "max" => Method::Max,
+            "next_power_of_two" => Method::NextPowerOfTwo,
+            "pow" => Method::Pow,
+            "clamp" => Method::Clamp,
+            _ => return None,
+        })
+    }
+
+    /// The method's name (`div_ceil`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::DivCeil => "div_ceil",
+            Method::Min => "min",
+            Method::Max => "max",
+            Method::NextPowerOfTwo => "next_power_of_two",
+            Method::Pow => "pow",
+            Method::Clamp => "clamp",
+        }
+    }
+
+    /// Arguments besides the receiver.
+    pub fn arity(self) -> usize {
+        match self {
+            Method::NextPowerOfTwo => 0,
+            Method::Clamp => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// Where an expression of the wrapper's body is: an index into its span table
+/// ([`Lowered::spans`]); [`At::NONE`] elsewhere. Always equal to any other `At`: spans
+/// never make two expressions differ.
+#[derive(Clone, Copy, Debug)]
+pub struct At(pub u32);
+
+impl At {
+    /// No span (an expression of another file, or of the attribute).
+    pub const NONE: At = At(u32::MAX);
+}
+
+impl PartialEq for At {
+    fn eq(&self, _: &At) -> bool {
+        true
+    }
+}
+
+/// A `format!`'s string and arguments: each path fills the placeholders whose argument it
+/// knows as a string or an integer (`format!("{name}{b_size}")` with `name` bound by a
+/// `match` arm), the others stay `*`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FormatArgs {
+    /// The format string as written.
+    pub text: String,
+    /// The positional arguments, in order.
+    pub positional: Vec<Expr>,
+    /// `name = expr` arguments, and the names the string captures (`{kernel_name}`).
+    pub named: Vec<(String, Expr)>,
+}
+
+/// A lowered expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    /// An integer literal and its suffix.
+    Int(i128, Option<IntTy>),
+    /// A boolean literal.
+    Bool(bool),
+    /// A string literal, and where it is written.
+    Str(String, At),
+    /// A path (a binding, a constant, a unit variant), and where it is written.
+    Path(Path, At),
+    /// `-e`.
+    Neg(Box<Expr>),
+    /// `!e`.
+    Not(Box<Expr>),
+    /// An arithmetic operation.
+    Binary(Op, Box<Expr>, Box<Expr>),
+    /// A comparison.
+    Compare(Comparison, Box<Expr>, Box<Expr>),
+    /// `a && b` (short-circuit).
+    And(Box<Expr>, Box<Expr>),
+    /// `a || b` (short-circuit).
+    Or(Box<Expr>, Box<Expr>),
+    /// `e as ty` to an integer type.
+    Cast(Box<Expr>, IntTy),
+    /// An integer method the interpreter computes.
+    Method(Box<Expr>, Method, Vec<Expr>),
+    /// `path(args)`: a function of the crate, `size_of::<T>()`, `LaunchConfig::for_num_elems(n)`.
+    Call(Path, Vec<Expr>, At),
+    /// `receiver.name(args)` for any other method (`load_function`, `launch`, `unwrap`).
+    MethodCall(Box<Expr>, String, Vec<Expr>, At),
+    /// `(a, b, ..)`.
+    Tuple(Vec<Expr>),
+    /// `base.0`, `base.name`.
+    Field(Box<Expr>, Field),
+    /// `if` with its branches (the front end lowers `if let` to a [`Expr::Match`]).
+    If(Box<If>),
+    /// `match`.
+    Match(Box<Match>),
+    /// A block expression.
+    Block(Box<Block>),
+    /// `Name { field: value, ..rest }` (a cudarc `LaunchConfig` among them).
+    Struct(Box<StructLit>),
+    /// `loop`, `while`, `for`.
+    Loop(Box<Loop>),
+    /// `place = value`, `place op= value`.
+    Assign(Box<Expr>, Option<Op>, Box<Expr>),
+    /// `return`, with its value.
+    Return(Option<Box<Expr>>),
+    /// `break`, with its value.
+    Break(Option<Box<Expr>>),
+    /// `continue`.
+    Continue,
+    /// Control never gets past it: `panic!`, `unreachable!`, `todo!`.
+    Diverge,
+    /// `expr?`: the value on the path that goes on.
+    Try(Box<Expr>),
+    /// `&expr`, `&mut expr`.
+    Ref(Box<Expr>, bool),
+    /// `|params| body`.
+    Closure(Vec<Pat>, Box<Expr>),
+    /// `format!("affine_{}", ..)`: the kernel name's glob (`affine_*`), and what each path
+    /// fills it with.
+    Format(String, At, Box<FormatArgs>),
+    /// `assert!(condition)`: the paths where it fails stop there.
+    Assert(Box<Expr>),
+    /// cust's `launch!(module.kernel<<<grid, block, smem, stream>>>(..))`.
+    CustLaunch(Box<CustLaunch>),
+    /// Not read: what it is (`a closure`, `a call of the method `len``).
+    Opaque(String),
+}
+
+/// `.0` or `.name`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Field {
+    /// `.0`: a tuple's element.
+    Index(u32),
+    /// `.name`: a struct's field.
+    Named(String),
+}
+
+/// `if condition { then } else { otherwise }`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct If {
+    /// The condition.
+    pub condition: Expr,
+    /// The block run when it holds.
+    pub then: Block,
+    /// The `else` branch: a block or another `if`.
+    pub otherwise: Option<Expr>,
+    /// Where the `if` is written.
+    pub at: At,
+}
+
+/// `match scrutinee { arms }`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Match {
+    /// The value matched.
+    pub scrutinee: Expr,
+    /// The arms, in order.
+    pub arms: Vec<Arm>,
+    /// Where the `match` is written.
+    pub at: At,
+}
+
+/// `pattern if guard => body`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Arm {
+    /// The arm's pattern.
+    pub pat: Pat,
+    /// Its `if` guard.
+    pub guard: Option<Expr>,
+    /// Its body.
+    pub body: Expr,
+    /// Where the arm is written.
+    pub at: At,
+}
+
+/// `{ statements; tail }`.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Block {
+    /// The statements, in order.
+    pub stmts: Vec<Stmt>,
+    /// The value of the block, when its last expression has no `;`.
+    pub tail: Option<Expr>,
+}
+
+/// A statement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// `let pattern = value else { .. };`.
+    Let(Box<Let>),
+    /// An expression statement.
+    Expr(Expr),
+    /// An item: the name it declares in the value namespace (`const B: u32 = 64;`), if any.
+    Item(Option<String>),
+}
+
+/// `let pattern = value else { otherwise };` (`value` absent for `let x;`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Let {
+    /// The pattern bound.
+    pub pat: Pat,
+    /// The initialiser.
+    pub init: Option<Expr>,
+    /// `let .. else`'s block (it diverges).
+    pub otherwise: Option<Block>,
+    /// Where the `let` is written.
+    pub at: At,
+}
+
+/// A struct literal.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructLit {
+    /// The last segment of its path (`LaunchConfig`, `Tiling`).
+    pub name: String,
+    /// The fields given: name, value, where the value is written.
+    pub fields: Vec<(String, Expr, At)>,
+    /// `..rest`.
+    pub rest: Option<Expr>,
+    /// Where the literal is written.
+    pub at: At,
+}
+
+/// A loop.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loop {
+    /// Which loop.
+    pub kind: LoopKind,
+    /// The body.
+    pub body: Block,
+    /// Where the loop is written.
+    pub at: At,
+}
+
+/// What repeats a loop.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LoopKind {
+    /// `while condition { .. }` (`while let` is lowered with its pattern matched by
+    /// [`Pat`] inside a `match`).
+    While(Expr),
+    /// `loop { .. }`.
+    Loop,
+    /// `for pattern in iterator { .. }`.
+    For(Pat, Expr),
+}
+
+/// cust's `launch!(module.kernel<<<grid, block, smem, stream>>>(args))`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CustLaunch {
+    /// The kernel's name and where it is written.
+    pub kernel: Option<(String, At)>,
+    /// A tuple of three (a single number or a pair padded with 1s).
+    pub grid: Expr,
+    /// The block, as `grid` is given.
+    pub block: Expr,
+    /// The dynamic shared memory, bytes.
+    pub smem: Expr,
+    /// The `<<<` and each part.
+    pub at: At,
+    /// Where the grid is written.
+    pub grid_at: At,
+    /// Where the block is written.
+    pub block_at: At,
+    /// Where the shared memory is written.
+    pub smem_at: At,
+}
+
+/// A pattern.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pat {
+    /// `name`, `mut name`, `name @ sub`.
+    Bind(String, Option<Box<Pat>>),
+    /// `_`.
+    Wild,
+    /// `..` in a tuple.
+    Rest,
+    /// A literal (an integer, negative included, a boolean, a string).
+    Lit(Expr),
+    /// `lo..=hi`, `lo..hi`, `lo..` (bounds as expressions: literals or constants).
+    Range(Option<Expr>, Option<Expr>, bool),
+    /// An enum variant or a constant: `DType::F32`, `None`.
+    Path(Path),
+    /// `(a, b, ..)`.
+    Tuple(Vec<Pat>),
+    /// `Some(x)`, `Ok(v)`, `Variant(a, b)`.
+    TupleStruct(Path, Vec<Pat>),
+    /// `Name { field: pat, .. }`.
+    Struct(Path, Vec<(String, Pat)>),
+    /// `a | b`.
+    Or(Vec<Pat>),
+    /// What the reader does not follow (the names it binds are unknown).
+    Opaque(Vec<String>),
+}
+
+/// The deepest tree lowered; deeper is opaque.
+pub const MAX_DEPTH: usize = 256;
+
+/// `affine_{}` -> `affine_*` (each `{...}` placeholder a `*`; `{{` and `}}` literal braces).
+pub fn glob_of_format(format: &str) -> String {
+    fill_format(format, |_| None)
+}
+
+/// A `{...}` placeholder of a `format!` string, its format spec (`:>4`) dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placeholder<'a> {
+    /// `{}`: the next positional argument, at this 0-based position.
+    Next(usize),
+    /// `{1}`: the positional argument at this position.
+    Position(usize),
+    /// `{dtype}`: a name (a variable captured by the format string, or a named argument).
+    Named(&'a str),
+}
+
+/// The text a `format!` string makes, each placeholder replaced by `value`'s answer for it,
+/// or by `*` where it has none (adjacent `*`s merged into one): a kernel's name
+/// (`"affine_f32"`), or the glob of a family (`"affine_{}"` -> `"affine_*"`). `{{` and `}}`
+/// are literal braces; an unclosed `{` is a placeholder up to the end.
+pub fn fill_format(
+    format: &str,
+    mut value: impl FnMut(Placeholder<'_>) -> Option<String>,
+) -> String {
+    let mut out = String::new();
+    let mut next = 0;
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                out.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                out.push('}');
+            }
+            '{' => {
+                let mut inside = String::new();
+                for c in chars.by_ref() {
+                    if c == '}' {
+                        break;
+                    }
+                    inside.push(c);
+                }
+                let name = inside.split(':').next().unwrap_or("").trim();
+                let placeholder = if name.is_empty() {
+                    next += 1;
+                    Placeholder::Next(next - 1)
+                } else if let Ok(i) = name.parse::<usize>() {
+                    Placeholder::Position(i)
+                } else {
+                    Placeholder::Named(name)
+                };
+                match value(placeholder) {
+                    Some(v) => out.push_str(&v),
+                    None if out.ends_with('*') => {}
+                    None => out.push('*'),
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `expr` as a person writes it, for messages: `TILE * 4`, `(n + 1).div_ceil(BLOCK)`.
+pub fn text(expr: &Expr) -> String {
+    text_at(expr, 0, 0)
+}
+
+/// Binding strength of an operator, for parentheses in [`text`].
+fn precedence(op: Op) -> u8 {
+    match op {
+        Op::Mul | Op::Div | Op::Rem => 10,
+        Op::Add | Op::Sub => 9,
+        Op::Shl | Op::Shr => 8,
+        Op::BitAnd => 7,
+        Op::BitXor => 6,
+        Op::BitOr => 5,
+    }
+}
+
+fn text_at(expr: &Expr, parent: u8, depth: usize) -> String {
+    if depth > MAX_DEPTH {
+        return "..".to_owned();
+    }
+    let d = depth + 1;
+    let paren = |inner: String, p: u8| {
+        if p < parent {
+            format!("({inner})")
+        } else {
+            inner
+        }
+    };
+    match expr {
+        Expr::Int(v, _) => v.to_string(),
+        Expr::Bool(b) => b.to_string(),
+        Expr::Str(s, _) => format!("{s:?}"),
+        Expr::Path(p, _) => p.text(),
+        Expr::Neg(e) => format!("-{}", text_at(e, 12, d)),
+        Expr::Not(e) => format!("!{}", text_at(e, 12, d)),
+        Expr::Binary(op, l, r) => {
+            let p = precedence(*op);
+            paren(
+                format!(
+                    "{} {} {}",
+                    text_at(l, p, d),
+                    op.symbol(),
+                    text_at(r, p + 1, d)
+                ),
+                p,
+            )
+        }
+        Expr::Compare(op, l, r) => paren(
+            format!(
+                "{} {} {}",
+                text_at(l, 4, d),
+                comparison_symbol(*op),
+                text_at(r, 4, d)
+            ),
+            3,
+        ),
+        Expr::And(l, r) => paren(format!("{} && {}", text_at(l, 2, d), text_at(r, 3, d)), 2),
+        Expr::Or(l, r) => paren(format!("{} || {}", text_at(l, 1, d), text_at(r, 2, d)), 1),
+        Expr::Cast(e, ty) => {
+            let inner = format!("{} as {}", text_at(e, 11, d), ty.name());
+            if parent > 11 {
+                format!("({inner})")
+            } else {
+                inner
+            }
+        }
+        Expr::Method(r, m, args) => match (m, r.as_ref(), args.as_slice()) {
+            // `usize::min(1024, n)` as written.
+            (Method::Min | Method::Max, Expr::Cast(a, ty), [b]) => {
+                format!(
+                    "{}::{}({}, {})",
+                    ty.name(),
+                    m.name(),
+                    text_at(a, 0, d),
+                    text_at(b, 0, d)
+                )
+            }
+            _ => {
+                let args: Vec<String> = args.iter().map(|a| text_at(a, 0, d)).collect();
+                format!("{}.{}({})", text_at(r, 13, d), m.name(), args.join(", "))
+            }
+        },
+        Expr::Call(p, args, _) => {
+            let args: Vec<String> = args.iter().map(|a| text_at(a, 0, d)).collect();
+            format!("{}({})", p.text(), args.join(", "))
+        }
+        Expr::MethodCall(r, name, args, _) => {
+            let args: Vec<String> = args.iter().map(|a| text_at(a, 0, d)).collect();
+            format!("{}.{name}({})", text_at(r, 13, d), args.join(", "))
+        }
+        Expr::Tuple(items) => {
+            let items: Vec<String> = items.iter().map(|a| text_at(a, 0, d)).collect();
+            format!("({})", items.join(", "))
+        }
+        Expr::Field(b, Field::Index(i)) => format!("{}.{i}", text_at(b, 13, d)),
+        Expr::Field(b, Field::Named(n)) => format!("{}.{n}", text_at(b, 13, d)),
+        Expr::If(_) => "if ..".to_owned(),
+        Expr::Match(_) => "match ..".to_owned(),
+        Expr::Block(_) => "{ .. }".to_owned(),
+        Expr::Struct(s) => format!("{} {{ .. }}", s.name),
+        Expr::Try(e) => format!("{}?", text_at(e, 13, d)),
+        Expr::Ref(e, _) => text_at(e, parent, d),
+        Expr::Format(glob, ..) => format!("format!({glob:?})"),
+        Expr::Opaque(what) => what.clone(),
+        _ => "..".to_owned(),
+    }
+}
