@@ -8,7 +8,9 @@
 //! directives to the cubins given with it.
 
 use std::collections::HashSet;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use occupancy_core::build::Ptxas;
 use occupancy_core::resources::manifest::{Manifest, SourceFile, sha256_hex};
@@ -57,7 +59,7 @@ struct Found {
 }
 
 /// Runs the command; returns the process exit code (0 ok, 1 some input failed).
-pub fn run(args: &InspectArgs) -> i32 {
+pub fn run(args: &InspectArgs) -> ExitCode {
     let mut failed = false;
     let mut found: Vec<Found> = Vec::new();
     let mut ptx_modules: Vec<(PathBuf, ptx::PtxModule)> = Vec::new();
@@ -138,14 +140,16 @@ pub fn run(args: &InspectArgs) -> i32 {
         }
     }
 
+    let mut out = String::new();
     if args.json {
         let rows: Vec<serde_json::Value> = found.iter().map(json_row).collect();
-        println!(
+        let _ = writeln!(
+            out,
             "{}",
             serde_json::to_string_pretty(&rows).unwrap_or_else(|_| "[]".into())
         );
     } else {
-        print!("{}", table(&found));
+        out.push_str(&table(&found));
         // With --arch every PTX was assembled (or its error printed).
         let ptx_only: Vec<_> = ptx_modules
             .iter()
@@ -154,12 +158,14 @@ pub fn run(args: &InspectArgs) -> i32 {
             .filter(|(_, e)| !found.iter().any(|f| f.kernel.name == e.name))
             .collect();
         if !ptx_only.is_empty() {
-            println!(
+            let _ = writeln!(
+                out,
                 "\nPTX entries with no compiled code given (ptxas decides registers: give --arch sm_XX to \
                  assemble the PTX, or pass the cubin or a ptxas -v log):"
             );
             for (p, e) in ptx_only {
-                println!(
+                let _ = writeln!(
+                    out,
                     "  {} ({}): maxntid {} min blocks/SM {} maxnreg {} cluster {}",
                     e.name,
                     p.display(),
@@ -174,10 +180,14 @@ pub fn run(args: &InspectArgs) -> i32 {
             .iter()
             .any(|f| f.kernel.min_blocks_per_sm.is_none() && f.kernel.max_threads.is_some())
         {
-            println!(
+            let _ = writeln!(
+                out,
                 "\nnote: min blocks/SM (2nd __launch_bounds__ argument) is not stored in a cubin; pass the PTX too to see it"
             );
         }
+    }
+    if let Err(code) = crate::output::print(&out) {
+        return code;
     }
 
     if let Some(path) = &args.write_manifest {
@@ -205,7 +215,11 @@ pub fn run(args: &InspectArgs) -> i32 {
         eprintln!("error: no kernels found");
         failed = true;
     }
-    i32::from(failed)
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 /// The kernels of one PTX module assembled by ptxas for every `--arch` at or above its

@@ -7,6 +7,7 @@ mod args;
 mod batch;
 mod calc;
 mod inspect;
+mod output;
 mod plot;
 mod profile;
 mod report;
@@ -85,16 +86,15 @@ fn main() -> ExitCode {
     let cli = Cli::parse_from(argv);
     let result = match cli.command {
         // inspect prints its own errors, one per input.
-        Command::Inspect(a) => match inspect::run(&a) {
-            0 => Ok(()),
-            _ => return ExitCode::FAILURE,
-        },
+        Command::Inspect(a) => return inspect::run(&a),
         Command::Report(a) => return report::run(&a),
         Command::Profile(a) => return profile::run(&a),
         Command::Calc(a) => {
             return match calc::run(&a) {
                 Ok(calc) => {
-                    print!("{}", calc.text);
+                    if let Err(code) = output::print(&calc.text) {
+                        return code;
+                    }
                     if calc.denied {
                         ExitCode::FAILURE
                     } else {
@@ -108,12 +108,12 @@ fn main() -> ExitCode {
             };
         }
         Command::Targets => {
-            print!("{}", targets::text());
-            Ok(())
+            return output::print(&targets::text()).map_or_else(|c| c, |()| ExitCode::SUCCESS);
         }
-        Command::Sweep(a) => sweep::run(&a).map(|text| {
-            print!("{text}");
-        }),
+        Command::Sweep(a) => match sweep::run(&a) {
+            Ok(text) => return output::print(&text).map_or_else(|c| c, |()| ExitCode::SUCCESS),
+            Err(message) => Err(message),
+        },
         Command::Batch => {
             // Buffers of 64 KiB each way: the rows are short and many.
             let stdin = std::io::BufReader::with_capacity(1 << 16, std::io::stdin().lock());

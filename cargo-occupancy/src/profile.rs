@@ -64,7 +64,9 @@ pub struct ProfileArgs {
 pub fn run(args: &ProfileArgs) -> ExitCode {
     match profile(args) {
         Ok((text, agree)) => {
-            print!("{text}");
+            if let Err(code) = crate::output::print(&text) {
+                return code;
+            }
             if agree {
                 ExitCode::SUCCESS
             } else {

@@ -73,6 +73,105 @@ fn inspect_names_devices_and_fifos_without_reading_them() {
     );
 }
 
+/// Runs `cargo-occupancy occupancy <args>` with its standard output on `stdout`, killed
+/// after [`LIMIT`]: (exit code, stderr).
+fn run_to(args: &[&str], stdout: Stdio) -> (i32, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))
+        .arg("occupancy")
+        .args(args)
+        .env_remove("OCCUPANCY_MANIFEST")
+        .env_remove("OCCUPANCY_POLICY")
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > LIMIT {
+            child.kill().unwrap();
+            panic!("`{}` ran past {LIMIT:?}", args.join(" "));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn probe_cubin() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../occupancy-core/tests/fixtures/nvrtc-12.9/probe.sm_80.cubin")
+        .display()
+        .to_string()
+}
+
+/// Before: `--write-manifest` read what was at the path first, to leave a file that already
+/// held the text untouched: `/dev/zero` grew past 8 GB, a FIFO hung.
+#[test]
+fn inspect_writes_a_manifest_only_to_a_regular_file() {
+    let dir = scratch("hostile-write-manifest");
+    let fifo = dir.join("kernels.manifest.json");
+    mkfifo(&fifo);
+    let cubin = probe_cubin();
+    for target in ["/dev/zero", fifo.to_str().unwrap(), dir.to_str().unwrap()] {
+        let (code, _, stderr) = run(
+            &["inspect", "--write-manifest", target, &cubin],
+            Stdio::null(),
+        );
+        assert_eq!(code, 1, "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "error: cannot write resource manifest {target}: it exists and is not a regular file"
+            )),
+            "{stderr}"
+        );
+    }
+    // A regular file is written, and the table printed.
+    let file = dir.join("out.json");
+    let (code, stdout, stderr) = run(
+        &[
+            "inspect",
+            "--write-manifest",
+            file.to_str().unwrap(),
+            &cubin,
+        ],
+        Stdio::null(),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("k_spill      sm_80   32"), "{stdout}");
+    let written = std::fs::read_to_string(&file).unwrap();
+    assert!(written.contains("\"name\": \"k_spill\""), "{written}");
+}
+
+/// Before: every command but `batch` panicked (exit 101, "failed printing to stdout") when
+/// its output could not be written: a pipe closed early (`| head`), a full disk.
+#[test]
+fn a_failed_write_of_the_output_is_an_error_not_a_panic() {
+    let cubin = probe_cubin();
+    let commands: [&[&str]; 4] = [
+        &["targets"],
+        &["inspect", &cubin],
+        &["calc", "--arch", "sm_90", "--block", "256", "--regs", "32"],
+        &["sweep", "--arch", "sm_90", "--block", "256", "--regs", "32"],
+    ];
+    for args in commands {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let (code, stderr) = run_to(args, Stdio::from(full));
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert_eq!(
+            stderr,
+            "error: cannot write to standard output: No space left on device (os error 28)\n",
+            "{args:?}"
+        );
+    }
+}
+
 /// Before: `batch < /dev/zero` aborted (exit 134, "memory allocation of 8589934592 bytes
 /// failed"); one line of bad UTF-8 ended the run without a line number, losing the rows
 /// after it.

@@ -176,7 +176,9 @@ impl ReportArgs {
 pub fn run(args: &ReportArgs) -> ExitCode {
     match report(args) {
         Ok((text, failed)) => {
-            print!("{text}");
+            if let Err(code) = crate::output::print(&text) {
+                return code;
+            }
             if failed {
                 ExitCode::FAILURE
             } else {

@@ -327,12 +327,28 @@ impl Manifest {
 
     /// Writes [`Manifest::to_json`] to `path`, creating parent folders. A file that already
     /// holds exactly that text is left untouched (its modification time too, so that cargo
-    /// does not see a change).
+    /// does not see a change); the file is read for that only when it is a regular file of
+    /// the text's length.
+    ///
+    /// # Errors
+    ///
+    /// `path` exists and is not a regular file (a folder, a device, a FIFO: nothing is read
+    /// from or written to it), or a folder cannot be created or the file written.
     pub fn write(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
         let json = self.to_json();
-        if std::fs::read(path).is_ok_and(|old| old == json.as_bytes()) {
-            return Ok(());
+        if let Ok(meta) = std::fs::metadata(path) {
+            if !meta.is_file() {
+                return Err(ResourceError::new(format!(
+                    "cannot write resource manifest {}: it exists and is not a regular file",
+                    path.display()
+                )));
+            }
+            if meta.len() == json.len() as u64
+                && std::fs::read(path).is_ok_and(|old| old == json.as_bytes())
+            {
+                return Ok(());
+            }
         }
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| {
@@ -868,6 +884,36 @@ mod tests {
             const_bank0_bytes: Some(380),
             param_bytes: Some(20),
         }
+    }
+
+    #[test]
+    fn write_reads_and_writes_only_regular_files() {
+        let dir =
+            std::env::temp_dir().join(format!("occupancy-manifest-write-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let m = sample();
+        // A new file, in a folder created for it; written again, the same text.
+        let file = dir.join("sub/kernels.manifest.json");
+        m.write(&file).unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), m.to_json());
+        m.write(&file).unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), m.to_json());
+        // Another text of another length replaces it.
+        std::fs::write(&file, "{}").unwrap();
+        m.write(&file).unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), m.to_json());
+        // A folder is refused, and so is a device (read whole before, /dev/zero never ended).
+        let err = m.write(dir.join("sub")).unwrap_err().to_string();
+        assert!(err.contains("is not a regular file"), "{err}");
+        #[cfg(unix)]
+        {
+            let err = m.write("/dev/zero").unwrap_err().to_string();
+            assert!(
+                err.contains("/dev/zero") && err.contains("is not a regular file"),
+                "{err}"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     fn sample() -> Manifest {
