@@ -146,6 +146,42 @@ fn inspect_writes_a_manifest_only_to_a_regular_file() {
     assert!(written.contains("\"name\": \"k_spill\""), "{written}");
 }
 
+/// Before: syn read a number literal's digits in time that grows with their count squared:
+/// a test file with a 200,000-digit literal held `report` for 114 s.
+#[test]
+fn report_leaves_out_a_function_with_an_absurd_number_literal() {
+    let dir = scratch("hostile-long-number");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::create_dir_all(dir.join("tests")).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        "[package]\nname = \"t\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/lib.rs"), "").unwrap();
+    let digits = "9".repeat(200_000);
+    std::fs::write(
+        dir.join("tests/big.rs"),
+        format!("fn f() {{ let x = {digits}; }}\n"),
+    )
+    .unwrap();
+    let start = Instant::now();
+    let (code, _, stderr) = run(&["report", dir.to_str().unwrap()], Stdio::null());
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains(
+            "note: tests/big.rs:1: the body of `fn f` is not read: `fn f` has a number literal \
+             of 200000 characters; the limit (1024) keeps the parser's time bounded"
+        ),
+        "{stderr}"
+    );
+}
+
 /// Before: every command but `batch` panicked (exit 101, "failed printing to stdout") when
 /// its output could not be written: a pipe closed early (`| head`), a full disk.
 #[test]

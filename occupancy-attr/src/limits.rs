@@ -82,6 +82,13 @@ pub(crate) const GROUP: usize = 28 * KIB;
 /// on rustc's main thread.
 pub(crate) const STACK_BUDGET: usize = 3 * 1024 * KIB;
 
+/// The longest number literal (integer or float, digits, underscores and suffix) any limit
+/// admits. `syn` reads a number's digits into a big integer one digit at a time, in time
+/// that grows with the square of the digits' count: a 100,000-digit literal took 28 s,
+/// 200,000 digits 114 s. `u128::MAX` has 39 digits; a float written with 1,024 is far past
+/// what `f64` keeps.
+pub(crate) const MAX_NUMBER_CHARS: usize = 1024;
+
 impl Limits {
     /// The arguments of `#[occupancy::check(...)]`, each argument checked on its own.
     /// Real ones have a few dozen tokens and three levels (`block = (TILE / 4, 8)`).
@@ -115,8 +122,8 @@ impl Limits {
     /// # Errors
     ///
     /// On the opening delimiter of the first group nested deeper than `max_depth`, the
-    /// first token past `max_tokens`, or the first token whose estimated stack exceeds
-    /// `max_stack_bytes`.
+    /// first token past `max_tokens`, the first token whose estimated stack exceeds
+    /// `max_stack_bytes`, or the first number literal longer than [`MAX_NUMBER_CHARS`].
     pub(crate) fn check(&self, tokens: &TokenStream, what: &str) -> syn::Result<()> {
         let mut levels = vec![Level::new(tokens.clone().into_iter(), 0, 0)];
         let mut count = 0usize;
@@ -229,6 +236,19 @@ impl Limits {
                 }
                 TokenTree::Literal(literal) => {
                     level.operand = true;
+                    let text = literal.to_string();
+                    if text.len() > MAX_NUMBER_CHARS
+                        && text.starts_with(|c: char| c.is_ascii_digit())
+                    {
+                        return Err(Error::new(
+                            literal.span(),
+                            format!(
+                                "{what} has a number literal of {} characters; the limit \
+                                 ({MAX_NUMBER_CHARS}) keeps the parser's time bounded",
+                                text.len()
+                            ),
+                        ));
+                    }
                     literal.span()
                 }
             };
@@ -382,6 +402,40 @@ mod tests {
         ] {
             assert_eq!(error(Limits::ATTRIBUTE, text), None, "{text}");
         }
+    }
+
+    #[test]
+    fn number_literals_past_1024_characters_are_refused_and_strings_are_not() {
+        let longest = "9".repeat(MAX_NUMBER_CHARS);
+        for limits in [Limits::ATTRIBUTE, Limits::BODY, Limits::SOURCE_FILE] {
+            assert_eq!(error(limits, &format!("block = {longest}")), None);
+            assert_eq!(
+                error(limits, &format!("let s = \"{}\";", "9".repeat(100_000))),
+                None
+            );
+            for long in [
+                format!("{longest}9"),
+                format!("0x{}", "f".repeat(MAX_NUMBER_CHARS)),
+                format!("1.{}e3f64", "0".repeat(MAX_NUMBER_CHARS)),
+                "9".repeat(200_000),
+            ] {
+                let start = std::time::Instant::now();
+                assert_eq!(
+                    error(limits, &format!("block = -{long}")),
+                    Some(format!(
+                        "the input has a number literal of {} characters; the limit (1024) \
+                         keeps the parser's time bounded",
+                        long.len()
+                    ))
+                );
+                // Refused before syn reads it (200,000 digits took syn 114 s).
+                assert!(start.elapsed().as_secs() < 5);
+            }
+        }
+        // What is admitted parses fast.
+        let start = std::time::Instant::now();
+        let _: syn::Expr = syn::parse_str(&longest).unwrap();
+        assert!(start.elapsed().as_secs() < 5);
     }
 
     #[test]
