@@ -110,20 +110,23 @@ fn profile(args: &ProfileArgs) -> Result<(String, bool), String> {
     Ok((text, agree))
 }
 
-/// The export's text; `.gz` files are decompressed. Capped at 1 GiB.
+/// The export's text; `.gz` files are decompressed. Capped at 1 GiB (compressed and
+/// decompressed); a directory, FIFO or device is refused before it is opened.
 fn read_export(path: &Path) -> Result<String, String> {
     const MAX_BYTES: u64 = 1 << 30;
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut bytes = Vec::new();
+    let raw = occupancy_core::file::read(path, "Nsight Compute export", MAX_BYTES)
+        .map_err(|e| e.to_string())?;
     let gz = path.extension().is_some_and(|e| e == "gz");
-    let read = if gz {
-        flate2::read::GzDecoder::new(file)
+    let bytes = if gz {
+        let mut bytes = Vec::new();
+        flate2::read::GzDecoder::new(raw.as_slice())
             .take(MAX_BYTES + 1)
             .read_to_end(&mut bytes)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        bytes
     } else {
-        file.take(MAX_BYTES + 1).read_to_end(&mut bytes)
+        raw
     };
-    read.map_err(|e| format!("{}: {e}", path.display()))?;
     if bytes.len() as u64 > MAX_BYTES {
         return Err(format!("{}: more than 1 GiB", path.display()));
     }

@@ -182,6 +182,27 @@ fn report_leaves_out_a_function_with_an_absurd_number_literal() {
     );
 }
 
+/// Before: `profile --import` opened what it was given: a FIFO hung, `/dev/zero` read 1 GiB.
+#[test]
+fn profile_imports_only_a_regular_file() {
+    let dir = scratch("hostile-profile");
+    let fifo = dir.join("app.csv");
+    mkfifo(&fifo);
+    for (path, kind) in [
+        (fifo.to_str().unwrap(), "a FIFO (named pipe)"),
+        ("/dev/zero", "a character device"),
+    ] {
+        let (code, _, stderr) = run(&["profile", "--import", path], Stdio::null());
+        assert_eq!(code, 2, "{stderr}");
+        assert_eq!(
+            stderr,
+            format!(
+                "error: cannot read the Nsight Compute export {path}: it is {kind}, not a regular file\n"
+            )
+        );
+    }
+}
+
 /// Before: every command but `batch` panicked (exit 101, "failed printing to stdout") when
 /// its output could not be written: a pipe closed early (`| head`), a full disk.
 #[test]
