@@ -29,6 +29,7 @@ use std::fmt::Write as _;
 use clap::{Args, ValueEnum};
 use occupancy_core::arch::Arch;
 use occupancy_core::lint::count64;
+use occupancy_core::lint::konst::{Impossible, impossible};
 use occupancy_core::occupancy::{
     BlockDim, Carveout, Kernel, Launch, Limiters, Occupancy, OccupancyError, Resource, ZeroReason,
     occupancy,
@@ -475,6 +476,14 @@ fn percent(occ: &Occupancy) -> String {
     occupancy_core::lint::percent(occ.active_warps_per_sm(), occ.max_warps_per_sm)
 }
 
+/// Why the configuration's launch cannot run, if it cannot: the one decision `calc`'s
+/// `launch_impossible` makes (a block over the launch bounds fails although the occupancy
+/// counts it, as the driver's query does).
+fn launch_fails(c: &ConfigArgs, current: &Occupancy) -> Option<Impossible> {
+    let launch = Launch::new(c.block).with_dynamic_smem(c.smem);
+    impossible(&c.kernel(), &launch, &Ok(*current))
+}
+
 fn table(c: &ConfigArgs, current: &Occupancy, sweeps: &[Sweep]) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -483,9 +492,19 @@ fn table(c: &ConfigArgs, current: &Occupancy, sweeps: &[Sweep]) -> String {
         target_text(c),
         config_text(c)
     );
-    match current.zero_reason {
-        Some(reason) if current.blocks_per_sm == 0 => {
+    let fails = launch_fails(c, current);
+    match (current.zero_reason, fails) {
+        (Some(reason), _) if current.blocks_per_sm == 0 => {
             let _ = writeln!(out, "Current: no block fits, the launch fails: {reason}");
+        }
+        (_, Some(why)) => {
+            let _ = writeln!(
+                out,
+                "Current: the launch fails: {} (the occupancy query counts {} per SM, {})",
+                why.describe(),
+                blocks_text(current.blocks_per_sm),
+                percent(current)
+            );
         }
         _ => {
             let _ = writeln!(
@@ -637,7 +656,10 @@ fn to_json(c: &ConfigArgs, current: &Occupancy, sweeps: &[Sweep]) -> String {
             "active_warps_per_sm": current.active_warps_per_sm(),
             "occupancy": current.fraction(),
             "limiters": current.limiters.iter().map(Resource::name).collect::<Vec<_>>(),
-            "launch_error": current.zero_reason.map(|r| r.to_string()),
+            "launch_error": current
+                .zero_reason
+                .map(|r| r.to_string())
+                .or(launch_fails(c, current).map(|f| f.describe().to_owned())),
         },
         "sweeps": sweeps.iter().map(|s| json!({
             "parameter": s.parameter.name(),

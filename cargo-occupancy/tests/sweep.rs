@@ -444,3 +444,51 @@ fn bad_input_is_an_error() {
     assert!(!ok);
     assert!(err.contains("opt-in of 204800 bytes"), "{err}");
 }
+
+/// Before: a block over the kernel's launch bounds was "Current: 8 blocks per SM (100%)"
+/// with no launch error, where `calc` reports `launch_impossible` (the launch fails; the
+/// occupancy query counts the blocks, as the driver's does).
+#[test]
+fn a_block_over_the_launch_bounds_is_a_failed_launch_as_calc_says() {
+    let args = [
+        "--arch",
+        "H100",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "--max-threads",
+        "64",
+    ];
+    let (ok, out, err) = sweep(&args);
+    assert!(ok, "{err}");
+    assert_eq!(
+        out.lines().nth(1),
+        Some(
+            "Current: the launch fails: the block has more threads than the kernel's launch \
+             bounds allow (the occupancy query counts 8 blocks per SM, 100%)"
+        ),
+        "{out}"
+    );
+    let v = sweep_json(&args);
+    assert_eq!(
+        v["current"]["launch_error"],
+        "the block has more threads than the kernel's launch bounds allow"
+    );
+    assert_eq!(v["current"]["blocks_per_sm"], 8);
+    let (ok, calc, _) = run("calc", &args);
+    assert!(!ok);
+    assert!(calc.contains("deny[launch_impossible]"), "{calc}");
+    // Within the bounds, no error.
+    let v = sweep_json(&[
+        "--arch",
+        "H100",
+        "--block",
+        "64",
+        "--regs",
+        "32",
+        "--max-threads",
+        "64",
+    ]);
+    assert_eq!(v["current"]["launch_error"], Value::Null);
+}
