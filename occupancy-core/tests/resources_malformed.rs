@@ -227,20 +227,25 @@ fn compressed_entries_cannot_demand_huge_buffers() {
         ("fatbin/probe.lz4.fatbin", "more than LZ4 can expand"),
         (
             "fatbin/probe.zstd.fatbin",
-            "decompressed to 34592 bytes, the header says 536870912",
+            "decompressed to 34592 bytes, the header says 134217728",
         ),
     ] {
         let data = fixture(rel);
-        // Uncompressed size field (entry offset 56) of the first entry: 4 GiB, then 512 MiB.
+        // Uncompressed size field (entry offset 56) of the first entry: 4 GiB, 257 MiB, then
+        // 128 MiB.
         let mut bad = data.clone();
-        bad[16 + 56..16 + 64].copy_from_slice(&(4u64 << 30).to_le_bytes());
-        let entries = fatbin::parse(&bad).unwrap();
-        let e = err(entries[0].data());
-        assert!(
-            e.contains("claims 4294967296 decompressed bytes, over the 1073741824 byte limit"),
-            "{rel}: {e}"
-        );
-        bad[16 + 56..16 + 64].copy_from_slice(&(512u64 << 20).to_le_bytes());
+        for claim in [4u64 << 30, 257 << 20] {
+            bad[16 + 56..16 + 64].copy_from_slice(&claim.to_le_bytes());
+            let entries = fatbin::parse(&bad).unwrap();
+            let e = err(entries[0].data());
+            assert!(
+                e.contains(&format!(
+                    "claims {claim} decompressed bytes, over the 268435456 byte limit"
+                )),
+                "{rel}: {e}"
+            );
+        }
+        bad[16 + 56..16 + 64].copy_from_slice(&(128u64 << 20).to_le_bytes());
         let entries = fatbin::parse(&bad).unwrap();
         let e = err(entries[0].data());
         assert!(e.contains(what), "{rel}: {e}");
@@ -266,6 +271,31 @@ fn compressed_entries_cannot_demand_huge_buffers() {
         );
     }
     assert_small_allocations();
+}
+
+/// Eight zstd entries of 1 GiB each (33 KB apiece compressed) took `kernels` 29 s and 1 GB:
+/// the headers' claims are summed first.
+#[test]
+fn a_fatbin_claiming_more_than_1_gib_in_all_is_refused_before_decompressing() {
+    let data = fixture("fatbin/probe.zstd.fatbin");
+    let entries = fatbin::parse(&data).unwrap();
+    let mut many = Vec::new();
+    for _ in 0..5 {
+        let mut e = entries[0].clone();
+        e.compression = fatbin::Compression::Zstd;
+        e.uncompressed_bytes = 250 << 20;
+        many.push(e);
+    }
+    let start = std::time::Instant::now();
+    let e = err(fatbin::kernels(&many));
+    assert_eq!(
+        e,
+        "the fatbin's PTX and cubin entries claim 1310720000 bytes in all, over the \
+         1073741824 byte limit"
+    );
+    assert!(start.elapsed().as_millis() < 1000);
+    // The fixture itself, far below: read.
+    assert!(!fatbin::kernels(&entries).unwrap().is_empty());
 }
 
 #[test]

@@ -30,9 +30,15 @@ pub const FATBIN_FLAG_COMPRESSED_OLD: u64 = 0x1000;
 pub const FATBIN_FLAG_COMPRESSED_LZ4: u64 = 0x2000;
 /// Entry flag: the payload is a zstd frame.
 pub const FATBIN_FLAG_COMPRESSED_ZSTD: u64 = 0x8000;
-/// The largest decompressed entry accepted, bytes: a header claiming more is refused rather
-/// than trusted with an allocation.
-pub const MAX_DECOMPRESSED_BYTES: u64 = 1 << 30;
+/// The largest decompressed entry accepted, bytes (256 MiB): a header claiming more is
+/// refused rather than trusted with an allocation. A zstd frame of 33 KB decompresses to
+/// 1 GiB; the largest cubins of the corpus's crates are a few MB.
+pub const MAX_DECOMPRESSED_BYTES: u64 = 256 << 20;
+
+/// The most bytes [`kernels`] decompresses from one fatbin's entries in all (1 GiB), checked
+/// against the headers' claims before any is decompressed: eight entries of 1 GiB each took
+/// 29 s.
+pub const MAX_TOTAL_DECOMPRESSED_BYTES: u64 = 1 << 30;
 
 /// What an entry holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -287,7 +293,27 @@ pub fn parse_host_elf(data: &[u8]) -> Result<Vec<Entry<'_>>> {
 
 /// Every kernel of every cubin entry. `.minnctapersm` is taken from a PTX entry of the same
 /// fatbin when there is one (the PTX is the same source compiled for a virtual architecture).
+///
+/// # Errors
+///
+/// The entries read (PTX and cubins) claim more than [`MAX_TOTAL_DECOMPRESSED_BYTES`] in
+/// all, or one does not decompress or parse.
 pub fn kernels(entries: &[Entry<'_>]) -> Result<Vec<KernelResources>> {
+    let read = entries
+        .iter()
+        .filter(|e| matches!(e.kind, EntryKind::Ptx | EntryKind::Cubin));
+    let total = read.fold(0u64, |sum, e| {
+        sum.saturating_add(match e.compression {
+            Compression::None | Compression::Old => e.payload.len() as u64,
+            Compression::Lz4 | Compression::Zstd => e.uncompressed_bytes,
+        })
+    });
+    if total > MAX_TOTAL_DECOMPRESSED_BYTES {
+        return Err(ResourceError::new(format!(
+            "the fatbin's PTX and cubin entries claim {total} bytes in all, over the \
+             {MAX_TOTAL_DECOMPRESSED_BYTES} byte limit"
+        )));
+    }
     let mut ptx_modules = Vec::new();
     for e in entries.iter().filter(|e| e.kind == EntryKind::Ptx) {
         let data = e.data()?;
