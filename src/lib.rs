@@ -265,7 +265,8 @@
 //! after resolving symbolic links, and in the directories the policy's `read_paths` lists;
 //! anything else is an error naming the rule and where the path led. Only regular files are
 //! read (a device, a FIFO or a directory is an error naming it, before it is opened), up to
-//! 256 MiB for a cubin or fatbin and 16 MiB for a manifest or policy file.
+//! 256 MiB for a cubin or fatbin, 16 MiB for a manifest and 1 MiB for a policy file; a
+//! fatbin entry decompresses to at most 256 MiB, a fatbin's entries to 1 GiB in all.
 //!
 //! Cargo rebuilds the crate when a file read (manifest, cubin, fatbin) or
 //! `OCCUPANCY_MANIFEST` changes (the expansion `include_bytes!`s the file and reads the

@@ -203,6 +203,42 @@ fn profile_imports_only_a_regular_file() {
     }
 }
 
+/// Before: a policy file was read up to 16 MiB, and TOML's tree of a 16 MB file of small
+/// arrays took 1.5 GB.
+#[test]
+fn a_policy_file_over_1_mib_is_an_error() {
+    let dir = scratch("hostile-policy");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        "[package]\nname = \"t\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("src/lib.rs"),
+        "#[occupancy::check(block = 256, regs = 32, target = [\"sm_90\"])]\npub fn f() {}\n",
+    )
+    .unwrap();
+    let policy = dir.join("occupancy.toml");
+    // At the cap: read (a comment).
+    std::fs::write(&policy, format!("#{}\n", "x".repeat((1 << 20) - 2))).unwrap();
+    let (code, stdout, stderr) = run(&["report", dir.to_str().unwrap()], Stdio::null());
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    // One byte over.
+    std::fs::write(&policy, format!("#{}\n", "x".repeat((1 << 20) - 1))).unwrap();
+    let (code, stdout, _) = run(&["report", dir.to_str().unwrap()], Stdio::null());
+    assert_eq!(code, 1, "{stdout}");
+    let flat = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(&format!(
+            "cannot read the policy file {}: it is 1048577 bytes, over the cap of 1048576 bytes \
+             (1 MiB) for this kind of file",
+            policy.display()
+        )),
+        "{stdout}"
+    );
+}
+
 /// Before: every command but `batch` panicked (exit 101, "failed printing to stdout") when
 /// its output could not be written: a pipe closed early (`| head`), a full disk.
 #[test]

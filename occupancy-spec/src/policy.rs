@@ -8,12 +8,15 @@
 
 use std::path::{Path, PathBuf};
 
-use occupancy_core::file::MAX_TEXT_BYTES;
 use occupancy_core::policy::{Policy, PolicyError};
 
 use crate::Env;
 use crate::memo::Memo;
 use crate::read::Roots;
+
+/// The largest policy file read (1 MiB; real ones are a few KB). The TOML parser's tree
+/// takes about 100 times the text's size: a 16 MB file of small arrays took 1.5 GB.
+pub const MAX_POLICY_BYTES: u64 = 1 << 20;
 
 /// A policy and the file it came from.
 pub struct Loaded {
@@ -72,7 +75,7 @@ pub fn load(env: &Env) -> Result<Loaded, LoadError> {
         _ => path.display().to_string(),
     };
     // Contained like every file the front ends read, but before the policy's `read_paths`.
-    let text = match Roots::new(env, &[]).read_text(&path, "policy file", MAX_TEXT_BYTES) {
+    let text = match Roots::new(env, &[]).read_text(&path, "policy file", MAX_POLICY_BYTES) {
         Ok(text) => text,
         Err(e) => {
             let origin = if required {
