@@ -239,6 +239,40 @@ fn a_policy_file_over_1_mib_is_an_error() {
     );
 }
 
+/// Before: `--kernel-manifest` given a device or a folder said "no such file".
+#[test]
+fn report_names_what_a_kernel_manifest_path_is() {
+    let dir = scratch("hostile-kernel-manifest");
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        "[package]\nname = \"t\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    let folder = dir.join("folder");
+    std::fs::create_dir_all(&folder).unwrap();
+    for (path, why) in [
+        (
+            "/dev/zero",
+            "it is a character device, not a regular file".to_owned(),
+        ),
+        (
+            folder.to_str().unwrap(),
+            "it is a directory, not a regular file".to_owned(),
+        ),
+        (
+            "/nonexistent/kernels.json",
+            "No such file or directory (os error 2)".to_owned(),
+        ),
+    ] {
+        let (code, _, stderr) = run(
+            &["report", dir.to_str().unwrap(), "--kernel-manifest", path],
+            Stdio::null(),
+        );
+        assert_eq!(code, 2, "{stderr}");
+        assert_eq!(stderr, format!("error: --kernel-manifest {path}: {why}\n"));
+    }
+}
+
 /// Before: every command but `batch` panicked (exit 101, "failed printing to stdout") when
 /// its output could not be written: a pipe closed early (`| head`), a full disk.
 #[test]

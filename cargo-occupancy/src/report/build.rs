@@ -251,11 +251,16 @@ pub(super) fn setup(args: &ReportArgs, crate_dir: &Path, package: &str) -> Resul
     let (manifest, manifest_origin) = match &args.kernel_manifest {
         Some(path) => {
             let path = std::path::absolute(path).unwrap_or_else(|_| path.clone());
-            if !path.is_file() {
-                return Err(format!(
-                    "--kernel-manifest {}: no such file",
-                    path.display()
-                ));
+            match std::fs::metadata(&path) {
+                Err(e) => return Err(format!("--kernel-manifest {}: {e}", path.display())),
+                Ok(meta) => {
+                    if let Some(kind) = occupancy_core::file::non_regular(&meta) {
+                        return Err(format!(
+                            "--kernel-manifest {}: it is {kind}, not a regular file",
+                            path.display()
+                        ));
+                    }
+                }
             }
             (Some(path), "--kernel-manifest")
         }
