@@ -2,7 +2,7 @@
 //! constants it names) run over abstract values, one path at a time.
 //!
 //! A [`Path`] is one way through the code: its bindings (a stack of call frames), what its
-//! conditions decided ([`Fact`]s, so that the same condition twice is the same choice), the
+//! conditions decided (`Fact`s, so that the same condition twice is the same choice), the
 //! members of run-time sets it has fixed or excluded, and the names it read. `if` and
 //! `match` split a path where their condition is not decided, refining the variables the
 //! condition compares (`n < 1024` makes `n` at most 1023 on the `then` path); a run-time
@@ -14,8 +14,8 @@
 //! ([`occupancy_core::read::paths::settle`] after each construct: the same state merged;
 //! past [`MAX_PATHS`], the rest folded into one path whose launches are not read, and an
 //! error on the construct that split them), steps (an
-//! [`occupancy_core::read::budget::Budget`] of [`MAX_STEPS`]), nesting ([`MAX_NESTING`]),
-//! calls ([`MAX_CALLS`], recursion), loops (`occupancy_core::abstract_int::loop_exits`:
+//! [`occupancy_core::read::budget::Budget`] of `MAX_STEPS`), nesting (`MAX_NESTING`),
+//! calls (`MAX_CALLS`, recursion), loops (`occupancy_core::abstract_int::loop_exits`:
 //! 4096 values).
 
 use std::cell::RefCell;

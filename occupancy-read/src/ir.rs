@@ -307,8 +307,8 @@ impl Method {
     }
 }
 
-/// Where an expression of the wrapper's body is: an index into its span table
-/// ([`Lowered::spans`]); [`At::NONE`] elsewhere. Always equal to any other `At`: spans
+/// Where an expression of the wrapper's body is: an index into the front end's span table
+/// (the Rust front end's `Lowered::spans`); [`At::NONE`] elsewhere. Always equal to any other `At`: spans
 /// never make two expressions differ.
 #[derive(Clone, Copy, Debug)]
 pub struct At(pub u32);
