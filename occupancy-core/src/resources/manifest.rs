@@ -886,36 +886,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn write_reads_and_writes_only_regular_files() {
-        let dir =
-            std::env::temp_dir().join(format!("occupancy-manifest-write-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let m = sample();
-        // A new file, in a folder created for it; written again, the same text.
-        let file = dir.join("sub/kernels.manifest.json");
-        m.write(&file).unwrap();
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), m.to_json());
-        m.write(&file).unwrap();
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), m.to_json());
-        // Another text of another length replaces it.
-        std::fs::write(&file, "{}").unwrap();
-        m.write(&file).unwrap();
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), m.to_json());
-        // A folder is refused, and so is a device (read whole before, /dev/zero never ended).
-        let err = m.write(dir.join("sub")).unwrap_err().to_string();
-        assert!(err.contains("is not a regular file"), "{err}");
-        #[cfg(unix)]
-        {
-            let err = m.write("/dev/zero").unwrap_err().to_string();
-            assert!(
-                err.contains("/dev/zero") && err.contains("is not a regular file"),
-                "{err}"
-            );
-        }
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
     fn sample() -> Manifest {
         let mut m = Manifest::new("test");
         m.sources.push(SourceFile {
