@@ -435,15 +435,27 @@ impl Row {
             }
         }
         let Some(arch) = arch else {
-            row.disagreements.push(format!(
-                "compute capability `{}` is not in the engine's table",
-                l.cc
-            ));
+            row.disagreements.push(if l.cc.trim().is_empty() {
+                "the export gives no compute capability for this launch".to_owned()
+            } else {
+                format!("compute capability `{}` is not in the engine's table", l.cc)
+            });
             return row;
         };
-        let (Some(block), Some(regs)) = (block, row.registers_per_thread) else {
+        let Some(block) = block else {
+            row.disagreements.push(if l.block.trim().is_empty() {
+                "the export gives no block size for this launch".to_owned()
+            } else {
+                format!("the export's block size `{}` is not three counts", l.block)
+            });
+            return row;
+        };
+        let Some(regs) = row.registers_per_thread else {
             row.disagreements
-                .push("the export lacks the block size or registers per thread".into());
+                .push(match l.metrics.get("Registers Per Thread") {
+                    None => "the export gives no `Registers Per Thread` for this launch".to_owned(),
+                    Some(v) => format!("the export's `Registers Per Thread` is `{v}`, not a count"),
+                });
             return row;
         };
         let static_smem = row.static_smem.unwrap_or(0);

@@ -377,3 +377,42 @@ fn bad_input_is_an_error() {
     let out = run(&["--import", empty.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Before: a launch whose `Registers Per Thread` was `NaN`, or whose block was not three
+/// numbers, was "the export lacks the block size or registers per thread".
+#[test]
+fn an_unreadable_value_is_named_with_what_the_export_holds() {
+    let text = std::fs::read_to_string(data("saxpy.csv")).unwrap();
+    let edited: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("\"0\",") && l.contains("\"Registers Per Thread\"") {
+                l.replace("\"register/thread\",\"16\"", "\"register/thread\",\"NaN\"")
+            } else if l.starts_with("\"1\",") {
+                l.replace("\"(64, 1, 1)\"", "\"(64, 1\"")
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("profile-unreadable");
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("bad.csv");
+    std::fs::write(&csv, edited.join("\n")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))
+        .args(["occupancy", "profile", "--import"])
+        .arg(&csv)
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("disagreement: the export's `Registers Per Thread` is `NaN`, not a count"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("disagreement: the export's block size `(64, 1` is not three counts"),
+        "{stdout}"
+    );
+}
