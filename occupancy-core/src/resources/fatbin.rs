@@ -32,7 +32,7 @@ pub const FATBIN_FLAG_COMPRESSED_LZ4: u64 = 0x2000;
 pub const FATBIN_FLAG_COMPRESSED_ZSTD: u64 = 0x8000;
 /// The largest decompressed entry accepted, bytes (256 MiB): a header claiming more is
 /// refused rather than trusted with an allocation. A zstd frame of 33 KB decompresses to
-/// 1 GiB; the largest cubins of the corpus's crates are a few MB.
+/// 1 GiB; the examples' cubins are under 100 KB.
 pub const MAX_DECOMPRESSED_BYTES: u64 = 256 << 20;
 
 /// The most bytes [`kernels`] decompresses from one fatbin's entries in all (1 GiB), checked
