@@ -15,13 +15,18 @@ const LIMIT: Duration = Duration::from_secs(60);
 /// Runs `cargo-occupancy occupancy <args>` with `stdin`, killed after [`LIMIT`]:
 /// (exit code, stdout, stderr).
 fn run(args: &[&str], stdin: Stdio) -> (i32, String, String) {
+    run_with(args, stdin, Stdio::piped())
+}
+
+/// [`run`] with its standard output on `stdout` (the stdout returned is empty unless piped).
+fn run_with(args: &[&str], stdin: Stdio, stdout: Stdio) -> (i32, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))
         .arg("occupancy")
         .args(args)
         .env_remove("OCCUPANCY_MANIFEST")
         .env_remove("OCCUPANCY_POLICY")
         .stdin(stdin)
-        .stdout(Stdio::piped())
+        .stdout(stdout)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -48,6 +53,15 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// Writes a minimal package manifest (`t` 0.1.0) into `dir`.
+fn package(dir: &Path) {
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        "[package]\nname = \"t\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+}
+
 fn mkfifo(path: &Path) {
     assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
 }
@@ -71,34 +85,6 @@ fn inspect_names_devices_and_fifos_without_reading_them() {
             fifo.display()
         )
     );
-}
-
-/// Runs `cargo-occupancy occupancy <args>` with its standard output on `stdout`, killed
-/// after [`LIMIT`]: (exit code, stderr).
-fn run_to(args: &[&str], stdout: Stdio) -> (i32, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))
-        .arg("occupancy")
-        .args(args)
-        .env_remove("OCCUPANCY_MANIFEST")
-        .env_remove("OCCUPANCY_POLICY")
-        .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > LIMIT {
-            child.kill().unwrap();
-            panic!("`{}` ran past {LIMIT:?}", args.join(" "));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 fn probe_cubin() -> String {
@@ -153,11 +139,7 @@ fn report_leaves_out_a_function_with_an_absurd_number_literal() {
     let dir = scratch("hostile-long-number");
     std::fs::create_dir_all(dir.join("src")).unwrap();
     std::fs::create_dir_all(dir.join("tests")).unwrap();
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        "[package]\nname = \"t\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-    )
-    .unwrap();
+    package(&dir);
     std::fs::write(dir.join("src/lib.rs"), "").unwrap();
     let digits = "9".repeat(200_000);
     std::fs::write(
@@ -209,11 +191,7 @@ fn profile_imports_only_a_regular_file() {
 fn a_policy_file_over_1_mib_is_an_error() {
     let dir = scratch("hostile-policy");
     std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        "[package]\nname = \"t\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-    )
-    .unwrap();
+    package(&dir);
     std::fs::write(
         dir.join("src/lib.rs"),
         "#[occupancy::check(block = 256, regs = 32, target = [\"sm_90\"])]\npub fn f() {}\n",
@@ -243,11 +221,7 @@ fn a_policy_file_over_1_mib_is_an_error() {
 #[test]
 fn report_names_what_a_kernel_manifest_path_is() {
     let dir = scratch("hostile-kernel-manifest");
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        "[package]\nname = \"t\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-    )
-    .unwrap();
+    package(&dir);
     let folder = dir.join("folder");
     std::fs::create_dir_all(&folder).unwrap();
     for (path, why) in [
@@ -289,7 +263,7 @@ fn a_failed_write_of_the_output_is_an_error_not_a_panic() {
             .write(true)
             .open("/dev/full")
             .unwrap();
-        let (code, stderr) = run_to(args, Stdio::from(full));
+        let (code, _, stderr) = run_with(args, Stdio::null(), Stdio::from(full));
         assert_eq!(code, 2, "{args:?}: {stderr}");
         assert_eq!(
             stderr,
