@@ -795,3 +795,134 @@ pub fn explode(s: &Stream, a: u8, b: u8, c: u8) {
         ]
     );
 }
+
+/// The reduce style: the count of elements per output is a product the reader does not
+/// follow, declared `usize`, divided by a count a loop multiplies up (also `usize`): any
+/// value of their type, so that `min(1024, per_out).next_power_of_two()` is one of the
+/// eleven powers of two up to 1024, and the flag `small` (a comparison bound to a name)
+/// keeps the sum's large branch above 32 elements: 64..1024 there, never 1..32.
+#[test]
+fn values_of_a_declared_type_are_any_value_of_that_type() {
+    let dir = crate_with(
+        "declared",
+        "pub struct Dev;
+pub struct Module;
+pub const REDUCE: Module = Module;
+impl Dev { pub fn get_or_load_func(&self, _: &str, _: &Module) -> Result<Func, ()> { Ok(Func) } }
+pub struct Func;
+impl Func { pub fn builder(&self) -> Builder { Builder } }
+pub struct Builder;
+impl Builder { pub fn launch(self, _: LaunchConfig) -> Result<(), ()> { Ok(()) } }
+pub enum Op { Sum, Min, ArgMin }
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn reduce(dev: &Dev, op: Op, dims: &[usize], keep: usize) -> Result<(), ()> {
+    let total: usize = dims.iter().product();
+    let mut kept: usize = 1;
+    for (i, &d) in dims.iter().enumerate() {
+        if i < keep {
+            kept *= d;
+        }
+    }
+    let per_out = total / kept;
+    let (name, with_index) = match op {
+        Op::Sum => (\"rsum\", false),
+        Op::Min => (\"rmin\", false),
+        Op::ArgMin => (\"rargmin\", true),
+    };
+    let small = per_out <= 32 && !with_index && name == \"rsum\";
+    let (cfg, k) = if small {
+        (LaunchConfig { grid_dim: (1, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 }, \"rsum_small\")
+    } else {
+        let b = usize::min(1024, per_out).next_power_of_two();
+        (LaunchConfig { grid_dim: (kept as u32, 1, 1), block_dim: (b as u32, 1, 1), shared_mem_bytes: 0 }, name)
+    };
+    let func = dev.get_or_load_func(k, &REDUCE)?;
+    func.builder().launch(cfg)?;
+    Ok(())
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn untyped(dev: &Dev, dims: &[usize]) -> Result<(), ()> {
+    let total = dims.iter().product();
+    let b = usize::min(1024, total).next_power_of_two();
+    let func = dev.get_or_load_func(\"rsum\", &REDUCE)?;
+    func.builder().launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b as u32, 1, 1), shared_mem_bytes: 0 })?;
+    Ok(())
+}
+",
+    );
+    let spec = ok(&dir, "reduce");
+    let mut expected = vec![(Some("rsum_small".to_owned()), 256)];
+    for (name, from) in [("rsum", 64), ("rmin", 1), ("rargmin", 1)] {
+        expected.extend(
+            powers(from, 1024)
+                .into_iter()
+                .map(|b| (Some(name.to_owned()), b)),
+        );
+    }
+    assert_eq!(kernels(&spec), expected);
+    // Without the type, the product is not known to be an integer: not checked, with why.
+    let errors = spec_of(&dir, "untyped").err().unwrap();
+    assert!(
+        errors[0].starts_with(
+            "the block size of this launch is known only at run time (a call of the method `product`)"
+        ),
+        "{errors:?}"
+    );
+}
+
+/// candle's mul_mat_vec style: the name is the dtype's stem with the batch size appended
+/// (checked 1..=8), and the size picks the warps. Each path launches the kernels of its own
+/// sizes: `stem_{2,3,4}` with 4 warps, never `stem_5` with 4.
+#[test]
+fn a_name_filled_from_an_input_names_the_kernels_of_each_paths_values() {
+    let dir = crate_with(
+        "filled",
+        "pub struct Dev;
+pub struct Module;
+pub const QUANTIZED: Module = Module;
+impl Dev { pub fn get_or_load_func(&self, _: &str, _: &Module) -> Result<Func, ()> { Ok(Func) } }
+pub struct Func;
+impl Func { pub fn builder(&self) -> Builder { Builder } }
+pub struct Builder;
+impl Builder { pub fn launch(self, _: LaunchConfig) -> Result<(), ()> { Ok(()) } }
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn mmv(dev: &Dev, dtype: DType, b_size: usize, rows: u32) -> Result<(), ()> {
+    if b_size == 0 || b_size > 8 {
+        return Err(());
+    }
+    let kernel_name = match dtype {
+        DType::F16 => \"mmv_f16_\",
+        DType::F32 => \"mmv_f32_\",
+        _ => return Err(()),
+    };
+    let kernel_name = format!(\"{kernel_name}{b_size}\");
+    let func = dev.get_or_load_func(&kernel_name, &QUANTIZED)?;
+    let (blocks, warps) = match b_size {
+        1 => (rows, 4),
+        2..=4 => (rows.div_ceil(2), 4),
+        5..=8 => (rows.div_ceil(2), 2),
+        _ => return Err(()),
+    };
+    let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (WARP_SIZE as u32, warps, 1), shared_mem_bytes: 0 };
+    func.builder().launch(cfg)?;
+    Ok(())
+}
+",
+    );
+    let spec = ok(&dir, "mmv");
+    let picked: Vec<(Option<String>, u32)> = spec
+        .plans
+        .iter()
+        .map(|p| (p.kernel.clone(), p.block[1].literal().unwrap_or(0)))
+        .collect();
+    let mut expected = Vec::new();
+    for dtype in ["f16", "f32"] {
+        for (sizes, warps) in [("1", 4), ("{2,3,4}", 4), ("{5,6,7,8}", 2)] {
+            expected.push((Some(format!("mmv_{dtype}_{sizes}")), warps));
+        }
+    }
+    assert_eq!(picked, expected);
+}

@@ -34,7 +34,7 @@ use crate::ir::{
 };
 use crate::names::{self, ConstDef, Def, FnDef, ModuleId, Names, Place, Returns};
 use crate::value::{
-    self, ChoiceId, ConfigVal, Int, Kernel, SourceId, StructVal, Term, Unknown, Val,
+    self, ChoiceId, ConfigVal, Int, Kernel, Refill, Slot, SourceId, StructVal, Term, Unknown, Val,
 };
 
 /// The most paths followed at once, the bound both readers share; past it, the rest are
@@ -646,7 +646,7 @@ impl<'r> Interp<'r> {
                 if construction {
                     self.bound_init = Some(init as *const Expr);
                 }
-                let evaluated = self.eval(init, path, None);
+                let evaluated = self.eval(init, path, l.ty);
                 self.bound_init = outer;
                 let mut out = Vec::new();
                 for (path, val) in evaluated {
@@ -657,7 +657,8 @@ impl<'r> Interp<'r> {
                     match (pat, otherwise) {
                         (_, None) | (Pat::Bind(..), _) => {
                             let config = has_config(&val);
-                            let mut path = self.bind(pat, val, path, *at, Some(init));
+                            let mut path =
+                                self.bind_declared(pat, val, path, *at, Some(init), l.ty);
                             if construction
                                 && config
                                 && let Pat::Bind(name, None) = pat
@@ -713,10 +714,23 @@ impl<'r> Interp<'r> {
     /// Binds an irrefutable pattern to `val`. A run-time set bound to a name becomes a
     /// choice; a run-time value bound to a name becomes an input of its own (the
     /// attribute's candidates can stand for it).
-    fn bind(&mut self, pat: &Pat, val: Val, mut path: Path, at: At, init: Option<&Expr>) -> Path {
+    fn bind(&mut self, pat: &Pat, val: Val, path: Path, at: At, init: Option<&Expr>) -> Path {
+        self.bind_declared(pat, val, path, at, init, None)
+    }
+
+    /// [`Interp::bind`] for a `let` that declares the integer type `declared` of its name.
+    fn bind_declared(
+        &mut self,
+        pat: &Pat,
+        val: Val,
+        mut path: Path,
+        at: At,
+        init: Option<&Expr>,
+        declared: Option<IntTy>,
+    ) -> Path {
         match pat {
             Pat::Bind(name, sub) => {
-                let val = self.named_value(name, val, at, init, &path);
+                let val = self.named_value(name, val, at, init, &path, declared);
                 if let Some(sub) = sub {
                     path = self.bind(sub, val.clone(), path, at, None);
                 }
@@ -795,7 +809,9 @@ impl<'r> Interp<'r> {
     }
 
     /// The value a name is bound to: a run-time set becomes a choice, a run-time value of
-    /// no input of its own becomes one.
+    /// no input of its own becomes one. A value the reader does not know, bound to a name of
+    /// a `declared` integer type (`let n: usize = dims.iter().product();`), is any value of
+    /// that type: an input of its own, as a parameter of that type is.
     fn named_value(
         &mut self,
         name: &str,
@@ -803,6 +819,7 @@ impl<'r> Interp<'r> {
         at: At,
         init: Option<&Expr>,
         path: &Path,
+        declared: Option<IntTy>,
     ) -> Val {
         match val {
             Val::Int(i) if i.set.members().is_some_and(|m| m.len() > 1) => {
@@ -848,10 +865,15 @@ impl<'r> Interp<'r> {
                     name: name.to_owned(),
                     at: at.0,
                 };
-                if let Some(v) = self.assumed(&key, None) {
+                if let Some(v) = self.assumed(&key, declared) {
                     return v;
                 }
                 let s = self.source(u.why.to_string(), key);
+                if let Some(ty) = declared
+                    && !u.panic
+                {
+                    return Val::Int(Int::input(Some(ty), s));
+                }
                 Val::Unknown(Unknown {
                     roots: value::roots(&u.roots, &[s]),
                     source: Some(s),
@@ -950,27 +972,44 @@ impl<'r> Interp<'r> {
                 outs.push((path, unknown("")));
                 continue;
             }
-            let text = |v: Option<&Val>| match v.map(|v| path.view(v.clone())) {
-                Some(Val::Str(s)) => Some(s),
-                Some(Val::Int(i)) => i.value().map(|v| v.to_string()),
-                _ => None,
+            // What each placeholder is filled with: a string, a known integer, or a run-time
+            // integer that is exactly an input (filled again at the launch, [`Refill`]).
+            let slot = |v: Option<&Val>| match v.map(|v| path.view(v.clone())) {
+                Some(Val::Str(s)) => Slot::Text(s),
+                Some(Val::Int(i)) => match (i.value(), i.source) {
+                    (Some(v), _) => Slot::Text(v.to_string()),
+                    (None, Some(source)) => Slot::Input { source, set: i.set },
+                    (None, None) => Slot::Unknown,
+                },
+                _ => Slot::Unknown,
             };
             let positional = args.positional.len();
-            let name = ir::fill_format(&args.text, |p| match p {
-                ir::Placeholder::Next(i) | ir::Placeholder::Position(i) if i < positional => {
-                    text(vals.get(i))
-                }
-                ir::Placeholder::Named(n) => args
-                    .named
-                    .iter()
-                    .position(|(m, _)| m == n)
-                    .and_then(|i| text(vals.get(positional + i))),
-                _ => None,
+            let mut slots = Vec::new();
+            ir::fill_format(&args.text, |p| {
+                slots.push(match p {
+                    ir::Placeholder::Next(i) | ir::Placeholder::Position(i) if i < positional => {
+                        slot(vals.get(i))
+                    }
+                    ir::Placeholder::Named(n) => args
+                        .named
+                        .iter()
+                        .position(|(m, _)| m == n)
+                        .map_or(Slot::Unknown, |i| slot(vals.get(positional + i))),
+                    _ => Slot::Unknown,
+                });
+                None
             });
+            let refill = Refill {
+                text: args.text.clone(),
+                slots,
+            };
+            let name = refill.fill(|_| None);
+            let inputs = refill.slots.iter().any(|s| matches!(s, Slot::Input { .. }));
             let kernel = Kernel {
                 glob: occupancy_spec::artifact::is_glob(&name),
                 name,
                 at,
+                refill: inputs.then(|| Rc::new(refill)),
             };
             outs.push((path, Val::Kernel(kernel)));
         }
@@ -1226,6 +1265,7 @@ impl<'r> Interp<'r> {
                     name: name.clone(),
                     glob: false,
                     at: *at,
+                    refill: None,
                 }
             });
             if path.top().wrapper {
@@ -1895,6 +1935,7 @@ impl<'r> Interp<'r> {
                                 name: s.clone(),
                                 glob: false,
                                 at: kat,
+                                refill: None,
                             })
                         }
                         Some(Val::Kernel(k)) => Val::Kernel(k.clone()),
@@ -2073,6 +2114,7 @@ impl<'r> Interp<'r> {
         if path.overflow.is_some() {
             return;
         }
+        let kernel = kernel.map(|k| refilled(k, path));
         let config = path.view(config);
         let mut found = Vec::new();
         config.choices(&mut found, 0);
@@ -2713,7 +2755,7 @@ impl<'r> Interp<'r> {
             let new = match path.lookup(&root) {
                 Some(b) => {
                     let v = if matches!(place, Expr::Path(..)) {
-                        self.named_value(&root, v, At::NONE, None, &path)
+                        self.named_value(&root, v, At::NONE, None, &path, None)
                     } else {
                         v
                     };
@@ -2739,9 +2781,20 @@ impl<'r> Interp<'r> {
         }
         // Any other loop: what it assigns is unknown inside and after it; its body is read
         // once (for the launches it makes).
-        let mut assigned = Vec::new();
-        assigned_names_block(&l.body, &mut assigned, 0);
-        let path = self.havoc(path, &assigned);
+        let mut names = Vec::new();
+        assigned_names_block(&l.body, &mut names, 0);
+        // Each name's integer type, as bound before the loop.
+        let assigned: Vec<(String, Option<IntTy>)> = names
+            .into_iter()
+            .map(|n| {
+                let ty = match path.lookup(&n).map(|b| &b.val) {
+                    Some(Val::Int(i)) => i.ty,
+                    _ => None,
+                };
+                (n, ty)
+            })
+            .collect();
+        let path = self.havoc(path, &assigned, l.at);
         let mut entry = Vec::new();
         let mut after = Vec::new();
         match &l.kind {
@@ -2785,20 +2838,31 @@ impl<'r> Interp<'r> {
             }
         }
         for p in after {
-            let p = self.havoc(p, &assigned);
+            let p = self.havoc(p, &assigned, l.at);
             outs.push((p, Val::Tuple(Vec::new())));
         }
         self.bounded(outs, l.at)
     }
 
-    /// `names` unknown on `path` (assigned in a loop the reader does not bound).
-    fn havoc(&mut self, mut path: Path, names: &[String]) -> Path {
-        for name in names {
+    /// `names` unknown on `path` (assigned in the loop at `at`, which the reader does not
+    /// bound): an integer of a known type is any value of that type (its type does not
+    /// change), an input of its own; anything else is not known.
+    fn havoc(&mut self, mut path: Path, names: &[(String, Option<IntTy>)], at: At) -> Path {
+        for (name, ty) in names {
             let version = self.version();
+            let why = format!("`{name}` is assigned in a loop whose exit the reader cannot bound");
+            let val = match ty {
+                Some(ty) => {
+                    let key = SourceKey {
+                        name: name.clone(),
+                        at: at.0,
+                    };
+                    Val::Int(Int::input(Some(*ty), self.source(why, key)))
+                }
+                None => unknown(why),
+            };
             if let Some(b) = path.lookup_mut(name) {
-                b.val = unknown(format!(
-                    "`{name}` is assigned in a loop whose exit the reader cannot bound"
-                ));
+                b.val = val;
                 b.version = version;
             }
         }
@@ -2912,7 +2976,7 @@ impl<'r> Interp<'r> {
             roots,
             source: None,
         });
-        let val = self.named_value(var, val, l.at, None, &p);
+        let val = self.named_value(var, val, l.at, None, &p, None);
         if let Val::Choice(c, _) = &val
             && let Some(info) = self.choices.get_mut(*c as usize)
         {
@@ -2951,6 +3015,29 @@ fn int_literal(value: i128, ty: Option<IntTy>) -> Val {
 }
 
 /// `path` with its next step `flow`.
+/// `k` with its `format!` placeholders filled again from what `path` knows now of the
+/// inputs they were filled from (the latest binding that is exactly each input).
+fn refilled(k: Kernel, path: &Path) -> Kernel {
+    let Some(refill) = k.refill.clone() else {
+        return k;
+    };
+    let name = refill.fill(|source| {
+        path.frames
+            .iter()
+            .rev()
+            .flat_map(|f| f.env.iter().rev())
+            .find_map(|b| match &b.val {
+                Val::Int(i) if i.source == Some(source) => Some(i.set.clone()),
+                _ => None,
+            })
+    });
+    Kernel {
+        glob: occupancy_spec::artifact::is_glob(&name),
+        name,
+        ..k
+    }
+}
+
 fn with_flow(mut path: Path, flow: Flow) -> Path {
     path.flow = flow;
     path

@@ -484,6 +484,8 @@ pub struct Let {
     pub init: Option<Expr>,
     /// `let .. else`'s block (it diverges).
     pub otherwise: Option<Block>,
+    /// The integer type the `let` declares (`let n: usize = ..`), if any.
+    pub ty: Option<IntTy>,
     /// Where the `let` is written.
     pub at: At,
 }

@@ -107,6 +107,79 @@ pub struct Kernel {
     pub glob: bool,
     /// Where the name is written.
     pub at: At,
+    /// For a name a `format!` filled in part from run-time integers: how to fill it again
+    /// from what a later path knows of them.
+    pub refill: Option<Rc<Refill>>,
+}
+
+/// A `format!` name with placeholders filled from run-time inputs
+/// (`format!("{stem}{b_size}")` with `b_size` checked to be 1..=8): what a launch's path has
+/// learnt of those inputs since the name was made (`match b_size { 2..=4 => .. }`) names
+/// only the kernels that path can load (`stem{2,3,4}`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refill {
+    /// The format string.
+    pub text: String,
+    /// What each placeholder was filled with, in order.
+    pub slots: Vec<Slot>,
+}
+
+/// What a placeholder of a [`Refill`] was filled with.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Slot {
+    /// Text the name has whatever the path (a string, a known integer).
+    Text(String),
+    /// A run-time integer: exactly the input `source`, which could be any of `set` then.
+    Input {
+        /// The input.
+        source: SourceId,
+        /// Its values when the name was made.
+        set: AbstractInt,
+    },
+    /// Not known: `*`.
+    Unknown,
+}
+
+/// The most names a [`Refill`] spells out as `{a,b,..}` groups; past it a placeholder is
+/// `*` (the glob matcher's own bound is [`occupancy_spec::artifact::MAX_ALTERNATIVES`]).
+pub const MAX_SPELLED_NAMES: usize = 64;
+
+impl Refill {
+    /// The name, each input's placeholder filled from `set_of` (its values on the path, or
+    /// `None` to take those it had when the name was made): one value as its digits, a few
+    /// as a `{a,b,..}` group, more as `*`.
+    pub fn fill(&self, mut set_of: impl FnMut(SourceId) -> Option<AbstractInt>) -> String {
+        let sets: Vec<Option<AbstractInt>> = self
+            .slots
+            .iter()
+            .map(|s| match s {
+                Slot::Input { source, set } => Some(set_of(*source).unwrap_or_else(|| set.clone())),
+                _ => None,
+            })
+            .collect();
+        // Groups while their names, multiplied, stay few.
+        let mut names = 1usize;
+        let texts: Vec<Option<String>> = self
+            .slots
+            .iter()
+            .zip(&sets)
+            .map(|(slot, set)| match (slot, set) {
+                (Slot::Text(t), _) => Some(t.clone()),
+                (Slot::Input { .. }, Some(set)) => match set.members() {
+                    Some([one]) => Some(one.to_string()),
+                    Some(members) if names.saturating_mul(members.len()) <= MAX_SPELLED_NAMES => {
+                        names *= members.len();
+                        let all: Vec<String> = members.iter().map(i128::to_string).collect();
+                        Some(format!("{{{}}}", all.join(",")))
+                    }
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let mut next = texts.into_iter();
+        crate::ir::fill_format(&self.text, |_| next.next().flatten())
+    }
 }
 
 /// A struct value (`Tiling { threads, smem }`).

@@ -186,6 +186,9 @@ struct Scan {
     assigned: Vec<String>,
     /// Names bound by more than one `let` (shadowed).
     rebound: Vec<String>,
+    /// For a name bound again, the binding before its last (what the last one's own
+    /// initialiser reads by that name: `let name = format!("{name}{b_size}")`).
+    earlier: BTreeMap<String, syn::Expr>,
 }
 
 /// A call of a function or method.
@@ -1144,6 +1147,20 @@ impl Crate<'_> {
                     };
                 };
                 if let Some(bound) = f.scan.lets.get(&name) {
+                    // `let name = format!("{name}{b_size}")`: the `name` it reads is the
+                    // binding before it.
+                    if let (syn::Expr::Macro(m), Some(earlier)) =
+                        (strip(bound), f.scan.earlier.get(&name))
+                        && m.mac.path.is_ident("format")
+                    {
+                        let values = match self.name_of(f, earlier, depth + 1) {
+                            Name::Literal(v) => vec![v],
+                            Name::Set(set) | Name::Chosen(set) => set,
+                            _ => Vec::new(),
+                        };
+                        let env = BTreeMap::from([(name, values)]);
+                        return self.format_name(f, &m.mac.tokens, &env, depth + 1);
+                    }
                     return self.name_of(f, bound, depth + 1);
                 }
                 if let Some(p) = f.params.iter().position(|p| p.as_deref() == Some(&name)) {
@@ -2268,13 +2285,9 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                 self.closure = outer;
                 return;
             }
-            if self
-                .scan
-                .lets
-                .insert(name.clone(), (*init.expr).clone())
-                .is_some()
-            {
+            if let Some(earlier) = self.scan.lets.insert(name.clone(), (*init.expr).clone()) {
                 self.scan.rebound.push(name.clone());
+                self.scan.earlier.insert(name.clone(), earlier);
             }
             let outer = self.binding.replace(name);
             syn::visit::visit_local(self, local);
@@ -3284,6 +3297,35 @@ mod tests {
                 "#[occupancy::check(kernel = [\"is_i64_{f16,f32}\", \"is_u32_{f16,f32}\"])] at line 13",
                 "unread: the kernel's name is built at run time: its stem is a run-time value (`*_{f16,f32}`)",
             ],
+            "{found:?}"
+        );
+    }
+
+    /// candle's mul_mat_vec style: the name a `match` binds is bound again by a `format!`
+    /// that reads it (`let kernel_name = format!("{kernel_name}{b_size}")`): the stem is the
+    /// earlier binding's, the size a run-time value.
+    #[test]
+    fn a_name_bound_again_from_itself_keeps_its_stem() {
+        let found = launches(&[(
+            "src/quantized.rs",
+            r#"
+                fn mat_vec(dev: &Dev, dtype: GgmlDType, b_size: usize) -> Result<()> {
+                    let kernel_name = match dtype {
+                        GgmlDType::Q4_0 => "mmv_q4_0_",
+                        GgmlDType::Q8_0 => "mmv_q8_0_",
+                        _ => crate::bail!("unsupported"),
+                    };
+                    let kernel_name = format!("{kernel_name}{b_size}");
+                    let func = dev.get_or_load_func(&kernel_name, &kernels::QUANTIZED)?;
+                    unsafe { func.builder().launch(LaunchConfig::for_num_elems(b_size as u32)) }.w()?;
+                    Ok(())
+                }
+                "#,
+        )]);
+        let checks: Vec<&str> = found.iter().map(|(_, _, c)| c.as_str()).collect();
+        assert_eq!(
+            checks,
+            ["#[occupancy::check(kernel = [\"mmv_q4_0_*\", \"mmv_q8_0_*\"])] at line 2"],
             "{found:?}"
         );
     }

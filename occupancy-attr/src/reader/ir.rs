@@ -457,6 +457,7 @@ impl Lowering {
                     pat: Pat::Opaque(names),
                     init: None,
                     otherwise: None,
+                    ty: None,
                     at: At::NONE,
                 };
                 body.stmts.insert(0, Stmt::Let(Box::new(names)));
@@ -572,10 +573,15 @@ impl Lowering {
                             tail: Some(self.expr(e, d)),
                             ..Block::default()
                         });
+                    let ty = match &local.pat {
+                        syn::Pat::Type(t) => type_name(&t.ty).as_deref().and_then(IntTy::from_name),
+                        _ => None,
+                    };
                     out.stmts.push(Stmt::Let(Box::new(Let {
                         pat,
                         init,
                         otherwise,
+                        ty,
                         at,
                     })));
                 }
