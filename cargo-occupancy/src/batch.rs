@@ -62,8 +62,15 @@ impl Layout {
             .filter(|c| !names.contains(c))
             .collect();
         if !missing.is_empty() {
+            // `arch,block_size,..`: comma-separated, one column to a tab reader.
+            let hint = if names.len() == 1 && header.contains(',') {
+                " (the header has commas and no tab: batch reads tab-separated values; \
+                 convert a CSV with `tr ',' '\\t'`)"
+            } else {
+                ""
+            };
             return Err(format!(
-                "batch: the header lacks the required column(s) {}",
+                "batch: the header lacks the required column(s) {}{hint}",
                 missing.join(", ")
             ));
         }
@@ -321,8 +328,9 @@ pub fn run(mut input: impl BufRead, mut output: impl Write) -> Result<usize, Str
                 ));
             }
             Some(Line::Bytes) => match text(&buf) {
+                // A UTF-8 byte-order mark (spreadsheets write one) is not part of a name.
                 Ok(line) if !line.trim().is_empty() && !line.starts_with('#') => {
-                    break line.to_owned();
+                    break line.strip_prefix('\u{feff}').unwrap_or(line).to_owned();
                 }
                 Ok(_) => {}
                 Err(_) => {
@@ -542,6 +550,33 @@ mod tests {
         assert_eq!(
             run(&b"\xffarch\n"[..], std::io::sink()),
             Err("batch: line 1: the header is not UTF-8 (byte 0)".into())
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped_and_a_comma_header_is_named() {
+        let mut out = Vec::new();
+        let input = "\u{feff}arch\tblock_size\tregisters_per_thread\nsm_90\t256\t32\n";
+        assert_eq!(run(input.as_bytes(), &mut out), Ok(0));
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.starts_with("arch\tblock_size"), "{out:?}");
+        assert!(
+            out.lines()
+                .nth(1)
+                .unwrap()
+                .ends_with("\t1.0000\twarps,registers\t")
+        );
+        assert_eq!(
+            run(
+                &b"arch,block_size,registers_per_thread\n"[..],
+                std::io::sink()
+            ),
+            Err(
+                "batch: the header lacks the required column(s) arch, block_size, \
+                 registers_per_thread (the header has commas and no tab: batch reads \
+                 tab-separated values; convert a CSV with `tr ',' '\\t'`)"
+                    .into()
+            )
         );
     }
 

@@ -361,3 +361,56 @@ fn report_visits_each_file_once_and_skips_devices_and_fifos() {
         )
     );
 }
+
+/// Before: `report --policy missing.toml` said the file was "named by OCCUPANCY_POLICY",
+/// and a crate whose `Cargo.toml` is a FIFO or a folder had "no Cargo.toml there".
+#[test]
+fn report_names_where_a_policy_came_from_and_what_a_manifest_is() {
+    let dir = scratch("hostile-report-origin");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    package(&dir);
+    std::fs::write(
+        dir.join("src/lib.rs"),
+        "#[occupancy::check(block = 256, regs = 32, target = [\"sm_90\"])]\npub fn f() {}\n",
+    )
+    .unwrap();
+    let missing = dir.join("missing.toml");
+    let (code, stdout, stderr) = run(
+        &[
+            "report",
+            "--policy",
+            missing.to_str().unwrap(),
+            dir.to_str().unwrap(),
+        ],
+        Stdio::null(),
+    );
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let flat = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(&format!(
+            "cannot read the policy file {} (given on the command line): ",
+            missing.display()
+        )),
+        "{stdout}"
+    );
+    assert!(!flat.contains("OCCUPANCY_POLICY"), "{stdout}");
+
+    let fifo_crate = scratch("hostile-report-fifo-manifest");
+    mkfifo(&fifo_crate.join("Cargo.toml"));
+    let folder_crate = scratch("hostile-report-folder-manifest");
+    std::fs::create_dir_all(folder_crate.join("Cargo.toml")).unwrap();
+    for (dir, kind) in [
+        (&fifo_crate, "a FIFO (named pipe)"),
+        (&folder_crate, "a directory"),
+    ] {
+        let (code, _, stderr) = run(&["report", dir.to_str().unwrap()], Stdio::null());
+        assert_eq!(code, 2, "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "{}: {kind}, not a package manifest",
+                dir.join("Cargo.toml").display()
+            )),
+            "{stderr}"
+        );
+    }
+}

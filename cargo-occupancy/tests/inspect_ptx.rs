@@ -452,6 +452,30 @@ fn ptx_directives_and_ptxas_options_are_honoured() {
         row(&rows, "k_plain")["required_threads"],
         serde_json::json!([128, 2, 1])
     );
+    // An option ptxas does not know, or a bad value, is the options' fault, not the PTX's.
+    for (option, log) in [
+        ("--ptxas-option=--bogus", "Unknown option '-bogus'"),
+        (
+            "--ptxas-option=-maxrregcount=abc",
+            "Invalid value 'abc' for option 'maxrregcount'",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))
+            .args(["occupancy", "inspect", "--arch", "sm_90", option])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        let given = option.trim_start_matches("--ptxas-option=");
+        assert!(
+            err.contains(&format!(
+                "refused the options given ({given}), before reading the PTX:"
+            )) && err.contains(log)
+                && !err.contains("rejected the PTX"),
+            "{err}"
+        );
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

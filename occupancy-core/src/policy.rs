@@ -390,7 +390,7 @@ impl PolicyError {
             None => (None, None),
         };
         Self {
-            message,
+            message: shortened(message),
             key,
             span,
             line,
@@ -405,6 +405,26 @@ impl PolicyError {
             _ => format!("{path}: {}", self.message),
         }
     }
+}
+
+/// The most characters of a parser's message kept: TOML's messages quote the value they
+/// refuse, which may be a whole 200 KB line.
+const MAX_MESSAGE_CHARS: usize = 300;
+
+/// `message` with its middle left out past [`MAX_MESSAGE_CHARS`] (the start names the key,
+/// the end says what is wrong), saying how much was left out.
+fn shortened(message: String) -> String {
+    let count = message.chars().count();
+    if count <= MAX_MESSAGE_CHARS {
+        return message;
+    }
+    let keep = MAX_MESSAGE_CHARS / 2;
+    let head: String = message.chars().take(keep).collect();
+    let tail: String = message.chars().skip(count - keep).collect();
+    format!(
+        "{head} ...({} characters left out)... {tail}",
+        count - 2 * keep
+    )
 }
 
 impl fmt::Display for PolicyError {

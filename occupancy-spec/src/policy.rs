@@ -30,7 +30,8 @@ pub struct Loaded {
 #[derive(Clone, Debug)]
 pub enum LoadError {
     /// The file cannot be read: `cannot read the policy file occupancy.toml: ...` (with
-    /// `(named by OCCUPANCY_POLICY)` when the variable named it).
+    /// `(named by OCCUPANCY_POLICY)` when the variable named it, `(given on the command
+    /// line)` when it is one of [`Env::given_files`]).
     Unreadable(String),
     /// The file does not parse, or has bad keys or values.
     Invalid {
@@ -78,7 +79,10 @@ pub fn load(env: &Env) -> Result<Loaded, LoadError> {
     let text = match Roots::new(env, &[]).read_text(&path, "policy file", MAX_POLICY_BYTES) {
         Ok(text) => text,
         Err(e) => {
-            let origin = if required {
+            // `report --policy PATH` is a file given on the command line, not the variable.
+            let origin = if env.given_files().contains(&path) {
+                " (given on the command line)".to_owned()
+            } else if required {
                 format!(" (named by {})", Policy::ENV_VAR)
             } else {
                 String::new()

@@ -29,10 +29,21 @@ pub(super) fn crate_dir(args: &ReportArgs) -> Result<PathBuf, String> {
         dir
     };
     let dir = std::path::absolute(&dir).unwrap_or(dir);
-    if !dir.join("Cargo.toml").is_file() {
-        return Err(format!("{}: no Cargo.toml there", dir.display()));
+    let manifest = dir.join("Cargo.toml");
+    match std::fs::metadata(&manifest) {
+        // A folder, a FIFO or a device named `Cargo.toml`: say what it is, not that it is absent.
+        Ok(m) => match occupancy_core::file::non_regular(&m) {
+            None => Ok(dir),
+            Some(kind) => Err(format!(
+                "{}: {kind}, not a package manifest",
+                manifest.display()
+            )),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(format!("{}: no Cargo.toml there", dir.display()))
+        }
+        Err(e) => Err(format!("{}: {e}", manifest.display())),
     }
-    Ok(dir)
 }
 
 pub(super) fn package_name(crate_dir: &Path) -> Result<String, String> {

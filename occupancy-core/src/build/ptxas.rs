@@ -205,7 +205,7 @@ impl Ptxas {
             .join("")
             .replace(&input.display().to_string(), name);
         if !run.status.success() {
-            return Err(self.rejection(&module, target, &log));
+            return Err(self.rejection(&module, target, options, &log));
         }
         let cubin = std::fs::read(&output).map_err(|e| {
             ResourceError::new(format!(
@@ -241,7 +241,13 @@ impl Ptxas {
     }
 
     /// The error for a failed run: what the log says, in words, with the log.
-    fn rejection(&self, module: &ptx::PtxModule, target: SmTarget, log: &str) -> ResourceError {
+    fn rejection(
+        &self,
+        module: &ptx::PtxModule,
+        target: SmTarget,
+        options: &[String],
+        log: &str,
+    ) -> ResourceError {
         let who = format!("ptxas {} ({})", self.version, self.path.display());
         let log = log.trim_end();
         if let Some(rest) = log.split("Unsupported .version ").nth(1) {
@@ -265,6 +271,14 @@ impl Ptxas {
             return ResourceError::new(format!(
                 "{who} cannot assemble for {target}, which it does not know: use the ptxas of a \
                  toolkit that does (OCCUPANCY_PTXAS=/path/to/ptxas)\n{log}"
+            ));
+        }
+        // `ptxas fatal   : Unknown option '-bogus'`, `Invalid value 'abc' for option ..`:
+        // the options given, not the PTX.
+        if !options.is_empty() && (log.contains("Unknown option") || log.contains("for option '")) {
+            return ResourceError::new(format!(
+                "{who} refused the options given ({}), before reading the PTX:\n{log}",
+                options.join(" ")
             ));
         }
         ResourceError::new(format!("{who} rejected the PTX for {target}:\n{log}"))
