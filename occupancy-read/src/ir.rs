@@ -594,7 +594,7 @@ pub enum Placeholder<'a> {
 }
 
 /// The text a `format!` string makes, each placeholder replaced by `value`'s answer for it,
-/// or by `*` where it has none (adjacent `*`s merged into one): a kernel's name
+/// or by `*` where it has none or has a format spec (adjacent `*`s merged into one): a kernel's name
 /// (`"affine_f32"`), or the glob of a family (`"affine_{}"` -> `"affine_*"`). `{{` and `}}`
 /// are literal braces; an unclosed `{` is a placeholder up to the end.
 pub fn fill_format(
@@ -622,7 +622,8 @@ pub fn fill_format(
                     }
                     inside.push(c);
                 }
-                let name = inside.split(':').next().unwrap_or("").trim();
+                let (name, spec) = inside.split_once(':').unwrap_or((&inside, ""));
+                let name = name.trim();
                 let placeholder = if name.is_empty() {
                     next += 1;
                     Placeholder::Next(next - 1)
@@ -631,7 +632,14 @@ pub fn fill_format(
                 } else {
                     Placeholder::Named(name)
                 };
-                match value(placeholder) {
+                // A format spec (`{:02}`, `{:?}`, `{:>4}`) changes the text a value makes:
+                // `*`, whatever the value (`value` is not asked).
+                let filled = if spec.is_empty() {
+                    value(placeholder)
+                } else {
+                    None
+                };
+                match filled {
                     Some(v) => out.push_str(&v),
                     None if out.ends_with('*') => {}
                     None => out.push('*'),

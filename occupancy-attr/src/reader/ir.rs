@@ -1164,10 +1164,14 @@ mod tests {
             }
         };
         assert_eq!(fill_format("{}_{dtype}_{:>4}{1}_x", known), "cast_f32_*_x");
+        // `{:>4}` is `*` unasked (a spec changes the text), but still the next argument's.
         assert_eq!(
             asked.into_inner(),
-            ["Next(0)", "Named(\"dtype\")", "Next(1)", "Position(1)"]
+            ["Next(0)", "Named(\"dtype\")", "Position(1)"]
         );
+        let one = |_: Placeholder<'_>| Some("1".to_owned());
+        assert_eq!(fill_format("k{:02}_{b:?}_{0:x}_{}", one), "k*_*_*_1");
+        assert_eq!(fill_format("k{}_{:}", one), "k1_1");
     }
 
     #[test]
