@@ -140,7 +140,7 @@ impl Sources {
             let mut code = Code::parse(text, shown.clone(), None);
             code.path = path;
             code.placed = placed;
-            if let Some(problem) = code.problem() {
+            if let Some(problem) = code.problem(&statement_macros) {
                 sources.notes.push(ReadNote {
                     file: shown,
                     line: problem.0,

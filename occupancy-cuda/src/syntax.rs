@@ -1,5 +1,6 @@
 //! Parsing with tree-sitter's CUDA grammar, within bounds, and small helpers on its nodes.
 
+use std::collections::HashSet;
 use std::num::NonZeroU16;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -114,8 +115,11 @@ impl Code {
     }
 
     /// What went wrong parsing, for a note: (line, message). Syntax errors are not fatal
-    /// (tree-sitter recovers and the rest is read); a timeout is.
-    pub(crate) fn problem(&self) -> Option<(Option<u32>, String)> {
+    /// (tree-sitter recovers and the rest is read); a timeout is. An invocation of one of
+    /// `macros` (the function-like macros of the sources) with types among its arguments
+    /// (`CALL_LAUNCHER(__nv_bfloat16, uint8_t, ..);`) is not one: tree-sitter takes it for
+    /// a function declarator it cannot place, and the reader expands it where it stands.
+    pub(crate) fn problem(&self, macros: &HashSet<String>) -> Option<(Option<u32>, String)> {
         if self.timed_out {
             return Some((
                 None,
@@ -129,7 +133,9 @@ impl Code {
         if !root.has_error() {
             return None;
         }
-        let error = first_error(root)?;
+        let error = errors(root)
+            .into_iter()
+            .find(|e| !self.is_macro_invocation(*e, macros))?;
         Some((
             Some(self.line(error)),
             format!(
@@ -137,6 +143,21 @@ impl Code {
                 clip(self.text(error), 40)
             ),
         ))
+    }
+
+    /// `error` is tree-sitter's reading of a statement `M(type, ..);` with `M` one of
+    /// `macros`: an error node holding only a function declarator named `M`.
+    fn is_macro_invocation(&self, error: Node<'_>, macros: &HashSet<String>) -> bool {
+        if !error.is_error() {
+            return false;
+        }
+        let named = named_children(error);
+        let [declarator] = named.as_slice() else {
+            return false;
+        };
+        Kind::of(*declarator) == Some(Kind::FunctionDeclarator)
+            && child(*declarator, Field::Declarator)
+                .is_some_and(|name| macros.contains(self.text(name)))
     }
 
     /// A node's text.
@@ -220,22 +241,35 @@ fn squeeze(text: &str) -> (String, Vec<u32>) {
 }
 
 /// The first node (in document order) that is an error or missing.
-fn first_error(root: Node<'_>) -> Option<Node<'_>> {
-    let mut node = root;
-    'down: loop {
+/// The outermost error and missing nodes under `root`, in the order of the text, at most
+/// [`MAX_ERRORS`] (a node with an error below it but none of its own counts as one).
+fn errors(root: Node<'_>) -> Vec<Node<'_>> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if out.len() >= MAX_ERRORS {
+            break;
+        }
         if node.is_error() || node.is_missing() {
-            return Some(node);
+            out.push(node);
+            continue;
         }
         let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
-            if child.has_error() {
-                node = child;
-                continue 'down;
-            }
+        let below: Vec<Node<'_>> = node
+            .children(&mut cursor)
+            .filter(|c| c.has_error())
+            .collect();
+        if below.is_empty() {
+            out.push(node);
         }
-        return Some(node);
+        // Reversed, so that the first child is taken next.
+        stack.extend(below.into_iter().rev());
     }
+    out
 }
+
+/// The most syntax errors of one file looked at for its note.
+const MAX_ERRORS: usize = 64;
 
 /// At most `max` characters of `text` on one line, `...` when cut.
 pub(crate) fn clip(text: &str, max: usize) -> String {

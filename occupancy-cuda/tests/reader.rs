@@ -2300,3 +2300,45 @@ extern "C" void run(float* x, int n, int f, cudaStream_t s) {
         ]
     );
 }
+
+#[test]
+fn a_macro_invoked_with_types_is_read_without_a_note() {
+    // Paged attention's style: `CALL_LAUNCHER(__nv_bfloat16, uint8_t, ..);`, which
+    // tree-sitter takes for a function declarator it cannot place; the reader expands it
+    // where it stands, so it is no "does not parse" note on every build.
+    let src = r#"template <typename T, typename C> __global__ void k(T* x, C* c) {}
+namespace vllm { constexpr int kSmall = 128; constexpr int kLarge = 256; }
+#define CALL_LAUNCHER(T, C, N) k<T, C><<<1, N>>>((T*)out, (C*)cache)
+extern "C" void run(void* out, void* cache, int kind) {
+  if (kind == 3) {
+    CALL_LAUNCHER(__nv_bfloat16, uint8_t,
+                  vllm::kSmall);
+  } else {
+    CALL_LAUNCHER(float, float, vllm::kLarge);
+  }
+}
+"#;
+    let (_d, r) = read(&[("src/cuda/a.cu", src)]);
+    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    assert!(notes.is_empty(), "{notes:#?}");
+    assert_eq!(
+        summaries(&r),
+        [
+            "6: k<__nv_bfloat16, uint8_t> grid 1 block 128 smem 0 B [kind == 3]",
+            "9: k<float, float> grid 1 block 256 smem 0 B [!(kind == 3)]",
+        ]
+    );
+    // The same statement naming no macro of the files is still a note.
+    let (_d, r) = read(&[(
+        "src/cuda/a.cu",
+        &src.replace("#define CALL_LAUNCHER", "#define OTHER_LAUNCHER"),
+    )]);
+    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    assert_eq!(notes.len(), 1, "{notes:#?}");
+    assert!(
+        notes[0].starts_with(
+            "src/cuda/a.cu:6: tree-sitter's C++ grammar does not parse `CALL_LAUNCHER("
+        ),
+        "{notes:#?}"
+    );
+}
