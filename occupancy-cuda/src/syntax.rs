@@ -240,7 +240,6 @@ fn squeeze(text: &str) -> (String, Vec<u32>) {
     (out, offsets)
 }
 
-/// The first node (in document order) that is an error or missing.
 /// The outermost error and missing nodes under `root`, in the order of the text, at most
 /// [`MAX_ERRORS`] (a node with an error below it but none of its own counts as one).
 fn errors(root: Node<'_>) -> Vec<Node<'_>> {
