@@ -470,6 +470,19 @@ pub fn named_at_run_time<T: Name>(m: &Module, s: &Stream, n: u32) {
     assert_eq!(kernels(&spec), [(None, 1024)]);
 }
 
+/// candle's loader, in this crate: `dev.get_or_load_func(name, &MODULE)` and the loaded
+/// function's own builder (`func.builder()`), for the tests in the styles of candle's ops.
+const LOADER: &str = "pub struct Dev;
+pub struct Module;
+pub const QUANTIZED: Module = Module;
+pub const REDUCE: Module = Module;
+impl Dev { pub fn get_or_load_func(&self, _: &str, _: &Module) -> Result<Func, ()> { Ok(Func) } }
+pub struct Func;
+impl Func { pub fn builder(&self) -> Builder { Builder } }
+pub struct Builder;
+impl Builder { pub fn arg(&mut self, _: &u32) {} pub fn launch(self, _: LaunchConfig) -> Result<(), ()> { Ok(()) } }
+";
+
 /// A crate's own loader (`dev.get_or_load_func(name, &MODULE)`), its function's own
 /// builder (`func.builder()`) and a name a `match` arm binds with the block, or fills into a
 /// `format!`: each path launches its own kernel with its own block, never another arm's.
@@ -477,15 +490,9 @@ pub fn named_at_run_time<T: Name>(m: &Module, s: &Stream, n: u32) {
 fn a_name_bound_by_an_arm_and_loaded_by_the_crates_loader_is_that_paths_kernel() {
     let dir = crate_with(
         "loader",
-        "pub struct Dev;
-pub struct Module;
-pub const QUANTIZED: Module = Module;
-impl Dev { pub fn get_or_load_func(&self, _: &str, _: &Module) -> Result<Func, ()> { Ok(Func) } }
-pub struct Func;
-impl Func { pub fn builder(&self) -> Builder { Builder } }
-pub struct Builder;
-impl Builder { pub fn arg(&mut self, _: &u32) {} pub fn launch(self, _: LaunchConfig) -> Result<(), ()> { Ok(()) } }
-
+        &[
+            LOADER,
+            "
 #[occupancy::check(regs = 32, target = \"sm_80\")]
 pub fn dequantize(dev: &Dev, dtype: DType, n: u32) -> Result<(), ()> {
     let (kernel_name, block_dim) = match dtype {
@@ -516,7 +523,9 @@ pub fn mat_vec(dev: &Dev, dtype: DType, b_size: usize, n: u32) -> Result<(), ()>
     func.builder().launch(cfg)?;
     Ok(())
 }
-",
+"
+        ]
+        .concat(),
     );
     let spec = ok(&dir, "dequantize");
     assert_eq!(
@@ -805,15 +814,9 @@ pub fn explode(s: &Stream, a: u8, b: u8, c: u8) {
 fn values_of_a_declared_type_are_any_value_of_that_type() {
     let dir = crate_with(
         "declared",
-        "pub struct Dev;
-pub struct Module;
-pub const REDUCE: Module = Module;
-impl Dev { pub fn get_or_load_func(&self, _: &str, _: &Module) -> Result<Func, ()> { Ok(Func) } }
-pub struct Func;
-impl Func { pub fn builder(&self) -> Builder { Builder } }
-pub struct Builder;
-impl Builder { pub fn launch(self, _: LaunchConfig) -> Result<(), ()> { Ok(()) } }
-pub enum Op { Sum, Min, ArgMin }
+        &[
+            LOADER,
+            "pub enum Op { Sum, Min, ArgMin }
 
 #[occupancy::check(regs = 32, target = \"sm_80\")]
 pub fn reduce(dev: &Dev, op: Op, dims: &[usize], keep: usize) -> Result<(), ()> {
@@ -850,7 +853,9 @@ pub fn untyped(dev: &Dev, dims: &[usize]) -> Result<(), ()> {
     func.builder().launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b as u32, 1, 1), shared_mem_bytes: 0 })?;
     Ok(())
 }
-",
+"
+        ]
+        .concat(),
     );
     let spec = ok(&dir, "reduce");
     let mut expected = vec![(Some("rsum_small".to_owned()), 256)];
@@ -879,15 +884,9 @@ pub fn untyped(dev: &Dev, dims: &[usize]) -> Result<(), ()> {
 fn a_name_filled_from_an_input_names_the_kernels_of_each_paths_values() {
     let dir = crate_with(
         "filled",
-        "pub struct Dev;
-pub struct Module;
-pub const QUANTIZED: Module = Module;
-impl Dev { pub fn get_or_load_func(&self, _: &str, _: &Module) -> Result<Func, ()> { Ok(Func) } }
-pub struct Func;
-impl Func { pub fn builder(&self) -> Builder { Builder } }
-pub struct Builder;
-impl Builder { pub fn launch(self, _: LaunchConfig) -> Result<(), ()> { Ok(()) } }
-
+        &[
+            LOADER,
+            "
 #[occupancy::check(regs = 32, target = \"sm_80\")]
 pub fn mmv(dev: &Dev, dtype: DType, b_size: usize, rows: u32) -> Result<(), ()> {
     if b_size == 0 || b_size > 8 {
@@ -910,7 +909,9 @@ pub fn mmv(dev: &Dev, dtype: DType, b_size: usize, rows: u32) -> Result<(), ()> 
     func.builder().launch(cfg)?;
     Ok(())
 }
-",
+"
+        ]
+        .concat(),
     );
     let spec = ok(&dir, "mmv");
     let picked: Vec<(Option<String>, u32)> = spec
