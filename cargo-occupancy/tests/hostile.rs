@@ -62,6 +62,18 @@ fn package(dir: &Path) {
     .unwrap();
 }
 
+/// [`package`] with a `src/lib.rs` of one checked function (so that `report` reads the
+/// policy).
+fn checked_package(dir: &Path) {
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    package(dir);
+    std::fs::write(
+        dir.join("src/lib.rs"),
+        "#[occupancy::check(block = 256, regs = 32, target = [\"sm_90\"])]\npub fn f() {}\n",
+    )
+    .unwrap();
+}
+
 fn mkfifo(path: &Path) {
     assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
 }
@@ -190,13 +202,7 @@ fn profile_imports_only_a_regular_file() {
 #[test]
 fn a_policy_file_over_1_mib_is_an_error() {
     let dir = scratch("hostile-policy");
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    package(&dir);
-    std::fs::write(
-        dir.join("src/lib.rs"),
-        "#[occupancy::check(block = 256, regs = 32, target = [\"sm_90\"])]\npub fn f() {}\n",
-    )
-    .unwrap();
+    checked_package(&dir);
     let policy = dir.join("occupancy.toml");
     // At the cap: read (a comment).
     std::fs::write(&policy, format!("#{}\n", "x".repeat((1 << 20) - 2))).unwrap();
@@ -367,13 +373,7 @@ fn report_visits_each_file_once_and_skips_devices_and_fifos() {
 #[test]
 fn report_names_where_a_policy_came_from_and_what_a_manifest_is() {
     let dir = scratch("hostile-report-origin");
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    package(&dir);
-    std::fs::write(
-        dir.join("src/lib.rs"),
-        "#[occupancy::check(block = 256, regs = 32, target = [\"sm_90\"])]\npub fn f() {}\n",
-    )
-    .unwrap();
+    checked_package(&dir);
     let missing = dir.join("missing.toml");
     let (code, stdout, stderr) = run(
         &[
