@@ -112,9 +112,12 @@ impl Sources {
     /// function or a kernel, invoked at file scope, is expanded where it is invoked
     /// ([`expand_file_scope_definitions`]); a statement-like macro
     /// invocation with no `;` after it (`DISPATCH(dtype, [&] { ... })` before a `}`)
-    /// derails the grammar, so one is added there; alignment specifiers and GNU
-    /// attributes, which the grammar does not always read, are blanked
-    /// ([`blank_attributes`]).
+    /// derails the grammar, so one is added there (after an object-like macro written as
+    /// a statement too); alignment specifiers and GNU attributes, which the grammar does
+    /// not always read, are blanked ([`blank_attributes`]), and so are pragmas and the
+    /// directives of a conditional group that continues an `else if` chain
+    /// ([`blank_directives`]) and the `typename` of a dependent temporary
+    /// ([`blank_dependent_temporaries`]).
     fn parse_all(&mut self) {
         let sources = self;
         let statement_macros: HashSet<String> = sources
@@ -122,12 +125,20 @@ impl Sources {
             .iter()
             .flat_map(|(text, _, _)| function_like_macros(text))
             .collect();
+        let object_statements: HashSet<String> = sources
+            .raw
+            .iter()
+            .flat_map(|(text, _, _)| object_like_statements(text))
+            .collect();
         let definers = definers(sources.raw.iter().map(|(text, _, _)| text.as_str()));
         for (file, (text, shown, path)) in std::mem::take(&mut sources.raw).into_iter().enumerate()
         {
             let (text, mut placed) = expand_file_scope_definitions(&text, file, &definers);
-            let (text, inserted) =
-                terminate_macro_statements(&blank_attributes(&text), &statement_macros);
+            let (text, inserted) = terminate_macro_statements(
+                &blank_dependent_temporaries(&blank_directives(&blank_attributes(&text))),
+                &statement_macros,
+                &object_statements,
+            );
             // Each `;` inserted moves what follows it by one byte.
             let moved = |at: usize| at + inserted.partition_point(|&i| i <= at);
             for p in &mut placed {
@@ -390,15 +401,52 @@ fn function_like_macros(text: &str) -> Vec<String> {
     out
 }
 
-/// `text` with a `;` after each invocation of one of `macros` that stands as a statement
-/// (after `{`, `}`, `;` or a line's start) and is followed by a `}` or a new line with no
-/// `;`, `{` or operator in between, and the offsets (in `text`, ascending) where each was
-/// inserted. Lines and the text before each insertion keep their places.
+/// The names of the object-like macros a text defines whose replacement ends a statement
+/// (`;` or `}` last): `#define FLASH_UNSUPPORTED_ARCH printf("..");`, written alone on a
+/// line where a statement stands.
+fn object_like_statements(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("define") else {
+            continue;
+        };
+        if !rest.starts_with([' ', '\t']) {
+            continue;
+        }
+        let rest = rest.trim_start();
+        let len = rest.bytes().take_while(|b| is_ident(*b)).count();
+        let (name, body) = rest.split_at(len);
+        let function_like = body.starts_with('(');
+        // The replacement's last line, past continuations.
+        let mut last = body.trim_end();
+        while let Some(joined) = last.strip_suffix('\\') {
+            last = match lines.next().map(str::trim_end) {
+                Some(next) if !next.trim().is_empty() => next,
+                _ => joined.trim_end(),
+            };
+        }
+        if !name.is_empty() && !function_like && last.ends_with([';', '}']) {
+            out.push(name.to_owned());
+        }
+    }
+    out
+}
+
+/// `text` with a `;` after each invocation of one of `macros` (function-like, with its
+/// arguments) or `objects` (object-like, [`object_like_statements`]) that stands as a
+/// statement (after `{`, `}`, `;` or a line's start) and is followed by a `}` or a new line
+/// with no `;`, `{` or operator in between, and the offsets (in `text`, ascending) where
+/// each was inserted. Lines and the text before each insertion keep their places.
 pub(crate) fn terminate_macro_statements(
     text: &str,
     macros: &HashSet<String>,
+    objects: &HashSet<String>,
 ) -> (String, Vec<usize>) {
-    if macros.is_empty() {
+    if macros.is_empty() && objects.is_empty() {
         return (text.to_owned(), Vec::new());
     }
     let bytes = text.as_bytes();
@@ -454,12 +502,17 @@ pub(crate) fn terminate_macro_statements(
             let at_statement =
                 matches!(last, b'{' | b'}' | b';') || (newline_since_last && last == b')');
             let name = &text[start..i];
-            if at_statement && macros.contains(name) {
+            if at_statement && (macros.contains(name) || objects.contains(name)) {
                 let mut j = i;
                 while j < bytes.len() && bytes[j].is_ascii_whitespace() {
                     j += 1;
                 }
-                if let Some((_, after)) = crate::macros::paren_list(text, j) {
+                let arguments = if macros.contains(name) {
+                    crate::macros::paren_list(text, j).map(|(_, after)| after)
+                } else {
+                    Some(i)
+                };
+                if let Some(after) = arguments {
                     let mut k = after;
                     let mut newline = false;
                     while k < bytes.len() && bytes[k].is_ascii_whitespace() {
@@ -527,6 +580,61 @@ fn literal_end(bytes: &[u8], mut i: usize) -> usize {
     i + 1
 }
 
+/// `text` with the `typename` of each temporary of a dependent type blanked (as [`blank`]
+/// does): `make_tensor(p, typename Kernel_traits::SmemLayoutQ{})`,
+/// `get<2>(typename MMA_traits::Shape_MNK{})`. The grammar reads `typename` only in
+/// declarations; without it the same text is a temporary it knows. Only a `typename`
+/// after `(`, `,`, `=`, `{` or `return` and before a qualified name (`A::B`, no template
+/// arguments) and a `{` or `(` is blanked.
+pub(crate) fn blank_dependent_temporaries(text: &str) -> String {
+    const WORD: &str = "typename";
+    let bytes = text.as_bytes();
+    let mut blanks: Vec<(usize, usize)> = Vec::new();
+    let mut from = 0;
+    while let Some(found) = text[from..].find(WORD) {
+        let start = from + found;
+        let end = start + WORD.len();
+        from = end;
+        if start > 0 && is_ident(bytes[start - 1]) || bytes.get(end).copied().is_some_and(is_ident)
+        {
+            continue;
+        }
+        let before = text[..start].trim_end();
+        let after_operand = before.ends_with(['(', ',', '=', '{'])
+            || before
+                .strip_suffix("return")
+                .is_some_and(|b| !b.bytes().next_back().is_some_and(is_ident));
+        if !after_operand {
+            continue;
+        }
+        // The qualified name: identifiers joined by `::`, at least two.
+        let mut i = end;
+        let mut parts = 0;
+        loop {
+            while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            let len = bytes[i..].iter().take_while(|b| is_ident(**b)).count();
+            if len == 0 {
+                break;
+            }
+            parts += 1;
+            i += len;
+            while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            if !text[i..].starts_with("::") {
+                break;
+            }
+            i += 2;
+        }
+        if parts >= 2 && matches!(bytes.get(i), Some(b'{' | b'(')) {
+            blanks.push((start, end));
+        }
+    }
+    blank(text, &blanks)
+}
+
 /// The specifiers [`blank_attributes`] blanks, each followed by a parenthesised list.
 const BLANKED: &[&str] = &["__align__", "__builtin_align__", "__attribute__"];
 
@@ -566,14 +674,20 @@ pub(crate) fn blank_attributes(text: &str) -> String {
             from = after;
         }
     }
-    if blanks.is_empty() {
+    blank(text, &blanks)
+}
+
+/// `text` with each of `ranges` (byte ranges, ascending, not overlapping, on character
+/// boundaries) replaced by spaces, one per byte, new lines kept: lengths, byte offsets
+/// and lines stay as they are.
+fn blank(text: &str, ranges: &[(usize, usize)]) -> String {
+    if ranges.is_empty() {
         return text.to_owned();
     }
     let mut out = String::with_capacity(text.len());
     let mut kept = 0;
-    for (start, end) in blanks {
+    for &(start, end) in ranges {
         out.push_str(&text[kept..start]);
-        // Each byte a space (a character of several bytes, several), new lines kept.
         for c in text[start..end].chars() {
             if c == '\n' {
                 out.push('\n');
@@ -585,6 +699,140 @@ pub(crate) fn blank_attributes(text: &str) -> String {
     }
     out.push_str(&text[kept..]);
     out
+}
+
+/// `text` with the preprocessor lines the grammar cannot place blanked (as [`blank`]
+/// does), none of which changes what the reader computes:
+///
+/// - `#pragma` lines and `_Pragma("...")` operators (`#pragma unroll` between a `for`
+///   and its body, `_Pragma("unroll")` in a macro's replacement: tree-sitter takes the
+///   statement that follows for the pragma's and loses the loop);
+/// - the directives of a conditional group that continues an `if` / `else` chain
+///   (`}` `#ifndef NO_BF16_KERNEL` `else if (dtype == 1) { .. }` `#endif` `else { .. }`):
+///   the grammar reads a group as whole statements, and a group that begins with `else`
+///   is none. Its branches are read as part of the chain, as a build that compiles them
+///   makes it (one that does not makes a chain without those cases, whose launches are
+///   the others').
+pub(crate) fn blank_directives(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut blanks: Vec<(usize, usize)> = Vec::new();
+    // Open conditional groups: whether each continues a chain (its directives blanked).
+    let mut groups: Vec<bool> = Vec::new();
+    let mut i = 0;
+    let mut line_start = true;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\n' => {
+                line_start = true;
+                i += 1;
+            }
+            b' ' | b'\t' | b'\r' => i += 1,
+            b'/' if matches!(bytes.get(i + 1), Some(b'/' | b'*')) => i = comment_end(bytes, i),
+            b'#' if line_start => {
+                let end = directive_end(bytes, i);
+                let word = directive_word(&text[i + 1..end]);
+                let blanked = match word {
+                    "pragma" => true,
+                    "if" | "ifdef" | "ifndef" => {
+                        let chain = next_word(text, end) == Some("else");
+                        groups.push(chain);
+                        chain
+                    }
+                    "elif" | "else" | "elifdef" | "elifndef" => groups.last() == Some(&true),
+                    "endif" => groups.pop() == Some(true),
+                    _ => false,
+                };
+                if blanked {
+                    blanks.push((i, end));
+                } else {
+                    blanks.extend(directive_comments(bytes, i, end));
+                }
+                i = end;
+            }
+            b'"' | b'\'' => {
+                i = literal_end(bytes, i);
+                line_start = false;
+            }
+            b'_' if text[i..].starts_with("_Pragma") && (i == 0 || !is_ident(bytes[i - 1])) => {
+                let mut open = i + "_Pragma".len();
+                while open < bytes.len() && bytes[open].is_ascii_whitespace() {
+                    open += 1;
+                }
+                match crate::macros::paren_list(text, open) {
+                    Some((_, after)) => {
+                        blanks.push((i, after));
+                        i = after;
+                    }
+                    None => i += 1,
+                }
+                line_start = false;
+            }
+            c => {
+                i += 1;
+                if is_ident(c) {
+                    while i < bytes.len() && is_ident(bytes[i]) {
+                        i += 1;
+                    }
+                }
+                line_start = false;
+            }
+        }
+    }
+    blank(text, &blanks)
+}
+
+/// The block comments in the preprocessor line `bytes[start..end]` (a `/* .. */` inside
+/// a macro's replacement ends tree-sitter's reading of the `#define`, and what follows is
+/// parsed as code), each cut at the line's end.
+fn directive_comments(bytes: &[u8], start: usize, end: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = start;
+    while i < end {
+        match bytes[i] {
+            b'"' | b'\'' => i = literal_end(bytes, i),
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                let close = comment_end(bytes, i).min(end);
+                out.push((i, close));
+                i = close;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The directive's name in a preprocessor line's text after its `#` (`if`, `pragma`).
+fn directive_word(rest: &str) -> &str {
+    let rest = rest.trim_start_matches([' ', '\t']);
+    let len = rest.bytes().take_while(|b| is_ident(*b)).count();
+    &rest[..len]
+}
+
+/// The first word of code at or after `i`, past white space, comments and preprocessor
+/// lines; `None` when code there begins with something else.
+fn next_word(text: &str, mut i: usize) -> Option<&str> {
+    let bytes = text.as_bytes();
+    let mut line_start = true;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\n' => {
+                line_start = true;
+                i += 1;
+            }
+            c if c.is_ascii_whitespace() => i += 1,
+            b'/' if matches!(bytes.get(i + 1), Some(b'/' | b'*')) => i = comment_end(bytes, i),
+            b'#' if line_start => i = directive_end(bytes, i),
+            _ => {
+                let len = bytes[i..].iter().take_while(|b| is_ident(**b)).count();
+                return (len > 0).then(|| &text[i..i + len]);
+            }
+        }
+    }
+    None
 }
 
 /// The most text the file-scope expansions of one file may add, bytes.

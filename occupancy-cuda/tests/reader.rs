@@ -1358,7 +1358,8 @@ extern "C" void run(float* x, int n, int bits, cudaStream_t s) {{
 }}
 "#
     );
-    let got = one(&[("src/cuda/a.cu", &src)]);
+    let (_d, r) = read(&[("src/cuda/a.cu", &src)]);
+    let got = summaries(&r);
     let shown: Vec<&str> = got
         .iter()
         .map(|l| l.split(" [").next().unwrap_or(l))
@@ -1371,6 +1372,70 @@ extern "C" void run(float* x, int n, int bits, cudaStream_t s) {{
             "17: k grid ? block 512 smem 0 B",
         ],
         "{got:#?}"
+    );
+    // The closing `else` follows an invocation, not an `if`: the grammar does not parse
+    // it, and that is no note (the chain is read).
+    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    assert!(notes.is_empty(), "{notes:#?}");
+}
+
+/// Preprocessor lines and macros that derailed tree-sitter on real crates, each followed
+/// by a launch that was lost or a note on every build: `_Pragma("unroll")` in a macro that
+/// defines a kernel (candle's binary and unary ops), `#pragma unroll` between a `for` and
+/// its body, an `#ifndef` group that continues an `else if` chain (mistral.rs' MoE
+/// dispatch), a `/* */` comment inside a launcher's `#define` (afq), an object-like macro
+/// written as a statement with no `;` (flash-attn's `FLASH_UNSUPPORTED_ARCH`), and a
+/// temporary of a dependent type (`typename Traits::Layout{}`).
+#[test]
+fn pragmas_split_chains_and_statement_macros_parse_without_a_note() {
+    let src = format!(
+        r#"{KERNELS}
+#define SCALE_OP(NAME) \
+  __global__ void NAME(float* x, int n) {{ \
+    _Pragma("unroll") \
+    for (int j = 0; j < 4; j++) {{ x[j] *= 2.0f; }} \
+  }}
+SCALE_OP(scale_f32)
+#define UNSUPPORTED printf("unsupported");
+struct Traits {{ struct Layout {{}}; }};
+template <typename T> int rank(T) {{ return 1; }}
+template <typename Tr> int layout_rank() {{ return rank(typename Tr::Layout{{}}); }}
+#define LAUNCHER(NAME, THREADS) \
+  extern "C" void NAME(float* x, int n) {{ \
+    /* one thread per element */ \
+    k<<<(n + THREADS - 1) / THREADS, THREADS>>>(x, n); \
+  }}
+LAUNCHER(launch_wide, 256)
+extern "C" void run(float* x, int n, int dtype) {{
+  float acc[4];
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+#pragma unroll
+    acc[i] = 0;
+  if (dtype == 0) {{
+    k<<<n, 128>>>(x, n);
+  }}
+#ifndef NO_BF16_KERNEL
+  else if (dtype == 1) {{
+    k<<<n, 64>>>(x, n);
+  }}
+#endif
+  else {{
+    UNSUPPORTED
+  }}
+}}
+"#
+    );
+    let (_d, r) = read(&[("src/cuda/a.cu", &src)]);
+    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    assert!(notes.is_empty(), "{notes:#?}");
+    assert_eq!(
+        summaries(&r),
+        [
+            "18: k grid ? block 256 smem 0 B",
+            "28: k grid ? block 128 smem 0 B [dtype == 0]",
+            "32: k grid ? block 64 smem 0 B [!(dtype == 0), dtype == 1]",
+        ]
     );
 }
 
