@@ -120,16 +120,8 @@ impl Sources {
     /// ([`blank_dependent_temporaries`]).
     fn parse_all(&mut self) {
         let sources = self;
-        let statement_macros: HashSet<String> = sources
-            .raw
-            .iter()
-            .flat_map(|(text, _, _)| function_like_macros(text))
-            .collect();
-        let object_statements: HashSet<String> = sources
-            .raw
-            .iter()
-            .flat_map(|(text, _, _)| object_like_statements(text))
-            .collect();
+        let statement_macros =
+            StatementMacros::of(sources.raw.iter().map(|(text, _, _)| text.as_str()));
         let definers = definers(sources.raw.iter().map(|(text, _, _)| text.as_str()));
         for (file, (text, shown, path)) in std::mem::take(&mut sources.raw).into_iter().enumerate()
         {
@@ -137,7 +129,6 @@ impl Sources {
             let (text, inserted) = terminate_macro_statements(
                 &blank_dependent_temporaries(&blank_directives(&blank_attributes(&text))),
                 &statement_macros,
-                &object_statements,
             );
             // Each `;` inserted moves what follows it by one byte.
             let moved = |at: usize| at + inserted.partition_point(|&i| i <= at);
@@ -151,7 +142,7 @@ impl Sources {
             let mut code = Code::parse(text, shown.clone(), None);
             code.path = path;
             code.placed = placed;
-            if let Some(problem) = code.problem(&statement_macros) {
+            if let Some(problem) = code.problem(&statement_macros.function_like) {
                 sources.notes.push(ReadNote {
                     file: shown,
                     line: problem.0,
@@ -379,10 +370,12 @@ fn includes(text: &str) -> Vec<(String, u32)> {
     out
 }
 
-/// The names of the function-like macros a text defines (`#define NAME(`).
-fn function_like_macros(text: &str) -> Vec<String> {
+/// The function-like macros a text defines (`#define NAME(`): each name, with the first
+/// word of its replacement (`else`, a macro's name; empty when it begins otherwise).
+fn function_like_macros(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for line in text.lines() {
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
         let Some(rest) = line.trim_start().strip_prefix('#') else {
             continue;
         };
@@ -390,15 +383,71 @@ fn function_like_macros(text: &str) -> Vec<String> {
             continue;
         };
         let rest = rest.trim_start();
-        let name: String = rest
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
-        if !name.is_empty() && rest[name.len()..].starts_with('(') {
-            out.push(name);
+        let len = rest.bytes().take_while(|b| is_ident(*b)).count();
+        let (name, after) = rest.split_at(len);
+        if name.is_empty() || !after.starts_with('(') {
+            continue;
         }
+        // The definition, continuations joined.
+        let mut joined = after.to_owned();
+        while joined.trim_end().ends_with('\\') {
+            let cut = joined.trim_end().len() - 1;
+            joined.truncate(cut);
+            joined.push(' ');
+            match lines.next() {
+                Some(next) => joined.push_str(next),
+                None => break,
+            }
+        }
+        let first = crate::macros::paren_list(&joined, 0)
+            .map(|(_, end)| {
+                let body = joined[end..].trim_start();
+                let len = body.bytes().take_while(|b| is_ident(*b)).count();
+                body[..len].to_owned()
+            })
+            .unwrap_or_default();
+        out.push((name.to_owned(), first));
     }
     out
+}
+
+/// The statement-like macros of a translation unit's sources, for
+/// [`terminate_macro_statements`].
+#[derive(Default)]
+pub(crate) struct StatementMacros {
+    /// Function-like macros.
+    pub(crate) function_like: HashSet<String>,
+    /// Object-like macros whose replacement ends a statement ([`object_like_statements`]).
+    pub(crate) object_like: HashSet<String>,
+    /// Function-like macros whose replacement is an `else if` case of a chain (it begins
+    /// with `else`, or with such a macro's invocation): marlin's `CALL_IF(..)`.
+    pub(crate) else_cases: HashSet<String>,
+}
+
+impl StatementMacros {
+    /// The macros `texts` define.
+    pub(crate) fn of<'a>(texts: impl Iterator<Item = &'a str> + Clone) -> StatementMacros {
+        let firsts: Vec<(String, String)> = texts.clone().flat_map(function_like_macros).collect();
+        let mut else_cases: HashSet<String> = HashSet::new();
+        // Each round adds the macros that begin with one found before: as many rounds as
+        // macros at most.
+        loop {
+            let before = else_cases.len();
+            for (name, first) in &firsts {
+                if first == "else" || else_cases.contains(first) {
+                    else_cases.insert(name.clone());
+                }
+            }
+            if else_cases.len() == before {
+                break;
+            }
+        }
+        StatementMacros {
+            function_like: firsts.into_iter().map(|(name, _)| name).collect(),
+            object_like: texts.flat_map(object_like_statements).collect(),
+            else_cases,
+        }
+    }
 }
 
 /// The names of the object-like macros a text defines whose replacement ends a statement
@@ -436,21 +485,32 @@ fn object_like_statements(text: &str) -> Vec<String> {
     out
 }
 
-/// `text` with a `;` after each invocation of one of `macros` (function-like, with its
-/// arguments) or `objects` (object-like, [`object_like_statements`]) that stands as a
-/// statement (after `{`, `}`, `;` or a line's start) and is followed by a `}` or a new line
-/// with no `;`, `{` or operator in between, and the offsets (in `text`, ascending) where
-/// each was inserted. Lines and the text before each insertion keep their places.
+/// The label [`terminate_macro_statements`] gives the `else` that closes a chain of
+/// `else if` macro cases, in place of the word (as long as it): the reader runs the
+/// statement it labels on the paths no case of the chain took. A name with two leading
+/// underscores is the implementation's: no user code defines it.
+pub(crate) const CHAIN_ELSE_LABEL: &str = "__e";
+const _: () = assert!(CHAIN_ELSE_LABEL.len() + 1 == "else".len());
+
+/// `text` with a `;` after each invocation of one of `macros` (a function-like one, with
+/// its arguments, or an object-like one) that stands as a statement (after `{`, `}`, `;`
+/// or a line's start) and is followed by a `}` or a new line with no `;`, `{` or operator
+/// in between, and the offsets (in `text`, ascending) where each was inserted. Lines and
+/// the text before each insertion keep their places. An `else` after an invocation of
+/// one of `macros.else_cases` (`if (false) {}` `CALL_IF(8)` `CALL_IF(4)` `else { .. }`),
+/// which the grammar cannot place once the `;` is there, becomes the label
+/// [`CHAIN_ELSE_LABEL`] (`__e: { .. }`).
 pub(crate) fn terminate_macro_statements(
     text: &str,
-    macros: &HashSet<String>,
-    objects: &HashSet<String>,
+    macros: &StatementMacros,
 ) -> (String, Vec<usize>) {
-    if macros.is_empty() && objects.is_empty() {
+    if macros.function_like.is_empty() && macros.object_like.is_empty() {
         return (text.to_owned(), Vec::new());
     }
     let bytes = text.as_bytes();
     let mut inserts: Vec<usize> = Vec::new();
+    // Where an `else` closing a chain of macro cases begins.
+    let mut labels: Vec<usize> = Vec::new();
     let mut i = 0;
     // The last significant byte before `i`, outside comments and literals.
     let mut last = b'\n';
@@ -502,12 +562,13 @@ pub(crate) fn terminate_macro_statements(
             let at_statement =
                 matches!(last, b'{' | b'}' | b';') || (newline_since_last && last == b')');
             let name = &text[start..i];
-            if at_statement && (macros.contains(name) || objects.contains(name)) {
+            let function_like = macros.function_like.contains(name);
+            if at_statement && (function_like || macros.object_like.contains(name)) {
                 let mut j = i;
                 while j < bytes.len() && bytes[j].is_ascii_whitespace() {
                     j += 1;
                 }
-                let arguments = if macros.contains(name) {
+                let arguments = if function_like {
                     crate::macros::paren_list(text, j).map(|(_, after)| after)
                 } else {
                     Some(i)
@@ -526,6 +587,22 @@ pub(crate) fn terminate_macro_statements(
                     if ends && next != b';' {
                         inserts.push(after);
                     }
+                    if macros.else_cases.contains(name) {
+                        let mut m = k;
+                        if next == b';' {
+                            m += 1;
+                            while m < bytes.len() && bytes[m].is_ascii_whitespace() {
+                                m += 1;
+                            }
+                        }
+                        if text[m..].starts_with("else")
+                            && bytes
+                                .get(m + 4)
+                                .is_some_and(|b| b.is_ascii_whitespace() || *b == b'{')
+                        {
+                            labels.push(m);
+                        }
+                    }
                     last = b')';
                     newline_since_last = false;
                     i = after;
@@ -540,6 +617,22 @@ pub(crate) fn terminate_macro_statements(
         newline_since_last = false;
         i += 1;
     }
+    let labelled;
+    let text = if labels.is_empty() {
+        text
+    } else {
+        let mut out = String::with_capacity(text.len());
+        let mut from = 0;
+        for at in labels {
+            out.push_str(&text[from..at]);
+            out.push_str(CHAIN_ELSE_LABEL);
+            out.push(':');
+            from = at + "else".len();
+        }
+        out.push_str(&text[from..]);
+        labelled = out;
+        &labelled
+    };
     if inserts.is_empty() {
         return (text.to_owned(), inserts);
     }
@@ -712,12 +805,17 @@ fn blank(text: &str, ranges: &[(usize, usize)]) -> String {
 ///   the grammar reads a group as whole statements, and a group that begins with `else`
 ///   is none. Its branches are read as part of the chain, as a build that compiles them
 ///   makes it (one that does not makes a chain without those cases, whose launches are
-///   the others').
+///   the others');
+/// - white space at the end of a directive line, moved past its new line: the grammar
+///   reads the line after `#define CHECK(cond, ...) ` (an empty replacement, then a
+///   space) as part of the replacement (marlin's `namespace marlin {`).
 pub(crate) fn blank_directives(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut blanks: Vec<(usize, usize)> = Vec::new();
     // Open conditional groups: whether each continues a chain (its directives blanked).
     let mut groups: Vec<bool> = Vec::new();
+    // Directive lines' trailing white space and new line, to be swapped.
+    let mut rotations: Vec<std::ops::Range<usize>> = Vec::new();
     let mut i = 0;
     let mut line_start = true;
     while i < bytes.len() {
@@ -746,6 +844,14 @@ pub(crate) fn blank_directives(text: &str) -> String {
                     blanks.push((i, end));
                 } else {
                     blanks.extend(directive_comments(bytes, i, end));
+                }
+                let trailing = bytes[i..end]
+                    .iter()
+                    .rev()
+                    .take_while(|b| matches!(b, b' ' | b'\t' | b'\r'))
+                    .count();
+                if trailing > 0 && bytes.get(end) == Some(&b'\n') {
+                    rotations.push(end - trailing..end + 1);
                 }
                 i = end;
             }
@@ -778,7 +884,16 @@ pub(crate) fn blank_directives(text: &str) -> String {
             }
         }
     }
-    blank(text, &blanks)
+    let blanked = blank(text, &blanks);
+    if rotations.is_empty() {
+        return blanked;
+    }
+    let mut out = blanked.into_bytes();
+    for r in rotations {
+        // White space and new line are ASCII: the text stays UTF-8.
+        out[r.clone()].rotate_right(1);
+    }
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// The block comments in the preprocessor line `bytes[start..end]` (a `/* .. */` inside

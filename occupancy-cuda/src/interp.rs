@@ -810,6 +810,21 @@ impl<'t, 's> Interp<'t, 's> {
                 }
                 None => live,
             },
+            // The `else` closing a chain of macro cases, as the files were prepared
+            // ([`crate::files::CHAIN_ELSE_LABEL`]): for the paths no case took.
+            Some(Kind::LabeledStatement)
+                if s.children().first().map(|l| l.text())
+                    == Some(crate::files::CHAIN_ELSE_LABEL) =>
+            {
+                let Some(inner) = s.children().last().copied() else {
+                    return live;
+                };
+                let (taken, rest): (Vec<Path>, Vec<Path>) =
+                    live.into_iter().partition(|p| p.chain_taken);
+                let mut out = taken;
+                out.extend(self.exec(inner, rest));
+                out
+            }
             Some(Kind::LabeledStatement | Kind::AttributedStatement) => match s.children().last() {
                 Some(inner) => self.exec(*inner, live),
                 None => live,

@@ -133,9 +133,9 @@ impl Code {
         if !root.has_error() {
             return None;
         }
-        let error = errors(root).into_iter().find(|e| {
-            !self.is_macro_invocation(*e, macros) && !self.closes_macro_chain(*e, macros)
-        })?;
+        let error = errors(root)
+            .into_iter()
+            .find(|e| !self.is_macro_invocation(*e, macros))?;
         Some((
             Some(self.line(error)),
             format!(
@@ -158,37 +158,6 @@ impl Code {
         Kind::of(*declarator) == Some(Kind::FunctionDeclarator)
             && child(*declarator, Field::Declarator)
                 .is_some_and(|name| macros.contains(self.text(name)))
-    }
-
-    /// `error` is in the `else { .. }` that closes a chain of macro invocations whose
-    /// replacements are `else if` cases (`if (false) {}` `CALL_IF(8, 8, 256)` ..
-    /// `else { throw ..; }`): after the `;` each invocation is given, the grammar finds an
-    /// `else` with no `if`. The reader takes the invocations as the chain's cases where
-    /// they stand; the closing `else` is not read (what it does when no case holds is no
-    /// launch).
-    fn closes_macro_chain(&self, error: Node<'_>, macros: &HashSet<String>) -> bool {
-        let mut statement = error;
-        while let Some(parent) = statement.parent() {
-            if Kind::of(parent) == Some(Kind::CompoundStatement) {
-                break;
-            }
-            statement = parent;
-        }
-        let starts_with_else = self
-            .text(statement)
-            .strip_prefix("else")
-            .is_some_and(|rest| rest.starts_with(|c: char| c.is_whitespace() || c == '{'));
-        let after_invocation = statement.prev_named_sibling().is_some_and(|before| {
-            Kind::of(before) == Some(Kind::ExpressionStatement)
-                && before.named_child(0).is_some_and(|call| {
-                    Kind::of(call) == Some(Kind::CallExpression)
-                        && child(call, Field::Function)
-                            .is_some_and(|name| macros.contains(self.text(name)))
-                })
-        });
-        Kind::of(statement) == Some(Kind::ExpressionStatement)
-            && starts_with_else
-            && after_invocation
     }
 
     /// A node's text.

@@ -1373,8 +1373,7 @@ extern "C" void run(float* x, int n, int bits, cudaStream_t s) {{
         ],
         "{got:#?}"
     );
-    // The closing `else` follows an invocation, not an `if`: the grammar does not parse
-    // it, and that is no note (the chain is read).
+    // The closing `else` follows an invocation, not an `if`: it is read as the chain's.
     let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
     assert!(notes.is_empty(), "{notes:#?}");
 }
@@ -1384,8 +1383,10 @@ extern "C" void run(float* x, int n, int bits, cudaStream_t s) {{
 /// defines a kernel (candle's binary and unary ops), `#pragma unroll` between a `for` and
 /// its body, an `#ifndef` group that continues an `else if` chain (mistral.rs' MoE
 /// dispatch), a `/* */` comment inside a launcher's `#define` (afq), an object-like macro
-/// written as a statement with no `;` (flash-attn's `FLASH_UNSUPPORTED_ARCH`), and a
-/// temporary of a dependent type (`typename Traits::Layout{}`).
+/// written as a statement with no `;` (flash-attn's `FLASH_UNSUPPORTED_ARCH`), a
+/// temporary of a dependent type (`typename Traits::Layout{}`), a chain of `else if`
+/// macro cases closed by an `else` (marlin's `CALL_IF(..);` .. `else { .. }`), and a
+/// `#define` with an empty replacement and a space after it (marlin's `CHECK`).
 #[test]
 fn pragmas_split_chains_and_statement_macros_parse_without_a_note() {
     let src = format!(
@@ -1424,7 +1425,20 @@ extern "C" void run(float* x, int n, int dtype) {{
     UNSUPPORTED
   }}
 }}
-"#
+#define CASE(T) else if (t == T) {{ k<<<n, T>>>(x, n); }}
+#define CASES(T) CASE(T) CASE(2 * T)
+extern "C" void pick(float* x, int n, int t) {{
+  if (false) {{
+  }}
+  CASES(32);
+  else {{
+    k<<<n, 16>>>(x, n);
+  }}
+}}
+#define CHECK(cond, ...) {trailing}
+namespace late {{ extern "C" void tail(float* x, int n) {{ k<<<n, 8>>>(x, n); }} }}
+"#,
+        trailing = " "
     );
     let (_d, r) = read(&[("src/cuda/a.cu", &src)]);
     let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
@@ -1435,6 +1449,10 @@ extern "C" void run(float* x, int n, int dtype) {{
             "18: k grid ? block 256 smem 0 B",
             "28: k grid ? block 128 smem 0 B [dtype == 0]",
             "32: k grid ? block 64 smem 0 B [!(dtype == 0), dtype == 1]",
+            "44: k grid ? block 32 smem 0 B [t == 32]",
+            "44: k grid ? block 64 smem 0 B [!(t == 32), t == 2 * 32]",
+            "46: k grid ? block 16 smem 0 B [!(t == 32), !(t == 2 * 32)]",
+            "50: k grid ? block 8 smem 0 B",
         ]
     );
 }
