@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use crate::index::strip_comments;
 use crate::launch::ReadNote;
 use crate::macros::Macro;
+use crate::prepare::{StatementMacros, comment_end, directive_end, literal_end};
 use crate::syntax::Code;
 
 /// The largest source file read, bytes (larger ones are skipped with a note).
@@ -110,14 +111,8 @@ impl Sources {
 
     /// Parses every file read, once every file's macros are known: a macro that defines a
     /// function or a kernel, invoked at file scope, is expanded where it is invoked
-    /// ([`expand_file_scope_definitions`]); a statement-like macro
-    /// invocation with no `;` after it (`DISPATCH(dtype, [&] { ... })` before a `}`)
-    /// derails the grammar, so one is added there (after an object-like macro written as
-    /// a statement too); alignment specifiers and GNU attributes, which the grammar does
-    /// not always read, are blanked ([`blank_attributes`]), and so are pragmas and the
-    /// directives of a conditional group that continues an `else if` chain
-    /// ([`blank_directives`]) and the `typename` of a dependent temporary
-    /// ([`blank_dependent_temporaries`]).
+    /// ([`expand_file_scope_definitions`]), and what the grammar cannot place is made plain
+    /// ([`crate::prepare`]).
     fn parse_all(&mut self) {
         let sources = self;
         let statement_macros =
@@ -126,10 +121,7 @@ impl Sources {
         for (file, (text, shown, path)) in std::mem::take(&mut sources.raw).into_iter().enumerate()
         {
             let (text, mut placed) = expand_file_scope_definitions(&text, file, &definers);
-            let (text, inserted) = terminate_macro_statements(
-                &blank_dependent_temporaries(&blank_directives(&blank_attributes(&text))),
-                &statement_macros,
-            );
+            let (text, inserted) = crate::prepare::prepare(&text, &statement_macros);
             // Each `;` inserted moves what follows it by one byte.
             let moved = |at: usize| at + inserted.partition_point(|&i| i <= at);
             for p in &mut placed {
@@ -370,586 +362,6 @@ fn includes(text: &str) -> Vec<(String, u32)> {
     out
 }
 
-/// The function-like macros a text defines (`#define NAME(`): each name, with the first
-/// word of its replacement (`else`, a macro's name; empty when it begins otherwise).
-fn function_like_macros(text: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        let Some(rest) = line.trim_start().strip_prefix('#') else {
-            continue;
-        };
-        let Some(rest) = rest.trim_start().strip_prefix("define") else {
-            continue;
-        };
-        let rest = rest.trim_start();
-        let len = rest.bytes().take_while(|b| is_ident(*b)).count();
-        let (name, after) = rest.split_at(len);
-        if name.is_empty() || !after.starts_with('(') {
-            continue;
-        }
-        // The definition, continuations joined.
-        let mut joined = after.to_owned();
-        while joined.trim_end().ends_with('\\') {
-            let cut = joined.trim_end().len() - 1;
-            joined.truncate(cut);
-            joined.push(' ');
-            match lines.next() {
-                Some(next) => joined.push_str(next),
-                None => break,
-            }
-        }
-        let first = crate::macros::paren_list(&joined, 0)
-            .map(|(_, end)| {
-                let body = joined[end..].trim_start();
-                let len = body.bytes().take_while(|b| is_ident(*b)).count();
-                body[..len].to_owned()
-            })
-            .unwrap_or_default();
-        out.push((name.to_owned(), first));
-    }
-    out
-}
-
-/// The statement-like macros of a translation unit's sources, for
-/// [`terminate_macro_statements`].
-#[derive(Default)]
-pub(crate) struct StatementMacros {
-    /// Function-like macros.
-    pub(crate) function_like: HashSet<String>,
-    /// Object-like macros whose replacement ends a statement ([`object_like_statements`]).
-    pub(crate) object_like: HashSet<String>,
-    /// Function-like macros whose replacement is an `else if` case of a chain (it begins
-    /// with `else`, or with such a macro's invocation): marlin's `CALL_IF(..)`.
-    pub(crate) else_cases: HashSet<String>,
-}
-
-impl StatementMacros {
-    /// The macros `texts` define.
-    pub(crate) fn of<'a>(texts: impl Iterator<Item = &'a str> + Clone) -> StatementMacros {
-        let firsts: Vec<(String, String)> = texts.clone().flat_map(function_like_macros).collect();
-        let mut else_cases: HashSet<String> = HashSet::new();
-        // Each round adds the macros that begin with one found before: as many rounds as
-        // macros at most.
-        loop {
-            let before = else_cases.len();
-            for (name, first) in &firsts {
-                if first == "else" || else_cases.contains(first) {
-                    else_cases.insert(name.clone());
-                }
-            }
-            if else_cases.len() == before {
-                break;
-            }
-        }
-        StatementMacros {
-            function_like: firsts.into_iter().map(|(name, _)| name).collect(),
-            object_like: texts.flat_map(object_like_statements).collect(),
-            else_cases,
-        }
-    }
-}
-
-/// The names of the object-like macros a text defines whose replacement ends a statement
-/// (`;` or `}` last): `#define FLASH_UNSUPPORTED_ARCH printf("..");`, written alone on a
-/// line where a statement stands.
-fn object_like_statements(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        let Some(rest) = line.trim_start().strip_prefix('#') else {
-            continue;
-        };
-        let Some(rest) = rest.trim_start().strip_prefix("define") else {
-            continue;
-        };
-        if !rest.starts_with([' ', '\t']) {
-            continue;
-        }
-        let rest = rest.trim_start();
-        let len = rest.bytes().take_while(|b| is_ident(*b)).count();
-        let (name, body) = rest.split_at(len);
-        let function_like = body.starts_with('(');
-        // The replacement's last line, past continuations.
-        let mut last = body.trim_end();
-        while let Some(joined) = last.strip_suffix('\\') {
-            last = match lines.next().map(str::trim_end) {
-                Some(next) if !next.trim().is_empty() => next,
-                _ => joined.trim_end(),
-            };
-        }
-        if !name.is_empty() && !function_like && last.ends_with([';', '}']) {
-            out.push(name.to_owned());
-        }
-    }
-    out
-}
-
-/// The label [`terminate_macro_statements`] gives the `else` that closes a chain of
-/// `else if` macro cases, in place of the word (as long as it): the reader runs the
-/// statement it labels on the paths no case of the chain took. A name with two leading
-/// underscores is the implementation's: no user code defines it.
-pub(crate) const CHAIN_ELSE_LABEL: &str = "__e";
-const _: () = assert!(CHAIN_ELSE_LABEL.len() + 1 == "else".len());
-
-/// `text` with a `;` after each invocation of one of `macros` (a function-like one, with
-/// its arguments, or an object-like one) that stands as a statement (after `{`, `}`, `;`
-/// or a line's start) and is followed by a `}` or a new line with no `;`, `{` or operator
-/// in between, and the offsets (in `text`, ascending) where each was inserted. Lines and
-/// the text before each insertion keep their places. An `else` after an invocation of
-/// one of `macros.else_cases` (`if (false) {}` `CALL_IF(8)` `CALL_IF(4)` `else { .. }`),
-/// which the grammar cannot place once the `;` is there, becomes the label
-/// [`CHAIN_ELSE_LABEL`] (`__e: { .. }`).
-pub(crate) fn terminate_macro_statements(
-    text: &str,
-    macros: &StatementMacros,
-) -> (String, Vec<usize>) {
-    if macros.function_like.is_empty() && macros.object_like.is_empty() {
-        return (text.to_owned(), Vec::new());
-    }
-    let bytes = text.as_bytes();
-    let mut inserts: Vec<usize> = Vec::new();
-    // Where an `else` closing a chain of macro cases begins.
-    let mut labels: Vec<usize> = Vec::new();
-    let mut i = 0;
-    // The last significant byte before `i`, outside comments and literals.
-    let mut last = b'\n';
-    let mut newline_since_last = true;
-    while i < bytes.len() {
-        let c = bytes[i];
-        match c {
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
-                    i += 1;
-                }
-                i += 2;
-                continue;
-            }
-            b'#' if newline_since_last => {
-                // A preprocessor line (with continuations): not code.
-                i = directive_end(bytes, i);
-                continue;
-            }
-            b'"' | b'\'' => {
-                i = literal_end(bytes, i);
-                last = c;
-                newline_since_last = false;
-                continue;
-            }
-            b'\n' => {
-                newline_since_last = true;
-                i += 1;
-                continue;
-            }
-            _ if c.is_ascii_whitespace() => {
-                i += 1;
-                continue;
-            }
-            _ => {}
-        }
-        if c.is_ascii_alphabetic() || c == b'_' {
-            let start = i;
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                i += 1;
-            }
-            let at_statement =
-                matches!(last, b'{' | b'}' | b';') || (newline_since_last && last == b')');
-            let name = &text[start..i];
-            let function_like = macros.function_like.contains(name);
-            if at_statement && (function_like || macros.object_like.contains(name)) {
-                let mut j = i;
-                while j < bytes.len() && bytes[j].is_ascii_whitespace() {
-                    j += 1;
-                }
-                let arguments = if function_like {
-                    crate::macros::paren_list(text, j).map(|(_, after)| after)
-                } else {
-                    Some(i)
-                };
-                if let Some(after) = arguments {
-                    let mut k = after;
-                    let mut newline = false;
-                    while k < bytes.len() && bytes[k].is_ascii_whitespace() {
-                        newline |= bytes[k] == b'\n';
-                        k += 1;
-                    }
-                    let next = bytes.get(k).copied().unwrap_or(b'}');
-                    let ends = next == b'}'
-                        || (newline
-                            && (next.is_ascii_alphabetic() || next == b'_' || next == b'#'));
-                    if ends && next != b';' {
-                        inserts.push(after);
-                    }
-                    if macros.else_cases.contains(name) {
-                        let mut m = k;
-                        if next == b';' {
-                            m += 1;
-                            while m < bytes.len() && bytes[m].is_ascii_whitespace() {
-                                m += 1;
-                            }
-                        }
-                        if text[m..].starts_with("else")
-                            && bytes
-                                .get(m + 4)
-                                .is_some_and(|b| b.is_ascii_whitespace() || *b == b'{')
-                        {
-                            labels.push(m);
-                        }
-                    }
-                    last = b')';
-                    newline_since_last = false;
-                    i = after;
-                    continue;
-                }
-            }
-            last = b'a';
-            newline_since_last = false;
-            continue;
-        }
-        last = c;
-        newline_since_last = false;
-        i += 1;
-    }
-    let labelled;
-    let text = if labels.is_empty() {
-        text
-    } else {
-        let mut out = String::with_capacity(text.len());
-        let mut from = 0;
-        for at in labels {
-            out.push_str(&text[from..at]);
-            out.push_str(CHAIN_ELSE_LABEL);
-            out.push(':');
-            from = at + "else".len();
-        }
-        out.push_str(&text[from..]);
-        labelled = out;
-        &labelled
-    };
-    if inserts.is_empty() {
-        return (text.to_owned(), inserts);
-    }
-    let mut out = String::with_capacity(text.len() + inserts.len());
-    let mut from = 0;
-    for &at in &inserts {
-        out.push_str(&text[from..at]);
-        out.push(';');
-        from = at;
-    }
-    out.push_str(&text[from..]);
-    (out, inserts)
-}
-
-/// Where the preprocessor line starting at `i` (its `#`) ends: its new line, past any
-/// line continuations.
-fn directive_end(bytes: &[u8], mut i: usize) -> usize {
-    while i < bytes.len() && bytes[i] != b'\n' {
-        if bytes[i] == b'\\' && bytes.get(i + 1) == Some(&b'\n') {
-            i += 1;
-        }
-        i += 1;
-    }
-    i
-}
-
-/// Where the string or character literal starting at `i` (its quote) ends: past its
-/// closing quote, or at the line's end when it is not closed there.
-fn literal_end(bytes: &[u8], mut i: usize) -> usize {
-    let quote = bytes[i];
-    i += 1;
-    while i < bytes.len() && bytes[i] != quote && bytes[i] != b'\n' {
-        if bytes[i] == b'\\' {
-            i += 1;
-        }
-        i += 1;
-    }
-    i + 1
-}
-
-/// `text` with the `typename` of each temporary of a dependent type blanked (as [`blank`]
-/// does): `make_tensor(p, typename Kernel_traits::SmemLayoutQ{})`,
-/// `get<2>(typename MMA_traits::Shape_MNK{})`. The grammar reads `typename` only in
-/// declarations; without it the same text is a temporary it knows. Only a `typename`
-/// after `(`, `,`, `=`, `{` or `return` and before a qualified name (`A::B`, no template
-/// arguments) and a `{` or `(` is blanked.
-pub(crate) fn blank_dependent_temporaries(text: &str) -> String {
-    const WORD: &str = "typename";
-    let bytes = text.as_bytes();
-    let mut blanks: Vec<(usize, usize)> = Vec::new();
-    let mut from = 0;
-    while let Some(found) = text[from..].find(WORD) {
-        let start = from + found;
-        let end = start + WORD.len();
-        from = end;
-        if start > 0 && is_ident(bytes[start - 1]) || bytes.get(end).copied().is_some_and(is_ident)
-        {
-            continue;
-        }
-        let before = text[..start].trim_end();
-        let after_operand = before.ends_with(['(', ',', '=', '{'])
-            || before
-                .strip_suffix("return")
-                .is_some_and(|b| !b.bytes().next_back().is_some_and(is_ident));
-        if !after_operand {
-            continue;
-        }
-        // The qualified name: identifiers joined by `::`, at least two.
-        let mut i = end;
-        let mut parts = 0;
-        loop {
-            while i < bytes.len() && bytes[i].is_ascii_whitespace() {
-                i += 1;
-            }
-            let len = bytes[i..].iter().take_while(|b| is_ident(**b)).count();
-            if len == 0 {
-                break;
-            }
-            parts += 1;
-            i += len;
-            while i < bytes.len() && bytes[i].is_ascii_whitespace() {
-                i += 1;
-            }
-            if !text[i..].starts_with("::") {
-                break;
-            }
-            i += 2;
-        }
-        if parts >= 2 && matches!(bytes.get(i), Some(b'{' | b'(')) {
-            blanks.push((start, end));
-        }
-    }
-    blank(text, &blanks)
-}
-
-/// The specifiers [`blank_attributes`] blanks, each followed by a parenthesised list.
-const BLANKED: &[&str] = &["__align__", "__builtin_align__", "__attribute__"];
-
-/// `text` with each alignment specifier and GNU attribute replaced by spaces:
-/// `__align__(16)` (`extern __shared__ __align__(16) unsigned char smem[];`,
-/// `struct __align__(16) V`), `__builtin_align__(16)`, `__attribute__((aligned(16)))`
-/// (after a declarator too). The grammar does not know the first two (it reads the
-/// parenthesis as a declarator and fails on the type after it) nor the third after a
-/// declarator, and none changes anything the reader computes. Lengths, byte offsets and
-/// lines stay as they are (a new line inside the parentheses is kept).
-pub(crate) fn blank_attributes(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut blanks: Vec<(usize, usize)> = Vec::new();
-    let mut from = 0;
-    // Each starts with `__`: find those, then which name (if any) begins there.
-    while let Some(found) = text[from..].find("__") {
-        let start = from + found;
-        let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-        let Some(name) = BLANKED.iter().find(|n| text[start..].starts_with(**n)) else {
-            from = start + 2;
-            while from < bytes.len() && ident(bytes[from]) {
-                from += 1;
-            }
-            continue;
-        };
-        let end = start + name.len();
-        from = end;
-        if start > 0 && ident(bytes[start - 1]) || bytes.get(end).copied().is_some_and(ident) {
-            continue;
-        }
-        let mut open = end;
-        while open < bytes.len() && bytes[open].is_ascii_whitespace() {
-            open += 1;
-        }
-        if let Some((_, after)) = crate::macros::paren_list(text, open) {
-            blanks.push((start, after));
-            from = after;
-        }
-    }
-    blank(text, &blanks)
-}
-
-/// `text` with each of `ranges` (byte ranges, ascending, not overlapping, on character
-/// boundaries) replaced by spaces, one per byte, new lines kept: lengths, byte offsets
-/// and lines stay as they are.
-fn blank(text: &str, ranges: &[(usize, usize)]) -> String {
-    if ranges.is_empty() {
-        return text.to_owned();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut kept = 0;
-    for &(start, end) in ranges {
-        out.push_str(&text[kept..start]);
-        for c in text[start..end].chars() {
-            if c == '\n' {
-                out.push('\n');
-            } else {
-                out.extend(std::iter::repeat_n(' ', c.len_utf8()));
-            }
-        }
-        kept = end;
-    }
-    out.push_str(&text[kept..]);
-    out
-}
-
-/// `text` with the preprocessor lines the grammar cannot place blanked (as [`blank`]
-/// does), none of which changes what the reader computes:
-///
-/// - `#pragma` lines and `_Pragma("...")` operators (`#pragma unroll` between a `for`
-///   and its body, `_Pragma("unroll")` in a macro's replacement: tree-sitter takes the
-///   statement that follows for the pragma's and loses the loop);
-/// - the directives of a conditional group that continues an `if` / `else` chain
-///   (`}` `#ifndef NO_BF16_KERNEL` `else if (dtype == 1) { .. }` `#endif` `else { .. }`):
-///   the grammar reads a group as whole statements, and a group that begins with `else`
-///   is none. Its branches are read as part of the chain, as a build that compiles them
-///   makes it (one that does not makes a chain without those cases, whose launches are
-///   the others');
-/// - white space at the end of a directive line, moved past its new line: the grammar
-///   reads the line after `#define CHECK(cond, ...) ` (an empty replacement, then a
-///   space) as part of the replacement (marlin's `namespace marlin {`).
-pub(crate) fn blank_directives(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut blanks: Vec<(usize, usize)> = Vec::new();
-    // Open conditional groups: whether each continues a chain (its directives blanked).
-    let mut groups: Vec<bool> = Vec::new();
-    // Directive lines' trailing white space and new line, to be swapped.
-    let mut rotations: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut i = 0;
-    let mut line_start = true;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\n' => {
-                line_start = true;
-                i += 1;
-            }
-            b' ' | b'\t' | b'\r' => i += 1,
-            b'/' if matches!(bytes.get(i + 1), Some(b'/' | b'*')) => i = comment_end(bytes, i),
-            b'#' if line_start => {
-                let end = directive_end(bytes, i);
-                let word = directive_word(&text[i + 1..end]);
-                let blanked = match word {
-                    "pragma" => true,
-                    "if" | "ifdef" | "ifndef" => {
-                        let chain = next_word(text, end) == Some("else");
-                        groups.push(chain);
-                        chain
-                    }
-                    "elif" | "else" | "elifdef" | "elifndef" => groups.last() == Some(&true),
-                    "endif" => groups.pop() == Some(true),
-                    _ => false,
-                };
-                if blanked {
-                    blanks.push((i, end));
-                } else {
-                    blanks.extend(directive_comments(bytes, i, end));
-                }
-                let trailing = bytes[i..end]
-                    .iter()
-                    .rev()
-                    .take_while(|b| matches!(b, b' ' | b'\t' | b'\r'))
-                    .count();
-                if trailing > 0 && bytes.get(end) == Some(&b'\n') {
-                    rotations.push(end - trailing..end + 1);
-                }
-                i = end;
-            }
-            b'"' | b'\'' => {
-                i = literal_end(bytes, i);
-                line_start = false;
-            }
-            b'_' if text[i..].starts_with("_Pragma") && (i == 0 || !is_ident(bytes[i - 1])) => {
-                let mut open = i + "_Pragma".len();
-                while open < bytes.len() && bytes[open].is_ascii_whitespace() {
-                    open += 1;
-                }
-                match crate::macros::paren_list(text, open) {
-                    Some((_, after)) => {
-                        blanks.push((i, after));
-                        i = after;
-                    }
-                    None => i += 1,
-                }
-                line_start = false;
-            }
-            c => {
-                i += 1;
-                if is_ident(c) {
-                    while i < bytes.len() && is_ident(bytes[i]) {
-                        i += 1;
-                    }
-                }
-                line_start = false;
-            }
-        }
-    }
-    let blanked = blank(text, &blanks);
-    if rotations.is_empty() {
-        return blanked;
-    }
-    let mut out = blanked.into_bytes();
-    for r in rotations {
-        // White space and new line are ASCII: the text stays UTF-8.
-        out[r.clone()].rotate_right(1);
-    }
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-/// The block comments in the preprocessor line `bytes[start..end]` (a `/* .. */` inside
-/// a macro's replacement ends tree-sitter's reading of the `#define`, and what follows is
-/// parsed as code), each cut at the line's end.
-fn directive_comments(bytes: &[u8], start: usize, end: usize) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut i = start;
-    while i < end {
-        match bytes[i] {
-            b'"' | b'\'' => i = literal_end(bytes, i),
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                let close = comment_end(bytes, i).min(end);
-                out.push((i, close));
-                i = close;
-            }
-            _ => i += 1,
-        }
-    }
-    out
-}
-
-fn is_ident(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
-}
-
-/// The directive's name in a preprocessor line's text after its `#` (`if`, `pragma`).
-fn directive_word(rest: &str) -> &str {
-    let rest = rest.trim_start_matches([' ', '\t']);
-    let len = rest.bytes().take_while(|b| is_ident(*b)).count();
-    &rest[..len]
-}
-
-/// The first word of code at or after `i`, past white space, comments and preprocessor
-/// lines; `None` when code there begins with something else.
-fn next_word(text: &str, mut i: usize) -> Option<&str> {
-    let bytes = text.as_bytes();
-    let mut line_start = true;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\n' => {
-                line_start = true;
-                i += 1;
-            }
-            c if c.is_ascii_whitespace() => i += 1,
-            b'/' if matches!(bytes.get(i + 1), Some(b'/' | b'*')) => i = comment_end(bytes, i),
-            b'#' if line_start => i = directive_end(bytes, i),
-            _ => {
-                let len = bytes[i..].iter().take_while(|b| is_ident(**b)).count();
-                return (len > 0).then(|| &text[i..i + len]);
-            }
-        }
-    }
-    None
-}
-
 /// The most text the file-scope expansions of one file may add, bytes.
 const MAX_DEFINITION_BYTES: usize = 4 << 20;
 
@@ -1061,29 +473,43 @@ fn definers<'a>(texts: impl Iterator<Item = &'a str>) -> Definers {
 /// The mark [`definers`] leaves in a macro's replacement where a line continues.
 const LINE_MARK: char = '\u{1}';
 
-/// The end of the comment at `i` (`//` to the end of its line, `/*` past its `*/`).
-fn comment_end(bytes: &[u8], mut i: usize) -> usize {
-    if bytes[i + 1] == b'/' {
-        while i < bytes.len() && bytes[i] != b'\n' {
-            i += 1;
-        }
-    } else {
-        i += 2;
-        while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
-            i += 1;
-        }
-        i = (i + 2).min(bytes.len());
-    }
-    i
-}
-
 /// Whether a brace after `head` (the declaration before it) opens a scope rather than a
-/// body: `namespace a {`, `extern "C" {` are scopes; `extern "C" void f() {` is a body.
+/// body: `namespace a {`, `extern "C" {`, a class's members (`struct Variant {`,
+/// `template <typename P> struct Variant : Base {`) are scopes; `extern "C" void f() {` is
+/// a body.
 fn opens_scope(head: &str) -> bool {
-    let head: String = head.chars().filter(|c| !c.is_whitespace()).collect();
-    (head.starts_with("namespace") && !head.contains(['(', '=']))
-        || head == "extern\"C\""
-        || head == "extern\"C++\""
+    let squeezed: String = head.chars().filter(|c| !c.is_whitespace()).collect();
+    let class = || {
+        let head = head.trim_start();
+        // Past a template's parameter list (angle brackets counted).
+        let head = match head.strip_prefix("template").map(str::trim_start) {
+            Some(rest) if rest.starts_with('<') => {
+                let mut depth = 0i32;
+                let end = rest.char_indices().find_map(|(i, c)| {
+                    match c {
+                        '<' => depth += 1,
+                        '>' => depth -= 1,
+                        _ => {}
+                    }
+                    (depth == 0).then_some(i + 1)
+                });
+                match end {
+                    Some(end) => rest[end..].trim_start(),
+                    None => return false,
+                }
+            }
+            Some(_) => return false,
+            None => head,
+        };
+        ["struct", "class", "union"].iter().any(|k| {
+            head.strip_prefix(k)
+                .is_some_and(|rest| rest.starts_with(char::is_whitespace))
+        }) && !head.contains(['(', '=', ';'])
+    };
+    (squeezed.starts_with("namespace") && !squeezed.contains(['(', '=']))
+        || squeezed == "extern\"C\""
+        || squeezed == "extern\"C++\""
+        || class()
 }
 
 /// The definer macros of the sources: each with the file (its index in the order read) and

@@ -811,10 +811,10 @@ impl<'t, 's> Interp<'t, 's> {
                 None => live,
             },
             // The `else` closing a chain of macro cases, as the files were prepared
-            // ([`crate::files::CHAIN_ELSE_LABEL`]): for the paths no case took.
+            // ([`crate::prepare::CHAIN_ELSE_LABEL`]): for the paths no case took.
             Some(Kind::LabeledStatement)
                 if s.children().first().map(|l| l.text())
-                    == Some(crate::files::CHAIN_ELSE_LABEL) =>
+                    == Some(crate::prepare::CHAIN_ELSE_LABEL) =>
             {
                 let Some(inner) = s.children().last().copied() else {
                     return live;

@@ -43,6 +43,7 @@ mod launch;
 mod layout;
 mod macros;
 mod memo;
+mod prepare;
 mod preproc;
 mod reach;
 mod shared;

@@ -1330,6 +1330,35 @@ extern "C" void run(float* x, int n, cudaStream_t s) {{
     assert_eq!(launch(&r, 10).paths[0].targets, ["sm_80"]);
 }
 
+/// Macros that stand for declaration specifiers (flashinfer's `FLASHINFER_INLINE`,
+/// CuTe's `CUTE_HOST_DEVICE` from headers the package does not carry) and a macro that
+/// defines a member function inside a struct (flashinfer's `REGISTER_LOGITS_TRANSFORM(..,
+/// { .. })`) derailed the grammar, a note on every build; a specifier macro that says
+/// `__global__` still declares a kernel.
+#[test]
+fn specifier_macros_and_member_defining_macros_parse_without_a_note() {
+    let src = r#"
+#define MY_INLINE inline __attribute__((always_inline)) __device__
+#define KERNEL_SPEC static __global__
+MY_INLINE float twice(float a) { return 2 * a; }
+CUTE_HOST_DEVICE int ceil_div(int a, int b) { return (a + b - 1) / b; }
+KERNEL_SPEC void kk(float* x, int n) {}
+#define MEMBER(name, ...) \
+  template <typename T> __device__ T name(T v) { __VA_ARGS__ }
+struct Variant {
+  MEMBER(transform, { return v; });
+};
+template <typename P> struct Other : Variant {
+  MEMBER(again, { if (v > 0) { return v; } return -v; });
+};
+extern "C" void run(float* x, int n) { kk<<<n, 128>>>(x, n); }
+"#;
+    let (_d, r) = read(&[("src/cuda/a.cu", src)]);
+    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    assert!(notes.is_empty(), "{notes:#?}");
+    assert_eq!(summaries(&r), ["15: kk grid ? block 128 smem 0 B"]);
+}
+
 /// A dispatch chain continued by macros (`if (false) {} LAUNCH_IF(..) LAUNCH_IF(..) else
 /// { .. }`, as marlin's repack launchers write it): each `else if` arm keeps its condition,
 /// so `perm == false` never launches when `perm` is `true`, and an arm runs only on the
