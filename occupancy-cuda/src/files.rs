@@ -13,6 +13,7 @@ use crate::index::strip_comments;
 use crate::launch::ReadNote;
 use crate::macros::Macro;
 use crate::prepare::{StatementMacros, comment_end, directive_end, literal_end};
+use crate::preproc::{Build, Decider};
 use crate::syntax::Code;
 
 /// The largest source file read, bytes (larger ones are skipped with a note).
@@ -46,8 +47,10 @@ pub(crate) struct Sources {
 
 impl Sources {
     /// Reads the `.cu` / `.cuh` files under `dirs` (relative to `crate_dir`, searched
-    /// recursively, hidden folders and `target/` left out) and the headers they include.
-    pub(crate) fn read(crate_dir: &Path, dirs: &[PathBuf]) -> Sources {
+    /// recursively, hidden folders and `target/` left out) and the headers they include;
+    /// `build` decides the `#if` groups that must be read as one branch
+    /// ([`crate::prepare`]).
+    pub(crate) fn read(crate_dir: &Path, dirs: &[PathBuf], build: &Build) -> Sources {
         let root = std::fs::canonicalize(crate_dir).unwrap_or_else(|_| crate_dir.to_path_buf());
         let mut sources = Sources {
             root,
@@ -105,7 +108,7 @@ impl Sources {
             sources.includes[next] = resolved;
             next += 1;
         }
-        sources.parse_all();
+        sources.parse_all(build);
         sources
     }
 
@@ -113,15 +116,18 @@ impl Sources {
     /// function or a kernel, invoked at file scope, is expanded where it is invoked
     /// ([`expand_file_scope_definitions`]), and what the grammar cannot place is made plain
     /// ([`crate::prepare`]).
-    fn parse_all(&mut self) {
+    fn parse_all(&mut self, build: &Build) {
         let sources = self;
         let statement_macros =
             StatementMacros::of(sources.raw.iter().map(|(text, _, _)| text.as_str()));
+        // The crate's `#define`s, all files together: a group read as one branch is read
+        // once for every unit that includes its file.
+        let decider = Decider::new(build, sources.raw.iter().map(|(text, _, _)| text.as_str()));
         let definers = definers(sources.raw.iter().map(|(text, _, _)| text.as_str()));
         for (file, (text, shown, path)) in std::mem::take(&mut sources.raw).into_iter().enumerate()
         {
             let (text, mut placed) = expand_file_scope_definitions(&text, file, &definers);
-            let (text, inserted) = crate::prepare::prepare(&text, &statement_macros);
+            let (text, inserted) = crate::prepare::prepare(&text, &statement_macros, &decider);
             // Each `;` inserted moves what follows it by one byte.
             let moved = |at: usize| at + inserted.partition_point(|&i| i <= at);
             for p in &mut placed {
@@ -148,7 +154,7 @@ impl Sources {
     /// Sources given as text (`name`, `text`), not read from disk: each is a given file;
     /// `#include "name"` resolves to another of them by name (relative to the including
     /// file's folder, or as written). For tools and fuzzing.
-    pub(crate) fn from_texts(files: &[(&str, &str)]) -> Sources {
+    pub(crate) fn from_texts(files: &[(&str, &str)], build: &Build) -> Sources {
         let mut sources = Sources {
             root: PathBuf::new(),
             files: Vec::new(),
@@ -180,7 +186,7 @@ impl Sources {
             }
             sources.includes[i] = resolved;
         }
-        sources.parse_all();
+        sources.parse_all(build);
         sources
     }
 

@@ -87,11 +87,12 @@ pub fn read_for(
     dirs: &[PathBuf],
     targets: &[occupancy_core::arch::Target],
 ) -> Reading {
+    let build = preproc::Build::default();
     read_sources(
-        files::Sources::read(crate_dir, dirs),
+        files::Sources::read(crate_dir, dirs, &build),
         targets,
         &interp::DeviceParams::new(),
-        &preproc::Build::default(),
+        &build,
     )
 }
 
@@ -105,11 +106,12 @@ pub fn read_with_policy(
     dirs: &[PathBuf],
     policy: &occupancy_core::policy::Policy,
 ) -> Reading {
+    let build = preproc::Build::from_defines(policy.defines.as_deref());
     read_sources(
-        files::Sources::read(crate_dir, dirs),
+        files::Sources::read(crate_dir, dirs, &build),
         &policy.targets,
         &policy.device_params,
-        &preproc::Build::from_defines(policy.defines.as_deref()),
+        &build,
     )
 }
 
@@ -118,11 +120,12 @@ pub fn read_texts_with_policy(
     files: &[(&str, &str)],
     policy: &occupancy_core::policy::Policy,
 ) -> Reading {
+    let build = preproc::Build::from_defines(policy.defines.as_deref());
     read_sources(
-        files::Sources::from_texts(files),
+        files::Sources::from_texts(files, &build),
         &policy.targets,
         &policy.device_params,
-        &preproc::Build::from_defines(policy.defines.as_deref()),
+        &build,
     )
 }
 
@@ -135,11 +138,12 @@ pub fn read_texts(files: &[(&str, &str)]) -> Reading {
 
 /// [`read_texts`] for `targets`, as [`read_for`].
 pub fn read_texts_for(files: &[(&str, &str)], targets: &[occupancy_core::arch::Target]) -> Reading {
+    let build = preproc::Build::default();
     read_sources(
-        files::Sources::from_texts(files),
+        files::Sources::from_texts(files, &build),
         targets,
         &interp::DeviceParams::new(),
-        &preproc::Build::default(),
+        &build,
     )
 }
 

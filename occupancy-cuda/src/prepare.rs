@@ -1,17 +1,27 @@
 //! What tree-sitter is given: each file's text with the constructs its C++ grammar cannot
 //! place made plain, byte offsets and lines kept (a `;` inserted is the one change of
-//! length, and its offsets are returned). Each pass is one function: [`blank_attributes`],
-//! [`blank_directives`], [`blank_dependent_temporaries`], [`terminate_macro_statements`];
-//! [`prepare`] runs them in order.
+//! length, and its offsets are returned). Each pass is one function, run in this order by
+//! [`prepare`]: [`blank_attributes`], [`blank_dependent_temporaries`],
+//! [`replace_specifier_macros`], [`terminate_macro_statements`], [`blank_directives`]
+//! (pragmas, and `#if` groups the grammar cannot read as alternatives: [`group_blanks`]).
 
 use std::collections::{HashMap, HashSet};
 
+use crate::preproc::Decider;
+
 /// `text` ready to parse, and the offsets where a `;` was inserted (ascending): every pass
 /// of this module, with the statement-like macros of the translation unit's sources.
-pub(crate) fn prepare(text: &str, macros: &StatementMacros) -> (String, Vec<usize>) {
-    let text = blank_dependent_temporaries(&blank_directives(&blank_attributes(text)));
+pub(crate) fn prepare(
+    text: &str,
+    macros: &StatementMacros,
+    decider: &Decider<'_>,
+) -> (String, Vec<usize>) {
+    let text = blank_dependent_temporaries(&blank_attributes(text));
     let text = replace_specifier_macros(&text, &macros.specifiers);
-    terminate_macro_statements(&text, macros)
+    // Statements ended first: a conditional group's branches are judged whole or not by
+    // their last byte.
+    let (text, inserted) = terminate_macro_statements(&text, macros);
+    (blank_directives(&text, decider), inserted)
 }
 
 /// `text` with each use of a specifier macro (`FLASHINFER_INLINE`, `CUTE_HOST_DEVICE`,
@@ -598,7 +608,7 @@ fn blank(text: &str, ranges: &[(usize, usize)]) -> String {
 }
 
 /// `text` with the preprocessor lines the grammar cannot place blanked (as [`blank`]
-/// does), none of which changes what the reader computes:
+/// does):
 ///
 /// - `#pragma` lines and `_Pragma("...")` operators (`#pragma unroll` between a `for`
 ///   and its body, `_Pragma("unroll")` in a macro's replacement: tree-sitter takes the
@@ -609,19 +619,26 @@ fn blank(text: &str, ranges: &[(usize, usize)]) -> String {
 ///   is none. Its branches are read as part of the chain, as a build that compiles them
 ///   makes it (one that does not makes a chain without those cases, whose launches are
 ///   the others');
+/// - the branches of a conditional group that splits a statement or a declaration but
+///   one, and its directives ([`group_blanks`]): the branch a build compiles, as
+///   `decider` (the build's `-D` macros and the crate's `#define`s) tells;
 /// - white space at the end of a directive line, moved past its new line: the grammar
 ///   reads the line after `#define CHECK(cond, ...) ` (an empty replacement, then a
 ///   space) as part of the replacement (marlin's `namespace marlin {`).
-fn blank_directives(text: &str) -> String {
+fn blank_directives(text: &str, decider: &Decider<'_>) -> String {
     let bytes = text.as_bytes();
     let mut blanks: Vec<(usize, usize)> = Vec::new();
-    // Open conditional groups: whether each continues a chain (its directives blanked).
-    let mut groups: Vec<bool> = Vec::new();
+    // The conditional directives, and the code before each (one more: after the last).
+    let mut conditionals: Vec<Conditional> = Vec::new();
+    let mut segments: Vec<Code> = vec![Code::default()];
+    // The last significant byte of code so far, in the text's order.
+    let mut last_code: Option<u8> = None;
     // Directive lines' trailing white space and new line, to be swapped.
     let mut rotations: Vec<std::ops::Range<usize>> = Vec::new();
     let mut i = 0;
     let mut line_start = true;
     while i < bytes.len() {
+        let code = segments.last_mut().expect("one segment at least");
         match bytes[i] {
             b'\n' => {
                 line_start = true;
@@ -631,22 +648,32 @@ fn blank_directives(text: &str) -> String {
             b'/' if matches!(bytes.get(i + 1), Some(b'/' | b'*')) => i = comment_end(bytes, i),
             b'#' if line_start => {
                 let end = directive_end(bytes, i);
-                let word = directive_word(&text[i + 1..end]);
-                let blanked = match word {
-                    "pragma" => true,
-                    "if" | "ifdef" | "ifndef" => {
-                        let chain = next_word(text, end) == Some("else");
-                        groups.push(chain);
-                        chain
-                    }
-                    "elif" | "else" | "elifdef" | "elifndef" => groups.last() == Some(&true),
-                    "endif" => groups.pop() == Some(true),
-                    _ => false,
+                let (word, condition) = directive_word(&text[i + 1..end]);
+                let kind = match word {
+                    "if" | "ifdef" | "ifndef" => Some(Branching::Opens),
+                    "elif" | "else" | "elifdef" | "elifndef" => Some(Branching::Continues),
+                    "endif" => Some(Branching::Closes),
+                    _ => None,
                 };
-                if blanked {
+                if word == "pragma" {
                     blanks.push((i, end));
                 } else {
                     blanks.extend(directive_comments(bytes, i, end));
+                }
+                if let Some(kind) = kind {
+                    let decided = match word {
+                        "else" | "endif" => None,
+                        _ if !cuda_may_compile(word, condition) => Some(false),
+                        _ => decider.decide(&format!("#{word}"), condition, false),
+                    };
+                    conditionals.push(Conditional {
+                        kind,
+                        range: (i, end),
+                        decided,
+                        chain: kind == Branching::Opens && next_word(text, end) == Some("else"),
+                        mid_statement: !matches!(last_code, None | Some(b';' | b'}' | b'{' | b':')),
+                    });
+                    segments.push(Code::default());
                 }
                 let trailing = bytes[i..end]
                     .iter()
@@ -660,6 +687,8 @@ fn blank_directives(text: &str) -> String {
             }
             b'"' | b'\'' => {
                 i = literal_end(bytes, i);
+                code.push(b'"');
+                last_code = Some(b'"');
                 line_start = false;
             }
             b'_' if text[i..].starts_with("_Pragma") && (i == 0 || !is_ident(bytes[i - 1])) => {
@@ -683,11 +712,22 @@ fn blank_directives(text: &str) -> String {
                         i += 1;
                     }
                 }
+                code.push(c);
+                last_code = Some(c);
                 line_start = false;
             }
         }
     }
-    let blanked = blank(text, &blanks);
+    blanks.extend(group_blanks(&conditionals, &segments));
+    blanks.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(blanks.len());
+    for (start, end) in blanks {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    let blanked = blank(text, &merged);
     if rotations.is_empty() {
         return blanked;
     }
@@ -697,6 +737,173 @@ fn blank_directives(text: &str) -> String {
         out[r.clone()].rotate_right(1);
     }
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// What a conditional directive does to its group.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Branching {
+    /// `#if`, `#ifdef`, `#ifndef`.
+    Opens,
+    /// `#elif`, `#else` (`#elifdef`, `#elifndef`).
+    Continues,
+    /// `#endif`.
+    Closes,
+}
+
+/// One conditional directive line.
+#[derive(Debug)]
+struct Conditional {
+    kind: Branching,
+    /// Its bytes, `#` to the end of the line.
+    range: (usize, usize),
+    /// Whether the build compiles its branch, where that is known: from the build's `-D`
+    /// macros and the crate's `#define`s ([`Decider`]), and `false` for a branch no CUDA
+    /// build compiles ([`cuda_may_compile`]). `None` for `#else`, `#endif`.
+    decided: Option<bool>,
+    /// An `#if` whose first branch begins with `else`: the group continues an `if` chain.
+    chain: bool,
+    /// An `#if` written inside a statement or declaration (after `?`, `=`, a return type):
+    /// its group cannot be read as alternatives however whole its branches are.
+    mid_statement: bool,
+}
+
+/// What [`group_blanks`] needs of a stretch of code: its brace depth at the end, and its
+/// last significant byte (an identifier's last, a literal's quote).
+#[derive(Clone, Copy, Default, Debug)]
+struct Code {
+    braces: i64,
+    last: Option<u8>,
+}
+
+impl Code {
+    fn push(&mut self, c: u8) {
+        match c {
+            b'{' => self.braces += 1,
+            b'}' => self.braces -= 1,
+            _ => {}
+        }
+        self.last = Some(c);
+    }
+
+    /// This stretch, then `next`.
+    fn then(self, next: Code) -> Code {
+        Code {
+            braces: self.braces + next.braces,
+            last: next.last.or(self.last),
+        }
+    }
+
+    /// Whether it is whole statements or declarations (none, or ends a statement with its
+    /// braces closed): a branch the grammar reads where it stands.
+    fn whole(self) -> bool {
+        self.braces == 0 && matches!(self.last, None | Some(b';' | b'}' | b':'))
+    }
+}
+
+/// Whether a CUDA build may compile the branch of a conditional directive (`word` and the
+/// rest of its line): not for `#if 0`, nor a branch for HIP or ROCm (`#ifdef
+/// GGML_USE_HIP`, `#if defined(__HIP_PLATFORM_AMD__)`, `#elif defined(USE_ROCM)`).
+fn cuda_may_compile(word: &str, condition: &str) -> bool {
+    let condition = condition.trim();
+    let for_amd = |name: &str| name.contains("HIP") || name.contains("ROCM");
+    match word {
+        "ifdef" | "elifdef" => !for_amd(condition),
+        "if" | "elif" => {
+            let name = condition
+                .strip_prefix("defined")
+                .map(|rest| {
+                    rest.trim()
+                        .trim_start_matches('(')
+                        .trim_end_matches(')')
+                        .trim()
+                })
+                .unwrap_or(condition);
+            let single = !name.is_empty() && name.bytes().all(is_ident);
+            condition != "0" && !(single && for_amd(name))
+        }
+        _ => true,
+    }
+}
+
+/// The conditional groups the grammar cannot read as alternatives, and what to blank of
+/// each: a group whose branches are not whole statements (`if (i < n) {` in one branch and
+/// `{` in the other, `__launch_bounds__(..)` before a kernel's declaration) or that is
+/// written inside one (`cond ?` `#ifdef FORCE` `128 : 64;` `#else` `64 : 32;` `#endif`) is
+/// read as one branch, as a build compiles it: the first one the build surely compiles,
+/// else the first it may (`#else` when the others are for HIP), the others and the
+/// group's directives blanked. A group that
+/// continues an `if` chain has its directives blanked and each branch kept. Groups are
+/// judged innermost first: a group read as one branch is that branch to the group around
+/// it. `segments[k]` is the code before `conditionals[k]`.
+fn group_blanks(conditionals: &[Conditional], segments: &[Code]) -> Vec<(usize, usize)> {
+    struct Open {
+        /// Each branch: its directive's index, and its code so far.
+        branches: Vec<(usize, Code)>,
+    }
+    let mut out = Vec::new();
+    let mut open: Vec<Open> = Vec::new();
+    let add = |open: &mut Vec<Open>, code: Code| {
+        if let Some((_, last)) = open.last_mut().and_then(|g| g.branches.last_mut()) {
+            *last = last.then(code);
+        }
+    };
+    for (k, directive) in conditionals.iter().enumerate() {
+        add(&mut open, segments[k]);
+        match directive.kind {
+            Branching::Opens => open.push(Open {
+                branches: vec![(k, Code::default())],
+            }),
+            Branching::Continues => {
+                if let Some(group) = open.last_mut() {
+                    group.branches.push((k, Code::default()));
+                }
+            }
+            Branching::Closes => {
+                let Some(group) = open.pop() else {
+                    continue;
+                };
+                let first = &conditionals[group.branches[0].0];
+                let directives = group
+                    .branches
+                    .iter()
+                    .map(|&(d, _)| conditionals[d].range)
+                    .chain([directive.range]);
+                let as_read = if first.chain {
+                    out.extend(directives);
+                    Code {
+                        braces: 0,
+                        last: Some(b'}'),
+                    }
+                } else if !first.mid_statement
+                    && group.branches.iter().all(|(_, code)| code.whole())
+                {
+                    let any = group.branches.iter().any(|(_, code)| code.last.is_some());
+                    Code {
+                        braces: 0,
+                        last: any.then_some(b';'),
+                    }
+                } else {
+                    out.extend(directives);
+                    // The first branch the build surely compiles, else the first it may.
+                    let decided = |b: &(usize, Code)| conditionals[b.0].decided;
+                    let kept = group
+                        .branches
+                        .iter()
+                        .position(|b| decided(b) == Some(true))
+                        .or_else(|| group.branches.iter().position(|b| decided(b).is_none()));
+                    for (b, &(d, _)) in group.branches.iter().enumerate() {
+                        if Some(b) != kept {
+                            let next = group.branches.get(b + 1).map_or(k, |&(n, _)| n);
+                            out.push((conditionals[d].range.1, conditionals[next].range.0));
+                        }
+                    }
+                    kept.map_or_else(Code::default, |b| group.branches[b].1)
+                };
+                add(&mut open, as_read);
+            }
+        }
+    }
+    out
 }
 
 /// The block comments in the preprocessor line `bytes[start..end]` (a `/* .. */` inside
@@ -723,11 +930,12 @@ fn is_ident(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-/// The directive's name in a preprocessor line's text after its `#` (`if`, `pragma`).
-fn directive_word(rest: &str) -> &str {
+/// The directive's name in a preprocessor line's text after its `#` (`if`, `pragma`),
+/// and the rest of the line.
+fn directive_word(rest: &str) -> (&str, &str) {
     let rest = rest.trim_start_matches([' ', '\t']);
     let len = rest.bytes().take_while(|b| is_ident(*b)).count();
-    &rest[..len]
+    rest.split_at(len)
 }
 
 /// The first word of code at or after `i`, past white space, comments and preprocessor

@@ -1330,6 +1330,70 @@ extern "C" void run(float* x, int n, cudaStream_t s) {{
     assert_eq!(launch(&r, 10).paths[0].targets, ["sm_80"]);
 }
 
+/// `#if` groups that split a statement or a declaration (ggml's MMQ code: `if (i < n) {`
+/// in one branch and `{` in the other, `__launch_bounds__` chosen per platform before a
+/// kernel, a `?:` whose values are chosen by `#ifdef`) are read as one branch, as a build
+/// compiles it: with the build's `-D` macros declared (`defines = []`), the branch it
+/// compiles; without, the first a CUDA build may (never a HIP one). Before, the grammar
+/// failed on the whole file (a note on every build).
+#[test]
+fn conditional_groups_that_split_statements_are_read_as_one_branch() {
+    let src = format!(
+        r#"{KERNELS}
+template <int B>
+#ifdef GGML_USE_HIP
+    __launch_bounds__(B, 2)
+#else
+    __launch_bounds__(B, 1)
+#endif
+__global__ void lb(float* x, int n) {{}}
+extern "C" void run(float* x, int n, bool wide) {{
+  const int block = wide ?
+#ifdef FORCE_BIG
+      512 : 256;
+#else
+      128 : 64;
+#endif
+#if defined(GGML_USE_HIP)
+  if (n > 64) {{
+#else
+  {{
+#endif
+    k<<<n, block>>>(x, n);
+  }}
+  lb<256><<<n, 256>>>(x, n);
+}}
+"#
+    );
+    let shown = |r: &Reading| -> Vec<String> {
+        summaries(r)
+            .iter()
+            .map(|l| l.split(" [").next().unwrap_or(l).to_owned())
+            .collect()
+    };
+    let r = occupancy_cuda::read_texts(&[("src/cuda/a.cu", &src)]);
+    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    assert!(notes.is_empty(), "{notes:#?}");
+    assert_eq!(
+        shown(&r),
+        [
+            "24: k grid ? block 256 smem 0 B",
+            "24: k grid ? block 512 smem 0 B",
+            "26: lb<256> grid ? block 256 smem 0 B",
+        ]
+    );
+    let policy = occupancy_core::policy::Policy::from_toml("defines = []\n").unwrap();
+    let r = occupancy_cuda::read_texts_with_policy(&[("src/cuda/a.cu", &src)], &policy);
+    assert_eq!(
+        shown(&r),
+        [
+            "24: k grid ? block 64 smem 0 B",
+            "24: k grid ? block 128 smem 0 B",
+            "26: lb<256> grid ? block 256 smem 0 B",
+        ]
+    );
+}
+
 /// Macros that stand for declaration specifiers (flashinfer's `FLASHINFER_INLINE`,
 /// CuTe's `CUTE_HOST_DEVICE` from headers the package does not carry) and a macro that
 /// defines a member function inside a struct (flashinfer's `REGISTER_LOGITS_TRANSFORM(..,
