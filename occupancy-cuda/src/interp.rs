@@ -265,6 +265,10 @@ struct Frame {
 /// parameters' values.
 type Instance = (usize, Vec<Option<Val>>);
 
+/// An invocation's text as written and its first line, where it is not a node of its own
+/// (one of several in an error node).
+type Written = (String, u32);
+
 /// The instantiation of `f` a path's environment binds.
 fn instance(f: &Function<'_>, path: Option<&Path>) -> Instance {
     let values = f
@@ -798,31 +802,63 @@ impl<'t, 's> Interp<'t, 's> {
                 })
                 .collect(),
             Some(Kind::PreprocIf | Kind::PreprocIfdef) => self.exec_preproc_if(s, live),
-            // `CALL(uint16_t, float);`: a statement macro whose arguments are types, which the
-            // grammar reads as a broken declaration: the macro's expansion is run.
-            None if s.node.is_error() => match self.macro_in_error(s) {
-                Some((name, args)) => {
+            // `CALL(uint16_t, float);`, `CALL(float, float, 256); CALL(..);`: statement
+            // macros whose arguments are types, which the grammar reads as broken
+            // declarations: each macro's expansion is run, in order.
+            None if s.node.is_error() => {
+                let is_macro = |name: &str| {
+                    self.index
+                        .macros
+                        .get(name)
+                        .is_some_and(|m| m.iter().any(|m| m.params.is_some()))
+                };
+                let text = s.text();
+                let invoked: Vec<(String, String, Written)> =
+                    crate::macros::invocations(text, is_macro)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|i| {
+                            // Each at its own line (the error can span several).
+                            let below = text[..i.range.start].matches('\n').count();
+                            let line = s
+                                .line()
+                                .saturating_add(u32::try_from(below).unwrap_or(u32::MAX));
+                            let written = &text[i.range];
+                            (
+                                i.name.to_owned(),
+                                i.args.to_owned(),
+                                (written.to_owned(), line),
+                            )
+                        })
+                        .collect();
+                let mut live = live;
+                for (name, args, written) in invoked {
                     let mut out = Vec::new();
                     for p in live {
-                        out.extend(self.expand_statements(s, &name, Some(args.clone()), p));
+                        out.extend(self.expand_written(
+                            s,
+                            &name,
+                            Some(args.clone()),
+                            p,
+                            Some(&written),
+                        ));
                     }
-                    out
+                    live = out;
                 }
-                None => live,
-            },
+                live
+            }
             // The `else` closing a chain of macro cases, as the files were prepared
             // ([`crate::prepare::CHAIN_ELSE_LABEL`]): for the paths no case took.
             Some(Kind::LabeledStatement)
                 if s.children().first().map(|l| l.text())
                     == Some(crate::prepare::CHAIN_ELSE_LABEL) =>
             {
-                let Some(inner) = s.children().last().copied() else {
-                    return live;
-                };
-                let (taken, rest): (Vec<Path>, Vec<Path>) =
+                let (mut out, rest): (Vec<Path>, Vec<Path>) =
                     live.into_iter().partition(|p| p.chain_taken);
-                let mut out = taken;
-                out.extend(self.exec(inner, rest));
+                match s.children().last() {
+                    Some(inner) => out.extend(self.exec(*inner, rest)),
+                    None => out.extend(rest),
+                }
                 out
             }
             Some(Kind::LabeledStatement | Kind::AttributedStatement) => match s.children().last() {
@@ -3048,31 +3084,6 @@ impl<'t, 's> Interp<'t, 's> {
         }
     }
 
-    /// The function-like macro of the files invoked at the start of an `ERROR` node, and
-    /// the text of its arguments (`CALL(uint16_t, uint8_t)`, which the grammar reads as a
-    /// declarator with parameter types).
-    fn macro_in_error(&self, e: At<'_>) -> Option<(String, String)> {
-        let d = e.children().into_iter().next()?;
-        let d = if d.kind() == Some(Kind::FunctionDeclarator) {
-            d
-        } else {
-            return None;
-        };
-        let name = d.field(Field::Declarator)?;
-        if name.kind() != Some(Kind::Identifier)
-            || !self
-                .index
-                .macros
-                .get(name.text())
-                .is_some_and(|m| m.iter().any(|m| m.params.is_some()))
-        {
-            return None;
-        }
-        let open = d.field(Field::Parameters)?.node.start_byte();
-        let (args, _) = paren_list(&e.code.text, open)?;
-        Some((name.text().to_owned(), args.to_owned()))
-    }
-
     /// Expands the macro invocation at `e` and runs the statements it expands to.
     fn expand_statements<'a>(
         &mut self,
@@ -3080,6 +3091,22 @@ impl<'t, 's> Interp<'t, 's> {
         name: &str,
         args: Option<String>,
         p: Path,
+    ) -> Vec<Path>
+    where
+        't: 'a,
+    {
+        self.expand_written(e, name, args, p, None)
+    }
+
+    /// [`Interp::expand_statements`] of an invocation written as `written` (its text and
+    /// first line) inside `e` (an error node that holds several).
+    fn expand_written<'a>(
+        &mut self,
+        e: At<'a>,
+        name: &str,
+        args: Option<String>,
+        p: Path,
+        written: Option<&Written>,
     ) -> Vec<Path>
     where
         't: 'a,
@@ -3116,7 +3143,7 @@ impl<'t, 's> Interp<'t, 's> {
             _ => text,
         };
         let wrapped = format!("void __occupancy_expansion__() {{\n{text}\n;}}");
-        let code = self.parsed(wrapped, e);
+        let code = self.parsed(wrapped, e, written);
         let Some(root) = code.root() else {
             return vec![p];
         };
@@ -3130,8 +3157,10 @@ impl<'t, 's> Interp<'t, 's> {
         self.exec_block(body, vec![p])
     }
 
-    fn parsed<'a>(&mut self, text: String, at: At<'a>) -> Rc<Code> {
-        let line = at.line();
+    /// `text` parsed, an expansion of the invocation at `at` (or written as `written`
+    /// inside it): remembered by where it is and what it says.
+    fn parsed<'a>(&mut self, text: String, at: At<'a>, written: Option<&Written>) -> Rc<Code> {
+        let line = written.map_or_else(|| at.line(), |w| w.1);
         let key = format!("{}:{line}:{text}", at.code.shown);
         if let Some(code) = self.expansions.get(&key) {
             return code.clone();
@@ -3152,9 +3181,13 @@ impl<'t, 's> Interp<'t, 's> {
         let spent = self.spent();
         let text = if spent { String::new() } else { text };
         let mut code = Code::parse(text, at.code.shown.clone(), Some(line));
+        let (invocation, first_line) = match written {
+            Some((text, line)) => (text.clone(), *line),
+            None => (at.text().to_owned(), at.code.line(at.node)),
+        };
         code.origin = Some(Rc::new(crate::syntax::Origin::new(
-            at.text().to_owned(),
-            at.code.line(at.node),
+            invocation,
+            first_line,
             at.code.origin.clone(),
         )));
         let code = Rc::new(code);
@@ -4217,7 +4250,7 @@ impl<'t, 's> Interp<'t, 's> {
         't: 'a,
     {
         let wrapped = format!("auto __occupancy_value__ = ({text});");
-        let code = self.parsed(wrapped, at);
+        let code = self.parsed(wrapped, at, None);
         let Some(root) = code.root() else {
             return Val::unknown("a macro that does not parse");
         };

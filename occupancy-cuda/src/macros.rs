@@ -148,6 +148,56 @@ pub(crate) fn paren_list(text: &str, open: usize) -> Option<(&str, usize)> {
     None
 }
 
+/// One invocation [`invocations`] found: `NAME(args)`.
+pub(crate) struct Invocation<'t> {
+    pub(crate) name: &'t str,
+    /// The text between its parentheses.
+    pub(crate) args: &'t str,
+    /// Its bytes in the text read, its name to its `)`.
+    pub(crate) range: std::ops::Range<usize>,
+}
+
+/// `text` (a statement the grammar could not parse) read as invocations of function-like
+/// macros one after the other, each `NAME(args)` with an optional `;`. `None` when any of
+/// it is something else, or names a macro `is_macro` does not know.
+/// `CALL(float, float, 256); CALL(half, uint8_t, 128)`, which the grammar takes for broken
+/// declarations (types among the arguments).
+pub(crate) fn invocations<'t>(
+    text: &'t str,
+    is_macro: impl Fn(&str) -> bool,
+) -> Option<Vec<Invocation<'t>>> {
+    let bytes = text.as_bytes();
+    let skip_space = |mut i: usize| {
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        i
+    };
+    let mut out = Vec::new();
+    let mut i = skip_space(0);
+    while i < bytes.len() {
+        let len = bytes[i..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count();
+        let name = &text[i..i + len];
+        if len == 0 || !is_macro(name) {
+            return None;
+        }
+        let (args, after) = paren_list(text, skip_space(i + len))?;
+        out.push(Invocation {
+            name,
+            args,
+            range: i..after,
+        });
+        i = skip_space(after);
+        if bytes.get(i) == Some(&b';') {
+            i = skip_space(i + 1);
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 /// The expander of one translation unit's macros.
 pub(crate) struct Expander<'m> {
     pub(crate) macros: &'m HashMap<String, Vec<Macro>>,

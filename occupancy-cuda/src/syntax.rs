@@ -145,19 +145,12 @@ impl Code {
         ))
     }
 
-    /// `error` is tree-sitter's reading of a statement `M(type, ..);` with `M` one of
-    /// `macros`: an error node holding only a function declarator named `M`.
+    /// `error` is tree-sitter's reading of statements `M(type, ..);` with `M` one of
+    /// `macros` ([`crate::macros::invocations`]), which the reader expands where they
+    /// stand.
     fn is_macro_invocation(&self, error: Node<'_>, macros: &HashSet<String>) -> bool {
-        if !error.is_error() {
-            return false;
-        }
-        let named = named_children(error);
-        let [declarator] = named.as_slice() else {
-            return false;
-        };
-        Kind::of(*declarator) == Some(Kind::FunctionDeclarator)
-            && child(*declarator, Field::Declarator)
-                .is_some_and(|name| macros.contains(self.text(name)))
+        error.is_error()
+            && crate::macros::invocations(self.text(error), |name| macros.contains(name)).is_some()
     }
 
     /// A node's text.

@@ -2518,3 +2518,28 @@ extern "C" void run(void* out, void* cache, int kind) {
         "{notes:#?}"
     );
 }
+
+/// Statement macros whose arguments mix types and numbers (`CALL(float, float, 256);`):
+/// the grammar reads them as one broken declaration (two in a row, as one error). Each is
+/// expanded where it stands, at its own line, with no note; before, none was read.
+#[test]
+fn statement_macros_with_types_and_numbers_are_each_read() {
+    let src = r#"
+template <typename T, typename C, int N> __global__ void kc(T* out, C* cache) {}
+#define CALL(T, C, N) kc<T, C, N><<<1, N>>>((T*)out, (C*)cache)
+extern "C" void run(void* out, void* cache, int n) {
+  CALL(float, float, 256);
+  CALL(__nv_bfloat16, uint8_t, 128);
+}
+"#;
+    let (_d, r) = read(&[("src/cuda/a.cu", src)]);
+    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    assert!(notes.is_empty(), "{notes:#?}");
+    assert_eq!(
+        summaries(&r),
+        [
+            "5: kc<float, float, 256> grid 1 block 256 smem 0 B",
+            "6: kc<__nv_bfloat16, uint8_t, 128> grid 1 block 128 smem 0 B",
+        ]
+    );
+}
