@@ -161,18 +161,18 @@ impl StatementMacros {
     /// The macros `texts` define.
     pub(crate) fn of<'a>(texts: impl Iterator<Item = &'a str> + Clone) -> StatementMacros {
         let firsts: Vec<(String, String)> = texts.clone().flat_map(function_like_macros).collect();
+        // The macros that begin with each word; then those reached from `else`.
+        let mut beginning_with: HashMap<&str, Vec<&str>> = HashMap::new();
+        for (name, first) in &firsts {
+            beginning_with.entry(first).or_default().push(name);
+        }
         let mut else_cases: HashSet<String> = HashSet::new();
-        // Each round adds the macros that begin with one found before: as many rounds as
-        // macros at most.
-        loop {
-            let before = else_cases.len();
-            for (name, first) in &firsts {
-                if first == "else" || else_cases.contains(first) {
-                    else_cases.insert(name.clone());
+        let mut next: Vec<&str> = vec!["else"];
+        while let Some(word) = next.pop() {
+            for &name in beginning_with.get(word).into_iter().flatten() {
+                if else_cases.insert(name.to_owned()) {
+                    next.push(name);
                 }
-            }
-            if else_cases.len() == before {
-                break;
             }
         }
         let objects: Vec<(String, String)> = texts.flat_map(object_like_macros).collect();
@@ -630,7 +630,7 @@ fn blank_directives(text: &str, decider: &Decider<'_>) -> String {
     let mut blanks: Vec<(usize, usize)> = Vec::new();
     // The conditional directives, and the code before each (one more: after the last).
     let mut conditionals: Vec<Conditional> = Vec::new();
-    let mut segments: Vec<Code> = vec![Code::default()];
+    let mut segments: Vec<Stretch> = vec![Stretch::default()];
     // The last significant byte of code so far, in the text's order.
     let mut last_code: Option<u8> = None;
     // Directive lines' trailing white space and new line, to be swapped.
@@ -673,7 +673,7 @@ fn blank_directives(text: &str, decider: &Decider<'_>) -> String {
                         chain: kind == Branching::Opens && next_word(text, end) == Some("else"),
                         mid_statement: !matches!(last_code, None | Some(b';' | b'}' | b'{' | b':')),
                     });
-                    segments.push(Code::default());
+                    segments.push(Stretch::default());
                 }
                 let trailing = bytes[i..end]
                     .iter()
@@ -770,12 +770,12 @@ struct Conditional {
 /// What [`group_blanks`] needs of a stretch of code: its brace depth at the end, and its
 /// last significant byte (an identifier's last, a literal's quote).
 #[derive(Clone, Copy, Default, Debug)]
-struct Code {
+struct Stretch {
     braces: i64,
     last: Option<u8>,
 }
 
-impl Code {
+impl Stretch {
     fn push(&mut self, c: u8) {
         match c {
             b'{' => self.braces += 1,
@@ -786,8 +786,8 @@ impl Code {
     }
 
     /// This stretch, then `next`.
-    fn then(self, next: Code) -> Code {
-        Code {
+    fn then(self, next: Stretch) -> Stretch {
+        Stretch {
             braces: self.braces + next.braces,
             last: next.last.or(self.last),
         }
@@ -835,14 +835,14 @@ fn cuda_may_compile(word: &str, condition: &str) -> bool {
 /// continues an `if` chain has its directives blanked and each branch kept. Groups are
 /// judged innermost first: a group read as one branch is that branch to the group around
 /// it. `segments[k]` is the code before `conditionals[k]`.
-fn group_blanks(conditionals: &[Conditional], segments: &[Code]) -> Vec<(usize, usize)> {
+fn group_blanks(conditionals: &[Conditional], segments: &[Stretch]) -> Vec<(usize, usize)> {
     struct Open {
         /// Each branch: its directive's index, and its code so far.
-        branches: Vec<(usize, Code)>,
+        branches: Vec<(usize, Stretch)>,
     }
     let mut out = Vec::new();
     let mut open: Vec<Open> = Vec::new();
-    let add = |open: &mut Vec<Open>, code: Code| {
+    let add = |open: &mut Vec<Open>, code: Stretch| {
         if let Some((_, last)) = open.last_mut().and_then(|g| g.branches.last_mut()) {
             *last = last.then(code);
         }
@@ -851,11 +851,11 @@ fn group_blanks(conditionals: &[Conditional], segments: &[Code]) -> Vec<(usize, 
         add(&mut open, segments[k]);
         match directive.kind {
             Branching::Opens => open.push(Open {
-                branches: vec![(k, Code::default())],
+                branches: vec![(k, Stretch::default())],
             }),
             Branching::Continues => {
                 if let Some(group) = open.last_mut() {
-                    group.branches.push((k, Code::default()));
+                    group.branches.push((k, Stretch::default()));
                 }
             }
             Branching::Closes => {
@@ -870,7 +870,7 @@ fn group_blanks(conditionals: &[Conditional], segments: &[Code]) -> Vec<(usize, 
                     .chain([directive.range]);
                 let as_read = if first.chain {
                     out.extend(directives);
-                    Code {
+                    Stretch {
                         braces: 0,
                         last: Some(b'}'),
                     }
@@ -878,14 +878,14 @@ fn group_blanks(conditionals: &[Conditional], segments: &[Code]) -> Vec<(usize, 
                     && group.branches.iter().all(|(_, code)| code.whole())
                 {
                     let any = group.branches.iter().any(|(_, code)| code.last.is_some());
-                    Code {
+                    Stretch {
                         braces: 0,
                         last: any.then_some(b';'),
                     }
                 } else {
                     out.extend(directives);
                     // The first branch the build surely compiles, else the first it may.
-                    let decided = |b: &(usize, Code)| conditionals[b.0].decided;
+                    let decided = |b: &(usize, Stretch)| conditionals[b.0].decided;
                     let kept = group
                         .branches
                         .iter()
@@ -897,7 +897,7 @@ fn group_blanks(conditionals: &[Conditional], segments: &[Code]) -> Vec<(usize, 
                             out.push((conditionals[d].range.1, conditionals[next].range.0));
                         }
                     }
-                    kept.map_or_else(Code::default, |b| group.branches[b].1)
+                    kept.map_or_else(Stretch::default, |b| group.branches[b].1)
                 };
                 add(&mut open, as_read);
             }
@@ -938,20 +938,14 @@ fn directive_word(rest: &str) -> (&str, &str) {
     rest.split_at(len)
 }
 
-/// The first word of code at or after `i`, past white space, comments and preprocessor
-/// lines; `None` when code there begins with something else.
+/// The first word of code at or after `i`, past white space and comments; `None` when
+/// code there begins with something else, or a preprocessor line comes first.
 fn next_word(text: &str, mut i: usize) -> Option<&str> {
     let bytes = text.as_bytes();
-    let mut line_start = true;
     while i < bytes.len() {
         match bytes[i] {
-            b'\n' => {
-                line_start = true;
-                i += 1;
-            }
             c if c.is_ascii_whitespace() => i += 1,
             b'/' if matches!(bytes.get(i + 1), Some(b'/' | b'*')) => i = comment_end(bytes, i),
-            b'#' if line_start => i = directive_end(bytes, i),
             _ => {
                 let len = bytes[i..].iter().take_while(|b| is_ident(**b)).count();
                 return (len > 0).then(|| &text[i..i + len]);
