@@ -229,8 +229,10 @@ def cmd_finish(args: list[str]) -> None:
 TODAY = HERE / "today"
 
 
-def run_report(binary: Path, name: str, root: Path) -> tuple[dict, float, int]:
-    """`report --all --json` of one crate: (JSON, wall seconds, peak RSS in bytes)."""
+def run_report(binary: Path, name: str, root: Path) -> tuple[dict, float, int, list[str]]:
+    """`report --all --json` of one crate: (JSON, wall seconds, peak RSS in bytes, the notes
+    it printed that a file does not parse)."""
+    import tempfile
     import time
     spec = CRATES["crates"][name]
     cmd = [str(binary), "occupancy", "report", "--all", "--json", "--manifest-path", str(root / "Cargo.toml")]
@@ -244,15 +246,18 @@ def run_report(binary: Path, name: str, root: Path) -> tuple[dict, float, int]:
     if policy.is_file():
         cmd += ["--policy", str(policy)]
     start = time.monotonic()
-    with open(os.devnull, "w") as null:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=null, env=env)
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=env)
         out = proc.stdout.read()
         _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.monotonic() - start
+        seconds = time.monotonic() - start
+        err.seek(0)
+        unparsed = [line.strip().removeprefix("note: ").replace(str(root) + "/", "")
+                    for line in err if "does not parse" in line]
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 1):
         die(f"{name}: report --all exited {code}")
-    return json.loads(out), seconds, usage.ru_maxrss * 1024
+    return json.loads(out), seconds, usage.ru_maxrss * 1024, unparsed
 
 
 def dims(v) -> tuple[int, int, int]:
@@ -435,7 +440,7 @@ def crate_state(binary: Path, name: str, root: Path) -> tuple[dict, dict]:
         die(f"{name}: no reviewed file {reviewed_path.relative_to(ROOT)}")
     reviewed = tomllib.loads(reviewed_path.read_text())
     sites = {s["at"]: s for s in reviewed.get("site", [])}
-    report, seconds, rss = run_report(binary, name, root)
+    report, seconds, rss, unparsed = run_report(binary, name, root)
     scope = spec.get("scope")
     entries = [e for e in entries_of(report) if not scope or e["at"].startswith(tuple(scope))]
     manifest = RESOURCES / f"{spec.get('kernels_from', name)}.json"
@@ -459,7 +464,7 @@ def crate_state(binary: Path, name: str, root: Path) -> tuple[dict, dict]:
             at = (fits or claims)[0]["at"]
         by_site.setdefault(at, []).append(e)
     state = {}
-    figures = {"seconds": seconds, "rss": rss, "lints": {}, "rows": {"match": 0, "unverified": 0, "wrong": 0},
+    figures = {"seconds": seconds, "rss": rss, "unparsed": unparsed, "lints": {}, "rows": {"match": 0, "unverified": 0, "wrong": 0},
                "number_problems": 0, "status": {}, "unreviewed": 0, "by_lang": {}}
     for at in sorted(set(sites) | set(by_site), key=site_key):
         es = by_site.get(at, [])
@@ -571,6 +576,8 @@ def cmd_check(bless: bool, only: list[str]) -> dict:
         problems = []
         if figures["unreviewed"]:
             problems.append(f"{figures['unreviewed']} site(s) the report lists are not in reviewed/{name}.toml")
+        # Every file of the corpus parses (issue 27): a note that one does not is a regression.
+        problems += figures["unparsed"]
         print(f"{name}: {len(record['sites'])} sites, rows {figures['rows']}, "
               f"{figures['number_problems']} wrong numbers, {figures['seconds']:.2f} s, "
               f"{figures['rss'] / 2**20:.0f} MiB", flush=True)
@@ -659,8 +666,8 @@ def cmd_realcode() -> None:
              "| crate | lang | sites | reviewed: numbers | numbers | partial | not checked | missing |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     details = []
-    summary = ["", "| crate | rows right | unverified | wrong | wrong numbers | findings by lint | time | peak memory |",
-               "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |"]
+    summary = ["", "| crate | rows right | unverified | wrong | wrong numbers | findings by lint | files that do not parse | time | peak memory |",
+               "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |"]
     status_totals: dict = {}
     row_totals: dict = {}
     wrong_numbers = 0
@@ -679,7 +686,7 @@ def cmd_realcode() -> None:
         lints = ", ".join(f"{k} {v}" for k, v in sorted(f["lints"].items())) or "none"
         r = f["rows"]
         summary.append(f"| {name} | {r.get('match', 0)} | {r.get('unverified', 0)} | {r.get('wrong', 0)} | "
-                       f"{f['number_problems']} | {lints} | {f['seconds']:.1f} s | {mib(f['rss'])} |")
+                       f"{f['number_problems']} | {lints} | {len(f['unparsed'])} | {f['seconds']:.1f} s | {mib(f['rss'])} |")
         reasons: dict[str, int] = {}
         for at, site in record["sites"].items():
             if site["status"] in ("not checked", "partial"):
