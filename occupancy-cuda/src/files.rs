@@ -43,6 +43,11 @@ pub(crate) struct Sources {
     by_path: HashMap<PathBuf, usize>,
     /// The files' text before parsing: (text, shown, path).
     raw: Vec<(String, String, PathBuf)>,
+    /// The bytes of every file read, as written (before file-scope macros are expanded):
+    /// what the reader's budget is proportional to.
+    pub(crate) read_bytes: usize,
+    /// The bytes file-scope macro expansions added to them ([`expand_file_scope_definitions`]).
+    pub(crate) expanded_bytes: usize,
 }
 
 impl Sources {
@@ -60,6 +65,8 @@ impl Sources {
             notes: Vec::new(),
             by_path: HashMap::new(),
             raw: Vec::new(),
+            read_bytes: 0,
+            expanded_bytes: 0,
         };
         let mut found = Vec::new();
         for dir in dirs {
@@ -124,9 +131,25 @@ impl Sources {
         // once for every unit that includes its file.
         let decider = Decider::new(build, sources.raw.iter().map(|(text, _, _)| text.as_str()));
         let definers = definers(sources.raw.iter().map(|(text, _, _)| text.as_str()));
+        sources.read_bytes = sources.raw.iter().map(|(text, _, _)| text.len()).sum();
+        let mut allowance = definition_allowance(sources.read_bytes);
+        let allowed = allowance;
         for (file, (text, shown, path)) in std::mem::take(&mut sources.raw).into_iter().enumerate()
         {
-            let (text, mut placed) = expand_file_scope_definitions(&text, file, &definers);
+            let (text, mut placed, not_expanded) =
+                expand_file_scope_definitions(&text, file, &definers, &mut allowance);
+            if not_expanded > 0 {
+                sources.notes.push(ReadNote {
+                    file: shown.clone(),
+                    line: None,
+                    message: format!(
+                        "{not_expanded} invocation(s) of macros that define functions are not \
+                         expanded, so what they define is not read: the read's {} KiB for such \
+                         expansions (4 bytes per byte of the files read, and 16 KiB) is spent",
+                        definition_allowance(sources.read_bytes) >> 10
+                    ),
+                });
+            }
             let (text, inserted) = crate::prepare::prepare(&text, &statement_macros, &decider);
             // Each `;` inserted moves what follows it by one byte.
             let moved = |at: usize| at + inserted.partition_point(|&i| i <= at);
@@ -149,6 +172,7 @@ impl Sources {
             }
             sources.files.push(code);
         }
+        sources.expanded_bytes = allowed - allowance;
     }
 
     /// Sources given as text (`name`, `text`), not read from disk: each is a given file;
@@ -163,6 +187,8 @@ impl Sources {
             notes: Vec::new(),
             by_path: HashMap::new(),
             raw: Vec::new(),
+            read_bytes: 0,
+            expanded_bytes: 0,
         };
         for (i, (name, text)) in files.iter().take(MAX_FILES).enumerate() {
             sources
@@ -368,8 +394,21 @@ fn includes(text: &str) -> Vec<(String, u32)> {
     out
 }
 
-/// The most text the file-scope expansions of one file may add, bytes.
-const MAX_DEFINITION_BYTES: usize = 4 << 20;
+/// The most text the file-scope expansions of one read may add, bytes: 4 per byte of the
+/// files read as written, and 16 KiB, at most 4 MiB. Their parse is taken from the read's
+/// budget ([`crate::interp::read_budget`]: 4 steps per byte, at least 16,000; a step per
+/// 2 bytes parsed), so this leaves at least half of it for reading. Parsing what they add
+/// is the costliest part of a small read (tree-sitter takes about 1,500 instructions a
+/// byte of candle's expanded binary ops, over 4,000 on text it must recover from). The
+/// real-crate corpus adds at most 0.67 bytes per byte read (candle-kernels: 846,861 bytes
+/// read, 570,399 added; its `binary.cu` alone 38 times its 5,107 bytes, within the whole
+/// read's allowance).
+pub(crate) fn definition_allowance(read_bytes: usize) -> usize {
+    read_bytes
+        .saturating_mul(4)
+        .saturating_add(16 << 10)
+        .min(4 << 20)
+}
 
 /// The function-like macros of `texts` whose replacement defines something with a body
 /// (`#define DEFINE_LAUNCHER(bits, T) extern "C" void launch_##bits(..) { .. }`,
@@ -548,16 +587,19 @@ type Replaced = (usize, usize, String, Option<DefineLines>);
 /// expansion on the invocation's own line, so that the functions and kernels it defines
 /// are read as written there: a launch inside is reported at its line in the `#define`
 /// when that is in the same file (the places returned), else at the invocation's line.
-/// Other macros are left for the reader. Lines keep their places; at most
-/// [`MAX_DEFINITION_BYTES`] are added (past that, invocations stay as written).
+/// Other macros are left for the reader. Lines keep their places; at most `allowance`
+/// bytes are added (counted down here; past it, invocations stay as written, and the
+/// number of those is returned).
 pub(crate) fn expand_file_scope_definitions(
     text: &str,
     file: usize,
     definers: &Definers,
-) -> (String, Vec<Placed>) {
+    allowance: &mut usize,
+) -> (String, Vec<Placed>, usize) {
     if definers.macros.is_empty() {
-        return (text.to_owned(), Vec::new());
+        return (text.to_owned(), Vec::new(), 0);
     }
+    let mut not_expanded = 0;
     let bytes = text.as_bytes();
     let mut replaced: Vec<Replaced> = Vec::new();
     let mut added = 0usize;
@@ -634,10 +676,14 @@ pub(crate) fn expand_file_scope_definitions(
                     continue;
                 };
                 let invocation = &text[start..after];
-                if let Some((expansion, placed)) =
-                    expand_definer(invocation, name, file, definers, &mut added)
-                {
-                    replaced.push((start, after, expansion, placed));
+                match expand_definer(invocation, name, file, definers) {
+                    Some((expansion, placed)) if expansion.len() <= *allowance => {
+                        *allowance -= expansion.len();
+                        added += expansion.len();
+                        replaced.push((start, after, expansion, placed));
+                    }
+                    Some(_) => not_expanded += 1,
+                    None => {}
                 }
                 i = after;
                 statement = after;
@@ -649,28 +695,25 @@ pub(crate) fn expand_file_scope_definitions(
         i += 1;
     }
     if replaced.is_empty() {
-        return (text.to_owned(), Vec::new());
+        return (text.to_owned(), Vec::new(), not_expanded);
     }
-    splice(text, replaced, added)
+    let (text, placed) = splice(text, replaced, added);
+    (text, placed, not_expanded)
 }
 
 /// A definer's invocation, `invocation` (of the macro `name`, in file `file`), expanded on
 /// one line with its own new lines after it, and the `#define`'s line and the expansion's
-/// line breaks where that is in this file; `None` where it does not expand or would add
-/// more than [`MAX_DEFINITION_BYTES`] in all (`added`, counted here).
+/// line breaks where that is in this file; `None` where it does not expand.
 fn expand_definer(
     invocation: &str,
     name: &str,
     file: usize,
     definers: &Definers,
-    added: &mut usize,
 ) -> Option<(String, Option<DefineLines>)> {
     let expansion = crate::macros::Expander::new(&definers.macros)
         .expand(invocation)
         .ok()
-        .map(|e| e.replace(['\n', '\r'], " "));
-    let expansion = expansion.filter(|e| *added + e.len() <= MAX_DEFINITION_BYTES)?;
-    *added += expansion.len();
+        .map(|e| e.replace(['\n', '\r'], " "))?;
     // Lines inside the `#define` where it is in this file (its marks, one
     // byte each, become spaces); else the invocation's line.
     let breaks: Vec<usize> = expansion

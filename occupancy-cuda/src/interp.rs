@@ -63,13 +63,13 @@ const MAX_UNROLL: usize = 64;
 /// its own budget first ([`STEPS_PER_SOURCE_BYTE`]).
 const MAX_STEPS: usize = 128_000;
 
-/// The steps of interpretation one read may take per byte of the source files it reads
-/// (every unit and root together, [`read_budget`]): what bounds the reader's time by the
-/// size of its input (times in docs/PERFORMANCE.md, section 7). The real-crate corpus's
-/// reads take at most 1.05 steps per byte (mistralrs-core: 142,733 steps for 135,451
-/// bytes; candle-flash-attn 0.95, candle-kernels 0.65; counted by printing
-/// `Budget::taken` after each read); its costliest unit 2.8 (`sort.cu` with its headers:
-/// 135,717 steps for 48,830 bytes).
+/// The steps of interpretation one read may take per byte of the source files it reads,
+/// as written (every unit and root together, [`read_budget`]; the text that file-scope
+/// macros expand to is not counted: a few bytes can expand to kilobytes): what bounds the
+/// reader's time by the size of its input (times in docs/PERFORMANCE.md, section 7). The
+/// real-crate corpus's reads take at most 1.37 steps per byte (mistralrs-core: 142,653
+/// steps for 104,440 bytes; candle-kernels 1.09, candle-flash-attn 0.95; counted by
+/// printing `Budget::taken` after each read).
 pub(crate) const STEPS_PER_SOURCE_BYTE: usize = 4;
 
 /// The bytes of a macro's expansion parsed per step of the budget. Tree-sitter takes up
@@ -84,13 +84,17 @@ const PARSED_BYTES_PER_STEP: usize = 2;
 pub(crate) const MIN_READ_STEPS: usize = 16_000;
 
 /// The budget of a read of `source_bytes` bytes of source: [`STEPS_PER_SOURCE_BYTE`] per
-/// byte, at least [`MIN_READ_STEPS`].
-pub(crate) fn read_budget(source_bytes: usize) -> Budget {
-    Budget::new(
+/// byte, at least [`MIN_READ_STEPS`], of which the parse of the `expanded_bytes` that
+/// file-scope macros added is already taken (a step per [`PARSED_BYTES_PER_STEP`], as for
+/// the expansions the reader parses itself).
+pub(crate) fn read_budget(source_bytes: usize, expanded_bytes: usize) -> Budget {
+    let mut budget = Budget::new(
         source_bytes
             .saturating_mul(STEPS_PER_SOURCE_BYTE)
             .max(MIN_READ_STEPS),
-    )
+    );
+    budget.take(expanded_bytes / PARSED_BYTES_PER_STEP);
+    budget
 }
 
 /// How control leaves a statement on a path.
@@ -303,6 +307,9 @@ pub(crate) struct Interp<'t, 's> {
     /// Each function-like macro use's expansion (`name`, arguments), made once: a
     /// dispatch macro runs on every path and in every call that reaches it.
     invoked: HashMap<(String, Option<String>), Result<String, String>>,
+    /// Each `// occupancy:` comment's text read ([`site_candidates`]): a launch is recorded
+    /// once per path, its comment read once.
+    comments: HashMap<String, Result<LaunchCandidates, String>>,
     /// The number of paths alive in the statement list being executed.
     batch: usize,
     /// The unit's `.cu` file, relative to the crate.
@@ -385,6 +392,7 @@ impl<'t, 's> Interp<'t, 's> {
             globals: HashMap::new(),
             expansions: HashMap::new(),
             invoked: HashMap::new(),
+            comments: HashMap::new(),
             batch: 1,
             unrolling_launches: 0,
             unit: String::new(),
@@ -528,7 +536,8 @@ impl<'t, 's> Interp<'t, 's> {
         } else if self.read_budget.spent() {
             format!(
                 "`{}`: the reader's budget for these files ({} steps, {STEPS_PER_SOURCE_BYTE} \
-                 per byte of source) is spent: the rest is not read",
+                 per byte of source, the parse of file-scope macro expansions included) is \
+                 spent: the rest is not read",
                 f.qualified,
                 self.read_budget.limit()
             )
@@ -3424,7 +3433,7 @@ impl<'t, 's> Interp<'t, 's> {
                 return;
             }
         };
-        let comment = match site_candidates(e) {
+        let comment = match site_candidates(e, &mut self.comments) {
             Ok(c) => c,
             Err((line, why)) => {
                 self.comment_not_read(e, i, line, why);
@@ -5387,7 +5396,11 @@ fn dims(v: &Val, what: &str) -> Read<[u32; 3]> {
 /// lines right above it, read by the policy's own reader
 /// ([`occupancy_core::policy::LaunchCandidates::from_comment`]); several comments add up.
 /// A comment with an error gives nothing: `Err((line, why))`, the line of the comment.
-fn site_candidates(e: At<'_>) -> Result<LaunchCandidates, (u32, String)> {
+/// `read` keeps each comment's reading by its text.
+fn site_candidates(
+    e: At<'_>,
+    read: &mut HashMap<String, Result<LaunchCandidates, String>>,
+) -> Result<LaunchCandidates, (u32, String)> {
     let mut out = LaunchCandidates::default();
     let row = e.node.start_position().row;
     // The launch's line and the lines above it, read from the launch outwards (not the
@@ -5428,7 +5441,17 @@ fn site_candidates(e: At<'_>) -> Result<LaunchCandidates, (u32, String)> {
             .code
             .fixed_line
             .unwrap_or_else(|| u32::try_from(r + 1).unwrap_or(u32::MAX));
-        match LaunchCandidates::from_comment(rest) {
+        let reading = match read.get(rest) {
+            Some(r) => r.clone(),
+            None => {
+                let r = LaunchCandidates::from_comment(rest);
+                if read.len() < 4096 {
+                    read.insert(rest.to_owned(), r.clone());
+                }
+                r
+            }
+        };
+        match reading {
             Ok(c) => {
                 out.block.extend(c.block);
                 out.smem_bytes.extend(c.smem_bytes);

@@ -156,7 +156,7 @@ fn read_sources(
     let mut sites = Vec::new();
     let mut notes = sources.notes.clone();
     let mut header_templates_read = std::collections::HashSet::new();
-    let mut budget = interp::read_budget(sources.files.iter().map(|c| c.text.len()).sum());
+    let mut budget = interp::read_budget(sources.read_bytes, sources.expanded_bytes);
     for unit in sources.units() {
         let codes: Vec<&syntax::Code> = unit.iter().map(|&i| &sources.files[i]).collect();
         let decider = preproc::Decider::new(build, codes.iter().map(|c| c.text.as_str()));

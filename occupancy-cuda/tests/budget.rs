@@ -66,8 +66,8 @@ fn a_small_file_is_read_within_a_budget_of_its_size() {
         costly_body()
     );
     let r = occupancy_cuda::read_texts(&[("src/a.cu", &src)]);
-    let spent = "the reader's budget for these files (16000 steps, 4 per byte of source) is \
-                 spent: the rest is not read";
+    let spent = "the reader's budget for these files (16000 steps, 4 per byte of source, the \
+                 parse of file-scope macro expansions included) is spent: the rest is not read";
     assert_eq!(
         notes(&r),
         [
@@ -300,7 +300,8 @@ fn parsing_a_macro_expansion_is_paid_for_from_the_budget() {
         notes(&r),
         [
             "src/a.cu:18: `run`: the reader's budget for these files (16000 steps, 4 per byte \
-          of source) is spent: the rest is not read"
+          of source, the parse of file-scope macro expansions included) is spent: the rest is \
+          not read"
         ]
     );
 }
@@ -359,5 +360,71 @@ fn a_helper_that_launches_is_followed_at_every_call() {
     assert_eq!(
         summaries,
         ["k grid ? block 64 smem 0 B", "k grid ? block 128 smem 0 B"]
+    );
+}
+
+/// `n` launchers defined at file scope by a macro whose body holds `statements` statements.
+fn big_definitions(statements: usize, n: usize) -> String {
+    let mut src = format!(
+        "__global__ void k(float* x, int n) {{}}\n\
+         #define DEF(NAME, B) extern \"C\" void NAME(float* x, int n) {{ int v = 0; \\\n\
+         if (0) {{ \\\n{}}} k<<<n, B>>>(x, n); }}\n",
+        "  v = v + 1; \\\n".repeat(statements)
+    );
+    for i in 0..n {
+        src.push_str(&format!("DEF(run{i}, {})\n", 32 * (i + 1)));
+    }
+    src
+}
+
+#[test]
+fn file_scope_definitions_are_expanded_within_an_allowance_and_paid_for() {
+    // Three launchers of 256 statements (about 3 KiB each): expanded, their parse taken
+    // from the read's budget, each launch read.
+    // One launch site (the `#define`'s line), a path per launcher expanded.
+    let blocks = |r: &occupancy_cuda::Reading| -> Vec<String> {
+        let mut out: Vec<String> = r
+            .launches
+            .iter()
+            .flat_map(|l| l.paths.iter().map(|p| p.summary()))
+            .collect();
+        out.sort();
+        out
+    };
+    let src = big_definitions(256, 3);
+    let r = occupancy_cuda::read_texts(&[("src/a.cu", &src)]);
+    assert_eq!(notes(&r), Vec::<String>::new());
+    assert_eq!(
+        blocks(&r),
+        [
+            "k grid ? block 32 smem 0 B",
+            "k grid ? block 64 smem 0 B",
+            "k grid ? block 96 smem 0 B"
+        ]
+    );
+    // Twelve of 2,000 statements (about 26 KiB each, from a file of 30 KiB): five fit the
+    // read's allowance (4 bytes per byte read, and 16 KiB: 134 KiB), the others are not
+    // expanded, and said so; the five's parse takes about half the read's budget, and they
+    // are read.
+    let src = big_definitions(2000, 12);
+    let r = occupancy_cuda::read_texts(&[("src/a.cu", &src)]);
+    assert_eq!(
+        notes(&r),
+        [format!(
+            "src/a.cu: 7 invocation(s) of macros that define functions are not expanded, so \
+             what they define is not read: the read's {} KiB for such expansions (4 bytes per \
+             byte of the files read, and 16 KiB) is spent",
+            (src.len() * 4 + (16 << 10)) >> 10
+        )]
+    );
+    assert_eq!(
+        blocks(&r),
+        [
+            "k grid ? block 128 smem 0 B",
+            "k grid ? block 160 smem 0 B",
+            "k grid ? block 32 smem 0 B",
+            "k grid ? block 64 smem 0 B",
+            "k grid ? block 96 smem 0 B"
+        ]
     );
 }

@@ -22,6 +22,13 @@ impl Budget {
         self.steps <= self.limit
     }
 
+    /// Takes `n` steps at once (work counted in steps, such as a parse of `n` times so many
+    /// bytes): `true` while at most `limit` steps have been taken, as [`Budget::step`].
+    pub fn take(&mut self, n: usize) -> bool {
+        self.steps = self.steps.saturating_add(n);
+        self.steps <= self.limit
+    }
+
     /// Whether more than `limit` steps have been taken.
     pub fn spent(&self) -> bool {
         self.steps > self.limit
@@ -60,6 +67,21 @@ mod tests {
         b.reset();
         assert!(!b.spent());
         assert!(b.step());
+    }
+
+    #[test]
+    fn steps_taken_at_once_count_as_many_steps() {
+        let mut b = Budget::new(10);
+        assert!(b.take(7));
+        assert_eq!(b.taken(), 7);
+        assert!(b.take(3));
+        assert!(!b.spent());
+        assert!(!b.step());
+        let mut b = Budget::new(10);
+        assert!(!b.take(11));
+        assert!(b.spent());
+        assert!(!b.take(usize::MAX));
+        assert_eq!(b.taken(), usize::MAX);
     }
 
     #[test]
