@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use crate::index::strip_comments;
 use crate::launch::ReadNote;
 use crate::macros::Macro;
-use crate::prepare::{StatementMacros, comment_end, directive_end, literal_end};
+use crate::prepare::{StatementMacros, comment_end, define_line, directive_end, literal_end};
 use crate::preproc::{Build, Decider};
 use crate::syntax::Code;
 
@@ -419,16 +419,10 @@ fn definers<'a>(texts: impl Iterator<Item = &'a str>) -> Definers {
     for (file, text) in texts.enumerate() {
         let mut lines = text.lines().enumerate();
         while let Some((row, line)) = lines.next() {
-            let Some(rest) = line.trim_start().strip_prefix('#') else {
+            let Some(rest) = define_line(line) else {
                 continue;
             };
-            let Some(rest) = rest.trim_start().strip_prefix("define") else {
-                continue;
-            };
-            if !rest.starts_with([' ', '\t']) {
-                continue;
-            }
-            let mut whole = rest.trim_start().to_owned();
+            let mut whole = rest.to_owned();
             let mut continued = 0usize;
             while whole.ends_with('\\') {
                 whole.pop();

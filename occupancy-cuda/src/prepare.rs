@@ -100,43 +100,56 @@ fn code_words(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// The function-like macros a text defines (`#define NAME(`): each name, with the first
-/// word of its replacement (`else`, a macro's name; empty when it begins otherwise).
-fn function_like_macros(text: &str) -> Vec<(String, String)> {
+/// One `#define` of a text.
+struct Define {
+    name: String,
+    /// `#define NAME(..)`.
+    function_like: bool,
+    /// What follows the name (and the parameters), continuations joined with a space.
+    replacement: String,
+}
+
+/// What follows `#define` and its white space on a `#define` line; `None` for any other
+/// line.
+pub(crate) fn define_line(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix('#')?;
+    let rest = rest.trim_start().strip_prefix("define")?;
+    rest.starts_with([' ', '\t']).then(|| rest.trim_start())
+}
+
+/// The `#define`s of a text, in order.
+fn defines(text: &str) -> Vec<Define> {
     let mut out = Vec::new();
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
-        let Some(rest) = line.trim_start().strip_prefix('#') else {
+        let Some(rest) = define_line(line) else {
             continue;
         };
-        let Some(rest) = rest.trim_start().strip_prefix("define") else {
-            continue;
-        };
-        let rest = rest.trim_start();
         let len = rest.bytes().take_while(|b| is_ident(*b)).count();
         let (name, after) = rest.split_at(len);
-        if name.is_empty() || !after.starts_with('(') {
+        if name.is_empty() {
             continue;
         }
-        // The definition, continuations joined.
-        let mut joined = after.to_owned();
-        while joined.trim_end().ends_with('\\') {
-            let cut = joined.trim_end().len() - 1;
+        let mut joined = after.trim_end().to_owned();
+        while let Some(cut) = joined.strip_suffix('\\').map(str::len) {
             joined.truncate(cut);
             joined.push(' ');
             match lines.next() {
-                Some(next) => joined.push_str(next),
+                Some(next) => joined.push_str(next.trim_end()),
                 None => break,
             }
         }
-        let first = crate::macros::paren_list(&joined, 0)
-            .map(|(_, end)| {
-                let body = joined[end..].trim_start();
-                let len = body.bytes().take_while(|b| is_ident(*b)).count();
-                body[..len].to_owned()
-            })
-            .unwrap_or_default();
-        out.push((name.to_owned(), first));
+        let function_like = joined.starts_with('(');
+        let replacement = match crate::macros::paren_list(&joined, 0) {
+            Some((_, end)) if function_like => joined[end..].trim().to_owned(),
+            _ if function_like => String::new(),
+            _ => joined.trim().to_owned(),
+        };
+        out.push(Define {
+            name: name.to_owned(),
+            function_like,
+            replacement,
+        });
     }
     out
 }
@@ -159,8 +172,19 @@ pub(crate) struct StatementMacros {
 
 impl StatementMacros {
     /// The macros `texts` define.
-    pub(crate) fn of<'a>(texts: impl Iterator<Item = &'a str> + Clone) -> StatementMacros {
-        let firsts: Vec<(String, String)> = texts.clone().flat_map(function_like_macros).collect();
+    pub(crate) fn of<'a>(texts: impl Iterator<Item = &'a str>) -> StatementMacros {
+        let (functions, objects): (Vec<Define>, Vec<Define>) =
+            texts.flat_map(defines).partition(|d| d.function_like);
+        // Each function-like macro with the first word of its replacement (`else`, a
+        // macro's name).
+        let firsts: Vec<(String, String)> = functions
+            .into_iter()
+            .map(|d| {
+                let len = d.replacement.bytes().take_while(|b| is_ident(*b)).count();
+                let first = d.replacement[..len].to_owned();
+                (d.name, first)
+            })
+            .collect();
         // The macros that begin with each word; then those reached from `else`.
         let mut beginning_with: HashMap<&str, Vec<&str>> = HashMap::new();
         for (name, first) in &firsts {
@@ -175,7 +199,10 @@ impl StatementMacros {
                 }
             }
         }
-        let objects: Vec<(String, String)> = texts.flat_map(object_like_macros).collect();
+        let objects: Vec<(String, String)> = objects
+            .into_iter()
+            .map(|d| (d.name, d.replacement))
+            .collect();
         let mut specifiers: HashMap<String, bool> = LIBRARY_SPECIFIERS
             .iter()
             .filter(|(name, _)| !objects.iter().any(|(n, _)| n == name))
@@ -203,43 +230,6 @@ impl StatementMacros {
             specifiers,
         }
     }
-}
-
-/// The object-like macros a text defines: each name, with its replacement (continuations
-/// joined, comments kept).
-fn object_like_macros(text: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        let Some(rest) = line.trim_start().strip_prefix('#') else {
-            continue;
-        };
-        let Some(rest) = rest.trim_start().strip_prefix("define") else {
-            continue;
-        };
-        if !rest.starts_with([' ', '\t']) {
-            continue;
-        }
-        let rest = rest.trim_start();
-        let len = rest.bytes().take_while(|b| is_ident(*b)).count();
-        let (name, first) = rest.split_at(len);
-        if name.is_empty() || first.starts_with('(') {
-            continue;
-        }
-        let mut body = first.trim().to_owned();
-        while let Some(joined) = body.strip_suffix('\\') {
-            body = joined.trim_end().to_owned();
-            match lines.next() {
-                Some(next) => {
-                    body.push(' ');
-                    body.push_str(next.trim());
-                }
-                None => break,
-            }
-        }
-        out.push((name.to_owned(), body.trim().to_owned()));
-    }
-    out
 }
 
 /// Whether an object-like macro's replacement ends a statement (`;` or `}` last):

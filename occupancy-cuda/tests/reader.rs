@@ -36,6 +36,11 @@ fn summaries(r: &Reading) -> Vec<String> {
     out
 }
 
+/// Every note of a reading, as printed.
+fn notes_of(r: &Reading) -> Vec<String> {
+    r.notes.iter().map(ToString::to_string).collect()
+}
+
 fn launch(r: &Reading, line: u32) -> &CudaLaunch {
     r.launches
         .iter()
@@ -528,7 +533,7 @@ extern "C" void run(float* x, int n) {{ k<<<n, kEvil>>>(x, n); }}
     std::os::unix::fs::symlink(outside.path().join("evil.cuh"), cuda.join("evil.cuh")).unwrap();
     std::os::unix::fs::symlink("/dev/zero", cuda.join("zero.cu")).unwrap();
     let r = occupancy_cuda::read(dir.path(), &[PathBuf::from("src/cuda")]);
-    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    let notes = notes_of(&r);
     assert!(
         notes
             .iter()
@@ -598,7 +603,7 @@ extern "C" void run(float* x, int n, int d) {{ DISPATCH(d, go<float, kD>(x, n, d
         "{:#?}",
         r.notes
     );
-    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    let notes = notes_of(&r);
     assert!(
         notes
             .iter()
@@ -741,7 +746,7 @@ extern "C" void run(float* __restrict__ x, int n) {
 }
 "#;
     let (_d, r) = read(&[("src/cuda/a.cu", src)]);
-    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    let notes = notes_of(&r);
     assert!(notes.is_empty(), "{notes:#?}");
     assert_eq!(
         summaries(&r),
@@ -756,7 +761,7 @@ extern "C" void run(float* __restrict__ x, int n) {
         "src/cuda/a.cu",
         &src.replace("__align__(16) unsigned", "my__align__(16) unsigned"),
     )]);
-    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    let notes = notes_of(&r);
     assert_eq!(notes.len(), 1, "{notes:#?}");
     assert!(notes[0].starts_with("src/cuda/a.cu:7: "), "{notes:#?}");
 }
@@ -793,7 +798,7 @@ extern "C" void run(float* x, int n, int threads) {{
             "16: k grid ? block (8, 4) smem 0 B [block = (8, 4)]",
         ]
     );
-    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    let notes = notes_of(&r);
     assert_eq!(
         notes,
         [
@@ -1372,7 +1377,7 @@ extern "C" void run(float* x, int n, bool wide) {{
             .collect()
     };
     let r = occupancy_cuda::read_texts(&[("src/cuda/a.cu", &src)]);
-    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    let notes = notes_of(&r);
     assert!(notes.is_empty(), "{notes:#?}");
     assert_eq!(
         shown(&r),
@@ -1418,7 +1423,7 @@ template <typename P> struct Other : Variant {
 extern "C" void run(float* x, int n) { kk<<<n, 128>>>(x, n); }
 "#;
     let (_d, r) = read(&[("src/cuda/a.cu", src)]);
-    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    let notes = notes_of(&r);
     assert!(notes.is_empty(), "{notes:#?}");
     assert_eq!(summaries(&r), ["15: kk grid ? block 128 smem 0 B"]);
 }
@@ -1467,7 +1472,7 @@ extern "C" void run(float* x, int n, int bits, cudaStream_t s) {{
         "{got:#?}"
     );
     // The closing `else` follows an invocation, not an `if`: it is read as the chain's.
-    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    let notes = notes_of(&r);
     assert!(notes.is_empty(), "{notes:#?}");
 }
 
@@ -1534,7 +1539,7 @@ namespace late {{ extern "C" void tail(float* x, int n) {{ k<<<n, 8>>>(x, n); }}
         trailing = " "
     );
     let (_d, r) = read(&[("src/cuda/a.cu", &src)]);
-    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    let notes = notes_of(&r);
     assert!(notes.is_empty(), "{notes:#?}");
     assert_eq!(
         summaries(&r),
@@ -2495,7 +2500,7 @@ extern "C" void run(void* out, void* cache, int kind) {
 }
 "#;
     let (_d, r) = read(&[("src/cuda/a.cu", src)]);
-    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    let notes = notes_of(&r);
     assert!(notes.is_empty(), "{notes:#?}");
     assert_eq!(
         summaries(&r),
@@ -2509,7 +2514,7 @@ extern "C" void run(void* out, void* cache, int kind) {
         "src/cuda/a.cu",
         &src.replace("#define CALL_LAUNCHER", "#define OTHER_LAUNCHER"),
     )]);
-    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    let notes = notes_of(&r);
     assert_eq!(notes.len(), 1, "{notes:#?}");
     assert!(
         notes[0].starts_with(
@@ -2533,7 +2538,7 @@ extern "C" void run(void* out, void* cache, int n) {
 }
 "#;
     let (_d, r) = read(&[("src/cuda/a.cu", src)]);
-    let notes: Vec<String> = r.notes.iter().map(ToString::to_string).collect();
+    let notes = notes_of(&r);
     assert!(notes.is_empty(), "{notes:#?}");
     assert_eq!(
         summaries(&r),
