@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use crate::index::strip_comments;
 use crate::launch::ReadNote;
 use crate::macros::Macro;
-use crate::prepare::{StatementMacros, comment_end, define_line, directive_end, literal_end};
+use crate::prepare::{
+    Lists, StatementMacros, comment_end, define_line, directive_end, literal_end,
+};
 use crate::preproc::{Build, Decider};
 use crate::syntax::Code;
 
@@ -594,6 +596,7 @@ pub(crate) fn expand_file_scope_definitions(
         return (text.to_owned(), Vec::new(), 0);
     }
     let mut not_expanded = 0;
+    let mut lists = Lists::default();
     let bytes = text.as_bytes();
     let mut replaced: Vec<Replaced> = Vec::new();
     let mut added = 0usize;
@@ -666,7 +669,7 @@ pub(crate) fn expand_file_scope_definitions(
                 while open < bytes.len() && bytes[open].is_ascii_whitespace() {
                     open += 1;
                 }
-                let Some((_, after)) = crate::macros::paren_list(text, open) else {
+                let Some((_, after)) = lists.at(text, open) else {
                     continue;
                 };
                 let invocation = &text[start..after];

@@ -109,6 +109,32 @@ struct Define {
     replacement: String,
 }
 
+/// The most parenthesised lists one pass over a text looks for that do not close: each
+/// such look reads to the end of the text, so a text of many unclosed `M(` would cost
+/// its length squared. Past it, the pass takes no more invocations in that text.
+const MAX_UNCLOSED: usize = 64;
+
+/// [`crate::macros::paren_list`] for one pass over one text, at most [`MAX_UNCLOSED`]
+/// times without a close.
+#[derive(Default)]
+pub(crate) struct Lists {
+    unclosed: usize,
+}
+
+impl Lists {
+    /// The list opening at `open` in `text`: its inside and the byte after its `)`.
+    pub(crate) fn at<'t>(&mut self, text: &'t str, open: usize) -> Option<(&'t str, usize)> {
+        if self.unclosed >= MAX_UNCLOSED {
+            return None;
+        }
+        let list = crate::macros::paren_list(text, open);
+        if list.is_none() && text.as_bytes().get(open) == Some(&b'(') {
+            self.unclosed += 1;
+        }
+        list
+    }
+}
+
 /// What follows `#define` and its white space on a `#define` line; `None` for any other
 /// line.
 pub(crate) fn define_line(line: &str) -> Option<&str> {
@@ -312,6 +338,7 @@ fn terminate_macro_statements(text: &str, macros: &StatementMacros) -> (String, 
     }
     let bytes = text.as_bytes();
     let mut inserts: Vec<usize> = Vec::new();
+    let mut lists = Lists::default();
     // Where an `else` closing a chain of macro cases begins.
     let mut labels: Vec<usize> = Vec::new();
     let mut i = 0;
@@ -372,7 +399,7 @@ fn terminate_macro_statements(text: &str, macros: &StatementMacros) -> (String, 
                     j += 1;
                 }
                 let arguments = if function_like {
-                    crate::macros::paren_list(text, j).map(|(_, after)| after)
+                    lists.at(text, j).map(|(_, after)| after)
                 } else {
                     Some(i)
                 };
@@ -544,6 +571,7 @@ const BLANKED: &[&str] = &["__align__", "__builtin_align__", "__attribute__"];
 fn blank_attributes(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut blanks: Vec<(usize, usize)> = Vec::new();
+    let mut lists = Lists::default();
     let mut from = 0;
     // Each starts with `__`: find those, then which name (if any) begins there.
     while let Some(found) = text[from..].find("__") {
@@ -565,7 +593,7 @@ fn blank_attributes(text: &str) -> String {
         while open < bytes.len() && bytes[open].is_ascii_whitespace() {
             open += 1;
         }
-        if let Some((_, after)) = crate::macros::paren_list(text, open) {
+        if let Some((_, after)) = lists.at(text, open) {
             blanks.push((start, after));
             from = after;
         }
@@ -617,6 +645,7 @@ fn blank(text: &str, ranges: &[(usize, usize)]) -> String {
 ///   space) as part of the replacement (marlin's `namespace marlin {`).
 fn blank_directives(text: &str, decider: &Decider<'_>) -> String {
     let bytes = text.as_bytes();
+    let mut lists = Lists::default();
     let mut blanks: Vec<(usize, usize)> = Vec::new();
     // The conditional directives, and the code before each (one more: after the last).
     let mut conditionals: Vec<Conditional> = Vec::new();
@@ -686,7 +715,7 @@ fn blank_directives(text: &str, decider: &Decider<'_>) -> String {
                 while open < bytes.len() && bytes[open].is_ascii_whitespace() {
                     open += 1;
                 }
-                match crate::macros::paren_list(text, open) {
+                match lists.at(text, open) {
                     Some((_, after)) => {
                         blanks.push((i, after));
                         i = after;
@@ -959,4 +988,29 @@ pub(crate) fn comment_end(bytes: &[u8], mut i: usize) -> usize {
         i = (i + 2).min(bytes.len());
     }
     i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pass_stops_looking_for_lists_after_so_many_that_do_not_close() {
+        // `M(` without a close, then one list that closes.
+        let text = format!("{}M(a)", "M(\n".repeat(MAX_UNCLOSED));
+        let closed = text.len() - 3;
+        let mut lists = Lists::default();
+        assert_eq!(lists.at(&text, closed), Some(("a", text.len())));
+        for k in 0..MAX_UNCLOSED {
+            assert_eq!(lists.at(&text, 3 * k + 1), None);
+        }
+        // Past the limit: not looked for, even where it closes.
+        assert_eq!(lists.at(&text, closed), None);
+        // A position that is no `(` is not counted as unclosed.
+        let mut lists = Lists::default();
+        for _ in 0..2 * MAX_UNCLOSED {
+            assert_eq!(lists.at(&text, 0), None);
+        }
+        assert_eq!(lists.at(&text, closed), Some(("a", text.len())));
+    }
 }
