@@ -154,6 +154,15 @@ impl PathState for Path {
             && self.defs.same(&other.defs)
     }
 
+    /// The variables' values and the path's target: the parts of the state that tell
+    /// paths apart most often, digested once per path per [`paths::settle`].
+    fn state_key(&self) -> u64 {
+        let target = self.target.map_or(0, |t| t as u64 + 1);
+        self.env.digest(|v, h| v.fingerprint(h))
+            ^ target.rotate_left(32)
+            ^ u64::from(self.chain_taken)
+    }
+
     /// The conditions both took (in this path's order).
     fn absorb(&mut self, other: Path) {
         if !self.conditions.same(&other.conditions) {

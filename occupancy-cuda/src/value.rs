@@ -3,6 +3,7 @@
 //! `cudaLaunchConfig_t`, an array of `cudaLaunchAttribute`s, or unknown with the reason.
 
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
 use occupancy_core::abstract_int::AbstractInt;
@@ -230,6 +231,35 @@ pub(crate) enum Val {
 }
 
 impl Val {
+    /// Feeds `h` what tells values apart cheaply: the kind, and integers, types and
+    /// kernels where the value holds them (launch configurations, attributes and the
+    /// reasons of unknown values are left out). Equal values feed the same, so a
+    /// [`crate::vars::Vars::digest`] of it is a path's state key.
+    pub(crate) fn fingerprint(&self, h: &mut impl Hasher) {
+        std::mem::discriminant(self).hash(h);
+        match self {
+            Val::Int(v, t) => {
+                v.hash(h);
+                t.hash(h);
+            }
+            Val::Dim3(d) => d.hash(h),
+            Val::Type(t) => t.hash(h),
+            Val::Kernels(k) => k.hash(h),
+            Val::Pack(vs) => {
+                vs.len().hash(h);
+                vs.iter().for_each(|v| v.fingerprint(h));
+            }
+            Val::Fields(fs) => {
+                fs.len().hash(h);
+                fs.iter().for_each(|(n, v)| {
+                    n.hash(h);
+                    v.fingerprint(h);
+                });
+            }
+            Val::Config(_) | Val::Attrs(_) | Val::Device | Val::Unknown(_) => {}
+        }
+    }
+
     pub(crate) fn int(v: i128, ty: IntType) -> Val {
         Val::Int(AbstractInt::known(v), ty)
     }

@@ -6,9 +6,10 @@
 //! budget bounds, so no defence against chosen collisions is needed).
 
 use std::collections::hash_map::{HashMap, Iter};
+use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
-use rustc_hash::FxBuildHasher;
+use rustc_hash::{FxBuildHasher, FxHasher};
 
 /// Values by variable name.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,6 +51,18 @@ impl<V> Vars<V> {
     pub(crate) fn iter(&self) -> Iter<'_, Rc<str>, V> {
         self.0.iter()
     }
+
+    /// A digest of the bindings that does not depend on their order: the sum of one hash
+    /// per binding, of its name and of what `value` feeds for its value. Equal maps have
+    /// equal digests when `value` feeds equal values the same.
+    pub(crate) fn digest(&self, value: impl Fn(&V, &mut FxHasher)) -> u64 {
+        self.0.iter().fold(0u64, |sum, (name, v)| {
+            let mut h = FxHasher::default();
+            name.hash(&mut h);
+            value(v, &mut h);
+            sum.wrapping_add(h.finish())
+        })
+    }
 }
 
 impl<V> FromIterator<(Rc<str>, V)> for Vars<V> {
@@ -88,5 +101,25 @@ mod tests {
         *b.get_or_insert_with("block", || 0) += 1;
         *b.get_or_insert_with("grid", || 7) += 1;
         assert_eq!((b.get("block"), b.get("grid")), (Some(&129), Some(&8)));
+    }
+
+    #[test]
+    fn the_digest_follows_the_bindings_not_their_order() {
+        let feed = |v: &i32, h: &mut FxHasher| v.hash(h);
+        let a: Vars<i32> = [("block", 128), ("smem", 4096), ("grid", 7)]
+            .into_iter()
+            .map(|(k, v)| (Rc::from(k), v))
+            .collect();
+        let mut b: Vars<i32> = Vars::default();
+        for (k, v) in [("grid", 7), ("block", 128), ("smem", 4096)] {
+            b.insert(k, v);
+        }
+        assert_eq!(a.digest(feed), b.digest(feed));
+        b.insert("block", 256);
+        assert_ne!(a.digest(feed), b.digest(feed));
+        b.insert("block", 128);
+        b.insert("extra", 0);
+        assert_ne!(a.digest(feed), b.digest(feed));
+        assert_eq!(Vars::<i32>::default().digest(feed), 0);
     }
 }
