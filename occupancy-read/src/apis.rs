@@ -1,4 +1,4 @@
-//! The cudarc and cust launch and loader APIs, in one table for every reader: the
+//! The cudarc, cust and cuTile launch and loader APIs, in one table for every reader: the
 //! attribute's body reader, `cargo occupancy report`'s launch finder and the fuzzers. Which
 //! argument of each call holds the launch configuration or the kernel's name, and which
 //! crate and version the call is from.
@@ -18,6 +18,10 @@ pub enum Role {
         /// The argument that holds the kernel's name.
         name: usize,
     },
+    /// Runs a cuTile launcher (`kernels::add(..).grid(..)`, a [`TILE_GRID`] call in its
+    /// chain) on a stream: a launch whose CUDA block and shared memory cuTile's compiler
+    /// chooses when it compiles the tile kernel at run time, so no reader can check it.
+    TileLaunch,
 }
 
 /// One method of the table.
@@ -74,7 +78,21 @@ pub const APIS: &[Api] = &[
         role: Role::Load { name: 1 },
         from: "cudarc: `CudaDevice::get_func(module, name)`, before 0.13",
     },
+    Api {
+        name: "async_on",
+        role: Role::TileLaunch,
+        from: "cuTile Rust (`cutile`): `DeviceOp::async_on(stream)` of a tile-kernel launcher",
+    },
+    Api {
+        name: "sync_on",
+        role: Role::TileLaunch,
+        from: "cuTile Rust (`cutile`): `DeviceOp::sync_on(stream)` of a tile-kernel launcher",
+    },
 ];
+
+/// cuTile's launcher method that sets the grid of tile blocks (`.grid((n, 1, 1))`): a
+/// chain with it, run by a [`Role::TileLaunch`] method, is a tile-kernel launch.
+pub const TILE_GRID: &str = "grid";
 
 /// cudarc's `launch_builder`: the function it is given is the kernel the chain launches.
 pub const LAUNCH_BUILDER: &str = "launch_builder";
@@ -98,6 +116,14 @@ pub fn kernel_name_arg(name: &str) -> Option<usize> {
         Role::Load { name: index } if api.name == name => Some(index),
         _ => None,
     })
+}
+
+/// Whether `name` runs a cuTile launcher on a stream (`async_on`, `sync_on`): a launch
+/// when the receiver's chain sets a grid ([`TILE_GRID`]); other cuTile operations run the
+/// same way.
+pub fn is_tile_launch(name: &str) -> bool {
+    APIS.iter()
+        .any(|api| api.name == name && api.role == Role::TileLaunch)
 }
 
 /// Whether `name` loads a kernel by name: a loader of the table, or a method or function
@@ -129,6 +155,9 @@ mod tests {
         assert!(is_loader_like("get_func"));
         assert!(!is_loader_like("launch"));
         assert!(!is_loader_like("get_or_insert"));
+        assert!(is_tile_launch("async_on") && is_tile_launch("sync_on"));
+        assert!(!is_tile_launch("launch") && !is_tile_launch("compile_on"));
+        assert_eq!(launch_config_arg("async_on"), None);
         // One entry per name.
         for (i, a) in APIS.iter().enumerate() {
             assert!(APIS[i + 1..].iter().all(|b| b.name != a.name), "{}", a.name);

@@ -239,6 +239,9 @@ struct LaunchCall {
     closure: Option<String>,
     /// Among the arguments of this macro (`name!(..)`), which are not parsed.
     in_macro: Option<String>,
+    /// A cuTile launcher run on a stream ([`apis::Role::TileLaunch`]): listed, never
+    /// read.
+    tile: bool,
     /// The branches it is inside (see [`Branch`]).
     branches: Vec<Branch>,
     /// The `match` arms it is inside, outermost first: (the scrutinee, a plain name; the
@@ -692,6 +695,18 @@ impl Crate<'_> {
             if f.annotated {
                 out.push(Launch {
                     check: Check::Annotated,
+                    ..base
+                });
+                continue;
+            }
+            if call.tile {
+                out.push(Launch {
+                    check: Check::Unread(
+                        "a cuTile tile-kernel launch: cuTile's compiler chooses its CUDA block \
+                         and shared memory when it compiles the kernel at run time; the host \
+                         code sets only the grid of tile blocks"
+                            .to_owned(),
+                    ),
                     ..base
                 });
                 continue;
@@ -2339,6 +2354,20 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                 function,
                 closure: self.closure.clone(),
                 in_macro: None,
+                tile: false,
+                arms: self.arms.clone(),
+                branches: self.branches.clone(),
+            });
+        }
+        if apis::is_tile_launch(&method) && self.sets_tile_grid(&m.receiver, 0) {
+            self.scan.calls.push(LaunchCall {
+                line: m.method.span().start().line,
+                how: "cuTile launcher",
+                config: None,
+                function: None,
+                closure: self.closure.clone(),
+                in_macro: None,
+                tile: true,
                 arms: self.arms.clone(),
                 branches: self.branches.clone(),
             });
@@ -2414,6 +2443,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                     function: None,
                     closure: self.closure.clone(),
                     in_macro: None,
+                    tile: false,
                     arms: self.arms.clone(),
                     branches: self.branches.clone(),
                 });
@@ -2449,6 +2479,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                 function: None,
                 closure: self.closure.clone(),
                 in_macro: Some(name.clone()),
+                tile: false,
                 arms: self.arms.clone(),
                 branches: self.branches.clone(),
             });
@@ -2539,6 +2570,24 @@ impl<'ast> Visit<'ast> for Walk<'_> {
 }
 
 /// `launch_builder(&f)`'s argument, in the receiver chain of a launch call.
+impl Walk<'_> {
+    /// Whether `launcher` is a cuTile launcher: a method chain with a [`apis::TILE_GRID`]
+    /// call (`kernels::add(..).grid(..)`), or a name a `let` bound to one.
+    fn sets_tile_grid(&self, launcher: &syn::Expr, depth: usize) -> bool {
+        match strip(launcher) {
+            syn::Expr::MethodCall(m) => {
+                m.method == apis::TILE_GRID || self.sets_tile_grid(&m.receiver, depth)
+            }
+            e => {
+                depth < MAX_FOLLOW
+                    && ident(e)
+                        .and_then(|name| self.scan.lets.get(&name))
+                        .is_some_and(|init| self.sets_tile_grid(init, depth + 1))
+            }
+        }
+    }
+}
+
 fn builder_arg(receiver: &syn::Expr) -> Option<syn::Expr> {
     let mut at = receiver;
     for _ in 0..256 {
@@ -3057,6 +3106,40 @@ mod tests {
                 "caller",
                 "#[occupancy::check(kernel = \"fill_f32\")] at line 27",
             ),
+        ]
+        .map(|(l, f, c)| (l.to_owned(), f.to_owned(), c.to_owned()));
+        assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn a_cutile_launcher_run_on_a_stream_is_listed_with_why_it_is_not_read() {
+        // cuTile's style: a generated launcher, its grid of tile blocks set, run later on a
+        // stream; compiling it, or running another operation, launches nothing.
+        let found = launches(&[(
+            "src/lib.rs",
+            r#"
+                pub fn scale(ctx: &Ctx, x: &Dev, n: usize, warm: bool) -> Result<()> {
+                    let launcher = unsafe { tiles::scale(x.ptr(), n as i32) }
+                        .generics(vec![n.to_string()])
+                        .grid(((n / 128) as u32, 1, 1));
+                    if warm {
+                        cutile::kernel("scale", || launcher.compile_on(ctx.stream()))?;
+                    } else {
+                        cutile::kernel("scale", || unsafe { launcher.async_on(ctx.stream()) })?;
+                    }
+                    let copy = api::zeros::<f32>(&[n]);
+                    copy.sync_on(ctx.stream())?;
+                    unsafe { tiles::scale(x.ptr(), 1).grid((1, 1, 1)).sync_on(ctx.stream()) }?;
+                    Ok(())
+                }
+                "#,
+        )]);
+        let why = "unread: a cuTile tile-kernel launch: cuTile's compiler chooses its CUDA \
+                   block and shared memory when it compiles the kernel at run time; the host \
+                   code sets only the grid of tile blocks";
+        let expected = [
+            ("src/lib.rs:9", "scale", why),
+            ("src/lib.rs:13", "scale", why),
         ]
         .map(|(l, f, c)| (l.to_owned(), f.to_owned(), c.to_owned()));
         assert_eq!(found, expected);
