@@ -132,6 +132,42 @@ pub fn non_regular(metadata: &Metadata) -> Option<&'static str> {
 /// or socket ([`Reason::NotRegular`], decided before the file is opened), or over
 /// `max_bytes` ([`Reason::TooLarge`]).
 pub fn read(path: &Path, what: &str, max_bytes: u64) -> Result<Vec<u8>, FileError> {
+    if !RECORD.lock().is_ok_and(|r| r.is_some()) {
+        return read_unrecorded(path, what, max_bytes);
+    }
+    // The time is taken before the bytes: a write after it changes the time, so the
+    // digest decides. A time less than two seconds old is not kept (0): a write within the
+    // file system's clock tick would not change it.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let modified_ns = std::fs::metadata(path).map_or(0, |m| modified_ns_of(&m));
+    let recent = now.saturating_sub(modified_ns) < 2_000_000_000;
+    let modified_ns = if recent { 0 } else { modified_ns };
+    let bytes = match read_unrecorded(path, what, max_bytes) {
+        Ok(bytes) => bytes,
+        // What failed fails again while the path shows the same; a regular file that could
+        // not be read (too large, not permitted) is recorded as `Other`, which no regular
+        // file matches: never replayed.
+        Err(e) => {
+            let seen = match seen_of(path) {
+                s @ (Seen::Absent | Seen::Dir | Seen::Other) => s,
+                _ => Seen::Other,
+            };
+            note(path, &seen);
+            return Err(e);
+        }
+    };
+    let seen = Seen::Read {
+        bytes: bytes.len() as u64,
+        modified_ns,
+        digest: digest(&bytes),
+    };
+    note(path, &seen);
+    Ok(bytes)
+}
+
+fn read_unrecorded(path: &Path, what: &str, max_bytes: u64) -> Result<Vec<u8>, FileError> {
     let fail = |reason| FileError {
         path: path.to_path_buf(),
         what: what.to_owned(),
@@ -178,6 +214,146 @@ pub fn read_text(path: &Path, what: &str, max_bytes: u64) -> Result<String, File
         what: what.to_owned(),
         reason: Reason::NotUtf8(e.utf8_error().valid_up_to()),
     })
+}
+
+/// What one look at the file system showed for a path: what the attribute's expansion
+/// cache (`occupancy-macros`) records while an expansion runs, and checks again before it
+/// replays one. Recorded only between [`start_recording`] and [`recorded`]; otherwise
+/// [`probe`], [`canonicalize`] and [`read`] only do their job.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Seen {
+    /// Nothing at the path (`NotFound`).
+    Absent,
+    /// A directory.
+    Dir,
+    /// A regular file whose type was looked at, not its bytes.
+    File,
+    /// Something else: a device, a FIFO, a link to nothing, or an error other than
+    /// `NotFound`.
+    Other,
+    /// A regular file read whole: its length, modification time (nanoseconds since the Unix
+    /// epoch, 0 where the platform has none) and [`digest`] of its bytes.
+    Read {
+        /// Its length in bytes.
+        bytes: u64,
+        /// Its modification time, in nanoseconds since the Unix epoch.
+        modified_ns: u128,
+        /// [`digest`] of its bytes.
+        digest: u64,
+    },
+    /// [`canonicalize`]d to this path.
+    Resolves(PathBuf),
+}
+
+/// The paths looked at since [`start_recording`], each with what it showed first.
+static RECORD: std::sync::Mutex<Option<Vec<(PathBuf, Seen)>>> = std::sync::Mutex::new(None);
+
+/// Starts recording every [`probe`], [`canonicalize`] and successful [`read`] of this
+/// process (no-op if recording already). The record is the process's: a proc macro's
+/// expansions within one compilation share it, so each expansion's record holds what the
+/// ones before it looked at too (more than it needs, never less).
+pub fn start_recording() {
+    let mut record = RECORD.lock().unwrap_or_else(|e| e.into_inner());
+    record.get_or_insert_with(Vec::new);
+}
+
+/// What was recorded since [`start_recording`] (empty if not recording), in the order the
+/// paths were first looked at.
+pub fn recorded() -> Vec<(PathBuf, Seen)> {
+    let record = RECORD.lock().unwrap_or_else(|e| e.into_inner());
+    record.clone().unwrap_or_default()
+}
+
+fn note(path: &Path, seen: &Seen) {
+    let mut record = RECORD.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(record) = record.as_mut()
+        && !record.iter().any(|(p, s)| p == path && s == seen)
+    {
+        record.push((path.to_path_buf(), seen.clone()));
+    }
+}
+
+/// A 64-bit digest of `bytes` (SipHash-1-3 with fixed keys, std's `DefaultHasher`): equal
+/// bytes give equal digests within one build of std, which is all the expansion cache,
+/// keyed on the macro's own build, needs.
+pub fn digest(bytes: &[u8]) -> u64 {
+    use std::hash::Hasher;
+    let mut hasher = std::hash::DefaultHasher::new();
+    hasher.write(bytes);
+    hasher.finish()
+}
+
+fn seen_of(path: &Path) -> Seen {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => Seen::File,
+        Ok(m) if m.is_dir() => Seen::Dir,
+        Ok(_) => Seen::Other,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // A link to nothing is there, as `symlink_metadata` sees it.
+            match std::fs::symlink_metadata(path) {
+                Ok(_) => Seen::Other,
+                Err(_) => Seen::Absent,
+            }
+        }
+        Err(_) => Seen::Other,
+    }
+}
+
+/// What is at `path` (symbolic links followed): [`Seen::File`], [`Seen::Dir`],
+/// [`Seen::Absent`] or [`Seen::Other`]; recorded while recording.
+pub fn probe(path: &Path) -> Seen {
+    let seen = seen_of(path);
+    note(path, &seen);
+    seen
+}
+
+/// `std::fs::canonicalize`, recorded while recording ([`Seen::Resolves`], or
+/// [`Seen::Absent`] for an error).
+///
+/// # Errors
+///
+/// Those of `std::fs::canonicalize`.
+pub fn canonicalize(path: &Path) -> std::io::Result<PathBuf> {
+    let resolved = std::fs::canonicalize(path);
+    let seen = match &resolved {
+        Ok(p) => Seen::Resolves(p.clone()),
+        Err(_) => Seen::Absent,
+    };
+    note(path, &seen);
+    resolved
+}
+
+/// Whether `path` still shows what `seen` says: a file read is the same when its length
+/// and modification time are, or else when its bytes have the same [`digest`] (an editor's
+/// save or a `touch` that changes nothing keeps it). Not recorded.
+pub fn still(path: &Path, seen: &Seen) -> bool {
+    match seen {
+        Seen::Read {
+            bytes,
+            modified_ns,
+            digest: d,
+        } => {
+            let Ok(m) = std::fs::metadata(path) else {
+                return false;
+            };
+            if m.len() == *bytes && modified_ns_of(&m) == *modified_ns {
+                return true;
+            }
+            m.len() == *bytes
+                && read_unrecorded(path, "file", *bytes).is_ok_and(|b| digest(&b) == *d)
+        }
+        Seen::Resolves(to) => std::fs::canonicalize(path).is_ok_and(|p| p == *to),
+        Seen::Absent => std::fs::canonicalize(path).is_err() && seen_of(path) == Seen::Absent,
+        other => seen_of(path) == *other,
+    }
+}
+
+fn modified_ns_of(metadata: &Metadata) -> u128 {
+    metadata
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos())
 }
 
 #[cfg(test)]
