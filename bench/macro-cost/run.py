@@ -46,7 +46,7 @@ WORK = ROOT / "target" / "macro-cost"
 
 
 def wrapper(i, attribute, style):
-    if attribute == "base":
+    if attribute in ("base", "cold"):
         attribute = "ours"
     block = [128, 256, 512, 1024][i % 4]
     regs = [16, 24, 32][i % 3]
