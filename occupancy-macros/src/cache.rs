@@ -282,7 +282,7 @@ enum Ref {
     CallSite,
     /// The span of input token tree `n`.
     Input(usize),
-    /// Input token tree `n` itself, whole (a group and all it holds).
+    /// Input token tree `n` itself, whole (a group and all it holds, or one token).
     Whole(usize),
 }
 
@@ -313,18 +313,16 @@ impl std::str::FromStr for Ref {
 /// The input tokens by place; `None` where the call site shares a place with an input token.
 struct Places {
     call_site: Location,
-    /// Each place's input token, `None` where two share it.
-    input: HashMap<Location, Option<usize>>,
+    /// The input tokens at each place, in input order (a doc comment's `#`, `[..]`, `doc`,
+    /// `=` and text share one).
+    input: HashMap<Location, Vec<usize>>,
 }
 
 impl Places {
     fn of(input: &[TokenTree]) -> Option<Places> {
-        let mut places = HashMap::new();
+        let mut places: HashMap<Location, Vec<usize>> = HashMap::new();
         for (n, tree) in input.iter().enumerate() {
-            places
-                .entry(location(tree.span()))
-                .and_modify(|e| *e = None)
-                .or_insert(Some(n));
+            places.entry(location(tree.span())).or_default().push(n);
         }
         let call_site = location(Span::call_site());
         if places.contains_key(&call_site) {
@@ -336,18 +334,34 @@ impl Places {
         })
     }
 
+    /// The span of an output token: the call site's, or that of the one input token at its
+    /// place; `None` where no input token or several are there.
     fn span_ref(&self, span: Span) -> Option<Ref> {
         let at = location(span);
         if at == self.call_site {
             return Some(Ref::CallSite);
         }
-        self.input.get(&at).copied().flatten().map(Ref::Input)
+        match self.input.get(&at)?.as_slice() {
+            [n] => Some(Ref::Input(*n)),
+            _ => None,
+        }
+    }
+
+    /// The input token tree that `tree` is a copy of, token for token and place for place
+    /// (the first such where several are: copies of one another).
+    fn copied(&self, tree: &TokenTree, input: &[TokenTree]) -> Option<usize> {
+        self.input
+            .get(&location(tree.span()))?
+            .iter()
+            .copied()
+            .find(|&n| same_tree(tree, &input[n]))
     }
 }
 
-/// `output` with every group copied whole from the input emptied (its [`Ref::Whole`] in
-/// `refs`), and each other token's [`Ref`] pushed in order; `None` where a span is not the
-/// call site's or one input token's, or a group has invisible delimiters.
+/// `output` with every token tree copied whole from the input as a [`Ref::Whole`] in `refs`
+/// (a group emptied, a token kept as it is), and each other token's [`Ref`] pushed in
+/// order; `None` where a span is not the call site's or one input token's, or a group has
+/// invisible delimiters.
 fn skeleton(
     output: &TokenStream,
     places: &Places,
@@ -356,22 +370,26 @@ fn skeleton(
 ) -> Option<TokenStream> {
     let mut out = TokenStream::new();
     for tree in output.clone() {
+        if let TokenTree::Group(g) = &tree
+            && g.delimiter() == Delimiter::None
+        {
+            return None;
+        }
+        if let Some(n) = places.copied(&tree, input) {
+            refs.push(Ref::Whole(n));
+            out.extend([match tree {
+                TokenTree::Group(g) => {
+                    TokenTree::Group(Group::new(g.delimiter(), TokenStream::new()))
+                }
+                other => other,
+            }]);
+            continue;
+        }
         let tree = match tree {
             TokenTree::Group(g) => {
-                if g.delimiter() == Delimiter::None {
-                    return None;
-                }
-                match places.span_ref(g.span()) {
-                    Some(Ref::Input(n)) if same_tree(&TokenTree::Group(g.clone()), &input[n]) => {
-                        refs.push(Ref::Whole(n));
-                        TokenTree::Group(Group::new(g.delimiter(), TokenStream::new()))
-                    }
-                    span => {
-                        refs.push(span?);
-                        let inner = skeleton(&g.stream(), places, input, refs)?;
-                        TokenTree::Group(Group::new(g.delimiter(), inner))
-                    }
-                }
+                refs.push(places.span_ref(g.span())?);
+                let inner = skeleton(&g.stream(), places, input, refs)?;
+                TokenTree::Group(Group::new(g.delimiter(), inner))
             }
             other => {
                 refs.push(places.span_ref(other.span())?);
@@ -403,15 +421,22 @@ fn rebuild(
     let mut out = TokenStream::new();
     for mut tree in skeleton.clone() {
         let r = refs.next()?;
-        if let TokenTree::Group(g) = &tree {
-            if let Ref::Whole(n) = r {
-                let whole = input.get(n)?;
-                if !matches!(whole, TokenTree::Group(w) if w.delimiter() == g.delimiter()) {
-                    return None;
-                }
-                out.extend([whole.clone()]);
-                continue;
+        if let Ref::Whole(n) = r {
+            let whole = input.get(n)?;
+            let alike = match (&tree, whole) {
+                (TokenTree::Group(g), TokenTree::Group(w)) => g.delimiter() == w.delimiter(),
+                (TokenTree::Ident(_), TokenTree::Ident(_))
+                | (TokenTree::Punct(_), TokenTree::Punct(_))
+                | (TokenTree::Literal(_), TokenTree::Literal(_)) => true,
+                _ => false,
+            };
+            if !alike {
+                return None;
             }
+            out.extend([whole.clone()]);
+            continue;
+        }
+        if let TokenTree::Group(g) = &tree {
             let inner = rebuild(&g.stream(), refs, input)?;
             let mut group = Group::new(g.delimiter(), inner);
             group.set_span(span(r)?);
@@ -598,13 +623,14 @@ mod tests {
         flatten(&args, &mut input);
         flatten(&item, &mut input);
         // The output: the signature and the body's statements copied, a generated block
-        // with a token spanned at an input token (`256` of the attribute) and call-site ones.
+        // with a token spanned at an input token (`512` at the `256` of the attribute) and
+        // call-site ones.
         let trees: Vec<TokenTree> = item.clone().into_iter().collect();
         let TokenTree::Group(body) = trees.last().unwrap() else {
             panic!()
         };
         let mut head: TokenStream = trees[..trees.len() - 1].iter().cloned().collect();
-        let mut lit = proc_macro2::Literal::u32_unsuffixed(256);
+        let mut lit = proc_macro2::Literal::u32_unsuffixed(512);
         lit.set_span(input[2].span());
         let generated: TokenStream = quote::quote!({ let _ = #lit; });
         let mut inner = generated;
@@ -622,12 +648,34 @@ mod tests {
         assert!(refs.contains(&Ref::Whole(20)), "{refs:?}");
         assert_eq!(
             skeleton.to_string(),
-            "fn launch () -> u32 { { let _ = 256 ; } let b = () / 256 ; b }"
+            "fn launch () -> u32 { { let _ = 512 ; } let b = () / 256 ; b }"
         );
         assert!(refs.contains(&Ref::Input(2)), "{refs:?}");
         let replayed = rebuild_all(&lex(&skeleton.to_string()).unwrap(), refs, &input).unwrap();
         assert!(same(&output, &replayed));
         assert_eq!(replayed.to_string(), output.to_string());
+    }
+
+    #[test]
+    fn a_doc_comment_copied_from_the_item_is_replayed() {
+        // `#`, `[doc = ".."]`, `doc`, `=` and the text share the doc comment's place.
+        let item = tokens("/// Launches.\n/// Twice.\nfn launch() {}");
+        let mut input = Vec::new();
+        flatten(&item, &mut input);
+        let places = Places::of(&input).unwrap();
+        assert_eq!(places.span_ref(input[0].span()), None);
+        let mut refs = Vec::new();
+        let text = skeleton(&item, &places, &input, &mut refs)
+            .unwrap()
+            .to_string();
+        assert_eq!(refs[..2], [Ref::Whole(0), Ref::Whole(1)]);
+        let replayed = rebuild_all(&lex(&text).unwrap(), refs, &input).unwrap();
+        assert!(same(&item, &replayed));
+        // A generated token at the doc comment's place is not one of its tokens: refused.
+        let mut generated = proc_macro2::Ident::new("other", Span::call_site());
+        generated.set_span(input[0].span());
+        let output: TokenStream = [TokenTree::Ident(generated)].into_iter().collect();
+        assert!(skeleton(&output, &places, &input, &mut Vec::new()).is_none());
     }
 
     #[test]
