@@ -1261,3 +1261,117 @@ fn all_lists_every_launch_of_the_cuda_crate() {
         .unwrap();
     assert_eq!(clamp["targets"][0]["occupancy_percent"], 100.0, "{clamp:#}");
 }
+
+/// A crate of three wrappers, each of which reads the policy.
+const THREE_WRAPPERS: &str = "#[occupancy::check(block = 256, regs = 32)]\npub fn launch_a() {}\n\
+     #[occupancy::check(block = 128, regs = 32)]\npub fn launch_b() {}\n\
+     #[occupancy::check(block = 64, regs = 32)]\npub fn launch_c() {}\n";
+
+/// Before: `report --policy missing.toml` printed the error once per wrapper, at each
+/// wrapper's line, and exited 1 (as for a deny-level finding). A file given on the command
+/// line that cannot be read keeps the report from running: one error naming it, exit 2, as
+/// for `--kernel-manifest`; nothing on stdout in any format.
+#[test]
+fn a_policy_file_that_cannot_be_read_is_one_error_and_exit_2() {
+    let krate = scratch_crate("report-policy-missing", "policy_missing", THREE_WRAPPERS);
+    let missing = krate.join("missing.toml");
+    for format in ["table", "json", "sarif"] {
+        for all in [false, true] {
+            let mut args = vec![
+                krate.to_str().unwrap(),
+                "--policy",
+                missing.to_str().unwrap(),
+                "--format",
+                format,
+            ];
+            if all {
+                args.push("--all");
+            }
+            let (code, stdout, stderr) = report(&args);
+            assert_eq!((code, stdout.as_str()), (2, ""), "{args:?}: {stderr}");
+            assert_eq!(
+                stderr,
+                format!(
+                    "error: cannot read the policy file {} (given on the command line): No such \
+                     file or directory (os error 2)\n",
+                    missing.display()
+                ),
+                "{args:?}"
+            );
+        }
+    }
+}
+
+/// Before: each problem of `occupancy.toml` was an error on every wrapper, followed by a
+/// line counting them on every wrapper (two errors per wrapper for one typo, hundreds on a
+/// large crate), and `--all` added them once more as "cannot read ..." under the table.
+/// Now each problem is said once, with the file and line, then one line saying what fails.
+#[test]
+fn each_problem_of_the_policy_is_reported_once() {
+    let krate = scratch_crate("report-policy-typo", "policy_typo", THREE_WRAPPERS);
+    let policy = krate.join("occupancy.toml");
+    std::fs::write(&policy, "min_ocupancy = \"75%\"\ntargts = [\"sm_90\"]\n").unwrap();
+    let shown = policy.display();
+    let expected = format!(
+        "error: {shown}:1:1: unknown key `min_ocupancy`; did you mean `min_occupancy`?\n\
+         error: {shown}:2:1: unknown key `targts`; did you mean `targets`?\n\
+         error: the policy file {shown} has 2 problems (above); `cargo occupancy report` reads \
+         it and checks nothing until it is fixed\n"
+    );
+    for extra in [&[][..], &["--all"], &["--json"], &["--format", "sarif"]] {
+        let mut args = vec![krate.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let (code, stdout, stderr) = report(&args);
+        assert_eq!((code, stdout.as_str()), (2, ""), "{args:?}: {stderr}");
+        assert_eq!(stderr, expected, "{args:?}");
+    }
+    // A bad value: the same, at the value's line and column.
+    std::fs::write(&policy, "targets = [\"sm_80\", \"sm_95\"]\n").unwrap();
+    let (code, _, stderr) = report(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        format!(
+            "error: {shown}:1:21: `targets`: unknown compute capability 9.5 (`sm_95`); did you \
+             mean `sm_90` or `sm_100`?\n\
+             error: the policy file {shown} has 1 problem (above); `cargo occupancy report` \
+             reads it and checks nothing until it is fixed\n"
+        )
+    );
+}
+
+/// Before: `manifest = "..."` naming a file that does not exist was accepted without a word
+/// (the report fell back to nothing, or read the build's manifest instead).
+#[test]
+fn a_policy_manifest_that_is_not_there_is_an_error_naming_where_it_was_looked_for() {
+    let krate = scratch_crate("report-policy-manifest", "policy_manifest", THREE_WRAPPERS);
+    let policy = krate.join("occupancy.toml");
+    std::fs::write(
+        &policy,
+        "min_occupancy = \"60%\"\nmanifest = \"kernelz.manifest.json\"\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = report(&[krate.to_str().unwrap()]);
+    assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "error: {}:2:12: `manifest`: `kernelz.manifest.json`: no such file; looked for {} \
+             (relative to the crate's directory)\n\
+             error: the policy file {} has 1 problem (above); `cargo occupancy report` reads it \
+             and checks nothing until it is fixed\n",
+            policy.display(),
+            krate.join("kernelz.manifest.json").display(),
+            policy.display()
+        )
+    );
+    // The same file once it is there: the report runs.
+    std::fs::copy(
+        root().join("tests/ui/fixtures/probe.manifest.json"),
+        krate.join("kernelz.manifest.json"),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = report(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("3 wrappers: 3 evaluated"), "{stdout}");
+}

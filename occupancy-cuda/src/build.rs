@@ -103,7 +103,10 @@ impl CudaLaunches {
                 }
             }
             Err(e) => {
-                eprintln!("error: occupancy: {e}");
+                // A policy's problems are a line each.
+                for line in e.lines() {
+                    eprintln!("error: occupancy: {line}");
+                }
                 std::process::exit(1);
             }
         }
@@ -128,7 +131,8 @@ impl CudaLaunches {
         if let Some(p) = std::env::var_os(Policy::ENV_VAR) {
             env = env.with_var(Policy::ENV_VAR, p);
         }
-        let (policy, policy_file) = occupancy_spec::load_policy(&env)?;
+        let (policy, policy_file) =
+            occupancy_spec::load_policy(&env, occupancy_spec::policy::Reader::BuildScript)?;
         let reading = crate::read_with_policy(&crate_dir, &self.dirs, &policy);
         let objects: Vec<PathBuf> = self
             .objects
