@@ -1375,3 +1375,79 @@ fn a_policy_manifest_that_is_not_there_is_an_error_naming_where_it_was_looked_fo
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.contains("3 wrappers: 3 evaluated"), "{stdout}");
 }
+
+/// C++ launchers of the kernels of the committed nvcc 13.5 library
+/// (`occupancy-core/tests/fixtures/nvcc-13.5/libhost.a`): one checked, one whose kernel the
+/// library lacks, one with a run-time block, and one of a kernel the files do not define (a
+/// site with no path read).
+const LAUNCHERS: &str = "\
+extern \"C\" __global__ void c_linkage_kernel(int* x) { x[threadIdx.x] = 7; }
+__global__ void scale_rows(float* x, float s) { x[threadIdx.x] *= s; }
+extern \"C\" void launch_a(int* x, cudaStream_t s) {
+    c_linkage_kernel<<<1, 32, 0, s>>>(x);
+}
+extern \"C\" void launch_b(float* f, cudaStream_t s) {
+    scale_rows<<<1, 128, 0, s>>>(f, 2.0f);
+}
+extern \"C\" void launch_c(float* f, int block, cudaStream_t s) {
+    scale_rows<<<1, block, 0, s>>>(f, 2.0f);
+}
+extern \"C\" void launch_d(int* x, cudaStream_t s) {
+    defined_elsewhere<<<1, 64, 0, s>>>(x);
+}
+";
+
+/// A crate with no Rust launch and `src/cuda/k.cu` holding [`LAUNCHERS`], checked as its
+/// build script would check it (`CudaLaunches`, the record in a build's `OUT_DIR`): the
+/// crate, and the lines the build script gives cargo.
+fn checked_cuda_crate(dir: &str, name: &str) -> (PathBuf, Vec<String>) {
+    let krate = scratch_crate(dir, name, "pub fn f() {}\n");
+    std::fs::create_dir_all(krate.join("src/cuda")).unwrap();
+    std::fs::write(krate.join("src/cuda/k.cu"), LAUNCHERS).unwrap();
+    let out_dir = krate.join(format!("target/debug/build/{name}-0123456789abcdef/out"));
+    let library = root().join("occupancy-core/tests/fixtures/nvcc-13.5/libhost.a");
+    let build = occupancy_cuda::CudaLaunches::new("src/cuda")
+        .crate_dir(&krate)
+        .out_dir(&out_dir)
+        .objects([library])
+        .try_check()
+        .unwrap();
+    (krate, build.cargo_lines)
+}
+
+/// Before: the build script said "3 of 3 C++ launch paths are not checked" where `report
+/// --all` said "4 launch sites, 4 paths: 1 checked, 3 not checked" (the build did not count
+/// a site with no path read among the paths, but counted it as not checked). One count
+/// now, in the same words.
+#[test]
+fn the_build_script_and_the_report_count_cpp_launches_alike() {
+    let (krate, cargo_lines) = checked_cuda_crate("report-cuda-counts", "cuda_counts");
+    let counts = "4 launch sites, 4 paths: 1 checked, 3 not checked";
+    let summary: Vec<&String> = cargo_lines
+        .iter()
+        .filter(|l| l.contains("paths:"))
+        .collect();
+    assert_eq!(
+        summary,
+        [&format!(
+            "cargo:warning=occupancy: CUDA C++ launches: {counts} (run-time values, kernels not \
+             found); `cargo occupancy report --all` lists those not checked with the reason"
+        )]
+    );
+    let (code, stdout, stderr) = report(&[krate.to_str().unwrap(), "--all"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.ends_with(&format!("\n{counts}; 0 deny-level findings, 2 warnings\n")),
+        "{stdout}"
+    );
+    let (_, json) = json(&[krate.to_str().unwrap(), "--all"]);
+    assert_eq!(
+        (
+            &json["cuda"]["launch_sites"],
+            &json["cuda"]["paths"],
+            &json["cuda"]["checked"]
+        ),
+        (&4.into(), &4.into(), &1.into())
+    );
+    assert_eq!(json["cuda_launches"].as_array().unwrap().len(), 4);
+}

@@ -129,7 +129,9 @@ fn findings_are_cargo_warnings_at_the_cu_line_and_deny_fails() {
         Outcome::Checked(..) => panic!("a run-time block was checked"),
     }
     assert!(
-        lines.contains("occupancy: 1 of 4 C++ launch paths are not checked"),
+        lines.contains(
+            "occupancy: CUDA C++ launches: 4 launch sites, 4 paths: 3 checked, 1 not checked"
+        ),
         "{lines}"
     );
     // Rerun on the sources and the library (outside OUT_DIR), not on a missing policy.

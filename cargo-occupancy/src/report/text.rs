@@ -337,13 +337,8 @@ pub(super) fn document(report: &Report, findings_only: bool) -> String {
         let counts = counts(&c.wrappers);
         s.push('\n');
         let line = format!(
-            "{} launch site{}, {} path{}: {} checked, {} not checked; {} deny-level finding{}, {} warning{}",
-            c.sites,
-            plural(c.sites),
-            c.paths,
-            plural(c.paths),
-            c.checked,
-            c.paths - c.checked,
+            "{}; {} deny-level finding{}, {} warning{}",
+            c.counts,
             counts.deny,
             plural(counts.deny),
             counts.warn,
