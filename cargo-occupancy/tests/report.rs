@@ -1451,3 +1451,79 @@ fn the_build_script_and_the_report_count_cpp_launches_alike() {
     );
     assert_eq!(json["cuda_launches"].as_array().unwrap().len(), 4);
 }
+
+/// Before: `report --all` on a crate whose launches are all C++ printed the Rust section
+/// anyway: the "no build output found" manifest note (a Rust `kernel = ...` matter), an
+/// empty table and "0 wrappers: ..." summary lines. Now one line says there is none.
+#[test]
+fn a_cpp_only_crate_has_no_empty_rust_section() {
+    let (krate, _) = checked_cuda_crate("report-cuda-only", "cuda_only");
+    let (code, stdout, stderr) = report(&[krate.to_str().unwrap(), "--all"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let head = format!(
+        "crate cuda_only ({})\nRust launches: none found in the crate's Rust code (src/, \
+         examples/, benches/, tests/)\n\nCUDA C++ launches (src/cuda; resources:",
+        krate.display()
+    );
+    assert!(stdout.starts_with(&head), "{stdout}");
+    for absent in ["resource manifest", "0 wrappers", "findings: "] {
+        assert!(!stdout.contains(absent), "{absent}: {stdout}");
+    }
+    // Without --all: the one line, with what --all adds.
+    let (code, stdout, _) = report(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout,
+        format!(
+            "crate cuda_only ({})\n#[occupancy::check] wrappers: none found in the crate's Rust \
+             code (src/, examples/, benches/,\n  tests/); `--all` lists every kernel launch, \
+             annotated or not, and the CUDA C++ ones\n",
+            krate.display()
+        )
+    );
+    // The JSON keeps its shape: no wrappers, the counts.
+    let (_, json) = json(&[krate.to_str().unwrap(), "--all"]);
+    assert_eq!(json["wrappers"], serde_json::json!([]));
+    assert_eq!(json["summary"]["wrappers"], 0);
+    assert_eq!(
+        json["manifest_origin"]
+            .as_str()
+            .map(|o| o.starts_with("no build output")),
+        Some(true)
+    );
+}
+
+/// Before: on a Rust crate whose `.cu` files define kernels that it compiles with NVRTC at
+/// run time (no C++ launch), `report --all` printed a C++ section with an empty table and
+/// "0 launch sites, 0 paths: ...". Now one line says there is no launch in them.
+#[test]
+fn a_rust_crate_with_kernel_sources_only_has_one_cpp_line() {
+    let krate = scratch_crate("report-nvrtc-kernels", "nvrtc_kernels", THREE_WRAPPERS);
+    std::fs::create_dir_all(krate.join("kernels")).unwrap();
+    std::fs::write(
+        krate.join("kernels/saxpy.cu"),
+        "extern \"C\" __global__ void saxpy(unsigned n, float a, const float* x, float* y)\n\
+         { unsigned i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] += a * x[i]; }\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = report(&[krate.to_str().unwrap(), "--all"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.ends_with(
+            "3 wrappers: 3 evaluated, 0 with constants left to the compiler, 0 with errors\n\
+             findings: 0 deny-level, 0 warnings; 0 errors\n\n\
+             CUDA C++ launches: none in the 1 .cu / .cuh file read under src, kernels\n"
+        ),
+        "{stdout}"
+    );
+    // A crate with no CUDA source at all.
+    std::fs::remove_dir_all(krate.join("kernels")).unwrap();
+    let (_, stdout, _) = report(&[krate.to_str().unwrap(), "--all"]);
+    assert!(
+        stdout.ends_with("\n\nCUDA C++ launches: none: no .cu / .cuh file under src\n"),
+        "{stdout}"
+    );
+    let (_, json) = json(&[krate.to_str().unwrap(), "--all"]);
+    assert_eq!(json["cuda"]["launch_sites"], 0);
+    assert_eq!(json["cuda_launches"], serde_json::json!([]));
+}

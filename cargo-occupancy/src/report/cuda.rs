@@ -24,6 +24,8 @@ pub(crate) struct CudaSection {
     pub(crate) wrappers: Vec<Wrapper>,
     /// The folders read, relative to the crate.
     pub(crate) dirs: Vec<String>,
+    /// How many `.cu` / `.cuh` files were read there (the headers they include too).
+    pub(crate) files: usize,
     /// Where the resources came from, for the header.
     pub(crate) resources: String,
     /// What could not be read, `file:line: message` each.
@@ -104,6 +106,7 @@ pub(crate) fn section(
     let mut section = CudaSection {
         wrappers: Vec::new(),
         dirs,
+        files: reading.files.len(),
         resources,
         notes,
         counts: PathCounts::of(&checked),
