@@ -306,7 +306,10 @@
 //! ```
 //!
 //! A malformed file is an error naming the file, line, column and key; unknown keys are
-//! errors with "did you mean". The attribute's own values win over the policy. Cargo
+//! errors with "did you mean"; a `manifest` naming a file that is not there is an error with
+//! the path as written and where it was looked for. Each attribute reports the file's
+//! problems in one error (every attribute of the crate reads the file). The attribute's own
+//! values win over the policy. Cargo
 //! rebuilds the crate when the file is edited or deleted or the variable changes; it cannot
 //! know about a file that did not exist at the last build (after creating one, touch a
 //! source file: cargo on stable has no way to watch for a new file without rerunning every
