@@ -55,6 +55,7 @@ impl Keys<'_> {
             smem: self
                 .smem
                 .and_then(|arg| arg.value.items.iter().map(Value::literal).collect()),
+            block_given: self.block.is_some() || self.launches.is_some(),
         }
     }
 }

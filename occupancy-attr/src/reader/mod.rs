@@ -171,6 +171,9 @@ const PROBE_BLOCKS: [i128; 3] = [32, 64, 96];
 pub(crate) struct Candidates {
     pub(crate) block: Option<Vec<[u32; 3]>>,
     pub(crate) smem: Option<Vec<u32>>,
+    /// The attribute gives the block (`block`, literal or not, or `launches` pairs): the
+    /// body's run-time block is not an error, so nothing is read to explain one.
+    pub(crate) block_given: bool,
 }
 
 /// The constants declared at the top of the body (`const NAME: u32 = ...;`), visible in all
@@ -260,7 +263,7 @@ fn block_probe(
     candidates: &Candidates,
 ) -> Vec<(SourceKey, Vec<i128>, String)> {
     let mut out: Vec<(SourceKey, Vec<i128>, String)> = Vec::new();
-    if candidates.block.is_some() {
+    if candidates.block_given {
         return out;
     }
     for l in launches {
