@@ -1527,3 +1527,24 @@ fn a_rust_crate_with_kernel_sources_only_has_one_cpp_line() {
     assert_eq!(json["cuda"]["launch_sites"], 0);
     assert_eq!(json["cuda_launches"], serde_json::json!([]));
 }
+
+/// A candidate that cannot launch, on targets of two architectures: the report counts one
+/// deny-level finding for it, as the build reports one error, and lists no lesser finding
+/// (`partial_warp`: 2000 is not a multiple of 32) on the launch that cannot run.
+#[test]
+fn an_impossible_candidate_is_one_error_and_nothing_else() {
+    let krate = scratch_crate(
+        "report-impossible-candidate",
+        "impossible_candidate",
+        "#[occupancy::check(regs = 32, target = [\"sm_80\", \"sm_90\"], block = [128, 2000])]\n\
+         pub fn launch_keys() {}\n",
+    );
+    let (code, out, err) = report(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("findings: 1 deny-level, 0 warnings; 0 errors"),
+        "{out}"
+    );
+    assert_eq!(out.matches("launch_impossible (deny)").count(), 2, "{out}");
+    assert!(!out.contains("partial_warp"), "{out}");
+}

@@ -62,7 +62,7 @@ mod spec;
 mod value;
 
 pub use env::{Env, MANIFEST_VAR, OUT_DIR_MANIFEST, TARGETS_VAR};
-pub use eval::{Case, Diagnostic, Evaluation, TargetEvaluation};
+pub use eval::{Case, Diagnostic, Evaluation, Grouping, TargetEvaluation};
 pub use location::Location;
 pub use spec::{
     Confirmation, ExternalLaunch, HelperCheck, KernelSpec, ManifestOrigin, Plan, Source,

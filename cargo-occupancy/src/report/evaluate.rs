@@ -6,7 +6,7 @@ use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use occupancy_attr::Env;
+use occupancy_attr::{Env, Grouping};
 use proc_macro2::Span;
 use syn::visit::Visit;
 
@@ -58,7 +58,8 @@ pub(super) fn evaluate(file: &Parsed, found: Found, env: &Env) -> Wrapper {
                 .map(|e| format!("{}: {e}", at(e.span())))
                 .collect(),
         ),
-        Ok(spec) => match spec.evaluate() {
+        // As the build reports them: one error per launch that cannot run.
+        Ok(spec) => match spec.evaluate_grouped(Grouping::OneErrorPerLaunch) {
             Some(evaluation) => Outcome::Evaluated(Box::new(spec), evaluation),
             None => Outcome::Constant(
                 spec.const_inputs().iter().map(|i| i.key()).collect(),
