@@ -44,7 +44,10 @@
 //! ```
 //!
 //! A denied lint is an error with the same text (`error: low_occupancy: launch_sgemm on
-//! sm_90: ...`); `launch_impossible` is always one.
+//! sm_90: ...`); `launch_impossible` is always one: one per launch that cannot run, naming
+//! every target it cannot run on (`on sm_80, sm_90:`), with no other finding for that
+//! launch there. A finding on a launch whose value is one of the attribute's candidates
+//! points at that candidate as written (`2000` in `block = [128, 2000]`).
 //!
 //! ## How the attribute finds the launch
 //!
@@ -109,10 +112,14 @@
 //! pairing the code cannot make. Each finding names its path by its values
 //! (`launch_softmax (block = 32, smem = 128 B) on sm_80: ...`).
 //!
-//! **Run-time values with a finite range need no key.** A parameter takes its type's
-//! range, a condition narrows it (`if n < 1024`, `assert!(cols <= 8192)`, an early
-//! `return`), and `min`, `max`, `clamp`, `next_power_of_two` and doubling loops (`let mut b
-//! = 32; while b < n && b < 1024 { b *= 2; }`) give a finite set of values: each is checked,
+//! **Run-time values with few enough values need no key.** A parameter of a primitive
+//! integer type (`u8` to `u128`, `i8` to `i128`, `usize`, `isize`, behind `&` too) stands
+//! for its type's whole range, a bound only: a value is checked value by value when it has
+//! at most 64, which no type's range is (`u8` has 256). A `bool` parameter is either value,
+//! each a path; any other parameter is unknown. A condition narrows a range (`if n < 1024`,
+//! `assert!(cols <= 8192)`, an early `return`), and `min`, `max`, `clamp`,
+//! `next_power_of_two` and doubling loops (`let mut b = 32; while b < n && b < 1024 { b *=
+//! 2; }`) give a finite set of values: each is checked,
 //! a set bound to a name member by member wherever it is used (`let pad =
 //! ncols.next_power_of_two();` then `block_dim: (pad.min(1024), 1, 1), shared_mem_bytes:
 //! pad * 4` pairs 1024 threads with 64 KiB, never 32 threads with it; a member whose values
@@ -122,11 +129,12 @@
 //! ...`) and one saying what was checked (`` `pad` from `ncols.next_power_of_two()`: each of
 //! 1, 2, 4, ..., 16384 checked ``).
 //!
-//! **Only truly unbounded values need candidates**: `smem = ncols * 4` takes them from its
+//! **Other run-time values need candidates**: `smem = ncols * 4` takes them from its
 //! key, `block = [32, 1024]`, `smem = [4 KiB, 64 KiB]`, `grid = [(64, 64), 132]`, and a
 //! candidate stands for the run-time value it replaces: `block = [32, 1024]` on a body whose
 //! block is `threads` and whose shared memory is `threads * 4` checks (32, 128 B) and (1024,
-//! 4 KiB). Candidates are never paired with a value computed from the same run-time input
+//! 4 KiB); without them, that body gets one error, on the block, saying that `block`
+//! candidates give the shared memory too. Candidates are never paired with a value computed from the same run-time input
 //! in another way (an error says so), and never crossed: a block and a shared memory that
 //! are two run-time values with several candidates each are an error saying to give the
 //! pairs the code launches, `launches = [(32, 128), (1024, 64 KiB)]`. A `block` or `smem` known only at run time with no
@@ -192,7 +200,7 @@
 //!
 //! | lint | default | what |
 //! |---|---|---|
-//! | `launch_impossible` | deny, fixed | 0 blocks fit, or the launch fails: block over 1024 threads or the launch bounds, registers or shared memory over the per-block limits, dynamic shared memory over the opt-in, opt-in over the architecture's limit, static shared memory over the 48 KiB ptxas compiles, an invalid cluster (before cc 9.0, over 8 blocks without `non_portable`, over 16, a grid that is not a whole number of clusters) |
+//! | `launch_impossible` | deny, fixed | 0 blocks fit, or the launch fails: block over 1024 threads or the launch bounds, more than 255 registers per thread, registers or shared memory over the per-block limits, dynamic shared memory over the opt-in, opt-in over the architecture's limit, static shared memory over the 48 KiB ptxas compiles, an invalid cluster (before cc 9.0, over 8 blocks without `non_portable`, over 16, a grid that is not a whole number of clusters) |
 //! | `low_occupancy` | warn | theoretical occupancy below the floor on a target |
 //! | `partial_warp` | warn | threads per block not a multiple of 32 |
 //! | `register_step` | warn | dropping a few registers per thread (policy `thresholds.register_step_max_drop`, 4) adds resident blocks |
@@ -306,7 +314,10 @@
 //! ```
 //!
 //! A malformed file is an error naming the file, line, column and key; unknown keys are
-//! errors with "did you mean". The attribute's own values win over the policy. Cargo
+//! errors with "did you mean"; a `manifest` naming a file that is not there is an error with
+//! the path as written and where it was looked for. Each attribute reports the file's
+//! problems in one error (every attribute of the crate reads the file). The attribute's own
+//! values win over the policy. Cargo
 //! rebuilds the crate when the file is edited or deleted or the variable changes; it cannot
 //! know about a file that did not exist at the last build (after creating one, touch a
 //! source file: cargo on stable has no way to watch for a new file without rerunning every

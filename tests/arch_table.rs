@@ -41,13 +41,9 @@ fn every_arch_row_matches_the_researched_specs() {
             "smem_alloc_granularity_bytes",
             a.smem_alloc_granularity_bytes,
         );
-        // The PG lists 255; cuda_occupancy.h (which outranks it) checks 256 from cc 7.0.
-        assert_eq!(row.u32("max_regs_per_thread"), 255);
-        assert_eq!(
-            a.max_regs_per_thread,
-            if a.cc.major >= 7 { 256 } else { 255 },
-            "{sm}"
-        );
+        // The PG's 255 on every cc (cuda_occupancy.h checks 256 from cc 7.0, a count no
+        // kernel can have: see the disputed values of `occupancy_core::arch::ARCHS`).
+        check("max_regs_per_thread", a.max_regs_per_thread);
         let carveouts = row.str("smem_carveouts_kb");
         if carveouts.starts_with("NA") {
             assert!(a.carveouts_kib.is_empty(), "{sm}");

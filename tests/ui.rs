@@ -148,6 +148,7 @@ fn ui_policy_malformed() {
         "bad_values",
         "wrong_type",
         "missing",
+        "missing_manifest",
     ] {
         with_policy(Some(&format!("tests/ui/policy/{name}.toml")), |t| {
             t.compile_fail(format!("tests/ui/policy/malformed/{name}.rs"));

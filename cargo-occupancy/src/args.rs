@@ -47,25 +47,37 @@ pub fn block(s: &str) -> Result<BlockDim, String> {
     Ok(block)
 }
 
-/// A byte count: `4096`, `4096B`, `8KiB`, `8 KiB`, `8K` (KiB and K are 1024 bytes).
+/// A byte count: `4096`, `4096B`, `8KiB`, `8 KiB`, `8K` (KiB and K are 1024 bytes). `KB`
+/// is refused: SI makes it 1000 bytes, NVIDIA's documents write it for 1024 ("48 KB of
+/// shared memory"), so either reading would surprise someone.
 pub fn bytes(s: &str) -> Result<u32, String> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (number, unit) = t.split_at(split);
     let n: u64 = number
         .parse()
-        .map_err(|_| format!("`{s}` is not a size in bytes"))?;
-    let scale = match unit.trim().to_ascii_lowercase().as_str() {
+        .map_err(|_| format!("`{s}` is not a size in bytes: write 4096, 4096B or 8KiB"))?;
+    let unit = unit.trim();
+    let scale = match unit.to_ascii_lowercase().as_str() {
         "" | "b" => 1,
-        "k" | "kib" | "kb" => 1024,
+        "k" | "kib" => 1024,
+        "kb" => {
+            return Err(format!(
+                "`{s}`: `{unit}` is ambiguous (1000 bytes in SI, 1024 in NVIDIA's documents): \
+                 write {n}KiB for {} bytes, or {} for {n} thousand",
+                n.saturating_mul(1024),
+                n.saturating_mul(1000)
+            ));
+        }
         _ => {
             return Err(format!(
-                "`{s}`: unknown unit `{}` (use B or KiB)",
-                unit.trim()
+                "`{s}`: unknown unit `{unit}` (use B, or KiB or K: 1024 bytes)"
             ));
         }
     };
-    u32::try_from(n * scale).map_err(|_| format!("`{s}` is too large"))
+    n.checked_mul(scale)
+        .and_then(|b| u32::try_from(b).ok())
+        .ok_or_else(|| format!("`{s}` is too large"))
 }
 
 /// A carveout: `default`, `-1`, or a percentage `50` / `50%`.
@@ -151,9 +163,15 @@ mod tests {
         assert_eq!(cluster("(2, 2)"), Ok(ClusterDim::new(2, 2, 1)));
         assert!(cluster("2x0").is_err());
         assert_eq!(bytes("8KiB"), Ok(8192));
+        assert_eq!(bytes("8kib"), Ok(8192));
+        assert_eq!(bytes("8K"), Ok(8192));
+        assert_eq!(bytes("8k"), Ok(8192));
+        assert_eq!(bytes("4096B"), Ok(4096));
         assert_eq!(bytes("48 KiB"), Ok(49152));
         assert_eq!(bytes("100"), Ok(100));
         assert!(bytes("8MB").is_err());
+        // Past u64 once scaled: refused, not wrapped to a small size.
+        assert!(bytes("18014398509481985K").is_err());
         assert!(bytes("99999999999").is_err());
         assert_eq!(carveout("50%"), Ok(Carveout::Percent(50)));
         assert_eq!(carveout("-1"), Ok(Carveout::Default));

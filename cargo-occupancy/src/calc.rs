@@ -27,17 +27,22 @@ pub struct ConfigArgs {
     /// Threads per block: 256, 16x16 or 8x8x4.
     #[arg(long, value_parser = args::block)]
     pub block: BlockDim,
-    /// Registers per thread (at most 65536, an SM's whole register file; a kernel has at
-    /// most 255).
+    /// Registers per thread, as ptxas allocated them (`cargo occupancy inspect` shows a
+    /// kernel's). A thread has at most 255; up to 65536 (an SM's register file) are taken,
+    /// to show why a launch with more cannot run. Without it, calc shows what the other
+    /// resources allow and the register budget: the most registers per thread for each
+    /// occupancy. sweep needs it.
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=65536))]
-    pub regs: u32,
-    /// Static shared memory per block (bytes, or with a KiB suffix).
+    pub regs: Option<u32>,
+    /// Static shared memory per block: bytes (`4096`, `4096B`) or KiB (`8KiB`, `8K`: 1024
+    /// bytes each). `8KB` is refused as ambiguous (1000 or 1024 bytes).
     #[arg(long, default_value = "0", value_parser = args::bytes)]
     pub static_smem: u32,
-    /// Dynamic shared memory per block (bytes, or with a KiB suffix).
+    /// Dynamic shared memory per block, as --static-smem: `4096`, `48KiB`.
     #[arg(long, default_value = "0", value_parser = args::bytes)]
     pub smem: u32,
-    /// The function's dynamic shared memory opt-in (MAX_DYNAMIC_SHARED_SIZE_BYTES), bytes.
+    /// The function's dynamic shared memory opt-in (MAX_DYNAMIC_SHARED_SIZE_BYTES), as
+    /// --static-smem: `65536`, `100KiB`.
     #[arg(long, value_parser = args::bytes)]
     pub opt_in: Option<u32>,
     /// Preferred carveout: default, -1 or 0..100 (percent).
@@ -86,9 +91,10 @@ pub struct CalcArgs {
 
 impl ConfigArgs {
     /// The kernel these arguments describe.
+    /// Registers per thread absent (calc without `--regs`) are 0: no register limit.
     pub(crate) fn kernel(&self) -> Kernel {
         Kernel {
-            registers_per_thread: self.regs,
+            registers_per_thread: self.regs.unwrap_or(0),
             static_smem_bytes: self.static_smem,
             barriers: self.barriers,
             max_threads_per_block: self.max_threads,
@@ -420,7 +426,14 @@ fn table(c: &CalcArgs, occ: &Occupancy) -> String {
             if occ.warps_per_block == 1 { "" } else { "s" }
         ),
     );
-    row(&mut out, "registers per thread", a.regs.to_string());
+    row(
+        &mut out,
+        "registers per thread",
+        a.regs.map_or_else(
+            || "not given (--regs): no register limit below".to_owned(),
+            |r| r.to_string(),
+        ),
+    );
     row(
         &mut out,
         "static shared memory per block",
@@ -457,19 +470,23 @@ fn table(c: &CalcArgs, occ: &Occupancy) -> String {
     launch_inputs(&mut out, c);
     let _ = writeln!(out);
     let _ = writeln!(out, "Allocated");
-    row(
-        &mut out,
-        "registers per warp",
-        format!(
-            "{} ({} x 32 rounded up to {})",
-            occ.registers_per_warp, a.regs, arch.reg_alloc_unit_per_warp
-        ),
-    );
-    row(
-        &mut out,
-        "registers per block",
-        occ.registers_per_block.to_string(),
-    );
+    if let Some(regs) = a.regs {
+        row(
+            &mut out,
+            "registers per warp",
+            format!(
+                "{} ({regs} x 32 rounded up to a multiple of {})",
+                occ.registers_per_warp, arch.reg_alloc_unit_per_warp
+            ),
+        );
+    }
+    if a.regs.is_some() {
+        row(
+            &mut out,
+            "registers per block",
+            occ.registers_per_block.to_string(),
+        );
+    }
     row(
         &mut out,
         "shared memory per block",
@@ -517,10 +534,17 @@ fn table(c: &CalcArgs, occ: &Occupancy) -> String {
         "active warps per SM",
         format!("{} of {}", occ.active_warps_per_sm(), occ.max_warps_per_sm),
     );
+    let percent = occupancy_core::lint::percent(occ.active_warps_per_sm(), occ.max_warps_per_sm);
     row(
         &mut out,
         "theoretical occupancy",
-        occupancy_core::lint::percent(occ.active_warps_per_sm(), occ.max_warps_per_sm),
+        match a.regs {
+            Some(_) => percent,
+            None => format!(
+                "{percent} at most: registers not given; the register budget below gives the \
+                 most registers per thread for each occupancy"
+            ),
+        },
     );
     if let Some(sms) = a.arch.sm_count() {
         let plain = u64::from(occ.blocks_per_sm) * u64::from(sms);

@@ -62,7 +62,8 @@ enum Command {
     /// where the build gives the same findings.
     ///
     /// Exit status: 0 when no wrapper has a deny-level finding or an error; 1 when one has,
-    /// conditional wrappers included, or a file does not parse; 2 when the report cannot run.
+    /// conditional wrappers included, or a file does not parse; 2 when the report cannot run
+    /// (no crate there, a policy file that cannot be read or has problems: each said once).
     Report(report::ReportArgs),
     /// Theoretical occupancy beside what Nsight Compute measured, per launch: the engine's
     /// and ncu's block limits, achieved occupancy, waves, the grid's ceiling and the gap.

@@ -404,6 +404,13 @@ pub fn result_words(occ: &Occupancy) -> String {
 /// Runs `sweep`: the text to print (a table or JSON), after writing the SVG if asked.
 pub fn run(a: &SweepArgs) -> Result<String, String> {
     let c = &a.calc;
+    if c.regs.is_none() {
+        return Err(
+            "sweep needs --regs, the kernel's registers per thread (`cargo occupancy \
+             inspect` shows them): the graphs of block size and shared memory depend on them"
+                .to_owned(),
+        );
+    }
     let arch = c.arch.arch;
     let kernel = c.kernel();
     let launch = Launch::new(c.block).with_dynamic_smem(c.smem);
@@ -445,7 +452,7 @@ pub fn config_text(c: &ConfigArgs) -> String {
     let mut t = format!(
         "{}{shape}, {} registers, {} B static + {} B dynamic shared memory",
         count64(c.block.threads(), "thread"),
-        c.regs,
+        c.regs.unwrap_or(0),
         c.static_smem,
         c.smem
     );
@@ -649,7 +656,7 @@ fn to_json(c: &ConfigArgs, current: &Occupancy, sweeps: &[Sweep]) -> String {
         "max_warps_per_sm": current.max_warps_per_sm,
         "current": {
             "block": [c.block.x, c.block.y, c.block.z],
-            "registers_per_thread": c.regs,
+            "registers_per_thread": c.regs.unwrap_or(0),
             "static_smem": c.static_smem,
             "dynamic_smem": c.smem,
             "blocks_per_sm": current.blocks_per_sm,

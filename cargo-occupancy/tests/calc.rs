@@ -48,7 +48,9 @@ fn table_marks_the_limiter_and_gives_the_result() {
         "{out}"
     );
     assert!(
-        out.contains("registers per warp                1280 (40 x 32 rounded up to 256)"),
+        out.contains(
+            "registers per warp                1280 (40 x 32 rounded up to a multiple of 256)"
+        ),
         "{out}"
     );
     assert!(
@@ -613,4 +615,122 @@ fn waves_without_a_tail_finding_say_why_and_percentages_match_the_findings() {
         ),
         "{out}"
     );
+}
+
+#[test]
+fn item_9_a_thread_has_at_most_255_registers_everywhere_calc_says_it() {
+    // 255 launches (one 256-thread block of them fills an sm_80 register file).
+    let (code, out, _) = calc(&["--arch", "sm_80", "--block", "256", "--regs", "255"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("resident blocks per SM            1\n"),
+        "{out}"
+    );
+    // 256 and 300: the table's reason and the finding name the same limit, 255 (the
+    // occupancy header's 256 is a count no kernel has).
+    for regs in ["256", "300"] {
+        let (code, out, _) = calc(&["--arch", "sm_80", "--block", "256", "--regs", regs]);
+        assert_eq!(code, 1, "{out}");
+        assert!(
+            out.contains(&format!(
+                "launch fails                      {regs} registers per thread exceed the 255 a \
+                 thread can have\n"
+            )),
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!(
+                "deny[launch_impossible]: sm_80: {regs} registers per thread exceed the 255 a \
+                 thread can have on sm_80"
+            )),
+            "{out}"
+        );
+        assert!(!out.contains("limit of 256"), "{out}");
+    }
+}
+
+#[test]
+fn item_10_without_regs_calc_gives_the_ceiling_and_the_register_budget() {
+    let (code, out, err) = calc(&["--arch", "A100", "--block", "256"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(
+            "registers per thread              not given (--regs): no register limit below"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("registers                         unlimited\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("theoretical occupancy             100% at most: registers not given"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "register budget (256 threads)     <= 32: 8 blocks/SM, 100%; <= 40: 6 blocks/SM, 75%"
+        ),
+        "{out}"
+    );
+    // No allocated registers to show without a count.
+    assert!(!out.contains("registers per warp"), "{out}");
+    let (code, out, _) = calc(&["--arch", "A100", "--block", "256", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["inputs"]["registers_per_thread"], serde_json::Value::Null);
+    assert_eq!(v["blocks_per_sm"], 8);
+    // sweep's graphs depend on the registers: it says so.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-occupancy"))
+        .args(["occupancy", "sweep", "--arch", "A100", "--block", "256"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("sweep needs --regs"), "{err}");
+}
+
+#[test]
+fn item_10_sizes_take_kib_and_k_and_refuse_the_ambiguous_kb() {
+    for (given, bytes) in [
+        ("8KiB", 8192),
+        ("8 KiB", 8192),
+        ("8k", 8192),
+        ("8K", 8192),
+        ("8000", 8000),
+        ("8000B", 8000),
+    ] {
+        let (code, out, err) = calc(&[
+            "--arch",
+            "A100",
+            "--block",
+            "256",
+            "--regs",
+            "32",
+            "--static-smem",
+            given,
+        ]);
+        assert_eq!(code, 0, "{given}: {err}");
+        assert!(
+            out.contains(&format!("static shared memory per block    {bytes} B\n")),
+            "{given}: {out}"
+        );
+    }
+    for given in ["8kb", "8KB", "8 kB"] {
+        let (code, out, err) = calc(&[
+            "--arch",
+            "A100",
+            "--block",
+            "256",
+            "--regs",
+            "32",
+            "--static-smem",
+            given,
+        ]);
+        assert_eq!(code, 2, "{given}: {out}");
+        assert!(
+            err.contains("is ambiguous (1000 bytes in SI, 1024 in NVIDIA's documents): write 8KiB for 8192 bytes, or 8000 for 8 thousand"),
+            "{given}: {err}"
+        );
+    }
 }

@@ -1261,3 +1261,290 @@ fn all_lists_every_launch_of_the_cuda_crate() {
         .unwrap();
     assert_eq!(clamp["targets"][0]["occupancy_percent"], 100.0, "{clamp:#}");
 }
+
+/// A crate of three wrappers, each of which reads the policy.
+const THREE_WRAPPERS: &str = "#[occupancy::check(block = 256, regs = 32)]\npub fn launch_a() {}\n\
+     #[occupancy::check(block = 128, regs = 32)]\npub fn launch_b() {}\n\
+     #[occupancy::check(block = 64, regs = 32)]\npub fn launch_c() {}\n";
+
+/// Before: `report --policy missing.toml` printed the error once per wrapper, at each
+/// wrapper's line, and exited 1 (as for a deny-level finding). A file given on the command
+/// line that cannot be read keeps the report from running: one error naming it, exit 2, as
+/// for `--kernel-manifest`; nothing on stdout in any format.
+#[test]
+fn a_policy_file_that_cannot_be_read_is_one_error_and_exit_2() {
+    let krate = scratch_crate("report-policy-missing", "policy_missing", THREE_WRAPPERS);
+    let missing = krate.join("missing.toml");
+    for format in ["table", "json", "sarif"] {
+        for all in [false, true] {
+            let mut args = vec![
+                krate.to_str().unwrap(),
+                "--policy",
+                missing.to_str().unwrap(),
+                "--format",
+                format,
+            ];
+            if all {
+                args.push("--all");
+            }
+            let (code, stdout, stderr) = report(&args);
+            assert_eq!((code, stdout.as_str()), (2, ""), "{args:?}: {stderr}");
+            assert_eq!(
+                stderr,
+                format!(
+                    "error: cannot read the policy file {} (given on the command line): No such \
+                     file or directory (os error 2)\n",
+                    missing.display()
+                ),
+                "{args:?}"
+            );
+        }
+    }
+}
+
+/// Before: each problem of `occupancy.toml` was an error on every wrapper, followed by a
+/// line counting them on every wrapper (two errors per wrapper for one typo, hundreds on a
+/// large crate), and `--all` added them once more as "cannot read ..." under the table.
+/// Now each problem is said once, with the file and line, then one line saying what fails.
+#[test]
+fn each_problem_of_the_policy_is_reported_once() {
+    let krate = scratch_crate("report-policy-typo", "policy_typo", THREE_WRAPPERS);
+    let policy = krate.join("occupancy.toml");
+    std::fs::write(&policy, "min_ocupancy = \"75%\"\ntargts = [\"sm_90\"]\n").unwrap();
+    let shown = policy.display();
+    let expected = format!(
+        "error: {shown}:1:1: unknown key `min_ocupancy`; did you mean `min_occupancy`?\n\
+         error: {shown}:2:1: unknown key `targts`; did you mean `targets`?\n\
+         error: the policy file {shown} has 2 problems (above); `cargo occupancy report` reads \
+         it and checks nothing until it is fixed\n"
+    );
+    for extra in [&[][..], &["--all"], &["--json"], &["--format", "sarif"]] {
+        let mut args = vec![krate.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let (code, stdout, stderr) = report(&args);
+        assert_eq!((code, stdout.as_str()), (2, ""), "{args:?}: {stderr}");
+        assert_eq!(stderr, expected, "{args:?}");
+    }
+    // A bad value: the same, at the value's line and column.
+    std::fs::write(&policy, "targets = [\"sm_80\", \"sm_95\"]\n").unwrap();
+    let (code, _, stderr) = report(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        format!(
+            "error: {shown}:1:21: `targets`: unknown compute capability 9.5 (`sm_95`); did you \
+             mean `sm_90` or `sm_100`?\n\
+             error: the policy file {shown} has 1 problem (above); `cargo occupancy report` \
+             reads it and checks nothing until it is fixed\n"
+        )
+    );
+}
+
+/// Before: `manifest = "..."` naming a file that does not exist was accepted without a word
+/// (the report fell back to nothing, or read the build's manifest instead).
+#[test]
+fn a_policy_manifest_that_is_not_there_is_an_error_naming_where_it_was_looked_for() {
+    let krate = scratch_crate("report-policy-manifest", "policy_manifest", THREE_WRAPPERS);
+    let policy = krate.join("occupancy.toml");
+    std::fs::write(
+        &policy,
+        "min_occupancy = \"60%\"\nmanifest = \"kernelz.manifest.json\"\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = report(&[krate.to_str().unwrap()]);
+    assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "error: {}:2:12: `manifest`: `kernelz.manifest.json`: no such file; looked for {} \
+             (relative to the crate's directory)\n\
+             error: the policy file {} has 1 problem (above); `cargo occupancy report` reads it \
+             and checks nothing until it is fixed\n",
+            policy.display(),
+            krate.join("kernelz.manifest.json").display(),
+            policy.display()
+        )
+    );
+    // The same file once it is there: the report runs.
+    std::fs::copy(
+        root().join("tests/ui/fixtures/probe.manifest.json"),
+        krate.join("kernelz.manifest.json"),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = report(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("3 wrappers: 3 evaluated"), "{stdout}");
+}
+
+/// C++ launchers of the kernels of the committed nvcc 13.5 library
+/// (`occupancy-core/tests/fixtures/nvcc-13.5/libhost.a`): one checked, one whose kernel the
+/// library lacks, one with a run-time block, and one of a kernel the files do not define (a
+/// site with no path read).
+const LAUNCHERS: &str = "\
+extern \"C\" __global__ void c_linkage_kernel(int* x) { x[threadIdx.x] = 7; }
+__global__ void scale_rows(float* x, float s) { x[threadIdx.x] *= s; }
+extern \"C\" void launch_a(int* x, cudaStream_t s) {
+    c_linkage_kernel<<<1, 32, 0, s>>>(x);
+}
+extern \"C\" void launch_b(float* f, cudaStream_t s) {
+    scale_rows<<<1, 128, 0, s>>>(f, 2.0f);
+}
+extern \"C\" void launch_c(float* f, int block, cudaStream_t s) {
+    scale_rows<<<1, block, 0, s>>>(f, 2.0f);
+}
+extern \"C\" void launch_d(int* x, cudaStream_t s) {
+    defined_elsewhere<<<1, 64, 0, s>>>(x);
+}
+";
+
+/// A crate with no Rust launch and `src/cuda/k.cu` holding [`LAUNCHERS`], checked as its
+/// build script would check it (`CudaLaunches`, the record in a build's `OUT_DIR`): the
+/// crate, and the lines the build script gives cargo.
+fn checked_cuda_crate(dir: &str, name: &str) -> (PathBuf, Vec<String>) {
+    let krate = scratch_crate(dir, name, "pub fn f() {}\n");
+    std::fs::create_dir_all(krate.join("src/cuda")).unwrap();
+    std::fs::write(krate.join("src/cuda/k.cu"), LAUNCHERS).unwrap();
+    let out_dir = krate.join(format!("target/debug/build/{name}-0123456789abcdef/out"));
+    let library = root().join("occupancy-core/tests/fixtures/nvcc-13.5/libhost.a");
+    let build = occupancy_cuda::CudaLaunches::new("src/cuda")
+        .crate_dir(&krate)
+        .out_dir(&out_dir)
+        .objects([library])
+        .try_check()
+        .unwrap();
+    (krate, build.cargo_lines)
+}
+
+/// Before: the build script said "3 of 3 C++ launch paths are not checked" where `report
+/// --all` said "4 launch sites, 4 paths: 1 checked, 3 not checked" (the build did not count
+/// a site with no path read among the paths, but counted it as not checked). One count
+/// now, in the same words.
+#[test]
+fn the_build_script_and_the_report_count_cpp_launches_alike() {
+    let (krate, cargo_lines) = checked_cuda_crate("report-cuda-counts", "cuda_counts");
+    let counts = "4 launch sites, 4 paths: 1 checked, 3 not checked";
+    let summary: Vec<&String> = cargo_lines
+        .iter()
+        .filter(|l| l.contains("paths:"))
+        .collect();
+    assert_eq!(
+        summary,
+        [&format!(
+            "cargo:warning=occupancy: CUDA C++ launches: {counts} (run-time values, kernels not \
+             found); `cargo occupancy report --all` lists those not checked with the reason"
+        )]
+    );
+    let (code, stdout, stderr) = report(&[krate.to_str().unwrap(), "--all"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.ends_with(&format!("\n{counts}; 0 deny-level findings, 2 warnings\n")),
+        "{stdout}"
+    );
+    let (_, json) = json(&[krate.to_str().unwrap(), "--all"]);
+    assert_eq!(
+        (
+            &json["cuda"]["launch_sites"],
+            &json["cuda"]["paths"],
+            &json["cuda"]["checked"]
+        ),
+        (&4.into(), &4.into(), &1.into())
+    );
+    assert_eq!(json["cuda_launches"].as_array().unwrap().len(), 4);
+}
+
+/// Before: `report --all` on a crate whose launches are all C++ printed the Rust section
+/// anyway: the "no build output found" manifest note (a Rust `kernel = ...` matter), an
+/// empty table and "0 wrappers: ..." summary lines. Now one line says there is none.
+#[test]
+fn a_cpp_only_crate_has_no_empty_rust_section() {
+    let (krate, _) = checked_cuda_crate("report-cuda-only", "cuda_only");
+    let (code, stdout, stderr) = report(&[krate.to_str().unwrap(), "--all"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let head = format!(
+        "crate cuda_only ({})\nRust launches: none found in the crate's Rust code (src/, \
+         examples/, benches/, tests/)\n\nCUDA C++ launches (src/cuda; resources:",
+        krate.display()
+    );
+    assert!(stdout.starts_with(&head), "{stdout}");
+    for absent in ["resource manifest", "0 wrappers", "findings: "] {
+        assert!(!stdout.contains(absent), "{absent}: {stdout}");
+    }
+    // Without --all: the one line, with what --all adds.
+    let (code, stdout, _) = report(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout,
+        format!(
+            "crate cuda_only ({})\n#[occupancy::check] wrappers: none found in the crate's Rust \
+             code (src/, examples/, benches/,\n  tests/); `--all` lists every kernel launch, \
+             annotated or not, and the CUDA C++ ones\n",
+            krate.display()
+        )
+    );
+    // The JSON keeps its shape: no wrappers, the counts.
+    let (_, json) = json(&[krate.to_str().unwrap(), "--all"]);
+    assert_eq!(json["wrappers"], serde_json::json!([]));
+    assert_eq!(json["summary"]["wrappers"], 0);
+    assert_eq!(
+        json["manifest_origin"]
+            .as_str()
+            .map(|o| o.starts_with("no build output")),
+        Some(true)
+    );
+}
+
+/// Before: on a Rust crate whose `.cu` files define kernels that it compiles with NVRTC at
+/// run time (no C++ launch), `report --all` printed a C++ section with an empty table and
+/// "0 launch sites, 0 paths: ...". Now one line says there is no launch in them.
+#[test]
+fn a_rust_crate_with_kernel_sources_only_has_one_cpp_line() {
+    let krate = scratch_crate("report-nvrtc-kernels", "nvrtc_kernels", THREE_WRAPPERS);
+    std::fs::create_dir_all(krate.join("kernels")).unwrap();
+    std::fs::write(
+        krate.join("kernels/saxpy.cu"),
+        "extern \"C\" __global__ void saxpy(unsigned n, float a, const float* x, float* y)\n\
+         { unsigned i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] += a * x[i]; }\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = report(&[krate.to_str().unwrap(), "--all"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.ends_with(
+            "3 wrappers: 3 evaluated, 0 with constants left to the compiler, 0 with errors\n\
+             findings: 0 deny-level, 0 warnings; 0 errors\n\n\
+             CUDA C++ launches: none in the 1 .cu / .cuh file read under src, kernels\n"
+        ),
+        "{stdout}"
+    );
+    // A crate with no CUDA source at all.
+    std::fs::remove_dir_all(krate.join("kernels")).unwrap();
+    let (_, stdout, _) = report(&[krate.to_str().unwrap(), "--all"]);
+    assert!(
+        stdout.ends_with("\n\nCUDA C++ launches: none: no .cu / .cuh file under src\n"),
+        "{stdout}"
+    );
+    let (_, json) = json(&[krate.to_str().unwrap(), "--all"]);
+    assert_eq!(json["cuda"]["launch_sites"], 0);
+    assert_eq!(json["cuda_launches"], serde_json::json!([]));
+}
+
+/// A candidate that cannot launch, on targets of two architectures: the report counts one
+/// deny-level finding for it, as the build reports one error, and lists no lesser finding
+/// (`partial_warp`: 2000 is not a multiple of 32) on the launch that cannot run.
+#[test]
+fn an_impossible_candidate_is_one_error_and_nothing_else() {
+    let krate = scratch_crate(
+        "report-impossible-candidate",
+        "impossible_candidate",
+        "#[occupancy::check(regs = 32, target = [\"sm_80\", \"sm_90\"], block = [128, 2000])]\n\
+         pub fn launch_keys() {}\n",
+    );
+    let (code, out, err) = report(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("findings: 1 deny-level, 0 warnings; 0 errors"),
+        "{out}"
+    );
+    assert_eq!(out.matches("launch_impossible (deny)").count(), 2, "{out}");
+    assert!(!out.contains("partial_warp"), "{out}");
+}

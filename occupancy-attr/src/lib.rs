@@ -86,10 +86,12 @@ use occupancy_spec as spec;
 pub use attr::KEYS;
 pub use occupancy_read::ir::{Placeholder, fill_format};
 pub use occupancy_spec::artifact::{glob_match, is_glob};
+/// What reads the policy, for [`load_policy`]'s message (`occupancy_spec::policy::Reader`).
+pub use occupancy_spec::policy::Reader as PolicyReader;
 pub use occupancy_spec::{
-    Case, Confirmation, Diagnostic, Env, Evaluation, ExternalLaunch, HelperCheck, KernelSpec,
-    Location, MANIFEST_VAR, ManifestOrigin, OUT_DIR_MANIFEST, Plan, Source, SourceKind, Spec,
-    TARGETS_VAR, TargetEvaluation, TargetSpec, TargetsOrigin, Value, load_policy,
+    Case, Confirmation, Diagnostic, Env, Evaluation, ExternalLaunch, Grouping, HelperCheck,
+    KernelSpec, Location, MANIFEST_VAR, ManifestOrigin, OUT_DIR_MANIFEST, Plan, Source, SourceKind,
+    Spec, TARGETS_VAR, TargetEvaluation, TargetSpec, TargetsOrigin, Value, load_policy,
 };
 pub use split::{Skipped, SourceFile};
 

@@ -55,6 +55,7 @@ impl Keys<'_> {
             smem: self
                 .smem
                 .and_then(|arg| arg.value.items.iter().map(Value::literal).collect()),
+            block_given: self.block.is_some() || self.launches.is_some(),
         }
     }
 }
@@ -401,13 +402,6 @@ fn row_plans(
             known.iter().for_each(|k| confirm(k, spans[field], out));
         }
     }
-    let stated = |field: usize| -> Option<(Vec<Value>, Span)> {
-        let known = row.values[field].as_ref().ok()?;
-        Some((
-            known.iter().map(|k| lit(k, spans[field])).collect(),
-            spans[field],
-        ))
-    };
     let literal = |field: usize| -> Option<Option<Vec<u32>>> {
         let known = row.values[field].as_ref().ok()?;
         Some(
@@ -422,6 +416,28 @@ fn row_plans(
     let stated_smem: Option<Option<u32>> =
         literal(SMEM).map(|d| d.and_then(|d| d.first().copied()));
     let given = KeyCandidates::new(keys);
+    // A value the attribute's candidate gives (bound to the run-time value it stands for)
+    // is the candidate's: findings on it point at the candidate as written.
+    let plan_spans = [
+        stated_block
+            .flatten()
+            .filter(|_| launch.block_from_key)
+            .and_then(|b| given.block_at(b))
+            .unwrap_or(spans[BLOCK]),
+        stated_smem
+            .flatten()
+            .filter(|_| launch.smem_from_key)
+            .and_then(|b| given.smem_at(b))
+            .unwrap_or(spans[SMEM]),
+        spans[GRID],
+    ];
+    let stated = |field: usize| -> Option<(Vec<Value>, Span)> {
+        let known = row.values[field].as_ref().ok()?;
+        Some((
+            known.iter().map(|k| lit(k, spans[field])).collect(),
+            plan_spans[field],
+        ))
+    };
     let filled: Vec<Filled> =
         match fill(&given.given(), stated_block.as_ref(), stated_smem.as_ref()) {
             Ok(filled) => filled,
@@ -434,16 +450,23 @@ fn row_plans(
         };
     let mut from_keys: Vec<(usize, &RunTime)> = Vec::new();
     let mut missing = false;
+    let block_taken = filled.iter().any(|f| f.block.is_some());
+    // Shared memory computed from the run-time block: `block` candidates give both, and
+    // the block's error says so (one error, asking for what fixes both).
+    let smem_follows = launch.smem_from_block && row.values[BLOCK].is_err() && !block_taken;
     for (field, taken) in [
-        (BLOCK, filled.iter().any(|f| f.block.is_some())),
+        (BLOCK, block_taken),
         (SMEM, filled.iter().any(|f| f.smem.is_some())),
     ] {
         if let Err(run_time) = &row.values[field] {
             if taken {
                 from_keys.push((field, run_time));
             } else {
-                if !keys.malformed {
-                    reporter.report(errors, spans[field], run_time_message(field, run_time));
+                // A malformed key's error stands; the shared memory's is in the block's.
+                let reported_elsewhere = keys.malformed || (field == SMEM && smem_follows);
+                if !reported_elsewhere {
+                    let message = run_time_message(field, run_time, smem_follows);
+                    reporter.report(errors, spans[field], message);
                 }
                 missing = true;
             }
@@ -527,8 +550,10 @@ fn row_plans(
     push_plans(&pairs, &grids, &shared, plans);
 }
 
-/// The error for a block or shared memory known only at run time, with what is known of it.
-fn run_time_message(field: usize, run_time: &RunTime) -> String {
+/// The error for a block or shared memory known only at run time, with what is known of it
+/// (`smem_follows`: the shared memory is computed from this block, and follows from its
+/// candidates).
+fn run_time_message(field: usize, run_time: &RunTime, smem_follows: bool) -> String {
     let (what, example) = match field {
         BLOCK => ("the block size", "block = [32, 1024]"),
         _ => ("the dynamic shared memory", "smem = [4 KiB, 64 KiB]"),
@@ -551,6 +576,15 @@ fn run_time_message(field: usize, run_time: &RunTime) -> String {
     } else {
         format!("{}; {bound}", run_time.why)
     };
+    if field == BLOCK && smem_follows {
+        return format!(
+            "{what} of this launch is known only at run time ({why}), and its dynamic shared \
+             memory is computed from it: give the block's candidates in the attribute, \
+             `{example}`, and each is checked with the shared memory it gives (no `smem` \
+             key); or check the launch when it runs with \
+             `occupancy_core::device::check_launch` (feature `cudarc`)"
+        );
+    }
     format!(
         "{what} of this launch is known only at run time ({why}): give its candidates in the \
          attribute, `{example}`, and each is checked; or check the launch when it runs with \
@@ -634,8 +668,18 @@ impl<'k> KeyCandidates<'k> {
     /// Block candidate `i` (of the pairs when pairs were given).
     fn block(&self, i: usize) -> (Vec<Value>, Span) {
         match (self.keys.launches, self.keys.block) {
-            (Some(arg), _) => (three(&arg.value[i].block).to_vec(), arg.key.span()),
-            (None, Some(arg)) => (three(&arg.value.items[i]).to_vec(), arg.key.span()),
+            (Some(arg), _) => {
+                let block = &arg.value[i].block;
+                (
+                    three(block).to_vec(),
+                    dims_span(block).unwrap_or(arg.key.span()),
+                )
+            }
+            (None, Some(arg)) => {
+                let block = &arg.value.items[i];
+                let at = arg.value.list.then(|| dims_span(block)).flatten();
+                (three(block).to_vec(), at.unwrap_or(arg.key.span()))
+            }
             (None, None) => (Vec::new(), Span::call_site()),
         }
     }
@@ -643,11 +687,49 @@ impl<'k> KeyCandidates<'k> {
     /// Shared memory candidate `i` (of the pairs when pairs were given).
     fn smem(&self, i: usize) -> (Vec<Value>, Span) {
         match (self.keys.launches, self.keys.smem) {
-            (Some(arg), _) => (vec![arg.value[i].smem.clone()], arg.key.span()),
-            (None, Some(arg)) => (vec![arg.value.items[i].clone()], arg.key.span()),
+            (Some(arg), _) => {
+                let smem = &arg.value[i].smem;
+                (
+                    vec![smem.clone()],
+                    value_span(smem).unwrap_or(arg.key.span()),
+                )
+            }
+            (None, Some(arg)) => {
+                let smem = &arg.value.items[i];
+                let at = arg.value.list.then(|| value_span(smem)).flatten();
+                (vec![smem.clone()], at.unwrap_or(arg.key.span()))
+            }
             (None, None) => (Vec::new(), Span::call_site()),
         }
     }
+
+    /// Where the `block` candidate equal to `block` is written (its first number): the
+    /// place of a finding on the launch that takes it in place of a run-time block.
+    fn block_at(&self, block: [u32; 3]) -> Option<Span> {
+        let arg = self.keys.block?;
+        let i = self.block.iter().position(|c| *c == Some(block))?;
+        dims_span(arg.value.items.get(i)?)
+    }
+
+    /// Where the `smem` candidate equal to `smem` is written, likewise.
+    fn smem_at(&self, smem: u32) -> Option<Span> {
+        let arg = self.keys.smem?;
+        let i = self.smem.iter().position(|c| *c == Some(smem))?;
+        value_span(arg.value.items.get(i)?)
+    }
+}
+
+/// Where a value is written; `None` for a constant expression (its tokens, no one span).
+fn value_span(value: &Value) -> Option<Span> {
+    match value {
+        Value::Lit { span, .. } => Some(*span),
+        Value::Const(_) => None,
+    }
+}
+
+/// Where a block or grid shape is written: its first number.
+fn dims_span(dims: &Dims) -> Option<Span> {
+    value_span(dims.dims.first()?)
 }
 
 /// Why the keys' candidates cannot fill a launch, with the attribute's way to give pairs.

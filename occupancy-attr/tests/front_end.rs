@@ -613,17 +613,19 @@ fn deep_wrapper_bodies_are_not_read_and_do_not_overflow() {
 
 /// A policy with 10,000 bad keys was 10,000 errors (4.6 MB of output) for each wrapper; a
 /// list of 10,000 unknown targets, 10,000 errors (3.2 MB, 96 s). Now: the first 5 of a
-/// kind and a count; the list is over the attribute's size limit.
+/// kind and a count, in the policy's one error; the list is over the attribute's size limit.
 #[test]
 fn repeated_errors_are_capped() {
     let dir = scratch("capped-errors");
     let keys: String = (0..10_000).map(|i| format!("bad_key_{i} = 1\n")).collect();
     std::fs::write(dir.join("occupancy.toml"), keys).unwrap();
     let found = err(quote!(block = 256, regs = 32), &Env::new(&dir));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let lines: Vec<&str> = found[0].lines().collect();
     let shown = dir.join("occupancy.toml").display().to_string();
-    assert_eq!(found.len(), 7, "{found:#?}");
+    assert_eq!(lines.len(), 7, "{lines:#?}");
     assert_eq!(
-        found[0],
+        lines[0],
         format!(
             "{shown}:1:1: unknown key `bad_key_0`; known keys: `targets`, `min_occupancy`, \
              `class`, `lints`, `thresholds`, `manifest`, `read_paths`, `launches`, `device_params`, \
@@ -631,12 +633,12 @@ fn repeated_errors_are_capped() {
         )
     );
     assert!(
-        found[5].starts_with("... and 9995 more errors of this kind (the first 5 are shown): "),
+        lines[5].starts_with("... and 9995 more errors of this kind (the first 5 are shown): "),
         "{}",
-        found[5]
+        lines[5]
     );
     assert_eq!(
-        found[6],
+        lines[6],
         format!(
             "the policy file {shown} has 10000 problems (above); every #[occupancy::check] of the \
              crate reads it and reports them until it is fixed"
@@ -664,6 +666,43 @@ fn repeated_errors_are_capped() {
         found[5].starts_with("... and 95 more errors of this kind"),
         "{}",
         found[5]
+    );
+}
+
+/// Before: a typo in the policy was two errors on every wrapper (the problem, then a line
+/// counting the problems), and one error per problem besides: hundreds on a large crate.
+/// Each wrapper still fails (its expansion depends on its own input alone), with one error
+/// that lists each problem once, at its line. A `manifest` naming no file is one of them.
+#[test]
+fn a_bad_policy_is_one_error_per_wrapper_listing_each_problem() {
+    let dir = scratch("policy-one-error");
+    let shown = dir.join("occupancy.toml").display().to_string();
+    std::fs::write(
+        dir.join("occupancy.toml"),
+        "min_ocupancy = \"75%\"\ntargts = [\"sm_90\"]\n",
+    )
+    .unwrap();
+    let found = err(quote!(block = 256, regs = 32), &Env::new(&dir));
+    assert_eq!(
+        found,
+        [format!(
+            "{shown}:1:1: unknown key `min_ocupancy`; did you mean `min_occupancy`?\n\
+             {shown}:2:1: unknown key `targts`; did you mean `targets`?\n\
+             the policy file {shown} has 2 problems (above); every #[occupancy::check] of the \
+             crate reads it and reports them until it is fixed"
+        )]
+    );
+    std::fs::write(dir.join("occupancy.toml"), "manifest = \"gone.json\"\n").unwrap();
+    let found = err(quote!(block = 256, regs = 32), &Env::new(&dir));
+    assert_eq!(
+        found,
+        [format!(
+            "{shown}:1:12: `manifest`: `gone.json`: no such file; looked for {} (relative to the \
+             crate's directory)\n\
+             the policy file {shown} has 1 problem (above); every #[occupancy::check] of the \
+             crate reads it and reports them until it is fixed",
+            dir.join("gone.json").display()
+        )]
     );
 }
 

@@ -34,8 +34,8 @@ impl RegisterStep {
     }
 }
 
-/// The most registers per thread ptxas allocates (`-maxrregcount` takes at most 255), even
-/// where the occupancy model accepts 256.
+/// The most registers per thread ptxas allocates (`-maxrregcount` takes at most 255): every
+/// architecture's [`Arch::max_regs_per_thread`](crate::arch::Arch::max_regs_per_thread).
 pub const PTXAS_MAX_REGISTERS: u32 = 255;
 
 /// The largest register count below the kernel's own (searching down from

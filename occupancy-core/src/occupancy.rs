@@ -484,7 +484,7 @@ impl fmt::Display for ZeroReason {
             Self::RegistersPerThread { registers, limit } => {
                 write!(
                     f,
-                    "{registers} registers per thread exceed the limit of {limit}"
+                    "{registers} registers per thread exceed the {limit} a thread can have"
                 )
             }
             Self::RegistersPerBlock { registers, limit } => write!(

@@ -114,6 +114,9 @@ pub struct Policy {
     /// The committed resource manifest (`manifest`), relative to the crate's directory, when
     /// the file names one ([`Policy::DEFAULT_MANIFEST`] otherwise).
     pub manifest: Option<String>,
+    /// Where the `manifest` value is written in the file: 1-based line and column (in
+    /// characters), so that a front end that finds the file it names missing can say where.
+    pub manifest_line_column: Option<(usize, usize)>,
     /// More directories the attribute may read files in (`read_paths`), as written:
     /// absolute, or relative to the crate's directory.
     pub read_paths: Vec<String>,
@@ -327,6 +330,7 @@ impl Default for Policy {
             lints: LintLevels::default(),
             thresholds: Thresholds::DEFAULT,
             manifest: None,
+            manifest_line_column: None,
             read_paths: Vec::new(),
             launches: BTreeMap::new(),
             device_params: BTreeMap::new(),
@@ -661,6 +665,7 @@ impl Policy {
                     Some(manifest.span()),
                 ));
             } else {
+                policy.manifest_line_column = Some(lines.line_column(manifest.span().start));
                 policy.manifest = Some(manifest.into_inner());
             }
         }
@@ -1114,13 +1119,11 @@ mod tests {
         .unwrap();
         assert_eq!(policy.class, Some(KernelClass::ComputeBound));
         assert_eq!(policy.manifest, None);
-        assert_eq!(
-            Policy::from_toml("manifest = \"cuda/resources.json\"\n")
-                .unwrap()
-                .manifest
-                .as_deref(),
-            Some("cuda/resources.json")
-        );
+        let named =
+            Policy::from_toml("min_occupancy = \"60%\"\nmanifest = \"cuda/resources.json\"\n")
+                .unwrap();
+        assert_eq!(named.manifest.as_deref(), Some("cuda/resources.json"));
+        assert_eq!(named.manifest_line_column, Some((2, 12)));
         assert_eq!(
             Policy::from_toml("read_paths = [\"../artifacts\", \"/opt/cuda-kernels\"]\n")
                 .unwrap()

@@ -10,7 +10,7 @@ use occupancy_core::lint::{Finding, Level};
 use occupancy_core::policy::Policy;
 use occupancy_spec::Env;
 
-use crate::check::{CheckedLaunch, Compiled, Outcome, check};
+use crate::check::{CheckedLaunch, Compiled, Outcome, PathCounts, check};
 use crate::launch::Reading;
 
 /// Where the check records what `cargo occupancy report` needs (the directories and the
@@ -103,7 +103,10 @@ impl CudaLaunches {
                 }
             }
             Err(e) => {
-                eprintln!("error: occupancy: {e}");
+                // A policy's problems are a line each.
+                for line in e.lines() {
+                    eprintln!("error: occupancy: {line}");
+                }
                 std::process::exit(1);
             }
         }
@@ -128,7 +131,8 @@ impl CudaLaunches {
         if let Some(p) = std::env::var_os(Policy::ENV_VAR) {
             env = env.with_var(Policy::ENV_VAR, p);
         }
-        let (policy, policy_file) = occupancy_spec::load_policy(&env)?;
+        let (policy, policy_file) =
+            occupancy_spec::load_policy(&env, occupancy_spec::policy::Reader::BuildScript)?;
         let reading = crate::read_with_policy(&crate_dir, &self.dirs, &policy);
         let objects: Vec<PathBuf> = self
             .objects
@@ -154,12 +158,14 @@ impl CudaLaunches {
         for n in crate::unmatched_launch_tables(&reading, &policy) {
             warn(&mut lines, &format!("occupancy: {n}"));
         }
-        let (not_checked, paths) = finding_lines(&checked, &mut lines, &mut denied);
-        if not_checked > 0 {
+        finding_lines(&checked, &mut lines, &mut denied);
+        let counts = PathCounts::of(&checked);
+        if counts.not_checked() > 0 {
+            // The same counts and words as `report --all`'s summary of the C++ launches.
             warn(
                 &mut lines,
                 &format!(
-                    "occupancy: {not_checked} of {paths} C++ launch paths are not checked (run-time values, kernels not found); `cargo occupancy report --all` lists them with the reason"
+                    "occupancy: CUDA C++ launches: {counts} (run-time values, kernels not found); `cargo occupancy report --all` lists those not checked with the reason"
                 ),
             );
         }
@@ -250,27 +256,15 @@ fn warn(lines: &mut Vec<String>, text: &str) {
 }
 
 /// The findings of `checked` as cargo warnings (`lines`) or errors (`denied`, deny-level),
-/// those that differ only in the path printed once; returns how many launches and paths are
-/// not checked, and how many paths there are.
-fn finding_lines(
-    checked: &[CheckedLaunch],
-    lines: &mut Vec<String>,
-    denied: &mut Vec<String>,
-) -> (usize, usize) {
-    let mut not_checked = 0usize;
-    let mut paths = 0usize;
+/// those that differ only in the path printed once.
+fn finding_lines(checked: &[CheckedLaunch], lines: &mut Vec<String>, denied: &mut Vec<String>) {
     for c in checked {
         let location = c.launch.location();
-        if c.paths.is_empty() {
-            not_checked += 1;
-        }
         // Findings that differ only in the path (the kernel's type argument, say) are
         // printed once, with the other paths named in a note.
         let mut groups: Vec<(Level, String, Finding, Vec<String>)> = Vec::new();
         for p in &c.paths {
-            paths += 1;
             let Outcome::Checked(spec, evaluation) = &p.outcome else {
-                not_checked += 1;
                 continue;
             };
             let label = spec
@@ -314,7 +308,6 @@ fn finding_lines(
             }
         }
     }
-    (not_checked, paths)
 }
 
 /// A finding's text with its path's label and kernel names taken out: two paths whose

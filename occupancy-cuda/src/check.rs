@@ -164,6 +164,61 @@ pub struct CheckedLaunch {
     pub paths: Vec<CheckedPath>,
 }
 
+/// How many launch sites and paths a check has, and how many of the paths were checked:
+/// what the build script's summary and `cargo occupancy report --all` both count. A site
+/// with no path read (its kernel is not a `__global__` function of the files read, say)
+/// counts as one path, not checked; a run-time value with candidates, as one path each.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PathCounts {
+    /// Launch sites (`<<<...>>>` and `cudaLaunchKernelEx` calls read).
+    pub sites: usize,
+    /// Their paths.
+    pub paths: usize,
+    /// The paths the engine and the lints ran on.
+    pub checked: usize,
+}
+
+impl PathCounts {
+    /// The counts of `checked`.
+    pub fn of(checked: &[CheckedLaunch]) -> PathCounts {
+        let mut counts = PathCounts {
+            sites: checked.len(),
+            ..PathCounts::default()
+        };
+        for c in checked {
+            counts.paths += c.paths.len().max(1);
+            counts.checked += c
+                .paths
+                .iter()
+                .filter(|p| matches!(p.outcome, Outcome::Checked(..)))
+                .count();
+        }
+        counts
+    }
+
+    /// The paths not checked.
+    pub fn not_checked(&self) -> usize {
+        self.paths - self.checked
+    }
+}
+
+impl std::fmt::Display for PathCounts {
+    /// `3 launch sites, 4 paths: 2 checked, 2 not checked`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = |n: usize| if n == 1 { "" } else { "s" };
+        write!(
+            f,
+            "{} launch site{}, {} path{}: {} checked, {} not checked",
+            self.sites,
+            s(self.sites),
+            self.paths,
+            s(self.paths),
+            self.checked,
+            self.not_checked()
+        )
+    }
+}
+
 /// One path of a launch, checked or not.
 pub struct CheckedPath {
     /// The path as read (candidates applied: a run-time block the policy gives candidates

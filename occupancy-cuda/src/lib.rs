@@ -54,7 +54,9 @@ mod vars;
 use std::path::{Path, PathBuf};
 
 pub use build::{BuildReport, CudaLaunches, OUT_DIR_RECORD};
-pub use check::{CheckedLaunch, CheckedPath, Compiled, Outcome, check, unmatched_launch_tables};
+pub use check::{
+    CheckedLaunch, CheckedPath, Compiled, Outcome, PathCounts, check, unmatched_launch_tables,
+};
 pub use files::{MAX_FILE_BYTES, MAX_FILES};
 pub use launch::{
     Candidates, CudaLaunch, Instantiation, LaunchForm, LaunchPath, Read, ReadNote, Reading,

@@ -129,7 +129,9 @@ fn findings_are_cargo_warnings_at_the_cu_line_and_deny_fails() {
         Outcome::Checked(..) => panic!("a run-time block was checked"),
     }
     assert!(
-        lines.contains("occupancy: 1 of 4 C++ launch paths are not checked"),
+        lines.contains(
+            "occupancy: CUDA C++ launches: 4 launch sites, 4 paths: 3 checked, 1 not checked"
+        ),
         "{lines}"
     );
     // Rerun on the sources and the library (outside OUT_DIR), not on a missing policy.
@@ -189,4 +191,46 @@ fn the_policy_sets_levels_targets_and_candidates() {
     };
     let targets: Vec<String> = spec.targets.iter().map(|t| t.target.to_string()).collect();
     assert_eq!(targets, ["sm_90", "sm_86"]);
+}
+
+/// A crate with no Rust attribute and `src/cuda/k.cu` holding `source`, with `policy` as its
+/// `occupancy.toml` when given.
+fn cuda_only_crate(source: &str, policy: Option<&str>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let cuda = dir.path().join("src/cuda");
+    std::fs::create_dir_all(&cuda).unwrap();
+    std::fs::write(cuda.join("k.cu"), source).unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"k\"\n").unwrap();
+    if let Some(p) = policy {
+        std::fs::write(dir.path().join("occupancy.toml"), p).unwrap();
+    }
+    dir
+}
+
+/// Before: a bad target in the policy of a crate with no Rust attribute ended with "every
+/// #[occupancy::check] of the crate reads it": the build script's check is what reads it
+/// there. (No nvcc needed: the policy is read before anything else.)
+#[test]
+fn a_bad_policy_names_the_build_scripts_check_as_its_reader() {
+    let dir = cuda_only_crate(SOURCE, Some("targets = [\"sm_95\"]\n"));
+    let policy = dir.path().join("occupancy.toml");
+    let error = match CudaLaunches::new("src/cuda")
+        .crate_dir(dir.path())
+        .try_check()
+    {
+        Ok(_) => panic!("a bad policy was accepted"),
+        Err(e) => e,
+    };
+    assert_eq!(
+        error,
+        format!(
+            "{0}:1:12: `targets`: unknown compute capability 9.5 (`sm_95`); did you mean `sm_90` \
+             or `sm_100`?\n\
+             the policy file {0} has 1 problem (above); the build script's check of the CUDA C++ \
+             launches (occupancy_cuda::CudaLaunches) reads it and fails the build until it is \
+             fixed",
+            policy.display()
+        )
+    );
+    assert!(!error.contains("#[occupancy::check]"), "{error}");
 }

@@ -25,7 +25,7 @@
 //!
 //! Generated code names the engine through the facade crate, `::occupancy`, with full paths.
 
-use occupancy_attr::{Diagnostic, Plan, Spec, Value};
+use occupancy_attr::{Diagnostic, Grouping, Plan, Spec, Value};
 use occupancy_core::lint::konst::Impossible;
 use occupancy_core::lint::{Input, LOW_OCCUPANCY, Level, Lint, PARTIAL_WARP};
 use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
@@ -40,7 +40,8 @@ use crate::emit;
 pub(crate) fn expand(spec: &Spec, body: &TokenStream) -> TokenStream {
     let mut checks = tracking(spec);
     checks.extend(confirmations(spec));
-    match spec.evaluate() {
+    // One error per launch that cannot run, whatever the targets' architectures.
+    match spec.evaluate_grouped(Grouping::OneErrorPerLaunch) {
         Some(evaluation) => {
             checks.extend(evaluation.diagnostics.iter().map(|d| report(spec, d, body)));
         }

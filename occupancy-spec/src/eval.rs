@@ -17,10 +17,17 @@
 //!    `next_power_of_two().min(1024)` can take): the worst finding (lowest occupancy on that
 //!    target), with a note listing the others, worst first;
 //! 2. then one per distinct result: targets whose diagnostics are the same but for the
-//!    target's name (`sm_89`, `RTX 4090`, `L4`) are named together in one.
+//!    target's name (`sm_89`, `RTX 4090`, `L4`) are named together in one; with
+//!    [`Grouping::OneErrorPerLaunch`] (the attribute's and the report's Rust wrappers),
+//!    `launch_impossible` on targets of any architecture too (`on sm_80, sm_90: block of
+//!    2000 threads exceeds the 1024 threads per block sm_80 / sm_90 allows`).
+//!
+//! A launch that cannot run on a target gets no other finding there (its occupancy, warps
+//! or grid are moot), and none of the launch-scoped lints (`partial_warp`) when it can run
+//! on no target: the error alone.
 
 use occupancy_core::arch::Target;
-use occupancy_core::lint::{Finding, LaunchSpec, Scope, bytes_text, check};
+use occupancy_core::lint::{Finding, LAUNCH_IMPOSSIBLE, LaunchSpec, Scope, bytes_text, check};
 use occupancy_core::occupancy::{Kernel, Launch, Occupancy, OccupancyError, occupancy};
 use occupancy_core::resources::KernelResources;
 
@@ -75,14 +82,30 @@ pub struct Diagnostic {
     pub targets: Vec<Target>,
 }
 
+/// Which targets' diagnostics [`Spec::evaluate_grouped`] names together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grouping {
+    /// Targets of one architecture whose diagnostics differ only in the target's name.
+    SameArchitecture,
+    /// Those, and `launch_impossible` on targets of any architecture that it states alike
+    /// but for the architecture: one error per launch that cannot run.
+    OneErrorPerLaunch,
+}
+
 impl Spec {
+    /// [`Spec::evaluate_grouped`] with [`Grouping::SameArchitecture`] (a C++ launch's
+    /// build-script lines: one per architecture).
+    pub fn evaluate(&self) -> Option<Evaluation> {
+        self.evaluate_grouped(Grouping::SameArchitecture)
+    }
+
     /// Runs the engine and every lint on each plan, kernel and target. `None` when a value
     /// is a constant expression the front end could not read (only the compiler can
     /// evaluate it: see [`Spec::const_inputs`]).
     ///
     /// Target-scoped findings on a target whose resources came from a compiled kernel get
     /// one more note saying which artifact and what it holds.
-    pub fn evaluate(&self) -> Option<Evaluation> {
+    pub fn evaluate_grouped(&self, grouping: Grouping) -> Option<Evaluation> {
         let family = self.kernels.len() > 1;
         let mut cases = Vec::new();
         // (plan, kernel, finding, occupancy percent on its target) in check order.
@@ -101,6 +124,7 @@ impl Spec {
                     format!("{} ({})", self.wrapper, parts.join(", "))
                 };
                 let mut targets = Vec::with_capacity(self.targets.len());
+                let mut case_found = Vec::new();
                 for (index, target) in self.targets.iter().enumerate() {
                     // A member of the family with no cubin for this target is not part of
                     // the family there.
@@ -145,7 +169,7 @@ impl Spec {
                             }
                         }
                         finding.notes.extend(plan.notes.iter().cloned());
-                        found.push((p, k, finding, percent));
+                        case_found.push((p, k, finding, percent));
                     }
                     targets.push(TargetEvaluation {
                         target: target.target,
@@ -154,6 +178,7 @@ impl Spec {
                         occupancy: result,
                     });
                 }
+                found.extend(only_the_error_where_impossible(case_found, &targets));
                 cases.push(Case {
                     plan: p,
                     kernel: k,
@@ -164,7 +189,7 @@ impl Spec {
         let by_kernel = self.group_kernels(found);
         Some(Evaluation {
             cases,
-            diagnostics: group_targets(by_kernel),
+            diagnostics: group_targets(by_kernel, grouping),
         })
     }
 
@@ -327,8 +352,32 @@ impl Spec {
     }
 }
 
-/// Stage 2: diagnostics that differ only in their target's name, as one naming them all.
-fn group_targets(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+/// The findings of one plan and kernel on its `targets`, less those beside a
+/// `launch_impossible`: on a target where the launch cannot run, only the error; where it
+/// can run on no target, no launch-scoped finding either.
+fn only_the_error_where_impossible<T>(
+    found: Vec<(usize, Option<usize>, Finding, T)>,
+    targets: &[TargetEvaluation],
+) -> Vec<(usize, Option<usize>, Finding, T)> {
+    let impossible: Vec<Target> = found
+        .iter()
+        .filter(|(_, _, f, _)| *f.lint == LAUNCH_IMPOSSIBLE)
+        .filter_map(|(_, _, f, _)| f.target)
+        .collect();
+    let runs_somewhere = targets.iter().any(|t| !impossible.contains(&t.target));
+    found
+        .into_iter()
+        .filter(|(_, _, f, _)| {
+            *f.lint == LAUNCH_IMPOSSIBLE
+                || f.target
+                    .map_or(runs_somewhere, |target| !impossible.contains(&target))
+        })
+        .collect()
+}
+
+/// Stage 2: diagnostics that differ only in their target's name, as one naming them all
+/// (of one architecture; any, for `launch_impossible` with [`Grouping::OneErrorPerLaunch`]).
+fn group_targets(diagnostics: Vec<Diagnostic>, grouping: Grouping) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = Vec::new();
     for d in diagnostics {
         let Some(target) = d.targets.first().copied() else {
@@ -336,16 +385,20 @@ fn group_targets(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
             continue;
         };
         let masked = mask(&d.finding, &target);
+        let masked_arch = mask_arch(&d.finding, &target);
+        let across =
+            grouping == Grouping::OneErrorPerLaunch && *d.finding.lint == LAUNCH_IMPOSSIBLE;
         let same = out.iter_mut().find(|o| {
             o.plan == d.plan
                 && o.finding.lint == d.finding.lint
                 && o.kernels == d.kernels
-                && o.targets
-                    .first()
-                    .is_some_and(|t| t.arch.cc == target.arch.cc)
-                && o.targets
-                    .first()
-                    .is_some_and(|t| mask(&o.finding, t) == masked)
+                && o.targets.first().is_some_and(|t| {
+                    if t.arch.cc == target.arch.cc {
+                        mask(&o.finding, t) == masked
+                    } else {
+                        across && mask_arch(&o.finding, t) == masked_arch
+                    }
+                })
         });
         match same {
             Some(o) => o.targets.push(target),
@@ -354,18 +407,41 @@ fn group_targets(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
     }
     for d in &mut out {
         if d.targets.len() > 1 {
-            let first = d.targets[0].to_string();
-            let all: Vec<String> = d.targets.iter().map(ToString::to_string).collect();
-            let needle = format!(" on {first}");
-            if let Some(at) = d.finding.message.find(&needle) {
-                let joined = format!(" on {}", all.join(", "));
-                d.finding
-                    .message
-                    .replace_range(at..at + needle.len(), &joined);
-            }
+            name_targets(d);
         }
     }
     out
+}
+
+/// The subject of a diagnostic for several targets names them all (`on sm_80, sm_90:`);
+/// where they are of several architectures, what the text says of the first's is said of
+/// each (`the 1024 threads per block sm_80 / sm_90 allows`).
+fn name_targets(d: &mut Diagnostic) {
+    let first = d.targets[0];
+    let all: Vec<String> = d.targets.iter().map(ToString::to_string).collect();
+    let mut archs: Vec<&str> = Vec::new();
+    for t in &d.targets {
+        if !archs.contains(&t.arch.sm) {
+            archs.push(t.arch.sm);
+        }
+    }
+    let each = archs.join(" / ");
+    let several = archs.len() > 1;
+    let needle = format!(" on {first}");
+    let message = &mut d.finding.message;
+    let Some(at) = message.find(&needle) else {
+        return;
+    };
+    let mut rest = message.split_off(at + needle.len());
+    message.truncate(at);
+    message.push_str(&format!(" on {}", all.join(", ")));
+    if several {
+        rest = rest.replace(first.arch.sm, &each);
+        for line in d.finding.notes.iter_mut().chain(d.finding.helps.iter_mut()) {
+            *line = line.replace(first.arch.sm, &each);
+        }
+    }
+    message.push_str(&rest);
 }
 
 /// The finding's text with its target's name (in the message's subject, `... on sm_89:`)
@@ -376,6 +452,21 @@ fn mask(f: &Finding, target: &Target) -> (String, Vec<String>, Vec<String>) {
         f.message.replacen(&subject, " on \u{0}", 1),
         f.notes.clone(),
         f.helps.clone(),
+    )
+}
+
+/// The finding's text with its target's name and architecture (`sm_90`) replaced wherever
+/// they are, for comparing across architectures.
+fn mask_arch(f: &Finding, target: &Target) -> (String, Vec<String>, Vec<String>) {
+    let name = target.to_string();
+    let hide = |text: &String| {
+        text.replace(&name, "\u{0}")
+            .replace(target.arch.sm, "\u{0}")
+    };
+    (
+        hide(&f.message),
+        f.notes.iter().map(hide).collect(),
+        f.helps.iter().map(hide).collect(),
     )
 }
 

@@ -62,7 +62,7 @@ mod spec;
 mod value;
 
 pub use env::{Env, MANIFEST_VAR, OUT_DIR_MANIFEST, TARGETS_VAR};
-pub use eval::{Case, Diagnostic, Evaluation, TargetEvaluation};
+pub use eval::{Case, Diagnostic, Evaluation, Grouping, TargetEvaluation};
 pub use location::Location;
 pub use spec::{
     Confirmation, ExternalLaunch, HelperCheck, KernelSpec, ManifestOrigin, Plan, Source,
@@ -78,24 +78,10 @@ pub use value::Value;
 ///
 /// The problems of an unreadable or malformed file, one per line (`path:line:column:
 /// message`; past [`problems::MAX_PER_KIND`] of a kind, a count), then a line saying how
-/// many there are.
-pub fn load_policy(env: &Env) -> Result<(Policy, Option<PathBuf>), String> {
-    match policy::load(env) {
-        Ok(loaded) => Ok((loaded.policy, loaded.file)),
-        Err(policy::LoadError::Unreadable(message)) => Err(message),
-        Err(policy::LoadError::Invalid { problems, summary }) => {
-            let mut capped = problems::Capped::default();
-            for problem in problems {
-                capped.push(problem);
-            }
-            let (mut lines, left_out) = capped.finish();
-            lines.extend(
-                left_out
-                    .iter()
-                    .map(|(count, last)| problems::left_out(*count, last)),
-            );
-            lines.push(summary);
-            Err(lines.join("\n"))
-        }
-    }
+/// many there are and what fails until they are fixed, in the words of `reader`
+/// ([`policy::LoadError::message`]).
+pub fn load_policy(env: &Env, reader: policy::Reader) -> Result<(Policy, Option<PathBuf>), String> {
+    policy::load(env)
+        .map(|loaded| (loaded.policy, loaded.file))
+        .map_err(|e| e.message(reader))
 }

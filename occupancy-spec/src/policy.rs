@@ -33,15 +33,67 @@ pub enum LoadError {
     /// `(named by OCCUPANCY_POLICY)` when the variable named it, `(given on the command
     /// line)` when it is one of [`Env::given_files`]).
     Unreadable(String),
-    /// The file does not parse, or has bad keys or values.
+    /// The file does not parse, has bad keys or values, or names a file that is not there
+    /// (`manifest`).
     Invalid {
-        /// Each problem, `file:line:column: message` (the file as the variable gave it, or
-        /// its whole path).
+        /// The file as messages name it (as the variable gave it, or its whole path).
+        file: String,
+        /// Each problem, `file:line:column: message`.
         problems: Vec<String>,
-        /// The line that closes them: every wrapper of the crate reads the file and repeats
-        /// its problems, so each says once that 50 copies are not 50 problems.
-        summary: String,
     },
+}
+
+/// What reads the policy: the line that closes a list of its problems says what fails
+/// until the file is fixed, in the words of the context the user sees it in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reader {
+    /// `#[occupancy::check]`: every wrapper of the crate reads the file and reports its
+    /// problems, so each says once that 50 copies are not 50 problems.
+    Attribute,
+    /// A build script's check of the CUDA C++ launches (`occupancy_cuda::CudaLaunches`).
+    BuildScript,
+    /// `cargo occupancy report`.
+    Report,
+}
+
+impl LoadError {
+    /// The whole message for `reader`, one line each: the unreadable file's error; or each
+    /// problem (past [`crate::problems::MAX_PER_KIND`] of a kind, a count), then a line
+    /// saying how many there are and what fails until they are fixed.
+    pub fn message(&self, reader: Reader) -> String {
+        let (file, problems) = match self {
+            LoadError::Unreadable(message) => return message.clone(),
+            LoadError::Invalid { file, problems } => (file, problems),
+        };
+        let mut capped = crate::problems::Capped::default();
+        for problem in problems {
+            capped.push(problem.clone());
+        }
+        let (mut lines, left_out) = capped.finish();
+        lines.extend(
+            left_out
+                .iter()
+                .map(|(count, last)| crate::problems::left_out(*count, last)),
+        );
+        let count = problems.len();
+        let noun = if count == 1 { "problem" } else { "problems" };
+        let fails = match reader {
+            Reader::Attribute => {
+                "every #[occupancy::check] of the crate reads it and reports them until it is fixed"
+            }
+            Reader::BuildScript => {
+                "the build script's check of the CUDA C++ launches (occupancy_cuda::CudaLaunches) \
+                 reads it and fails the build until it is fixed"
+            }
+            Reader::Report => {
+                "`cargo occupancy report` reads it and checks nothing until it is fixed"
+            }
+        };
+        lines.push(format!(
+            "the policy file {file} has {count} {noun} (above); {fails}"
+        ));
+        lines.join("\n")
+    }
 }
 
 /// Reads the policy for the crate `env` describes.
@@ -92,22 +144,152 @@ pub fn load(env: &Env) -> Result<Loaded, LoadError> {
     };
 
     static PARSED: Memo<Result<Policy, Vec<PolicyError>>> = Memo::new();
-    match PARSED.get_or_parse(text, Policy::from_toml) {
-        Ok(policy) => Ok(Loaded {
-            policy,
-            file: Some(std::path::absolute(&path).unwrap_or(path)),
-        }),
-        Err(problems) => {
-            let count = problems.len();
-            let noun = if count == 1 { "problem" } else { "problems" };
-            Err(LoadError::Invalid {
-                problems: problems.into_iter().map(|p| p.in_file(&shown)).collect(),
-                summary: format!(
-                    "the policy file {shown} has {count} {noun} (above); every \
-                     #[occupancy::check] of the crate reads it and reports them until it is \
-                     fixed"
-                ),
-            })
+    let invalid = |problems: Vec<PolicyError>| LoadError::Invalid {
+        problems: problems.iter().map(|p| p.in_file(&shown)).collect(),
+        file: shown.clone(),
+    };
+    let policy = PARSED
+        .get_or_parse(text, Policy::from_toml)
+        .map_err(invalid)?;
+    // Checked on every load, not memoized with the parse: the file may appear later.
+    if let Some(problem) = missing_manifest(&policy, env) {
+        return Err(invalid(vec![problem]));
+    }
+    Ok(Loaded {
+        policy,
+        file: Some(std::path::absolute(&path).unwrap_or(path)),
+    })
+}
+
+/// The problem of a `manifest` that names no file: the path as written, and where it was
+/// looked for (relative paths are relative to the crate's directory). A file that is there
+/// but cannot be read is reported when a wrapper reads it.
+fn missing_manifest(policy: &Policy, env: &Env) -> Option<PolicyError> {
+    let written = policy.manifest.as_deref()?;
+    let path = env.resolve(written);
+    let what = match std::fs::metadata(&path) {
+        Ok(meta) => occupancy_core::file::non_regular(&meta)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => "no such file",
+        Err(_) => return None,
+    };
+    // Where a relative path led: the crate's directory, which may not be where the policy is.
+    let looked_for = if Path::new(written).is_relative() {
+        format!(
+            "; looked for {} (relative to the crate's directory)",
+            path.display()
+        )
+    } else {
+        String::new()
+    };
+    let (line, column) = policy.manifest_line_column.unzip();
+    Some(PolicyError {
+        message: format!("`manifest`: `{written}`: {what}{looked_for}"),
+        key: Some("manifest".to_owned()),
+        span: None,
+        line,
+        column,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh crate directory `<tmp>/occupancy-policy-<name>-<pid>` with `policy` as its
+    /// `occupancy.toml`: (its directory, the policy file's path as messages show it).
+    fn crate_with(name: &str, policy: &str) -> (PathBuf, String) {
+        let dir =
+            std::env::temp_dir().join(format!("occupancy-policy-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(Policy::FILE_NAME);
+        std::fs::write(&file, policy).unwrap();
+        (dir, file.display().to_string())
+    }
+
+    fn message(dir: &Path, reader: Reader) -> String {
+        match load(&Env::new(dir)) {
+            Ok(_) => panic!("the policy in {} loaded", dir.display()),
+            Err(e) => e.message(reader),
         }
+    }
+
+    /// Before: a `manifest` naming no file loaded without a word (the build's own manifest
+    /// was read instead, or the wrapper said only "cannot read resource manifest <absolute
+    /// path>").
+    #[test]
+    fn a_manifest_that_is_not_there_is_a_problem_with_where_it_was_looked_for() {
+        let (dir, shown) = crate_with(
+            "manifest",
+            "min_occupancy = \"60%\"\nmanifest = \"kernelz.manifest.json\"\n",
+        );
+        assert_eq!(
+            message(&dir, Reader::Report),
+            format!(
+                "{shown}:2:12: `manifest`: `kernelz.manifest.json`: no such file; looked for {} \
+                 (relative to the crate's directory)\n\
+                 the policy file {shown} has 1 problem (above); `cargo occupancy report` reads \
+                 it and checks nothing until it is fixed",
+                dir.join("kernelz.manifest.json").display()
+            )
+        );
+        std::fs::create_dir_all(dir.join("folder")).unwrap();
+        std::fs::write(dir.join(Policy::FILE_NAME), "manifest = \"folder\"\n").unwrap();
+        assert!(
+            message(&dir, Reader::Report).starts_with(&format!(
+                "{shown}:1:12: `manifest`: `folder`: a directory; looked for {}",
+                dir.join("folder").display()
+            )),
+            "{}",
+            message(&dir, Reader::Report)
+        );
+        // Once the file is there, the same policy loads.
+        std::fs::write(dir.join("kernelz.manifest.json"), "{}").unwrap();
+        std::fs::write(
+            dir.join(Policy::FILE_NAME),
+            "manifest = \"kernelz.manifest.json\"\n",
+        )
+        .unwrap();
+        let loaded =
+            load(&Env::new(&dir)).unwrap_or_else(|e| panic!("{}", e.message(Reader::Report)));
+        assert_eq!(
+            loaded.policy.manifest.as_deref(),
+            Some("kernelz.manifest.json")
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Before: every reader's message said "every #[occupancy::check] of the crate reads
+    /// it", in a crate with no attribute too (a build script checking C++ launches).
+    #[test]
+    fn the_closing_line_names_what_reads_the_policy() {
+        let (dir, shown) = crate_with("reader", "targets = [\"sm_95\"]\nfloor = 1\n");
+        let problems = format!("{shown}:2:1: unknown key `floor`; known keys: ");
+        let closing = |reader| {
+            let text = message(&dir, reader);
+            assert!(text.starts_with(&problems), "{text}");
+            assert_eq!(text.lines().count(), 2, "{text}");
+            text.lines().last().unwrap().to_owned()
+        };
+        let head = format!("the policy file {shown} has 1 problem (above); ");
+        assert_eq!(
+            closing(Reader::Attribute),
+            format!(
+                "{head}every #[occupancy::check] of the crate reads it and reports them until it \
+                 is fixed"
+            )
+        );
+        assert_eq!(
+            closing(Reader::BuildScript),
+            format!(
+                "{head}the build script's check of the CUDA C++ launches \
+                 (occupancy_cuda::CudaLaunches) reads it and fails the build until it is fixed"
+            )
+        );
+        assert_eq!(
+            closing(Reader::Report),
+            format!("{head}`cargo occupancy report` reads it and checks nothing until it is fixed")
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

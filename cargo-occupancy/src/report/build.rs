@@ -249,15 +249,23 @@ fn read_dir(dir: &Path) -> Vec<PathBuf> {
 
 /// What the report evaluates with: the resource manifest (`--kernel-manifest`,
 /// `$OCCUPANCY_MANIFEST` or the newest build's), where it came from, whether it is older
-/// than its sources, and the attribute's environment that reads it.
+/// than its sources, the attribute's environment that reads it, and the policy.
 pub(super) struct Setup {
     pub(super) env: Env,
+    /// The policy in effect (`--policy`, `$OCCUPANCY_POLICY`, `occupancy.toml`), read once.
+    pub(super) policy: Policy,
     pub(super) manifest: Option<PathBuf>,
     pub(super) manifest_origin: &'static str,
     pub(super) stale: Option<String>,
 }
 
 /// The [`Setup`] for the crate in `crate_dir` (package `package`).
+///
+/// # Errors
+///
+/// What keeps the report from running: a `--kernel-manifest` that is not a file; a policy
+/// file that cannot be read or has problems (each said once, with its line: not once per
+/// wrapper that reads it).
 pub(super) fn setup(args: &ReportArgs, crate_dir: &Path, package: &str) -> Result<Setup, String> {
     let (manifest, manifest_origin) = match &args.kernel_manifest {
         Some(path) => {
@@ -319,8 +327,10 @@ pub(super) fn setup(args: &ReportArgs, crate_dir: &Path, package: &str) -> Resul
     } else if let Some(policy) = std::env::var_os(Policy::ENV_VAR) {
         env = env.with_var(Policy::ENV_VAR, policy);
     }
+    let (policy, _) = occupancy_attr::load_policy(&env, occupancy_attr::PolicyReader::Report)?;
     Ok(Setup {
         env,
+        policy,
         manifest,
         manifest_origin,
         stale,

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use occupancy_core::resources::manifest::Manifest;
-use occupancy_cuda::{CheckedLaunch, Compiled, Outcome as CudaOutcome};
+use occupancy_cuda::{CheckedLaunch, Compiled, Outcome as CudaOutcome, PathCounts};
 
 use super::model::{Outcome, Wrapper};
 
@@ -24,14 +24,15 @@ pub(crate) struct CudaSection {
     pub(crate) wrappers: Vec<Wrapper>,
     /// The folders read, relative to the crate.
     pub(crate) dirs: Vec<String>,
+    /// How many `.cu` / `.cuh` files were read there (the headers they include too).
+    pub(crate) files: usize,
     /// Where the resources came from, for the header.
     pub(crate) resources: String,
     /// What could not be read, `file:line: message` each.
     pub(crate) notes: Vec<String>,
-    /// Launch sites found, and how many of their paths were checked.
-    pub(crate) sites: usize,
-    pub(crate) checked: usize,
-    pub(crate) paths: usize,
+    /// Launch sites found, their paths and how many were checked: counted as the build
+    /// script's check counts them.
+    pub(crate) counts: PathCounts,
 }
 
 /// Reads and checks the C++ launches of the crate in `crate_dir` (package `package`).
@@ -105,11 +106,10 @@ pub(crate) fn section(
     let mut section = CudaSection {
         wrappers: Vec::new(),
         dirs,
+        files: reading.files.len(),
         resources,
         notes,
-        sites: checked.len(),
-        checked: 0,
-        paths: 0,
+        counts: PathCounts::of(&checked),
     };
     for c in checked {
         rows(c, &mut section);
@@ -133,7 +133,6 @@ fn rows(c: CheckedLaunch, section: &mut CudaSection) {
         } else {
             launch.not_checked.join("; ")
         };
-        section.paths += 1;
         section.wrappers.push(Wrapper {
             location: location.clone(),
             name: launch.function.clone(),
@@ -145,12 +144,8 @@ fn rows(c: CheckedLaunch, section: &mut CudaSection) {
         return;
     }
     for p in c.paths {
-        section.paths += 1;
         let mut outcome = match p.outcome {
-            CudaOutcome::Checked(spec, evaluation) => {
-                section.checked += 1;
-                Outcome::Evaluated(spec, evaluation)
-            }
+            CudaOutcome::Checked(spec, evaluation) => Outcome::Evaluated(spec, evaluation),
             CudaOutcome::NotChecked(why) => {
                 Outcome::NotChecked(vec![format!("{}: {why}", values(&p.path))])
             }

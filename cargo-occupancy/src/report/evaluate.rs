@@ -6,7 +6,7 @@ use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use occupancy_attr::Env;
+use occupancy_attr::{Env, Grouping};
 use proc_macro2::Span;
 use syn::visit::Visit;
 
@@ -58,7 +58,8 @@ pub(super) fn evaluate(file: &Parsed, found: Found, env: &Env) -> Wrapper {
                 .map(|e| format!("{}: {e}", at(e.span())))
                 .collect(),
         ),
-        Ok(spec) => match spec.evaluate() {
+        // As the build reports them: one error per launch that cannot run.
+        Ok(spec) => match spec.evaluate_grouped(Grouping::OneErrorPerLaunch) {
             Some(evaluation) => Outcome::Evaluated(Box::new(spec), evaluation),
             None => Outcome::Constant(
                 spec.const_inputs().iter().map(|i| i.key()).collect(),
@@ -84,7 +85,8 @@ fn runnable_targets(file: &Parsed, found: &Found, env: &Env) -> Option<(Vec<Stri
         return None;
     }
     let env_file = env.clone().with_source_file(&file.path);
-    let (policy, _) = occupancy_attr::load_policy(&env_file).ok()?;
+    let (policy, _) =
+        occupancy_attr::load_policy(&env_file, occupancy_attr::PolicyReader::Report).ok()?;
     let (mut kept, mut dropped) = (Vec::new(), Vec::new());
     for target in &policy.targets {
         let name = target.to_string();

@@ -188,9 +188,9 @@ pub(super) fn document(report: &Report) -> String {
             "dirs": c.dirs,
             "resources": c.resources,
             "notes": c.notes,
-            "launch_sites": c.sites,
-            "paths": c.paths,
-            "checked": c.checked,
+            "launch_sites": c.counts.sites,
+            "paths": c.counts.paths,
+            "checked": c.counts.checked,
         });
     }
     let mut s = serde_json::to_string_pretty(&json).unwrap_or_default();

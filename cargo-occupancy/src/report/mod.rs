@@ -69,14 +69,14 @@
 //!
 //! Exit status: 0 when no wrapper has a deny-level finding or an error (warnings pass); 1
 //! when one has, conditional or not, or a file cannot be read; 2 when the report cannot run
-//! (no crate there, no such `--kernel-manifest`).
+//! (no crate there, no such `--kernel-manifest`, a policy file that cannot be read or has
+//! problems: each problem said once, not once per wrapper that reads the file).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use occupancy_core::policy::Policy;
 use serde_json::Value as Json;
 
 mod annotate;
@@ -186,7 +186,10 @@ pub fn run(args: &ReportArgs) -> ExitCode {
             }
         }
         Err(message) => {
-            eprintln!("error: {message}");
+            // A policy's problems are a line each.
+            for line in message.lines() {
+                eprintln!("error: {line}");
+            }
             ExitCode::from(2)
         }
     }
@@ -198,6 +201,7 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
     let package = package_name(&crate_dir)?;
     let Setup {
         env,
+        policy,
         manifest,
         manifest_origin,
         stale,
@@ -207,7 +211,7 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
     let all = args.all || args.annotate;
     let mut annotations = Vec::new();
     let mut collector = sites::Collector::default();
-    let (parsed, mut unreadable) = parse_files(&crate_dir, |file, syntax| {
+    let (parsed, unreadable) = parse_files(&crate_dir, |file, syntax| {
         annotations.push(evaluate::annotations(syntax));
         if all {
             collector.add(&file.shown, syntax);
@@ -243,13 +247,6 @@ fn report(args: &ReportArgs) -> Result<(String, bool), String> {
     });
 
     let cuda = if args.all {
-        let policy = match occupancy_attr::load_policy(&env) {
-            Ok((policy, _)) => policy,
-            Err(e) => {
-                unreadable.push(e);
-                Policy::default()
-            }
-        };
         Some(cuda::section(
             &crate_dir,
             &package,

@@ -179,7 +179,7 @@ pub(super) struct Report {
     pub(super) wrappers: Vec<Wrapper>,
     /// The CUDA C++ launches (`--all`).
     pub(super) cuda: Option<CudaSection>,
-    /// `file: reason` for each file that cannot be read or parsed, and a policy that cannot.
+    /// `file: reason` for each `.rs` file that cannot be read or parsed.
     pub(super) unreadable: Vec<String>,
     /// Whether a deny-level finding, an error or an unreadable file fails the report.
     pub(super) failed: bool,

@@ -7,6 +7,7 @@ use occupancy_core::lint::{LAUNCH_IMPOSSIBLE, Level, bytes_text, percent};
 
 use std::fmt::Write as _;
 
+use super::cuda::CudaSection;
 use super::model::{Outcome, Report, Wrapper, attribute_text, counts, counts_of};
 use super::table;
 
@@ -275,35 +276,22 @@ pub(super) fn plural(n: usize) -> &'static str {
 }
 
 /// The table of `report`: the header, the Rust launches, the summary, then the CUDA C++
-/// launches (`findings_only`: only the targets with a reported finding).
+/// launches (`findings_only`: only the targets with a reported finding). A kind of launch
+/// the crate has none of is one line saying so, without its manifest, table or summary.
 pub(super) fn document(report: &Report, findings_only: bool) -> String {
-    let Report {
-        package,
-        crate_dir,
-        manifest,
-        manifest_origin,
-        stale,
-        wrappers,
-        cuda,
-        unreadable,
-        ..
-    } = report;
     let mut s = String::new();
-    let _ = writeln!(s, "crate {package} ({})", crate_dir.display());
-    let manifest_line = match &manifest {
-        Some(path) => format!(
-            "resource manifest: {} ({manifest_origin})",
-            path.strip_prefix(crate_dir).unwrap_or(path).display()
-        ),
-        None => format!("resource manifest: {manifest_origin}"),
-    };
-    table::wrap(&mut s, &manifest_line, 0, 2);
-    if let Some(warning) = &stale {
-        table::wrap(&mut s, &format!("warning: {warning}"), 0, 2);
+    let _ = writeln!(
+        s,
+        "crate {} ({})",
+        report.package,
+        report.crate_dir.display()
+    );
+    if report.wrappers.is_empty() {
+        table::wrap(&mut s, &no_rust_launches(report.cuda.is_some()), 0, 2);
+    } else {
+        rust_table(&mut s, report, findings_only);
     }
-    s.push('\n');
-    s.push_str(&table::render(&launches(wrappers), findings_only));
-    for line in unreadable {
+    for line in &report.unreadable {
         table::wrap(
             &mut s,
             &format!("error: cannot read {line} (its wrappers are not checked)"),
@@ -311,45 +299,98 @@ pub(super) fn document(report: &Report, findings_only: bool) -> String {
             2,
         );
     }
-    s.push('\n');
-    for line in summary_text(wrappers).lines() {
-        table::wrap(&mut s, line, 0, 2);
+    if !report.wrappers.is_empty() {
+        s.push('\n');
+        for line in summary_text(&report.wrappers).lines() {
+            table::wrap(&mut s, line, 0, 2);
+        }
     }
-    if let Some(c) = &cuda {
+    if let Some(c) = &report.cuda {
         s.push('\n');
-        let header = format!(
-            "CUDA C++ launches ({}; resources: {})",
-            if c.dirs.is_empty() {
-                "no source folder found".to_owned()
-            } else {
-                c.dirs.join(", ")
-            },
-            c.resources
-        );
-        table::wrap(&mut s, &header, 0, 2);
-        s.push('\n');
-        if !c.wrappers.is_empty() {
-            s.push_str(&table::render(&launches(&c.wrappers), findings_only));
-        }
-        for note in &c.notes {
-            table::wrap(&mut s, &format!("note: {note}"), 0, 2);
-        }
-        let counts = counts(&c.wrappers);
-        s.push('\n');
-        let line = format!(
-            "{} launch site{}, {} path{}: {} checked, {} not checked; {} deny-level finding{}, {} warning{}",
-            c.sites,
-            plural(c.sites),
-            c.paths,
-            plural(c.paths),
-            c.checked,
-            c.paths - c.checked,
-            counts.deny,
-            plural(counts.deny),
-            counts.warn,
-            plural(counts.warn),
-        );
-        table::wrap(&mut s, &line, 0, 2);
+        cuda_section(&mut s, c, findings_only);
     }
     s
+}
+
+/// The line that stands for the Rust section of a crate with nothing in it (`all`:
+/// `--all`, which looks for every launch, not only the attributes).
+fn no_rust_launches(all: bool) -> String {
+    let place = "in the crate's Rust code (src/, examples/, benches/, tests/)";
+    if all {
+        format!("Rust launches: none found {place}")
+    } else {
+        format!(
+            "#[occupancy::check] wrappers: none found {place}; `--all` lists every kernel \
+             launch, annotated or not, and the CUDA C++ ones"
+        )
+    }
+}
+
+/// The resource manifest the Rust wrappers read (and whether it is stale), then their table.
+fn rust_table(s: &mut String, report: &Report, findings_only: bool) {
+    let manifest_line = match &report.manifest {
+        Some(path) => format!(
+            "resource manifest: {} ({})",
+            path.strip_prefix(&report.crate_dir)
+                .unwrap_or(path)
+                .display(),
+            report.manifest_origin
+        ),
+        None => format!("resource manifest: {}", report.manifest_origin),
+    };
+    table::wrap(s, &manifest_line, 0, 2);
+    if let Some(warning) = &report.stale {
+        table::wrap(s, &format!("warning: {warning}"), 0, 2);
+    }
+    s.push('\n');
+    s.push_str(&table::render(&launches(&report.wrappers), findings_only));
+}
+
+/// The CUDA C++ launches (`--all`): where they were read and their resources, the table,
+/// the notes and the counts; or, with no launch site, one line saying so (and the notes).
+fn cuda_section(s: &mut String, c: &CudaSection, findings_only: bool) {
+    if c.counts.sites == 0 {
+        let line = match (c.files, c.dirs.is_empty()) {
+            (_, true) => format!(
+                "CUDA C++ launches: none: no source folder found (looked for {})",
+                super::cuda::DEFAULT_DIRS.join(", ")
+            ),
+            (0, false) => format!(
+                "CUDA C++ launches: none: no .cu / .cuh file under {}",
+                c.dirs.join(", ")
+            ),
+            (n, false) => format!(
+                "CUDA C++ launches: none in the {n} .cu / .cuh file{} read under {}",
+                plural(n),
+                c.dirs.join(", ")
+            ),
+        };
+        table::wrap(s, &line, 0, 2);
+        for note in &c.notes {
+            table::wrap(s, &format!("note: {note}"), 0, 2);
+        }
+        return;
+    }
+    let header = format!(
+        "CUDA C++ launches ({}; resources: {})",
+        c.dirs.join(", "),
+        c.resources
+    );
+    table::wrap(s, &header, 0, 2);
+    s.push('\n');
+    s.push_str(&table::render(&launches(&c.wrappers), findings_only));
+    for note in &c.notes {
+        table::wrap(s, &format!("note: {note}"), 0, 2);
+    }
+    let counts = counts(&c.wrappers);
+    s.push('\n');
+    let line = format!(
+        "{}; {} deny-level finding{}, {} warning{}",
+        c.counts,
+        counts.deny,
+        plural(counts.deny),
+        counts.warn,
+        plural(counts.warn),
+    );
+    table::wrap(s, &line, 0, 2);
 }

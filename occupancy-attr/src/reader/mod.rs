@@ -144,13 +144,36 @@ pub(crate) struct BodyLaunch {
     /// The run-time inputs of the sets taken member by member for it: a value from one of
     /// them cannot take the attribute's candidates independently.
     pub(crate) enumerated: Vec<value::SourceId>,
+    /// Where the launch is in the lowered body: the same in every reading of it.
+    pub(crate) at: u32,
+    /// Its path takes the attribute's `block` candidates, bound to the run-time value they
+    /// stand for (see [`assumptions`]).
+    pub(crate) block_from_key: bool,
+    /// Its path takes the attribute's `smem` candidates, likewise.
+    pub(crate) smem_from_key: bool,
+    /// Its dynamic shared memory, known only at run time, follows from the block's run-time
+    /// value alone (`shared_mem_bytes: block * 4`): `block` candidates give it too
+    /// ([`mark_smem_from_block`]).
+    pub(crate) smem_from_block: bool,
 }
+
+/// What the attribute's candidates are called once bound to the run-time value they stand
+/// for (the text of the run-time set they make).
+const BLOCK_CANDIDATES: &str = "the attribute's `block`";
+const SMEM_CANDIDATES: &str = "the attribute's `smem`";
+
+/// The block sizes a probe reading gives a run-time block ([`block_probe`]): values within
+/// every integer type's range.
+const PROBE_BLOCKS: [i128; 3] = [32, 64, 96];
 
 /// The attribute's candidates for the block and the shared memory (literals only).
 #[derive(Default, Clone)]
 pub(crate) struct Candidates {
     pub(crate) block: Option<Vec<[u32; 3]>>,
     pub(crate) smem: Option<Vec<u32>>,
+    /// The attribute gives the block (`block`, literal or not, or `launches` pairs): the
+    /// body's run-time block is not an error, so nothing is read to explain one.
+    pub(crate) block_given: bool,
 }
 
 /// The constants declared at the top of the body (`const NAME: u32 = ...;`), visible in all
@@ -217,11 +240,83 @@ pub(crate) fn read_body(
     // again with those values bound to them, so that what is computed from them follows.
     let assume = assumptions(&read.launches, candidates);
     if !assume.is_empty() {
-        let mut mode = mode;
+        let mut mode = mode.clone_without_assumptions();
         mode.assume = assume;
         read = run(&lowered, &params, &generics, resolver, mode);
     }
+    // A run-time block without candidates: would candidates for it give the shared memory
+    // too? A reading with some says (the error then asks for `block` alone).
+    let probe = block_probe(&read.launches, candidates);
+    if !probe.is_empty() {
+        mode.assume = probe;
+        let probed = run(&lowered, &params, &generics, resolver, mode);
+        mark_smem_from_block(&mut read.launches, &probed.launches);
+    }
     read
+}
+
+/// Candidates ([`PROBE_BLOCKS`]) for each run-time block value the attribute gives none
+/// for, where the launch's shared memory is a run-time value too: the assumptions of a
+/// reading that shows whether the shared memory follows from the block.
+fn block_probe(
+    launches: &[BodyLaunch],
+    candidates: &Candidates,
+) -> Vec<(SourceKey, Vec<i128>, String)> {
+    let mut out: Vec<(SourceKey, Vec<i128>, String)> = Vec::new();
+    if candidates.block_given {
+        return out;
+    }
+    for l in launches {
+        if let (Ok([Field::RunTime(x), Field::Known(_), Field::Known(_)]), Field::RunTime(_)) =
+            (&l.block, &l.smem)
+            && l.error.is_none()
+            && let Some(key) = &x.source
+            && !out.iter().any(|(k, _, _)| k == key)
+        {
+            out.push((
+                key.clone(),
+                PROBE_BLOCKS.to_vec(),
+                BLOCK_CANDIDATES.to_owned(),
+            ));
+        }
+    }
+    out
+}
+
+/// Marks the launches of `launches` whose block and shared memory are run-time values and
+/// whose site, in the reading with candidates for the block (`probed`), launches only
+/// known shared memory: candidates for the block give it. Where the shared memory stays
+/// unknown there for one reason, that reason (the input left once the block is given) is
+/// the one its error names.
+fn mark_smem_from_block(launches: &mut [BodyLaunch], probed: &[BodyLaunch]) {
+    for l in launches {
+        let Field::RunTime(smem) = &mut l.smem else {
+            continue;
+        };
+        if !matches!(&l.block, Ok([Field::RunTime(_), _, _])) {
+            continue;
+        }
+        let site: Vec<&BodyLaunch> = probed.iter().filter(|p| p.at == l.at).collect();
+        let known = |p: &&BodyLaunch| {
+            p.error.is_none()
+                && matches!(p.smem, Field::Known(_))
+                && matches!(&p.block, Ok(b) if b.iter().all(|f| matches!(f, Field::Known(_))))
+        };
+        l.smem_from_block = !site.is_empty() && site.iter().all(known);
+        let whys: Vec<&str> = site
+            .iter()
+            .filter_map(|p| match &p.smem {
+                Field::RunTime(r) if p.error.is_none() => Some(r.why.as_str()),
+                _ => None,
+            })
+            .collect();
+        if let Some(why) = whys.first()
+            && whys.len() == site.len()
+            && whys.iter().all(|w| w == why)
+        {
+            smem.why = (*why).to_owned();
+        }
+    }
 }
 
 /// One reading of the body.
@@ -482,7 +577,7 @@ fn assumptions(
         if values.len() <= occupancy_core::abstract_int::MAX_MEMBERS
             && !out.iter().any(|(k, _, _)| k == key)
         {
-            out.push((key.clone(), values, format!("the attribute's `{what}`")));
+            out.push((key.clone(), values, what.to_owned()));
         }
     };
     for l in launches {
@@ -517,10 +612,10 @@ fn assumptions(
             continue;
         }
         if let Some((key, values)) = block_binding {
-            add(key, values, "block");
+            add(key, values, BLOCK_CANDIDATES);
         }
         if let Some((key, values)) = smem_binding {
-            add(key, values, "smem");
+            add(key, values, SMEM_CANDIDATES);
         }
     }
     out
@@ -535,7 +630,7 @@ fn instances(
     group: usize,
     lowered: &Lowered,
 ) -> Vec<BodyLaunch> {
-    let base = base_launch(rec, site, group, lowered);
+    let mut base = base_launch(rec, site, group, lowered);
     // The choices, with the members this path allows.
     let mut choices: Vec<(ChoiceId, Vec<usize>)> = Vec::new();
     for (c, mask) in &rec.masks {
@@ -546,16 +641,27 @@ fn instances(
         let members: Vec<usize> = (0..n.min(64)).filter(|i| mask & (1 << i) != 0).collect();
         choices.push((*c, members));
     }
-    let error = |why: String| {
-        let mut l = base.clone_shape();
-        l.error = Some(why);
-        vec![l]
-    };
     let involved: Vec<ChoiceId> = choices
         .iter()
         .map(|(c, _)| *c)
         .chain(rec.fixed.iter().copied())
         .collect();
+    let takes = |text: &str| {
+        involved.iter().any(|c| {
+            interp
+                .choices
+                .get(*c as usize)
+                .is_some_and(|i| i.text == text)
+        })
+    };
+    base.block_from_key = takes(BLOCK_CANDIDATES);
+    base.smem_from_key = takes(SMEM_CANDIDATES);
+    let base = base;
+    let error = |why: String| {
+        let mut l = base.clone_shape();
+        l.error = Some(why);
+        vec![l]
+    };
     if let Some(why) = refusal(interp, rec, &choices, &involved) {
         return error(why);
     }
@@ -676,6 +782,10 @@ fn base_launch(rec: &LaunchRec, site: usize, group: usize, lowered: &Lowered) ->
             .collect(),
         error: None,
         enumerated: Vec::new(),
+        at: rec.at.0,
+        block_from_key: false,
+        smem_from_key: false,
+        smem_from_block: false,
     }
 }
 
@@ -898,6 +1008,10 @@ impl BodyLaunch {
             helpers: self.helpers.clone(),
             error: self.error.clone(),
             enumerated: self.enumerated.clone(),
+            at: self.at,
+            block_from_key: self.block_from_key,
+            smem_from_key: self.smem_from_key,
+            smem_from_block: self.smem_from_block,
         }
     }
 }

@@ -86,8 +86,9 @@ pub struct Arch {
     pub regs_per_sm: u32,
     /// Maximum registers one block may hold (PG; the register check of OCC).
     pub max_regs_per_block: u32,
-    /// Registers per thread above which no block can launch: 255 before cc 7.0 and 256 from
-    /// 7.0 on, as OCC models it (PG lists 255, the most ptxas ever allocates).
+    /// Registers per thread above which no block can launch: 255 on every cc (PG's table of
+    /// compute capabilities: "maximum number of 32-bit registers per thread: 255"; the most
+    /// ptxas allocates). OCC checks 256 from cc 7.0: see the disputed values of [`ARCHS`].
     pub max_regs_per_thread: u32,
     /// Register allocation unit per warp: a warp's registers are rounded up to a multiple
     /// of this (256 on every cc since 3.0; OCC `cudaOccRegAllocationGranularity`, XLS).
@@ -202,7 +203,7 @@ const BASE: Arch = Arch {
     max_block_dim_z: 64,
     regs_per_sm: 65536,
     max_regs_per_block: 65536,
-    max_regs_per_thread: 256,
+    max_regs_per_thread: 255,
     reg_alloc_unit_per_warp: 256,
     sub_partitions: 4,
     register_recheck_sub_partitions: 0,
@@ -238,8 +239,12 @@ const CARVEOUTS_228K: &[u32] = &[0, 8, 16, 32, 64, 100, 132, 164, 196, 228];
 /// - 6.2 `max_regs_per_block`: PG and CCCL say 32768, XLS says 65536. Taken: 32768 (PG).
 /// - 7.2 `smem_per_block_optin_bytes`: PG says 96 KiB, two wrapper libraries 48 KiB;
 ///   unconfirmed on hardware. Taken: 96 KiB (PG).
-/// - `max_regs_per_thread` on cc 7.0+: OCC checks 256, PG lists 255. Taken: 256 (OCC
-///   outranks PG; ptxas never allocates more than 255, so real kernels never differ).
+/// - `max_regs_per_thread` on cc 7.0+: OCC checks 256 (`cudaOccRegAllocationMaxPerThread`),
+///   PG lists 255. Taken: 255. No kernel has 256 (ptxas allocates at most 255 and
+///   `-maxrregcount` takes at most 255), so the driver never answers for one and OCC's 256
+///   is a count no input can reach; a user's `regs = 256` (or `calc --regs 256`) is
+///   refused as the hardware refuses it. Every count a kernel can have (0 to 255) gives
+///   OCC's answer.
 /// - 10.3 `barriers_per_sm`: OCC 12.9 gives 2 per block slot, OCC 13.5 gives 1. Taken: 1
 ///   (newest).
 /// - 12.0 `max_blocks_per_sm`: the Blackwell tuning guide says 32; PG 13, OCC, CCCL and the

@@ -316,12 +316,9 @@ fn registers_per_thread(cx: &Context<'_>, registers: u32, limit: u32) -> Option<
     found(
         cx,
         Input::Registers,
-        // The table's 256 on cc 7.0+ is the occupancy API's check; no compiled
-        // kernel has more than ptxas's 255, the figure the help's fix is below.
         format!(
-            "{subject}: {registers} registers per thread exceed the {} a thread can \
+            "{subject}: {registers} registers per thread exceed the {limit} a thread can \
              have on {} (ptxas's maximum)",
-            limit.min(analysis::PTXAS_MAX_REGISTERS),
             arch.sm
         ),
         vec![format!(
