@@ -18,21 +18,29 @@
 //! **The entry**: the expansion with every part copied whole from the input (the function's
 //! body, its signature) left as a reference to that input token tree, the rest as text, and
 //! for each token of the text where its span comes from (an input token, by its index in the
-//! input, or the call site). Replayed, the text is lexed by the compiler and each token given
-//! the span of this compilation's input token: the same spans, hygiene included, as a fresh
-//! expansion. An expansion that could not be replayed exactly is not stored: a token whose
-//! span is neither an input token's nor the call site's, two input tokens at one place (as
-//! in a `macro_rules!` expansion), an invisible-delimiter group, or a text that does not lex
-//! back to the same tokens; each stored entry is replayed once when stored and compared.
+//! input, or the call site, found by the place where its span starts). A token tree copied
+//! whole (a doc comment's tokens, which share one place, included) is found by its place and
+//! the compiler's printing of it. Replayed, the text is lexed by the compiler and each token
+//! given the span of this compilation's input token: the same spans, hygiene included, as a
+//! fresh expansion. An expansion that could not be replayed exactly is not stored: a token
+//! whose span is neither an input token's nor the call site's, two unlike input tokens at
+//! one place (as in a `macro_rules!` expansion), an invisible-delimiter group, or a text that
+//! does not lex back to the same tokens; each stored entry is replayed once when stored and
+//! compared with the expansion as the compiler prints both.
+//!
+//! **Cost** (bench/macro-cost, PERFORMANCE.md section 2): the macro is built at opt-level 0
+//! in most users' builds, where each call into the compiler and each loop over bytes is
+//! dear; so the key and the file digests use [`file::digest_seeded`] (not std's SipHash),
+//! the part of the key that is the same for the whole compiler process is digested once,
+//! places are looked up in a sorted list, streams are built from collected trees, and the
+//! entries' folder is pruned once per process.
 //!
 //! **Where**: beside the compiler's `--out-dir` (`target/debug/occupancy-expansions/` for
-//! `target/debug/deps`), one file per attribute, written through a rename, at most
-//! [`MAX_ENTRIES`] of them. No cache without an `--out-dir` (rust-analyzer's proc-macro
+//! `target/debug/deps`), one file per attribute, written through a rename; when a compiler
+//! process first stores, the older half is removed if there are more than [`MAX_ENTRIES`]. No cache without an `--out-dir` (rust-analyzer's proc-macro
 //! server), outside Linux (the macro's build is found through `/proc/self/maps`), with the
 //! `nightly` feature (its diagnostics are not tokens), or with `OCCUPANCY_NO_CACHE` set.
 
-use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
@@ -43,7 +51,7 @@ use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 pub(crate) const MAX_ENTRIES: usize = 2048;
 
 /// The first line of an entry: the format and its version.
-const MAGIC: &str = "occupancy-expansion 1";
+const MAGIC: &str = "occupancy-expansion 2";
 
 /// The variable that turns the cache off.
 const OFF_VAR: &str = "OCCUPANCY_NO_CACHE";
@@ -53,6 +61,7 @@ pub(crate) struct Cache {
     key: u128,
     entry: PathBuf,
     wrapper_file: PathBuf,
+    /// The attribute's and the item's token trees, as [`flatten`] lists them.
     input: Vec<TokenTree>,
 }
 
@@ -71,20 +80,14 @@ impl Cache {
         let wrapper_file = proc_macro::Span::call_site().local_file()?;
         let wrapper_file = std::path::absolute(&wrapper_file).unwrap_or(wrapper_file);
         let call_site = Span::call_site();
-        let mut hasher = Key::default();
-        compiler.args.hash(&mut hasher);
-        macro_build()?.hash(&mut hasher);
-        for name in ["CARGO_MANIFEST_DIR", "CARGO_PKG_NAME", "CARGO_CRATE_NAME"]
-            .iter()
-            .chain(occupancy_attr::Env::VARS)
-        {
-            std::env::var_os(name).hash(&mut hasher);
-        }
-        wrapper_file.hash(&mut hasher);
-        location(call_site).hash(&mut hasher);
-        args.to_string().hash(&mut hasher);
-        item.to_string().hash(&mut hasher);
-        let key = hasher.finish128();
+        let mut key = KeyText::default();
+        key.part(process_key()?.to_le_bytes());
+        key.part(wrapper_file.as_os_str().as_encoded_bytes());
+        let (line, column) = location(call_site);
+        key.part(format!("{line}:{column}"));
+        key.part(args.to_string());
+        key.part(item.to_string());
+        let key = key.finish();
         file::start_recording();
         let mut input = Vec::new();
         flatten(args, &mut input);
@@ -102,7 +105,7 @@ impl Cache {
     pub(crate) fn replay(&self) -> Option<TokenStream> {
         let bytes = std::fs::read(&self.entry).ok()?;
         let entry = Entry::parse(std::str::from_utf8(&bytes).ok()?, self.key)?;
-        if !entry.deps.iter().all(|dep| still(dep)) {
+        if !entry.deps.iter().all(still) {
             return None;
         }
         rebuild_all(&lex(entry.text)?, entry.refs, &self.input)
@@ -139,49 +142,75 @@ impl Cache {
         let skeleton = skeleton(output, &places, &self.input, &mut refs)?;
         let text = skeleton.to_string();
         let replayed = rebuild_all(&lex(&text)?, refs.clone(), &self.input)?;
-        if !same(output, &replayed) {
+        // The same tokens: printed alike (the compiler prints, at its speed). Their spans are
+        // right by construction: each ref was found from its token's place.
+        if output.to_string() != replayed.to_string() {
             return None;
         }
         let mut deps = String::new();
         for (path, seen) in file::recorded() {
             deps.push_str(&dep_line(&path, &seen)?);
         }
-        let refs: Vec<String> = refs.iter().map(Ref::to_string).collect();
         let body = format!(
             "{MAGIC}\nkey {:032x}\n{deps}refs {}\ntext\n{text}",
             self.key,
-            refs.join(" ")
+            refs_text(&refs)
         );
         let sum = file::digest(body.as_bytes());
         Some(format!("{body}\nsum {sum:016x}\n"))
     }
 }
 
-/// A 128-bit key from two SipHash states fed the same values.
+/// The text a key is the digest of: its parts, each with its length, so that no two lists
+/// of parts give the same text.
 #[derive(Default)]
-struct Key(DefaultHasher, DefaultHasher);
+struct KeyText(Vec<u8>);
 
-impl Key {
-    fn finish128(&self) -> u128 {
-        (u128::from(self.0.finish()) << 64) | u128::from(self.1.finish())
+impl KeyText {
+    fn part(&mut self, bytes: impl AsRef<[u8]>) {
+        let bytes = bytes.as_ref();
+        self.0
+            .extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        self.0.extend_from_slice(bytes);
+    }
+
+    /// A part that is not there (an unset variable), unlike any part that is.
+    fn absent(&mut self) {
+        self.0.extend_from_slice(&u64::MAX.to_le_bytes());
+    }
+
+    /// Two independent 64-bit digests of the text, as one 128-bit key.
+    fn finish(&self) -> u128 {
+        (u128::from(file::digest_seeded(&self.0, 1)) << 64)
+            | u128::from(file::digest_seeded(&self.0, 2))
     }
 }
 
-impl Hasher for Key {
-    fn write(&mut self, bytes: &[u8]) {
-        self.0.write(bytes);
-        self.1.write_u8(0x5a);
-        self.1.write(bytes);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0.finish()
-    }
+/// The part of every key that is the same for the whole compiler process, digested once:
+/// the compiler's arguments, the macro's build and the variables the front end reads.
+fn process_key() -> Option<u128> {
+    static KEY: OnceLock<Option<u128>> = OnceLock::new();
+    *KEY.get_or_init(|| {
+        let mut key = KeyText::default();
+        key.part(&compiler()?.args);
+        key.part(macro_build()?);
+        for name in ["CARGO_MANIFEST_DIR", "CARGO_PKG_NAME", "CARGO_CRATE_NAME"]
+            .iter()
+            .chain(occupancy_attr::Env::VARS)
+        {
+            match std::env::var_os(name) {
+                Some(value) => key.part(value.as_encoded_bytes()),
+                None => key.absent(),
+            }
+        }
+        Some(key.finish())
+    })
 }
 
-/// The compiler process: its arguments and the cache's folder beside its `--out-dir`.
+/// The compiler process: its arguments (each ended by a NUL) and the cache's folder beside
+/// its `--out-dir`.
 struct Compiler {
-    args: Vec<String>,
+    args: String,
     dir: PathBuf,
 }
 
@@ -201,7 +230,7 @@ fn compiler() -> Option<&'static Compiler> {
                 })?;
             let base = out_dir.parent().unwrap_or(&out_dir).to_path_buf();
             Some(Compiler {
-                args,
+                args: args.iter().flat_map(|a| [a.as_str(), "\0"]).collect(),
                 dir: base.join("occupancy-expansions"),
             })
         })
@@ -252,12 +281,15 @@ fn mapped_file(line: &str, address: usize) -> Option<&str> {
     path.starts_with('/').then_some(path)
 }
 
-/// A span's place: start and end line and column.
-type Location = (usize, usize, usize, usize);
+/// A span's place: its start's line and column. The end is not needed (two spans that start
+/// at one place are one token's, or share a place as a doc comment's tokens do: stable Rust
+/// makes no span that starts at a token and ends elsewhere, `Span::join` and `subspan`
+/// being unstable) and costs the compiler two more lookups.
+type Location = (usize, usize);
 
 fn location(span: Span) -> Location {
-    let (start, end) = (span.start(), span.end());
-    (start.line, start.column, end.line, end.column)
+    let start = span.start();
+    (start.line, start.column)
 }
 
 /// Every token tree of `stream`, a group before its contents, depth first: the numbering of
@@ -310,95 +342,153 @@ impl std::str::FromStr for Ref {
     }
 }
 
-/// The input tokens by place; `None` where the call site shares a place with an input token.
+/// `refs` as an entry's line: runs of one ref as `ref*count` (`c*32 i51*20 w12`).
+fn refs_text(refs: &[Ref]) -> String {
+    let mut text = String::new();
+    let mut i = 0;
+    while i < refs.len() {
+        let run = refs[i..].iter().take_while(|&&r| r == refs[i]).count();
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(&refs[i].to_string());
+        if run > 1 {
+            text.push_str(&format!("*{run}"));
+        }
+        i += run;
+    }
+    text
+}
+
+/// The refs of an entry's line (see [`refs_text`]); `None` if it is not one. At most
+/// [`MAX_REFS`] in all.
+fn parse_refs(text: &str) -> Option<Vec<Ref>> {
+    let mut refs = Vec::new();
+    for run in text.split(' ') {
+        let (r, count) = match run.split_once('*') {
+            Some((r, count)) => (r, count.parse::<usize>().ok().filter(|&n| n > 1)?),
+            None => (run, 1),
+        };
+        if refs.len() + count > MAX_REFS {
+            return None;
+        }
+        let r: Ref = r.parse().ok()?;
+        refs.extend(std::iter::repeat_n(r, count));
+    }
+    Some(refs)
+}
+
+/// The most refs an entry may hold: more than any expansion the front end makes (its input
+/// is at most `occupancy_attr`'s item size limit), so that a damaged count cannot exhaust
+/// memory.
+const MAX_REFS: usize = 1 << 20;
+
+/// The input token trees by place, sorted.
 struct Places {
     call_site: Location,
-    /// The input tokens at each place, in input order (a doc comment's `#`, `[..]`, `doc`,
-    /// `=` and text share one).
-    input: HashMap<Location, Vec<usize>>,
+    /// Each input token tree's place and number, sorted (a doc comment's `#`, `[..]`, `doc`,
+    /// `=` and text share one place).
+    input: Vec<(Location, usize)>,
 }
 
 impl Places {
+    /// The places of the token trees of `input` (as [`flatten`] lists them); `None` where the
+    /// call site shares a place with an input token.
     fn of(input: &[TokenTree]) -> Option<Places> {
-        let mut places: HashMap<Location, Vec<usize>> = HashMap::new();
-        for (n, tree) in input.iter().enumerate() {
-            places.entry(location(tree.span())).or_default().push(n);
-        }
-        let call_site = location(Span::call_site());
-        if places.contains_key(&call_site) {
-            return None;
-        }
-        Some(Places {
-            call_site,
+        let mut places: Vec<(Location, usize)> = input
+            .iter()
+            .enumerate()
+            .map(|(n, tree)| (location(tree.span()), n))
+            .collect();
+        places.sort_unstable();
+        let places = Places {
+            call_site: location(Span::call_site()),
             input: places,
-        })
+        };
+        places.at(places.call_site).is_empty().then_some(places)
     }
 
-    /// The span of an output token: the call site's, or that of the one input token at its
-    /// place; `None` where no input token or several are there.
-    fn span_ref(&self, span: Span) -> Option<Ref> {
-        let at = location(span);
+    /// The numbers of the input trees at `at`.
+    fn at(&self, at: Location) -> &[(Location, usize)] {
+        let start = self.input.partition_point(|(l, _)| *l < at);
+        let end = start + self.input[start..].partition_point(|(l, _)| *l == at);
+        &self.input[start..end]
+    }
+
+    /// The input tree at `at` that `tree` is a copy of (same kind, delimiter and text),
+    /// if any: printed by the compiler, which is quick, to compare. (A generated group that
+    /// printed as the input group at its place, with tokens given other spans inside, would
+    /// be taken for a copy; the expansion makes none: it gives new tokens the span of one
+    /// input token, never an input group's with copies of that group's tokens.)
+    fn copied(&self, tree: &TokenTree, at: Location, input: &[TokenTree]) -> Option<usize> {
+        let candidates = self.at(at);
+        let alike = |other: &TokenTree| match (tree, other) {
+            (TokenTree::Group(a), TokenTree::Group(b)) => a.delimiter() == b.delimiter(),
+            (TokenTree::Ident(_), TokenTree::Ident(_))
+            | (TokenTree::Literal(_), TokenTree::Literal(_)) => true,
+            (TokenTree::Punct(a), TokenTree::Punct(b)) => {
+                a.as_char() == b.as_char() && a.spacing() == b.spacing()
+            }
+            _ => false,
+        };
+        if !candidates.iter().any(|&(_, n)| alike(&input[n])) {
+            return None;
+        }
+        let text = tree.to_string();
+        candidates
+            .iter()
+            .map(|&(_, n)| n)
+            .find(|&n| alike(&input[n]) && input[n].to_string() == text)
+    }
+
+    /// The ref of a span at `at`: the call site, or the one input token there; `None` where
+    /// no input token or several are there.
+    fn span_ref(&self, at: Location) -> Option<Ref> {
         if at == self.call_site {
             return Some(Ref::CallSite);
         }
-        match self.input.get(&at)?.as_slice() {
-            [n] => Some(Ref::Input(*n)),
+        match self.at(at) {
+            [(_, n)] => Some(Ref::Input(*n)),
             _ => None,
         }
-    }
-
-    /// The input token tree that `tree` is a copy of, token for token and place for place
-    /// (the first such where several are: copies of one another).
-    fn copied(&self, tree: &TokenTree, input: &[TokenTree]) -> Option<usize> {
-        self.input
-            .get(&location(tree.span()))?
-            .iter()
-            .copied()
-            .find(|&n| same_tree(tree, &input[n]))
     }
 }
 
 /// `output` with every token tree copied whole from the input as a [`Ref::Whole`] in `refs`
 /// (a group emptied, a token kept as it is), and each other token's [`Ref`] pushed in
-/// order; `None` where a span is not the call site's or one input token's, or a group has
-/// invisible delimiters.
+/// order; `None` where a span is not the call site's or one input token's, or a group that
+/// is not a copy has invisible delimiters. A group is compared with the input group at its
+/// place, if any, as printed by the compiler: a cost of its size per level of nesting.
 fn skeleton(
     output: &TokenStream,
     places: &Places,
     input: &[TokenTree],
     refs: &mut Vec<Ref>,
 ) -> Option<TokenStream> {
-    let mut out = TokenStream::new();
+    let mut out = Vec::new();
     for tree in output.clone() {
-        if let TokenTree::Group(g) = &tree
-            && g.delimiter() == Delimiter::None
-        {
-            return None;
-        }
-        if let Some(n) = places.copied(&tree, input) {
+        let at = location(tree.span());
+        if let Some(n) = places.copied(&tree, at, input) {
             refs.push(Ref::Whole(n));
-            out.extend([match tree {
+            out.push(match tree {
                 TokenTree::Group(g) => {
                     TokenTree::Group(Group::new(g.delimiter(), TokenStream::new()))
                 }
-                other => other,
-            }]);
+                leaf => leaf,
+            });
             continue;
         }
-        let tree = match tree {
-            TokenTree::Group(g) => {
-                refs.push(places.span_ref(g.span())?);
+        refs.push(places.span_ref(at)?);
+        out.push(match tree {
+            TokenTree::Group(g) if g.delimiter() != Delimiter::None => {
                 let inner = skeleton(&g.stream(), places, input, refs)?;
                 TokenTree::Group(Group::new(g.delimiter(), inner))
             }
-            other => {
-                refs.push(places.span_ref(other.span())?);
-                other
-            }
-        };
-        out.extend([tree]);
+            TokenTree::Group(_) => return None,
+            leaf => leaf,
+        });
     }
-    Some(out)
+    Some(out.into_iter().collect())
 }
 
 /// The lexed `skeleton` with its spans and whole input groups put back: the expansion.
@@ -418,7 +508,9 @@ fn rebuild(
         Ref::Input(n) => input.get(n).map(TokenTree::span),
         Ref::Whole(_) => None,
     };
-    let mut out = TokenStream::new();
+    // Trees collected, then made one stream: extending a stream tree by tree is a call to
+    // the compiler each.
+    let mut out = Vec::new();
     for mut tree in skeleton.clone() {
         let r = refs.next()?;
         if let Ref::Whole(n) = r {
@@ -433,7 +525,7 @@ fn rebuild(
             if !alike {
                 return None;
             }
-            out.extend([whole.clone()]);
+            out.push(whole.clone());
             continue;
         }
         if let TokenTree::Group(g) = &tree {
@@ -444,12 +536,13 @@ fn rebuild(
         } else {
             tree.set_span(span(r)?);
         }
-        out.extend([tree]);
+        out.push(tree);
     }
-    Some(out)
+    Some(out.into_iter().collect())
 }
 
 /// The two streams hold the same tokens at the same places.
+#[cfg(test)]
 fn same(a: &TokenStream, b: &TokenStream) -> bool {
     let (a, b): (Vec<TokenTree>, Vec<TokenTree>) = (
         a.clone().into_iter().collect(),
@@ -458,6 +551,7 @@ fn same(a: &TokenStream, b: &TokenStream) -> bool {
     a.len() == b.len() && a.iter().zip(&b).all(|(a, b)| same_tree(a, b))
 }
 
+#[cfg(test)]
 fn same_tree(a: &TokenTree, b: &TokenTree) -> bool {
     if location(a.span()) != location(b.span()) {
         return false;
@@ -488,7 +582,12 @@ fn lex(text: &str) -> Option<TokenStream> {
 /// holds a tab or a line break.
 fn dep_line(path: &Path, seen: &Seen) -> Option<String> {
     fn plain(p: &Path) -> Option<&str> {
-        p.to_str().filter(|s| !s.contains(['\t', '\n', '\r']))
+        // Byte searches: a `char` pattern's search is slow in a macro built at opt-level 0.
+        p.to_str().filter(|s| {
+            ![b'\t', b'\n', b'\r']
+                .iter()
+                .any(|b| s.as_bytes().contains(b))
+        })
     }
     let path = plain(path)?;
     Some(match seen {
@@ -528,18 +627,23 @@ fn parse_dep(line: &str) -> Option<(PathBuf, Seen)> {
 }
 
 /// [`file::still`], once per path and record in this process: the paths a crate's
-/// attributes look at are mostly the same.
+/// attributes look at are mostly the same few. Kept in a list compared with `==` (a hash map
+/// costs more in a proc macro built at opt-level 0), of at most [`MAX_CHECKED`].
 fn still(dep: &(PathBuf, Seen)) -> bool {
-    static CHECKED: Mutex<Option<HashMap<(PathBuf, Seen), bool>>> = Mutex::new(None);
+    static CHECKED: Mutex<Vec<((PathBuf, Seen), bool)>> = Mutex::new(Vec::new());
     let mut checked = CHECKED.lock().unwrap_or_else(|e| e.into_inner());
-    let checked = checked.get_or_insert_with(HashMap::new);
-    if let Some(&known) = checked.get(dep) {
-        return known;
+    if let Some((_, known)) = checked.iter().find(|(d, _)| d == dep) {
+        return *known;
     }
     let now = file::still(&dep.0, &dep.1);
-    checked.insert(dep.clone(), now);
+    if checked.len() < MAX_CHECKED {
+        checked.push((dep.clone(), now));
+    }
     now
 }
+
+/// The most looks [`still`] keeps.
+const MAX_CHECKED: usize = 256;
 
 /// A stored entry, parsed.
 struct Entry<'a> {
@@ -566,12 +670,7 @@ impl<'a> Entry<'a> {
             if let Some(dep) = line.strip_prefix("dep ") {
                 deps.push(parse_dep(dep)?);
             } else if let Some(list) = line.strip_prefix("refs ") {
-                refs = Some(
-                    list.split(' ')
-                        .map(str::parse)
-                        .collect::<Result<_, _>>()
-                        .ok()?,
-                );
+                refs = Some(parse_refs(list)?);
             } else {
                 return None;
             }
@@ -584,8 +683,13 @@ impl<'a> Entry<'a> {
     }
 }
 
-/// Removes the older half of the entries of `dir` when it holds more than [`MAX_ENTRIES`].
+/// Removes the older half of the entries of `dir` when it holds more than [`MAX_ENTRIES`];
+/// looks once per compiler process (a compilation adds at most its attributes' entries).
 fn prune(dir: &Path) {
+    static LOOKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if LOOKED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
     let Ok(read) = std::fs::read_dir(dir) else {
         return;
     };
@@ -609,8 +713,10 @@ fn prune(dir: &Path) {
 mod tests {
     use super::*;
 
+    /// `text` lexed after a space: outside a proc macro, the call site is at line 1, column 0,
+    /// where no token of an attribute's input can start.
     fn tokens(text: &str) -> TokenStream {
-        text.parse().unwrap()
+        format!(" {text}").parse().unwrap()
     }
 
     #[test]
@@ -663,7 +769,7 @@ mod tests {
         let mut input = Vec::new();
         flatten(&item, &mut input);
         let places = Places::of(&input).unwrap();
-        assert_eq!(places.span_ref(input[0].span()), None);
+        assert_eq!(places.span_ref(location(input[0].span())), None);
         let mut refs = Vec::new();
         let text = skeleton(&item, &places, &input, &mut refs)
             .unwrap()
@@ -691,8 +797,11 @@ mod tests {
         let mut twice = input.clone();
         twice.push(input[0].clone());
         let places = Places::of(&twice).unwrap();
-        assert_eq!(places.span_ref(input[0].span()), None);
-        assert_eq!(places.span_ref(input[1].span()), Some(Ref::Input(1)));
+        assert_eq!(places.span_ref(location(input[0].span())), None);
+        assert_eq!(
+            places.span_ref(location(input[1].span())),
+            Some(Ref::Input(1))
+        );
     }
 
     #[test]
@@ -722,6 +831,21 @@ mod tests {
         let entry = Entry::parse(&text, 9).unwrap();
         assert_eq!(entry.deps, deps);
         assert_eq!(entry.refs, [Ref::CallSite, Ref::Input(3), Ref::Whole(7)]);
+        let refs = [
+            Ref::CallSite,
+            Ref::CallSite,
+            Ref::Input(3),
+            Ref::Whole(7),
+            Ref::Whole(7),
+        ];
+        assert_eq!(refs_text(&refs), "c*2 i3 w7*2");
+        assert_eq!(parse_refs(&refs_text(&refs)).unwrap(), refs);
+        assert_eq!(
+            parse_refs("c*1"),
+            None,
+            "a run of one is written without a count"
+        );
+        assert_eq!(parse_refs("c*99999999999"), None, "past the limit");
         assert_eq!(entry.text, "fn f () {}");
         assert!(Entry::parse(&text, 8).is_none(), "another key");
         let damaged = text.replace("i3", "i4");
