@@ -281,15 +281,22 @@ fn mapped_file(line: &str, address: usize) -> Option<&str> {
     path.starts_with('/').then_some(path)
 }
 
-/// A span's place: its start's line and column. The end is not needed (two spans that start
-/// at one place are one token's, or share a place as a doc comment's tokens do: stable Rust
-/// makes no span that starts at a token and ends elsewhere, `Span::join` and `subspan`
-/// being unstable) and costs the compiler two more lookups.
+/// A span's place: its start's line and column. The end is looked up only where it tells
+/// spans apart (it costs the compiler two more lookups): two spans that start at one place
+/// are one token's, share a place as a doc comment's tokens do, or are a group's and its
+/// opening delimiter's (`Group::span_open`); stable Rust makes no other span that starts at
+/// a token and ends elsewhere (`Span::join` and `subspan` are unstable).
 type Location = (usize, usize);
 
 fn location(span: Span) -> Location {
     let start = span.start();
     (start.line, start.column)
+}
+
+/// The two spans end at one place.
+fn same_end(a: Span, b: Span) -> bool {
+    let (a, b) = (a.end(), b.end());
+    (a.line, a.column) == (b.line, b.column)
 }
 
 /// Every token tree of `stream`, a group before its contents, depth first: the numbering of
@@ -435,20 +442,28 @@ impl Places {
             return None;
         }
         let text = tree.to_string();
-        candidates
-            .iter()
-            .map(|&(_, n)| n)
-            .find(|&n| alike(&input[n]) && input[n].to_string() == text)
+        candidates.iter().map(|&(_, n)| n).find(|&n| {
+            alike(&input[n])
+                && input[n].to_string() == text
+                && (!matches!(tree, TokenTree::Group(_)) || same_end(tree.span(), input[n].span()))
+        })
     }
 
     /// The ref of a span at `at`: the call site, or the one input token there; `None` where
     /// no input token or several are there.
-    fn span_ref(&self, at: Location) -> Option<Ref> {
+    ///
+    /// A group's place is also that of its opening delimiter's span (`Group::span_open`),
+    /// which ends elsewhere: a span at a group's place is that group's only if it ends where
+    /// the group does (the end is looked up there alone).
+    fn span_ref(&self, at: Location, span: Span, input: &[TokenTree]) -> Option<Ref> {
         if at == self.call_site {
             return Some(Ref::CallSite);
         }
         match self.at(at) {
-            [(_, n)] => Some(Ref::Input(*n)),
+            [(_, n)] => match &input[*n] {
+                TokenTree::Group(g) if !same_end(span, g.span()) => None,
+                _ => Some(Ref::Input(*n)),
+            },
             _ => None,
         }
     }
@@ -478,7 +493,7 @@ fn skeleton(
             });
             continue;
         }
-        refs.push(places.span_ref(at)?);
+        refs.push(places.span_ref(at, tree.span(), input)?);
         out.push(match tree {
             TokenTree::Group(g) if g.delimiter() != Delimiter::None => {
                 let inner = skeleton(&g.stream(), places, input, refs)?;
@@ -769,7 +784,10 @@ mod tests {
         let mut input = Vec::new();
         flatten(&item, &mut input);
         let places = Places::of(&input).unwrap();
-        assert_eq!(places.span_ref(location(input[0].span())), None);
+        assert_eq!(
+            places.span_ref(location(input[0].span()), input[0].span(), &input),
+            None
+        );
         let mut refs = Vec::new();
         let text = skeleton(&item, &places, &input, &mut refs)
             .unwrap()
@@ -797,11 +815,36 @@ mod tests {
         let mut twice = input.clone();
         twice.push(input[0].clone());
         let places = Places::of(&twice).unwrap();
-        assert_eq!(places.span_ref(location(input[0].span())), None);
+        let at = |n: usize| location(input[n].span());
+        assert_eq!(places.span_ref(at(0), input[0].span(), &twice), None);
         assert_eq!(
-            places.span_ref(location(input[1].span())),
+            places.span_ref(at(1), input[1].span(), &twice),
             Some(Ref::Input(1))
         );
+    }
+
+    #[test]
+    fn a_token_at_a_groups_opening_delimiter_is_not_given_the_groups_span() {
+        // An error on a group's `(` alone (`Group::span_open`, as syn gives for "nested too
+        // deep"): it starts where the group does but ends after one character.
+        let item = tokens("f((1))");
+        let mut input = Vec::new();
+        flatten(&item, &mut input);
+        let places = Places::of(&input).unwrap();
+        let TokenTree::Group(outer) = &input[1] else {
+            panic!("{input:?}")
+        };
+        let mut error = proc_macro2::Ident::new("compile_error", Span::call_site());
+        error.set_span(outer.span_open());
+        let output: TokenStream = [TokenTree::Ident(error)].into_iter().collect();
+        assert!(skeleton(&output, &places, &input, &mut Vec::new()).is_none());
+        // The group's own span is the group's.
+        let mut at_group = proc_macro2::Ident::new("x", Span::call_site());
+        at_group.set_span(outer.span());
+        let output: TokenStream = [TokenTree::Ident(at_group)].into_iter().collect();
+        let mut refs = Vec::new();
+        assert!(skeleton(&output, &places, &input, &mut refs).is_some());
+        assert_eq!(refs, [Ref::Input(1)]);
     }
 
     #[test]
