@@ -37,7 +37,11 @@ as without the stub.
 Each timed run touches the copy's src/lib.rs and runs `cargo check --features cuda` with
 incremental compilation off (as bench/macro-cost/run.py does), alternating plain and
 annotated, so that only candle-core is checked again and every attribute expands again;
-the medians and spreads are printed, and the annotated copy's added time.
+the medians and spreads are printed, and the annotated copy's added time. The annotated
+copy is timed twice per run: `annotated`, where each attribute finds the expansion its
+previous check stored (occupancy-macros/src/cache.rs) and replays it, and
+`annotated-cold`, with that cache emptied first, as on a first check or after an edit to
+what every attribute reads.
 `--build-override-opt-level 3` adds `[profile.dev.build-override] opt-level = 3` to both
 copies (the setting README.md suggests to crates with many checked wrappers; the build
 scripts and proc macros are then built again, candle-kernels' nvcc run included).
@@ -130,9 +134,14 @@ def count(crate):
     return sum(p.read_text().count("#[occupancy::check") for p in (crate / "src").rglob("*.rs"))
 
 
-def check(crate, env, timed):
+def check(crate, env, timed, cold=False):
     if timed:
         (crate / "src" / "lib.rs").touch()
+    if cold:
+        # The attribute's expansion cache (occupancy-macros/src/cache.rs), emptied: every
+        # attribute expands from the sources and stores its expansion, as on a first check.
+        shutil.rmtree(pathlib.Path(env["CARGO_TARGET_DIR"]) / "debug" / "occupancy-expansions",
+                      ignore_errors=True)
     start = time.perf_counter()
     # The findings are the attribute's output, printed on every check: not timed on a terminal.
     done = subprocess.run(["cargo", "check", "-q", "--features", "cuda", "--manifest-path",
@@ -182,10 +191,13 @@ def main():
         shutil.copy(crates["plain"] / "Cargo.lock", base / "Cargo.lock")
         check(base, env, timed=False)
         crates["annotated-base"] = base
+    # The annotated copy twice: `annotated` with the expansions of its previous check stored
+    # (what a check after an edit elsewhere costs), `annotated-cold` with none.
+    crates["annotated-cold"] = crates["annotated"]
     times = {name: [] for name in crates}
     for _ in range(args.runs):
         for name, crate in crates.items():  # interleaved, so drift hits both alike
-            times[name].append(check(crate, env, timed=True))
+            times[name].append(check(crate, env, timed=True, cold=name == "annotated-cold"))
     level = "default" if args.build_override_opt_level is None else args.build_override_opt_level
     print(f"cargo check --features cuda of candle-core, median of {args.runs} runs, "
           f"build-override opt-level {level}; {count(crates['annotated'])} functions annotated:")

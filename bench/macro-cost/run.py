@@ -14,7 +14,12 @@ Two styles of wrappers, each in all three variants:
     python3 bench/macro-cost/run.py [--wrappers 200] [--runs 7] [--macro-opt-level 3] [--styles literal,body]
                                     [--baseline DIR]
 
-`--baseline DIR` adds a fourth variant, `#[occupancy::check]` from another checkout of this
+`ours` is timed with the attribute's expansion cache filled (each run after the first
+replays the expansions: what a `cargo check` after an edit elsewhere in the crate costs);
+`cold` is the same crate with the cache emptied before each run (its own target directory):
+the first check, or the check after an edit to what the wrappers read.
+
+`--baseline DIR` adds another variant, `#[occupancy::check]` from another checkout of this
 repository (`git archive main | tar -x -C DIR`), timed in the same interleaved runs: the
 cost before and after a change, measured together.
 
@@ -41,7 +46,7 @@ WORK = ROOT / "target" / "macro-cost"
 
 
 def wrapper(i, attribute, style):
-    if attribute == "base":
+    if attribute in ("base", "cold"):
         attribute = "ours"
     block = [128, 256, 512, 1024][i % 4]
     regs = [16, 24, 32][i % 3]
@@ -94,6 +99,7 @@ def make_crate(attribute, style, wrappers, macro_opt_level, baseline=None):
     (crate / "src").mkdir(parents=True, exist_ok=True)
     deps = {
         "ours": f'occupancy = {{ path = "{ROOT}" }}\n',
+        "cold": f'occupancy = {{ path = "{ROOT}" }}\n',
         "base": f'occupancy = {{ path = "{baseline}" }}\n',
         "identity": f'identity-attr = {{ path = "{ROOT / "bench/macro-cost/identity"}" }}\n',
         "none": "",
@@ -116,6 +122,9 @@ def make_crate(attribute, style, wrappers, macro_opt_level, baseline=None):
 
 
 def check(crate, env):
+    if crate.name.endswith("-cold"):
+        env = dict(env, CARGO_TARGET_DIR=str(WORK / "target-cold"))
+        subprocess.run(["rm", "-rf", str(WORK / "target-cold" / "debug" / "occupancy-expansions")], check=True)
     (crate / "src" / "lib.rs").touch()
     start = time.perf_counter()
     subprocess.run(["cargo", "check", "-q", "--manifest-path", str(crate / "Cargo.toml")], env=env, check=True)
@@ -130,7 +139,7 @@ def main():
     ap.add_argument("--styles", default="literal,body")
     ap.add_argument("--baseline", default=None, help="another checkout of this repository, timed as `base`")
     args = ap.parse_args()
-    variants = ("none", "identity", "ours") + (("base",) if args.baseline else ())
+    variants = ("none", "identity", "ours", "cold") + (("base",) if args.baseline else ())
     baseline = pathlib.Path(args.baseline).resolve() if args.baseline else None
     env = dict(os.environ, CARGO_TARGET_DIR=str(WORK / "target"), CARGO_INCREMENTAL="0")
     styles = args.styles.split(",")
@@ -140,7 +149,7 @@ def main():
         for a in variants
     }
     for crate in crates.values():
-        subprocess.run(["cargo", "check", "-q", "--manifest-path", str(crate / "Cargo.toml")], env=env, check=True)
+        check(crate, env)
     times = {k: [] for k in crates}
     for _ in range(args.runs):
         for k, crate in crates.items():  # interleaved, so drift hits every variant alike
@@ -154,7 +163,8 @@ def main():
     for s in styles:
         per = lambda a: (median[(s, a)] - median[(s, "none")]) * 1000 / args.wrappers
         print(f"{s}: added per wrapper: identity {per('identity'):.3f} ms, occupancy::check {per('ours'):.3f} ms "
-              f"({per('ours') / per('identity'):.2f}x the identity attribute)")
+              f"({per('ours') / per('identity'):.2f}x the identity attribute), "
+              f"cold cache {per('cold'):.3f} ms ({per('cold') / per('identity'):.2f}x)")
         if args.baseline:
             print(f"{s}: baseline occupancy::check {per('base'):.3f} ms "
                   f"({per('base') / per('identity'):.2f}x the identity attribute)")

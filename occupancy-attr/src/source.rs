@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use occupancy_core::file::{self, Seen};
 use occupancy_read::names::FnBody;
 pub(crate) use occupancy_read::names::{ConstDef, CrateId, FnDef, ModuleId, Returns, Vis};
 
@@ -665,7 +666,7 @@ impl Crate {
         let lib = package_dir.join("src/lib.rs");
         let local_root = crate_root(package_dir, file);
         let lib_root =
-            (lib.is_file() && local_root.as_deref() != Some(lib.as_path())).then_some(lib);
+            (is_file(&lib) && local_root.as_deref() != Some(lib.as_path())).then_some(lib);
         Crate {
             local_root,
             lib_name: lib_name.filter(|_| lib_root.is_some()),
@@ -924,7 +925,7 @@ fn decl_file(decl: &ModDef, name: &str, parent: &Place) -> Result<PathBuf, Strin
     };
     candidates
         .iter()
-        .find(|c| c.is_file())
+        .find(|c| is_file(c))
         .cloned()
         .ok_or_else(|| {
             format!(
@@ -980,7 +981,7 @@ fn crate_root(dir: &Path, file: &Path) -> Option<PathBuf> {
         if let Ok(relative) = file.strip_prefix(&base) {
             let first = relative.components().next()?;
             let first = base.join(first);
-            return Some(if first.is_dir() {
+            return Some(if file::probe(&first) == Seen::Dir {
                 first.join("main.rs")
             } else {
                 first
@@ -990,7 +991,7 @@ fn crate_root(dir: &Path, file: &Path) -> Option<PathBuf> {
     if file.starts_with(dir.join("src")) {
         for root in ["src/lib.rs", "src/main.rs"] {
             let root = dir.join(root);
-            if root.is_file() {
+            if is_file(&root) {
                 return Some(root);
             }
         }
@@ -999,7 +1000,12 @@ fn crate_root(dir: &Path, file: &Path) -> Option<PathBuf> {
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
-    a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
+    a == b || matches!((file::canonicalize(a), file::canonicalize(b)), (Ok(a), Ok(b)) if a == b)
+}
+
+/// Whether `path` is a regular file (links followed), as the expansion cache records it.
+fn is_file(path: &Path) -> bool {
+    file::probe(path) == Seen::File
 }
 
 /// The last components of `path`, for messages (`src/consts.rs`).

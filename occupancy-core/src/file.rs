@@ -132,6 +132,67 @@ pub fn non_regular(metadata: &Metadata) -> Option<&'static str> {
 /// or socket ([`Reason::NotRegular`], decided before the file is opened), or over
 /// `max_bytes` ([`Reason::TooLarge`]).
 pub fn read(path: &Path, what: &str, max_bytes: u64) -> Result<Vec<u8>, FileError> {
+    if !RECORD.lock().is_ok_and(|r| r.is_some()) {
+        return read_unrecorded(path, what, max_bytes);
+    }
+    // The time is taken before the bytes: a write after it changes the time, so the
+    // digest decides. A time less than two seconds old is not kept (0): a write within the
+    // file system's clock tick would not change it.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let modified_ns = std::fs::metadata(path).map_or(0, |m| modified_ns_of(&m));
+    let recent = now.saturating_sub(modified_ns) < 2_000_000_000;
+    let modified_ns = if recent { 0 } else { modified_ns };
+    let bytes = match read_unrecorded(path, what, max_bytes) {
+        Ok(bytes) => bytes,
+        // What failed fails again while the path shows the same; a regular file that could
+        // not be read (too large, not permitted) is recorded as `Other`, which no regular
+        // file matches: never replayed.
+        Err(e) => {
+            let seen = match seen_of(path) {
+                s @ (Seen::Absent | Seen::Dir | Seen::Other) => s,
+                _ => Seen::Other,
+            };
+            note(path, &seen);
+            return Err(e);
+        }
+    };
+    let seen = Seen::Read {
+        bytes: bytes.len() as u64,
+        modified_ns,
+        digest: digest_of_read(path, &bytes),
+    };
+    note(path, &seen);
+    Ok(bytes)
+}
+
+/// [`digest`] of the bytes just read from `path`, kept with a copy of the bytes: the front
+/// end reads a crate's files again for each attribute (to see that they did not change), and
+/// comparing bytes costs a small part of digesting them in a proc macro built at opt-level
+/// 0. At most [`DIGESTS_KEPT`] files and [`DIGESTS_KEPT_BYTES`] in all are kept.
+fn digest_of_read(path: &Path, bytes: &[u8]) -> u64 {
+    static KEPT: std::sync::Mutex<Vec<(PathBuf, Vec<u8>, u64)>> = std::sync::Mutex::new(Vec::new());
+    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, _, d)) = kept.iter().find(|(p, b, _)| p == path && b == bytes) {
+        return *d;
+    }
+    let d = digest(bytes);
+    kept.retain(|(p, _, _)| p != path);
+    let total: usize = kept.iter().map(|(_, b, _)| b.len()).sum();
+    if kept.len() < DIGESTS_KEPT && total + bytes.len() <= DIGESTS_KEPT_BYTES {
+        kept.push((path.to_path_buf(), bytes.to_vec(), d));
+    }
+    d
+}
+
+/// The most files [`digest_of_read`] keeps.
+const DIGESTS_KEPT: usize = 64;
+
+/// The most bytes [`digest_of_read`] keeps, all files together.
+const DIGESTS_KEPT_BYTES: usize = 32 << 20;
+
+fn read_unrecorded(path: &Path, what: &str, max_bytes: u64) -> Result<Vec<u8>, FileError> {
     let fail = |reason| FileError {
         path: path.to_path_buf(),
         what: what.to_owned(),
@@ -180,6 +241,174 @@ pub fn read_text(path: &Path, what: &str, max_bytes: u64) -> Result<String, File
     })
 }
 
+/// What one look at the file system showed for a path: what the attribute's expansion
+/// cache (`occupancy-macros`) records while an expansion runs, and checks again before it
+/// replays one. Recorded only between [`start_recording`] and [`recorded`]; otherwise
+/// [`probe`], [`canonicalize`] and [`read`] only do their job.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Seen {
+    /// Nothing at the path (`NotFound`).
+    Absent,
+    /// A directory.
+    Dir,
+    /// A regular file whose type was looked at, not its bytes.
+    File,
+    /// Something else: a device, a FIFO, a link to nothing, or an error other than
+    /// `NotFound`.
+    Other,
+    /// A regular file read whole: its length, modification time (nanoseconds since the Unix
+    /// epoch, 0 where the platform has none) and [`digest`] of its bytes.
+    Read {
+        /// Its length in bytes.
+        bytes: u64,
+        /// Its modification time, in nanoseconds since the Unix epoch.
+        modified_ns: u128,
+        /// [`digest`] of its bytes.
+        digest: u64,
+    },
+    /// [`canonicalize`]d to this path.
+    Resolves(PathBuf),
+}
+
+/// The paths looked at since [`start_recording`], each with what it showed first.
+static RECORD: std::sync::Mutex<Option<Vec<(PathBuf, Seen)>>> = std::sync::Mutex::new(None);
+
+/// Starts recording every [`probe`], [`canonicalize`] and successful [`read`] of this
+/// process (no-op if recording already). The record is the process's: a proc macro's
+/// expansions within one compilation share it, so each expansion's record holds what the
+/// ones before it looked at too (more than it needs, never less).
+pub fn start_recording() {
+    let mut record = RECORD.lock().unwrap_or_else(|e| e.into_inner());
+    record.get_or_insert_with(Vec::new);
+}
+
+/// What was recorded since [`start_recording`] (empty if not recording), in the order the
+/// paths were first looked at.
+pub fn recorded() -> Vec<(PathBuf, Seen)> {
+    let record = RECORD.lock().unwrap_or_else(|e| e.into_inner());
+    record.clone().unwrap_or_default()
+}
+
+fn note(path: &Path, seen: &Seen) {
+    let mut record = RECORD.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(record) = record.as_mut()
+        && !record.iter().any(|(p, s)| p == path && s == seen)
+    {
+        record.push((path.to_path_buf(), seen.clone()));
+    }
+}
+
+/// A 64-bit digest of `bytes`, to tell whether a file changed: [`digest_seeded`] with seed 0.
+pub fn digest(bytes: &[u8]) -> u64 {
+    digest_seeded(bytes, 0)
+}
+
+/// A 64-bit digest of `bytes`: each 8-byte word (little-endian, the last one padded with
+/// zeros) mixed into the state by a xor and a folded multiplication (the two halves of the
+/// 128-bit product of the state and an odd constant, xored, as wyhash and foldhash mix),
+/// then the state's bits spread by a final mix. Not a cryptographic hash: it tells
+/// an edited file or a damaged cache entry from the one recorded, where nobody chooses the
+/// bytes to collide. Written for speed where it runs, inside proc macros that cargo builds
+/// at opt-level 0 (std's SipHash costs about 130 instructions per byte there, this about
+/// 10). Different seeds give independent digests of the same bytes.
+pub fn digest_seeded(bytes: &[u8], seed: u64) -> u64 {
+    const MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut state = seed ^ (bytes.len() as u64).wrapping_mul(MULTIPLIER);
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let word = u64::from_le_bytes([
+            word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7],
+        ]);
+        state = folded_multiply(state ^ word, MULTIPLIER);
+    }
+    let mut last = [0u8; 8];
+    last[..words.remainder().len()].copy_from_slice(words.remainder());
+    state = folded_multiply(state ^ u64::from_le_bytes(last), MULTIPLIER);
+    // The final mix of SplitMix64.
+    state = (state ^ (state >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    state = (state ^ (state >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    state ^ (state >> 31)
+}
+
+/// The low and high halves of the 128-bit product `a * b`, xored.
+fn folded_multiply(a: u64, b: u64) -> u64 {
+    let product = u128::from(a) * u128::from(b);
+    (product as u64) ^ ((product >> 64) as u64)
+}
+
+fn seen_of(path: &Path) -> Seen {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => Seen::File,
+        Ok(m) if m.is_dir() => Seen::Dir,
+        Ok(_) => Seen::Other,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // A link to nothing is there, as `symlink_metadata` sees it.
+            match std::fs::symlink_metadata(path) {
+                Ok(_) => Seen::Other,
+                Err(_) => Seen::Absent,
+            }
+        }
+        Err(_) => Seen::Other,
+    }
+}
+
+/// What is at `path` (symbolic links followed): [`Seen::File`], [`Seen::Dir`],
+/// [`Seen::Absent`] or [`Seen::Other`]; recorded while recording.
+pub fn probe(path: &Path) -> Seen {
+    let seen = seen_of(path);
+    note(path, &seen);
+    seen
+}
+
+/// `std::fs::canonicalize`, recorded while recording ([`Seen::Resolves`], or
+/// [`Seen::Absent`] for an error).
+///
+/// # Errors
+///
+/// Those of `std::fs::canonicalize`.
+pub fn canonicalize(path: &Path) -> std::io::Result<PathBuf> {
+    let resolved = std::fs::canonicalize(path);
+    let seen = match &resolved {
+        Ok(p) => Seen::Resolves(p.clone()),
+        Err(_) => Seen::Absent,
+    };
+    note(path, &seen);
+    resolved
+}
+
+/// Whether `path` still shows what `seen` says: a file read is the same when its length
+/// and modification time are, or else when its bytes have the same [`digest`] (an editor's
+/// save or a `touch` that changes nothing keeps it). Not recorded.
+pub fn still(path: &Path, seen: &Seen) -> bool {
+    match seen {
+        Seen::Read {
+            bytes,
+            modified_ns,
+            digest: d,
+        } => {
+            let Ok(m) = std::fs::metadata(path) else {
+                return false;
+            };
+            if m.len() == *bytes && modified_ns_of(&m) == *modified_ns {
+                return true;
+            }
+            m.len() == *bytes
+                && read_unrecorded(path, "file", *bytes).is_ok_and(|b| digest(&b) == *d)
+        }
+        Seen::Resolves(to) => std::fs::canonicalize(path).is_ok_and(|p| p == *to),
+        Seen::Absent => std::fs::canonicalize(path).is_err() && seen_of(path) == Seen::Absent,
+        other => seen_of(path) == *other,
+    }
+}
+
+fn modified_ns_of(metadata: &Metadata) -> u128 {
+    metadata
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +419,32 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
+    }
+
+    #[test]
+    fn a_digest_tells_every_one_byte_edit_and_every_length_apart() {
+        let text: Vec<u8> = (0..100u8).map(|i| i.wrapping_mul(37)).collect();
+        let mut seen = std::collections::HashSet::new();
+        for len in 0..=text.len() {
+            assert!(seen.insert(digest(&text[..len])), "length {len}");
+        }
+        // A trailing zero byte is not padding.
+        assert_ne!(digest(b"ab"), digest(b"ab\0"));
+        for at in 0..text.len() {
+            for bit in 0..8 {
+                let mut edited = text.clone();
+                edited[at] ^= 1 << bit;
+                assert!(seen.insert(digest(&edited)), "byte {at}, bit {bit}");
+            }
+        }
+        // Two flipped bits in neighbouring words (a multiplication alone carries a flip of a
+        // high bit into no other bit, so that the next word's flip could undo it).
+        let mut two = text.clone();
+        two[7] ^= 0x40;
+        two[11] ^= 0x20;
+        assert!(seen.insert(digest(&two)));
+        assert_ne!(digest_seeded(&text, 1), digest_seeded(&text, 2));
+        assert_eq!(digest(&text), digest_seeded(&text, 0));
     }
 
     #[test]

@@ -16,6 +16,7 @@ use proc_macro::TokenStream;
 use proc_macro2::{Delimiter, Span, TokenTree};
 use syn::ItemFn;
 
+mod cache;
 mod emit;
 mod expand;
 
@@ -29,6 +30,22 @@ pub fn check(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 fn run(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    let cache = cache::Cache::open(&args, &item);
+    if let Some(replayed) = cache.as_ref().and_then(cache::Cache::replay) {
+        return replayed;
+    }
+    let out = expand_fresh(args, item);
+    if let Some(cache) = cache {
+        cache.store(&out);
+    }
+    out
+}
+
+/// The expansion, made from the sources (no cache).
+fn expand_fresh(
+    args: proc_macro2::TokenStream,
+    item: proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
     let attribute = Span::call_site();
     let not_a_function = |item: proc_macro2::TokenStream| {
         let error = syn::Error::new(

@@ -695,7 +695,7 @@ fn find_manifest(
     }
     if let Some(out_dir) = env.var("OUT_DIR").filter(|v| !v.is_empty()) {
         let path = PathBuf::from(out_dir).join(OUT_DIR_MANIFEST);
-        if path.is_file() {
+        if file::probe(&path) == file::Seen::File {
             let shown = shown_path(env, &path);
             return Ok((path, ManifestOrigin::OutDir, shown));
         }
@@ -705,7 +705,7 @@ fn find_manifest(
     }
     let default = Policy::DEFAULT_MANIFEST;
     match &env.crate_dir {
-        Some(dir) if dir.join(default).is_file() => Ok((
+        Some(dir) if file::probe(&dir.join(default)) == file::Seen::File => Ok((
             dir.join(default),
             ManifestOrigin::Default,
             default.to_owned(),

@@ -114,9 +114,7 @@ pub fn load(env: &Env) -> Result<Loaded, LoadError> {
             });
         }
     };
-    if !required
-        && std::fs::symlink_metadata(&path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
-    {
+    if !required && occupancy_core::file::probe(&path) == occupancy_core::file::Seen::Absent {
         return Ok(Loaded {
             policy: Policy::default(),
             file: None,

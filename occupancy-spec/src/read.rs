@@ -37,7 +37,7 @@ impl Roots {
         let Some(crate_dir) = &env.crate_dir else {
             return Roots { allowed: None };
         };
-        let resolve = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.into());
+        let resolve = |path: &Path| file::canonicalize(path).unwrap_or_else(|_| path.into());
         let package = resolve(crate_dir);
         let mut allowed = vec![("the package's directory", package.clone())];
         if let Some(workspace) = workspace_root(&package) {
@@ -63,7 +63,7 @@ impl Roots {
         let resolved = match &self.allowed {
             None => path.to_path_buf(),
             Some(allowed) => {
-                let resolved = std::fs::canonicalize(path).map_err(|e| e.to_string())?;
+                let resolved = file::canonicalize(path).map_err(|e| e.to_string())?;
                 if !allowed.iter().any(|(_, root)| resolved.starts_with(root)) {
                     let names: Vec<&str> = allowed.iter().map(|(name, _)| *name).collect();
                     let roots = match names.split_last() {

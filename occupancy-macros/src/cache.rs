@@ -1,0 +1,916 @@
+//! The expansion cache: an attribute's expansion kept between compilations and replayed,
+//! without reading anything, while nothing it was computed from has changed.
+//!
+//! `cargo check` after an edit elsewhere in a crate expands every `#[occupancy::check]` of
+//! the crate again, and each expansion reads the crate's sources, the resource manifest and
+//! the policy (PERFORMANCE.md, section 2). Replayed, an expansion costs a look at each file
+//! it read and a lex of its generated part.
+//!
+//! **The key** ([`Cache::open`]): the macro's own build (its shared library's path, length
+//! and time), every argument of the compiler process (crate name, `--cfg`s, edition, emit
+//! kind), the variables the front end reads, the wrapper's file and the attribute's place in
+//! it, and the attribute's and the item's tokens as text. **The record** kept with the entry:
+//! every path the front end looked at while this compilation expanded (`occupancy_core::
+//! file::recorded`: files read, with their length, time and digest; files and folders looked
+//! for, found or not; links resolved) and the wrapper's own file, each checked before a
+//! replay (`file::still`: a file whose time changed is read and compared by digest).
+//!
+//! **The entry**: the expansion with every part copied whole from the input (the function's
+//! body, its signature) left as a reference to that input token tree, the rest as text, and
+//! for each token of the text where its span comes from (an input token, by its index in the
+//! input, or the call site, found by the place where its span starts). A token tree copied
+//! whole (a doc comment's tokens, which share one place, included) is found by its place and
+//! the compiler's printing of it. Replayed, the text is lexed by the compiler and each token
+//! given the span of this compilation's input token: the same spans, hygiene included, as a
+//! fresh expansion. An expansion that could not be replayed exactly is not stored: a token
+//! whose span is neither an input token's nor the call site's, two unlike input tokens at
+//! one place (as in a `macro_rules!` expansion), an invisible-delimiter group, or a text that
+//! does not lex back to the same tokens; each stored entry is replayed once when stored and
+//! compared with the expansion as the compiler prints both.
+//!
+//! **Cost** (bench/macro-cost, PERFORMANCE.md section 2): the macro is built at opt-level 0
+//! in most users' builds, where each call into the compiler and each loop over bytes is
+//! dear; so the key and the file digests use [`file::digest_seeded`] (not std's SipHash),
+//! the part of the key that is the same for the whole compiler process is digested once,
+//! places are looked up in a sorted list, streams are built from collected trees, and the
+//! entries' folder is pruned once per process.
+//!
+//! **Where**: beside the compiler's `--out-dir` (`target/debug/occupancy-expansions/` for
+//! `target/debug/deps`), one file per attribute, written through a rename; when a compiler
+//! process first stores, the older half is removed if there are more than [`MAX_ENTRIES`]. No cache without an `--out-dir` (rust-analyzer's proc-macro
+//! server), outside Linux (the macro's build is found through `/proc/self/maps`), with the
+//! `nightly` feature (its diagnostics are not tokens), or with `OCCUPANCY_NO_CACHE` set.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use occupancy_core::file::{self, Seen};
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+
+/// The most entries kept; past it, the older half is removed when one is stored.
+pub(crate) const MAX_ENTRIES: usize = 2048;
+
+/// The first line of an entry: the format and its version.
+const MAGIC: &str = "occupancy-expansion 2";
+
+/// The variable that turns the cache off.
+const OFF_VAR: &str = "OCCUPANCY_NO_CACHE";
+
+/// An attribute's place in the cache: its key and the entry's file.
+pub(crate) struct Cache {
+    key: u128,
+    entry: PathBuf,
+    wrapper_file: PathBuf,
+    /// The attribute's and the item's token trees, as [`flatten`] lists them.
+    input: Vec<TokenTree>,
+}
+
+impl Cache {
+    /// The cache entry of the attribute `args` on `item`, expanded at the call site; `None`
+    /// where no cache is kept (see the module's documentation). Starts the record of the
+    /// paths the front end looks at.
+    pub(crate) fn open(args: &TokenStream, item: &TokenStream) -> Option<Cache> {
+        if cfg!(feature = "nightly")
+            || !proc_macro::is_available()
+            || std::env::var_os(OFF_VAR).is_some()
+        {
+            return None;
+        }
+        let compiler = compiler()?;
+        let wrapper_file = proc_macro::Span::call_site().local_file()?;
+        let wrapper_file = std::path::absolute(&wrapper_file).unwrap_or(wrapper_file);
+        let call_site = Span::call_site();
+        let mut key = KeyText::default();
+        key.part(process_key()?.to_le_bytes());
+        key.part(wrapper_file.as_os_str().as_encoded_bytes());
+        let (line, column) = location(call_site);
+        key.part(format!("{line}:{column}"));
+        key.part(args.to_string());
+        key.part(item.to_string());
+        let key = key.finish();
+        file::start_recording();
+        let mut input = Vec::new();
+        flatten(args, &mut input);
+        flatten(item, &mut input);
+        Some(Cache {
+            key,
+            entry: compiler.dir.join(format!("{key:032x}.exp")),
+            wrapper_file,
+            input,
+        })
+    }
+
+    /// The stored expansion, replayed with this compilation's spans, if there is one and
+    /// every path it was computed from shows what it showed then.
+    pub(crate) fn replay(&self) -> Option<TokenStream> {
+        let bytes = std::fs::read(&self.entry).ok()?;
+        let entry = Entry::parse(std::str::from_utf8(&bytes).ok()?, self.key)?;
+        if !entry.deps.iter().all(still) {
+            return None;
+        }
+        rebuild_all(&lex(entry.text)?, entry.refs, &self.input)
+    }
+
+    /// Keeps `output`, the expansion just made, if it can be replayed exactly (checked by
+    /// replaying it here).
+    pub(crate) fn store(&self, output: &TokenStream) {
+        // The wrapper's own file: rustc read it, the front end perhaps not.
+        let _ = file::read(&self.wrapper_file, "source file", file::MAX_TEXT_BYTES);
+        let Some(text) = self.entry_text(output) else {
+            return;
+        };
+        let Some(dir) = self.entry.parent() else {
+            return;
+        };
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+        let temporary = self
+            .entry
+            .with_extension(format!("tmp{}", std::process::id()));
+        if std::fs::write(&temporary, text).is_ok() {
+            let _ = std::fs::rename(&temporary, &self.entry);
+        }
+        let _ = std::fs::remove_file(&temporary);
+        prune(dir);
+    }
+
+    /// The entry's text for `output`; `None` where it cannot be replayed exactly.
+    fn entry_text(&self, output: &TokenStream) -> Option<String> {
+        let places = Places::of(&self.input)?;
+        let mut refs = Vec::new();
+        let skeleton = skeleton(output, &places, &self.input, &mut refs)?;
+        let text = skeleton.to_string();
+        let replayed = rebuild_all(&lex(&text)?, refs.clone(), &self.input)?;
+        // The same tokens: printed alike (the compiler prints, at its speed). Their spans are
+        // right by construction: each ref was found from its token's place.
+        if output.to_string() != replayed.to_string() {
+            return None;
+        }
+        let mut deps = String::new();
+        for (path, seen) in file::recorded() {
+            deps.push_str(&dep_line(&path, &seen)?);
+        }
+        let body = format!(
+            "{MAGIC}\nkey {:032x}\n{deps}refs {}\ntext\n{text}",
+            self.key,
+            refs_text(&refs)
+        );
+        let sum = file::digest(body.as_bytes());
+        Some(format!("{body}\nsum {sum:016x}\n"))
+    }
+}
+
+/// The text a key is the digest of: its parts, each with its length, so that no two lists
+/// of parts give the same text.
+#[derive(Default)]
+struct KeyText(Vec<u8>);
+
+impl KeyText {
+    fn part(&mut self, bytes: impl AsRef<[u8]>) {
+        let bytes = bytes.as_ref();
+        self.0
+            .extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        self.0.extend_from_slice(bytes);
+    }
+
+    /// A part that is not there (an unset variable), unlike any part that is.
+    fn absent(&mut self) {
+        self.0.extend_from_slice(&u64::MAX.to_le_bytes());
+    }
+
+    /// Two independent 64-bit digests of the text, as one 128-bit key.
+    fn finish(&self) -> u128 {
+        (u128::from(file::digest_seeded(&self.0, 1)) << 64)
+            | u128::from(file::digest_seeded(&self.0, 2))
+    }
+}
+
+/// The part of every key that is the same for the whole compiler process, digested once:
+/// the compiler's arguments, the macro's build and the variables the front end reads.
+fn process_key() -> Option<u128> {
+    static KEY: OnceLock<Option<u128>> = OnceLock::new();
+    *KEY.get_or_init(|| {
+        let mut key = KeyText::default();
+        key.part(&compiler()?.args);
+        key.part(macro_build()?);
+        for name in ["CARGO_MANIFEST_DIR", "CARGO_PKG_NAME", "CARGO_CRATE_NAME"]
+            .iter()
+            .chain(occupancy_attr::Env::VARS)
+        {
+            match std::env::var_os(name) {
+                Some(value) => key.part(value.as_encoded_bytes()),
+                None => key.absent(),
+            }
+        }
+        Some(key.finish())
+    })
+}
+
+/// The compiler process: its arguments (each ended by a NUL) and the cache's folder beside
+/// its `--out-dir`.
+struct Compiler {
+    args: String,
+    dir: PathBuf,
+}
+
+/// This compiler process's arguments and cache folder, once per process; `None` without an
+/// `--out-dir`.
+fn compiler() -> Option<&'static Compiler> {
+    static COMPILER: OnceLock<Option<Compiler>> = OnceLock::new();
+    COMPILER
+        .get_or_init(|| {
+            let args: Vec<String> = std::env::args().collect();
+            let out_dir = args
+                .iter()
+                .enumerate()
+                .find_map(|(i, a)| match a.as_str() {
+                    "--out-dir" => args.get(i + 1).map(PathBuf::from),
+                    _ => a.strip_prefix("--out-dir=").map(PathBuf::from),
+                })?;
+            let base = out_dir.parent().unwrap_or(&out_dir).to_path_buf();
+            Some(Compiler {
+                args: args.iter().flat_map(|a| [a.as_str(), "\0"]).collect(),
+                dir: base.join("occupancy-expansions"),
+            })
+        })
+        .as_ref()
+}
+
+/// The macro's shared library, as the path, length and time of the file mapped where this
+/// function's code is (`/proc/self/maps`); `None` outside Linux or where it is not found.
+fn macro_build() -> Option<&'static str> {
+    static BUILD: OnceLock<Option<String>> = OnceLock::new();
+    BUILD
+        .get_or_init(|| {
+            if !cfg!(target_os = "linux") {
+                return None;
+            }
+            let here = macro_build as *const () as usize;
+            let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+            let path = maps.lines().find_map(|line| mapped_file(line, here))?;
+            let metadata = std::fs::metadata(path).ok()?;
+            let modified = metadata
+                .modified()
+                .ok()?
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()?;
+            Some(format!("{path} {} {}", metadata.len(), modified.as_nanos()))
+        })
+        .as_deref()
+}
+
+/// The file of a `/proc/self/maps` line (`start-end perms offset dev inode path`) if its
+/// range holds `address`.
+fn mapped_file(line: &str, address: usize) -> Option<&str> {
+    let (range, rest) = line.split_once(' ')?;
+    let (start, end) = range.split_once('-')?;
+    let (start, end) = (
+        usize::from_str_radix(start, 16).ok()?,
+        usize::from_str_radix(end, 16).ok()?,
+    );
+    if !(start..end).contains(&address) {
+        return None;
+    }
+    // Four fields, then the path (which may hold spaces).
+    let mut rest = rest;
+    for _ in 0..4 {
+        rest = rest.trim_start().split_once(' ')?.1;
+    }
+    let path = rest.trim_start();
+    path.starts_with('/').then_some(path)
+}
+
+/// A span's place: its start's line and column. The end is looked up only where it tells
+/// spans apart (it costs the compiler two more lookups): two spans that start at one place
+/// are one token's, share a place as a doc comment's tokens do, or are a group's and its
+/// opening delimiter's (`Group::span_open`); stable Rust makes no other span that starts at
+/// a token and ends elsewhere (`Span::join` and `subspan` are unstable).
+type Location = (usize, usize);
+
+fn location(span: Span) -> Location {
+    let start = span.start();
+    (start.line, start.column)
+}
+
+/// The two spans end at one place.
+fn same_end(a: Span, b: Span) -> bool {
+    let (a, b) = (a.end(), b.end());
+    (a.line, a.column) == (b.line, b.column)
+}
+
+/// Every token tree of `stream`, a group before its contents, depth first: the numbering of
+/// [`Ref::Input`] and [`Ref::Whole`].
+fn flatten(stream: &TokenStream, out: &mut Vec<TokenTree>) {
+    for tree in stream.clone() {
+        let inner = match &tree {
+            TokenTree::Group(g) => Some(g.stream()),
+            _ => None,
+        };
+        out.push(tree);
+        if let Some(inner) = inner {
+            flatten(&inner, out);
+        }
+    }
+}
+
+/// Where a span of the output comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ref {
+    /// `Span::call_site()`.
+    CallSite,
+    /// The span of input token tree `n`.
+    Input(usize),
+    /// Input token tree `n` itself, whole (a group and all it holds, or one token).
+    Whole(usize),
+}
+
+impl std::fmt::Display for Ref {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ref::CallSite => f.write_str("c"),
+            Ref::Input(n) => write!(f, "i{n}"),
+            Ref::Whole(n) => write!(f, "w{n}"),
+        }
+    }
+}
+
+impl std::str::FromStr for Ref {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<Ref, ()> {
+        let number = |n: &str| n.parse().map_err(|_| ());
+        match s.split_at_checked(1) {
+            Some(("c", "")) => Ok(Ref::CallSite),
+            Some(("i", n)) => number(n).map(Ref::Input),
+            Some(("w", n)) => number(n).map(Ref::Whole),
+            _ => Err(()),
+        }
+    }
+}
+
+/// `refs` as an entry's line: runs of one ref as `ref*count` (`c*32 i51*20 w12`).
+fn refs_text(refs: &[Ref]) -> String {
+    let mut text = String::new();
+    let mut i = 0;
+    while i < refs.len() {
+        let run = refs[i..].iter().take_while(|&&r| r == refs[i]).count();
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(&refs[i].to_string());
+        if run > 1 {
+            text.push_str(&format!("*{run}"));
+        }
+        i += run;
+    }
+    text
+}
+
+/// The refs of an entry's line (see [`refs_text`]); `None` if it is not one. At most
+/// [`MAX_REFS`] in all.
+fn parse_refs(text: &str) -> Option<Vec<Ref>> {
+    let mut refs = Vec::new();
+    for run in text.split(' ') {
+        let (r, count) = match run.split_once('*') {
+            Some((r, count)) => (r, count.parse::<usize>().ok().filter(|&n| n > 1)?),
+            None => (run, 1),
+        };
+        if refs.len() + count > MAX_REFS {
+            return None;
+        }
+        let r: Ref = r.parse().ok()?;
+        refs.extend(std::iter::repeat_n(r, count));
+    }
+    Some(refs)
+}
+
+/// The most refs an entry may hold: more than any expansion the front end makes (its input
+/// is at most `occupancy_attr`'s item size limit), so that a damaged count cannot exhaust
+/// memory.
+const MAX_REFS: usize = 1 << 20;
+
+/// The input token trees by place, sorted.
+struct Places {
+    call_site: Location,
+    /// Each input token tree's place and number, sorted (a doc comment's `#`, `[..]`, `doc`,
+    /// `=` and text share one place).
+    input: Vec<(Location, usize)>,
+}
+
+impl Places {
+    /// The places of the token trees of `input` (as [`flatten`] lists them); `None` where the
+    /// call site shares a place with an input token.
+    fn of(input: &[TokenTree]) -> Option<Places> {
+        let mut places: Vec<(Location, usize)> = input
+            .iter()
+            .enumerate()
+            .map(|(n, tree)| (location(tree.span()), n))
+            .collect();
+        places.sort_unstable();
+        let places = Places {
+            call_site: location(Span::call_site()),
+            input: places,
+        };
+        places.at(places.call_site).is_empty().then_some(places)
+    }
+
+    /// The numbers of the input trees at `at`.
+    fn at(&self, at: Location) -> &[(Location, usize)] {
+        let start = self.input.partition_point(|(l, _)| *l < at);
+        let end = start + self.input[start..].partition_point(|(l, _)| *l == at);
+        &self.input[start..end]
+    }
+
+    /// The input tree at `at` that `tree` is a copy of (same kind, delimiter and text),
+    /// if any: printed by the compiler, which is quick, to compare. (A generated group that
+    /// printed as the input group at its place, with tokens given other spans inside, would
+    /// be taken for a copy; the expansion makes none: it gives new tokens the span of one
+    /// input token, never an input group's with copies of that group's tokens.)
+    fn copied(&self, tree: &TokenTree, at: Location, input: &[TokenTree]) -> Option<usize> {
+        let candidates = self.at(at);
+        let alike = |other: &TokenTree| match (tree, other) {
+            (TokenTree::Group(a), TokenTree::Group(b)) => a.delimiter() == b.delimiter(),
+            (TokenTree::Ident(_), TokenTree::Ident(_))
+            | (TokenTree::Literal(_), TokenTree::Literal(_)) => true,
+            (TokenTree::Punct(a), TokenTree::Punct(b)) => {
+                a.as_char() == b.as_char() && a.spacing() == b.spacing()
+            }
+            _ => false,
+        };
+        if !candidates.iter().any(|&(_, n)| alike(&input[n])) {
+            return None;
+        }
+        let text = tree.to_string();
+        candidates.iter().map(|&(_, n)| n).find(|&n| {
+            alike(&input[n])
+                && input[n].to_string() == text
+                && (!matches!(tree, TokenTree::Group(_)) || same_end(tree.span(), input[n].span()))
+        })
+    }
+
+    /// The ref of a span at `at`: the call site, or the one input token there; `None` where
+    /// no input token or several are there.
+    ///
+    /// A group's place is also that of its opening delimiter's span (`Group::span_open`),
+    /// which ends elsewhere: a span at a group's place is that group's only if it ends where
+    /// the group does (the end is looked up there alone).
+    fn span_ref(&self, at: Location, span: Span, input: &[TokenTree]) -> Option<Ref> {
+        if at == self.call_site {
+            return Some(Ref::CallSite);
+        }
+        match self.at(at) {
+            [(_, n)] => match &input[*n] {
+                TokenTree::Group(g) if !same_end(span, g.span()) => None,
+                _ => Some(Ref::Input(*n)),
+            },
+            _ => None,
+        }
+    }
+}
+
+/// `output` with every token tree copied whole from the input as a [`Ref::Whole`] in `refs`
+/// (a group emptied, a token kept as it is), and each other token's [`Ref`] pushed in
+/// order; `None` where a span is not the call site's or one input token's, or a group that
+/// is not a copy has invisible delimiters. A group is compared with the input group at its
+/// place, if any, as printed by the compiler: a cost of its size per level of nesting.
+fn skeleton(
+    output: &TokenStream,
+    places: &Places,
+    input: &[TokenTree],
+    refs: &mut Vec<Ref>,
+) -> Option<TokenStream> {
+    let mut out = Vec::new();
+    for tree in output.clone() {
+        let at = location(tree.span());
+        if let Some(n) = places.copied(&tree, at, input) {
+            refs.push(Ref::Whole(n));
+            out.push(match tree {
+                TokenTree::Group(g) => {
+                    TokenTree::Group(Group::new(g.delimiter(), TokenStream::new()))
+                }
+                leaf => leaf,
+            });
+            continue;
+        }
+        refs.push(places.span_ref(at, tree.span(), input)?);
+        out.push(match tree {
+            TokenTree::Group(g) if g.delimiter() != Delimiter::None => {
+                let inner = skeleton(&g.stream(), places, input, refs)?;
+                TokenTree::Group(Group::new(g.delimiter(), inner))
+            }
+            TokenTree::Group(_) => return None,
+            leaf => leaf,
+        });
+    }
+    Some(out.into_iter().collect())
+}
+
+/// The lexed `skeleton` with its spans and whole input groups put back: the expansion.
+fn rebuild_all(skeleton: &TokenStream, refs: Vec<Ref>, input: &[TokenTree]) -> Option<TokenStream> {
+    let mut refs = refs.into_iter();
+    let out = rebuild(skeleton, &mut refs, input)?;
+    refs.next().is_none().then_some(out)
+}
+
+fn rebuild(
+    skeleton: &TokenStream,
+    refs: &mut impl Iterator<Item = Ref>,
+    input: &[TokenTree],
+) -> Option<TokenStream> {
+    let span = |r: Ref| match r {
+        Ref::CallSite => Some(Span::call_site()),
+        Ref::Input(n) => input.get(n).map(TokenTree::span),
+        Ref::Whole(_) => None,
+    };
+    // Trees collected, then made one stream: extending a stream tree by tree is a call to
+    // the compiler each.
+    let mut out = Vec::new();
+    for mut tree in skeleton.clone() {
+        let r = refs.next()?;
+        if let Ref::Whole(n) = r {
+            let whole = input.get(n)?;
+            let alike = match (&tree, whole) {
+                (TokenTree::Group(g), TokenTree::Group(w)) => g.delimiter() == w.delimiter(),
+                (TokenTree::Ident(_), TokenTree::Ident(_))
+                | (TokenTree::Punct(_), TokenTree::Punct(_))
+                | (TokenTree::Literal(_), TokenTree::Literal(_)) => true,
+                _ => false,
+            };
+            if !alike {
+                return None;
+            }
+            out.push(whole.clone());
+            continue;
+        }
+        if let TokenTree::Group(g) = &tree {
+            let inner = rebuild(&g.stream(), refs, input)?;
+            let mut group = Group::new(g.delimiter(), inner);
+            group.set_span(span(r)?);
+            tree = TokenTree::Group(group);
+        } else {
+            tree.set_span(span(r)?);
+        }
+        out.push(tree);
+    }
+    Some(out.into_iter().collect())
+}
+
+/// The two streams hold the same tokens at the same places.
+#[cfg(test)]
+fn same(a: &TokenStream, b: &TokenStream) -> bool {
+    let (a, b): (Vec<TokenTree>, Vec<TokenTree>) = (
+        a.clone().into_iter().collect(),
+        b.clone().into_iter().collect(),
+    );
+    a.len() == b.len() && a.iter().zip(&b).all(|(a, b)| same_tree(a, b))
+}
+
+#[cfg(test)]
+fn same_tree(a: &TokenTree, b: &TokenTree) -> bool {
+    if location(a.span()) != location(b.span()) {
+        return false;
+    }
+    match (a, b) {
+        (TokenTree::Group(a), TokenTree::Group(b)) => {
+            a.delimiter() == b.delimiter() && same(&a.stream(), &b.stream())
+        }
+        (TokenTree::Ident(a), TokenTree::Ident(b)) => a == b,
+        (TokenTree::Punct(a), TokenTree::Punct(b)) => {
+            a.as_char() == b.as_char() && a.spacing() == b.spacing()
+        }
+        (TokenTree::Literal(a), TokenTree::Literal(b)) => a.to_string() == b.to_string(),
+        _ => false,
+    }
+}
+
+/// `text` lexed: by the compiler inside a proc macro, by proc-macro2 elsewhere (tests).
+fn lex(text: &str) -> Option<TokenStream> {
+    if proc_macro::is_available() {
+        text.parse::<proc_macro::TokenStream>().ok().map(Into::into)
+    } else {
+        text.parse().ok()
+    }
+}
+
+/// A recorded look at a path, as an entry's line; `None` for a path that is not UTF-8 or
+/// holds a tab or a line break.
+fn dep_line(path: &Path, seen: &Seen) -> Option<String> {
+    fn plain(p: &Path) -> Option<&str> {
+        // Byte searches: a `char` pattern's search is slow in a macro built at opt-level 0.
+        p.to_str().filter(|s| {
+            ![b'\t', b'\n', b'\r']
+                .iter()
+                .any(|b| s.as_bytes().contains(b))
+        })
+    }
+    let path = plain(path)?;
+    Some(match seen {
+        Seen::Read {
+            bytes,
+            modified_ns,
+            digest,
+        } => format!("dep R {bytes} {modified_ns} {digest:016x}\t{path}\n"),
+        Seen::Resolves(to) => format!("dep L\t{}\t{path}\n", plain(to)?),
+        Seen::Absent => format!("dep A\t{path}\n"),
+        Seen::Dir => format!("dep D\t{path}\n"),
+        Seen::File => format!("dep F\t{path}\n"),
+        Seen::Other => format!("dep O\t{path}\n"),
+    })
+}
+
+/// The look an entry's line records.
+fn parse_dep(line: &str) -> Option<(PathBuf, Seen)> {
+    let (kind, rest) = line.split_once('\t')?;
+    let seen = match kind.split(' ').collect::<Vec<_>>().as_slice() {
+        ["R", bytes, modified_ns, digest] => Seen::Read {
+            bytes: bytes.parse().ok()?,
+            modified_ns: modified_ns.parse().ok()?,
+            digest: u64::from_str_radix(digest, 16).ok()?,
+        },
+        ["L"] => {
+            let (to, path) = rest.split_once('\t')?;
+            return Some((path.into(), Seen::Resolves(to.into())));
+        }
+        ["A"] => Seen::Absent,
+        ["D"] => Seen::Dir,
+        ["F"] => Seen::File,
+        ["O"] => Seen::Other,
+        _ => return None,
+    };
+    Some((rest.into(), seen))
+}
+
+/// [`file::still`], once per path and record in this process: the paths a crate's
+/// attributes look at are mostly the same few. Kept in a list compared with `==` (a hash map
+/// costs more in a proc macro built at opt-level 0), of at most [`MAX_CHECKED`].
+fn still(dep: &(PathBuf, Seen)) -> bool {
+    static CHECKED: Mutex<Vec<((PathBuf, Seen), bool)>> = Mutex::new(Vec::new());
+    let mut checked = CHECKED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, known)) = checked.iter().find(|(d, _)| d == dep) {
+        return *known;
+    }
+    let now = file::still(&dep.0, &dep.1);
+    if checked.len() < MAX_CHECKED {
+        checked.push((dep.clone(), now));
+    }
+    now
+}
+
+/// The most looks [`still`] keeps.
+const MAX_CHECKED: usize = 256;
+
+/// A stored entry, parsed.
+struct Entry<'a> {
+    deps: Vec<(PathBuf, Seen)>,
+    refs: Vec<Ref>,
+    text: &'a str,
+}
+
+impl<'a> Entry<'a> {
+    /// The entry in `text` if it is whole (its sum matches) and for `key`.
+    fn parse(text: &'a str, key: u128) -> Option<Entry<'a>> {
+        let (body, sum) = text.strip_suffix('\n')?.rsplit_once("\nsum ")?;
+        if u64::from_str_radix(sum, 16).ok()? != file::digest(body.as_bytes()) {
+            return None;
+        }
+        let (head, text) = body.split_once("\ntext\n")?;
+        let mut lines = head.lines();
+        if lines.next()? != MAGIC || lines.next()? != format!("key {key:032x}") {
+            return None;
+        }
+        let mut deps = Vec::new();
+        let mut refs = None;
+        for line in lines {
+            if let Some(dep) = line.strip_prefix("dep ") {
+                deps.push(parse_dep(dep)?);
+            } else if let Some(list) = line.strip_prefix("refs ") {
+                refs = Some(parse_refs(list)?);
+            } else {
+                return None;
+            }
+        }
+        Some(Entry {
+            deps,
+            refs: refs?,
+            text,
+        })
+    }
+}
+
+/// Removes the older half of the entries of `dir` when it holds more than [`MAX_ENTRIES`];
+/// looks once per compiler process (a compilation adds at most its attributes' entries).
+fn prune(dir: &Path) {
+    static LOOKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if LOOKED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<(std::time::SystemTime, PathBuf)> = read
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let time = e.metadata().ok()?.modified().ok()?;
+            Some((time, e.path()))
+        })
+        .collect();
+    if entries.len() <= MAX_ENTRIES {
+        return;
+    }
+    entries.sort();
+    for (_, path) in &entries[..entries.len() / 2] {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `text` lexed after a space: outside a proc macro, the call site is at line 1, column 0,
+    /// where no token of an attribute's input can start.
+    fn tokens(text: &str) -> TokenStream {
+        format!(" {text}").parse().unwrap()
+    }
+
+    #[test]
+    fn an_expansion_made_of_input_and_generated_tokens_is_replayed_with_the_input_spans() {
+        // Below the item, as an attribute's tokens are elsewhere in the file than the item's
+        // (each text lexed here starts at line 1).
+        let args = tokens("\n\n\n\n\nblock = 256, regs = 32");
+        let item = tokens("fn launch(n: u32) -> u32 {\n    let b = (n + 255) / 256;\n    b\n}");
+        let mut input = Vec::new();
+        flatten(&args, &mut input);
+        flatten(&item, &mut input);
+        // The output: the signature and the body's statements copied, a generated block
+        // with a token spanned at an input token (`512` at the `256` of the attribute) and
+        // call-site ones.
+        let trees: Vec<TokenTree> = item.clone().into_iter().collect();
+        let TokenTree::Group(body) = trees.last().unwrap() else {
+            panic!()
+        };
+        let mut head: TokenStream = trees[..trees.len() - 1].iter().cloned().collect();
+        let mut lit = proc_macro2::Literal::u32_unsuffixed(512);
+        lit.set_span(input[2].span());
+        let generated: TokenStream = quote::quote!({ let _ = #lit; });
+        let mut inner = generated;
+        inner.extend(body.stream());
+        let mut group = Group::new(Delimiter::Brace, inner);
+        group.set_span(body.span());
+        head.extend([TokenTree::Group(group)]);
+        let output = head;
+
+        let places = Places::of(&input).unwrap();
+        let mut refs = Vec::new();
+        let skeleton = skeleton(&output, &places, &input, &mut refs).unwrap();
+        // `(n: u32)` and `(n + 255)` are whole input groups: emptied in the text.
+        assert!(refs.contains(&Ref::Whole(9)), "{refs:?}");
+        assert!(refs.contains(&Ref::Whole(20)), "{refs:?}");
+        assert_eq!(
+            skeleton.to_string(),
+            "fn launch () -> u32 { { let _ = 512 ; } let b = () / 256 ; b }"
+        );
+        assert!(refs.contains(&Ref::Input(2)), "{refs:?}");
+        let replayed = rebuild_all(&lex(&skeleton.to_string()).unwrap(), refs, &input).unwrap();
+        assert!(same(&output, &replayed));
+        assert_eq!(replayed.to_string(), output.to_string());
+    }
+
+    #[test]
+    fn a_doc_comment_copied_from_the_item_is_replayed() {
+        // `#`, `[doc = ".."]`, `doc`, `=` and the text share the doc comment's place.
+        let item = tokens("/// Launches.\n/// Twice.\nfn launch() {}");
+        let mut input = Vec::new();
+        flatten(&item, &mut input);
+        let places = Places::of(&input).unwrap();
+        assert_eq!(
+            places.span_ref(location(input[0].span()), input[0].span(), &input),
+            None
+        );
+        let mut refs = Vec::new();
+        let text = skeleton(&item, &places, &input, &mut refs)
+            .unwrap()
+            .to_string();
+        assert_eq!(refs[..2], [Ref::Whole(0), Ref::Whole(1)]);
+        let replayed = rebuild_all(&lex(&text).unwrap(), refs, &input).unwrap();
+        assert!(same(&item, &replayed));
+        // A generated token at the doc comment's place is not one of its tokens: refused.
+        let mut generated = proc_macro2::Ident::new("other", Span::call_site());
+        generated.set_span(input[0].span());
+        let output: TokenStream = [TokenTree::Ident(generated)].into_iter().collect();
+        assert!(skeleton(&output, &places, &input, &mut Vec::new()).is_none());
+    }
+
+    #[test]
+    fn a_span_that_is_no_input_tokens_is_not_stored() {
+        let input_stream = tokens("a b");
+        let mut input = Vec::new();
+        flatten(&input_stream, &mut input);
+        let places = Places::of(&input).unwrap();
+        // A token lexed elsewhere: its place is none of the input's.
+        let other = tokens("\n\n   c");
+        assert!(skeleton(&other, &places, &input, &mut Vec::new()).is_none());
+        // Two input tokens at one place: the place names neither.
+        let mut twice = input.clone();
+        twice.push(input[0].clone());
+        let places = Places::of(&twice).unwrap();
+        let at = |n: usize| location(input[n].span());
+        assert_eq!(places.span_ref(at(0), input[0].span(), &twice), None);
+        assert_eq!(
+            places.span_ref(at(1), input[1].span(), &twice),
+            Some(Ref::Input(1))
+        );
+    }
+
+    #[test]
+    fn a_token_at_a_groups_opening_delimiter_is_not_given_the_groups_span() {
+        // An error on a group's `(` alone (`Group::span_open`, as syn gives for "nested too
+        // deep"): it starts where the group does but ends after one character.
+        let item = tokens("f((1))");
+        let mut input = Vec::new();
+        flatten(&item, &mut input);
+        let places = Places::of(&input).unwrap();
+        let TokenTree::Group(outer) = &input[1] else {
+            panic!("{input:?}")
+        };
+        let mut error = proc_macro2::Ident::new("compile_error", Span::call_site());
+        error.set_span(outer.span_open());
+        let output: TokenStream = [TokenTree::Ident(error)].into_iter().collect();
+        assert!(skeleton(&output, &places, &input, &mut Vec::new()).is_none());
+        // The group's own span is the group's.
+        let mut at_group = proc_macro2::Ident::new("x", Span::call_site());
+        at_group.set_span(outer.span());
+        let output: TokenStream = [TokenTree::Ident(at_group)].into_iter().collect();
+        let mut refs = Vec::new();
+        assert!(skeleton(&output, &places, &input, &mut refs).is_some());
+        assert_eq!(refs, [Ref::Input(1)]);
+    }
+
+    #[test]
+    fn entries_round_trip_and_a_damaged_one_is_refused() {
+        let deps = [
+            (
+                PathBuf::from("/c/src/lib.rs"),
+                Seen::Read {
+                    bytes: 12,
+                    modified_ns: 1_700_000_000_123_456_789,
+                    digest: 0xfeed,
+                },
+            ),
+            (PathBuf::from("/c/occupancy.toml"), Seen::Absent),
+            (PathBuf::from("/c/src/a b"), Seen::Dir),
+            (PathBuf::from("/c/link"), Seen::Resolves("/d/real".into())),
+        ];
+        let mut lines = String::new();
+        for (p, s) in &deps {
+            lines.push_str(&dep_line(p, s).unwrap());
+        }
+        let body = format!(
+            "{MAGIC}\nkey {:032x}\n{lines}refs c i3 w7\ntext\nfn f () {{}}",
+            9u128
+        );
+        let text = format!("{body}\nsum {:016x}\n", file::digest(body.as_bytes()));
+        let entry = Entry::parse(&text, 9).unwrap();
+        assert_eq!(entry.deps, deps);
+        assert_eq!(entry.refs, [Ref::CallSite, Ref::Input(3), Ref::Whole(7)]);
+        let refs = [
+            Ref::CallSite,
+            Ref::CallSite,
+            Ref::Input(3),
+            Ref::Whole(7),
+            Ref::Whole(7),
+        ];
+        assert_eq!(refs_text(&refs), "c*2 i3 w7*2");
+        assert_eq!(parse_refs(&refs_text(&refs)).unwrap(), refs);
+        assert_eq!(
+            parse_refs("c*1"),
+            None,
+            "a run of one is written without a count"
+        );
+        assert_eq!(parse_refs("c*99999999999"), None, "past the limit");
+        assert_eq!(entry.text, "fn f () {}");
+        assert!(Entry::parse(&text, 8).is_none(), "another key");
+        let damaged = text.replace("i3", "i4");
+        assert!(
+            Entry::parse(&damaged, 9).is_none(),
+            "the sum no longer matches"
+        );
+        assert!(
+            Entry::parse(&text[..text.len() - 3], 9).is_none(),
+            "cut short"
+        );
+        assert_eq!(dep_line(Path::new("/c/a\tb"), &Seen::File), None);
+    }
+
+    #[test]
+    fn the_mapped_file_of_an_address() {
+        let line = "7f01a000-7f01b000 r-xp 00001000 fd:01 123 /t/debug/deps/lib occ.so";
+        assert_eq!(
+            mapped_file(line, 0x7f01a800),
+            Some("/t/debug/deps/lib occ.so")
+        );
+        assert_eq!(mapped_file(line, 0x7f01b000), None);
+        assert_eq!(mapped_file("7f-80 rw-p 0 00:00 0 ", 0x7f), None);
+    }
+}

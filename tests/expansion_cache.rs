@@ -1,0 +1,185 @@
+//! The attribute's expansion cache (`occupancy-macros/src/cache.rs`), through plain
+//! `cargo check` of a crate made here: a second check replays the stored expansion (shown
+//! by editing the stored entry: the edit reaches the build's output), with the same output
+//! as the first (the wrapper has a doc comment); an edit to a constant in another module, a
+//! policy file created beside `Cargo.toml` and a touch that changes nothing each give what a
+//! fresh expansion gives.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const LIB: &str = r#"mod consts;
+
+pub struct LaunchConfig {
+    pub grid_dim: (u32, u32, u32),
+    pub block_dim: (u32, u32, u32),
+    pub shared_mem_bytes: u32,
+}
+
+fn launch(_cfg: LaunchConfig) {}
+
+/// Launches the kernel over `n` elements (a doc comment: its tokens share one place, and the
+/// expansion is stored all the same).
+#[occupancy::check(regs = 96, target = ["sm_80", "sm_90"])]
+pub fn run(n: u32) {
+    let cfg = LaunchConfig {
+        grid_dim: (n.div_ceil(consts::BLOCK_1), 1, 1),
+        block_dim: (consts::BLOCK_1, 1, 1),
+        shared_mem_bytes: consts::SMEM * 4,
+    };
+    launch(cfg);
+}
+"#;
+
+fn consts(block_0: u32) -> String {
+    format!(
+        "pub const BLOCK_0: u32 = {block_0};\npub const BLOCK_1: u32 = 2 * BLOCK_0;\n\
+         pub const SMEM: u32 = 1024;\n"
+    )
+}
+
+/// The crate, written again; its `target/` is kept between runs, its cache emptied.
+fn made_crate() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("expansion-cache");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    let root = env!("CARGO_MANIFEST_DIR");
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"expansion-cache\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
+             publish = false\n\n[dependencies]\noccupancy = {{ path = {root:?} }}\n\n[workspace]\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/lib.rs"), LIB).unwrap();
+    std::fs::write(dir.join("src/consts.rs"), consts(128)).unwrap();
+    let _ = std::fs::remove_file(dir.join("occupancy.toml"));
+    let _ = std::fs::remove_dir_all(entries_dir(&dir));
+    dir
+}
+
+fn entries_dir(dir: &Path) -> PathBuf {
+    dir.join("target/debug/occupancy-expansions")
+}
+
+/// `cargo check` after touching `src/lib.rs`: its stderr without the `Finished` line.
+fn check(dir: &Path) -> String {
+    let lib = dir.join("src/lib.rs");
+    let text = std::fs::read(&lib).unwrap();
+    std::fs::write(&lib, text).unwrap();
+    let output = Command::new(env!("CARGO"))
+        .arg("check")
+        .arg("--manifest-path")
+        .arg(dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .env("CARGO_TERM_COLOR", "never")
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("OCCUPANCY_POLICY")
+        .env_remove("OCCUPANCY_NO_CACHE")
+        .output()
+        .expect("run cargo");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    // From the crate's own line: what cargo printed about its dependencies before varies.
+    let own = stderr.find("Checking expansion-cache").unwrap_or(0);
+    stderr[own..]
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("Finished"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The one stored entry.
+fn entry(dir: &Path) -> PathBuf {
+    let entries: Vec<PathBuf> = std::fs::read_dir(entries_dir(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    entries[0].clone()
+}
+
+/// Rewrites the stored entry's expansion, `from` -> `to`, with its sum made again.
+fn edit_entry(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let (body, _) = text.trim_end().rsplit_once("\nsum ").unwrap();
+    assert!(body.contains(from), "{body}");
+    let body = body.replace(from, to);
+    let sum = occupancy_core::file::digest(body.as_bytes());
+    std::fs::write(path, format!("{body}\nsum {sum:016x}\n")).unwrap();
+}
+
+#[test]
+fn a_stored_expansion_is_replayed_until_what_it_read_changes() {
+    let dir = made_crate();
+    let first = check(&dir);
+    let floor = "run on sm_90: 25% occupancy (16 of 64 warps), below the 50% floor";
+    assert!(first.contains(floor), "{first}");
+    let stored = entry(&dir);
+
+    // Replayed: the same output, and the entry is what it comes from.
+    assert_eq!(check(&dir), first);
+    edit_entry(
+        &stored,
+        "below the 50% floor",
+        "below the 50% floor (replayed)",
+    );
+    let replayed = check(&dir);
+    assert!(replayed.contains("floor (replayed)"), "{replayed}");
+
+    // A constant of another module changes: read again, another finding.
+    std::fs::write(dir.join("src/consts.rs"), consts(64)).unwrap();
+    let edited = check(&dir);
+    assert!(!edited.contains("(replayed)"), "{edited}");
+    assert!(
+        edited.contains("run on sm_90: 31.25% occupancy (20 of 64 warps), below the 50% floor"),
+        "{edited}"
+    );
+    assert_eq!(check(&dir), edited, "the new expansion replayed");
+
+    // A policy file where none was: looked for before, so noticed.
+    std::fs::write(dir.join("occupancy.toml"), "min_occupancy = \"20%\"\n").unwrap();
+    let allowed = check(&dir);
+    assert!(!allowed.contains("low_occupancy"), "{allowed}");
+
+    // A damaged entry is not used: the expansion is made again.
+    let stored = entry(&dir);
+    let text = std::fs::read_to_string(&stored).unwrap();
+    std::fs::write(&stored, &text[..text.len() / 2]).unwrap();
+    assert_eq!(check(&dir), allowed);
+}
+
+#[test]
+fn occupancy_no_cache_turns_it_off() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("expansion-cache-off");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    let root = env!("CARGO_MANIFEST_DIR");
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"expansion-cache-off\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
+             publish = false\n\n[dependencies]\noccupancy = {{ path = {root:?} }}\n\n[workspace]\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/lib.rs"), LIB).unwrap();
+    std::fs::write(dir.join("src/consts.rs"), consts(128)).unwrap();
+    let _ = std::fs::remove_dir_all(entries_dir(&dir));
+    let output = Command::new(env!("CARGO"))
+        .args(["check", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .env("OCCUPANCY_NO_CACHE", "1")
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .output()
+        .expect("run cargo");
+    assert!(output.status.success());
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("25% occupancy (16 of 64 warps)"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!entries_dir(&dir).exists());
+}
