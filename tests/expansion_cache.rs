@@ -183,3 +183,99 @@ fn occupancy_no_cache_turns_it_off() {
     );
     assert!(!entries_dir(&dir).exists());
 }
+
+/// A crate of two modules, each with one wrapper of literals that reads the policy file.
+fn two_module_crate() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("expansion-cache-tracked");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    let root = env!("CARGO_MANIFEST_DIR");
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"expansion-cache-tracked\"\nversion = \"0.0.0\"\n\
+             edition = \"2024\"\npublish = false\n\n[dependencies]\n\
+             occupancy = {{ path = {root:?} }}\n\n[workspace]\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/lib.rs"), "mod a;\nmod b;\n").unwrap();
+    std::fs::write(dir.join("src/a.rs"), wrapper("first", 128)).unwrap();
+    std::fs::write(dir.join("src/b.rs"), wrapper("second", 192)).unwrap();
+    std::fs::write(dir.join("occupancy.toml"), "min_occupancy = \"0%\"\n").unwrap();
+    let _ = std::fs::remove_dir_all(entries_dir(&dir));
+    dir
+}
+
+fn wrapper(name: &str, block: u32) -> String {
+    format!(
+        "#[occupancy::check(block = {block}, regs = 128, target = \"sm_90\")]\n\
+         pub fn {name}() {{}}\n"
+    )
+}
+
+/// The files the crate's dep-info lists (cargo rebuilds the crate when one changes).
+fn dep_info(dir: &Path) -> String {
+    let deps = dir.join("target/debug/deps");
+    std::fs::read_dir(&deps)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "d")
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("expansion_cache_tracked"))
+        })
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_file_read_stays_in_the_dep_info_when_the_attribute_that_included_it_is_gone() {
+    let dir = two_module_crate();
+    let policy = dir.join("occupancy.toml");
+    let policy_text = policy.to_str().unwrap();
+    check(&dir);
+    assert!(dep_info(&dir).contains(policy_text), "{}", dep_info(&dir));
+    // One `include_bytes!` of the policy per compilation: the first wrapper's.
+    let entries: Vec<String> = std::fs::read_dir(entries_dir(&dir))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert_eq!(entries.len(), 2);
+    let included = format!("\ninc\t{policy_text}\n");
+    let omitted = format!("\nomit\t{policy_text}\n");
+    assert_eq!(entries.iter().filter(|e| e.contains(&included)).count(), 1);
+    assert_eq!(entries.iter().filter(|e| e.contains(&omitted)).count(), 1);
+
+    // The first wrapper's module goes (`src/a.rs` itself unchanged, so that the second's
+    // entry, whose record holds every file read before it in the compilation, is still
+    // good): that entry omitted the policy, so it is not replayed in a compilation where
+    // nothing included the policy; expanded again, it includes it, and the policy stays in
+    // the dep-info.
+    std::fs::write(dir.join("src/lib.rs"), "mod b;\n").unwrap();
+    let quiet = check(&dir);
+    assert!(!quiet.contains("low_occupancy"), "{quiet}");
+    assert!(dep_info(&dir).contains(policy_text), "{}", dep_info(&dir));
+    let entries: Vec<String> = std::fs::read_dir(entries_dir(&dir))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert_eq!(entries.iter().filter(|e| e.contains(&included)).count(), 2);
+
+    // So an edit to the policy rebuilds the crate, and its finding shows.
+    std::fs::write(&policy, "min_occupancy = \"50%\"\n").unwrap();
+    let output = Command::new(env!("CARGO"))
+        .args(["check", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("OCCUPANCY_POLICY")
+        .env_remove("OCCUPANCY_NO_CACHE")
+        .output()
+        .expect("run cargo");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("second on sm_90: 18.75% occupancy (12 of 64 warps), below the 50% floor"),
+        "{stderr}"
+    );
+}

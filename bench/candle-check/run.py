@@ -105,6 +105,8 @@ def prepare(source, crate, opt_level, facade=ROOT, kernels=None):
         shutil.copytree(source, crate, ignore=shutil.ignore_patterns("target"))
         toml = crate / "Cargo.toml"
         text = toml.read_text() + f'\n[dependencies.occupancy]\npath = "{facade}"\n'
+        # A workspace of its own: the default --work is inside this repository's workspace.
+        text += "\n[workspace]\n"
         if kernels is not None:
             text = re.sub(r"(?m)^(\[dependencies\.candle-kernels\]\n)",
                           f'\\1path = "{kernels}"\n', text)

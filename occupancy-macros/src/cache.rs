@@ -45,13 +45,15 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use occupancy_core::file::{self, Seen};
+
+use crate::tracked;
 use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 
 /// The most entries kept; past it, the older half is removed when one is stored.
 pub(crate) const MAX_ENTRIES: usize = 2048;
 
 /// The first line of an entry: the format and its version.
-const MAGIC: &str = "occupancy-expansion 2";
+const MAGIC: &str = "occupancy-expansion 3";
 
 /// The variable that turns the cache off.
 const OFF_VAR: &str = "OCCUPANCY_NO_CACHE";
@@ -105,18 +107,20 @@ impl Cache {
     pub(crate) fn replay(&self) -> Option<TokenStream> {
         let bytes = std::fs::read(&self.entry).ok()?;
         let entry = Entry::parse(std::str::from_utf8(&bytes).ok()?, self.key)?;
-        if !entry.deps.iter().all(still) {
+        if !entry.deps.iter().all(still) || !tracked::may_replay(&entry.tracked) {
             return None;
         }
-        rebuild_all(&lex(entry.text)?, entry.refs, &self.input)
+        let replayed = rebuild_all(&lex(entry.text)?, entry.refs, &self.input)?;
+        tracked::replayed(&entry.tracked);
+        Some(replayed)
     }
 
     /// Keeps `output`, the expansion just made, if it can be replayed exactly (checked by
     /// replaying it here).
-    pub(crate) fn store(&self, output: &TokenStream) {
+    pub(crate) fn store(&self, output: &TokenStream, tracked: &tracked::Record) {
         // The wrapper's own file: rustc read it, the front end perhaps not.
         let _ = file::read(&self.wrapper_file, "source file", file::MAX_TEXT_BYTES);
-        let Some(text) = self.entry_text(output) else {
+        let Some(text) = self.entry_text(output, tracked) else {
             return;
         };
         let Some(dir) = self.entry.parent() else {
@@ -136,7 +140,7 @@ impl Cache {
     }
 
     /// The entry's text for `output`; `None` where it cannot be replayed exactly.
-    fn entry_text(&self, output: &TokenStream) -> Option<String> {
+    fn entry_text(&self, output: &TokenStream, tracked: &tracked::Record) -> Option<String> {
         let places = Places::of(&self.input)?;
         let mut refs = Vec::new();
         let skeleton = skeleton(output, &places, &self.input, &mut refs)?;
@@ -150,6 +154,11 @@ impl Cache {
         let mut deps = String::new();
         for (path, seen) in file::recorded() {
             deps.push_str(&dep_line(&path, &seen)?);
+        }
+        for (kind, files) in [("inc", &tracked.included), ("omit", &tracked.omitted)] {
+            for file in files {
+                deps.push_str(&format!("{kind}\t{}\n", plain(file)?));
+            }
         }
         let body = format!(
             "{MAGIC}\nkey {:032x}\n{deps}refs {}\ntext\n{text}",
@@ -212,6 +221,12 @@ fn process_key() -> Option<u128> {
 struct Compiler {
     args: String,
     dir: PathBuf,
+}
+
+/// Whether this is a compiler process that writes files (it has an `--out-dir`): not
+/// rust-analyzer's proc-macro server, not a unit test.
+pub(crate) fn in_compiler() -> bool {
+    proc_macro::is_available() && compiler().is_some()
 }
 
 /// This compiler process's arguments and cache folder, once per process; `None` without an
@@ -593,17 +608,19 @@ fn lex(text: &str) -> Option<TokenStream> {
     }
 }
 
+/// A path as an entry's text: `None` if it is not UTF-8 or holds a tab or a line break.
+fn plain(p: &Path) -> Option<&str> {
+    // Byte searches: a `char` pattern's search is slow in a macro built at opt-level 0.
+    p.to_str().filter(|s| {
+        ![b'\t', b'\n', b'\r']
+            .iter()
+            .any(|b| s.as_bytes().contains(b))
+    })
+}
+
 /// A recorded look at a path, as an entry's line; `None` for a path that is not UTF-8 or
 /// holds a tab or a line break.
 fn dep_line(path: &Path, seen: &Seen) -> Option<String> {
-    fn plain(p: &Path) -> Option<&str> {
-        // Byte searches: a `char` pattern's search is slow in a macro built at opt-level 0.
-        p.to_str().filter(|s| {
-            ![b'\t', b'\n', b'\r']
-                .iter()
-                .any(|b| s.as_bytes().contains(b))
-        })
-    }
     let path = plain(path)?;
     Some(match seen {
         Seen::Read {
@@ -663,6 +680,8 @@ const MAX_CHECKED: usize = 256;
 /// A stored entry, parsed.
 struct Entry<'a> {
     deps: Vec<(PathBuf, Seen)>,
+    /// The files the expansion included and omitted (`tracked.rs`).
+    tracked: tracked::Record,
     refs: Vec<Ref>,
     text: &'a str,
 }
@@ -680,10 +699,15 @@ impl<'a> Entry<'a> {
             return None;
         }
         let mut deps = Vec::new();
+        let mut tracked = tracked::Record::default();
         let mut refs = None;
         for line in lines {
             if let Some(dep) = line.strip_prefix("dep ") {
                 deps.push(parse_dep(dep)?);
+            } else if let Some(file) = line.strip_prefix("inc\t") {
+                tracked.included.push(file.into());
+            } else if let Some(file) = line.strip_prefix("omit\t") {
+                tracked.omitted.push(file.into());
             } else if let Some(list) = line.strip_prefix("refs ") {
                 refs = Some(parse_refs(list)?);
             } else {
@@ -692,6 +716,7 @@ impl<'a> Entry<'a> {
         }
         Some(Entry {
             deps,
+            tracked,
             refs: refs?,
             text,
         })
@@ -867,12 +892,20 @@ mod tests {
             lines.push_str(&dep_line(p, s).unwrap());
         }
         let body = format!(
-            "{MAGIC}\nkey {:032x}\n{lines}refs c i3 w7\ntext\nfn f () {{}}",
+            "{MAGIC}\nkey {:032x}\n{lines}inc\t/c/m.json\nomit\t/c/occupancy.toml\n\
+             refs c i3 w7\ntext\nfn f () {{}}",
             9u128
         );
         let text = format!("{body}\nsum {:016x}\n", file::digest(body.as_bytes()));
         let entry = Entry::parse(&text, 9).unwrap();
         assert_eq!(entry.deps, deps);
+        assert_eq!(
+            entry.tracked,
+            tracked::Record {
+                included: vec!["/c/m.json".into()],
+                omitted: vec!["/c/occupancy.toml".into()],
+            }
+        );
         assert_eq!(entry.refs, [Ref::CallSite, Ref::Input(3), Ref::Whole(7)]);
         let refs = [
             Ref::CallSite,

@@ -120,8 +120,8 @@ fn confirmations(spec: &Spec) -> TokenStream {
     out
 }
 
-/// Tells cargo what the expansion depends on besides the source: the files read and the
-/// variables read; and has the compiler type-check a constant `grid`, which the macro does
+/// Tells cargo what the expansion depends on besides the source: the files read (each once
+/// per compilation: `tracked.rs`) and the variables read; and has the compiler type-check a constant `grid`, which the macro does
 /// not use otherwise.
 ///
 /// The `include_bytes!` and `option_env!` are enough for rustc to list the files and
@@ -136,9 +136,11 @@ fn tracking(spec: &Spec) -> TokenStream {
         let var = LitStr::new(var, Span::call_site());
         quote!(::core::option_env!(#var))
     });
+    // One `include_bytes!` per file and compilation (`tracked.rs`).
     let files = spec
         .tracked_files
         .iter()
+        .filter(|p| p.to_str().is_some() && crate::tracked::include(p))
         .filter_map(|p| p.to_str())
         .map(|path| {
             let path = LitStr::new(path, Span::call_site());

@@ -19,6 +19,7 @@ use syn::ItemFn;
 mod cache;
 mod emit;
 mod expand;
+mod tracked;
 
 use occupancy_attr::{Env, Wrapper};
 
@@ -34,9 +35,11 @@ fn run(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> proc_m
     if let Some(replayed) = cache.as_ref().and_then(cache::Cache::replay) {
         return replayed;
     }
+    tracked::begin();
     let out = expand_fresh(args, item);
+    let record = tracked::end();
     if let Some(cache) = cache {
-        cache.store(&out);
+        cache.store(&out, &record);
     }
     out
 }
