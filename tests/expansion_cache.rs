@@ -38,24 +38,57 @@ fn consts(block_0: u32) -> String {
     )
 }
 
-/// The crate, written again; its `target/` is kept between runs, its cache emptied.
-fn made_crate() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("expansion-cache");
+/// A crate named `name` under the tests' temporary folder, depending on this checkout's
+/// `occupancy`, with `files` (path, text) written and no `occupancy.toml` unless among
+/// them; its `target/` is kept between runs, its cache emptied.
+fn scratch_crate(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     std::fs::create_dir_all(dir.join("src")).unwrap();
     let root = env!("CARGO_MANIFEST_DIR");
     std::fs::write(
         dir.join("Cargo.toml"),
         format!(
-            "[package]\nname = \"expansion-cache\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
+            "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
              publish = false\n\n[dependencies]\noccupancy = {{ path = {root:?} }}\n\n[workspace]\n"
         ),
     )
     .unwrap();
-    std::fs::write(dir.join("src/lib.rs"), LIB).unwrap();
-    std::fs::write(dir.join("src/consts.rs"), consts(128)).unwrap();
     let _ = std::fs::remove_file(dir.join("occupancy.toml"));
+    for (path, text) in files {
+        std::fs::write(dir.join(path), text).unwrap();
+    }
     let _ = std::fs::remove_dir_all(entries_dir(&dir));
     dir
+}
+
+/// The crate of `LIB`, written again.
+fn made_crate() -> PathBuf {
+    scratch_crate(
+        "expansion-cache",
+        &[("src/lib.rs", LIB), ("src/consts.rs", &consts(128))],
+    )
+}
+
+/// `cargo check` of the crate in `dir` with `vars` set (and none of the variables that would
+/// change it from outside): its output, success asserted.
+fn cargo_check(dir: &Path, vars: &[(&str, &str)]) -> std::process::Output {
+    let output = Command::new(env!("CARGO"))
+        .args(["check", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("OCCUPANCY_POLICY")
+        .env_remove("OCCUPANCY_NO_CACHE")
+        .envs(vars.iter().copied())
+        .output()
+        .expect("run cargo");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
 }
 
 fn entries_dir(dir: &Path) -> PathBuf {
@@ -67,20 +100,8 @@ fn check(dir: &Path) -> String {
     let lib = dir.join("src/lib.rs");
     let text = std::fs::read(&lib).unwrap();
     std::fs::write(&lib, text).unwrap();
-    let output = Command::new(env!("CARGO"))
-        .arg("check")
-        .arg("--manifest-path")
-        .arg(dir.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", dir.join("target"))
-        .env("CARGO_TERM_COLOR", "never")
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env_remove("OCCUPANCY_POLICY")
-        .env_remove("OCCUPANCY_NO_CACHE")
-        .output()
-        .expect("run cargo");
+    let output = cargo_check(dir, &[("CARGO_TERM_COLOR", "never")]);
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(output.status.success(), "{stderr}");
     // From the crate's own line: what cargo printed about its dependencies before varies.
     let own = stderr.find("Checking expansion-cache").unwrap_or(0);
     stderr[own..]
@@ -152,30 +173,11 @@ fn a_stored_expansion_is_replayed_until_what_it_read_changes() {
 
 #[test]
 fn occupancy_no_cache_turns_it_off() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("expansion-cache-off");
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    let root = env!("CARGO_MANIFEST_DIR");
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"expansion-cache-off\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
-             publish = false\n\n[dependencies]\noccupancy = {{ path = {root:?} }}\n\n[workspace]\n"
-        ),
-    )
-    .unwrap();
-    std::fs::write(dir.join("src/lib.rs"), LIB).unwrap();
-    std::fs::write(dir.join("src/consts.rs"), consts(128)).unwrap();
-    let _ = std::fs::remove_dir_all(entries_dir(&dir));
-    let output = Command::new(env!("CARGO"))
-        .args(["check", "--manifest-path"])
-        .arg(dir.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", dir.join("target"))
-        .env("OCCUPANCY_NO_CACHE", "1")
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .output()
-        .expect("run cargo");
-    assert!(output.status.success());
+    let dir = scratch_crate(
+        "expansion-cache-off",
+        &[("src/lib.rs", LIB), ("src/consts.rs", &consts(128))],
+    );
+    let output = cargo_check(&dir, &[("OCCUPANCY_NO_CACHE", "1")]);
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("25% occupancy (16 of 64 warps)"),
         "{}",
@@ -186,24 +188,15 @@ fn occupancy_no_cache_turns_it_off() {
 
 /// A crate of two modules, each with one wrapper of literals that reads the policy file.
 fn two_module_crate() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("expansion-cache-tracked");
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    let root = env!("CARGO_MANIFEST_DIR");
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"expansion-cache-tracked\"\nversion = \"0.0.0\"\n\
-             edition = \"2024\"\npublish = false\n\n[dependencies]\n\
-             occupancy = {{ path = {root:?} }}\n\n[workspace]\n"
-        ),
+    scratch_crate(
+        "expansion-cache-tracked",
+        &[
+            ("src/lib.rs", "mod a;\nmod b;\n"),
+            ("src/a.rs", &wrapper("first", 128)),
+            ("src/b.rs", &wrapper("second", 192)),
+            ("occupancy.toml", "min_occupancy = \"0%\"\n"),
+        ],
     )
-    .unwrap();
-    std::fs::write(dir.join("src/lib.rs"), "mod a;\nmod b;\n").unwrap();
-    std::fs::write(dir.join("src/a.rs"), wrapper("first", 128)).unwrap();
-    std::fs::write(dir.join("src/b.rs"), wrapper("second", 192)).unwrap();
-    std::fs::write(dir.join("occupancy.toml"), "min_occupancy = \"0%\"\n").unwrap();
-    let _ = std::fs::remove_dir_all(entries_dir(&dir));
-    dir
 }
 
 fn wrapper(name: &str, block: u32) -> String {
@@ -263,16 +256,7 @@ fn a_file_read_stays_in_the_dep_info_when_the_attribute_that_included_it_is_gone
 
     // So an edit to the policy rebuilds the crate, and its finding shows.
     std::fs::write(&policy, "min_occupancy = \"50%\"\n").unwrap();
-    let output = Command::new(env!("CARGO"))
-        .args(["check", "--manifest-path"])
-        .arg(dir.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", dir.join("target"))
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env_remove("OCCUPANCY_POLICY")
-        .env_remove("OCCUPANCY_NO_CACHE")
-        .output()
-        .expect("run cargo");
+    let output = cargo_check(&dir, &[]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("second on sm_90: 18.75% occupancy (12 of 64 warps), below the 50% floor"),
