@@ -6,8 +6,10 @@
 //!
 //! The front end (tokens -> checked spec: parsing, policy, compiled-kernel resources) is the
 //! library `occupancy-attr`, shared with `cargo occupancy report`. This crate is the thin
-//! proc-macro layer: `lib.rs` (entry) -> `occupancy_attr::parse` -> `expand.rs` (-> tokens,
-//! diagnostics through `emit.rs`).
+//! proc-macro layer: `lib.rs` (entry) -> `cache.rs` (an expansion kept from an earlier
+//! compilation, replayed while nothing it read has changed) or `occupancy_attr::parse` ->
+//! `expand.rs` (-> tokens, diagnostics through `emit.rs`, the files read told to cargo once
+//! per compilation through `tracked.rs`) -> `cache.rs` (the expansion stored).
 #![deny(missing_docs)]
 // `proc_macro::Diagnostic` (rust-lang/rust#54140), behind the opt-in feature only.
 #![cfg_attr(feature = "nightly", feature(proc_macro_diagnostic))]
