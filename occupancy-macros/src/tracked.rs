@@ -24,11 +24,15 @@ use std::sync::Mutex;
 /// The files included by an expansion of this process so far.
 static INCLUDED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
-/// What the expansion being made included and omitted (see [`begin`]).
-static CURRENT: Mutex<Record> = Mutex::new(Record {
-    included: Vec::new(),
-    omitted: Vec::new(),
-});
+thread_local! {
+    /// What the expansion being made on this thread included and omitted (see [`begin`]).
+    static CURRENT: std::cell::RefCell<Record> = const {
+        std::cell::RefCell::new(Record {
+            included: Vec::new(),
+            omitted: Vec::new(),
+        })
+    };
+}
 
 /// The files one expansion included and omitted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -44,29 +48,35 @@ fn once_per_process() -> bool {
 
 /// Starts the record of an expansion.
 pub(crate) fn begin() {
-    *lock(&CURRENT) = Record::default();
+    CURRENT.with_borrow_mut(|current| *current = Record::default());
 }
 
 /// The record of the expansion made since [`begin`].
 pub(crate) fn end() -> Record {
-    std::mem::take(&mut *lock(&CURRENT))
+    CURRENT.with_borrow_mut(std::mem::take)
 }
 
 /// Whether the expansion being made includes `file`: yes unless an earlier expansion of this
 /// process did (and files are included once per process). Recorded either way.
 pub(crate) fn include(file: &Path) -> bool {
-    let mut included = lock(&INCLUDED);
-    let earlier = once_per_process() && included.iter().any(|f| f == file);
-    let mut current = lock(&CURRENT);
-    if earlier {
-        current.omitted.push(file.to_path_buf());
-    } else {
-        current.included.push(file.to_path_buf());
-        if !included.iter().any(|f| f == file) {
-            included.push(file.to_path_buf());
+    CURRENT.with_borrow_mut(|current| {
+        if current.included.iter().any(|f| f == file) {
+            // Named twice by one expansion: included once, and not listed as omitted (its
+            // entry would then wait for itself).
+            return false;
         }
-    }
-    !earlier
+        let mut included = lock(&INCLUDED);
+        let earlier = once_per_process() && included.iter().any(|f| f == file);
+        if earlier {
+            current.omitted.push(file.to_path_buf());
+        } else {
+            current.included.push(file.to_path_buf());
+            if !included.iter().any(|f| f == file) {
+                included.push(file.to_path_buf());
+            }
+        }
+        !earlier
+    })
 }
 
 /// Whether an expansion that omitted `record.omitted` may be replayed here: each of them
@@ -91,4 +101,24 @@ pub(crate) fn replayed(record: &Record) {
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_named_twice_by_one_expansion_is_included_once_and_not_omitted() {
+        begin();
+        let file = Path::new("/crate/occupancy.toml");
+        assert!(include(file));
+        assert!(!include(file));
+        let record = end();
+        assert_eq!(record.included, [file.to_path_buf()]);
+        assert!(record.omitted.is_empty());
+        // Outside a compiler process every expansion includes every file.
+        begin();
+        assert!(include(file));
+        assert_eq!(end().omitted, Vec::<PathBuf>::new());
+    }
 }
