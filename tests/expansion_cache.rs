@@ -206,6 +206,9 @@ fn wrapper(name: &str, block: u32) -> String {
     )
 }
 
+/// The dep-info's line for the policy's variable: cargo rebuilds when it changes.
+const VAR_DEP: &str = "# env-dep:OCCUPANCY_POLICY";
+
 /// The files the crate's dep-info lists (cargo rebuilds the crate when one changes).
 fn dep_info(dir: &Path) -> String {
     let deps = dir.join("target/debug/deps");
@@ -228,16 +231,27 @@ fn a_file_read_stays_in_the_dep_info_when_the_attribute_that_included_it_is_gone
     let policy_text = policy.to_str().unwrap();
     check(&dir);
     assert!(dep_info(&dir).contains(policy_text), "{}", dep_info(&dir));
-    // One `include_bytes!` of the policy per compilation: the first wrapper's.
+    assert!(dep_info(&dir).contains(VAR_DEP), "{}", dep_info(&dir));
+    // One `include_bytes!` of the policy and one `option_env!` of its variable per
+    // compilation: the first wrapper's.
     let entries: Vec<String> = std::fs::read_dir(entries_dir(&dir))
         .unwrap()
         .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
         .collect();
     assert_eq!(entries.len(), 2);
-    let included = format!("\ninc\t{policy_text}\n");
-    let omitted = format!("\nomit\t{policy_text}\n");
-    assert_eq!(entries.iter().filter(|e| e.contains(&included)).count(), 1);
-    assert_eq!(entries.iter().filter(|e| e.contains(&omitted)).count(), 1);
+    let included = format!("\ninc\tfile\t{policy_text}\n");
+    let omitted = format!("\nomit\tfile\t{policy_text}\n");
+    let (var_included, var_omitted) = (
+        "\ninc\tvar\tOCCUPANCY_POLICY\n",
+        "\nomit\tvar\tOCCUPANCY_POLICY\n",
+    );
+    for fact in [&included, &omitted, var_included, var_omitted] {
+        assert_eq!(
+            entries.iter().filter(|e| e.contains(fact)).count(),
+            1,
+            "{fact}"
+        );
+    }
 
     // The first wrapper's module goes (`src/a.rs` itself unchanged, so that the second's
     // entry, whose record holds every file read before it in the compilation, is still
@@ -248,11 +262,16 @@ fn a_file_read_stays_in_the_dep_info_when_the_attribute_that_included_it_is_gone
     let quiet = check(&dir);
     assert!(!quiet.contains("low_occupancy"), "{quiet}");
     assert!(dep_info(&dir).contains(policy_text), "{}", dep_info(&dir));
+    assert!(dep_info(&dir).contains(VAR_DEP), "{}", dep_info(&dir));
     let entries: Vec<String> = std::fs::read_dir(entries_dir(&dir))
         .unwrap()
         .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
         .collect();
     assert_eq!(entries.iter().filter(|e| e.contains(&included)).count(), 2);
+    assert_eq!(
+        entries.iter().filter(|e| e.contains(var_included)).count(),
+        2
+    );
 
     // So an edit to the policy rebuilds the crate, and its finding shows.
     std::fs::write(&policy, "min_occupancy = \"50%\"\n").unwrap();

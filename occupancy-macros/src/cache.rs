@@ -53,7 +53,7 @@ use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 pub(crate) const MAX_ENTRIES: usize = 2048;
 
 /// The first line of an entry: the format and its version.
-const MAGIC: &str = "occupancy-expansion 3";
+const MAGIC: &str = "occupancy-expansion 4";
 
 /// The variable that turns the cache off.
 const OFF_VAR: &str = "OCCUPANCY_NO_CACHE";
@@ -155,9 +155,9 @@ impl Cache {
         for (path, seen) in file::recorded() {
             deps.push_str(&dep_line(&path, &seen)?);
         }
-        for (kind, files) in [("inc", &tracked.included), ("omit", &tracked.omitted)] {
-            for file in files {
-                deps.push_str(&format!("{kind}\t{}\n", plain(file)?));
+        for (kind, facts) in [("inc", &tracked.included), ("omit", &tracked.omitted)] {
+            for fact in facts {
+                deps.push_str(&format!("{kind}\t{fact}\n"));
             }
         }
         let body = format!(
@@ -680,7 +680,7 @@ const MAX_CHECKED: usize = 256;
 /// A stored entry, parsed.
 struct Entry<'a> {
     deps: Vec<(PathBuf, Seen)>,
-    /// The files the expansion included and omitted (`tracked.rs`).
+    /// The files and variables the expansion included and omitted (`tracked.rs`).
     tracked: tracked::Record,
     refs: Vec<Ref>,
     text: &'a str,
@@ -704,10 +704,10 @@ impl<'a> Entry<'a> {
         for line in lines {
             if let Some(dep) = line.strip_prefix("dep ") {
                 deps.push(parse_dep(dep)?);
-            } else if let Some(file) = line.strip_prefix("inc\t") {
-                tracked.included.push(file.into());
-            } else if let Some(file) = line.strip_prefix("omit\t") {
-                tracked.omitted.push(file.into());
+            } else if let Some(fact) = line.strip_prefix("inc\t") {
+                tracked.included.push(fact.into());
+            } else if let Some(fact) = line.strip_prefix("omit\t") {
+                tracked.omitted.push(fact.into());
             } else if let Some(list) = line.strip_prefix("refs ") {
                 refs = Some(parse_refs(list)?);
             } else {
@@ -892,7 +892,7 @@ mod tests {
             lines.push_str(&dep_line(p, s).unwrap());
         }
         let body = format!(
-            "{MAGIC}\nkey {:032x}\n{lines}inc\t/c/m.json\nomit\t/c/occupancy.toml\n\
+            "{MAGIC}\nkey {:032x}\n{lines}inc\tfile\t/c/m.json\nomit\tvar\tOCCUPANCY_POLICY\n\
              refs c i3 w7\ntext\nfn f () {{}}",
             9u128
         );
@@ -902,8 +902,8 @@ mod tests {
         assert_eq!(
             entry.tracked,
             tracked::Record {
-                included: vec!["/c/m.json".into()],
-                omitted: vec!["/c/occupancy.toml".into()],
+                included: vec!["file\t/c/m.json".into()],
+                omitted: vec!["var\tOCCUPANCY_POLICY".into()],
             }
         );
         assert_eq!(entry.refs, [Ref::CallSite, Ref::Input(3), Ref::Whole(7)]);

@@ -120,8 +120,8 @@ fn confirmations(spec: &Spec) -> TokenStream {
     out
 }
 
-/// Tells cargo what the expansion depends on besides the source: the files read (each once
-/// per compilation: `tracked.rs`) and the variables read; and has the compiler type-check a constant `grid`, which the macro does
+/// Tells cargo what the expansion depends on besides the source: the files and the variables
+/// read (each once per compilation: `tracked.rs`); and has the compiler type-check a constant `grid`, which the macro does
 /// not use otherwise.
 ///
 /// The `include_bytes!` and `option_env!` are enough for rustc to list the files and
@@ -132,15 +132,22 @@ fn confirmations(spec: &Spec) -> TokenStream {
 /// and a never-called closure 0.35 ms (`bench/macro-cost`, docs/PERFORMANCE.md). It is
 /// allowed in a `const fn` too.
 fn tracking(spec: &Spec) -> TokenStream {
-    let vars = spec.tracked_vars.iter().map(|var| {
-        let var = LitStr::new(var, Span::call_site());
-        quote!(::core::option_env!(#var))
-    });
-    // One `include_bytes!` per file and compilation (`tracked.rs`).
+    // One `option_env!` per variable and one `include_bytes!` per file and compilation
+    // (`tracked.rs`); a name no entry can hold is told every time (and the expansion that
+    // read it is not stored: its record has the same name).
+    let once = |fact: Option<String>| fact.is_none_or(crate::tracked::include);
+    let vars = spec
+        .tracked_vars
+        .iter()
+        .filter(|var| once(crate::tracked::var(var)))
+        .map(|var| {
+            let var = LitStr::new(var, Span::call_site());
+            quote!(::core::option_env!(#var))
+        });
     let files = spec
         .tracked_files
         .iter()
-        .filter(|p| p.to_str().is_some() && crate::tracked::include(p))
+        .filter(|p| once(crate::tracked::file(p)))
         .filter_map(|p| p.to_str())
         .map(|path| {
             let path = LitStr::new(path, Span::call_site());

@@ -1,28 +1,30 @@
-//! One `include_bytes!` per file and compilation.
+//! One `include_bytes!` per file and one `option_env!` per variable and compilation.
 //!
-//! Each expansion tells cargo which files it read (`expand::tracking`): an `include_bytes!`
-//! of each puts the file in the crate's dep-info, so that an edit to it rebuilds the crate.
-//! The compiler interns the bytes of every `include_bytes!` it expands, which for a crate's
-//! resource manifest (candle's is 2.3 MB) costs about 9 M instructions each time: more than
-//! a replayed expansion (PERFORMANCE.md, section 2). One per file and compilation is all the
-//! dep-info needs, so in a compiler process an expansion includes only the files no earlier
-//! expansion of the process included, and lists the others as omitted.
+//! Each expansion tells cargo which files and variables it read (`expand::tracking`): an
+//! `include_bytes!` of each file and an `option_env!` of each variable put them in the
+//! crate's dep-info, so that an edit to one rebuilds the crate. The compiler interns the
+//! bytes of every `include_bytes!` it expands, which for a crate's resource manifest
+//! (candle's is 2.3 MB) costs about 9 M instructions each time: more than a replayed
+//! expansion; an `option_env!` costs it about 0.2 M (PERFORMANCE.md, section 2). One per
+//! file or variable and compilation is all the dep-info needs, so in a compiler process an
+//! expansion includes only the facts (files, variables) no earlier expansion of the process
+//! included, and lists the others as omitted.
 //!
-//! With the expansion cache this stays sound: an entry keeps the files its expansion
+//! With the expansion cache this stays sound: an entry keeps the facts its expansion
 //! included and those it omitted; replaying it marks the first as included, and it is
-//! replayed only where every file it omitted has been included by an earlier expansion of
+//! replayed only where every fact it omitted has been included by an earlier expansion of
 //! the same process (otherwise it is expanded again, and includes them). So every
-//! compilation that reads a file includes it at least once, whichever expansions are
-//! replayed and whichever attributes were removed since.
+//! compilation that reads a file or a variable tells the compiler at least once, whichever
+//! expansions are replayed and whichever attributes were removed since.
 //!
 //! Outside a compiler process that writes files (`--out-dir`: rust-analyzer's proc-macro
 //! server runs many crates in one process; unit tests), every expansion includes every file.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 
-/// The files included by an expansion of this process so far.
-static INCLUDED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// The facts included by an expansion of this process so far.
+static INCLUDED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 thread_local! {
     /// What the expansion being made on this thread included and omitted (see [`begin`]).
@@ -34,11 +36,32 @@ thread_local! {
     };
 }
 
-/// The files one expansion included and omitted.
+/// The facts one expansion included and omitted, each as [`file`] or [`var`] writes it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Record {
-    pub(crate) included: Vec<PathBuf>,
-    pub(crate) omitted: Vec<PathBuf>,
+    pub(crate) included: Vec<String>,
+    pub(crate) omitted: Vec<String>,
+}
+
+/// The fact "this compilation read the file `path`", as a record holds it; `None` for a
+/// path that is not UTF-8 or holds a tab or a line break (it is not included, and an
+/// expansion that reads it is not stored: [`crate::cache`]).
+pub(crate) fn file(path: &Path) -> Option<String> {
+    let path = path.to_str()?;
+    plain(path).then(|| format!("file\t{path}"))
+}
+
+/// The fact "this compilation read the variable `name`", as a record holds it.
+pub(crate) fn var(name: &str) -> Option<String> {
+    plain(name).then(|| format!("var\t{name}"))
+}
+
+/// Whether `text` can be part of an entry's line: no tab, no line break.
+fn plain(text: &str) -> bool {
+    // Byte searches: a `char` pattern's search is slow in a macro built at opt-level 0.
+    ![b'\t', b'\n', b'\r']
+        .iter()
+        .any(|b| text.as_bytes().contains(b))
 }
 
 /// Whether files are included once per process: in a compiler process with an `--out-dir`.
@@ -56,24 +79,25 @@ pub(crate) fn end() -> Record {
     CURRENT.with_borrow_mut(std::mem::take)
 }
 
-/// Whether the expansion being made includes `file`: yes unless an earlier expansion of this
-/// process did (and files are included once per process). Recorded either way.
-pub(crate) fn include(file: &Path) -> bool {
+/// Whether the expansion being made includes `fact` (from [`file`] or [`var`]): yes unless
+/// an earlier expansion of this process did (and facts are included once per process).
+/// Recorded either way.
+pub(crate) fn include(fact: String) -> bool {
     CURRENT.with_borrow_mut(|current| {
-        if current.included.iter().any(|f| f == file) {
+        if current.included.contains(&fact) {
             // Named twice by one expansion: included once, and not listed as omitted (its
             // entry would then wait for itself).
             return false;
         }
         let mut included = lock(&INCLUDED);
-        let earlier = once_per_process() && included.iter().any(|f| f == file);
+        let earlier = once_per_process() && included.contains(&fact);
+        if !earlier && !included.contains(&fact) {
+            included.push(fact.clone());
+        }
         if earlier {
-            current.omitted.push(file.to_path_buf());
+            current.omitted.push(fact);
         } else {
-            current.included.push(file.to_path_buf());
-            if !included.iter().any(|f| f == file) {
-                included.push(file.to_path_buf());
-            }
+            current.included.push(fact);
         }
         !earlier
     })
@@ -83,18 +107,15 @@ pub(crate) fn include(file: &Path) -> bool {
 /// included by an earlier expansion of this process.
 pub(crate) fn may_replay(record: &Record) -> bool {
     let included = lock(&INCLUDED);
-    record
-        .omitted
-        .iter()
-        .all(|file| included.iter().any(|f| f == file))
+    record.omitted.iter().all(|fact| included.contains(fact))
 }
 
-/// Marks the files a replayed expansion includes as included.
+/// Marks the facts a replayed expansion includes as included.
 pub(crate) fn replayed(record: &Record) {
     let mut included = lock(&INCLUDED);
-    for file in &record.included {
-        if !included.iter().any(|f| f == file) {
-            included.push(file.clone());
+    for fact in &record.included {
+        if !included.contains(fact) {
+            included.push(fact.clone());
         }
     }
 }
@@ -110,15 +131,27 @@ mod tests {
     #[test]
     fn a_file_named_twice_by_one_expansion_is_included_once_and_not_omitted() {
         begin();
-        let file = Path::new("/crate/occupancy.toml");
-        assert!(include(file));
-        assert!(!include(file));
+        let policy = file(Path::new("/crate/occupancy.toml")).unwrap();
+        assert_eq!(policy, "file\t/crate/occupancy.toml");
+        assert!(include(policy.clone()));
+        assert!(!include(policy.clone()));
         let record = end();
-        assert_eq!(record.included, [file.to_path_buf()]);
+        assert_eq!(record.included, [policy.clone()]);
         assert!(record.omitted.is_empty());
         // Outside a compiler process every expansion includes every file.
         begin();
-        assert!(include(file));
-        assert_eq!(end().omitted, Vec::<PathBuf>::new());
+        assert!(include(policy));
+        assert_eq!(end().omitted, Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_file_and_a_variable_of_one_name_are_two_facts_and_odd_names_none() {
+        let (f, v) = (file(Path::new("X")).unwrap(), var("X").unwrap());
+        assert_ne!(f, v);
+        begin();
+        assert!(include(f.clone()) && include(v.clone()));
+        assert_eq!(end().included, [f, v]);
+        assert_eq!(file(Path::new("/a\tb")), None);
+        assert_eq!(var("A\nB"), None);
     }
 }
