@@ -121,14 +121,28 @@ fn entry(dir: &Path) -> PathBuf {
     entries[0].clone()
 }
 
-/// Rewrites the stored entry's expansion, `from` -> `to`, with its sum made again.
+/// Rewrites the stored entry's expansion (its last block, after the sizes of the others),
+/// `from` -> `to`, with its sum (of what follows the sum's line) made again.
 fn edit_entry(path: &Path, from: &str, to: &str) {
     let text = std::fs::read_to_string(path).unwrap();
-    let (body, _) = text.trim_end().rsplit_once("\nsum ").unwrap();
-    assert!(body.contains(from), "{body}");
-    let body = body.replace(from, to);
-    let sum = occupancy_core::file::digest(body.as_bytes());
-    std::fs::write(path, format!("{body}\nsum {sum:016x}\n")).unwrap();
+    let (head, rest) = text.split_once("\nsum ").unwrap();
+    let (_, rest) = rest.split_once('\n').unwrap();
+    let (sizes, _) = rest.split_once('\n').unwrap();
+    let (deps, refs) = sizes
+        .strip_prefix("sizes ")
+        .unwrap()
+        .split_once(' ')
+        .unwrap();
+    let expansion_at =
+        sizes.len() + 1 + deps.parse::<usize>().unwrap() + refs.parse::<usize>().unwrap();
+    assert!(rest[expansion_at..].contains(from), "{rest}");
+    let rest = format!(
+        "{}{}",
+        &rest[..expansion_at],
+        rest[expansion_at..].replace(from, to)
+    );
+    let sum = occupancy_core::file::digest(rest.as_bytes());
+    std::fs::write(path, format!("{head}\nsum {sum:016x}\n{rest}")).unwrap();
 }
 
 #[test]

@@ -53,7 +53,7 @@ use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 pub(crate) const MAX_ENTRIES: usize = 2048;
 
 /// The first line of an entry: the format and its version.
-const MAGIC: &str = "occupancy-expansion 4";
+const MAGIC: &str = "occupancy-expansion 5";
 
 /// The variable that turns the cache off.
 const OFF_VAR: &str = "OCCUPANCY_NO_CACHE";
@@ -107,11 +107,12 @@ impl Cache {
     pub(crate) fn replay(&self) -> Option<TokenStream> {
         let bytes = std::fs::read(&self.entry).ok()?;
         let entry = Entry::parse(std::str::from_utf8(&bytes).ok()?, self.key)?;
-        if !entry.deps.iter().all(still) || !tracked::may_replay(&entry.tracked) {
+        let tracked = holds(entry.deps)?;
+        if !tracked::may_replay(&tracked) {
             return None;
         }
         let replayed = rebuild_all(&lex(entry.text)?, entry.refs, &self.input)?;
-        tracked::replayed(&entry.tracked);
+        tracked::replayed(&tracked);
         Some(replayed)
     }
 
@@ -160,13 +161,7 @@ impl Cache {
                 deps.push_str(&format!("{kind}\t{fact}\n"));
             }
         }
-        let body = format!(
-            "{MAGIC}\nkey {:032x}\n{deps}refs {}\ntext\n{text}",
-            self.key,
-            refs_text(&refs)
-        );
-        let sum = file::digest(body.as_bytes());
-        Some(format!("{body}\nsum {sum:016x}\n"))
+        Some(entry_file(self.key, &deps, &refs, &text))
     }
 }
 
@@ -350,20 +345,6 @@ impl std::fmt::Display for Ref {
     }
 }
 
-impl std::str::FromStr for Ref {
-    type Err = ();
-
-    fn from_str(s: &str) -> Result<Ref, ()> {
-        let number = |n: &str| n.parse().map_err(|_| ());
-        match s.split_at_checked(1) {
-            Some(("c", "")) => Ok(Ref::CallSite),
-            Some(("i", n)) => number(n).map(Ref::Input),
-            Some(("w", n)) => number(n).map(Ref::Whole),
-            _ => Err(()),
-        }
-    }
-}
-
 /// `refs` as an entry's line: runs of one ref as `ref*count` (`c*32 i51*20 w12`).
 fn refs_text(refs: &[Ref]) -> String {
     let mut text = String::new();
@@ -383,21 +364,53 @@ fn refs_text(refs: &[Ref]) -> String {
 }
 
 /// The refs of an entry's line (see [`refs_text`]); `None` if it is not one. At most
-/// [`MAX_REFS`] in all.
+/// [`MAX_REFS`] in all. Read a byte at a time with primitive indexing: `split`, `parse` and
+/// `FromStr` cost about 1,800 instructions a run in a macro built at opt-level 0.
 fn parse_refs(text: &str) -> Option<Vec<Ref>> {
+    let bytes = text.as_bytes();
     let mut refs = Vec::new();
-    for run in text.split(' ') {
-        let (r, count) = match run.split_once('*') {
-            Some((r, count)) => (r, count.parse::<usize>().ok().filter(|&n| n > 1)?),
-            None => (run, 1),
+    let mut at = 0;
+    loop {
+        let kind = *bytes.get(at)?;
+        at += 1;
+        let r = match kind {
+            b'c' => Ref::CallSite,
+            b'i' => Ref::Input(decimal(bytes, &mut at)?),
+            b'w' => Ref::Whole(decimal(bytes, &mut at)?),
+            _ => return None,
         };
-        if refs.len() + count > MAX_REFS {
+        let count = match bytes.get(at) {
+            Some(b'*') => {
+                at += 1;
+                // A run of one is written without a count.
+                decimal(bytes, &mut at).filter(|&n| n > 1)?
+            }
+            _ => 1,
+        };
+        if count > MAX_REFS - refs.len() {
             return None;
         }
-        let r: Ref = r.parse().ok()?;
-        refs.extend(std::iter::repeat_n(r, count));
+        refs.resize(refs.len() + count, r);
+        match bytes.get(at) {
+            None => return Some(refs),
+            Some(b' ') => at += 1,
+            Some(_) => return None,
+        }
     }
-    Some(refs)
+}
+
+/// The decimal number of one or more digits at `bytes[*at..]`, `at` moved past it; `None`
+/// with no digit there or past `usize`.
+fn decimal(bytes: &[u8], at: &mut usize) -> Option<usize> {
+    let start = *at;
+    let mut n: usize = 0;
+    while *at < bytes.len() && bytes[*at] >= b'0' && bytes[*at] <= b'9' {
+        n = n
+            .checked_mul(10)?
+            .checked_add(usize::from(bytes[*at] - b'0'))?;
+        *at += 1;
+    }
+    (*at > start).then_some(n)
 }
 
 /// The most refs an entry may hold: more than any expansion the front end makes (its input
@@ -677,50 +690,91 @@ fn still(dep: &(PathBuf, Seen)) -> bool {
 /// The most looks [`still`] keeps.
 const MAX_CHECKED: usize = 256;
 
+/// An entry's file: the format, the key, the sum (the digest of what follows its line), the
+/// sizes of the deps and refs blocks in bytes, the deps block (`deps` lines of
+/// [`dep_line`], `inc`/`omit` lines of `tracked.rs`'s facts), the refs block (one `refs`
+/// line), then the text to the end. The sizes let a replay slice the blocks without a
+/// search, and compare a deps block with one already judged by a comparison of bytes.
+fn entry_file(key: u128, deps: &str, refs: &[Ref], text: &str) -> String {
+    let refs = format!("refs {}\n", refs_text(refs));
+    let rest = format!("sizes {} {}\n{deps}{refs}{text}", deps.len(), refs.len());
+    let sum = file::digest(rest.as_bytes());
+    format!("{MAGIC}\nkey {key:032x}\nsum {sum:016x}\n{rest}")
+}
+
 /// A stored entry, parsed.
 struct Entry<'a> {
-    deps: Vec<(PathBuf, Seen)>,
-    /// The files and variables the expansion included and omitted (`tracked.rs`).
-    tracked: tracked::Record,
+    /// The deps block, judged by [`holds`].
+    deps: &'a str,
     refs: Vec<Ref>,
     text: &'a str,
 }
 
 impl<'a> Entry<'a> {
-    /// The entry in `text` if it is whole (its sum matches) and for `key`.
-    fn parse(text: &'a str, key: u128) -> Option<Entry<'a>> {
-        let (body, sum) = text.strip_suffix('\n')?.rsplit_once("\nsum ")?;
-        if u64::from_str_radix(sum, 16).ok()? != file::digest(body.as_bytes()) {
+    /// The entry in `file` (as [`entry_file`] writes it) if it is whole (its sum matches)
+    /// and for `key`.
+    fn parse(file: &'a str, key: u128) -> Option<Entry<'a>> {
+        let (magic, rest) = file.split_once('\n')?;
+        let (key_line, rest) = rest.split_once('\n')?;
+        let (sum, rest) = rest.split_once('\n')?;
+        if magic != MAGIC || u128::from_str_radix(key_line.strip_prefix("key ")?, 16).ok()? != key {
             return None;
         }
-        let (head, text) = body.split_once("\ntext\n")?;
-        let mut lines = head.lines();
-        if lines.next()? != MAGIC || lines.next()? != format!("key {key:032x}") {
+        if u64::from_str_radix(sum.strip_prefix("sum ")?, 16).ok()? != file::digest(rest.as_bytes())
+        {
             return None;
         }
-        let mut deps = Vec::new();
-        let mut tracked = tracked::Record::default();
-        let mut refs = None;
-        for line in lines {
-            if let Some(dep) = line.strip_prefix("dep ") {
-                deps.push(parse_dep(dep)?);
-            } else if let Some(fact) = line.strip_prefix("inc\t") {
-                tracked.included.push(fact.into());
-            } else if let Some(fact) = line.strip_prefix("omit\t") {
-                tracked.omitted.push(fact.into());
-            } else if let Some(list) = line.strip_prefix("refs ") {
-                refs = Some(parse_refs(list)?);
-            } else {
-                return None;
-            }
-        }
+        let (sizes, rest) = rest.split_once('\n')?;
+        let (deps_len, refs_len) = sizes.strip_prefix("sizes ")?.split_once(' ')?;
+        let deps_len: usize = deps_len.parse().ok()?;
+        let refs_end = deps_len.checked_add(refs_len.parse().ok()?)?;
+        let refs = rest.get(deps_len..refs_end)?;
         Some(Entry {
-            deps,
-            tracked,
-            refs: refs?,
-            text,
+            deps: rest.get(..deps_len)?,
+            refs: parse_refs(refs.strip_prefix("refs ")?.strip_suffix('\n')?)?,
+            text: rest.get(refs_end..)?,
         })
     }
+}
+
+/// The facts of an entry's deps block (`tracked.rs`) if every path it records shows what it
+/// showed then; `None` if one does not or the block is malformed. Judged once per block text
+/// in this process (a crate's entries mostly hold the same block: every path read before
+/// them in the compilation), at most [`MAX_JUDGED`] blocks kept.
+fn holds(deps: &str) -> Option<tracked::Record> {
+    type Judged = Vec<(String, Option<tracked::Record>)>;
+    static JUDGED: Mutex<Judged> = Mutex::new(Vec::new());
+    let mut judged = JUDGED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, record)) = judged.iter().find(|(block, _)| block == deps) {
+        return record.clone();
+    }
+    let record = judge(deps);
+    if judged.len() < MAX_JUDGED {
+        judged.push((deps.to_string(), record.clone()));
+    }
+    record
+}
+
+/// The most deps blocks [`holds`] keeps.
+const MAX_JUDGED: usize = 64;
+
+/// [`holds`], without the memory.
+fn judge(deps: &str) -> Option<tracked::Record> {
+    let mut record = tracked::Record::default();
+    for line in deps.lines() {
+        if let Some(dep) = line.strip_prefix("dep ") {
+            if !still(&parse_dep(dep)?) {
+                return None;
+            }
+        } else if let Some(fact) = line.strip_prefix("inc\t") {
+            record.included.push(fact.into());
+        } else if let Some(fact) = line.strip_prefix("omit\t") {
+            record.omitted.push(fact.into());
+        } else {
+            return None;
+        }
+    }
+    Some(record)
 }
 
 /// Removes the older half of the entries of `dir` when it holds more than [`MAX_ENTRIES`];
@@ -889,23 +943,31 @@ mod tests {
         ];
         let mut lines = String::new();
         for (p, s) in &deps {
-            lines.push_str(&dep_line(p, s).unwrap());
+            let line = dep_line(p, s).unwrap();
+            let parsed = parse_dep(line.strip_prefix("dep ").unwrap().trim_end()).unwrap();
+            assert_eq!(&parsed, &(p.clone(), s.clone()));
+            lines.push_str(&line);
         }
-        let body = format!(
-            "{MAGIC}\nkey {:032x}\n{lines}inc\tfile\t/c/m.json\nomit\tvar\tOCCUPANCY_POLICY\n\
-             refs c i3 w7\ntext\nfn f () {{}}",
-            9u128
+        lines.push_str("inc\tfile\t/c/m.json\nomit\tvar\tOCCUPANCY_POLICY\n");
+        let text = entry_file(
+            9,
+            &lines,
+            &[Ref::CallSite, Ref::Input(3), Ref::Whole(7)],
+            "fn f () {}",
         );
-        let text = format!("{body}\nsum {:016x}\n", file::digest(body.as_bytes()));
         let entry = Entry::parse(&text, 9).unwrap();
-        assert_eq!(entry.deps, deps);
+        assert_eq!(entry.deps, lines);
+        // The paths are not there: the block does not hold.
+        assert_eq!(judge(entry.deps), None);
+        let facts = "inc\tfile\t/c/m.json\nomit\tvar\tOCCUPANCY_POLICY\n";
         assert_eq!(
-            entry.tracked,
-            tracked::Record {
+            judge(facts),
+            Some(tracked::Record {
                 included: vec!["file\t/c/m.json".into()],
                 omitted: vec!["var\tOCCUPANCY_POLICY".into()],
-            }
+            })
         );
+        assert_eq!(judge("dep X\t/c\n"), None, "malformed");
         assert_eq!(entry.refs, [Ref::CallSite, Ref::Input(3), Ref::Whole(7)]);
         let refs = [
             Ref::CallSite,
@@ -922,9 +984,24 @@ mod tests {
             "a run of one is written without a count"
         );
         assert_eq!(parse_refs("c*99999999999"), None, "past the limit");
+        for malformed in [
+            "",
+            "c ",
+            " c",
+            "i",
+            "w*3",
+            "c3",
+            "i3*",
+            "x1",
+            "c  c",
+            "i99999999999999999999999",
+        ] {
+            assert_eq!(parse_refs(malformed), None, "{malformed:?}");
+        }
         assert_eq!(entry.text, "fn f () {}");
         assert!(Entry::parse(&text, 8).is_none(), "another key");
         let damaged = text.replace("i3", "i4");
+        assert_ne!(damaged, text);
         assert!(
             Entry::parse(&damaged, 9).is_none(),
             "the sum no longer matches"
