@@ -623,12 +623,7 @@ fn lex(text: &str) -> Option<TokenStream> {
 
 /// A path as an entry's text: `None` if it is not UTF-8 or holds a tab or a line break.
 fn plain(p: &Path) -> Option<&str> {
-    // Byte searches: a `char` pattern's search is slow in a macro built at opt-level 0.
-    p.to_str().filter(|s| {
-        ![b'\t', b'\n', b'\r']
-            .iter()
-            .any(|b| s.as_bytes().contains(b))
-    })
+    p.to_str().filter(|s| tracked::plain(s))
 }
 
 /// A recorded look at a path, as an entry's line; `None` for a path that is not UTF-8 or

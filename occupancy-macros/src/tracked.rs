@@ -56,8 +56,8 @@ pub(crate) fn var(name: &str) -> Option<String> {
     plain(name).then(|| format!("var\t{name}"))
 }
 
-/// Whether `text` can be part of an entry's line: no tab, no line break.
-fn plain(text: &str) -> bool {
+/// Whether `text` can be part of a cache entry's line: no tab, no line break.
+pub(crate) fn plain(text: &str) -> bool {
     // Byte searches: a `char` pattern's search is slow in a macro built at opt-level 0.
     ![b'\t', b'\n', b'\r']
         .iter()
