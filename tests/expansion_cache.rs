@@ -220,6 +220,14 @@ fn wrapper(name: &str, block: u32) -> String {
     )
 }
 
+/// The text of every stored entry of the crate in `dir`.
+fn entry_texts(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(entries_dir(dir))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect()
+}
+
 /// The dep-info's line for the policy's variable: cargo rebuilds when it changes.
 const VAR_DEP: &str = "# env-dep:OCCUPANCY_POLICY";
 
@@ -248,10 +256,7 @@ fn a_file_read_stays_in_the_dep_info_when_the_attribute_that_included_it_is_gone
     assert!(dep_info(&dir).contains(VAR_DEP), "{}", dep_info(&dir));
     // One `include_bytes!` of the policy and one `option_env!` of its variable per
     // compilation: the first wrapper's.
-    let entries: Vec<String> = std::fs::read_dir(entries_dir(&dir))
-        .unwrap()
-        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
-        .collect();
+    let entries = entry_texts(&dir);
     assert_eq!(entries.len(), 2);
     let included = format!("\ninc\tfile\t{policy_text}\n");
     let omitted = format!("\nomit\tfile\t{policy_text}\n");
@@ -277,10 +282,7 @@ fn a_file_read_stays_in_the_dep_info_when_the_attribute_that_included_it_is_gone
     assert!(!quiet.contains("low_occupancy"), "{quiet}");
     assert!(dep_info(&dir).contains(policy_text), "{}", dep_info(&dir));
     assert!(dep_info(&dir).contains(VAR_DEP), "{}", dep_info(&dir));
-    let entries: Vec<String> = std::fs::read_dir(entries_dir(&dir))
-        .unwrap()
-        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
-        .collect();
+    let entries = entry_texts(&dir);
     assert_eq!(entries.iter().filter(|e| e.contains(&included)).count(), 2);
     assert_eq!(
         entries.iter().filter(|e| e.contains(var_included)).count(),
