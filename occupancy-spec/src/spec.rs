@@ -495,17 +495,37 @@ impl Spec {
     /// The kernel indices to evaluate with plan `plan`: those of [`Spec::kernel_indices`]
     /// that the plan's path launches ([`Plan::kernel`]), all of them when it names none (or
     /// none of the family matches it: the front end reported that as drift).
+    ///
+    /// A name the globs of two paths match is the path's with the narrower glob: of
+    /// `fast_sum_*` and `fast_sum_small_*` (candle's reduce: `format!("{root}_{dtype}")` with
+    /// two roots and a dtype the reader does not know), `fast_sum_small_f32` is launched by
+    /// the second only. A placeholder stands for one part of a name (a dtype, a size), not
+    /// for the text of another path's name; a pairing the code makes with the wider glob's
+    /// block is then missed, never one it cannot make reported.
     pub fn plan_kernels(&self, plan: usize) -> Vec<Option<usize>> {
         let all = self.kernel_indices();
         let Some(wanted) = self.plans.get(plan).and_then(|p| p.kernel.as_deref()) else {
             return all;
         };
+        let glob = crate::artifact::is_glob(wanted);
+        let narrower: Vec<&str> = self
+            .plans
+            .iter()
+            .filter_map(|p| p.kernel.as_deref())
+            .filter(|other| {
+                glob && crate::artifact::is_glob(other)
+                    && kernel_matches(wanted, other)
+                    && !kernel_matches(other, wanted)
+            })
+            .collect();
         let matching: Vec<Option<usize>> = all
             .iter()
             .copied()
             .filter(|k| {
-                k.and_then(|k| self.kernels.get(k))
-                    .is_some_and(|k| kernel_matches(wanted, &k.name))
+                k.and_then(|k| self.kernels.get(k)).is_some_and(|k| {
+                    kernel_matches(wanted, &k.name)
+                        && !narrower.iter().any(|n| kernel_matches(n, &k.name))
+                })
             })
             .collect();
         if matching.is_empty() { all } else { matching }
@@ -609,5 +629,90 @@ pub fn kernel_matches(wanted: &str, name: &str) -> bool {
         crate::artifact::glob_match(wanted, name)
     } else {
         name == wanted || name.ends_with(&format!("::{wanted}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A spec of `plans` (each a block and the kernel its path names) over the `kernels`
+    /// named, none with resources: what [`Spec::plan_kernels`] reads.
+    fn spec_of(plans: &[(u32, Option<&str>)], kernels: &[&str]) -> Spec {
+        let at = || Location::Span(Span::call_site());
+        let launch = ExternalLaunch {
+            name: "reduce".to_owned(),
+            location: at(),
+            plans: plans
+                .iter()
+                .map(|&(block, kernel)| Plan {
+                    kernel: kernel.map(str::to_owned),
+                    ..Plan::known([block, 1, 1], 0, None, None, at())
+                })
+                .collect(),
+            kernels: kernels
+                .iter()
+                .map(|name| KernelSpec {
+                    name: (*name).to_owned(),
+                    resources: Vec::new(),
+                    compiled_for: Vec::new(),
+                })
+                .collect(),
+            targets: Vec::new(),
+            opt_in_bytes: None,
+            cluster: None,
+            source: None,
+            tracked_files: Vec::new(),
+        };
+        Spec::external(launch, &occupancy_core::policy::Policy::default())
+    }
+
+    /// The names of the kernels checked with each plan.
+    fn checked(spec: &Spec) -> Vec<Vec<&str>> {
+        (0..spec.plans.len())
+            .map(|p| {
+                spec.plan_kernels(p)
+                    .into_iter()
+                    .map(|k| k.map_or("(any)", |k| spec.kernels[k].name.as_str()))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// candle's reduce: `fast_sum_*` and `fast_sum_small_*`, each with its own block. A
+    /// `fast_sum_small_` kernel is the narrower glob's path's alone; an exact name on
+    /// another path takes nothing from a glob (the glob's placeholder may be its dtype).
+    #[test]
+    fn a_name_two_globs_match_is_the_narrower_globs_paths() {
+        let kernels = ["fast_sum_f32", "fast_sum_small_f32", "fast_min_f32"];
+        let spec = spec_of(
+            &[
+                (256, Some("fast_sum_small_*")),
+                (1024, Some("fast_sum_*")),
+                (64, Some("fast_*")),
+                (32, None),
+            ],
+            &kernels,
+        );
+        assert_eq!(
+            checked(&spec),
+            [
+                vec!["fast_sum_small_f32"],
+                vec!["fast_sum_f32"],
+                vec!["fast_min_f32"],
+                vec!["fast_sum_f32", "fast_sum_small_f32", "fast_min_f32"],
+            ]
+        );
+        let spec = spec_of(
+            &[(256, Some("fast_sum_f32")), (1024, Some("fast_sum_*"))],
+            &kernels,
+        );
+        assert_eq!(
+            checked(&spec),
+            [
+                vec!["fast_sum_f32"],
+                vec!["fast_sum_f32", "fast_sum_small_f32"]
+            ]
+        );
     }
 }
