@@ -2,7 +2,8 @@
 //! (`tests/fixtures/launch-styles`: cudarc's `for_num_elems`, a `LaunchConfig` literal with
 //! constants of another module cast with `as`, a crate helper with a const generic, an
 //! associated constant, a run-time choice between literal sizes, shared memory that grows
-//! with the data, a family of kernels named at run time, a backend module declared under
+//! with the data, a family of kernels named at run time (by `format!` or by the crate's own
+//! name helper), a backend module declared under
 //! `cfg`s next to a stand-in of the same name), built with plain `cargo build`:
 //! every style gets its warnings with numbers, at the body's expression, with no `block` or
 //! `smem` key at all.
@@ -166,6 +167,25 @@ fn every_style_gets_its_numbers() {
     );
     // One diagnostic for the family's three kernels on sm_86, none on sm_80 (all at 100%).
     assert_eq!(stderr.matches("badd (kernel").count(), 1, "{stderr}");
+    //    The name built by the crate's own helper (`kernel_name::<T>(root)`, candle's) from
+    //    a root a `match` chose with the block: the family with each arm's block, and the
+    //    build (which had the compiler confirm the helper read) succeeded.
+    let w = warning(
+        &stderr,
+        "block_limit",
+        "badd_sized (block = 64, kernel badd_f32) on sm_86: 64-thread blocks hit the limit of 16 resident blocks per SM: 32 of 48 warps (66.67%)",
+    );
+    assert!(
+        w.contains(
+            "also 2 more kernels of the family, worst first: badd_f64 (66.67%), badd_u32 (66.67%)"
+        ),
+        "{w}"
+    );
+    warning(
+        &stderr,
+        "low_occupancy",
+        "badd_sized (block = 1024, kernel badd_f32) on sm_86: 66.67% occupancy (32 of 48 warps), below the 75% floor",
+    );
 
     // 8. A module declared twice under opposite `cfg`s (candle-core's `quantized::cuda`):
     //    the file's declaration is the one compiled with it, and the block comes from that

@@ -106,6 +106,12 @@ pub struct Wrapper<'a> {
     pub body: Option<&'a Block>,
     /// Why the body was not read (too deeply nested, say), for the notes.
     pub unread: Option<String>,
+    /// Read for one launch of the body only: the launch call on this line (1-based, of the
+    /// wrapper's file), as `cargo occupancy report` reads each launch of a function that
+    /// makes several. The paths of the other launches are left out before anything is
+    /// checked (their kernels need not be in `kernel`); where no path reaches this line,
+    /// every path is kept. `None`: every launch, as the attribute reads its wrapper.
+    pub launch_line: Option<usize>,
 }
 
 impl<'a> Wrapper<'a> {
@@ -115,6 +121,7 @@ impl<'a> Wrapper<'a> {
             sig,
             body: Some(body),
             unread: None,
+            launch_line: None,
         }
     }
 
@@ -124,6 +131,7 @@ impl<'a> Wrapper<'a> {
             sig,
             body: None,
             unread: None,
+            launch_line: None,
         }
     }
 }

@@ -329,7 +329,9 @@ fn fn_def(
             Some(name) if name == "LaunchConfig" => Returns::Config,
             Some(name) => match IntTy::from_name(&name) {
                 Some(ty) => Returns::Int(ty),
-                None if name == "bool" || name == "str" || name == "String" => Returns::Other,
+                None if name == "bool" => Returns::Other,
+                // A string: a kernel's name (`format!("{root}_{dtype}")` in candle's
+                // `kernel_name::<T>(root)`), one per path.
                 None => Returns::Value,
             },
             None if matches!(&**ty, syn::Type::Tuple(t) if !t.elems.is_empty()) => Returns::Value,
@@ -339,7 +341,7 @@ fn fn_def(
     };
     let is_const = sig.constness.is_some();
     // Only functions the reader can use: those returning a configuration, an integer, a
-    // tuple or a struct. The rest are not recorded (and their bodies not lowered).
+    // tuple, a struct or a string. The rest are not recorded (and their bodies not lowered).
     if returns == Returns::Other {
         return None;
     }
@@ -1145,7 +1147,9 @@ mod tests {
                 ("smem_bytes", Returns::Int(IntTy::U32)),
                 ("launch_cfg", Returns::Config),
                 ("block_for", Returns::Int(IntTy::U32)),
-                ("tiling", Returns::Value)
+                ("tiling", Returns::Value),
+                // A string: a kernel's name (candle's `kernel_name::<T>(root)`).
+                ("name", Returns::Value)
             ]
         );
         assert_eq!(items.fns[1].generics, [Some("N".to_owned())]);

@@ -60,7 +60,7 @@ pub(crate) fn validate(
         .clone()
         .or_else(|| resolver.location_note().map(str::to_owned));
     unread.splice(0..0, why_unread.clone());
-    let plans = plans::plans(
+    let mut plans = plans::plans(
         &plan_keys,
         written(&args, "block"),
         body.as_ref(),
@@ -69,6 +69,12 @@ pub(crate) fn validate(
         &mut read,
         &mut errors,
     );
+    if let Some(line) = wrapper.launch_line {
+        let reaches = |p: &Plan| p.launches.iter().any(|s| s.start().line == line);
+        if plans.iter().any(reaches) {
+            plans.retain(reaches);
+        }
+    }
     launch_key_spans(&args, &mut keys);
     for plan in &plans {
         if let Some(grid) = &plan.grid {

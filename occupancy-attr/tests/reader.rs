@@ -877,6 +877,124 @@ pub fn untyped(dev: &Dev, dims: &[usize]) -> Result<(), ()> {
     );
 }
 
+/// candle's reduce with its `kernel_name::<T>(root)` helper: the name a path chose (a member
+/// of a run-time set bound by a `match`) goes through a crate function generic over the
+/// element type, which appends the dtype (`format!("{root}_{dtype}")`), and the builder is
+/// lent to push arguments (`ds.builder_arg(&mut builder)`). Each path still names its own
+/// kernels (`rsum_*` with its blocks, never `rmin_*` with `rsum_small`'s).
+#[test]
+fn a_name_chosen_by_a_match_keeps_its_paths_through_a_crate_helper() {
+    let dir = crate_with(
+        "through_helper",
+        &[
+            LOADER,
+            "pub enum Op { Sum, Min, ArgMin }
+pub trait WithDType { const DTYPE: &'static str; }
+pub struct Ptrs;
+impl Ptrs { pub fn builder_arg(&self, _: &mut Builder) {} }
+pub fn kernel_name<T: WithDType>(root: &str) -> String {
+    let dtype = T::DTYPE;
+    format!(\"{root}_{dtype}\")
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn reduce<T: WithDType>(dev: &Dev, ds: &Ptrs, op: Op, total: usize, kept: usize) -> Result<(), ()> {
+    let per_out = total / kept;
+    let (name, with_index) = match op {
+        Op::Sum => (\"rsum\", false),
+        Op::Min => (\"rmin\", false),
+        Op::ArgMin => (\"rargmin\", true),
+    };
+    let small = per_out <= 32 && !with_index && name == \"rsum\";
+    let (cfg, k) = if small {
+        (LaunchConfig { grid_dim: (1, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 }, \"rsum_small\")
+    } else {
+        let b = usize::min(1024, per_out).next_power_of_two();
+        (LaunchConfig { grid_dim: (kept as u32, 1, 1), block_dim: (b as u32, 1, 1), shared_mem_bytes: 0 }, name)
+    };
+    let func = dev.get_or_load_func(&kernel_name::<T>(k), &REDUCE)?;
+    let mut builder = func.builder();
+    ds.builder_arg(&mut builder);
+    builder.launch(cfg)?;
+    Ok(())
+}
+"
+        ]
+        .concat(),
+    );
+    let spec = ok(&dir, "reduce");
+    let mut expected = vec![(Some("rsum_small_*".to_owned()), 256)];
+    for (name, from) in [("rsum", 64), ("rmin", 1), ("rargmin", 1)] {
+        expected.extend(
+            powers(from, 1024)
+                .into_iter()
+                .map(|b| (Some(format!("{name}_*")), b)),
+        );
+    }
+    assert_eq!(kernels(&spec), expected);
+}
+
+/// candle's copy_strided_src: one launch per dtype arm, each of the function its arm
+/// loads. Read whole, the attribute must name every kernel the body launches; read for one
+/// launch (`cargo occupancy report` reads each launch of such a function alone), only that
+/// launch's paths are kept, so its own kernel is enough.
+#[test]
+fn a_function_read_for_one_launch_keeps_that_launchs_paths() {
+    let text = [
+        LOADER,
+        "
+#[occupancy::check(kernel = \"k_plain\", target = \"sm_80\")]
+pub fn copy(dev: &Dev, dtype: DType, n: u32) -> Result<(), ()> {
+    match dtype {
+        DType::F16 => {
+            let func = dev.get_or_load_func(\"k_plain\", &QUANTIZED)?;
+            let mut builder = func.builder();
+            builder.arg(&n);
+            builder.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (64, 1, 1), shared_mem_bytes: 0 })?;
+        }
+        _ => {
+            let func = dev.get_or_load_func(\"k_regs\", &QUANTIZED)?;
+            let mut builder = func.builder();
+            builder.arg(&n);
+            builder.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 })?;
+        }
+    }
+    Ok(())
+}
+",
+    ]
+    .concat();
+    let dir = crate_with("one_launch", &text);
+    // The kernels' resources: the probe kernels of tests/ui.
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/ui/fixtures/probe.manifest.json"),
+        dir.join("kernels.manifest.json"),
+    )
+    .unwrap();
+    let errors = spec_of(&dir, "copy").err().unwrap();
+    assert!(
+        errors[0].starts_with("`kernel` does not name `k_regs`, which the body launches"),
+        "{errors:?}"
+    );
+    // The line of the first launch call, in the file as written (prelude first).
+    let written = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap();
+    let line = 1 + written
+        .lines()
+        .position(|l| l.contains("block_dim: (64, 1, 1)"))
+        .unwrap();
+    let spec = common::spec_of_launch(&dir, "src/lib.rs", "copy", Some(line))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(kernels(&spec), [(Some("k_plain".to_owned()), 64)]);
+    // A line no launch is on: every path, as read whole.
+    let errors = common::spec_of_launch(&dir, "src/lib.rs", "copy", Some(1))
+        .err()
+        .unwrap();
+    assert!(
+        errors[0].starts_with("`kernel` does not name `k_regs`"),
+        "{errors:?}"
+    );
+}
+
 /// candle's mul_mat_vec style: the name is the dtype's stem with the batch size appended
 /// (checked 1..=8), and the size picks the warps. Each path launches the kernels of its own
 /// sizes: `stem_{2,3,4}` with 4 warps, never `stem_5` with 4.

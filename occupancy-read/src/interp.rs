@@ -1180,14 +1180,21 @@ impl<'r> Interp<'r> {
         if !mutable {
             return outs;
         }
-        // `&mut x`: whatever takes it may change `x`.
+        // `&mut x`: whatever takes it may change `x`. Except a launch builder's kernel:
+        // lent to push arguments (candle's `ds.builder_arg(&mut builder)`), it launches the
+        // function it was made for. cudarc's `LaunchArgs` has no method that changes its
+        // function; only replacing the whole builder through the reference would
+        // (`*b = stream.launch_builder(&other)`, `mem::swap`), which no crate of the corpus
+        // does.
         let Some(name) = place_root(inner) else {
             return outs;
         };
         outs.into_iter()
             .map(|(mut p, v)| {
                 let version = self.version();
-                if let Some(b) = p.lookup_mut(&name) {
+                if let Some(b) = p.lookup_mut(&name)
+                    && !matches!(b.val, Val::Builder(_))
+                {
                     b.val = unknown(format!(
                         "`{name}` is lent mutably (`&mut {name}`), which may change it"
                     ));

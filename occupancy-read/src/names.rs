@@ -103,14 +103,14 @@ pub enum Returns {
     /// An integer type.
     Int(IntTy),
     /// A tuple or a named type without generic arguments (a struct of the crate): values
-    /// chosen together.
+    /// chosen together; or a string (`String`, `str`: a kernel's name).
     Value,
     /// Anything else (not read).
     Other,
 }
 
-/// A function the reader can run: one returning a `LaunchConfig`, an integer, a tuple or a
-/// struct.
+/// A function the reader can run: one returning a `LaunchConfig`, an integer, a tuple, a
+/// struct or a string.
 #[derive(Clone, Debug)]
 pub struct FnDef {
     /// The function's name.

@@ -50,6 +50,7 @@ pub(super) fn evaluate(file: &Parsed, found: Found, env: &Env) -> Wrapper {
             found.body.as_ref()
         },
         unread,
+        launch_line: found.launch_line,
     };
     let outcome = match occupancy_attr::parse(found.args, &wrapper, found.attribute, &env) {
         Err(errors) => Outcome::Errors(
@@ -109,8 +110,9 @@ fn runnable_targets(file: &Parsed, found: &Found, env: &Env) -> Option<(Vec<Stri
 
 /// The launches `--all` found in functions without the attribute, read as the attribute
 /// would read them: one entry per launch call, with the rows of the paths that reach it (a
-/// function making several launches is read once per launch, each entry keeping the plans
-/// whose launch call is its own). `manifest`: the resource manifest the report reads, which
+/// function making several launches is read once per launch, for that launch's paths only:
+/// `occupancy_attr::Wrapper::launch_line`, so that its key need not name the kernels of the
+/// others). `manifest`: the resource manifest the report reads, which
 /// the kernel names the code loads are fitted to ([`fit`]) where the attribute rejects them.
 pub(super) fn unannotated(
     parsed: &[Parsed],
@@ -179,7 +181,7 @@ pub(super) fn unannotated(
                     (args, kernel_from),
                     &loads,
                     &target,
-                    &launch.conditions,
+                    (&launch.conditions, shared.then_some(line)),
                 );
                 if shared {
                     only_launch_at(&mut w, line, names > 1 && !own);
@@ -204,8 +206,9 @@ struct Loads<'l, 'm> {
 }
 
 /// One launching function read with the attribute `args` would have (`site`: how it
-/// launches; `kernel_from`: where its names came from). Where the attribute rejects the
-/// names the loads give, they are fitted to the manifest ([`fit::fit`]).
+/// launches; `kernel_from`: where its names came from; `launch_line`: the launch read, of a
+/// function making several). Where the attribute rejects the names the loads give, they
+/// are fitted to the manifest ([`fit::fit`]).
 fn attribute_site(
     parsed: &[Parsed],
     env: &Env,
@@ -213,7 +216,7 @@ fn attribute_site(
     (args, mut kernel_from): (String, Option<String>),
     loads: &Loads<'_, '_>,
     target: &sites::Target,
-    conditions: &[String],
+    (conditions, launch_line): (&[String], Option<usize>),
 ) -> Wrapper {
     let file = &parsed[target.file];
     let mut found = Found {
@@ -223,6 +226,7 @@ fn attribute_site(
         body: Some(target.body.clone()),
         attribute: target.span,
         conditions: conditions.to_vec(),
+        launch_line,
     };
     let mut w = evaluate(file, found.clone(), env);
     let mut args = args;

@@ -18,6 +18,9 @@ pub(super) struct Found {
     pub(super) attribute: Span,
     /// The `cfg` and `cfg_attr` predicates it is under (see [`Finder::conditions`]).
     pub(super) conditions: Vec<String>,
+    /// Read for the launch call on this line only (`occupancy_attr::Wrapper::launch_line`):
+    /// one launch of a function `--all` found making several.
+    pub(super) launch_line: Option<usize>,
 }
 
 /// Walks a file for the attribute, with the names it goes by.
@@ -119,6 +122,7 @@ impl Finder {
             body: body.cloned(),
             attribute,
             conditions,
+            launch_line: None,
         });
     }
 

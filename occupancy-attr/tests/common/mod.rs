@@ -10,6 +10,16 @@ use occupancy_attr::{Env, Spec, Wrapper, parse};
 /// `file`, or in an inline module) of the crate at `dir`, with that file as the wrapper's
 /// source file. Errors as their messages.
 pub fn spec_of(dir: &Path, file: &str, name: &str) -> Result<Spec, Vec<String>> {
+    spec_of_launch(dir, file, name, None)
+}
+
+/// [`spec_of`], read for the launch call on `launch_line` only (`Wrapper::launch_line`).
+pub fn spec_of_launch(
+    dir: &Path,
+    file: &str,
+    name: &str,
+    launch_line: Option<usize>,
+) -> Result<Spec, Vec<String>> {
     let path = dir.join(file);
     let text = std::fs::read_to_string(&path).unwrap();
     let syntax = syn::parse_file(&text).unwrap();
@@ -24,13 +34,12 @@ pub fn spec_of(dir: &Path, file: &str, name: &str) -> Result<Spec, Vec<String>> 
         _ => proc_macro2::TokenStream::new(),
     };
     let env = Env::new(dir).with_source_file(&path);
-    parse(
-        args,
-        &Wrapper::new(&func.sig, &func.block),
-        proc_macro2::Span::call_site(),
-        &env,
-    )
-    .map_err(|e| e.into_iter().map(|e| e.to_string()).collect())
+    let wrapper = Wrapper {
+        launch_line,
+        ..Wrapper::new(&func.sig, &func.block)
+    };
+    parse(args, &wrapper, proc_macro2::Span::call_site(), &env)
+        .map_err(|e| e.into_iter().map(|e| e.to_string()).collect())
 }
 
 /// The function `name` among `items`, inline modules included.
