@@ -85,7 +85,7 @@ pub struct Binary {
 
 /// Whether `name` is a glob (`affine_*`, `conv?d`, `cast_{f16,f32}_u8`).
 pub fn is_glob(name: &str) -> bool {
-    name.contains(['*', '?']) || alternatives(name).len() > 1
+    name.contains(['*', '?']) || (name.contains('{') && alternatives(name).len() > 1)
 }
 
 /// The most names one pattern's `{a,b,..}` groups may stand for; a pattern of more is matched
@@ -127,9 +127,30 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
     if !pattern.contains('{') {
         return wildcard_match(pattern, name);
     }
-    alternatives(pattern)
-        .iter()
-        .any(|p| wildcard_match(p, name))
+    Glob::new(pattern).matches(name)
+}
+
+/// A pattern prepared to be matched against many names, as [`glob_match`] matches it: its
+/// `{a,b}` groups expanded once, not per name (14 alternatives for candle's dtype groups,
+/// each a string built, in a proc macro built at opt-level 0).
+pub struct Glob {
+    alternatives: Vec<String>,
+}
+
+impl Glob {
+    /// `pattern` prepared.
+    pub fn new(pattern: &str) -> Glob {
+        Glob {
+            alternatives: alternatives(pattern),
+        }
+    }
+
+    /// Whether `name` matches the pattern.
+    pub fn matches(&self, name: &str) -> bool {
+        self.alternatives
+            .iter()
+            .any(|p| Wildcard::new(p).matches(name))
+    }
 }
 
 /// [`glob_match`] without `{..}` groups.

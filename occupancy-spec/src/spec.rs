@@ -507,24 +507,28 @@ impl Spec {
         let Some(wanted) = self.plans.get(plan).and_then(|p| p.kernel.as_deref()) else {
             return all;
         };
+        let matcher = KernelMatcher::new(wanted);
         let glob = crate::artifact::is_glob(wanted);
-        let narrower: Vec<&str> = self
-            .plans
-            .iter()
-            .filter_map(|p| p.kernel.as_deref())
-            .filter(|other| {
-                glob && crate::artifact::is_glob(other)
-                    && kernel_matches(wanted, other)
-                    && !kernel_matches(other, wanted)
-            })
-            .collect();
+        let mut narrower: Vec<KernelMatcher<'_>> = Vec::new();
+        for other in self.plans.iter().filter_map(|p| p.kernel.as_deref()) {
+            if glob
+                && other != wanted
+                && crate::artifact::is_glob(other)
+                && matcher.matches(other)
+                && !narrower.iter().any(|n| n.wanted == other)
+            {
+                let other = KernelMatcher::new(other);
+                if !other.matches(wanted) {
+                    narrower.push(other);
+                }
+            }
+        }
         let matching: Vec<Option<usize>> = all
             .iter()
             .copied()
             .filter(|k| {
                 k.and_then(|k| self.kernels.get(k)).is_some_and(|k| {
-                    kernel_matches(wanted, &k.name)
-                        && !narrower.iter().any(|n| kernel_matches(n, &k.name))
+                    matcher.matches(&k.name) && !narrower.iter().any(|n| n.matches(&k.name))
                 })
             })
             .collect();
@@ -625,10 +629,35 @@ impl Source {
 /// same name, the name after a module prefix (`module::name`), or a match of the path's
 /// glob (`*` any run of characters, `?` one).
 pub fn kernel_matches(wanted: &str, name: &str) -> bool {
-    if crate::artifact::is_glob(wanted) {
-        crate::artifact::glob_match(wanted, name)
-    } else {
-        name == wanted || name.ends_with(&format!("::{wanted}"))
+    KernelMatcher::new(wanted).matches(name)
+}
+
+/// [`kernel_matches`] with `wanted` prepared once, to be matched against many names.
+pub struct KernelMatcher<'a> {
+    wanted: &'a str,
+    glob: Option<crate::artifact::Glob>,
+}
+
+impl<'a> KernelMatcher<'a> {
+    /// `wanted` prepared.
+    pub fn new(wanted: &'a str) -> KernelMatcher<'a> {
+        KernelMatcher {
+            wanted,
+            glob: crate::artifact::is_glob(wanted).then(|| crate::artifact::Glob::new(wanted)),
+        }
+    }
+
+    /// Whether the kernel `name` is the one wanted (see [`kernel_matches`]).
+    pub fn matches(&self, name: &str) -> bool {
+        match &self.glob {
+            Some(glob) => glob.matches(name),
+            None => {
+                name == self.wanted
+                    || name
+                        .strip_suffix(self.wanted)
+                        .is_some_and(|rest| rest.ends_with("::"))
+            }
+        }
     }
 }
 
@@ -677,6 +706,27 @@ mod tests {
                     .collect()
             })
             .collect()
+    }
+
+    /// A path's kernel against a family member's name: the same name, the name after a
+    /// module prefix, or a glob's match (`{a,b}` groups, `*`, `?`).
+    #[test]
+    fn a_kernel_matches_by_name_module_suffix_or_glob() {
+        let cases = [
+            ("affine_f32", "affine_f32", true),
+            ("affine_f32", "unary::affine_f32", true),
+            ("affine_f32", "xaffine_f32", false),
+            ("affine_f32", "unary:affine_f32", false),
+            ("affine_*", "affine_f16", true),
+            ("affine_{f16,bf16}", "affine_bf16", true),
+            ("affine_{f16,bf16}", "affine_f32", false),
+            ("cast_{f16,f32}_?8", "cast_f32_u8", true),
+            ("cast_{f16,f32}_?8", "cast_f32_u16", false),
+        ];
+        for (wanted, name, expected) in cases {
+            assert_eq!(kernel_matches(wanted, name), expected, "{wanted} {name}");
+            assert_eq!(KernelMatcher::new(wanted).matches(name), expected);
+        }
     }
 
     /// candle's reduce: `fast_sum_*` and `fast_sum_small_*`, each with its own block. A
