@@ -10,7 +10,7 @@
 use crate::arch::{Arch, Target};
 use crate::cluster::{Cluster, Topology, max_active_clusters};
 use crate::occupancy::{
-    BlockDim, Carveout, Kernel, Launch, Occupancy, OccupancyError, Prepared,
+    BlockDim, Carveout, Kernel, Launch, Occupancy, OccupancyError, Prepared, Resource,
     available_dynamic_smem, occupancy,
 };
 
@@ -291,8 +291,13 @@ pub struct Change<T> {
 }
 
 /// The smallest block size above the current one (multiples of 32, up to the device or
-/// launch-bounds limit) whose occupancy is higher; for blocks too small to fill the SM before
-/// the resident-block limit binds. `None` when no larger block raises occupancy.
+/// launch-bounds limit) that lifts the resident-block limit: whose occupancy is higher and
+/// at which that limit no longer holds warps back (the SM's warps all used, or blocks not
+/// what binds) and at least as high as the smallest higher size's (registers or shared
+/// memory may bind lower once blocks grow); else that smallest higher size. For blocks
+/// too small to fill the SM before the resident-block limit binds: on cc 8.6, 32-thread
+/// blocks (16 of 48 warps) give 96, not 64, which is limited the same way (32 of 48).
+/// `None` when no larger block raises occupancy.
 ///
 /// # Errors
 ///
@@ -310,19 +315,31 @@ pub fn larger_block(
     else {
         return Ok(None);
     };
+    let mut higher: Option<Change<u32>> = None;
     for threads in (first..=limit).step_by(arch.warp_size as usize) {
         let occ = prepared.occupancy(&Launch {
             block: BlockDim::linear(threads),
             ..*launch
         })?;
-        if occ.active_warps_per_sm() > before.active_warps_per_sm() {
-            return Ok(Some(Change {
-                value: threads,
-                occupancy: occ,
+        if occ.active_warps_per_sm() <= before.active_warps_per_sm() {
+            continue;
+        }
+        let change = Change {
+            value: threads,
+            occupancy: occ,
+        };
+        let held_back = occ.binding().contains(Resource::Blocks)
+            && occ.active_warps_per_sm() < occ.max_warps_per_sm;
+        if !held_back {
+            // Unless another limit then binds lower than a smaller size reached.
+            return Ok(Some(match higher {
+                Some(h) if h.occupancy.active_warps_per_sm() > occ.active_warps_per_sm() => h,
+                _ => change,
             }));
         }
+        higher.get_or_insert(change);
     }
-    Ok(None)
+    Ok(higher)
 }
 
 /// The most barriers per block below the kernel's own with which at least `wanted` blocks
@@ -758,6 +775,33 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(change.value, 64);
+        // cc 8.6 from 32 threads: 64 raises occupancy (16 -> 32 of 48 warps) but the block
+        // limit still holds it back; 96 lifts it.
+        let change = larger_block(&SM_86, &Kernel::new(32), &launch(32))
+            .unwrap()
+            .unwrap();
+        assert_eq!((change.value, change.occupancy.percent()), (96, 100.0));
+        // 64 registers a thread: 96 threads lift the block limit, but registers then hold
+        // 10 blocks (30 of 48 warps), under 64 threads' 32 of 48: 64 stays the answer.
+        let change = larger_block(&SM_86, &Kernel::new(64), &launch(32))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (change.value, change.occupancy.active_warps_per_sm()),
+            (64, 32)
+        );
+        // No size lifts it within `__launch_bounds__(64)`: the smallest higher one.
+        let bounded = Kernel {
+            max_threads_per_block: Some(64),
+            ..Kernel::new(32)
+        };
+        let change = larger_block(&SM_86, &bounded, &launch(32))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (change.value, change.occupancy.active_warps_per_sm()),
+            (64, 32)
+        );
     }
 
     #[test]
