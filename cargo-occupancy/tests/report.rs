@@ -187,9 +187,10 @@ fn examples_list_every_wrapper() {
 fn warnings_only_exit_zero_and_every_spelling_is_found() {
     let (code, stdout, stderr) = report(&[fixture("report-warn").to_str().unwrap()]);
     assert_eq!(code, 0, "{stdout}{stderr}");
-    // The policy's `manifest` is the one in effect (no build output for this crate).
+    // The policy's `manifest` is the one in effect (the crate has no build script, so no
+    // build output).
     assert!(
-        stdout.replace("\n  ", " ").contains("resource manifest: no build output found under $CARGO_TARGET_DIR or a target/ folder (build first, with the same CARGO_TARGET_DIR, or pass --kernel-manifest); `kernel = ...` falls back to the policy's `manifest`, else kernels.manifest.json"),
+        stdout.replace("\n  ", " ").contains("resource manifest: none from a build: the crate has no build.rs (pass --kernel-manifest); `kernel = ...` falls back to the policy's `manifest`, else kernels.manifest.json"),
         "{stdout}"
     );
     let (code, report) = json(&[
@@ -1488,7 +1489,7 @@ fn a_cpp_only_crate_has_no_empty_rust_section() {
     assert_eq!(
         json["manifest_origin"]
             .as_str()
-            .map(|o| o.starts_with("no build output")),
+            .map(|o| o.starts_with("none from a build: the crate has no build.rs")),
         Some(true)
     );
 }
@@ -1547,4 +1548,48 @@ fn an_impossible_candidate_is_one_error_and_nothing_else() {
     );
     assert_eq!(out.matches("launch_impossible (deny)").count(), 2, "{out}");
     assert!(!out.contains("partial_warp"), "{out}");
+}
+
+/// A new user's crate without a build script or manifest: `--all` reads its one launch as
+/// `kernel = "affine_*"`, which has no resources to read. The error points at the launching
+/// function (it pointed at line 1, column 10: the attribute's text, which the code does not
+/// carry), and the manifest note says there is no build script rather than "build first".
+#[test]
+fn an_unannotated_functions_errors_point_at_it_and_no_build_script_is_said() {
+    let krate = scratch_crate(
+        "report-no-build-script",
+        "no_build_script",
+        "use std::sync::Arc;
+pub struct LaunchConfig { pub grid_dim: (u32, u32, u32), pub block_dim: (u32, u32, u32), pub shared_mem_bytes: u32 }
+pub trait WithDType { const DTYPE: &'static str; }
+pub struct Dev;
+pub struct Func;
+pub struct Builder;
+pub static UNARY: u8 = 0;
+impl Func { pub fn builder(&self) -> Builder { Builder } }
+impl Builder { pub fn launch(self, _: LaunchConfig) -> Result<(), ()> { Ok(()) } }
+impl Dev { pub fn get_or_load_func(&self, _: &str, _: &u8) -> Result<Func, ()> { Ok(Func) } }
+pub fn kernel_name<T: WithDType>(root: &str) -> String { format!(\"{root}_{}\", T::DTYPE) }
+
+pub fn affine<T: WithDType>(dev: &Arc<Dev>, n: u32) -> Result<(), ()> {
+    let f = dev.get_or_load_func(&kernel_name::<T>(\"affine\"), &UNARY)?;
+    f.builder().launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 })
+}
+",
+    );
+    let (_, value) = json(&[krate.to_str().unwrap(), "--all"]);
+    let w = wrapper(&value, "affine");
+    assert_eq!(w["attribute"], "#[occupancy::check(kernel = \"affine_*\")]");
+    let why = w["not_checked"][0].as_str().unwrap();
+    assert!(
+        why.starts_with("src/lib.rs:13:8: no resource manifest to read `affine_*` from"),
+        "{why}"
+    );
+    let (_, stdout, _) = report(&[krate.to_str().unwrap(), "--all"]);
+    assert!(
+        stdout
+            .replace("\n  ", " ")
+            .contains("resource manifest: none from a build: the crate has no build.rs"),
+        "{stdout}"
+    );
 }

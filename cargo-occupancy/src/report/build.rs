@@ -69,6 +69,26 @@ pub(super) fn package_name(crate_dir: &Path) -> Result<String, String> {
         })
 }
 
+/// Whether the package in `crate_dir` has a build script, as cargo decides: `build = false`
+/// none, `build = "path"` that file, else `build.rs` beside `Cargo.toml`. An unreadable
+/// manifest counts as having one (the message then says to build first).
+fn has_build_script(crate_dir: &Path) -> bool {
+    let build = occupancy_core::file::read_text(
+        &crate_dir.join("Cargo.toml"),
+        "package manifest",
+        occupancy_core::file::MAX_TEXT_BYTES,
+    )
+    .ok()
+    .and_then(|text| toml::from_str::<toml::Table>(&text).ok())
+    .and_then(|t| t.get("package")?.get("build").cloned());
+    match build {
+        Some(toml::Value::Boolean(false)) => false,
+        Some(toml::Value::String(path)) => crate_dir.join(path).is_file(),
+        Some(_) => true,
+        None => crate_dir.join("build.rs").is_file(),
+    }
+}
+
 /// The newest `<target>/*/build/<package>-*/out/<out_relative>` (and
 /// `<target>/<triple>/*/build/...`), over `$CARGO_TARGET_DIR` and the `target/` folders of
 /// the crate's folder and its ancestors: what the package's build script wrote last
@@ -291,6 +311,11 @@ pub(super) fn setup(args: &ReportArgs, crate_dir: &Path, package: &str) -> Resul
             None => {
                 match newest_build_output(crate_dir, package, occupancy_attr::OUT_DIR_MANIFEST) {
                     Some(path) => (Some(path), "the newest build"),
+                    // A crate without a build script has no build output to look for.
+                    None if !has_build_script(crate_dir) => (
+                        None,
+                        "none from a build: the crate has no build.rs (pass --kernel-manifest); `kernel = ...` falls back to the policy's `manifest`, else kernels.manifest.json",
+                    ),
                     None => (
                         None,
                         "no build output found under $CARGO_TARGET_DIR or a target/ folder (build first, with the same CARGO_TARGET_DIR, or pass --kernel-manifest); `kernel = ...` falls back to the policy's `manifest`, else kernels.manifest.json",

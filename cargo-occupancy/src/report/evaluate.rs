@@ -221,7 +221,7 @@ fn attribute_site(
     let file = &parsed[target.file];
     let mut found = Found {
         line: target.line,
-        args: args.parse().unwrap_or_default(),
+        args: written_at(&args, target.span),
         sig: target.sig.clone(),
         body: Some(target.body.clone()),
         attribute: target.span,
@@ -238,7 +238,7 @@ fn attribute_site(
             fit::Fit::Same => {}
             fit::Fit::Names(kernels, note) => {
                 args = fit::key(&kernels);
-                found.args = args.parse().unwrap_or_default();
+                found.args = written_at(&args, target.span);
                 w = evaluate(file, found.clone(), env);
                 kernel_from = Some(match kernel_from {
                     Some(from) => format!("{from}; {note}"),
@@ -258,18 +258,18 @@ fn attribute_site(
             .map(|t| format!("{t:?}"))
             .collect::<Vec<_>>()
             .join(", ");
-        let target = if kept.len() == 1 {
+        let key = if kept.len() == 1 {
             format!("target = {list}")
         } else {
             format!("target = [{list}]")
         };
         args = if args.is_empty() {
-            target
+            key
         } else {
-            format!("{args}, {target}")
+            format!("{args}, {key}")
         };
         let narrowed = Found {
-            args: args.parse().unwrap_or_default(),
+            args: written_at(&args, target.span),
             ..found.clone()
         };
         w = evaluate(file, narrowed, env);
@@ -290,6 +290,28 @@ fn attribute_site(
     site.target = Some((file.path.clone(), target.clone()));
     w.site = Some(site);
     w
+}
+
+/// The arguments `args` of an attribute the code does not carry, as if written at `at`
+/// (the launching function's name): parsed from their text, their tokens would point at
+/// line 1 of that text in the attribute's errors.
+fn written_at(args: &str, at: Span) -> proc_macro2::TokenStream {
+    fn respan(stream: proc_macro2::TokenStream, at: Span) -> proc_macro2::TokenStream {
+        stream
+            .into_iter()
+            .map(|mut tree| {
+                if let proc_macro2::TokenTree::Group(g) = &tree {
+                    let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), at));
+                    group.set_span(at);
+                    tree = proc_macro2::TokenTree::Group(group);
+                } else {
+                    tree.set_span(at);
+                }
+                tree
+            })
+            .collect()
+    }
+    respan(args.parse().unwrap_or_default(), at)
 }
 
 /// Keeps of `w` (a function making several launches) the rows and findings of the plans
