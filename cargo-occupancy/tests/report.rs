@@ -1593,3 +1593,47 @@ pub fn affine<T: WithDType>(dev: &Arc<Dev>, n: u32) -> Result<(), ()> {
         "{stdout}"
     );
 }
+
+/// The members of a run-time range share one diagnostic per lint and target (the worst
+/// member's, the others in its note): each member's row names the lints that fire on it,
+/// not only the worst one's (block = 64 showed `-` though `block_limit` flags it).
+#[test]
+fn every_member_of_a_range_names_its_findings_in_the_table() {
+    let krate = scratch_crate(
+        "report-range-rows",
+        "range_rows",
+        "pub struct LaunchConfig { pub grid_dim: (u32, u32, u32), pub block_dim: (u32, u32, u32), pub shared_mem_bytes: u32 }
+pub struct Stream;
+impl Stream { pub fn launch(&self, _: LaunchConfig) {} }
+
+#[occupancy::check(regs = 32, target = \"sm_86\")]
+pub fn doubling(s: &Stream, n: u32) {
+    let mut b = 32;
+    while b < n && b < 1024 {
+        b *= 2;
+    }
+    s.launch(LaunchConfig { grid_dim: (n.div_ceil(b), 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 });
+}
+",
+    );
+    let (code, stdout, stderr) = report(&[krate.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let row = |block: &str| {
+        let head = format!("doubling (block = {block})\n");
+        let at = stdout
+            .find(&head)
+            .unwrap_or_else(|| panic!("{head}: {stdout}"));
+        stdout[at + head.len()..].lines().next().unwrap().to_owned()
+    };
+    assert!(
+        row("32").ends_with("low_occupancy (warn), block_limit (warn)"),
+        "{stdout}"
+    );
+    assert!(row("64").ends_with("block_limit (warn)"), "{stdout}");
+    assert!(row("128").ends_with(" -"), "{stdout}");
+    // Two diagnostics in all, as the build reports them.
+    assert!(
+        stdout.contains("findings: 0 deny-level, 2 warnings"),
+        "{stdout}"
+    );
+}

@@ -78,6 +78,10 @@ pub struct Diagnostic {
     pub plan: usize,
     /// The kernels it concerns, worst first (empty without compiled kernels).
     pub kernels: Vec<String>,
+    /// Every (plan, kernel) case it stands for, worst first: `(plan, its worst kernel)`
+    /// first, then the family's other kernels and the other members of a run-time range,
+    /// which its note lists (indices into [`Spec::plans`] and [`Spec::kernels`]).
+    pub members: Vec<(usize, Option<usize>)>,
     /// The targets it concerns (empty for launch-scoped lints).
     pub targets: Vec<Target>,
 }
@@ -230,6 +234,8 @@ impl Spec {
                     kernels.push(name);
                 }
             }
+            let cases: Vec<(usize, Option<usize>)> =
+                members.iter().map(|(p, k, _, _)| (*p, *k)).collect();
             let (plan, _, mut finding, _) = members[0].clone();
             let one_plan = members.iter().all(|m| m.0 == plan);
             if members.len() > 1 {
@@ -277,6 +283,7 @@ impl Spec {
                 finding,
                 plan,
                 kernels,
+                members: cases,
                 targets,
             });
         }

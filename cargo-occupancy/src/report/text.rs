@@ -78,12 +78,13 @@ pub(super) fn launches(wrappers: &[Wrapper]) -> Vec<table::Launch> {
                         .kernel
                         .and_then(|k| spec.kernels.get(k))
                         .map(|k| k.name.clone());
-                    // A finding concerns this case when it is of its plan and names its
-                    // kernel among those it fires on (a family's finding lists them all).
+                    // A finding concerns this case when the case is one it stands for: its
+                    // plan with its kernel, or a member of the family or the run-time range
+                    // its note lists.
                     let of_case = |d: &&Diagnostic| {
-                        d.plan == case.plan
-                            && (d.kernels.is_empty()
-                                || case_kernel.as_ref().is_none_or(|k| d.kernels.contains(k)))
+                        d.members
+                            .iter()
+                            .any(|&(p, k)| p == case.plan && (k.is_none() || k == case.kernel))
                     };
                     let subject = match &plan.label {
                         Some(label) => format!("{} ({label})", w.name),
