@@ -2331,7 +2331,11 @@ impl<'ast> Visit<'ast> for Walk<'_> {
             && !m.args.is_empty()
         {
             let builder = builder_arg(&m.receiver);
-            let how = match (method.as_str(), builder.is_some()) {
+            // A builder bound by `let` (`let mut b = stream.launch_builder(&f);
+            // b.launch(cfg)`) is not in the receiver: its `launch` takes the configuration
+            // alone, the older API's `launch(cfg, params)` two arguments.
+            let one_argument = m.args.len() == 1;
+            let how = match (method.as_str(), builder.is_some() || one_argument) {
                 ("launch", true) => "cudarc launch_builder(..).launch",
                 ("launch_cooperative", true) => "cudarc launch_builder(..).launch_cooperative",
                 ("launch", false) => "launch (LaunchAsync)",
@@ -2784,6 +2788,48 @@ mod tests {
                 (l.location, l.function, check)
             })
             .collect()
+    }
+
+    /// How each launch is named: cudarc's builder whether it is chained, bound by `let` or
+    /// made by a crate's own `builder()` (its `launch` takes the configuration alone), and
+    /// the older `LaunchAsync::launch(cfg, params)`.
+    #[test]
+    fn a_builder_bound_by_let_is_named_as_the_builder() {
+        let found = find_in(&[(
+            "src/lib.rs",
+            r#"
+                fn chained(stream: &Stream, f: &CudaFunction, n: u32) -> Result<()> {
+                    unsafe { stream.launch_builder(f).arg(&n).launch(LaunchConfig::for_num_elems(n)) }?;
+                    Ok(())
+                }
+                fn bound(stream: &Stream, f: &CudaFunction, n: u32) -> Result<()> {
+                    let mut b = stream.launch_builder(f);
+                    b.arg(&n);
+                    unsafe { b.launch(LaunchConfig::for_num_elems(n)) }?;
+                    Ok(())
+                }
+                fn own(f: &Func, n: u32) -> Result<()> {
+                    let mut builder = f.builder();
+                    builder.arg(&n);
+                    unsafe { builder.launch(LaunchConfig::for_num_elems(n)) }?;
+                    Ok(())
+                }
+                fn older(f: CudaFunction, n: u32) -> Result<()> {
+                    unsafe { f.launch(LaunchConfig::for_num_elems(n), (n,)) }?;
+                    Ok(())
+                }
+                "#,
+        )]);
+        let hows: Vec<(&str, &str)> = found.iter().map(|l| (l.function.as_str(), l.how)).collect();
+        assert_eq!(
+            hows,
+            [
+                ("chained", "cudarc launch_builder(..).launch"),
+                ("bound", "cudarc launch_builder(..).launch"),
+                ("own", "cudarc launch_builder(..).launch"),
+                ("older", "launch (LaunchAsync)"),
+            ]
+        );
     }
 
     #[test]
