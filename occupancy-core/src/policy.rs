@@ -544,14 +544,36 @@ impl Policy {
     /// (with the closest known key), wrong types, unknown targets or lints, invalid levels
     /// or floors.
     pub fn from_toml(text: &str) -> Result<Policy, Vec<PolicyError>> {
+        match Policy::parse_toml(text) {
+            (Some(policy), problems) if problems.is_empty() => Ok(policy),
+            (_, problems) => Err(problems),
+        }
+    }
+
+    /// Parses the text of a policy file, keeping what parsed beside the problems: the
+    /// policy with every value that parsed (`None` where the text is not TOML, or a value
+    /// is of the wrong type), and every problem, in the order of the file. Unknown keys do
+    /// not stop the values being read, so that a file's problems are all said at once.
+    pub fn parse_toml(text: &str) -> (Option<Policy>, Vec<PolicyError>) {
+        let mut errors = Vec::new();
+        let policy = Policy::parse_into(text, &mut errors);
+        errors.sort_by_key(|e| e.span.as_ref().map_or(0, |span| span.start));
+        (policy, errors)
+    }
+
+    fn parse_into(text: &str, errors: &mut Vec<PolicyError>) -> Option<Policy> {
         let lines = Lines::new(text);
         let toml_error = |e: toml::de::Error, key: Option<String>| {
             PolicyError::new(&lines, e.message().trim().to_owned(), key, e.span())
         };
         // Pass 1: the keys, so that unknown ones are reported by name with a suggestion.
-        let keys: BTreeMap<Spanned<String>, Spanned<IgnoredAny>> =
-            toml::from_str(text).map_err(|e| vec![toml_error(e, None)])?;
-        let mut errors = Vec::new();
+        let keys: BTreeMap<Spanned<String>, Spanned<IgnoredAny>> = match toml::from_str(text) {
+            Ok(keys) => keys,
+            Err(e) => {
+                errors.push(toml_error(e, None));
+                return None;
+            }
+        };
         for key in keys.keys() {
             if !KEYS.contains(&key.get_ref().as_str()) {
                 let message = match closest(key.get_ref(), KEYS.iter().copied()) {
@@ -573,23 +595,23 @@ impl Policy {
                 ));
             }
         }
-        if !errors.is_empty() {
-            errors.sort_by_key(|e| e.span.as_ref().map_or(0, |span| span.start));
-            return Err(errors);
-        }
-        // Pass 2: the values.
-        let raw: RawPolicy = toml::from_str(text).map_err(|e| {
-            let key = e.span().and_then(|span| {
-                keys.iter()
-                    .find(|(_, value)| value.span().contains(&span.start))
-                    .map(|(key, _)| key.get_ref().clone())
-            });
-            let mut error = toml_error(e, key.clone());
-            if let Some(key) = key {
-                error.message = format!("`{key}`: {}", error.message);
+        // Pass 2: the values (an unknown key is ignored here: it was said above).
+        let raw: RawPolicy = match toml::from_str(text) {
+            Ok(raw) => raw,
+            Err(e) => {
+                let key = e.span().and_then(|span| {
+                    keys.iter()
+                        .find(|(_, value)| value.span().contains(&span.start))
+                        .map(|(key, _)| key.get_ref().clone())
+                });
+                let mut error = toml_error(e, key.clone());
+                if let Some(key) = key {
+                    error.message = format!("`{key}`: {}", error.message);
+                }
+                errors.push(error);
+                return None;
             }
-            vec![error]
-        })?;
+        };
         let mut policy = Policy::default();
         if let Some(targets) = raw.targets {
             if targets.get_ref().is_empty() {
@@ -812,12 +834,7 @@ impl Policy {
                 ));
             }
         }
-        if errors.is_empty() {
-            Ok(policy)
-        } else {
-            errors.sort_by_key(|e| e.span.as_ref().map_or(0, |span| span.start));
-            Err(errors)
-        }
+        Some(policy)
     }
 }
 

@@ -143,22 +143,23 @@ pub fn load(env: &Env) -> Result<Loaded, LoadError> {
         }
     };
 
-    static PARSED: Memo<Result<Policy, Vec<PolicyError>>> = Memo::new();
-    let invalid = |problems: Vec<PolicyError>| LoadError::Invalid {
-        problems: problems.iter().map(|p| p.in_file(&shown)).collect(),
-        file: shown.clone(),
-    };
-    let policy = PARSED
-        .get_or_parse(text, Policy::from_toml)
-        .map_err(invalid)?;
-    // Checked on every load, not memoized with the parse: the file may appear later.
-    if let Some(problem) = missing_manifest(&policy, env) {
-        return Err(invalid(vec![problem]));
+    static PARSED: Memo<(Option<Policy>, Vec<PolicyError>)> = Memo::new();
+    let (policy, mut problems) = PARSED.get_or_parse(text, Policy::parse_toml);
+    // Checked on every load, not memoized with the parse: the file may appear later. Said
+    // with the file's other problems, all at once.
+    if let Some(problem) = policy.as_ref().and_then(|p| missing_manifest(p, env)) {
+        problems.push(problem);
     }
-    Ok(Loaded {
-        policy,
-        file: Some(std::path::absolute(&path).unwrap_or(path)),
-    })
+    match policy {
+        Some(policy) if problems.is_empty() => Ok(Loaded {
+            policy,
+            file: Some(std::path::absolute(&path).unwrap_or(path)),
+        }),
+        _ => Err(LoadError::Invalid {
+            problems: problems.iter().map(|p| p.in_file(&shown)).collect(),
+            file: shown,
+        }),
+    }
 }
 
 /// The problem of a `manifest` that names no file: the path as written, and where it was
@@ -259,11 +260,48 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// Before: a misspelt key hid every other problem of the file (a new user fixed the
+    /// typo, built again and only then learned that `manifest` named no file). All at once
+    /// now: the unknown key, the values, the missing manifest.
+    #[test]
+    fn a_files_problems_are_all_said_at_once() {
+        let (dir, shown) = crate_with(
+            "at-once",
+            "min_ocupancy = \"75%\"\nclass = \"bandwith\"\nmanifest = \"missing.json\"\n",
+        );
+        let text = message(&dir, Reader::Report);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert!(
+            lines[0].starts_with(&format!(
+                "{shown}:1:1: unknown key `min_ocupancy`; did you mean `min_occupancy`?"
+            )),
+            "{text}"
+        );
+        assert!(
+            lines[1].starts_with(&format!("{shown}:2:9: `class`")),
+            "{text}"
+        );
+        assert!(
+            lines[2].starts_with(&format!(
+                "{shown}:3:12: `manifest`: `missing.json`: no such file"
+            )),
+            "{text}"
+        );
+        assert!(
+            lines[3].starts_with(&format!("the policy file {shown} has 3 problems")),
+            "{text}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// Before: every reader's message said "every #[occupancy::check] of the crate reads
     /// it", in a crate with no attribute too (a build script checking C++ launches).
     #[test]
     fn the_closing_line_names_what_reads_the_policy() {
-        let (dir, shown) = crate_with("reader", "targets = [\"sm_95\"]\nfloor = 1\n");
+        // (`sm_95` here had hidden behind the unknown key until problems were all said at
+        // once: a target that exists now, so that the file has one problem.)
+        let (dir, shown) = crate_with("reader", "targets = [\"sm_90\"]\nfloor = 1\n");
         let problems = format!("{shown}:2:1: unknown key `floor`; known keys: ");
         let closing = |reader| {
             let text = message(&dir, reader);
