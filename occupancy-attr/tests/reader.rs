@@ -805,6 +805,38 @@ pub fn explode(s: &Stream, a: u8, b: u8, c: u8) {
     );
 }
 
+/// The reduce style's choice of kernel and configuration, from `op` and `per_out` (candle's
+/// FastReduce): the sum of few elements its own kernel with 256 threads, the rest a block
+/// of the elements per output rounded up to a power of two, at most 1024.
+const REDUCE_CHOICE: &str = "    let (name, with_index) = match op {
+        Op::Sum => (\"rsum\", false),
+        Op::Min => (\"rmin\", false),
+        Op::ArgMin => (\"rargmin\", true),
+    };
+    let small = per_out <= 32 && !with_index && name == \"rsum\";
+    let (cfg, k) = if small {
+        (LaunchConfig { grid_dim: (1, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 }, \"rsum_small\")
+    } else {
+        let b = usize::min(1024, per_out).next_power_of_two();
+        (LaunchConfig { grid_dim: (kept as u32, 1, 1), block_dim: (b as u32, 1, 1), shared_mem_bytes: 0 }, name)
+    };
+";
+
+/// The (kernel, block) of every launch [`REDUCE_CHOICE`] makes, in plan order, each kernel
+/// name followed by `suffix`: `rsum_small` with 256; `rsum` with 64..=1024 (the sum of 32
+/// elements or fewer takes the small kernel); `rmin` and `rargmin` with 1..=1024.
+fn reduce_launches(suffix: &str) -> Vec<(Option<String>, u32)> {
+    let mut expected = vec![(Some(format!("rsum_small{suffix}")), 256)];
+    for (name, from) in [("rsum", 64), ("rmin", 1), ("rargmin", 1)] {
+        expected.extend(
+            powers(from, 1024)
+                .into_iter()
+                .map(|b| (Some(format!("{name}{suffix}")), b)),
+        );
+    }
+    expected
+}
+
 /// The reduce style: the count of elements per output is a product the reader does not
 /// follow, declared `usize`, divided by a count a loop multiplies up (also `usize`): any
 /// value of their type, so that `min(1024, per_out).next_power_of_two()` is one of the
@@ -828,19 +860,9 @@ pub fn reduce(dev: &Dev, op: Op, dims: &[usize], keep: usize) -> Result<(), ()> 
         }
     }
     let per_out = total / kept;
-    let (name, with_index) = match op {
-        Op::Sum => (\"rsum\", false),
-        Op::Min => (\"rmin\", false),
-        Op::ArgMin => (\"rargmin\", true),
-    };
-    let small = per_out <= 32 && !with_index && name == \"rsum\";
-    let (cfg, k) = if small {
-        (LaunchConfig { grid_dim: (1, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 }, \"rsum_small\")
-    } else {
-        let b = usize::min(1024, per_out).next_power_of_two();
-        (LaunchConfig { grid_dim: (kept as u32, 1, 1), block_dim: (b as u32, 1, 1), shared_mem_bytes: 0 }, name)
-    };
-    let func = dev.get_or_load_func(k, &REDUCE)?;
+",
+            REDUCE_CHOICE,
+            "    let func = dev.get_or_load_func(k, &REDUCE)?;
     func.builder().launch(cfg)?;
     Ok(())
 }
@@ -858,15 +880,7 @@ pub fn untyped(dev: &Dev, dims: &[usize]) -> Result<(), ()> {
         .concat(),
     );
     let spec = ok(&dir, "reduce");
-    let mut expected = vec![(Some("rsum_small".to_owned()), 256)];
-    for (name, from) in [("rsum", 64), ("rmin", 1), ("rargmin", 1)] {
-        expected.extend(
-            powers(from, 1024)
-                .into_iter()
-                .map(|b| (Some(name.to_owned()), b)),
-        );
-    }
-    assert_eq!(kernels(&spec), expected);
+    assert_eq!(kernels(&spec), reduce_launches(""));
     // Without the type, the product is not known to be an integer: not checked, with why.
     let errors = spec_of(&dir, "untyped").err().unwrap();
     assert!(
@@ -900,19 +914,9 @@ pub fn kernel_name<T: WithDType>(root: &str) -> String {
 #[occupancy::check(regs = 32, target = \"sm_80\")]
 pub fn reduce<T: WithDType>(dev: &Dev, ds: &Ptrs, op: Op, total: usize, kept: usize) -> Result<(), ()> {
     let per_out = total / kept;
-    let (name, with_index) = match op {
-        Op::Sum => (\"rsum\", false),
-        Op::Min => (\"rmin\", false),
-        Op::ArgMin => (\"rargmin\", true),
-    };
-    let small = per_out <= 32 && !with_index && name == \"rsum\";
-    let (cfg, k) = if small {
-        (LaunchConfig { grid_dim: (1, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 }, \"rsum_small\")
-    } else {
-        let b = usize::min(1024, per_out).next_power_of_two();
-        (LaunchConfig { grid_dim: (kept as u32, 1, 1), block_dim: (b as u32, 1, 1), shared_mem_bytes: 0 }, name)
-    };
-    let func = dev.get_or_load_func(&kernel_name::<T>(k), &REDUCE)?;
+",
+            REDUCE_CHOICE,
+            "    let func = dev.get_or_load_func(&kernel_name::<T>(k), &REDUCE)?;
     let mut builder = func.builder();
     ds.builder_arg(&mut builder);
     builder.launch(cfg)?;
@@ -923,15 +927,7 @@ pub fn reduce<T: WithDType>(dev: &Dev, ds: &Ptrs, op: Op, total: usize, kept: us
         .concat(),
     );
     let spec = ok(&dir, "reduce");
-    let mut expected = vec![(Some("rsum_small_*".to_owned()), 256)];
-    for (name, from) in [("rsum", 64), ("rmin", 1), ("rargmin", 1)] {
-        expected.extend(
-            powers(from, 1024)
-                .into_iter()
-                .map(|b| (Some(format!("{name}_*")), b)),
-        );
-    }
-    assert_eq!(kernels(&spec), expected);
+    assert_eq!(kernels(&spec), reduce_launches("_*"));
 }
 
 /// candle's copy_strided_src: one launch per dtype arm, each of the function its arm
