@@ -331,7 +331,8 @@ fn fn_def(
                 Some(ty) => Returns::Int(ty),
                 None if name == "bool" => Returns::Other,
                 // A string: a kernel's name (`format!("{root}_{dtype}")` in candle's
-                // `kernel_name::<T>(root)`), one per path.
+                // `kernel_name::<T>(root)`).
+                None if name == "str" || name == "String" => Returns::Text,
                 None => Returns::Value,
             },
             None if matches!(&**ty, syn::Type::Tuple(t) if !t.elems.is_empty()) => Returns::Value,
@@ -1149,7 +1150,7 @@ mod tests {
                 ("block_for", Returns::Int(IntTy::U32)),
                 ("tiling", Returns::Value),
                 // A string: a kernel's name (candle's `kernel_name::<T>(root)`).
-                ("name", Returns::Value)
+                ("name", Returns::Text)
             ]
         );
         assert_eq!(items.fns[1].generics, [Some("N".to_owned())]);

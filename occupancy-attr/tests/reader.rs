@@ -930,6 +930,72 @@ pub fn reduce<T: WithDType>(dev: &Dev, ds: &Ptrs, op: Op, total: usize, kept: us
     assert_eq!(kernels(&spec), reduce_launches("_*"));
 }
 
+/// What can change a launch builder's kernel or choose a name out of the caller's sight is
+/// not read as the kernel: a builder swapped (`mem::swap`), given to a function, or
+/// replaced through a `&mut` bound by `let`; a name a helper chooses on several paths of
+/// its own (each would be paired with any of the caller's blocks). Each launch then names
+/// no kernel: every kernel of the attribute, never the one the code does not launch.
+#[test]
+fn a_builder_that_may_be_replaced_or_a_name_chosen_in_a_helper_names_no_kernel() {
+    let dir = crate_with(
+        "replaced",
+        &[
+            LOADER,
+            "pub fn swap(b: &mut Builder, other: Builder) { *b = other; }
+pub fn pick(big: bool) -> String {
+    if big { format!(\"k_big\") } else { format!(\"k_small\") }
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn swapped(dev: &Dev, n: u32) -> Result<(), ()> {
+    let big = dev.get_or_load_func(\"k_big\", &REDUCE)?;
+    let small = dev.get_or_load_func(\"k_small\", &REDUCE)?;
+    let mut builder = big.builder();
+    let mut other = small.builder();
+    std::mem::swap(&mut builder, &mut other);
+    builder.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (1024, 1, 1), shared_mem_bytes: 0 })?;
+    Ok(())
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn given(dev: &Dev, n: u32) -> Result<(), ()> {
+    let big = dev.get_or_load_func(\"k_big\", &REDUCE)?;
+    let small = dev.get_or_load_func(\"k_small\", &REDUCE)?;
+    let mut builder = big.builder();
+    swap(&mut builder, small.builder());
+    builder.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (1024, 1, 1), shared_mem_bytes: 0 })?;
+    Ok(())
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn through_let(dev: &Dev, n: u32) -> Result<(), ()> {
+    let big = dev.get_or_load_func(\"k_big\", &REDUCE)?;
+    let small = dev.get_or_load_func(\"k_small\", &REDUCE)?;
+    let mut builder = big.builder();
+    let r = &mut builder;
+    *r = small.builder();
+    builder.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (1024, 1, 1), shared_mem_bytes: 0 })?;
+    Ok(())
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn branchy(dev: &Dev, big: bool, n: u32) -> Result<(), ()> {
+    let name = pick(big);
+    let b: u32 = if big { 64 } else { 1024 };
+    let func = dev.get_or_load_func(&name, &REDUCE)?;
+    func.builder().launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 })?;
+    Ok(())
+}
+"
+        ]
+        .concat(),
+    );
+    for name in ["swapped", "given", "through_let"] {
+        assert_eq!(kernels(&ok(&dir, name)), [(None, 1024)], "{name}");
+    }
+    assert_eq!(kernels(&ok(&dir, "branchy")), [(None, 64), (None, 1024)]);
+}
+
 /// candle's copy_strided_src: one launch per dtype arm, each of the function its arm
 /// loads. Read whole, the attribute must name every kernel the body launches; read for one
 /// launch (`cargo occupancy report` reads each launch of such a function alone), only that

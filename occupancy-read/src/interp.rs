@@ -272,6 +272,9 @@ pub struct Interp<'r> {
     /// The `let` initialiser being evaluated, when it builds a configuration: recorded
     /// through its binding, not where it is built.
     bound_init: Option<*const Expr>,
+    /// The places lent mutably as arguments of the method calls being evaluated
+    /// (`ds.builder_arg(&mut builder)`): a launch builder lent there keeps its kernel.
+    method_loans: Vec<*const Expr>,
     /// Constants evaluated so far, by their path from the crate root.
     cache: HashMap<String, Result<Int, String>>,
 }
@@ -386,6 +389,7 @@ impl<'r> Interp<'r> {
             calls: Vec::new(),
             next_version: 0,
             bound_init: None,
+            method_loans: Vec::new(),
             cache: HashMap::new(),
         }
     }
@@ -1180,20 +1184,22 @@ impl<'r> Interp<'r> {
         if !mutable {
             return outs;
         }
-        // `&mut x`: whatever takes it may change `x`. Except a launch builder's kernel:
-        // lent to push arguments (candle's `ds.builder_arg(&mut builder)`), it launches the
-        // function it was made for. cudarc's `LaunchArgs` has no method that changes its
-        // function; only replacing the whole builder through the reference would
-        // (`*b = stream.launch_builder(&other)`, `mem::swap`), which no crate of the corpus
-        // does.
+        // `&mut x`: whatever takes it may change `x`. Except a launch builder's kernel
+        // when the builder is an argument of a method call (candle's
+        // `ds.builder_arg(&mut builder)`, which pushes arguments): cudarc's `LaunchArgs` has
+        // no method that changes its function. Given to a function (`mem::swap`, a crate's
+        // `fn swap(b: &mut Builder, ..)`) or bound by `let` (`let r = &mut builder; *r =
+        // ..`), it is unknown after, as any value: those can replace the whole builder. A
+        // method that replaces it would not be seen; no crate of the corpus has one.
         let Some(name) = place_root(inner) else {
             return outs;
         };
+        let pushes_arguments = self.method_loans.contains(&(inner as *const Expr));
         outs.into_iter()
             .map(|(mut p, v)| {
                 let version = self.version();
                 if let Some(b) = p.lookup_mut(&name)
-                    && !matches!(b.val, Val::Builder(_))
+                    && !(pushes_arguments && matches!(b.val, Val::Builder(_)))
                 {
                     b.val = unknown(format!(
                         "`{name}` is lent mutably (`&mut {name}`), which may change it"
@@ -1716,7 +1722,8 @@ impl<'r> Interp<'r> {
                 outs.push((path, unknown("")));
                 continue;
             }
-            outs.extend(self.invoke(
+            let before = (def.returns == Returns::Text).then(|| path.clone());
+            let returned = self.invoke(
                 &def,
                 &module,
                 self_ty.as_deref(),
@@ -1725,7 +1732,20 @@ impl<'r> Interp<'r> {
                 &generic_names,
                 vals,
                 path,
-            ));
+            );
+            // A name the helper chooses on several paths: which one goes with which of
+            // the caller's paths is not known here (see `Returns::Text`).
+            match before {
+                Some(before) if returned.iter().filter(|(p, _)| p.normal()).count() > 1 => {
+                    let why = format!(
+                        "`{}` chooses the name on several paths, which are not tied to the \
+                         caller's conditions",
+                        def.name
+                    );
+                    outs.push((before, unknown(why)));
+                }
+                _ => outs.extend(returned),
+            }
         }
         outs
     }
@@ -1913,8 +1933,16 @@ impl<'r> Interp<'r> {
     ) -> Outs {
         let mut operands: Vec<(&Expr, Option<IntTy>)> = vec![(receiver, None)];
         operands.extend(args.iter().map(|a| (a, None)));
+        let loans = self.method_loans.len();
+        self.method_loans
+            .extend(args.iter().filter_map(|a| match a {
+                Expr::Ref(inner, true) => Some(&**inner as *const Expr),
+                _ => None,
+            }));
+        let sequenced = self.sequence(&operands, path);
+        self.method_loans.truncate(loans);
         let mut outs = Vec::new();
-        for (mut path, vals) in self.sequence(&operands, path) {
+        for (mut path, vals) in sequenced {
             if !path.normal() {
                 outs.push((path, unknown("")));
                 continue;

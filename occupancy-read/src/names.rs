@@ -103,8 +103,12 @@ pub enum Returns {
     /// An integer type.
     Int(IntTy),
     /// A tuple or a named type without generic arguments (a struct of the crate): values
-    /// chosen together; or a string (`String`, `str`: a kernel's name).
+    /// chosen together.
     Value,
+    /// A string (`String`, `str`): a kernel's name (candle's `kernel_name::<T>(root)`),
+    /// read where the function makes one path: a name it chooses on several paths is not
+    /// tied to the caller's conditions, so it would be paired with another path's block.
+    Text,
     /// Anything else (not read).
     Other,
 }

@@ -523,16 +523,22 @@ impl Spec {
                 }
             }
         }
-        let matching: Vec<Option<usize>> = all
-            .iter()
-            .copied()
-            .filter(|k| {
-                k.and_then(|k| self.kernels.get(k)).is_some_and(|k| {
-                    matcher.matches(&k.name) && !narrower.iter().any(|n| n.matches(&k.name))
-                })
+        let matched = |k: &Option<usize>, narrowed: bool| {
+            k.and_then(|k| self.kernels.get(k)).is_some_and(|k| {
+                matcher.matches(&k.name)
+                    && !(narrowed && narrower.iter().any(|n| n.matches(&k.name)))
             })
-            .collect();
-        if matching.is_empty() { all } else { matching }
+        };
+        let matching: Vec<Option<usize>> =
+            all.iter().copied().filter(|k| matched(k, true)).collect();
+        // None of the family matches the path's name (drift the front end reported): every
+        // kernel. But where only narrower paths' kernels match, this path launches none of
+        // the family's: no kernel, never another path's.
+        if matching.is_empty() && !all.iter().any(|k| matched(k, false)) {
+            all
+        } else {
+            matching
+        }
     }
 
     /// What target `index`'s compiled `kernel` says beyond the engine's inputs: spills,
@@ -752,6 +758,17 @@ mod tests {
                 vec!["fast_min_f32"],
                 vec!["fast_sum_f32", "fast_sum_small_f32", "fast_min_f32"],
             ]
+        );
+        // Only the narrower glob's kernels compiled: the wider path launches none of them
+        // (it used to fall back to every kernel, `fast_min_f32` and `fast_sum_small_f32`
+        // with its 1024 threads).
+        let spec = spec_of(
+            &[(256, Some("fast_sum_small_*")), (1024, Some("fast_sum_*"))],
+            &["fast_sum_small_f32", "fast_min_f32"],
+        );
+        assert_eq!(
+            checked(&spec),
+            [vec!["fast_sum_small_f32"], Vec::<&str>::new()]
         );
         let spec = spec_of(
             &[(256, Some("fast_sum_f32")), (1024, Some("fast_sum_*"))],
