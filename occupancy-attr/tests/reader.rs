@@ -996,6 +996,59 @@ pub fn branchy(dev: &Dev, big: bool, n: u32) -> Result<(), ()> {
     assert_eq!(kernels(&ok(&dir, "branchy")), [(None, 64), (None, 1024)]);
 }
 
+/// A helper's value chosen by a condition on a parameter the caller passes as it is: what
+/// the helper's `if big` or `match dtype` decided stays decided for the caller, so its later
+/// test of the same name, or another helper's, goes the same way. Before, the helper's
+/// paths were crossed with the caller's: `(block = 32, smem = 0)` and `(1024, 40000)`,
+/// launches the code cannot make.
+#[test]
+fn what_a_helper_decided_about_a_callers_name_stays_decided() {
+    let dir = crate_with(
+        "helper_facts",
+        "pub fn block_for(big: bool) -> u32 { if big { 1024 } else { 32 } }
+pub fn smem_for(big: bool) -> u32 { if big { 0 } else { 40000 } }
+pub fn warps_for(dtype: DType) -> u32 {
+    match dtype {
+        DType::F16 => 2,
+        _ => 8,
+    }
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn two_helpers(s: &Stream, n: u32, big: bool) {
+    let b = block_for(big);
+    let smem = smem_for(big);
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn helper_then_if(s: &Stream, n: u32, big: bool) {
+    let b = block_for(big);
+    let smem = if big { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn helper_then_match(s: &Stream, n: u32, dtype: DType) {
+    let warps = warps_for(dtype);
+    let smem = match dtype {
+        DType::F16 => 128,
+        _ => 512,
+    };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (32 * warps, 1, 1), shared_mem_bytes: smem });
+}
+",
+    );
+    for name in ["two_helpers", "helper_then_if"] {
+        let mut got = launches(&ok(&dir, name));
+        got.sort();
+        assert_eq!(got, [(32, 40000), (1024, 0)], "{name}");
+    }
+    let mut got = launches(&ok(&dir, "helper_then_match"));
+    got.sort();
+    assert_eq!(got, [(64, 128), (256, 512)]);
+}
+
 /// candle's copy_strided_src: one launch per dtype arm, each of the function its arm
 /// loads. Read whole, the attribute must name every kernel the body launches; read for one
 /// launch (`cargo occupancy report` reads each launch of such a function alone), only that

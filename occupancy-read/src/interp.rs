@@ -218,6 +218,15 @@ struct Fact {
     kind: FactKind,
 }
 
+/// A parameter of a called helper given a name of the caller as it is (`block_for(big)`).
+struct Alias {
+    param: Rc<str>,
+    /// The argument as written (`big`).
+    arg: Expr,
+    /// The caller's binding and its version at the call.
+    caller: (Rc<str>, u32),
+}
+
 #[derive(Clone, Debug, PartialEq)]
 enum FactKind {
     Holds(bool),
@@ -1723,13 +1732,31 @@ impl<'r> Interp<'r> {
                 continue;
             }
             let before = (def.returns == Returns::Text).then(|| path.clone());
+            // Parameters given a name of the caller as it is (`block_for(big)`): what the
+            // helper's conditions decide about them is the caller's to keep.
+            let aliases: Vec<Alias> = def
+                .params
+                .iter()
+                .zip(args)
+                .filter_map(|((pat, _), arg)| match (pat, arg) {
+                    (Pat::Bind(param, None), Expr::Path(written, _)) => {
+                        let caller = path.lookup(written.single()?)?;
+                        Some(Alias {
+                            param: param.as_str().into(),
+                            arg: arg.clone(),
+                            caller: (caller.name.clone(), caller.version),
+                        })
+                    }
+                    _ => None,
+                })
+                .collect();
             let returned = self.invoke(
                 &def,
                 &module,
                 self_ty.as_deref(),
-                p,
-                at,
+                (p, at),
                 &generic_names,
+                &aliases,
                 vals,
                 path,
             );
@@ -1760,16 +1787,17 @@ impl<'r> Interp<'r> {
             .collect()
     }
 
-    /// Runs a function of the crate on argument values.
+    /// Runs a function of the crate on argument values (`written`: the call's path and
+    /// place; `aliases`: its parameters given a caller's name as it is).
     #[allow(clippy::too_many_arguments)]
     fn invoke(
         &mut self,
         def: &FnDef,
         module: &ModuleId,
         self_ty: Option<&str>,
-        written: &IrPath,
-        at: At,
+        (written, at): (&IrPath, At),
         generic_names: &[String],
+        aliases: &[Alias],
         vals: Vec<Val>,
         mut path: Path,
     ) -> Outs {
@@ -1850,6 +1878,43 @@ impl<'r> Interp<'r> {
         for ((pat, _), v) in def.params.iter().zip(args) {
             path = self.bind(pat, v.clone(), path, At::NONE, None);
         }
+        // And what the caller's conditions decided about an aliased name (an earlier
+        // helper's `if big`) is the helper's about its parameter.
+        let callee = path.frames.len();
+        let inherited: Vec<Fact> = aliases
+            .iter()
+            .filter_map(|a| {
+                let param = path.lookup(&a.param)?;
+                let param = (param.name.clone(), param.version);
+                Some(
+                    path.facts
+                        .iter()
+                        .filter(|f| {
+                            f.frame == callee - 1
+                                && f.expr == a.arg
+                                && f.versions.as_slice() == std::slice::from_ref(&a.caller)
+                        })
+                        .map(|f| Fact {
+                            frame: callee,
+                            expr: Expr::Path(
+                                IrPath {
+                                    leading_colon: false,
+                                    segments: vec![ir::Segment {
+                                        ident: a.param.to_string(),
+                                        args: Vec::new(),
+                                    }],
+                                },
+                                At::NONE,
+                            ),
+                            versions: vec![param.clone()],
+                            kind: f.kind.clone(),
+                        })
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .flatten()
+            .collect();
+        path.facts.extend(inherited);
         self.calls.push(key);
         let ret_ty = match def.returns {
             Returns::Int(ty) => Some(ty),
@@ -1868,8 +1933,30 @@ impl<'r> Interp<'r> {
                 }
                 _ => v,
             };
+            // What a condition on an aliased parameter decided (`if big`, `match dtype`) is
+            // the caller's fact about its own name: a later test of it there goes the same
+            // way, so the helper's value is never paired with the other way's.
+            let callee = path.frames.len();
+            let kept: Vec<Fact> = path
+                .facts
+                .iter()
+                .filter(|f| f.frame == callee)
+                .filter_map(|f| {
+                    let Expr::Path(p, _) = &f.expr else {
+                        return None;
+                    };
+                    let alias = aliases.iter().find(|a| p.single() == Some(&*a.param))?;
+                    (f.versions.len() == 1 && f.versions[0].0 == alias.param).then(|| Fact {
+                        frame: callee - 1,
+                        expr: alias.arg.clone(),
+                        versions: vec![alias.caller.clone()],
+                        kind: f.kind.clone(),
+                    })
+                })
+                .collect();
             path.frames.pop();
             path.facts.retain(|f| f.frame <= path.frames.len());
+            path.facts.extend(kept);
             let v = v.map(&mut |v| match v {
                 Val::Int(mut i) if const_call && caller.terms != Terms::Off => {
                     i.ty = ret_ty.or(i.ty);
