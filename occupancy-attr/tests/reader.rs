@@ -1028,6 +1028,18 @@ pub fn helper_then_if(s: &Stream, n: u32, big: bool) {
     s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
 }
 
+pub fn block_for_not(big: bool) -> u32 {
+    let big = !big;
+    if big { 1024 } else { 32 }
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn shadowed(s: &Stream, n: u32, big: bool) {
+    let b = block_for_not(big);
+    let smem = if big { 40000 } else { 0 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
 #[occupancy::check(regs = 32, target = \"sm_80\")]
 pub fn helper_then_match(s: &Stream, n: u32, dtype: DType) {
     let warps = warps_for(dtype);
@@ -1047,6 +1059,14 @@ pub fn helper_then_match(s: &Stream, n: u32, dtype: DType) {
     let mut got = launches(&ok(&dir, "helper_then_match"));
     got.sort();
     assert_eq!(got, [(64, 128), (256, 512)]);
+    // A condition on a later binding of the same name (`let big = !big;`) is not the
+    // caller's: the launches the code makes are there (with others the reader cannot rule
+    // out), never only the opposite pairs.
+    let got = launches(&ok(&dir, "shadowed"));
+    assert!(
+        got.contains(&(32, 40000)) && got.contains(&(1024, 0)),
+        "{got:?}"
+    );
 }
 
 /// candle's copy_strided_src: one launch per dtype arm, each of the function its arm

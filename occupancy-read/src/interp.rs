@@ -1879,13 +1879,19 @@ impl<'r> Interp<'r> {
             path = self.bind(pat, v.clone(), path, At::NONE, None);
         }
         // And what the caller's conditions decided about an aliased name (an earlier
-        // helper's `if big`) is the helper's about its parameter.
+        // helper's `if big`) is the helper's about its parameter. Each aliased parameter's
+        // binding as bound: a fact about a later one (`let big = !big;`) is not the
+        // caller's.
         let callee = path.frames.len();
+        let bound: Vec<Option<(Rc<str>, u32)>> = aliases
+            .iter()
+            .map(|a| path.lookup(&a.param).map(|b| (b.name.clone(), b.version)))
+            .collect();
         let inherited: Vec<Fact> = aliases
             .iter()
-            .filter_map(|a| {
-                let param = path.lookup(&a.param)?;
-                let param = (param.name.clone(), param.version);
+            .zip(&bound)
+            .filter_map(|(a, param)| {
+                let param = param.clone()?;
                 Some(
                     path.facts
                         .iter()
@@ -1945,8 +1951,14 @@ impl<'r> Interp<'r> {
                     let Expr::Path(p, _) = &f.expr else {
                         return None;
                     };
-                    let alias = aliases.iter().find(|a| p.single() == Some(&*a.param))?;
-                    (f.versions.len() == 1 && f.versions[0].0 == alias.param).then(|| Fact {
+                    let (alias, param) = aliases
+                        .iter()
+                        .zip(&bound)
+                        .find(|(a, _)| p.single() == Some(&*a.param))?;
+                    let as_bound = param
+                        .as_ref()
+                        .is_some_and(|param| f.versions.as_slice() == std::slice::from_ref(param));
+                    as_bound.then(|| Fact {
                         frame: callee - 1,
                         expr: alias.arg.clone(),
                         versions: vec![alias.caller.clone()],
