@@ -1069,6 +1069,55 @@ pub fn helper_then_match(s: &Stream, n: u32, dtype: DType) {
     );
 }
 
+/// A helper's comparison on a parameter the caller passes as it is (`if n < 256`) narrows
+/// the caller's name too: its later test of `n`, in its own code or another helper, goes the
+/// way the helper's did. Before, `block_for(n)` then `if n < 256` crossed into
+/// `(block = 64, smem = 40000)` and `(1024, 0)`, launches the code cannot make. A parameter
+/// the helper rebinds (`let n = n * 2`) is not the caller's name: its test narrows nothing
+/// there.
+#[test]
+fn what_a_helper_compared_about_a_callers_name_narrows_it() {
+    let dir = crate_with(
+        "helper_narrows",
+        "pub fn block_for(n: u32) -> u32 { if n < 256 { 64 } else { 1024 } }
+pub fn smem_for(n: u32) -> u32 { if n >= 256 { 40000 } else { 0 } }
+pub fn doubled_block(n: u32) -> u32 { let n = n * 2; if n < 256 { 64 } else { 1024 } }
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn helper_then_compare(s: &Stream, n: u32) {
+    let b = block_for(n);
+    let smem = if n < 256 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn two_comparing_helpers(s: &Stream, n: u32) {
+    let b = block_for(n);
+    let smem = smem_for(n);
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn rebound_in_helper(s: &Stream, n: u32) {
+    let b = doubled_block(n);
+    let smem = if n < 256 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+",
+    );
+    for name in ["helper_then_compare", "two_comparing_helpers"] {
+        let mut got = launches(&ok(&dir, name));
+        got.sort();
+        assert_eq!(got, [(64, 0), (1024, 40000)], "{name}");
+    }
+    // n * 2 < 256 is n < 128, so n in 128..256 takes 1024 and 0: the helper's narrowing of
+    // its own `n` must not be taken for the caller's (which would lose that launch).
+    let got = launches(&ok(&dir, "rebound_in_helper"));
+    for made in [(64, 0), (1024, 0), (1024, 40000)] {
+        assert!(got.contains(&made), "{made:?} missing from {got:?}");
+    }
+}
+
 /// candle's copy_strided_src: one launch per dtype arm, each of the function its arm
 /// loads. Read whole, the attribute must name every kernel the body launches; read for one
 /// launch (`cargo occupancy report` reads each launch of such a function alone), only that

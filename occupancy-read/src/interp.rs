@@ -198,6 +198,21 @@ struct Frame {
     blocks: usize,
 }
 
+impl Frame {
+    /// The binding of `name` made as `version` (not a later one of the same name).
+    fn binding(&self, name: &str, version: u32) -> Option<&Binding> {
+        self.env
+            .iter()
+            .find(|b| b.version == version && &*b.name == name)
+    }
+
+    fn binding_mut(&mut self, name: &str, version: u32) -> Option<&mut Binding> {
+        self.env
+            .iter_mut()
+            .find(|b| b.version == version && &*b.name == name)
+    }
+}
+
 /// What a path's next step is.
 #[derive(Clone, Debug, PartialEq)]
 enum Flow {
@@ -1966,9 +1981,36 @@ impl<'r> Interp<'r> {
                     })
                 })
                 .collect();
+            // What a comparison narrowed an aliased parameter to (`if n < 256`, the binding
+            // as bound) is what the caller's name is on this path.
+            let narrowed: Vec<(&Alias, AbstractInt)> = aliases
+                .iter()
+                .zip(&bound)
+                .filter_map(|(a, param)| {
+                    let (name, version) = param.as_ref()?;
+                    match &path.top().binding(name, *version)?.val {
+                        Val::Int(i) => Some((a, i.set.clone())),
+                        _ => None,
+                    }
+                })
+                .collect();
             path.frames.pop();
             path.facts.retain(|f| f.frame <= path.frames.len());
             path.facts.extend(kept);
+            for (alias, set) in narrowed {
+                let (name, version) = &alias.caller;
+                let Some(b) = path.top_mut().binding_mut(name, *version) else {
+                    continue;
+                };
+                let Val::Int(i) = &mut b.val else { continue };
+                if i.set == set {
+                    continue;
+                }
+                i.set = set;
+                if let Some(s) = i.source {
+                    self.recheck(&mut path, s);
+                }
+            }
             let v = v.map(&mut |v| match v {
                 Val::Int(mut i) if const_call && caller.terms != Terms::Off => {
                     i.ty = ret_ty.or(i.ty);
