@@ -1637,3 +1637,62 @@ pub fn doubling(s: &Stream, n: u32) {
         "{stdout}"
     );
 }
+
+/// Two launches written on one line are two entries of `--all`, each with its own path's
+/// rows (the launch is told apart by its column, not its line alone: before, each entry held
+/// both launches' rows, so every row was listed twice); and the summary counts them as
+/// launches of one function.
+#[test]
+fn two_launches_on_one_line_are_listed_once_each() {
+    let krate = scratch_crate(
+        "report-one-line",
+        "one_line",
+        "pub struct LaunchConfig { pub grid_dim: (u32, u32, u32), pub block_dim: (u32, u32, u32), pub shared_mem_bytes: u32 }
+pub struct Dev;
+pub struct Func;
+pub struct Builder;
+pub static M: u8 = 0;
+impl Func { pub fn builder(&self) -> Builder { Builder } }
+impl Builder { pub fn launch(self, _: LaunchConfig) -> Result<(), ()> { Ok(()) } }
+impl Dev { pub fn get_or_load_func(&self, _: &str, _: &u8) -> Result<Func, ()> { Ok(Func) } }
+
+pub fn one_line(dev: &Dev, big: bool, n: u32) -> Result<(), ()> {
+    let f = dev.get_or_load_func(\"k_plain\", &M)?;
+    if big { f.builder().launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (64, 1, 1), shared_mem_bytes: 0 }) } else { f.builder().launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 }) }
+}
+",
+    );
+    let manifest = root().join("tests/fixtures/user-crate/kernels.manifest.json");
+    let args = [
+        krate.to_str().unwrap(),
+        "--all",
+        "--kernel-manifest",
+        manifest.to_str().unwrap(),
+    ];
+    let mut with_json = vec!["--json"];
+    with_json.extend_from_slice(&args);
+    let (_, stdout, stderr) = report(&with_json);
+    let value: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    let blocks: Vec<Vec<u64>> = value["wrappers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            assert_eq!(w["location"], "src/lib.rs:12", "{w}");
+            w["targets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["block"][0].as_u64().unwrap())
+                .collect::<std::collections::BTreeSet<u64>>()
+                .into_iter()
+                .collect()
+        })
+        .collect();
+    assert_eq!(blocks, [vec![64], vec![256]]);
+    let (_, stdout, _) = report(&args);
+    assert!(
+        stdout.contains("2 launches in 1 function not annotated: 2 evaluated"),
+        "{stdout}"
+    );
+}

@@ -106,12 +106,24 @@ pub struct Wrapper<'a> {
     pub body: Option<&'a Block>,
     /// Why the body was not read (too deeply nested, say), for the notes.
     pub unread: Option<String>,
-    /// Read for one launch of the body only: the launch call on this line (1-based, of the
-    /// wrapper's file), as `cargo occupancy report` reads each launch of a function that
-    /// makes several. The paths of the other launches are left out before anything is
-    /// checked (their kernels need not be in `kernel`); where no path reaches this line,
-    /// every path is kept. `None`: every launch, as the attribute reads its wrapper.
-    pub launch_line: Option<usize>,
+    /// Read for one launch of the body only, as `cargo occupancy report` reads each launch
+    /// of a function that makes several: the paths of the other launches are left out
+    /// before anything is checked (their kernels need not be in `kernel`). `None`: every
+    /// launch, as the attribute reads its wrapper.
+    pub launch_at: Option<LaunchAt>,
+}
+
+/// Where one launch call is written in the wrapper's file: the launch method's name (`launch`
+/// of `builder.launch(cfg)`), as [`Wrapper::launch_at`] selects it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchAt {
+    /// The line, 1-based.
+    pub line: usize,
+    /// The column of the method's name, 0-based (`proc_macro2::LineColumn`'s), where known:
+    /// it tells two launches on one line apart. Paths reaching a launch at this line and
+    /// column are kept; where none does, or the column is not known, those reaching a
+    /// launch on the line; where none does either, every path.
+    pub column: Option<usize>,
 }
 
 impl<'a> Wrapper<'a> {
@@ -121,7 +133,7 @@ impl<'a> Wrapper<'a> {
             sig,
             body: Some(body),
             unread: None,
-            launch_line: None,
+            launch_at: None,
         }
     }
 
@@ -131,7 +143,7 @@ impl<'a> Wrapper<'a> {
             sig,
             body: None,
             unread: None,
-            launch_line: None,
+            launch_at: None,
         }
     }
 }

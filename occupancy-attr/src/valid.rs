@@ -69,10 +69,18 @@ pub(crate) fn validate(
         &mut read,
         &mut errors,
     );
-    if let Some(line) = wrapper.launch_line {
-        let reaches = |p: &Plan| p.launches.iter().any(|s| s.start().line == line);
-        if plans.iter().any(reaches) {
-            plans.retain(reaches);
+    if let Some(at) = wrapper.launch_at {
+        let exactly = |p: &Plan| {
+            p.launches.iter().any(|s| {
+                let start = s.start();
+                start.line == at.line && Some(start.column) == at.column
+            })
+        };
+        let on_line = |p: &Plan| p.launches.iter().any(|s| s.start().line == at.line);
+        if plans.iter().any(exactly) {
+            plans.retain(exactly);
+        } else if plans.iter().any(on_line) {
+            plans.retain(on_line);
         }
     }
     launch_key_spans(&args, &mut keys);

@@ -336,7 +336,7 @@ fn deep_and_huge_bodies_are_not_read_never_overflowed() {
             sig: &func.sig,
             body: None,
             unread: Some(why),
-            launch_line: None,
+            launch_at: None,
         };
         let spec = parse(
             quote::quote!(block = 256, regs = 32, target = "sm_90"),

@@ -85,7 +85,7 @@ fn expand_fresh(
         sig: &func.sig,
         body: block.as_ref(),
         unread,
-        launch_line: None,
+        launch_at: None,
     };
     let mut env = Env::from_process();
     if proc_macro::is_available()

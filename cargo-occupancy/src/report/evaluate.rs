@@ -6,7 +6,7 @@ use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use occupancy_attr::{Env, Grouping};
+use occupancy_attr::{Env, Grouping, LaunchAt};
 use proc_macro2::Span;
 use syn::visit::Visit;
 
@@ -50,7 +50,7 @@ pub(super) fn evaluate(file: &Parsed, found: Found, env: &Env) -> Wrapper {
             found.body.as_ref()
         },
         unread,
-        launch_line: found.launch_line,
+        launch_at: found.launch_at,
     };
     let outcome = match occupancy_attr::parse(found.args, &wrapper, found.attribute, &env) {
         Err(errors) => Outcome::Errors(
@@ -111,7 +111,7 @@ fn runnable_targets(file: &Parsed, found: &Found, env: &Env) -> Option<(Vec<Stri
 /// The launches `--all` found in functions without the attribute, read as the attribute
 /// would read them: one entry per launch call, with the rows of the paths that reach it (a
 /// function making several launches is read once per launch, for that launch's paths only:
-/// `occupancy_attr::Wrapper::launch_line`, so that its key need not name the kernels of the
+/// `occupancy_attr::Wrapper::launch_at`, so that its key need not name the kernels of the
 /// others). `manifest`: the resource manifest the report reads, which
 /// the kernel names the code loads are fitted to ([`fit`]) where the attribute rejects them.
 pub(super) fn unannotated(
@@ -165,7 +165,10 @@ pub(super) fn unannotated(
                 module,
                 target,
             } => {
-                let line = super::model::natural(&launch.location).1;
+                let at = LaunchAt {
+                    line: super::model::natural(&launch.location).1,
+                    column: launch.column,
+                };
                 let shared = per_target
                     .get(&(target.file, target.line))
                     .is_some_and(|n| *n > 1);
@@ -181,10 +184,10 @@ pub(super) fn unannotated(
                     (args, kernel_from),
                     &loads,
                     &target,
-                    (&launch.conditions, shared.then_some(line)),
+                    (&launch.conditions, shared.then_some(at)),
                 );
                 if shared {
-                    only_launch_at(&mut w, line, names > 1 && !own);
+                    only_launch_at(&mut w, at, names > 1 && !own);
                 }
                 w.location = launch.location;
                 w.name = launch.function;
@@ -206,7 +209,7 @@ struct Loads<'l, 'm> {
 }
 
 /// One launching function read with the attribute `args` would have (`site`: how it
-/// launches; `kernel_from`: where its names came from; `launch_line`: the launch read, of a
+/// launches; `kernel_from`: where its names came from; `launch_at`: the launch read, of a
 /// function making several). Where the attribute rejects the names the loads give, they
 /// are fitted to the manifest ([`fit::fit`]).
 fn attribute_site(
@@ -216,7 +219,7 @@ fn attribute_site(
     (args, mut kernel_from): (String, Option<String>),
     loads: &Loads<'_, '_>,
     target: &sites::Target,
-    (conditions, launch_line): (&[String], Option<usize>),
+    (conditions, launch_at): (&[String], Option<LaunchAt>),
 ) -> Wrapper {
     let file = &parsed[target.file];
     let mut found = Found {
@@ -226,7 +229,7 @@ fn attribute_site(
         body: Some(target.body.clone()),
         attribute: target.span,
         conditions: conditions.to_vec(),
-        launch_line,
+        launch_at,
     };
     let mut w = evaluate(file, found.clone(), env);
     let mut args = args;
@@ -315,18 +318,29 @@ fn written_at(args: &str, at: Span) -> proc_macro2::TokenStream {
 }
 
 /// Keeps of `w` (a function making several launches) the rows and findings of the plans
-/// whose launch call is at `line`: another launch's paths are not this one's. A launch no
+/// whose launch call is at `at`: another launch's paths are not this one's. A launch no
 /// plan reaches is not checked; nor one reached by a path that does not name its kernel
 /// when the key lists several (`several`: they may be other launches' kernels; not when
 /// they are the loads bound to this launch's function).
-fn only_launch_at(w: &mut Wrapper, line: usize, several: bool) {
+fn only_launch_at(w: &mut Wrapper, at: LaunchAt, several: bool) {
     let Outcome::Evaluated(spec, evaluation) = &mut w.outcome else {
         return;
     };
+    // The launch at this line and column where a path reaches it, else at this line
+    // (`occupancy_attr::Wrapper::launch_at`).
+    let exactly = spec.plans.iter().any(|p| {
+        p.launches.iter().any(|s| {
+            let start = s.start();
+            start.line == at.line && Some(start.column) == at.column
+        })
+    });
     let reaches = |plan: usize| {
-        spec.plans
-            .get(plan)
-            .is_some_and(|p| p.launches.iter().any(|s| s.start().line == line))
+        spec.plans.get(plan).is_some_and(|p| {
+            p.launches.iter().any(|s| {
+                let start = s.start();
+                start.line == at.line && (!exactly || Some(start.column) == at.column)
+            })
+        })
     };
     evaluation.cases.retain(|c| reaches(c.plan));
     evaluation.diagnostics.retain(|d| reaches(d.plan));

@@ -18,9 +18,9 @@ pub(super) struct Found {
     pub(super) attribute: Span,
     /// The `cfg` and `cfg_attr` predicates it is under (see [`Finder::conditions`]).
     pub(super) conditions: Vec<String>,
-    /// Read for the launch call on this line only (`occupancy_attr::Wrapper::launch_line`):
-    /// one launch of a function `--all` found making several.
-    pub(super) launch_line: Option<usize>,
+    /// Read for this launch call only (`occupancy_attr::Wrapper::launch_at`): one launch of
+    /// a function `--all` found making several.
+    pub(super) launch_at: Option<occupancy_attr::LaunchAt>,
 }
 
 /// Walks a file for the attribute, with the names it goes by.
@@ -122,7 +122,7 @@ impl Finder {
             body: body.cloned(),
             attribute,
             conditions,
-            launch_line: None,
+            launch_at: None,
         });
     }
 

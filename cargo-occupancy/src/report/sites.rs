@@ -61,6 +61,9 @@ struct FileFacts {
 pub(crate) struct Launch {
     /// `src/ops.rs:42`: the launch call.
     pub(crate) location: String,
+    /// The column (0-based) of the launch method's name in the launching function's own
+    /// body, where known: what tells two launches on one line apart.
+    pub(crate) column: Option<usize>,
     /// The launching function (`forward`, `Softmax::forward`).
     pub(crate) function: String,
     /// cudarc's `launch_builder(..).launch`, cust's `launch!`, ...
@@ -230,6 +233,9 @@ fn exclusive(a: &[Branch], b: &[Branch]) -> bool {
 /// One launch call.
 struct LaunchCall {
     line: usize,
+    /// The column (0-based) of the launch method's name, where the attribute's reader
+    /// places the launch too: two launches on one line are told apart by it.
+    column: Option<usize>,
     how: &'static str,
     /// The configuration argument.
     config: Option<syn::Expr>,
@@ -685,6 +691,7 @@ impl Crate<'_> {
             let location = format!("{shown}:{}", call.line);
             let base = Launch {
                 location,
+                column: call.column,
                 function: Self::function_name(f),
                 how: call.how,
                 via: None,
@@ -817,6 +824,7 @@ impl Crate<'_> {
             let caller = &self.funcs[c];
             let launch = Launch {
                 location: format!("{}:{line}", self.shown(caller)),
+                column: None,
                 function: Self::function_name(caller),
                 how: base.how,
                 via: Some(via.clone()),
@@ -1767,6 +1775,7 @@ fn macro_launches(m: &MacroDef, invocations: Option<&Vec<String>>) -> Vec<Launch
     for (line, how) in &m.launches {
         out.push(Launch {
             location: format!("{}:{line}", m.shown),
+            column: None,
             function: format!("macro_rules! {}", m.name),
             how,
             via: None,
@@ -2353,6 +2362,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
             let function = builder.or_else(|| Some((*m.receiver).clone()));
             self.scan.calls.push(LaunchCall {
                 line: m.method.span().start().line,
+                column: Some(m.method.span().start().column),
                 how,
                 config,
                 function,
@@ -2366,6 +2376,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
         if apis::is_tile_launch(&method) && self.sets_tile_grid(&m.receiver, 0) {
             self.scan.calls.push(LaunchCall {
                 line: m.method.span().start().line,
+                column: Some(m.method.span().start().column),
                 how: "cuTile launcher",
                 config: None,
                 function: None,
@@ -2442,6 +2453,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                     });
                 self.scan.calls.push(LaunchCall {
                     line: mac.path.span().start().line,
+                    column: None,
                     how: "cust launch!",
                     config: None,
                     function: None,
@@ -2478,6 +2490,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
         for (line, how) in launches {
             self.scan.calls.push(LaunchCall {
                 line,
+                column: None,
                 how,
                 config: None,
                 function: None,

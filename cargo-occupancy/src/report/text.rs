@@ -210,13 +210,19 @@ pub(super) fn summary_text(wrappers: &[Wrapper]) -> String {
             .filter_map(|w| w.site.as_ref())
             .map(|s| s.launches)
             .sum();
+        // One entry per launch: the functions are the distinct (file, name) pairs.
+        let functions = found
+            .iter()
+            .map(|w| (super::model::natural(&w.location).0, w.name.as_str()))
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
         text.push_str(&format!(
             "{} launch{} in {} function{} not annotated: {} evaluated, {} with constants, {} \
              not checked\n",
             launches,
             if launches == 1 { "" } else { "es" },
-            f.wrappers,
-            plural(f.wrappers),
+            functions,
+            plural(functions),
             f.evaluated,
             f.constant,
             f.not_checked,

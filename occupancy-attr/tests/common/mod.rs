@@ -13,7 +13,8 @@ pub fn spec_of(dir: &Path, file: &str, name: &str) -> Result<Spec, Vec<String>> 
     spec_of_launch(dir, file, name, None)
 }
 
-/// [`spec_of`], read for the launch call on `launch_line` only (`Wrapper::launch_line`).
+/// [`spec_of`], read for the launch call on line `launch_line` only (`Wrapper::launch_at`,
+/// any column).
 pub fn spec_of_launch(
     dir: &Path,
     file: &str,
@@ -35,7 +36,7 @@ pub fn spec_of_launch(
     };
     let env = Env::new(dir).with_source_file(&path);
     let wrapper = Wrapper {
-        launch_line,
+        launch_at: launch_line.map(|line| occupancy_attr::LaunchAt { line, column: None }),
         ..Wrapper::new(&func.sig, &func.block)
     };
     parse(args, &wrapper, proc_macro2::Span::call_site(), &env)
