@@ -595,20 +595,31 @@ impl Policy {
                 ));
             }
         }
-        // Pass 2: the values (an unknown key is ignored here: it was said above).
-        let raw: RawPolicy = match toml::from_str(text) {
-            Ok(raw) => raw,
-            Err(e) => {
-                let key = e.span().and_then(|span| {
-                    keys.iter()
-                        .find(|(_, value)| value.span().contains(&span.start))
-                        .map(|(key, _)| key.get_ref().clone())
-                });
-                let mut error = toml_error(e, key.clone());
-                if let Some(key) = key {
-                    error.message = format!("`{key}`: {}", error.message);
-                }
-                errors.push(error);
+        // Pass 2: the values (an unknown key is ignored here: it was said above). serde stops
+        // at the first value of the wrong type: it is said, its statement (or its table)
+        // blanked out, and the text read again, so that every such value is said at once;
+        // the policy is then `None`, as the file is wrong.
+        let mut read = text.to_owned();
+        let mut wrong_type = false;
+        let raw: RawPolicy = loop {
+            let e = match toml::from_str(&read) {
+                Ok(raw) => break raw,
+                Err(e) => e,
+            };
+            let wrong = e.span().map(|span| wrong_value(&read, span.start, &keys));
+            let key = wrong.as_ref().and_then(|w| w.key.clone());
+            let mut error = toml_error(e, key.clone());
+            if let Some(key) = key {
+                error.message = format!("`{key}`: {}", error.message);
+            }
+            errors.push(error);
+            wrong_type = true;
+            let blanked = wrong.and_then(|w| w.statement).is_some_and(|range| {
+                errors.len() < MAX_WRONG_TYPES
+                    && read.len().saturating_mul(errors.len()) < MAX_READ_AGAIN_BYTES
+                    && blank(&mut read, range)
+            });
+            if !blanked {
                 return None;
             }
         };
@@ -834,8 +845,121 @@ impl Policy {
                 ));
             }
         }
-        Some(policy)
+        (!wrong_type).then_some(policy)
     }
+}
+
+/// The most problems a policy file's values of the wrong type are read again for, and the
+/// most bytes read again in all (each read parses the whole file: a 1 MiB file is read
+/// again at most 16 times).
+const MAX_WRONG_TYPES: usize = 64;
+const MAX_READ_AGAIN_BYTES: usize = 16 << 20;
+
+/// A value of the wrong type in a policy file: its key as the user would name it, and the
+/// byte range of the statement or table that holds it.
+struct WrongValue {
+    /// `class`, or `device_params.launch.n` for a value in a `[device_params.launch]`
+    /// table.
+    key: Option<String>,
+    /// What to blank out to read the rest: `key = value` for a top-level key, the whole
+    /// table (header to the next header) for a value under a `[table]` header.
+    statement: Option<Range<usize>>,
+}
+
+/// Where the value at byte `at` of `text` is: under a top-level key (`keys`, with the span
+/// of each key and of its value), or in a table its header names. toml gives a table
+/// written under a header the header's span as its value's, so such a value is found by the
+/// last header line before it.
+fn wrong_value(
+    text: &str,
+    at: usize,
+    keys: &BTreeMap<Spanned<String>, Spanned<IgnoredAny>>,
+) -> WrongValue {
+    let top = keys
+        .iter()
+        .find(|(key, value)| value.span() != key.span() && value.span().contains(&at));
+    if let Some((key, value)) = top {
+        return WrongValue {
+            key: Some(key.get_ref().clone()),
+            statement: Some(key.span().start..value.span().end),
+        };
+    }
+    // The header lines (`[device_params.launch]`, `[[x]]`), with their byte offsets.
+    let mut offset = 0;
+    let mut headers: Vec<(usize, String)> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        if let Some(name) = header_name(line) {
+            headers.push((offset, name));
+        }
+        offset += line.len();
+    }
+    let Some(i) = headers.iter().rposition(|(start, _)| *start <= at) else {
+        return WrongValue {
+            key: None,
+            statement: None,
+        };
+    };
+    let (start, table) = &headers[i];
+    let end = headers.get(i + 1).map_or(text.len(), |(next, _)| *next);
+    // The key of the value's line (`n = 5`), when the line starts with one.
+    let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    let inner = text[line_start..at]
+        .split_once('=')
+        .map(|(k, _)| k.trim().trim_matches('"'))
+        .filter(|k| !k.is_empty() && !k.contains(['[', '{', ',']));
+    WrongValue {
+        key: Some(match inner {
+            Some(inner) => format!("{table}.{inner}"),
+            None => table.clone(),
+        }),
+        statement: Some(*start..end),
+    }
+}
+
+/// The table a header line names (`device_params.launch` of `[device_params.launch]  # x`,
+/// or of `["device_params".launch]`), or `None` for any other line.
+fn header_name(line: &str) -> Option<String> {
+    // The line up to a comment (a `#` outside quotes).
+    let mut quoted = false;
+    let end = line
+        .char_indices()
+        .find(|&(_, c)| {
+            if c == '"' {
+                quoted = !quoted;
+            }
+            c == '#' && !quoted
+        })
+        .map_or(line.len(), |(i, _)| i);
+    let line = line[..end].trim();
+    let inner = line
+        .strip_prefix("[[")
+        .and_then(|l| l.strip_suffix("]]"))
+        .or_else(|| line.strip_prefix('[').and_then(|l| l.strip_suffix(']')))?;
+    let name = inner.trim();
+    let key_like = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '"' | ' '));
+    key_like.then(|| name.replace(['"', ' '], ""))
+}
+
+/// Replaces the bytes of `range` in `text` by spaces (line breaks kept, so that positions
+/// and lines stay where they were); `false` when there was nothing left to blank.
+fn blank(text: &mut String, range: Range<usize>) -> bool {
+    let Some(part) = text.get(range.clone()) else {
+        return false;
+    };
+    if part.trim().is_empty() {
+        return false;
+    }
+    let blanked: String = part
+        .chars()
+        .map(|c| if c == '\n' || c == '\r' { c } else { ' ' })
+        .collect();
+    // Multi-byte characters become one space each: pad to keep later offsets the same.
+    let padded = format!("{blanked:width$}", width = part.len());
+    text.replace_range(range, &padded);
+    true
 }
 
 /// One `[launches.<function>]` table: `block` and `smem` lists.
@@ -1338,5 +1462,53 @@ mod tests {
             wrong_type[0].starts_with("1:11: `targets`: invalid type"),
             "{wrong_type:?}"
         );
+    }
+
+    /// Values of the wrong type, at the top level and in tables under a header, are all said
+    /// at once, each naming its key (a value in `[device_params.launch]` as
+    /// `device_params.launch.n`), beside the other problems; before, serde's first one was
+    /// the only problem said.
+    #[test]
+    fn every_value_of_the_wrong_type_is_said_with_its_key() {
+        let text = "targets = \"sm_90\"\nclass = 3\nmin_ocupancy = \"50%\"\n\
+                    [device_params.launch]\nn = 5\n\n\
+                    [lints]\nlow_occupancy = \"dney\"\n\
+                    [device_params.other]\nm = \"max_threads_per_block\"\n";
+        let (policy, problems) = Policy::parse_toml(text);
+        assert!(policy.is_none());
+        let said: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        let starts: Vec<&str> = said
+            .iter()
+            .map(|e| e.split(" invalid type").next().unwrap())
+            .collect();
+        assert_eq!(
+            starts,
+            [
+                "1:11: `targets`:",
+                "2:9: `class`:",
+                "3:1: unknown key `min_ocupancy`; did you mean `min_occupancy`?",
+                "5:5: `device_params.launch.n`:",
+                "8:17: `lints.low_occupancy`: unknown level `dney`; did you mean `deny`?",
+            ],
+            "{said:#?}"
+        );
+        assert_eq!(
+            problems[3].key.as_deref(),
+            Some("device_params.launch.n"),
+            "{said:#?}"
+        );
+        // A quoted header and a comment after it name the same table.
+        let named = |line: &str| header_name(line);
+        assert_eq!(
+            named("[\"device_params\".f]  # gpu").as_deref(),
+            Some("device_params.f")
+        );
+        assert_eq!(
+            named("[device_params.f]  # gpu").as_deref(),
+            Some("device_params.f")
+        );
+        assert_eq!(named("  [[x.y]]\n").as_deref(), Some("x.y"));
+        assert_eq!(header_name("n = [1, 2]"), None);
+        assert_eq!(header_name("[\"sm_90\", \"sm_80\"]"), None);
     }
 }
