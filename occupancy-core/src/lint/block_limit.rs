@@ -5,7 +5,7 @@ use super::floor::percent;
 use super::utils::{count, occupancy_text, running};
 use super::{Context, Finding, Input, Level, Lint, Scope};
 use crate::analysis;
-use crate::occupancy::Resource;
+use crate::occupancy::{BlockDim, Launch, Prepared, Resource};
 
 declare_lint! {
     /// ### What it does
@@ -71,10 +71,42 @@ fn block_limit(cx: &Context<'_>) -> Option<Finding> {
             occ.active_warps_per_sm(),
             occ.max_warps_per_sm,
         )],
-        vec![format!(
-            "block = {} gives {}",
-            change.value,
-            occupancy_text(&change.occupancy)
-        )],
+        vec![help(cx, occ.threads_per_block, &change)],
     )
+}
+
+/// `block = 96 gives 100% (...)`, with the dynamic shared memory as launched; where the
+/// launch has some and a size that grows with the block (`block * 4` bytes, which the lint
+/// cannot tell from a constant) would give another occupancy, that one too.
+fn help(cx: &Context<'_>, threads: u32, change: &analysis::Change<u32>) -> String {
+    let (arch, kernel, launch) = (cx.target.arch, &cx.spec.kernel, &cx.spec.launch);
+    let mut text = format!(
+        "block = {} gives {}",
+        change.value,
+        occupancy_text(&change.occupancy)
+    );
+    let smem = launch.dynamic_smem_bytes;
+    if smem == 0 || threads == 0 {
+        return text;
+    }
+    let scaled = u64::from(smem) * u64::from(change.value) / u64::from(threads);
+    let Ok(scaled) = u32::try_from(scaled) else {
+        return text;
+    };
+    let grown = Launch {
+        block: BlockDim::linear(change.value),
+        dynamic_smem_bytes: scaled,
+        ..*launch
+    };
+    let Ok(occ) = Prepared::new(arch, kernel).and_then(|p| p.occupancy(&grown)) else {
+        return text;
+    };
+    if occ.active_warps_per_sm() != change.occupancy.active_warps_per_sm() {
+        text.push_str(&format!(
+            " with the dynamic shared memory kept at {smem} B; grown with the block to \
+             {scaled} B, {}",
+            occupancy_text(&occ)
+        ));
+    }
+    text
 }

@@ -552,6 +552,35 @@ fn block_limit_on_sm_86_and_sm_75() {
         f[0].helps,
         ["block = 64 gives 100% (16 blocks/SM, 32 of 32 warps)"]
     );
+    // With 4 KiB of dynamic shared memory: 96 threads fill cc 8.6 with 4 KiB kept (16 blocks
+    // x (4 + 1 reserved) KiB = 80 of 100 KiB); grown with the block to 6 KiB, 7 KiB a block
+    // fit 14 times in 100 KiB: 42 of 48 warps. The help says both.
+    let f = lint_findings(
+        &BLOCK_LIMIT,
+        &["sm_86"],
+        Kernel::new(32),
+        Launch::new(BlockDim::linear(64)).with_dynamic_smem(4096),
+        |_| {},
+    );
+    assert_eq!(
+        f[0].helps,
+        [
+            "block = 96 gives 100% (16 blocks/SM, 48 of 48 warps) with the dynamic shared memory \
+          kept at 4096 B; grown with the block to 6144 B, 87.5% (14 blocks/SM, 42 of 48 warps)"
+        ]
+    );
+    // 512 B: grown to 768 B, 96 threads still fill the SM: the help says one figure.
+    let f = lint_findings(
+        &BLOCK_LIMIT,
+        &["sm_86"],
+        Kernel::new(32),
+        Launch::new(BlockDim::linear(64)).with_dynamic_smem(512),
+        |_| {},
+    );
+    assert_eq!(
+        f[0].helps,
+        ["block = 96 gives 100% (16 blocks/SM, 48 of 48 warps)"]
+    );
     // 96 threads fill cc 8.6 exactly: silent.
     assert!(
         lint_findings(
