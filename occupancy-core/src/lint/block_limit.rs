@@ -93,11 +93,7 @@ fn help(cx: &Context<'_>, threads: u32, change: &analysis::Change<u32>) -> Strin
     let Ok(scaled) = u32::try_from(scaled) else {
         return text;
     };
-    let grown = Launch {
-        block: BlockDim::linear(change.value),
-        dynamic_smem_bytes: scaled,
-        ..*launch
-    };
+    let grown = Launch::new(BlockDim::linear(change.value)).with_dynamic_smem(scaled);
     let Ok(occ) = Prepared::new(arch, kernel).and_then(|p| p.occupancy(&grown)) else {
         return text;
     };
