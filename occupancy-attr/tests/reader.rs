@@ -1229,3 +1229,37 @@ pub fn mmv(dev: &Dev, dtype: DType, b_size: usize, rows: u32) -> Result<(), ()> 
     }
     assert_eq!(picked, expected);
 }
+
+/// A finding standing for many launches of one run-time range names at most
+/// `occupancy_spec::eval::MAX_NAMED_MEMBERS` of them beside the worst and counts the rest
+/// (candle's reduce made one note of 41 launches, 73 KB of expansion).
+#[test]
+fn a_long_range_note_names_a_screenful_and_counts_the_rest() {
+    let dir = crate_with(
+        "long_range",
+        "#[occupancy::check(regs = 64, min_occupancy = 75%, target = \"sm_90\")]
+pub fn wide(s: &Stream, n: u32) {
+    let block = 32 * (n % 20 + 1);
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+",
+    );
+    let spec = ok(&dir, "wide");
+    assert_eq!(launches(&spec).len(), 20);
+    let evaluation = spec.evaluate().unwrap();
+    let notes: Vec<&String> = evaluation
+        .diagnostics
+        .iter()
+        .filter(|d| d.finding.lint.name == "low_occupancy")
+        .flat_map(|d| &d.finding.notes)
+        .filter(|n| n.starts_with("also "))
+        .collect();
+    assert_eq!(notes.len(), 1, "{notes:#?}");
+    let note = notes[0];
+    assert!(note.starts_with("also 19 more launches"), "{note}");
+    assert_eq!(note.matches("block = ").count(), 12, "{note}");
+    assert!(
+        note.ends_with("; and 7 more (`cargo occupancy report` lists each)"),
+        "{note}"
+    );
+}

@@ -33,6 +33,10 @@ use occupancy_core::resources::KernelResources;
 
 use crate::spec::{Source, SourceKind, Spec, TargetsOrigin};
 
+/// The most members of a group (kernels of a family, launches of a run-time range) a
+/// finding's note names beside the worst; the rest are counted.
+pub const MAX_NAMED_MEMBERS: usize = 12;
+
 /// The engine's answer and the lints' diagnostics for every plan, kernel and target of a
 /// [`Spec`].
 #[derive(Clone, Debug)]
@@ -273,10 +277,19 @@ impl Spec {
                         if n == 1 { "" } else { "es" }
                     )
                 };
-                finding.notes.push(format!(
-                    "also {n} more {what}, worst first: {}",
-                    others.join(if one_plan { ", " } else { "; " })
-                ));
+                // Past a screenful the rest are counted, not named (candle's reduce makes 42
+                // launches of one range): `cargo occupancy report` lists each.
+                let mut named =
+                    others[..n.min(MAX_NAMED_MEMBERS)].join(if one_plan { ", " } else { "; " });
+                if n > MAX_NAMED_MEMBERS {
+                    named.push_str(&format!(
+                        "; and {} more (`cargo occupancy report` lists each)",
+                        n - MAX_NAMED_MEMBERS
+                    ));
+                }
+                finding
+                    .notes
+                    .push(format!("also {n} more {what}, worst first: {named}"));
             }
             let targets = finding.target.into_iter().collect();
             out.push(Diagnostic {
