@@ -242,6 +242,54 @@ struct Alias {
     caller: (Rc<str>, u32),
 }
 
+/// Binds a helper's aliased parameters (`block_for(big)`) to the caller's names, `path`'s
+/// top frame being the helper's with its parameters bound: what the caller's conditions
+/// decided about an aliased name (an earlier helper's `if big`) is the helper's about its
+/// parameter. Returns each aliased parameter's binding as bound (name, version): a fact
+/// about a later one (`let big = !big;`) is not the caller's.
+fn enter_aliases(path: &mut Path, aliases: &[Alias]) -> Vec<Option<(Rc<str>, u32)>> {
+    let callee = path.frames.len();
+    let bound: Vec<Option<(Rc<str>, u32)>> = aliases
+        .iter()
+        .map(|a| path.lookup(&a.param).map(|b| (b.name.clone(), b.version)))
+        .collect();
+    let inherited: Vec<Fact> = aliases
+        .iter()
+        .zip(&bound)
+        .filter_map(|(a, param)| {
+            let param = param.clone()?;
+            Some(
+                path.facts
+                    .iter()
+                    .filter(|f| {
+                        f.frame == callee - 1
+                            && f.expr == a.arg
+                            && f.versions.as_slice() == std::slice::from_ref(&a.caller)
+                    })
+                    .map(|f| Fact {
+                        frame: callee,
+                        expr: Expr::Path(
+                            IrPath {
+                                leading_colon: false,
+                                segments: vec![ir::Segment {
+                                    ident: a.param.to_string(),
+                                    args: Vec::new(),
+                                }],
+                            },
+                            At::NONE,
+                        ),
+                        versions: vec![param.clone()],
+                        kind: f.kind.clone(),
+                    })
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .flatten()
+        .collect();
+    path.facts.extend(inherited);
+    bound
+}
+
 #[derive(Clone, Debug, PartialEq)]
 enum FactKind {
     Holds(bool),
@@ -1893,49 +1941,7 @@ impl<'r> Interp<'r> {
         for ((pat, _), v) in def.params.iter().zip(args) {
             path = self.bind(pat, v.clone(), path, At::NONE, None);
         }
-        // And what the caller's conditions decided about an aliased name (an earlier
-        // helper's `if big`) is the helper's about its parameter. Each aliased parameter's
-        // binding as bound: a fact about a later one (`let big = !big;`) is not the
-        // caller's.
-        let callee = path.frames.len();
-        let bound: Vec<Option<(Rc<str>, u32)>> = aliases
-            .iter()
-            .map(|a| path.lookup(&a.param).map(|b| (b.name.clone(), b.version)))
-            .collect();
-        let inherited: Vec<Fact> = aliases
-            .iter()
-            .zip(&bound)
-            .filter_map(|(a, param)| {
-                let param = param.clone()?;
-                Some(
-                    path.facts
-                        .iter()
-                        .filter(|f| {
-                            f.frame == callee - 1
-                                && f.expr == a.arg
-                                && f.versions.as_slice() == std::slice::from_ref(&a.caller)
-                        })
-                        .map(|f| Fact {
-                            frame: callee,
-                            expr: Expr::Path(
-                                IrPath {
-                                    leading_colon: false,
-                                    segments: vec![ir::Segment {
-                                        ident: a.param.to_string(),
-                                        args: Vec::new(),
-                                    }],
-                                },
-                                At::NONE,
-                            ),
-                            versions: vec![param.clone()],
-                            kind: f.kind.clone(),
-                        })
-                        .collect::<Vec<_>>(),
-                )
-            })
-            .flatten()
-            .collect();
-        path.facts.extend(inherited);
+        let bound = enter_aliases(&mut path, aliases);
         self.calls.push(key);
         let ret_ty = match def.returns {
             Returns::Int(ty) => Some(ty),
@@ -1954,63 +1960,7 @@ impl<'r> Interp<'r> {
                 }
                 _ => v,
             };
-            // What a condition on an aliased parameter decided (`if big`, `match dtype`) is
-            // the caller's fact about its own name: a later test of it there goes the same
-            // way, so the helper's value is never paired with the other way's.
-            let callee = path.frames.len();
-            let kept: Vec<Fact> = path
-                .facts
-                .iter()
-                .filter(|f| f.frame == callee)
-                .filter_map(|f| {
-                    let Expr::Path(p, _) = &f.expr else {
-                        return None;
-                    };
-                    let (alias, param) = aliases
-                        .iter()
-                        .zip(&bound)
-                        .find(|(a, _)| p.single() == Some(&*a.param))?;
-                    let as_bound = param
-                        .as_ref()
-                        .is_some_and(|param| f.versions.as_slice() == std::slice::from_ref(param));
-                    as_bound.then(|| Fact {
-                        frame: callee - 1,
-                        expr: alias.arg.clone(),
-                        versions: vec![alias.caller.clone()],
-                        kind: f.kind.clone(),
-                    })
-                })
-                .collect();
-            // What a comparison narrowed an aliased parameter to (`if n < 256`, the binding
-            // as bound) is what the caller's name is on this path.
-            let narrowed: Vec<(&Alias, AbstractInt)> = aliases
-                .iter()
-                .zip(&bound)
-                .filter_map(|(a, param)| {
-                    let (name, version) = param.as_ref()?;
-                    match &path.top().binding(name, *version)?.val {
-                        Val::Int(i) => Some((a, i.set.clone())),
-                        _ => None,
-                    }
-                })
-                .collect();
-            path.frames.pop();
-            path.facts.retain(|f| f.frame <= path.frames.len());
-            path.facts.extend(kept);
-            for (alias, set) in narrowed {
-                let (name, version) = &alias.caller;
-                let Some(b) = path.top_mut().binding_mut(name, *version) else {
-                    continue;
-                };
-                let Val::Int(i) = &mut b.val else { continue };
-                if i.set == set {
-                    continue;
-                }
-                i.set = set;
-                if let Some(s) = i.source {
-                    self.recheck(&mut path, s);
-                }
-            }
+            self.return_to_caller(&mut path, aliases, &bound);
             let v = v.map(&mut |v| match v {
                 Val::Int(mut i) if const_call && caller.terms != Terms::Off => {
                     i.ty = ret_ty.or(i.ty);
@@ -2046,6 +1996,74 @@ impl<'r> Interp<'r> {
             results.push((path, v));
         }
         results
+    }
+
+    /// Leaves a helper's frame (`path`'s top) for the caller's, with what the helper
+    /// learnt about its aliased parameters as bound (`bound`, from [`enter_aliases`]): what
+    /// a condition on one decided (`if big`, `match dtype`) is the caller's fact about its
+    /// own name, so that a later test of it there goes the same way and the helper's value
+    /// is never paired with the other way's; what a comparison narrowed one to (`if n <
+    /// 256`) is what the caller's name is on this path.
+    fn return_to_caller(
+        &mut self,
+        path: &mut Path,
+        aliases: &[Alias],
+        bound: &[Option<(Rc<str>, u32)>],
+    ) {
+        let callee = path.frames.len();
+        let kept: Vec<Fact> = path
+            .facts
+            .iter()
+            .filter(|f| f.frame == callee)
+            .filter_map(|f| {
+                let Expr::Path(p, _) = &f.expr else {
+                    return None;
+                };
+                let (alias, param) = aliases
+                    .iter()
+                    .zip(bound)
+                    .find(|(a, _)| p.single() == Some(&*a.param))?;
+                let as_bound = param
+                    .as_ref()
+                    .is_some_and(|param| f.versions.as_slice() == std::slice::from_ref(param));
+                as_bound.then(|| Fact {
+                    frame: callee - 1,
+                    expr: alias.arg.clone(),
+                    versions: vec![alias.caller.clone()],
+                    kind: f.kind.clone(),
+                })
+            })
+            .collect();
+        // What a comparison narrowed an aliased parameter to (`if n < 256`, the binding
+        // as bound) is what the caller's name is on this path.
+        let narrowed: Vec<(&Alias, AbstractInt)> = aliases
+            .iter()
+            .zip(bound)
+            .filter_map(|(a, param)| {
+                let (name, version) = param.as_ref()?;
+                match &path.top().binding(name, *version)?.val {
+                    Val::Int(i) => Some((a, i.set.clone())),
+                    _ => None,
+                }
+            })
+            .collect();
+        path.frames.pop();
+        path.facts.retain(|f| f.frame <= path.frames.len());
+        path.facts.extend(kept);
+        for (alias, set) in narrowed {
+            let (name, version) = &alias.caller;
+            let Some(b) = path.top_mut().binding_mut(name, *version) else {
+                continue;
+            };
+            let Val::Int(i) = &mut b.val else { continue };
+            if i.set == set {
+                continue;
+            }
+            i.set = set;
+            if let Some(s) = i.source {
+                self.recheck(path, s);
+            }
+        }
     }
 
     /// Configurations the wrapper builds right here (a literal, cudarc's helper, a helper of
