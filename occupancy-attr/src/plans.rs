@@ -501,13 +501,7 @@ fn row_plans(
         .collect();
     // Candidates stand for the value as given, independently of the rest of the
     // launch: never paired with a value that depends on the same run-time input.
-    let shared_input = from_keys.iter().enumerate().any(|(i, (f, r))| {
-        *f != GRID
-            && (r.roots.iter().any(|s| launch.enumerated.contains(s))
-                || from_keys[i + 1..]
-                    .iter()
-                    .any(|(g, q)| *g != GRID && r.roots.iter().any(|s| q.roots.contains(s))))
-    });
+    let shared_input = shares_input(launch, &from_keys);
     if shared_input {
         reporter.report(
             errors,
@@ -520,6 +514,34 @@ fn row_plans(
         );
         return;
     }
+    confirm_path(launch, out);
+    let shared = Shared {
+        origin: launch.origin.clone(),
+        kernel: launch.kernel.as_ref().map(|(k, _, _)| k.clone()),
+        launch: Some(launch.span),
+        notes: launch.notes.clone(),
+        range: (members > 1).then_some(launch.group),
+    };
+    push_plans(&pairs, &grids, &shared, plans);
+}
+
+/// Whether a value the attribute's candidates stand for (`from_keys`: the field and its
+/// run-time value) depends on a run-time input the launch also takes member by member, or
+/// another such value does: candidates checked independently would then pair values the
+/// code cannot launch together.
+fn shares_input(launch: &BodyLaunch, from_keys: &[(usize, &RunTime)]) -> bool {
+    from_keys.iter().enumerate().any(|(i, (f, r))| {
+        *f != GRID
+            && (r.roots.iter().any(|s| launch.enumerated.contains(s))
+                || from_keys[i + 1..]
+                    .iter()
+                    .any(|(g, q)| *g != GRID && r.roots.iter().any(|s| q.roots.contains(s))))
+    })
+}
+
+/// What the compiler must confirm for the path of `launch`: the names it read (conditions,
+/// constants its values no longer carry) and the helpers it called (each once).
+fn confirm_path(launch: &BodyLaunch, out: &mut Read) {
     for (term, span) in &launch.reads {
         confirm_term(term, *span, out);
     }
@@ -540,14 +562,6 @@ fn row_plans(
             });
         }
     }
-    let shared = Shared {
-        origin: launch.origin.clone(),
-        kernel: launch.kernel.as_ref().map(|(k, _, _)| k.clone()),
-        launch: Some(launch.span),
-        notes: launch.notes.clone(),
-        range: (members > 1).then_some(launch.group),
-    };
-    push_plans(&pairs, &grids, &shared, plans);
 }
 
 /// The error for a block or shared memory known only at run time, with what is known of it
