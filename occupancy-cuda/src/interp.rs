@@ -753,25 +753,7 @@ impl<'t, 's> Interp<'t, 's> {
                 }
                 out
             }
-            Some(Kind::AliasDeclaration | Kind::TypeDefinition) => {
-                let mut out = Vec::new();
-                for mut p in live {
-                    if let (Some(name), Some(ty)) = (
-                        s.field(Field::Name)
-                            .map(|n| n.text().to_owned())
-                            .or_else(|| {
-                                s.field(Field::Declarator)
-                                    .map(|d| d.text().trim().to_owned())
-                            }),
-                        s.field(Field::Type),
-                    ) {
-                        let t = self.type_of(ty, &p);
-                        p.env.insert(name, Val::Type(t));
-                    }
-                    out.push(p);
-                }
-                out
-            }
+            Some(Kind::AliasDeclaration | Kind::TypeDefinition) => self.exec_alias(s, live),
             Some(Kind::IfStatement) => self.exec_if(s, live),
             Some(Kind::SwitchStatement) => self.exec_switch(s, live),
             Some(
@@ -789,22 +771,7 @@ impl<'t, 's> Interp<'t, 's> {
                     .unwrap_or_default();
                 self.scoped(&names, live, |this, ps| this.exec_loop(s, ps))
             }
-            Some(Kind::ReturnStatement) => {
-                let mut out = Vec::new();
-                for p in live {
-                    let expr = s.children().first().copied();
-                    let ps = match expr {
-                        Some(e) => self.effects(e, p, 0),
-                        None => vec![p],
-                    };
-                    for mut q in ps {
-                        let v = expr.map(|e| self.eval(e, &q));
-                        q.flow = Flow::Return(v);
-                        out.push(q);
-                    }
-                }
-                out
-            }
+            Some(Kind::ReturnStatement) => self.exec_return(s, live),
             Some(Kind::BreakStatement) => live
                 .into_iter()
                 .map(|mut p| {
@@ -820,51 +787,7 @@ impl<'t, 's> Interp<'t, 's> {
                 })
                 .collect(),
             Some(Kind::PreprocIf | Kind::PreprocIfdef) => self.exec_preproc_if(s, live),
-            // `CALL(uint16_t, float);`, `CALL(float, float, 256); CALL(..);`: statement
-            // macros whose arguments are types, which the grammar reads as broken
-            // declarations: each macro's expansion is run, in order.
-            None if s.node.is_error() => {
-                let is_macro = |name: &str| {
-                    self.index
-                        .macros
-                        .get(name)
-                        .is_some_and(|m| m.iter().any(|m| m.params.is_some()))
-                };
-                let text = s.text();
-                let invoked: Vec<(String, String, Written)> =
-                    crate::macros::invocations(text, is_macro)
-                        .unwrap_or_default()
-                        .into_iter()
-                        .map(|i| {
-                            // Each at its own line (the error can span several).
-                            let below = text[..i.range.start].matches('\n').count();
-                            let line = s
-                                .line()
-                                .saturating_add(u32::try_from(below).unwrap_or(u32::MAX));
-                            let written = &text[i.range];
-                            (
-                                i.name.to_owned(),
-                                i.args.to_owned(),
-                                (written.to_owned(), line),
-                            )
-                        })
-                        .collect();
-                let mut live = live;
-                for (name, args, written) in invoked {
-                    let mut out = Vec::new();
-                    for p in live {
-                        out.extend(self.expand_written(
-                            s,
-                            &name,
-                            Some(args.clone()),
-                            p,
-                            Some(&written),
-                        ));
-                    }
-                    live = out;
-                }
-                live
-            }
+            None if s.node.is_error() => self.exec_statement_macros(s, live),
             // The `else` closing a chain of macro cases, as the files were prepared
             // ([`crate::prepare::CHAIN_ELSE_LABEL`]): for the paths no case took.
             Some(Kind::LabeledStatement)
@@ -893,6 +816,93 @@ impl<'t, 's> Interp<'t, 's> {
         self.nesting -= 1;
         out.append(&mut done);
         self.compact(out)
+    }
+
+    /// `using T = float;` / `typedef float T;`: the name stands for the type on each path.
+    fn exec_alias<'a>(&mut self, s: At<'a>, live: Vec<Path>) -> Vec<Path>
+    where
+        't: 'a,
+    {
+        let mut out = Vec::new();
+        for mut p in live {
+            if let (Some(name), Some(ty)) = (
+                s.field(Field::Name)
+                    .map(|n| n.text().to_owned())
+                    .or_else(|| {
+                        s.field(Field::Declarator)
+                            .map(|d| d.text().trim().to_owned())
+                    }),
+                s.field(Field::Type),
+            ) {
+                let t = self.type_of(ty, &p);
+                p.env.insert(name, Val::Type(t));
+            }
+            out.push(p);
+        }
+        out
+    }
+
+    /// `return e;`: `e`'s effects, then the path returns its value.
+    fn exec_return<'a>(&mut self, s: At<'a>, live: Vec<Path>) -> Vec<Path>
+    where
+        't: 'a,
+    {
+        let mut out = Vec::new();
+        for p in live {
+            let expr = s.children().first().copied();
+            let ps = match expr {
+                Some(e) => self.effects(e, p, 0),
+                None => vec![p],
+            };
+            for mut q in ps {
+                let v = expr.map(|e| self.eval(e, &q));
+                q.flow = Flow::Return(v);
+                out.push(q);
+            }
+        }
+        out
+    }
+
+    /// `CALL(uint16_t, float);`, `CALL(float, float, 256); CALL(..);`: statement macros
+    /// whose arguments are types, which the grammar reads as broken declarations (an error
+    /// node `s`): each macro's expansion is run, in order.
+    fn exec_statement_macros<'a>(&mut self, s: At<'a>, live: Vec<Path>) -> Vec<Path>
+    where
+        't: 'a,
+    {
+        let is_macro = |name: &str| {
+            self.index
+                .macros
+                .get(name)
+                .is_some_and(|m| m.iter().any(|m| m.params.is_some()))
+        };
+        let text = s.text();
+        let invoked: Vec<(String, String, Written)> = crate::macros::invocations(text, is_macro)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|i| {
+                // Each at its own line (the error can span several).
+                let below = text[..i.range.start].matches('\n').count();
+                let line = s
+                    .line()
+                    .saturating_add(u32::try_from(below).unwrap_or(u32::MAX));
+                let written = &text[i.range];
+                (
+                    i.name.to_owned(),
+                    i.args.to_owned(),
+                    (written.to_owned(), line),
+                )
+            })
+            .collect();
+        let mut live = live;
+        for (name, args, written) in invoked {
+            let mut out = Vec::new();
+            for p in live {
+                out.extend(self.expand_written(s, &name, Some(args.clone()), p, Some(&written)));
+            }
+            live = out;
+        }
+        live
     }
 
     /// Runs `run` on each path and then ends the scope that declares `names`: a variable
