@@ -596,9 +596,9 @@ impl Policy {
             }
         }
         // Pass 2: the values (an unknown key is ignored here: it was said above). serde stops
-        // at the first value of the wrong type: it is said, its statement (or its table)
-        // blanked out, and the text read again, so that every such value is said at once;
-        // the policy is then `None`, as the file is wrong.
+        // at the first value of the wrong type: it is said, its line (or its statement, when
+        // it spans lines) blanked out, and the text read again, so that every such value is
+        // said at once; the policy is then `None`, as the file is wrong.
         let mut read = text.to_owned();
         let mut wrong_type = false;
         let raw: RawPolicy = loop {
@@ -614,12 +614,25 @@ impl Policy {
             }
             errors.push(error);
             wrong_type = true;
-            let blanked = wrong.and_then(|w| w.statement).is_some_and(|range| {
-                errors.len() < MAX_WRONG_TYPES
-                    && read.len().saturating_mul(errors.len()) < MAX_READ_AGAIN_BYTES
-                    && blank(&mut read, range)
-            });
-            if !blanked {
+            let range = wrong.and_then(|w| w.statement)?;
+            if errors.len() >= MAX_WRONG_TYPES
+                || read.len().saturating_mul(errors.len()) >= MAX_READ_AGAIN_BYTES
+            {
+                errors.push(PolicyError::new(
+                    &lines,
+                    format!(
+                        "the file was read for values of the wrong type {} times: the rest of \
+                         it is not checked until these are fixed",
+                        errors.len()
+                    ),
+                    None,
+                    None,
+                ));
+                return None;
+            }
+            // Blanking a line of a value that spans lines leaves text that is not TOML: then
+            // what the next read says would be about the blanking, not the file.
+            if !blank(&mut read, range) || read.parse::<toml::Table>().is_err() {
                 return None;
             }
         };
@@ -856,68 +869,67 @@ const MAX_WRONG_TYPES: usize = 64;
 const MAX_READ_AGAIN_BYTES: usize = 16 << 20;
 
 /// A value of the wrong type in a policy file: its key as the user would name it, and the
-/// byte range of the statement or table that holds it.
+/// byte range of the statement that holds it.
 struct WrongValue {
-    /// `class`, or `device_params.launch.n` for a value in a `[device_params.launch]`
-    /// table.
+    /// `class`, `lints.low_occupancy`, or `device_params.launch.n` for a value in a
+    /// `[device_params.launch]` table.
     key: Option<String>,
-    /// What to blank out to read the rest: `key = value` for a top-level key, the whole
-    /// table (header to the next header) for a value under a `[table]` header.
+    /// What to blank out to read the rest: the value's line, or `key = value` for a
+    /// top-level value that spans lines.
     statement: Option<Range<usize>>,
 }
 
-/// Where the value at byte `at` of `text` is: under a top-level key (`keys`, with the span
-/// of each key and of its value), or in a table its header names. toml gives a table
-/// written under a header the header's span as its value's, so such a value is found by the
-/// last header line before it.
+/// Where the value at byte `at` of `text` is: a top-level value spanning lines (`keys`, with
+/// the span of each key and of its value), else the `key = value` line it is on, under the
+/// table the last header line before it names (toml gives a table written under a header
+/// the header's span as its value's, so such a value is found by its header).
 fn wrong_value(
     text: &str,
     at: usize,
     keys: &BTreeMap<Spanned<String>, Spanned<IgnoredAny>>,
 ) -> WrongValue {
-    let top = keys
-        .iter()
-        .find(|(key, value)| value.span() != key.span() && value.span().contains(&at));
+    let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+    let top = keys.iter().find(|(key, value)| {
+        value.span() != key.span()
+            && value.span().contains(&at)
+            && text[value.span()].contains('\n')
+    });
     if let Some((key, value)) = top {
         return WrongValue {
             key: Some(key.get_ref().clone()),
             statement: Some(key.span().start..value.span().end),
         };
     }
-    // The header lines (`[device_params.launch]`, `[[x]]`), with their byte offsets.
-    let mut offset = 0;
-    let mut headers: Vec<(usize, String)> = Vec::new();
-    for line in text.split_inclusive('\n') {
-        if let Some(name) = header_name(line) {
-            headers.push((offset, name));
+    // The table: the last header line (`[device_params.launch]`, `[[x]]`) before the value.
+    // A line inside a multi-line string (`"""`, `\'\'\'`) is not a header.
+    let mut table: Option<String> = None;
+    let mut in_string = false;
+    for line in text[..line_start].split_inclusive('\n') {
+        if !in_string && let Some(name) = header_name(line) {
+            table = Some(name);
         }
-        offset += line.len();
+        let quotes = line.matches("\"\"\"").count() + line.matches("\'\'\'").count();
+        in_string ^= quotes % 2 == 1;
     }
-    let Some(i) = headers.iter().rposition(|(start, _)| *start <= at) else {
-        return WrongValue {
-            key: None,
-            statement: None,
-        };
-    };
-    let (start, table) = &headers[i];
-    let end = headers.get(i + 1).map_or(text.len(), |(next, _)| *next);
-    // The key of the value's line (`n = 5`), when the line starts with one.
-    let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    // The key of the value's line (`n = 5`, `lints.low_occupancy = 5`).
     let inner = text[line_start..at]
         .split_once('=')
-        .map(|(k, _)| k.trim().trim_matches('"'))
+        .map(|(k, _)| k.trim())
         .filter(|k| !k.is_empty() && !k.contains(['[', '{', ',']));
+    let key = match (table, inner) {
+        (Some(table), Some(inner)) => Some(format!("{table}.{inner}")),
+        (Some(table), None) => Some(table),
+        (None, inner) => inner.map(str::to_owned),
+    };
     WrongValue {
-        key: Some(match inner {
-            Some(inner) => format!("{table}.{inner}"),
-            None => table.clone(),
-        }),
-        statement: Some(*start..end),
+        key,
+        statement: Some(line_start..line_end),
     }
 }
 
 /// The table a header line names (`device_params.launch` of `[device_params.launch]  # x`,
-/// or of `["device_params".launch]`), or `None` for any other line.
+/// `device_params."é"` of `[device_params."é"]`), or `None` for any other line.
 fn header_name(line: &str) -> Option<String> {
     // The line up to a comment (a `#` outside quotes).
     let mut quoted = false;
@@ -936,11 +948,12 @@ fn header_name(line: &str) -> Option<String> {
         .and_then(|l| l.strip_suffix("]]"))
         .or_else(|| line.strip_prefix('[').and_then(|l| l.strip_suffix(']')))?;
     let name = inner.trim();
+    // A key: no brackets, commas, `=` or braces (an array of strings on a line of its own
+    // is not a header).
     let key_like = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '"' | ' '));
-    key_like.then(|| name.replace(['"', ' '], ""))
+        && !name.contains(['[', ']', ',', '=', '{', '}'])
+        && name.matches('"').count() % 2 == 0;
+    key_like.then(|| name.to_owned())
 }
 
 /// Replaces the bytes of `range` in `text` by spaces (line breaks kept, so that positions
@@ -952,13 +965,19 @@ fn blank(text: &mut String, range: Range<usize>) -> bool {
     if part.trim().is_empty() {
         return false;
     }
+    // Every byte but line breaks a space: a multi-byte character becomes as many spaces as
+    // it has bytes, so that later offsets stay the same.
     let blanked: String = part
-        .chars()
-        .map(|c| if c == '\n' || c == '\r' { c } else { ' ' })
+        .bytes()
+        .map(|b| {
+            if b == b'\n' || b == b'\r' {
+                b as char
+            } else {
+                ' '
+            }
+        })
         .collect();
-    // Multi-byte characters become one space each: pad to keep later offsets the same.
-    let padded = format!("{blanked:width$}", width = part.len());
-    text.replace_range(range, &padded);
+    text.replace_range(range, &blanked);
     true
 }
 
@@ -1497,18 +1516,90 @@ mod tests {
             Some("device_params.launch.n"),
             "{said:#?}"
         );
-        // A quoted header and a comment after it name the same table.
+        // Headers as written, a comment after them left out.
         let named = |line: &str| header_name(line);
         assert_eq!(
             named("[\"device_params\".f]  # gpu").as_deref(),
-            Some("device_params.f")
+            Some("\"device_params\".f")
         );
         assert_eq!(
             named("[device_params.f]  # gpu").as_deref(),
             Some("device_params.f")
         );
         assert_eq!(named("  [[x.y]]\n").as_deref(), Some("x.y"));
-        assert_eq!(header_name("n = [1, 2]"), None);
-        assert_eq!(header_name("[\"sm_90\", \"sm_80\"]"), None);
+        assert_eq!(
+            named("[device_params.\"é\"]").as_deref(),
+            Some("device_params.\"é\"")
+        );
+        assert_eq!(named("n = [1, 2]"), None);
+        assert_eq!(named("[\"sm_90\", \"sm_80\"]"), None);
+    }
+
+    /// A tester's cases: two wrong values of one table, a wrong value beside an unknown
+    /// level, dotted keys, CRLF, a value after a multi-line string holding a header-like
+    /// line, a comment of 70,000 bytes (a width of over 65,535 panicked in `format!`), and
+    /// more wrong values than are read again for.
+    #[test]
+    fn wrong_values_of_one_table_and_hostile_files() {
+        let said = |text: &str| -> Vec<String> {
+            let (policy, problems) = Policy::parse_toml(text);
+            assert!(policy.is_none(), "{text}");
+            problems
+                .iter()
+                .map(|e| {
+                    let e = e.to_string();
+                    e.split(" invalid type").next().unwrap().to_owned()
+                })
+                .collect()
+        };
+        assert_eq!(
+            said("[device_params.launch]\nn = 5\nm = 6\n"),
+            [
+                "2:5: `device_params.launch.n`:",
+                "3:5: `device_params.launch.m`:"
+            ]
+        );
+        assert_eq!(
+            said("[lints]\nlow_occupancy = 5\nblock_limit = \"dney\"\n"),
+            [
+                "2:17: `lints.low_occupancy`:",
+                "3:15: `lints.block_limit`: unknown level `dney`; did you mean `deny`?"
+            ]
+        );
+        assert_eq!(
+            said("lints.low_occupancy = 5\nlints.block_limit = 6\n"),
+            ["1:23: `lints.low_occupancy`:", "2:21: `lints.block_limit`:"]
+        );
+        assert_eq!(
+            said("[device_params.other]\r\nm = 6\r\nclass = 1\r\n"),
+            [
+                "2:5: `device_params.other.m`:",
+                "3:9: `device_params.other.class`:"
+            ]
+        );
+        // The header-like line inside the string is not a header (`n` is `device_params.g`'s);
+        // blanking the line of `n` leaves TOML, so `m` is read too.
+        let strings =
+            said("[device_params.g]\na = \"\"\"\n[x]\n\"\"\"\nn = 5\n[device_params.h]\nm = 6\n");
+        assert!(
+            strings[0].starts_with("2:5: `device_params.g.a`: unknown device attribute `[x]\n`"),
+            "{strings:?}"
+        );
+        assert_eq!(
+            strings[1..],
+            ["5:5: `device_params.g.n`:", "7:5: `device_params.h.m`:"]
+        );
+        let long_comment = format!("[device_params.f]\nn = 5\n#{}\n", "x".repeat(70_000));
+        assert_eq!(said(&long_comment), ["2:5: `device_params.f.n`:"]);
+        let many: String = (0..100)
+            .map(|i| format!("[device_params.f{i}]\nn = {i}\n"))
+            .collect();
+        let problems = said(&many);
+        assert_eq!(problems.len(), MAX_WRONG_TYPES + 1);
+        // The note has no line: it sorts first.
+        assert!(
+            problems[0].starts_with("the file was read for values of the wrong type 64 times"),
+            "{problems:?}"
+        );
     }
 }
