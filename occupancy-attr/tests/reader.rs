@@ -1082,6 +1082,22 @@ fn what_a_helper_compared_about_a_callers_name_narrows_it() {
         "pub fn block_for(n: u32) -> u32 { if n < 256 { 64 } else { 1024 } }
 pub fn smem_for(n: u32) -> u32 { if n >= 256 { 40000 } else { 0 } }
 pub fn doubled_block(n: u32) -> u32 { let n = n * 2; if n < 256 { 64 } else { 1024 } }
+pub fn pick_a(a: u32, b: u32) -> u32 { let _ = b; if a < 256 { 64 } else { 1024 } }
+pub fn pick_b(a: u32, b: u32) -> u32 { let _ = a; if b < 256 { 64 } else { 1024 } }
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn one_name_two_params_a(s: &Stream, n: u32) {
+    let b = pick_a(n, n);
+    let smem = if n < 256 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn one_name_two_params_b(s: &Stream, n: u32) {
+    let b = pick_b(n, n);
+    let smem = if n < 256 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
 
 #[occupancy::check(regs = 32, target = \"sm_80\")]
 pub fn helper_then_compare(s: &Stream, n: u32) {
@@ -1105,7 +1121,14 @@ pub fn rebound_in_helper(s: &Stream, n: u32) {
 }
 ",
     );
-    for name in ["helper_then_compare", "two_comparing_helpers"] {
+    // The same name given to two parameters (`pick(n, n)`): the one the helper tests
+    // narrows it, whichever it is (the other, left as given, used to undo it).
+    for name in [
+        "helper_then_compare",
+        "two_comparing_helpers",
+        "one_name_two_params_a",
+        "one_name_two_params_b",
+    ] {
         let mut got = launches(&ok(&dir, name));
         got.sort();
         assert_eq!(got, [(64, 0), (1024, 40000)], "{name}");

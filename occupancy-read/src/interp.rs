@@ -2050,16 +2050,33 @@ impl<'r> Interp<'r> {
         path.frames.pop();
         path.facts.retain(|f| f.frame <= path.frames.len());
         path.facts.extend(kept);
+        // One caller's name may be given to several parameters (`pick(n, n)`): each
+        // narrowing applies to what the call gave, and they meet (a parameter the helper
+        // left as given narrows nothing).
+        let mut given: Vec<((Rc<str>, u32), AbstractInt)> = Vec::new();
         for (alias, set) in narrowed {
             let (name, version) = &alias.caller;
             let Some(b) = path.top_mut().binding_mut(name, *version) else {
                 continue;
             };
             let Val::Int(i) = &mut b.val else { continue };
-            if i.set == set {
+            let at_call = match given.iter().find(|(c, _)| c == &alias.caller) {
+                Some((_, at_call)) => at_call.clone(),
+                None => {
+                    given.push((alias.caller.clone(), i.set.clone()));
+                    i.set.clone()
+                }
+            };
+            if set == at_call {
                 continue;
             }
-            i.set = set;
+            i.set = if i.set == at_call {
+                set
+            } else {
+                // Both narrowed: the members of one within the other's bounds.
+                let (lo, hi) = set.bounds();
+                i.set.within(lo, hi).unwrap_or_else(|| i.set.clone())
+            };
             if let Some(s) = i.source {
                 self.recheck(path, s);
             }
