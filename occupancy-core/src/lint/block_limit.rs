@@ -98,10 +98,14 @@ fn help(cx: &Context<'_>, threads: u32, change: &analysis::Change<u32>) -> Strin
         return text;
     };
     if occ.active_warps_per_sm() != change.occupancy.active_warps_per_sm() {
+        let grown = if occ.blocks_per_sm == 0 {
+            "which cannot launch".to_owned()
+        } else {
+            occupancy_text(&occ)
+        };
         text.push_str(&format!(
             " with the dynamic shared memory kept at {smem} B; grown with the block to \
-             {scaled} B, {}",
-            occupancy_text(&occ)
+             {scaled} B, {grown}"
         ));
     }
     text

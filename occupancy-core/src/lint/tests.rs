@@ -569,6 +569,20 @@ fn block_limit_on_sm_86_and_sm_75() {
           kept at 4096 B; grown with the block to 6144 B, 87.5% (14 blocks/SM, 42 of 48 warps)"
         ]
     );
+    // 1-thread blocks of 4000 B: grown to 64 threads, 256,000 B, over what a block may
+    // have: that block cannot launch, which the help says (not "0%").
+    let f = lint_findings(
+        &BLOCK_LIMIT,
+        &["sm_80"],
+        Kernel::new(32),
+        Launch::new(BlockDim::linear(1)).with_dynamic_smem(4000),
+        |_| {},
+    );
+    assert!(
+        f[0].helps[0].ends_with("grown with the block to 256000 B, which cannot launch"),
+        "{:?}",
+        f[0].helps
+    );
     // 512 B: grown to 768 B, 96 threads still fill the SM: the help says one figure.
     let f = lint_findings(
         &BLOCK_LIMIT,
