@@ -1660,6 +1660,11 @@ pub fn one_line(dev: &Dev, big: bool, n: u32) -> Result<(), ()> {
     let f = dev.get_or_load_func(\"k_plain\", &M)?;
     if big { f.builder().launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (64, 1, 1), shared_mem_bytes: 0 }) } else { f.builder().launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 }) }
 }
+
+pub fn dead_on_one_line(dev: &Dev, k: u32, n: u32) -> Result<(), ()> {
+    let f = dev.get_or_load_func(\"k_plain\", &M)?;
+    if k > 5 && k < 3 { f.builder().launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (32, 1, 1), shared_mem_bytes: 0 }) } else { f.builder().launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (1024, 1, 1), shared_mem_bytes: 0 }) }
+}
 ",
     );
     let manifest = root().join("tests/fixtures/user-crate/kernels.manifest.json");
@@ -1673,9 +1678,16 @@ pub fn one_line(dev: &Dev, big: bool, n: u32) -> Result<(), ()> {
     with_json.extend_from_slice(&args);
     let (_, stdout, stderr) = report(&with_json);
     let value: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
-    let blocks: Vec<Vec<u64>> = value["wrappers"]
-        .as_array()
-        .unwrap()
+    let of = |name: &str| -> Vec<Value> {
+        value["wrappers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|w| w["wrapper"] == name)
+            .cloned()
+            .collect()
+    };
+    let blocks: Vec<Vec<u64>> = of("one_line")
         .iter()
         .map(|w| {
             assert_eq!(w["location"], "src/lib.rs:12", "{w}");
@@ -1690,9 +1702,29 @@ pub fn one_line(dev: &Dev, big: bool, n: u32) -> Result<(), ()> {
         })
         .collect();
     assert_eq!(blocks, [vec![64], vec![256]]);
+    // A launch no path makes (`k > 5 && k < 3`) is said so; its neighbour on the line keeps
+    // its own rows (it lent them to the dead launch when a launch was told by its line).
+    let dead = of("dead_on_one_line");
+    assert_eq!(dead.len(), 2, "{dead:#?}");
+    assert!(
+        dead[0]["not_checked"][0]
+            .as_str()
+            .is_some_and(|w| w.starts_with("no path of `dead_on_one_line`")),
+        "{:#?}",
+        dead[0]
+    );
+    assert!(
+        dead[1]["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["block"][0] == 1024),
+        "{:#?}",
+        dead[1]
+    );
     let (_, stdout, _) = report(&args);
     assert!(
-        stdout.contains("2 launches in 1 function not annotated: 2 evaluated"),
+        stdout.contains("4 launches in 2 functions not annotated: 3 evaluated"),
         "{stdout}"
     );
 }

@@ -326,19 +326,14 @@ fn only_launch_at(w: &mut Wrapper, at: LaunchAt, several: bool) {
     let Outcome::Evaluated(spec, evaluation) = &mut w.outcome else {
         return;
     };
-    // The launch at this line and column where a path reaches it, else at this line
+    // The launch at this line and column where the column is known (a launch no path
+    // reaches has no plan there, though another launch of its line has), else at this line
     // (`occupancy_attr::Wrapper::launch_at`).
-    let exactly = spec.plans.iter().any(|p| {
-        p.launches.iter().any(|s| {
-            let start = s.start();
-            start.line == at.line && Some(start.column) == at.column
-        })
-    });
     let reaches = |plan: usize| {
         spec.plans.get(plan).is_some_and(|p| {
             p.launches.iter().any(|s| {
                 let start = s.start();
-                start.line == at.line && (!exactly || Some(start.column) == at.column)
+                start.line == at.line && at.column.is_none_or(|c| c == start.column)
             })
         })
     };

@@ -2451,9 +2451,16 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                         TokenTree::Ident(k) => Some(k.to_string()),
                         _ => None,
                     });
+                // Where the attribute's reader places the launch: the first `<` of `<<<`.
+                let is = |i: usize, c: char| matches!(trees.get(i), Some(TokenTree::Punct(p)) if p.as_char() == c);
+                let column = (0..trees.len())
+                    .find(|&i| is(i, '<') && is(i + 1, '<') && is(i + 2, '<'))
+                    .map(|i| trees[i].span().start())
+                    .filter(|start| start.line == mac.path.span().start().line)
+                    .map(|start| start.column);
                 self.scan.calls.push(LaunchCall {
                     line: mac.path.span().start().line,
-                    column: None,
+                    column,
                     how: "cust launch!",
                     config: None,
                     function: None,
