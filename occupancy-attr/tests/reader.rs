@@ -1082,6 +1082,22 @@ fn what_a_helper_compared_about_a_callers_name_narrows_it() {
         "pub fn block_for(n: u32) -> u32 { if n < 256 { 64 } else { 1024 } }
 pub fn smem_for(n: u32) -> u32 { if n >= 256 { 40000 } else { 0 } }
 pub fn doubled_block(n: u32) -> u32 { let n = n * 2; if n < 256 { 64 } else { 1024 } }
+pub fn by_match(n: u32) -> u32 { match n { 0..=255 => 64, _ => 1024 } }
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn match_then_compare(s: &Stream, n: u32) {
+    let b = by_match(n);
+    let smem = if n < 256 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn own_match_then_compare(s: &Stream, n: u32) {
+    let b = match n { 0..=255 => 64, _ => 1024 };
+    let smem = match n { 0..=255 => 0, _ => 40000 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
 pub fn pick_a(a: u32, b: u32) -> u32 { let _ = b; if a < 256 { 64 } else { 1024 } }
 pub fn pick_b(a: u32, b: u32) -> u32 { let _ = a; if b < 256 { 64 } else { 1024 } }
 
@@ -1128,6 +1144,9 @@ pub fn rebound_in_helper(s: &Stream, n: u32) {
         "two_comparing_helpers",
         "one_name_two_params_a",
         "one_name_two_params_b",
+        // A `_` arm after a range arm: the values past the range (256 and up).
+        "match_then_compare",
+        "own_match_then_compare",
     ] {
         let mut got = launches(&ok(&dir, name));
         got.sort();

@@ -290,6 +290,24 @@ fn enter_aliases(path: &mut Path, aliases: &[Alias]) -> Vec<Option<(Rc<str>, u32
     bound
 }
 
+/// The values of `set` outside `excluded` (what a pattern that did not match leaves): the
+/// members not in it, or the range beyond it where it covers one end of `set`'s bounds;
+/// `None` where that is not one range (`set` as it is is then right) or nothing is left.
+fn rest(set: &AbstractInt, excluded: &AbstractInt) -> Option<AbstractInt> {
+    if let Some(members) = set.members() {
+        return AbstractInt::one_of(members.iter().copied().filter(|&m| !excluded.contains(m)));
+    }
+    let (lo, hi) = excluded.bounds();
+    let (a, b) = set.bounds();
+    let covers_low = lo.is_none_or(|lo| a.is_some_and(|a| lo <= a));
+    let covers_high = hi.is_none_or(|hi| b.is_some_and(|b| hi >= b));
+    match (covers_low, covers_high) {
+        (true, false) => set.within(hi?.checked_add(1), None),
+        (false, true) => set.within(None, lo?.checked_sub(1)),
+        _ => None,
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 enum FactKind {
     Holds(bool),
@@ -2785,19 +2803,26 @@ impl<'r> Interp<'r> {
             return out;
         }
         let mut yes = path.clone();
-        let no = path;
-        if let (Val::Int(i), Some(e)) = (val, scrutinee)
+        let mut no = path;
+        if let (Val::Int(i), Some(Expr::Path(p, _))) = (val, scrutinee)
+            && let Some(name) = p.single()
             && let Some(range) = self.pattern_range(pat, &yes)
         {
-            let lo = range.bounds().0;
-            let hi = range.bounds().1;
-            let narrowed = i.set.within(lo, hi);
-            if let (Some(narrowed), Expr::Path(p, _)) = (narrowed, e)
-                && let Some(name) = p.single()
-                && let Some(b) = yes.lookup_mut(name)
-                && let Val::Int(v) = &mut b.val
-            {
-                v.set = narrowed;
+            let (lo, hi) = range.bounds();
+            // Where it matches, the values within the pattern; where it does not, the rest
+            // (`0..=255 => .., _ => ..`: 256 and up), where the rest is one range or a set.
+            // (The rest only of a pattern whose values are exact: a literal whose value is
+            // a range of possibilities excludes one of them, not all.)
+            let exact = matches!(pat, Pat::Range(..)) || range.known_value().is_some();
+            let rest = exact.then(|| rest(&i.set, &range)).flatten();
+            let sides = [(&mut yes, i.set.within(lo, hi)), (&mut no, rest)];
+            for (side, narrowed) in sides {
+                if let Some(narrowed) = narrowed
+                    && let Some(b) = side.lookup_mut(name)
+                    && let Val::Int(v) = &mut b.val
+                {
+                    v.set = narrowed;
+                }
             }
         }
         let yes = self.bind(pat, val.clone(), yes, At::NONE, None);
