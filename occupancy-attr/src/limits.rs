@@ -191,8 +191,15 @@ impl Limits {
                         '!' if attribute => level.attribute = true,
                         '\'' => level.prev = Some(('\'', punct.spacing(), false)),
                         _ => {
-                            // The second character of `==`, `&&`, `..=`, `>>=`.
-                            let rest_of_binary = matches!(prev, Some((_, Spacing::Joint, true)));
+                            // The second character of `==`, `&&`, `..=`, `>>=`: of a real
+                            // operator only (`n *****x` is `n * *(*(*(*x)))`, each `*` after
+                            // the first a prefix, though written joint).
+                            let rest_of_binary = matches!(prev, Some((_, Spacing::Joint, true)))
+                                && (continues_operator(&level.joint, ch) || !is_prefix(ch));
+                            if !rest_of_binary {
+                                level.joint.clear();
+                            }
+                            level.joint.push(ch);
                             let binary = level.operand || rest_of_binary;
                             let mut closes = false;
                             level.run += match ch {
@@ -295,6 +302,30 @@ struct Level {
     operand: bool,
     /// The previous token was the `#` or `#!` of an attribute.
     attribute: bool,
+    /// The characters of the binary operator being read (`>>` of `>>=`).
+    joint: String,
+}
+
+/// Rust's operators of more than one character.
+const MULTI_CHAR_OPERATORS: &[&str] = &[
+    "==", "!=", "<=", ">=", "&&", "||", "+=", "-=", "*=", "/=", "%=", "^=", "&=", "|=", "<<", ">>",
+    "<<=", ">>=", "..", "...", "..=", "->", "=>", "::",
+];
+
+/// Whether `ch` can begin a prefix operator (unary `*`, `!`, `-`, a reference, a closure's
+/// `|`): after an operator it does not continue, it opens a level.
+fn is_prefix(ch: char) -> bool {
+    matches!(ch, '*' | '&' | '|' | '!' | '-')
+}
+
+/// Whether `ch` after the characters `so_far` of an operator continues it (`=` after `>>`).
+fn continues_operator(so_far: &str, ch: char) -> bool {
+    let mut op = String::with_capacity(so_far.len() + 1);
+    op.push_str(so_far);
+    op.push(ch);
+    MULTI_CHAR_OPERATORS
+        .iter()
+        .any(|o| o.starts_with(op.as_str()))
 }
 
 impl Level {
@@ -309,6 +340,7 @@ impl Level {
             prev: None,
             operand: false,
             attribute: false,
+            joint: String::new(),
         }
     }
 
@@ -389,6 +421,24 @@ mod tests {
 
     fn nested(open: &str, inner: &str, close: &str, n: usize) -> String {
         format!("{}{inner}{}", open.repeat(n), close.repeat(n))
+    }
+
+    /// A run of operator characters written joint is one operator only as far as it spells
+    /// one: `n *****x` charges each `*` after the first as the prefix it is (a fuzz input of
+    /// 700 `*` and 648 `|` in such runs passed the check and overflowed the 8 MiB stack of
+    /// a debug build of the macro, where each was charged once per run).
+    #[test]
+    fn joint_runs_of_operators_are_charged_per_prefix() {
+        let limits = Limits::SOURCE_FILE;
+        let run = |op: &str, n: usize| format!("fn f() {{ n{} x }}", op.repeat(n));
+        assert!(error(limits, &run("*", 700)).is_some());
+        assert!(error(limits, &run("|", 700)).is_some());
+        assert!(error(limits, &run("*||", 200)).is_some());
+        // Real operators of two and three characters cost one operator each.
+        for op in ["<<= 1", ">>= 2", "..= 3", "&& y", "|| y", "== y", "*= *y"] {
+            let text = format!("fn f() {{ {} }}", vec![format!("x {op}"); 600].join("; "));
+            assert!(error(limits, &text).is_none(), "{op}");
+        }
     }
 
     #[test]
