@@ -45,7 +45,8 @@
 //!
 //! The check charges each token the worst stack per level of the constructs it can open
 //! ([`cost`]; a punctuation character after an operand is a binary or postfix operator,
-//! before one a prefix), and sums the charges of the tokens before it in its expression
+//! before one a prefix; characters written joint are one operator only as far as they
+//! spell one, so `n *****x` is one `*` and four prefixes), and sums the charges of the tokens before it in its expression
 //! (since the last `;`, `,` outside `<..>`, `=>`, or block that ends a statement) at its
 //! own level and at every enclosing level, plus [`GROUP`] per enclosing group: an upper
 //! bound on what `syn` needs above it. [`STACK_BUDGET`] (3 MiB) leaves 60% of the macro's
