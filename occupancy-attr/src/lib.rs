@@ -126,6 +126,18 @@ pub struct LaunchAt {
     pub column: Option<usize>,
 }
 
+impl LaunchAt {
+    /// Whether a launch starting at `start` is this one: at its line and known column.
+    pub fn is_at(&self, start: proc_macro2::LineColumn) -> bool {
+        start.line == self.line && Some(start.column) == self.column
+    }
+
+    /// Whether a launch starting at `start` is on this one's line.
+    pub fn is_on_line(&self, start: proc_macro2::LineColumn) -> bool {
+        start.line == self.line
+    }
+}
+
 impl<'a> Wrapper<'a> {
     /// A wrapper with a body to read.
     pub fn new(sig: &'a Signature, body: &'a Block) -> Wrapper<'a> {

@@ -70,13 +70,8 @@ pub(crate) fn validate(
         &mut errors,
     );
     if let Some(at) = wrapper.launch_at {
-        let exactly = |p: &Plan| {
-            p.launches.iter().any(|s| {
-                let start = s.start();
-                start.line == at.line && Some(start.column) == at.column
-            })
-        };
-        let on_line = |p: &Plan| p.launches.iter().any(|s| s.start().line == at.line);
+        let exactly = |p: &Plan| p.launches.iter().any(|s| at.is_at(s.start()));
+        let on_line = |p: &Plan| p.launches.iter().any(|s| at.is_on_line(s.start()));
         if plans.iter().any(exactly) {
             plans.retain(exactly);
         } else if plans.iter().any(on_line) {

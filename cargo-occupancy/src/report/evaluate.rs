@@ -331,9 +331,9 @@ fn only_launch_at(w: &mut Wrapper, at: LaunchAt, several: bool) {
     // (`occupancy_attr::Wrapper::launch_at`).
     let reaches = |plan: usize| {
         spec.plans.get(plan).is_some_and(|p| {
-            p.launches.iter().any(|s| {
-                let start = s.start();
-                start.line == at.line && at.column.is_none_or(|c| c == start.column)
+            p.launches.iter().any(|s| match at.column {
+                Some(_) => at.is_at(s.start()),
+                None => at.is_on_line(s.start()),
             })
         })
     };
