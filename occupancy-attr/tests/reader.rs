@@ -1160,6 +1160,72 @@ pub fn rebound_in_helper(s: &Stream, n: u32) {
     }
 }
 
+/// A helper given the caller's name moved by literals (`n + 1`, `n - 1`, `2 * n`, `n as
+/// usize`): what it compared the argument to is the caller's name moved back (`n + 1 < 256`
+/// is `n < 255`), so that no block is paired with shared memory of the caller's other way;
+/// a cast that changes values (`n as u8`) narrows nothing.
+#[test]
+fn what_a_helper_compared_about_a_moved_name_narrows_the_name() {
+    let dir = crate_with(
+        "helper_narrows_moved",
+        "pub fn block_for(n: u32) -> u32 { if n < 256 { 64 } else { 1024 } }
+pub fn block_for_usize(n: usize) -> u32 { if n < 256 { 64 } else { 1024 } }
+pub fn block_for_u8(n: u8) -> u32 { if n < 100 { 64 } else { 1024 } }
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn plus_one(s: &Stream, n: u32) {
+    let b = block_for(n + 1);
+    let smem = if n < 256 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn minus_one(s: &Stream, n: u32) {
+    let b = block_for(n - 1);
+    let smem = if n < 256 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn doubled(s: &Stream, n: u32) {
+    let b = block_for(2 * n);
+    let smem = if n < 128 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn widened(s: &Stream, n: u32) {
+    let b = block_for_usize(n as usize);
+    let smem = if n < 256 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn truncated(s: &Stream, n: u32) {
+    let b = block_for_u8(n as u8);
+    let smem = if n < 256 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+",
+    );
+    let cases: [(&str, &[(u32, u32)]); 5] = [
+        // n + 1 < 256: n up to 254 takes 64; n = 255 takes 1024 and 0.
+        ("plus_one", &[(64, 0), (1024, 0), (1024, 40000)]),
+        // n - 1 < 256: n up to 256 takes 64; n = 256 takes 64 and 40000 (n = 0 panics).
+        ("minus_one", &[(64, 0), (64, 40000), (1024, 40000)]),
+        ("doubled", &[(64, 0), (1024, 40000)]),
+        ("widened", &[(64, 0), (1024, 40000)]),
+        // 300 as u8 is 44: every pair is made.
+        ("truncated", &[(64, 0), (64, 40000), (1024, 0), (1024, 40000)]),
+    ];
+    for (name, want) in cases {
+        let mut got = launches(&ok(&dir, name));
+        got.sort();
+        got.dedup();
+        assert_eq!(got, want, "{name}");
+    }
+}
+
 /// candle's copy_strided_src: one launch per dtype arm, each of the function its arm
 /// loads. Read whole, the attribute must name every kernel the body launches; read for one
 /// launch (`cargo occupancy report` reads each launch of such a function alone), only that

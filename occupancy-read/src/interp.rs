@@ -29,8 +29,8 @@ use occupancy_core::read::refine;
 
 use crate::apis;
 use crate::ir::{
-    self, At, Block, Expr, Field, IntTy, Loop, LoopKind, Match, Method, Pat, Path as IrPath, Stmt,
-    StructLit,
+    self, At, Block, Expr, Field, IntTy, Loop, LoopKind, Match, Method, Op, Pat, Path as IrPath,
+    Stmt, StructLit,
 };
 use crate::names::{self, ConstDef, Def, FnDef, ModuleId, Names, Place, Returns};
 use crate::value::{
@@ -233,13 +233,106 @@ struct Fact {
     kind: FactKind,
 }
 
-/// A parameter of a called helper given a name of the caller as it is (`block_for(big)`).
+/// A parameter of a called helper given a name of the caller as it is (`block_for(big)`),
+/// or moved by literals (`block_for(n + 1)`, `block_for(n as usize)`, `block_for(2 * n)`).
 struct Alias {
     param: Rc<str>,
-    /// The argument as written (`big`).
+    /// The argument as written (`big`, `n + 1`).
     arg: Expr,
     /// The caller's binding and its version at the call.
     caller: (Rc<str>, u32),
+    /// What the argument does to the caller's value, in order (empty: the name as it is).
+    steps: Vec<Step>,
+}
+
+/// One step from a caller's name to the argument a helper is given.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Step {
+    /// `+ k` (`- k` is `+ -k`).
+    Plus(i128),
+    /// `* k`, `k` at least 1.
+    Times(i128),
+    /// `as ty`: the value as it is where the caller's values all fit `ty` (checked at the
+    /// call, [`Alias::given`]).
+    Cast(IntTy),
+}
+
+/// The caller's name an argument moves by literals (`n + 1`, `2 * n`, `(n - 4) as usize`)
+/// and the steps from it, innermost first; `None` for any other argument.
+fn alias_steps(arg: &Expr) -> Option<(&str, Vec<Step>)> {
+    let literal = |e: &Expr| match e {
+        Expr::Int(k, _) => Some(*k),
+        _ => None,
+    };
+    let (name, mut steps, step) = match arg {
+        Expr::Path(written, _) => return Some((written.single()?, Vec::new())),
+        Expr::Cast(inner, ty) => {
+            let (name, steps) = alias_steps(inner)?;
+            (name, steps, Step::Cast(*ty))
+        }
+        Expr::Binary(op, l, r) => {
+            let (inner, k) = match (literal(l), literal(r)) {
+                (None, Some(k)) => (&**l, k),
+                (Some(k), None) if matches!(op, Op::Add | Op::Mul) => (&**r, k),
+                _ => return None,
+            };
+            let step = match op {
+                Op::Add => Step::Plus(k),
+                Op::Sub => Step::Plus(k.checked_neg()?),
+                Op::Mul if k >= 1 => Step::Times(k),
+                _ => return None,
+            };
+            let (name, steps) = alias_steps(inner)?;
+            (name, steps, step)
+        }
+        _ => return None,
+    };
+    steps.push(step);
+    Some((name, steps))
+}
+
+impl Alias {
+    /// What the helper's parameter is given where the caller's name is `at_call`; `None`
+    /// where a cast changes a value of it (`n as u8` of an `n` up to 1000).
+    fn given(&self, at_call: &AbstractInt) -> Option<AbstractInt> {
+        let mut set = at_call.clone();
+        for step in &self.steps {
+            set = match *step {
+                Step::Plus(k) => set.add(&AbstractInt::known(k)),
+                Step::Times(k) => set.mul(&AbstractInt::known(k)),
+                Step::Cast(ty) => match set.bounds() {
+                    (Some(lo), Some(hi)) if ty.min() <= lo && hi <= ty.max() => set,
+                    _ => return None,
+                },
+            };
+        }
+        Some(set)
+    }
+
+    /// The caller's values whose argument lies in `narrowed` (the steps undone, last
+    /// first), as bounds or members.
+    fn taken_back(&self, narrowed: &AbstractInt) -> Option<AbstractInt> {
+        let mut set = narrowed.clone();
+        for step in self.steps.iter().rev() {
+            set = match *step {
+                Step::Plus(k) => set.sub(&AbstractInt::known(k)),
+                Step::Cast(_) => set,
+                Step::Times(k) => match set.members() {
+                    Some(members) => {
+                        AbstractInt::one_of(members.iter().filter(|m| *m % k == 0).map(|m| m / k))?
+                    }
+                    None => {
+                        let (lo, hi) = set.bounds();
+                        AbstractInt::range(
+                            lo.map(|lo| lo.div_euclid(k) + i128::from(lo.rem_euclid(k) != 0)),
+                            hi.map(|hi| hi.div_euclid(k)),
+                        )
+                    }
+                },
+            };
+        }
+        Some(set)
+    }
 }
 
 /// Binds a helper's aliased parameters (`block_for(big)`) to the caller's names, `path`'s
@@ -1819,13 +1912,15 @@ impl<'r> Interp<'r> {
                 .params
                 .iter()
                 .zip(args)
-                .filter_map(|((pat, _), arg)| match (pat, arg) {
-                    (Pat::Bind(param, None), Expr::Path(written, _)) => {
-                        let caller = path.lookup(written.single()?)?;
+                .filter_map(|((pat, _), arg)| match pat {
+                    Pat::Bind(param, None) => {
+                        let (written, steps) = alias_steps(arg)?;
+                        let caller = path.lookup(written)?;
                         Some(Alias {
                             param: param.as_str().into(),
                             arg: arg.clone(),
                             caller: (caller.name.clone(), caller.version),
+                            steps,
                         })
                     }
                     _ => None,
@@ -2085,13 +2180,21 @@ impl<'r> Interp<'r> {
                     i.set.clone()
                 }
             };
-            if set == at_call {
+            // What the parameter was given, and the caller's values that give what the
+            // helper narrowed it to (`n + 1 < 256` is `n < 255`).
+            let Some(given) = alias.given(&at_call) else {
+                continue;
+            };
+            if set == given {
                 continue;
             }
-            i.set = if i.set == at_call {
+            let Some(set) = alias.taken_back(&set) else {
+                continue;
+            };
+            i.set = if i.set == at_call && alias.steps.is_empty() {
                 set
             } else {
-                // Both narrowed: the members of one within the other's bounds.
+                // Both narrowed, or moved: the members of one within the other's bounds.
                 let (lo, hi) = set.bounds();
                 i.set.within(lo, hi).unwrap_or_else(|| i.set.clone())
             };
