@@ -545,7 +545,7 @@ pub fn mat_vec(dev: &Dev, dtype: DType, b_size: usize, n: u32) -> Result<(), ()>
         picked,
         [
             (Some("mat_vec_f16_2".to_owned()), 4),
-            (Some("mat_vec_f32_*".to_owned()), 2)
+            (Some("mat_vec_f32_#".to_owned()), 2)
         ]
     );
 }
@@ -1216,7 +1216,10 @@ pub fn truncated(s: &Stream, n: u32) {
         ("doubled", &[(64, 0), (1024, 40000)]),
         ("widened", &[(64, 0), (1024, 40000)]),
         // 300 as u8 is 44: every pair is made.
-        ("truncated", &[(64, 0), (64, 40000), (1024, 0), (1024, 40000)]),
+        (
+            "truncated",
+            &[(64, 0), (64, 40000), (1024, 0), (1024, 40000)],
+        ),
     ];
     for (name, want) in cases {
         let mut got = launches(&ok(&dir, name));
@@ -1285,6 +1288,65 @@ pub fn copy(dev: &Dev, dtype: DType, n: u32) -> Result<(), ()> {
         errors[0].starts_with("`kernel` does not name `k_regs`"),
         "{errors:?}"
     );
+}
+
+/// A `format!` name filled with an integer the reader does not know (`k_{n}`, `k_{x}` with
+/// `x = n * 2`) is the glob `k_#`: digits only, so a family `k_*` checks its `k_8` and
+/// `k_16` on that path, never its `k_f32`.
+#[test]
+fn an_integer_not_known_in_a_name_stands_for_digits() {
+    let dir = crate_with(
+        "integer_glob",
+        &[
+            LOADER,
+            "
+#[occupancy::check(kernel = \"k_*\", target = \"sm_80\")]
+pub fn by_size(dev: &Dev, n: usize, m: u32) -> Result<(), ()> {
+    let func = dev.get_or_load_func(&format!(\"k_{n}\"), &QUANTIZED)?;
+    let cfg = LaunchConfig { grid_dim: (m, 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 };
+    func.builder().launch(cfg)?;
+    Ok(())
+}
+
+#[occupancy::check(kernel = \"k_*\", target = \"sm_80\")]
+pub fn by_double(dev: &Dev, n: usize, m: u32) -> Result<(), ()> {
+    let x = n * 2;
+    let func = dev.get_or_load_func(&format!(\"k_{}\", x), &QUANTIZED)?;
+    let cfg = LaunchConfig { grid_dim: (m, 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 };
+    func.builder().launch(cfg)?;
+    Ok(())
+}
+",
+        ]
+        .concat(),
+    );
+    let kernel = |name: &str, regs: u32| {
+        format!(
+            r#"{{"name": "{name}", "demangled": "{name}", "arch": "sm_80", "toolkit": "12.9",
+"origin": "cubin", "registers_per_thread": {regs}, "static_smem_bytes": 0, "local_bytes": 0,
+"cumulative_stack_bytes": 0, "spill_store_bytes": 0, "spill_load_bytes": 0, "barriers": 0,
+"max_registers": 255, "const_bank0_bytes": 400, "param_bytes": 16}}"#
+        )
+    };
+    let manifest = format!(
+        r#"{{"format": 1, "generator": "a test", "sources": [], "kernels": [{}, {}, {}]}}"#,
+        kernel("k_8", 32),
+        kernel("k_16", 40),
+        kernel("k_f32", 128)
+    );
+    std::fs::write(dir.join("kernels.manifest.json"), manifest).unwrap();
+    for name in ["by_size", "by_double"] {
+        let spec = ok(&dir, name);
+        assert_eq!(spec.plans.len(), 1, "{name}");
+        assert_eq!(spec.plans[0].kernel.as_deref(), Some("k_#"), "{name}");
+        let mut checked: Vec<&str> = spec
+            .plan_kernels(0)
+            .into_iter()
+            .map(|k| spec.kernels[k.expect("a member")].name.as_str())
+            .collect();
+        checked.sort();
+        assert_eq!(checked, ["k_16", "k_8"], "{name}");
+    }
 }
 
 /// candle's mul_mat_vec style: the name is the dtype's stem with the batch size appended

@@ -1166,7 +1166,7 @@ impl<'r> Interp<'r> {
                 Some(Val::Int(i)) => match (i.value(), i.source) {
                     (Some(v), _) => Slot::Text(v.to_string()),
                     (None, Some(source)) => Slot::Input { source, set: i.set },
-                    (None, None) => Slot::Unknown,
+                    (None, None) => Slot::Integer,
                 },
                 _ => Slot::Unknown,
             };

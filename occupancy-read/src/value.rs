@@ -136,6 +136,8 @@ pub enum Slot {
         /// Its values when the name was made.
         set: AbstractInt,
     },
+    /// An integer not known, and no input: `#` (digits, [`occupancy_spec::artifact::glob_match`]).
+    Integer,
     /// Not known: `*`.
     Unknown,
 }
@@ -147,7 +149,7 @@ pub const MAX_SPELLED_NAMES: usize = 64;
 impl Refill {
     /// The name, each input's placeholder filled from `set_of` (its values on the path, or
     /// `None` to take those it had when the name was made): one value as its digits, a few
-    /// as a `{a,b,..}` group, more as `*`.
+    /// as a `{a,b,..}` group, more as `#` (an integer's digits).
     pub fn fill(&self, mut set_of: impl FnMut(SourceId) -> Option<AbstractInt>) -> String {
         let sets: Vec<Option<AbstractInt>> = self
             .slots
@@ -172,8 +174,9 @@ impl Refill {
                         let all: Vec<String> = members.iter().map(i128::to_string).collect();
                         Some(format!("{{{}}}", all.join(",")))
                     }
-                    _ => None,
+                    _ => Some("#".to_owned()),
                 },
+                (Slot::Integer, _) => Some("#".to_owned()),
                 _ => None,
             })
             .collect();

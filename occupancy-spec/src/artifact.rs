@@ -83,9 +83,9 @@ pub struct Binary {
     pub key_span: Span,
 }
 
-/// Whether `name` is a glob (`affine_*`, `conv?d`, `cast_{f16,f32}_u8`).
+/// Whether `name` is a glob (`affine_*`, `conv?d`, `cast_{f16,f32}_u8`, `gemv_#`).
 pub fn is_glob(name: &str) -> bool {
-    name.contains(['*', '?']) || (name.contains('{') && alternatives(name).len() > 1)
+    name.contains(['*', '?', '#']) || (name.contains('{') && alternatives(name).len() > 1)
 }
 
 /// The most names one pattern's `{a,b,..}` groups may stand for; a pattern of more is matched
@@ -122,7 +122,9 @@ pub fn alternatives(pattern: &str) -> Vec<String> {
 }
 
 /// Whether `name` matches `pattern`: `*` matches any run of characters, `?` one character,
-/// `{a,b}` either alternative (see [`alternatives`]); the rest matches itself.
+/// `#` an integer as Rust's `{}` writes one (one or more ASCII digits, a `-` allowed
+/// first: what `format!("gemv_{n}")` makes of an integer `n` not known), `{a,b}` either
+/// alternative (see [`alternatives`]); the rest matches itself.
 pub fn glob_match(pattern: &str, name: &str) -> bool {
     if !pattern.contains('{') {
         return wildcard_match(pattern, name);
@@ -173,7 +175,7 @@ struct Wildcard<'a> {
 
 impl<'a> Wildcard<'a> {
     fn new(pattern: &'a str) -> Wildcard<'a> {
-        let wildcard = |c: char| c == '*' || c == '?';
+        let wildcard = |c: char| matches!(c, '*' | '?' | '#');
         match (pattern.find(wildcard), pattern.rfind(wildcard)) {
             (Some(first), Some(last)) => Wildcard {
                 pattern,
@@ -200,6 +202,9 @@ impl<'a> Wildcard<'a> {
         {
             return false;
         }
+        if self.pattern.contains('#') {
+            return integer_wildcard_match(self.pattern, name);
+        }
         // Kernel names are ASCII: bytes then, without collecting; `?` is one character.
         if self.pattern.is_ascii() && name.is_ascii() {
             return wildcard_match_in(self.pattern.as_bytes(), name.as_bytes(), b'*', b'?');
@@ -208,6 +213,50 @@ impl<'a> Wildcard<'a> {
             (self.pattern.chars().collect(), name.chars().collect());
         wildcard_match_in(&p, &n, '*', '?')
     }
+}
+
+/// [`wildcard_match`] of a pattern with a `#` (an integer): the set of the name's
+/// characters each prefix of the pattern can have matched, one pattern character at a time
+/// (`#` must backtrack over digit runs, which the two-pointer match cannot); O(pattern x
+/// name^2) at worst, on names that passed the head and tail test.
+fn integer_wildcard_match(pattern: &str, name: &str) -> bool {
+    let n: Vec<char> = name.chars().collect();
+    // `at[j]`: the pattern read so far can have matched the name's first `j` characters.
+    let mut at = vec![false; n.len() + 1];
+    at[0] = true;
+    for p in pattern.chars() {
+        let mut next = vec![false; n.len() + 1];
+        match p {
+            '*' => {
+                let mut reached = false;
+                for j in 0..=n.len() {
+                    reached |= at[j];
+                    next[j] = reached;
+                }
+            }
+            '#' => {
+                for k in (0..n.len()).filter(|&k| at[k]) {
+                    let start = if n[k] == '-' { k + 1 } else { k };
+                    for j in start..n.len() {
+                        if !n[j].is_ascii_digit() {
+                            break;
+                        }
+                        next[j + 1] = true;
+                    }
+                }
+            }
+            _ => {
+                for j in (0..n.len()).filter(|&j| at[j]) {
+                    next[j + 1] = p == '?' || n[j] == p;
+                }
+            }
+        }
+        if !next.contains(&true) {
+            return false;
+        }
+        at = next;
+    }
+    at[n.len()]
 }
 
 /// [`wildcard_match`] over characters `p` and `n`, `star` and `one` its two wildcards.
@@ -371,7 +420,7 @@ fn asked_names(wanted: &WantedKernels) -> (Vec<String>, Vec<String>) {
             continue;
         }
         for p in alternatives(name) {
-            if p.contains(['*', '?']) {
+            if p.contains(['*', '?', '#']) {
                 globs.push(p);
             } else {
                 literal.push(p);
@@ -503,7 +552,7 @@ fn glob_matches(name: &str, manifest: &Indexed) -> Vec<String> {
     let matches = |n: &str| prepared.iter().any(|p| p.matches(n));
     // Alternatives without a wildcard (`affine_{f16,f32}`) are whole names: each
     // found by a binary search of the sorted names, not matched against all of them.
-    let literal = !name.contains("::") && !patterns.iter().any(|p| p.contains(['*', '?']));
+    let literal = !name.contains("::") && !patterns.iter().any(|p| p.contains(['*', '?', '#']));
     if literal {
         let available = manifest.available();
         let mut found: Vec<String> = patterns
@@ -1162,6 +1211,29 @@ mod tests {
         assert!(glob_match("*_f*_*", "affine_f32_v2"));
         assert!(!glob_match("*_f*_*", "affine_f32"));
         assert!(glob_match("**", ""));
+    }
+
+    /// `#` is an integer as `{}` writes it: digits, a `-` allowed first, never nothing and
+    /// never letters (`format!("k_{n}")` of an `n` not known does not make `k_f32`).
+    #[test]
+    fn the_integer_wildcard_matches_digits_only() {
+        assert!(is_glob("k_#"));
+        assert!(glob_match("k_#", "k_0"));
+        assert!(glob_match("k_#", "k_1024"));
+        assert!(glob_match("k_#", "k_-3"));
+        assert!(!glob_match("k_#", "k_"));
+        assert!(!glob_match("k_#", "k_f32"));
+        assert!(!glob_match("k_#", "k_32f"));
+        assert!(!glob_match("k_#", "k_-"));
+        // Backtracking: the run of digits may end before the name's last digit.
+        assert!(glob_match("k_#1", "k_11"));
+        assert!(!glob_match("k_#1", "k_1"));
+        assert!(glob_match("k_#_#", "k_32_8"));
+        assert!(!glob_match("k_#_#", "k_32_x"));
+        assert!(glob_match("*_#", "gemv_q4_k_16"));
+        assert!(glob_match("{a,b}_#", "b_7"));
+        assert!(!glob_match("{a,b}_#", "c_7"));
+        assert!(glob_match("k?#*", "kx5tail"));
     }
 
     #[test]

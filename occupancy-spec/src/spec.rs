@@ -633,7 +633,7 @@ impl Source {
 
 /// Whether the kernel `name` (a family member's) is the one a path names (`wanted`): the
 /// same name, the name after a module prefix (`module::name`), or a match of the path's
-/// glob (`*` any run of characters, `?` one).
+/// glob (`*` any run of characters, `?` one, `#` an integer's digits).
 pub fn kernel_matches(wanted: &str, name: &str) -> bool {
     KernelMatcher::new(wanted).matches(name)
 }
@@ -715,7 +715,7 @@ mod tests {
     }
 
     /// A path's kernel against a family member's name: the same name, the name after a
-    /// module prefix, or a glob's match (`{a,b}` groups, `*`, `?`).
+    /// module prefix, or a glob's match (`{a,b}` groups, `*`, `?`, `#`).
     #[test]
     fn a_kernel_matches_by_name_module_suffix_or_glob() {
         let cases = [
@@ -728,6 +728,10 @@ mod tests {
             ("affine_{f16,bf16}", "affine_f32", false),
             ("cast_{f16,f32}_?8", "cast_f32_u8", true),
             ("cast_{f16,f32}_?8", "cast_f32_u16", false),
+            // `format!("gemv_{n}")` of an integer `n` not known.
+            ("gemv_#", "gemv_16", true),
+            ("gemv_#", "gemv_f32", false),
+            ("gemv_#", "quantized::gemv_8", true),
         ];
         for (wanted, name, expected) in cases {
             assert_eq!(kernel_matches(wanted, name), expected, "{wanted} {name}");

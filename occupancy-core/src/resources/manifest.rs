@@ -806,7 +806,10 @@ fn listing(name: &str, names: &[KernelName<'_>]) -> String {
         return "it has no kernels".to_owned();
     }
     // Wildcards say nothing about closeness: compare the literal parts.
-    let literal: String = wanted.chars().filter(|c| !matches!(c, '*' | '?')).collect();
+    let literal: String = wanted
+        .chars()
+        .filter(|c| !matches!(c, '*' | '?' | '#'))
+        .collect();
     let mut ranked: Vec<(f64, &KernelName<'_>)> = pool
         .iter()
         .map(|n| (strsim::jaro_winkler(&literal, n.display), *n))
