@@ -1638,6 +1638,73 @@ pub fn doubling(s: &Stream, n: u32) {
     );
 }
 
+/// Launches through a crate helper that launches the configuration it is given
+/// (`launch_with(&f, cfg)`): each call is an entry with the rows of what that call passes,
+/// a configuration bound with `let` included (before, such a configuration was a launch
+/// where its name went out of scope, not at the call: every entry said no path made it),
+/// and two calls on one line are told apart by their columns.
+#[test]
+fn launches_through_a_helper_are_read_at_each_call() {
+    let krate = scratch_crate(
+        "report-through-helper",
+        "through_helper",
+        "pub struct LaunchConfig { pub grid_dim: (u32, u32, u32), pub block_dim: (u32, u32, u32), pub shared_mem_bytes: u32 }
+pub struct Dev;
+pub struct Func;
+pub struct Builder;
+pub static M: u8 = 0;
+impl Func { pub fn builder(&self) -> Builder { Builder } }
+impl Builder { pub fn launch(self, _: LaunchConfig) -> Result<(), ()> { Ok(()) } }
+impl Dev { pub fn get_or_load_func(&self, _: &str, _: &u8) -> Result<Func, ()> { Ok(Func) } }
+
+pub fn launch_with(f: &Func, cfg: LaunchConfig) -> Result<(), ()> { f.builder().launch(cfg) }
+
+pub fn through_helper(dev: &Dev, n: u32) -> Result<(), ()> {
+    let f = dev.get_or_load_func(\"k_plain\", &M)?;
+    let small = LaunchConfig { grid_dim: (n, 1, 1), block_dim: (160, 1, 1), shared_mem_bytes: 0 };
+    let big = LaunchConfig { grid_dim: (n, 1, 1), block_dim: (800, 1, 1), shared_mem_bytes: 0 };
+    launch_with(&f, small)?; launch_with(&f, big)?;
+    launch_with(&f, LaunchConfig { grid_dim: (n, 1, 1), block_dim: (96, 1, 1), shared_mem_bytes: 0 })
+}
+",
+    );
+    let manifest = root().join("tests/fixtures/user-crate/kernels.manifest.json");
+    let (_, stdout, stderr) = report(&[
+        "--json",
+        krate.to_str().unwrap(),
+        "--all",
+        "--kernel-manifest",
+        manifest.to_str().unwrap(),
+    ]);
+    let value: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    let entries: Vec<(String, Vec<u64>)> = value["wrappers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["wrapper"] == "through_helper")
+        .map(|w| {
+            let blocks: std::collections::BTreeSet<u64> = w["targets"]
+                .as_array()
+                .unwrap_or_else(|| panic!("rows: {w:#}"))
+                .iter()
+                .map(|t| t["block"][0].as_u64().unwrap())
+                .collect();
+            (
+                w["location"].as_str().unwrap().to_owned(),
+                blocks.into_iter().collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            ("src/lib.rs:16".to_owned(), vec![160]),
+            ("src/lib.rs:16".to_owned(), vec![800]),
+            ("src/lib.rs:17".to_owned(), vec![96]),
+        ]
+    );
+}
+
 /// Two launches written on one line are two entries of `--all`, each with its own path's
 /// rows (the launch is told apart by its column, not its line alone: before, each entry held
 /// both launches' rows, so every row was listed twice); and the summary counts them as

@@ -111,6 +111,12 @@ pub struct Wrapper<'a> {
     /// before anything is checked (their kernels need not be in `kernel`). `None`: every
     /// launch, as the attribute reads its wrapper.
     pub launch_at: Option<LaunchAt>,
+    /// A crate function that launches the configuration one of its parameters gives (`fn
+    /// launch_with(f: &CudaFunction, cfg: LaunchConfig)`): its name and that parameter's
+    /// index. Each call of it in the body is a launch of what the call passes there, with
+    /// the kernel it passes, at the call (as `cargo occupancy report` reads the callers of
+    /// such a function). `None`: only cudarc's and cust's launch calls are launch calls.
+    pub launch_helper: Option<(String, usize)>,
 }
 
 /// Where one launch call is written in the wrapper's file: the launch method's name (`launch`
@@ -146,6 +152,7 @@ impl<'a> Wrapper<'a> {
             body: Some(body),
             unread: None,
             launch_at: None,
+            launch_helper: None,
         }
     }
 
@@ -156,6 +163,7 @@ impl<'a> Wrapper<'a> {
             body: None,
             unread: None,
             launch_at: None,
+            launch_helper: None,
         }
     }
 }

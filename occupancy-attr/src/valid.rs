@@ -50,9 +50,10 @@ pub(crate) fn validate(
     // 1-3: the launches.
     let mut unread = attribute_constants(&mut args, resolver, &mut read);
     let plan_keys = plan_keys(&args, &mut errors);
-    let body = wrapper
-        .body
-        .map(|b| reader::read_body(b, wrapper.sig, resolver, &plan_keys.candidates()));
+    let body = wrapper.body.map(|b| {
+        let helper = wrapper.launch_helper.as_ref();
+        reader::read_body(b, wrapper.sig, resolver, &plan_keys.candidates(), helper)
+    });
     // Why the body or the sources were not read: the wrapper's own reason, else why the
     // wrapper's module is not known, if the body or the attribute needed it.
     let why_unread = wrapper

@@ -86,6 +86,7 @@ fn expand_fresh(
         body: block.as_ref(),
         unread,
         launch_at: None,
+        launch_helper: None,
     };
     let mut env = Env::from_process();
     if proc_macro::is_available()

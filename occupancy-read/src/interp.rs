@@ -162,6 +162,11 @@ pub struct Mode {
     /// The attribute's candidates for run-time values: what each input takes instead of
     /// its whole range (a second run, once the first has found which inputs they stand for).
     pub assume: Vec<(SourceKey, Vec<i128>, String)>,
+    /// Crate functions that launch the configuration one parameter gives (`fn
+    /// launch_with(f: &CudaFunction, cfg: LaunchConfig)`): (name, that parameter's index).
+    /// A call of one in the wrapper is a launch call, of what it passes there, with the
+    /// kernel it passes (`cargo occupancy report` reads a caller so, for each such call).
+    pub launch_helpers: Vec<(String, usize)>,
 }
 
 impl Mode {
@@ -171,6 +176,7 @@ impl Mode {
             launch_calls: self.launch_calls,
             base_names: self.base_names.clone(),
             assume: Vec::new(),
+            launch_helpers: self.launch_helpers.clone(),
         }
     }
 }
@@ -1826,6 +1832,9 @@ impl<'r> Interp<'r> {
         if matches!(idents.as_slice(), ["Ok" | "Some"]) && args.len() == 1 {
             return self.eval(&args[0], path, None);
         }
+        if let Some(p) = self.launch_helper(&idents, &path) {
+            return self.helper_launch(idents.last().copied().unwrap_or(""), p, args, at, path);
+        }
         if matches!(idents.last(), Some(&("size_of" | "align_of")))
             && args.is_empty()
             && !matches!(self.names.resolve(p, &path.top().place), Ok(Def::Fn(..)))
@@ -2479,6 +2488,50 @@ impl<'r> Interp<'r> {
             name,
             at,
         });
+    }
+
+    /// The index of the configuration parameter of the crate function `idents` calls, where
+    /// it is one that launches it ([`Mode::launch_helpers`]) and the wrapper calls it.
+    fn launch_helper(&self, idents: &[&str], path: &Path) -> Option<usize> {
+        if !self.mode.launch_calls || !path.top().wrapper {
+            return None;
+        }
+        let name = idents.last()?;
+        self.mode
+            .launch_helpers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, p)| *p)
+    }
+
+    /// A call of a crate function `name` that launches the configuration its parameter `p`
+    /// gives ([`Interp::launch_helper`]), made by the wrapper: on each path, a launch of what
+    /// the call passes there, with the kernel it passes (a loaded function, a builder), at
+    /// the call. The function itself is not entered: what it launches is that.
+    fn helper_launch(&mut self, name: &str, p: usize, args: &[Expr], at: At, path: Path) -> Outs {
+        let operands: Vec<(&Expr, Option<IntTy>)> = args.iter().map(|a| (a, None)).collect();
+        let written = match args.get(p) {
+            Some(Expr::Ref(e, _)) => match &**e {
+                Expr::Path(p, _) => p.single().map(str::to_owned),
+                _ => None,
+            },
+            Some(Expr::Path(p, _)) => p.single().map(str::to_owned),
+            _ => None,
+        };
+        let mut outs = Vec::new();
+        for (mut path, vals) in self.sequence(&operands, path) {
+            if path.normal()
+                && let Some(config) = vals.get(p).filter(|v| has_config(v))
+            {
+                let kernel = vals.iter().find_map(|v| match v {
+                    Val::Kernel(k) | Val::Builder(Some(k)) => Some(k.clone()),
+                    _ => None,
+                });
+                self.record(&mut path, config.clone(), kernel, written.clone(), at);
+            }
+            outs.push((path, unknown(format!("the result of `{name}`"))));
+        }
+        outs
     }
 
     // ---------------------------------------------------------------- conditions

@@ -51,6 +51,7 @@ pub(super) fn evaluate(file: &Parsed, found: Found, env: &Env) -> Wrapper {
         },
         unread,
         launch_at: found.launch_at,
+        launch_helper: found.launch_helper.clone(),
     };
     let outcome = match occupancy_attr::parse(found.args, &wrapper, found.attribute, &env) {
         Err(errors) => Outcome::Errors(
@@ -185,6 +186,7 @@ pub(super) fn unannotated(
                     &loads,
                     &target,
                     (&launch.conditions, shared.then_some(at)),
+                    launch.through.clone(),
                 );
                 if shared {
                     only_launch_at(&mut w, at, names > 1 && !own);
@@ -220,6 +222,7 @@ fn attribute_site(
     loads: &Loads<'_, '_>,
     target: &sites::Target,
     (conditions, launch_at): (&[String], Option<LaunchAt>),
+    launch_helper: Option<(String, usize)>,
 ) -> Wrapper {
     let file = &parsed[target.file];
     let mut found = Found {
@@ -230,6 +233,7 @@ fn attribute_site(
         attribute: target.span,
         conditions: conditions.to_vec(),
         launch_at,
+        launch_helper,
     };
     let mut w = evaluate(file, found.clone(), env);
     let mut args = args;

@@ -21,6 +21,8 @@ pub(super) struct Found {
     /// Read for this launch call only (`occupancy_attr::Wrapper::launch_at`): one launch of
     /// a function `--all` found making several.
     pub(super) launch_at: Option<occupancy_attr::LaunchAt>,
+    /// The crate function its launches go through (`occupancy_attr::Wrapper::launch_helper`).
+    pub(super) launch_helper: Option<(String, usize)>,
 }
 
 /// Walks a file for the attribute, with the names it goes by.
@@ -123,6 +125,7 @@ impl Finder {
             attribute,
             conditions,
             launch_at: None,
+            launch_helper: None,
         });
     }
 

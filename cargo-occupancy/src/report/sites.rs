@@ -71,6 +71,9 @@ pub(crate) struct Launch {
     /// The function the launch goes through when the attribute goes on a caller
     /// (`launch_with at src/elementwise.rs:40`).
     pub(crate) via: Option<String>,
+    /// The function it goes through and the index of its configuration parameter, when
+    /// the launch is a call of it in a caller (`occupancy_attr::Wrapper::launch_helper`).
+    pub(crate) through: Option<(String, usize)>,
     /// The `cfg` conditions it is under.
     pub(crate) conditions: Vec<String>,
     /// The launching function is an expansion of this `macro_rules!` (its attribute goes in
@@ -203,6 +206,9 @@ struct Callee {
     method_syntax: bool,
     /// The line of the call (its name).
     line: usize,
+    /// The column (0-based) where the call starts (its path's first token; a method call's
+    /// name): where the attribute's reader places a launch made through it.
+    column: usize,
 }
 
 /// A call that loads a kernel by name.
@@ -695,6 +701,7 @@ impl Crate<'_> {
                 function: Self::function_name(f),
                 how: call.how,
                 via: None,
+                through: None,
                 conditions: f.conditions.clone(),
                 expanded_from: f.expanded_from.clone(),
                 check: Check::Unread(String::new()),
@@ -820,14 +827,15 @@ impl Crate<'_> {
             }];
         }
         let mut out = Vec::new();
-        for (c, args, line) in callers {
+        for (c, args, (line, column)) in callers {
             let caller = &self.funcs[c];
             let launch = Launch {
                 location: format!("{}:{line}", self.shown(caller)),
-                column: None,
+                column: Some(column),
                 function: Self::function_name(caller),
                 how: base.how,
                 via: Some(via.clone()),
+                through: Some((f.name.clone(), p)),
                 conditions: caller.conditions.clone(),
                 expanded_from: caller.expanded_from.clone(),
                 check: Check::Unread(String::new()),
@@ -922,7 +930,8 @@ impl Crate<'_> {
 
     /// The functions calling function `i`, with the arguments in `i`'s parameter order
     /// (a method call's receiver is its `self`).
-    fn callers(&self, i: usize) -> Result<Vec<(usize, Vec<syn::Expr>, usize)>, String> {
+    /// The calls of function `i`: (the caller, the arguments, the call's line and column).
+    fn callers(&self, i: usize) -> Result<Vec<(usize, Vec<syn::Expr>, (usize, usize))>, String> {
         let f = &self.funcs[i];
         let same_name = self.funcs.iter().filter(|g| g.name == f.name).count();
         if same_name > 1 {
@@ -956,7 +965,7 @@ impl Crate<'_> {
                 if call.method_syntax {
                     args.insert(0, syn::parse_quote!(self));
                 }
-                out.push((c, args, call.line));
+                out.push((c, args, (call.line, call.column)));
             }
         }
         Ok(out)
@@ -1779,6 +1788,7 @@ fn macro_launches(m: &MacroDef, invocations: Option<&Vec<String>>) -> Vec<Launch
             function: format!("macro_rules! {}", m.name),
             how,
             via: None,
+            through: None,
             conditions: m.conditions.clone(),
             expanded_from: None,
             check: Check::Unread(format!(
@@ -2399,6 +2409,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
         }
         self.scan.callees.push(Callee {
             line: m.method.span().start().line,
+            column: m.method.span().start().column,
             name: method,
             args: m.args.iter().cloned().collect(),
             method_syntax: true,
@@ -2424,6 +2435,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
             // A path call: `f(a)`, `Self::f(self, a)` (the receiver is the first argument).
             self.scan.callees.push(Callee {
                 line: last.ident.span().start().line,
+                column: syn::spanned::Spanned::span(&*c.func).start().column,
                 name,
                 args: c.args.iter().cloned().collect(),
                 method_syntax: false,

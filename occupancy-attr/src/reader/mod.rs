@@ -198,6 +198,7 @@ pub(crate) fn read_body(
     sig: &syn::Signature,
     resolver: &mut Resolver,
     candidates: &Candidates,
+    launch_helper: Option<&(String, usize)>,
 ) -> BodyRead {
     if !may_launch(block) {
         // Nothing in the body can build or launch a configuration: nothing to run (the
@@ -227,6 +228,7 @@ pub(crate) fn read_body(
         launch_calls: false,
         base_names: Vec::new(),
         assume: Vec::new(),
+        launch_helpers: launch_helper.into_iter().cloned().collect(),
     };
     scan(&lowered.block, &mut mode, 0);
     let mut read = run(
@@ -555,9 +557,18 @@ fn scan_expr(e: &Expr, mode: &mut Mode, depth: usize) {
             scan_expr(r, mode, d);
             args.iter().for_each(|a| scan_expr(a, mode, d));
         }
-        Expr::Call(_, args, _) | Expr::Tuple(args) => {
+        Expr::Call(p, args, _) => {
+            let name = p.segments.last().map(|s| s.ident.as_str());
+            if mode
+                .launch_helpers
+                .iter()
+                .any(|(n, _)| Some(n.as_str()) == name)
+            {
+                mode.launch_calls = true;
+            }
             args.iter().for_each(|a| scan_expr(a, mode, d))
         }
+        Expr::Tuple(args) => args.iter().for_each(|a| scan_expr(a, mode, d)),
         Expr::Return(Some(x)) | Expr::Break(Some(x)) => scan_expr(x, mode, d),
         _ => {}
     }
@@ -1097,6 +1108,7 @@ pub(crate) fn eval_attribute(
             launch_calls: false,
             base_names: Vec::new(),
             assume: Vec::new(),
+            launch_helpers: Vec::new(),
         },
     );
     let (val, reads) = interp.eval_attribute(&lowered, Some(IntTy::U32));
