@@ -99,7 +99,8 @@ impl IntTy {
     /// The smallest value, as an `i128`.
     pub fn min(self) -> i128 {
         if self.signed() {
-            -(1i128 << (self.bits() - 1).min(127))
+            // `-(1 << 127)` overflows: shift the sign in instead.
+            -1i128 << (self.bits() - 1)
         } else {
             0
         }

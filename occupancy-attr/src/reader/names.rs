@@ -174,6 +174,10 @@ impl Resolver {
                 .ok_or_else(|| self.not_found(last, &m)),
             Def::Type(m, ty) => self.associated(&m, &ty, last, &module),
             Def::Primitive(ty) => match last.as_str() {
+                // 2^128 - 1 is past the `i128` values the reader computes with (`max` caps it).
+                "MAX" if ty == IntTy::U128 => {
+                    Err("`u128::MAX` is past the values the reader computes with".to_owned())
+                }
                 "MAX" => Ok(Def::Builtin(ty.max(), ty)),
                 "MIN" => Ok(Def::Builtin(ty.min(), ty)),
                 "BITS" => Ok(Def::Builtin(i128::from(ty.bits()), IntTy::U32)),
