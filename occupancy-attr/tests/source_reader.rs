@@ -337,6 +337,7 @@ fn deep_and_huge_bodies_are_not_read_never_overflowed() {
             body: None,
             unread: Some(why),
             launch_at: None,
+            launch_helper: None,
         };
         let spec = parse(
             quote::quote!(block = 256, regs = 32, target = "sm_90"),
