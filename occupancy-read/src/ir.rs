@@ -625,6 +625,10 @@ pub fn fill_format(
                 }
                 let (name, spec) = inside.split_once(':').unwrap_or((&inside, ""));
                 let name = name.trim();
+                // `{:.*}` takes its precision from the next positional argument first.
+                if spec.contains(".*") {
+                    next += 1;
+                }
                 let placeholder = if name.is_empty() {
                     next += 1;
                     Placeholder::Next(next - 1)

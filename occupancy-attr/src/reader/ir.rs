@@ -1172,6 +1172,10 @@ mod tests {
         let one = |_: Placeholder<'_>| Some("1".to_owned());
         assert_eq!(fill_format("k{:02}_{b:?}_{0:x}_{}", one), "k*_*_*_1");
         assert_eq!(fill_format("k{}_{:}", one), "k1_1");
+        // `{:.*}` takes two arguments (the precision, then the value): `{}` after it is the
+        // third (`format!("k_{:.*}_{}", 0, 8, 16)` is `k_8_16`).
+        let third = |p: Placeholder<'_>| matches!(p, Placeholder::Next(2)).then(|| "16".to_owned());
+        assert_eq!(fill_format("k_{:.*}_{}", third), "k_*_16");
     }
 
     #[test]
