@@ -465,7 +465,17 @@ fn row_plans(
                 // A malformed key's error stands; the shared memory's is in the block's.
                 let reported_elsewhere = keys.malformed || (field == SMEM && smem_follows);
                 if !reported_elsewhere {
-                    let message = run_time_message(field, run_time, smem_follows);
+                    let mut message = run_time_message(field, run_time, smem_follows);
+                    if field == SMEM && block_taken && run_time.source.is_none() {
+                        // The block took candidates, and this size is computed from a value
+                        // that is not a name (`self.block * 4`): a candidate stands for a
+                        // name only.
+                        message.push_str(
+                            "; where it is computed from the value the block is (`self.block * \
+                             4`), bind that value to a name first (`let block = self.block;`) \
+                             and use the name in both: the block's candidates then give it",
+                        );
+                    }
                     reporter.report(errors, spans[field], message);
                 }
                 missing = true;

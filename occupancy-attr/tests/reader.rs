@@ -1349,6 +1349,49 @@ pub fn by_double(dev: &Dev, n: usize, m: u32) -> Result<(), ()> {
     }
 }
 
+/// A block read from a field of a parameter (`op.block`), bound to a name with `let` and
+/// used for the shared memory too: the `block` candidates stand for that name, and the
+/// shared memory follows from each (a part of a run-time value used to count as the whole
+/// value, `op`, so the candidates bound to `op` and the shared memory stayed run time).
+/// Written without the name, the error says to bind it.
+#[test]
+fn a_field_of_a_parameter_bound_to_a_name_takes_the_blocks_candidates() {
+    let dir = crate_with(
+        "field_candidates",
+        "pub struct Op { pub block: u32 }
+
+#[occupancy::check(regs = 32, target = \"sm_80\", block = [128, 256])]
+pub fn bound(op: &Op, s: &Stream, n: u32) {
+    let block = op.block;
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: block * 4 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\", block = [128, 256])]
+pub fn typed(op: &Op, s: &Stream, n: u32) {
+    let block: u32 = op.block;
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: block * 4 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\", block = [128, 256])]
+pub fn direct(op: &Op, s: &Stream, n: u32) {
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (op.block, 1, 1), shared_mem_bytes: op.block * 4 });
+}
+",
+    );
+    for name in ["bound", "typed"] {
+        let mut got = launches(&ok(&dir, name));
+        got.sort();
+        assert_eq!(got, [(128, 512), (256, 1024)], "{name}");
+    }
+    let errors = spec_of(&dir, "direct").err().expect("an error");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("bind that value to a name first (`let block = self.block;`)")),
+        "{errors:?}"
+    );
+}
+
 /// candle's mul_mat_vec style: the name is the dtype's stem with the batch size appended
 /// (checked 1..=8), and the size picks the warps. Each path launches the kernels of its own
 /// sizes: `stem_{2,3,4}` with 4 warps, never `stem_5` with 4.

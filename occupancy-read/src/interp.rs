@@ -3533,7 +3533,9 @@ fn field_of(v: Val, field: &Field) -> Val {
             "shared_mem_bytes" => c.smem.clone(),
             _ => unknown(format!("no field `.{n}` in a LaunchConfig")),
         },
-        (Val::Unknown(u), _) => Val::Unknown(u),
+        // A part of a run-time value depends on it but is not it: the attribute's candidates
+        // for the part (`self.block`) are not the whole's (`self`).
+        (Val::Unknown(u), _) => Val::Unknown(Unknown { source: None, ..u }),
         (_, Field::Index(i)) => unknown(format!("no field `.{i}` here")),
         (_, Field::Named(n)) => unknown(format!("the field `.{n}`")),
     }
