@@ -62,6 +62,8 @@ struct Kernels<'c> {
     by_name: HashMap<String, Vec<usize>>,
     /// (instantiation, translation unit) -> the kernels found, grouped by symbol.
     found: HashMap<(crate::launch::Instantiation, String), Vec<Vec<usize>>>,
+    /// The targets checked are those `compiled` holds cubins for ([`check`]).
+    targets_from_build: bool,
 }
 
 impl<'c> Kernels<'c> {
@@ -80,6 +82,7 @@ impl<'c> Kernels<'c> {
             names,
             by_name,
             found: HashMap::new(),
+            targets_from_build: false,
         }
     }
 
@@ -242,11 +245,38 @@ pub enum Outcome {
 /// Checks every launch of `reading` under `policy` with the kernels of `compiled`.
 pub fn check(reading: &Reading, policy: &Policy, compiled: &Compiled) -> Vec<CheckedLaunch> {
     let mut kernels = Kernels::new(compiled);
+    // Where the policy names no targets, those the objects are compiled for, as a wrapper
+    // checks the targets the build script compiles for.
+    let built = build_targets(policy, compiled);
+    kernels.targets_from_build = built.is_some();
+    let policy = &match built {
+        Some(targets) => Policy {
+            targets,
+            ..policy.clone()
+        },
+        None => policy.clone(),
+    };
     reading
         .launches
         .iter()
         .map(|launch| check_launch(launch, policy, &mut kernels))
         .collect()
+}
+
+/// The architectures `compiled` holds cubins for, in order, as targets; `None` where the
+/// policy names targets or there are none.
+fn build_targets(policy: &Policy, compiled: &Compiled) -> Option<Vec<Target>> {
+    if policy.targets_named {
+        return None;
+    }
+    let mut archs: Vec<SmTarget> = compiled.kernels.iter().map(|(k, _)| k.arch).collect();
+    archs.sort();
+    archs.dedup();
+    let targets: Vec<Target> = archs
+        .iter()
+        .filter_map(|a| Target::parse(&a.to_string()).ok())
+        .collect();
+    (!targets.is_empty()).then_some(targets)
 }
 
 fn check_launch(launch: &CudaLaunch, policy: &Policy, kernels: &mut Kernels<'_>) -> CheckedLaunch {
@@ -464,6 +494,7 @@ fn check_path_inner(
             cluster,
             source,
             tracked_files: objects.into_iter().cloned().collect(),
+            targets_from_build: index.targets_from_build,
         },
         policy,
     );
@@ -660,6 +691,59 @@ mod tests {
             .iter()
             .map(LaunchPath::summary)
             .collect()
+    }
+
+    /// Where the policy names no targets, the C++ launches are checked on those the objects
+    /// are compiled for (sm_86 among them), as the wrappers are; it used to be the built-in
+    /// sm_80 and sm_90, so a build for sm_86 lost its findings there.
+    #[test]
+    fn with_no_targets_named_the_objects_architectures_are_the_targets() {
+        let kernel = |sm: u32| {
+            let k = KernelResources {
+                name: "k".to_owned(),
+                demangled: None,
+                arch: SmTarget::new(sm),
+                toolkit: None,
+                origin: occupancy_core::resources::Origin::Cubin,
+                registers_per_thread: 32,
+                static_smem_bytes: 0,
+                local_bytes: 0,
+                cumulative_stack_bytes: None,
+                spill_store_bytes: None,
+                spill_load_bytes: None,
+                barriers: None,
+                max_threads: None,
+                required_threads: None,
+                min_blocks_per_sm: None,
+                max_registers: None,
+                cluster_dims: None,
+                max_cluster_rank: None,
+                const_bank0_bytes: None,
+                param_bytes: None,
+            };
+            (k, PathBuf::from("k.o"))
+        };
+        let compiled = Compiled {
+            kernels: vec![kernel(90), kernel(86), kernel(80), kernel(86)],
+            problems: Vec::new(),
+        };
+        let names = |t: Option<Vec<Target>>| {
+            t.map(|t| t.iter().map(ToString::to_string).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            names(build_targets(&Policy::default(), &compiled)),
+            Some(vec![
+                "sm_80".to_owned(),
+                "sm_86".to_owned(),
+                "sm_90".to_owned()
+            ])
+        );
+        let named = Policy::from_toml("targets = [\"sm_90\"]\n").unwrap();
+        assert_eq!(names(build_targets(&named, &compiled)), None);
+        assert_eq!(
+            names(build_targets(&Policy::default(), &Compiled::default())),
+            None
+        );
     }
 
     #[test]

@@ -39,6 +39,7 @@
 //!     cluster: None,
 //!     source: None,
 //!     tracked_files: Vec::new(),
+//!     targets_from_build: false,
 //! };
 //! let spec = Spec::external(launch, &Policy::default());
 //! let evaluation = spec.evaluate().unwrap();

@@ -153,7 +153,8 @@ pub enum TargetsOrigin {
     /// The policy's `targets`.
     Policy,
     /// The targets the crate's build script compiles for (`OCCUPANCY_TARGETS`, set by the
-    /// build helper), when neither the attribute nor the policy names any.
+    /// build helper; for a CUDA C++ launch, those its objects hold cubins for), when
+    /// neither the attribute nor the policy names any.
     Build,
     /// The built-in defaults (`occupancy_core::policy::DEFAULT_TARGETS`).
     Default,
@@ -265,6 +266,8 @@ pub struct ExternalLaunch {
     pub source: Option<Source>,
     /// Files the result depends on (the objects, the policy).
     pub tracked_files: Vec<PathBuf>,
+    /// `targets` are those the objects read are compiled for (the policy names none).
+    pub targets_from_build: bool,
 }
 
 impl Spec {
@@ -285,6 +288,8 @@ impl Spec {
                 .collect(),
             targets_origin: if policy.targets_named {
                 TargetsOrigin::Policy
+            } else if launch.targets_from_build {
+                TargetsOrigin::Build
             } else {
                 TargetsOrigin::Default
             },
@@ -706,6 +711,7 @@ mod tests {
             cluster: None,
             source: None,
             tracked_files: Vec::new(),
+            targets_from_build: false,
         };
         Spec::external(launch, &occupancy_core::policy::Policy::default())
     }
