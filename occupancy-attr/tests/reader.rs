@@ -1200,6 +1200,16 @@ pub fn widened(s: &Stream, n: u32) {
     s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
 }
 
+pub fn block_unless(m: u32, flag: bool) -> u32 { if flag { return 32; } if m < 100 { 64 } else { 1024 } }
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn assigned_by_an_argument(s: &Stream, n: u32) {
+    let mut k = n;
+    let b = block_unless(k, { k = 200; false });
+    let smem = if k < 100 { 40000 } else { 0 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
 #[occupancy::check(regs = 32, target = \"sm_80\")]
 pub fn truncated(s: &Stream, n: u32) {
     let b = block_for_u8(n as u8);
@@ -1208,7 +1218,10 @@ pub fn truncated(s: &Stream, n: u32) {
 }
 ",
     );
-    let cases: [(&str, &[(u32, u32)]); 5] = [
+    let cases: [(&str, &[(u32, u32)]); 6] = [
+        // The second argument assigns `k` after the first gave it: the helper's test of the
+        // first is not about `k`'s new value (it was applied to it: (64, 40000)).
+        ("assigned_by_an_argument", &[(64, 0), (1024, 0)]),
         // n + 1 < 256: n up to 254 takes 64; n = 255 takes 1024 and 0.
         ("plus_one", &[(64, 0), (1024, 0), (1024, 40000)]),
         // n - 1 < 256: n up to 256 takes 64; n = 256 takes 64 and 40000 (n = 0 panics).

@@ -1916,7 +1916,12 @@ impl<'r> Interp<'r> {
             }
             let before = (def.returns == Returns::Text).then(|| path.clone());
             // Parameters given a name of the caller as it is (`block_for(big)`): what the
-            // helper's conditions decide about them is the caller's to keep.
+            // helper's conditions decide about them is the caller's to keep. Not a name the
+            // arguments assign (`f(k, { k = 200; false })`): its binding after them is not
+            // the value given.
+            let mut assigned = Vec::new();
+            args.iter()
+                .for_each(|a| assigned_names(a, &mut assigned, 0));
             let aliases: Vec<Alias> = def
                 .params
                 .iter()
@@ -1924,6 +1929,9 @@ impl<'r> Interp<'r> {
                 .filter_map(|((pat, _), arg)| match pat {
                     Pat::Bind(param, None) => {
                         let (written, steps) = alias_steps(arg)?;
+                        if assigned.iter().any(|n| n == written) {
+                            return None;
+                        }
                         let caller = path.lookup(written)?;
                         Some(Alias {
                             param: param.as_str().into(),
