@@ -1200,6 +1200,29 @@ pub fn widened(s: &Stream, n: u32) {
     s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
 }
 
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn copied(s: &Stream, n: u32) {
+    let m = n;
+    let b = if m < 256 { 64 } else { 1024 };
+    let smem = if n < 256 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn guarded(s: &Stream, n: u32) {
+    let b = match n { x if x < 256 => 64, _ => 1024 };
+    let smem = if n < 256 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn copied_then_helper(s: &Stream, n: u32) {
+    let m = n;
+    let b = block_for(m);
+    let smem = if n < 256 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
 pub fn block_unless(m: u32, flag: bool) -> u32 { if flag { return 32; } if m < 100 { 64 } else { 1024 } }
 
 #[occupancy::check(regs = 32, target = \"sm_80\")]
@@ -1218,7 +1241,12 @@ pub fn truncated(s: &Stream, n: u32) {
 }
 ",
     );
-    let cases: [(&str, &[(u32, u32)]); 6] = [
+    let cases: [(&str, &[(u32, u32)]); 9] = [
+        // A copy of the name (`let m = n;`), a guard's binding, a helper's parameter: each is
+        // the same value, so a test of one narrows the other.
+        ("copied", &[(64, 0), (1024, 40000)]),
+        ("guarded", &[(64, 0), (1024, 40000)]),
+        ("copied_then_helper", &[(64, 0), (1024, 40000)]),
         // The second argument assigns `k` after the first gave it: the helper's test of the
         // first is not about `k`'s new value (it was applied to it: (64, 40000)).
         ("assigned_by_an_argument", &[(64, 0), (1024, 0)]),

@@ -86,6 +86,9 @@ pub struct SourceInfo {
     pub what: String,
     /// Where it is bound, stable from one run to the next (for the attribute's candidates).
     pub key: SourceKey,
+    /// The input it is a copy of (`let m = n;`): the same value, so a comparison that
+    /// narrows one narrows the other.
+    pub copy_of: Option<SourceId>,
 }
 
 /// A binding's identity across runs of the interpreter: its name and where it is bound.
@@ -590,8 +593,22 @@ impl<'r> Interp<'r> {
 
     /// A new run-time input.
     fn source(&mut self, what: String, key: SourceKey) -> SourceId {
-        self.sources.push(SourceInfo { what, key });
+        self.sources.push(SourceInfo {
+            what,
+            key,
+            copy_of: None,
+        });
         (self.sources.len() - 1) as SourceId
+    }
+
+    /// The input `s` is a copy of, through every copy (itself when it is none's).
+    fn original(&self, s: SourceId) -> SourceId {
+        let mut s = s;
+        // Each copy's original was made before it: the chain ends.
+        while let Some(c) = self.sources.get(s as usize).and_then(|i| i.copy_of) {
+            s = c;
+        }
+        s
     }
 
     /// The attribute's candidates for the input bound at `key`, if any: a choice among them.
@@ -1047,6 +1064,7 @@ impl<'r> Interp<'r> {
                 }
                 let what = self.why(&i.roots);
                 let s = self.source(what, key);
+                self.sources[s as usize].copy_of = i.source.map(|c| self.original(c));
                 Val::Int(Int {
                     roots: value::roots(&i.roots, &[s]),
                     source: Some(s),
@@ -2757,9 +2775,35 @@ impl<'r> Interp<'r> {
             return;
         };
         let Val::Int(i) = &mut b.val else { return };
-        i.set = narrowed;
+        let before = std::mem::replace(&mut i.set, narrowed.clone());
         if let Some(s) = i.source {
-            self.recheck(path, s);
+            // Every binding that is exactly the same input, or a copy of it, holds the same
+            // value (`let m = n;`, a helper's parameter given `n`): narrowed with it, so that
+            // a later test of the other goes the same way.
+            let (lo, hi) = narrowed.bounds();
+            let original = self.original(s);
+            let mut touched = vec![s];
+            for frame in &mut path.frames {
+                for other in &mut frame.env {
+                    if let Val::Int(o) = &mut other.val
+                        && let Some(t) = o.source
+                        && self.original(t) == original
+                        && o.set != narrowed
+                    {
+                        o.set = if o.set == before {
+                            narrowed.clone()
+                        } else {
+                            o.set.within(lo, hi).unwrap_or_else(|| o.set.clone())
+                        };
+                        if !touched.contains(&t) {
+                            touched.push(t);
+                        }
+                    }
+                }
+            }
+            for t in touched {
+                self.recheck(path, t);
+            }
         }
     }
 
