@@ -185,8 +185,11 @@ pub(super) fn unannotated(
                     (args, kernel_from),
                     &loads,
                     &target,
-                    (&launch.conditions, shared.then_some(at)),
-                    launch.through.clone(),
+                    (
+                        &launch.conditions,
+                        shared.then_some(at),
+                        launch.through.clone(),
+                    ),
                 );
                 if shared {
                     only_launch_at(&mut w, at, names > 1 && !own);
@@ -212,7 +215,7 @@ struct Loads<'l, 'm> {
 
 /// One launching function read with the attribute `args` would have (`site`: how it
 /// launches; `kernel_from`: where its names came from; `launch_at`: the launch read, of a
-/// function making several). Where the attribute rejects the names the loads give, they
+/// function making several; `launch_helper`: the crate function its launches go through). Where the attribute rejects the names the loads give, they
 /// are fitted to the manifest ([`fit::fit`]).
 fn attribute_site(
     parsed: &[Parsed],
@@ -221,8 +224,7 @@ fn attribute_site(
     (args, mut kernel_from): (String, Option<String>),
     loads: &Loads<'_, '_>,
     target: &sites::Target,
-    (conditions, launch_at): (&[String], Option<LaunchAt>),
-    launch_helper: Option<(String, usize)>,
+    (conditions, launch_at, launch_helper): (&[String], Option<LaunchAt>, Option<(String, usize)>),
 ) -> Wrapper {
     let file = &parsed[target.file];
     let mut found = Found {

@@ -197,6 +197,10 @@ struct Scan {
     earlier: BTreeMap<String, syn::Expr>,
 }
 
+/// A call of a function of the crate: the caller's index, the arguments, the call's line
+/// and column.
+type CallOf = (usize, Vec<syn::Expr>, (usize, usize));
+
 /// A call of a function or method.
 struct Callee {
     /// The callee's last name.
@@ -931,7 +935,7 @@ impl Crate<'_> {
     /// The functions calling function `i`, with the arguments in `i`'s parameter order
     /// (a method call's receiver is its `self`).
     /// The calls of function `i`: (the caller, the arguments, the call's line and column).
-    fn callers(&self, i: usize) -> Result<Vec<(usize, Vec<syn::Expr>, (usize, usize))>, String> {
+    fn callers(&self, i: usize) -> Result<Vec<CallOf>, String> {
         let f = &self.funcs[i];
         let same_name = self.funcs.iter().filter(|g| g.name == f.name).count();
         if same_name > 1 {
