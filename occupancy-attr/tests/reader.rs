@@ -1223,6 +1223,20 @@ pub fn copied_then_helper(s: &Stream, n: u32) {
     s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
 }
 
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn cast_compared(s: &Stream, n: u16) {
+    let b = if (n as u32) < 256 { 64 } else { 1024 };
+    let smem = if n < 256 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn plus_compared(s: &Stream, n: u32) {
+    let b = if n + 1 < 256 { 64 } else { 1024 };
+    let smem = if n < 256 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
 pub fn block_unless(m: u32, flag: bool) -> u32 { if flag { return 32; } if m < 100 { 64 } else { 1024 } }
 
 #[occupancy::check(regs = 32, target = \"sm_80\")]
@@ -1241,7 +1255,11 @@ pub fn truncated(s: &Stream, n: u32) {
 }
 ",
     );
-    let cases: [(&str, &[(u32, u32)]); 9] = [
+    let cases: [(&str, &[(u32, u32)]); 11] = [
+        // A comparison of the name moved by literals narrows the name itself.
+        ("cast_compared", &[(64, 0), (1024, 40000)]),
+        // n + 1 < 256 is n < 255: n = 255 takes 1024 and 0.
+        ("plus_compared", &[(64, 0), (1024, 0), (1024, 40000)]),
         // A copy of the name (`let m = n;`), a guard's binding, a helper's parameter: each is
         // the same value, so a test of one narrows the other.
         ("copied", &[(64, 0), (1024, 40000)]),

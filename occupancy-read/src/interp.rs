@@ -262,7 +262,7 @@ enum Step {
     /// `* k`, `k` at least 1.
     Times(i128),
     /// `as ty`: the value as it is where the caller's values all fit `ty` (checked at the
-    /// call, [`Alias::given`]).
+    /// call, [`moved`]).
     Cast(IntTy),
 }
 
@@ -300,48 +300,46 @@ fn alias_steps(arg: &Expr) -> Option<(&str, Vec<Step>)> {
     Some((name, steps))
 }
 
-impl Alias {
-    /// What the helper's parameter is given where the caller's name is `at_call`; `None`
-    /// where a cast changes a value of it (`n as u8` of an `n` up to 1000).
-    fn given(&self, at_call: &AbstractInt) -> Option<AbstractInt> {
-        let mut set = at_call.clone();
-        for step in &self.steps {
-            set = match *step {
-                Step::Plus(k) => set.add(&AbstractInt::known(k)),
-                Step::Times(k) => set.mul(&AbstractInt::known(k)),
-                Step::Cast(ty) => match set.bounds() {
-                    (Some(lo), Some(hi)) if ty.min() <= lo && hi <= ty.max() => set,
-                    _ => return None,
-                },
-            };
-        }
-        Some(set)
+/// What an expression moving a name by `steps` gives where the name is `set`; `None`
+/// where a cast changes a value of it (`n as u8` of an `n` up to 1000).
+fn moved(steps: &[Step], set: &AbstractInt) -> Option<AbstractInt> {
+    let mut set = set.clone();
+    for step in steps {
+        set = match *step {
+            Step::Plus(k) => set.add(&AbstractInt::known(k)),
+            Step::Times(k) => set.mul(&AbstractInt::known(k)),
+            Step::Cast(ty) => match set.bounds() {
+                (Some(lo), Some(hi)) if ty.min() <= lo && hi <= ty.max() => set,
+                _ => return None,
+            },
+        };
     }
+    Some(set)
+}
 
-    /// The caller's values whose argument lies in `narrowed` (the steps undone, last
-    /// first), as bounds or members.
-    fn taken_back(&self, narrowed: &AbstractInt) -> Option<AbstractInt> {
-        let mut set = narrowed.clone();
-        for step in self.steps.iter().rev() {
-            set = match *step {
-                Step::Plus(k) => set.sub(&AbstractInt::known(k)),
-                Step::Cast(_) => set,
-                Step::Times(k) => match set.members() {
-                    Some(members) => {
-                        AbstractInt::one_of(members.iter().filter(|m| *m % k == 0).map(|m| m / k))?
-                    }
-                    None => {
-                        let (lo, hi) = set.bounds();
-                        AbstractInt::range(
-                            lo.map(|lo| lo.div_euclid(k) + i128::from(lo.rem_euclid(k) != 0)),
-                            hi.map(|hi| hi.div_euclid(k)),
-                        )
-                    }
-                },
-            };
-        }
-        Some(set)
+/// The name's values whose moved value (by `steps`) lies in `narrowed`: the steps undone,
+/// last first, as bounds or members.
+fn moved_back(steps: &[Step], narrowed: &AbstractInt) -> Option<AbstractInt> {
+    let mut set = narrowed.clone();
+    for step in steps.iter().rev() {
+        set = match *step {
+            Step::Plus(k) => set.sub(&AbstractInt::known(k)),
+            Step::Cast(_) => set,
+            Step::Times(k) => match set.members() {
+                Some(members) => {
+                    AbstractInt::one_of(members.iter().filter(|m| *m % k == 0).map(|m| m / k))?
+                }
+                None => {
+                    let (lo, hi) = set.bounds();
+                    AbstractInt::range(
+                        lo.map(|lo| lo.div_euclid(k) + i128::from(lo.rem_euclid(k) != 0)),
+                        hi.map(|hi| hi.div_euclid(k)),
+                    )
+                }
+            },
+        };
     }
+    Some(set)
 }
 
 /// Binds a helper's aliased parameters (`block_for(big)`) to the caller's names, `path`'s
@@ -2217,13 +2215,13 @@ impl<'r> Interp<'r> {
             };
             // What the parameter was given, and the caller's values that give what the
             // helper narrowed it to (`n + 1 < 256` is `n < 255`).
-            let Some(given) = alias.given(&at_call) else {
+            let Some(given) = moved(&alias.steps, &at_call) else {
                 continue;
             };
             if set == given {
                 continue;
             }
-            let Some(set) = alias.taken_back(&set) else {
+            let Some(set) = moved_back(&alias.steps, &set) else {
                 continue;
             };
             i.set = if i.set == at_call && alias.steps.is_empty() {
@@ -2769,12 +2767,28 @@ impl<'r> Interp<'r> {
     /// Narrows the binding `e` names (if it names an integer one) to `narrowed`, what a
     /// comparison says of it on this path ([`refine::sides`]).
     fn narrow(&mut self, path: &mut Path, e: &Expr, narrowed: AbstractInt) {
-        let Expr::Path(p, _) = e else { return };
-        let Some(name) = p.single() else { return };
+        // A name, or a name moved by literals (`n + 1 < 100`, `(n as u32) < 100`): the
+        // name's values whose expression is in `narrowed`.
+        let Some((name, steps)) = alias_steps(e) else {
+            return;
+        };
         let Some(b) = path.lookup_mut(name) else {
             return;
         };
         let Val::Int(i) = &mut b.val else { return };
+        let narrowed = if steps.is_empty() {
+            narrowed
+        } else {
+            let Some(back) = moved(&steps, &i.set).and_then(|_| moved_back(&steps, &narrowed))
+            else {
+                return;
+            };
+            let (lo, hi) = back.bounds();
+            match i.set.within(lo, hi) {
+                Some(set) => set,
+                None => return,
+            }
+        };
         let before = std::mem::replace(&mut i.set, narrowed.clone());
         if let Some(s) = i.source {
             // Every binding that is exactly the same input, or a copy of it, holds the same
