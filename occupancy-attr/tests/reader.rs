@@ -1451,6 +1451,73 @@ pub fn direct(op: &Op, s: &Stream, n: u32) {
     );
 }
 
+/// A copy of a parameter changed where the reader sees no `=`: by a method that may take
+/// `&mut self` (`m.add_assign(1000)`, a crate trait's `m.bump()`, in a loop too) or by a
+/// macro given it (`set!(m)` writing `$v = $v / 2`). After it the copy is any value, not the
+/// parameter's:
+/// every launch the code makes is kept (they were dropped once a comparison of the copy
+/// narrowed the parameter too).
+#[test]
+fn a_copy_changed_by_a_method_or_a_macro_is_no_longer_the_value_it_copied() {
+    let dir = crate_with(
+        "changed_copy",
+        "use std::ops::AddAssign;
+pub trait Bump { fn bump(&mut self); }
+impl Bump for u32 { fn bump(&mut self) { *self += 1000; } }
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn by_method(s: &Stream, n: u32) {
+    let mut m = n;
+    m.add_assign(1000);
+    let b = if m < 256 { 64 } else { 1024 };
+    let smem = if n < 256 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn by_trait(s: &Stream, n: u32) {
+    let mut m = n;
+    m.bump();
+    let b = if m < 256 { 64 } else { 1024 };
+    let smem = if n < 256 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn in_a_loop(s: &Stream, n: u32, k: u32) {
+    let mut m = n;
+    for _ in 0..k { m.add_assign(1000); }
+    let b = if m < 256 { 64 } else { 1024 };
+    let smem = if n < 256 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn by_macro(s: &Stream, n: u32) {
+    let mut m = n;
+    macro_rules! set { ($v:ident) => { $v = $v / 2; } }
+    set!(m);
+    let b = if m < 256 { 64 } else { 1024 };
+    let smem = if n < 256 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+",
+    );
+    // What the code makes (every other pair is the reader's loss of the link, not a drop).
+    let made: [(&str, &[(u32, u32)]); 4] = [
+        ("by_method", &[(1024, 0), (1024, 40000)]),
+        ("in_a_loop", &[(64, 0), (1024, 0), (1024, 40000)]),
+        ("by_trait", &[(1024, 0), (1024, 40000)]),
+        ("by_macro", &[(64, 0), (64, 40000), (1024, 40000)]),
+    ];
+    for (name, made) in made {
+        let got = launches(&ok(&dir, name));
+        for pair in made {
+            assert!(got.contains(pair), "{name}: {pair:?} missing from {got:?}");
+        }
+    }
+}
+
 /// candle's mul_mat_vec style: the name is the dtype's stem with the batch size appended
 /// (checked 1..=8), and the size picks the warps. Each path launches the kernels of its own
 /// sizes: `stem_{2,3,4}` with 4 warps, never `stem_5` with 4.

@@ -68,6 +68,57 @@ const TRANSPARENT_METHODS: &[&str] = &[
     "unwrap_or_default",
 ];
 
+/// Whether `method`, called on an integer, only reads it (`&self` or `self` by value): the
+/// standard library's integer methods the reader does not compute. Any other method may
+/// take `&mut self` and change it.
+fn reads_only(method: &str) -> bool {
+    const READS: &[&str] = &[
+        "count_ones",
+        "count_zeros",
+        "leading_zeros",
+        "trailing_zeros",
+        "leading_ones",
+        "trailing_ones",
+        "pow",
+        "abs",
+        "signum",
+        "abs_diff",
+        "unsigned_abs",
+        "ilog",
+        "ilog2",
+        "ilog10",
+        "isqrt",
+        "rem_euclid",
+        "div_euclid",
+        "rotate_left",
+        "rotate_right",
+        "swap_bytes",
+        "reverse_bits",
+        "cmp",
+        "partial_cmp",
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "hash",
+        "fmt",
+    ];
+    READS.contains(&method)
+        || [
+            "checked_",
+            "saturating_",
+            "wrapping_",
+            "overflowing_",
+            "to_",
+            "is_",
+            "as_",
+        ]
+        .iter()
+        .any(|prefix| method.starts_with(prefix))
+}
+
 /// How names read are written back for the compiler to confirm them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Terms {
@@ -1165,6 +1216,13 @@ impl<'r> Interp<'r> {
             }
             Expr::Assert(cond) => self.eval_assert(cond, path),
             Expr::CustLaunch(c) => self.eval_cust(c, path),
+            Expr::Havoc(names, why) => {
+                let mut path = path;
+                for name in names {
+                    self.havoc_int(&mut path, name);
+                }
+                vec![(path, unknown(why.as_str()))]
+            }
             Expr::Opaque(why) => vec![(path, unknown(why.as_str()))],
         }
     }
@@ -1938,6 +1996,7 @@ impl<'r> Interp<'r> {
             let mut assigned = Vec::new();
             args.iter()
                 .for_each(|a| assigned_names(a, &mut assigned, 0));
+            let assigned: Vec<String> = assigned.into_iter().map(|(n, _)| n).collect();
             let aliases: Vec<Alias> = def
                 .params
                 .iter()
@@ -2348,11 +2407,45 @@ impl<'r> Interp<'r> {
                     }
                     other => other,
                 },
-                _ => unknown(format!("a call of the method `{name}`")),
+                _ => {
+                    // A method the reader does not know, on an integer binding: it may take
+                    // `&mut self` (`m.add_assign(1000)`, a crate trait's `m.bump()`), so the
+                    // binding is any value of its type after it, no longer a copy of an input.
+                    if let Expr::Path(p, _) = receiver
+                        && !reads_only(name)
+                        && let Some(binding) = p.single()
+                    {
+                        self.havoc_int(&mut path, binding);
+                    }
+                    unknown(format!("a call of the method `{name}`"))
+                }
             };
             outs.push((path, v));
         }
         outs
+    }
+
+    /// The integer binding `name` (if it is one) changed where the reader cannot follow:
+    /// any value of its type after it, no longer a copy of an input, its facts dropped (a
+    /// new version).
+    fn havoc_int(&mut self, path: &mut Path, name: &str) {
+        let Some(Val::Int(i)) = path.lookup(name).map(|b| &b.val) else {
+            return;
+        };
+        let havocked = Val::Int(Int {
+            set: i.ty.map_or_else(AbstractInt::unknown, |t| {
+                AbstractInt::range(Some(t.min()), Some(t.max()))
+            }),
+            ty: i.ty,
+            term: None,
+            roots: i.roots.clone(),
+            source: None,
+        });
+        let version = self.version();
+        if let Some(b) = path.lookup_mut(name) {
+            b.val = havocked;
+            b.version = version;
+        }
     }
 
     fn arg_at(&self, operands: &[(&Expr, Option<IntTy>)], index: usize) -> At {
@@ -3244,12 +3337,10 @@ impl<'r> Interp<'r> {
         // Each name's integer type, as bound before the loop.
         let assigned: Vec<(String, Option<IntTy>)> = names
             .into_iter()
-            .map(|n| {
-                let ty = match path.lookup(&n).map(|b| &b.val) {
-                    Some(Val::Int(i)) => i.ty,
-                    _ => None,
-                };
-                (n, ty)
+            .filter_map(|(n, ints_only)| match path.lookup(&n).map(|b| &b.val) {
+                Some(Val::Int(i)) => Some((n, i.ty)),
+                _ if ints_only => None,
+                _ => Some((n, None)),
             })
             .collect();
         let path = self.havoc(path, &assigned, l.at);
@@ -3820,8 +3911,10 @@ fn free_names(e: &Expr, out: &mut Vec<String>, depth: usize) {
     }
 }
 
-/// The variables a block assigns or lends mutably (for a loop the reader does not bound).
-fn assigned_names_block(b: &Block, out: &mut Vec<String>, depth: usize) {
+/// The variables a block assigns or lends mutably (for a loop the reader does not bound),
+/// each with whether only an integer binding of that name may change (a macro given it, the
+/// receiver of a method that may take `&mut self`: a launch builder keeps its kernel there).
+fn assigned_names_block(b: &Block, out: &mut Vec<(String, bool)>, depth: usize) {
     for s in &b.stmts {
         match s {
             Stmt::Let(l) => {
@@ -3838,25 +3931,26 @@ fn assigned_names_block(b: &Block, out: &mut Vec<String>, depth: usize) {
     }
 }
 
-fn assigned_names(e: &Expr, out: &mut Vec<String>, depth: usize) {
+fn assigned_names(e: &Expr, out: &mut Vec<(String, bool)>, depth: usize) {
     if depth > ir::MAX_DEPTH {
         return;
     }
     let d = depth + 1;
     match e {
         Expr::Assign(place, _, value) => {
-            if let Some(n) = place_root(place)
-                && !out.contains(&n)
-            {
-                out.push(n);
+            if let Some(n) = place_root(place) {
+                push_changed(out, n, false);
             }
             assigned_names(value, out, d);
         }
         Expr::Ref(inner, true) => {
-            if let Some(n) = place_root(inner)
-                && !out.contains(&n)
-            {
-                out.push(n);
+            if let Some(n) = place_root(inner) {
+                push_changed(out, n, false);
+            }
+        }
+        Expr::Havoc(names, _) => {
+            for n in names {
+                push_changed(out, n.clone(), true);
             }
         }
         Expr::If(i) => {
@@ -3884,7 +3978,17 @@ fn assigned_names(e: &Expr, out: &mut Vec<String>, depth: usize) {
             assigned_names(a, out, d);
             assigned_names(b, out, d);
         }
-        Expr::Method(r, _, args) | Expr::MethodCall(r, _, args, _) => {
+        Expr::MethodCall(r, name, args, _) => {
+            if let Expr::Path(p, _) = &**r
+                && let Some(n) = p.single()
+                && !reads_only(name)
+            {
+                push_changed(out, n.to_owned(), true);
+            }
+            assigned_names(r, out, d);
+            args.iter().for_each(|a| assigned_names(a, out, d));
+        }
+        Expr::Method(r, _, args) => {
             assigned_names(r, out, d);
             args.iter().for_each(|a| assigned_names(a, out, d));
         }
@@ -3892,6 +3996,15 @@ fn assigned_names(e: &Expr, out: &mut Vec<String>, depth: usize) {
             args.iter().for_each(|a| assigned_names(a, out, d))
         }
         _ => {}
+    }
+}
+
+/// Adds `name` to `out` once; an assignment (`ints_only` false) outweighs a change to an
+/// integer binding only.
+fn push_changed(out: &mut Vec<(String, bool)>, name: String, ints_only: bool) {
+    match out.iter_mut().find(|(n, _)| *n == name) {
+        Some((_, only)) => *only &= ints_only,
+        None => out.push((name, ints_only)),
     }
 }
 

@@ -406,6 +406,10 @@ pub enum Expr {
     Assert(Box<Expr>),
     /// cust's `launch!(module.kernel<<<grid, block, smem, stream>>>(..))`.
     CustLaunch(Box<CustLaunch>),
+    /// A call of a macro the reader does not read, given these names (`set!(m)`): each
+    /// integer binding among them may be assigned there (a launch builder keeps its kernel,
+    /// as when lent to a method); what the call is, for notes.
+    Havoc(Vec<String>, String),
     /// Not read: what it is (`a closure`, `a call of the method `len``).
     Opaque(String),
 }
@@ -760,7 +764,7 @@ fn text_at(expr: &Expr, parent: u8, depth: usize) -> String {
         Expr::Try(e) => format!("{}?", text_at(e, 13, d)),
         Expr::Ref(e, _) => text_at(e, parent, d),
         Expr::Format(glob, ..) => format!("format!({glob:?})"),
-        Expr::Opaque(what) => what.clone(),
+        Expr::Opaque(what) | Expr::Havoc(_, what) => what.clone(),
         _ => "..".to_owned(),
     }
 }

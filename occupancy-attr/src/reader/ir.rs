@@ -671,7 +671,16 @@ impl Lowering {
             },
             "panic" | "unreachable" | "todo" | "unimplemented" | "bail" => Expr::Diverge,
             crate::apis::LAUNCH_MACRO => self.cust_launch(&mac.tokens, d),
-            _ => Expr::Opaque(format!("a call of the macro `{name}!`")),
+            _ if MACROS_THAT_READ.contains(&name.as_str()) => {
+                Expr::Opaque(format!("a call of the macro `{name}!`"))
+            }
+            // Any other macro may assign the names it is given (`set!(m)` of a local
+            // `macro_rules!` writing `$v = $v / 2`).
+            _ => {
+                let mut names = Vec::new();
+                macro_idents(mac.tokens.clone(), &mut names, 0);
+                Expr::Havoc(names, format!("a call of the macro `{name}!`"))
+            }
         }
     }
 
@@ -899,6 +908,65 @@ pub(crate) fn type_name(ty: &syn::Type) -> Option<String> {
         syn::Type::Group(g) => type_name(&g.elem),
         syn::Type::Paren(p) => type_name(&p.elem),
         _ => None,
+    }
+}
+
+/// Standard macros that only read what they are given (`println!`, `write!` into its first
+/// argument, `vec!`): a call of any other may assign its names.
+const MACROS_THAT_READ: &[&str] = &[
+    "println",
+    "print",
+    "eprintln",
+    "eprint",
+    "write",
+    "writeln",
+    "format_args",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "assert_eq",
+    "assert_ne",
+    "dbg",
+    "vec",
+    "concat",
+    "stringify",
+    "include_str",
+    "include_bytes",
+    "env",
+    "option_env",
+    "cfg",
+    "line",
+    "column",
+    "file",
+    "module_path",
+    "trace",
+    "debug",
+    "info",
+    "warn",
+    "error",
+    "log",
+];
+
+/// The most names a macro's tokens are taken to assign.
+const MAX_MACRO_NAMES: usize = 64;
+
+/// The identifiers of a macro's tokens, nested groups included, each once (at most
+/// [`MAX_MACRO_NAMES`]).
+fn macro_idents(tokens: TokenStream, out: &mut Vec<String>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    for tree in tokens {
+        match tree {
+            proc_macro2::TokenTree::Ident(i) => {
+                let name = i.to_string();
+                if out.len() < MAX_MACRO_NAMES && !out.contains(&name) {
+                    out.push(name);
+                }
+            }
+            proc_macro2::TokenTree::Group(g) => macro_idents(g.stream(), out, depth + 1),
+            _ => {}
+        }
     }
 }
 
