@@ -68,6 +68,15 @@ const TRANSPARENT_METHODS: &[&str] = &[
     "unwrap_or_default",
 ];
 
+/// The name a launch's configuration argument is bound to (`cfg`, `&cfg`), for its label.
+fn config_name(arg: Option<&Expr>) -> Option<String> {
+    match arg? {
+        Expr::Ref(e, _) => config_name(Some(e)),
+        Expr::Path(p, _) => p.single().map(str::to_owned),
+        _ => None,
+    }
+}
+
 /// Whether `method`, called on an integer, only reads it (`&self` or `self` by value): the
 /// standard library's integer methods the reader does not compute. Any other method may
 /// take `&mut self` and change it.
@@ -2385,14 +2394,7 @@ impl<'r> Interp<'r> {
                         };
                         for (i, a) in args.iter().enumerate() {
                             if has_config(a) {
-                                let name = match operands.get(i + 1).map(|(e, _)| *e) {
-                                    Some(Expr::Path(p, _)) => p.single().map(str::to_owned),
-                                    Some(Expr::Ref(e, _)) => match &**e {
-                                        Expr::Path(p, _) => p.single().map(str::to_owned),
-                                        _ => None,
-                                    },
-                                    _ => None,
-                                };
+                                let name = config_name(operands.get(i + 1).map(|(e, _)| *e));
                                 self.record(&mut path, a.clone(), kernel.clone(), name, at);
                             }
                         }
@@ -2627,14 +2629,7 @@ impl<'r> Interp<'r> {
     /// the call. The function itself is not entered: what it launches is that.
     fn helper_launch(&mut self, name: &str, p: usize, args: &[Expr], at: At, path: Path) -> Outs {
         let operands: Vec<(&Expr, Option<IntTy>)> = args.iter().map(|a| (a, None)).collect();
-        let written = match args.get(p) {
-            Some(Expr::Ref(e, _)) => match &**e {
-                Expr::Path(p, _) => p.single().map(str::to_owned),
-                _ => None,
-            },
-            Some(Expr::Path(p, _)) => p.single().map(str::to_owned),
-            _ => None,
-        };
+        let written = config_name(args.get(p));
         let mut outs = Vec::new();
         for (mut path, vals) in self.sequence(&operands, path) {
             if path.normal()

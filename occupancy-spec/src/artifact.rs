@@ -83,9 +83,12 @@ pub struct Binary {
     pub key_span: Span,
 }
 
+/// The characters that stand for others in a glob: `*`, `?` and `#` ([`glob_match`]).
+const WILDCARDS: [char; 3] = ['*', '?', '#'];
+
 /// Whether `name` is a glob (`affine_*`, `conv?d`, `cast_{f16,f32}_u8`, `gemv_#`).
 pub fn is_glob(name: &str) -> bool {
-    name.contains(['*', '?', '#']) || (name.contains('{') && alternatives(name).len() > 1)
+    name.contains(WILDCARDS) || (name.contains('{') && alternatives(name).len() > 1)
 }
 
 /// The most names one pattern's `{a,b,..}` groups may stand for; a pattern of more is matched
@@ -175,7 +178,7 @@ struct Wildcard<'a> {
 
 impl<'a> Wildcard<'a> {
     fn new(pattern: &'a str) -> Wildcard<'a> {
-        let wildcard = |c: char| matches!(c, '*' | '?' | '#');
+        let wildcard = |c: char| WILDCARDS.contains(&c);
         match (pattern.find(wildcard), pattern.rfind(wildcard)) {
             (Some(first), Some(last)) => Wildcard {
                 pattern,
@@ -420,7 +423,7 @@ fn asked_names(wanted: &WantedKernels) -> (Vec<String>, Vec<String>) {
             continue;
         }
         for p in alternatives(name) {
-            if p.contains(['*', '?', '#']) {
+            if p.contains(WILDCARDS) {
                 globs.push(p);
             } else {
                 literal.push(p);
@@ -552,7 +555,7 @@ fn glob_matches(name: &str, manifest: &Indexed) -> Vec<String> {
     let matches = |n: &str| prepared.iter().any(|p| p.matches(n));
     // Alternatives without a wildcard (`affine_{f16,f32}`) are whole names: each
     // found by a binary search of the sorted names, not matched against all of them.
-    let literal = !name.contains("::") && !patterns.iter().any(|p| p.contains(['*', '?', '#']));
+    let literal = !name.contains("::") && !patterns.iter().any(|p| p.contains(WILDCARDS));
     if literal {
         let available = manifest.available();
         let mut found: Vec<String> = patterns
