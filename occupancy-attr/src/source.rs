@@ -329,7 +329,7 @@ fn fn_def(
             Some(name) if name == "LaunchConfig" => Returns::Config,
             Some(name) => match IntTy::from_name(&name) {
                 Some(ty) => Returns::Int(ty),
-                None if name == "bool" => Returns::Other,
+                None if name == "bool" => Returns::Bool,
                 // A string: a kernel's name (`format!("{root}_{dtype}")` in candle's
                 // `kernel_name::<T>(root)`).
                 None if name == "str" || name == "String" => Returns::Text,
@@ -342,7 +342,7 @@ fn fn_def(
     };
     let is_const = sig.constness.is_some();
     // Only functions the reader can use: those returning a configuration, an integer, a
-    // tuple, a struct or a string. The rest are not recorded (and their bodies not lowered).
+    // tuple, a struct, a string or a `bool`. The rest are not recorded (and their bodies not lowered).
     if returns == Returns::Other {
         return None;
     }

@@ -1255,7 +1255,7 @@ pub fn truncated(s: &Stream, n: u32) {
 }
 ",
     );
-    let cases: [(&str, &[(u32, u32)]); 11] = [
+    let cases: [(&str, &[(u32, u32)]); 10] = [
         // A comparison of the name moved by literals narrows the name itself.
         ("cast_compared", &[(64, 0), (1024, 40000)]),
         // n + 1 < 256 is n < 255: n = 255 takes 1024 and 0.
@@ -1274,11 +1274,6 @@ pub fn truncated(s: &Stream, n: u32) {
         ("minus_one", &[(64, 0), (64, 40000), (1024, 40000)]),
         ("doubled", &[(64, 0), (1024, 40000)]),
         ("widened", &[(64, 0), (1024, 40000)]),
-        // 300 as u8 is 44: every pair is made.
-        (
-            "truncated",
-            &[(64, 0), (64, 40000), (1024, 0), (1024, 40000)],
-        ),
     ];
     for (name, want) in cases {
         let mut got = launches(&ok(&dir, name));
@@ -1286,6 +1281,17 @@ pub fn truncated(s: &Stream, n: u32) {
         got.dedup();
         assert_eq!(got, want, "{name}");
     }
+    // `n as u8 < 100` says nothing the reader can keep of `n` (300 as u8 is 44): every pair
+    // is made here, but with other tests some would not be, and the reader cannot tell which,
+    // so the launch is not read (it was read as all four pairs).
+    let errors = spec_of(&dir, "truncated").err().expect("an error");
+    assert!(
+        errors.iter().any(|e| e.starts_with(
+            "the conditions `n < 100` (in `block_for_u8`) and `n < 256` both depend on `n`, and \
+             the reader cannot apply `n < 100` (in `block_for_u8`) to its values"
+        )),
+        "{errors:?}"
+    );
 }
 
 /// candle's copy_strided_src: one launch per dtype arm, each of the function its arm
@@ -1453,10 +1459,12 @@ pub fn direct(op: &Op, s: &Stream, n: u32) {
 
 /// A copy of a parameter changed where the reader sees no `=`: by a method that may take
 /// `&mut self` (`m.add_assign(1000)`, a crate trait's `m.bump()`, in a loop too) or by a
-/// macro given it (`set!(m)` writing `$v = $v / 2`). After it the copy is any value, not the
-/// parameter's:
-/// every launch the code makes is kept (they were dropped once a comparison of the copy
-/// narrowed the parameter too).
+/// macro given it (`set!(m)` writing `$v = $v / 2`). After it the copy is any value of the
+/// parameter, not the parameter's value: no launch the code makes is dropped (they were,
+/// once a comparison of the copy narrowed the parameter too), and since a test of the copy
+/// then says nothing the reader can keep of the parameter, which pairs a test of each makes
+/// is not known: the launch is not read (it was read as every pair, some of which no run
+/// makes: `by_method`'s `m` is at least 1000, so its block is never 64).
 #[test]
 fn a_copy_changed_by_a_method_or_a_macro_is_no_longer_the_value_it_copied() {
     let dir = crate_with(
@@ -1503,18 +1511,15 @@ pub fn by_macro(s: &Stream, n: u32) {
 }
 ",
     );
-    // What the code makes (every other pair is the reader's loss of the link, not a drop).
-    let made: [(&str, &[(u32, u32)]); 4] = [
-        ("by_method", &[(1024, 0), (1024, 40000)]),
-        ("in_a_loop", &[(64, 0), (1024, 0), (1024, 40000)]),
-        ("by_trait", &[(1024, 0), (1024, 40000)]),
-        ("by_macro", &[(64, 0), (64, 40000), (1024, 40000)]),
-    ];
-    for (name, made) in made {
-        let got = launches(&ok(&dir, name));
-        for pair in made {
-            assert!(got.contains(pair), "{name}: {pair:?} missing from {got:?}");
-        }
+    for name in ["by_method", "in_a_loop", "by_trait", "by_macro"] {
+        let errors = spec_of(&dir, name).err().expect("an error");
+        assert!(
+            errors.iter().any(|e| e.starts_with(
+                "the conditions `m < 256` and `n < 256` both depend on `n`, and the reader \
+                 cannot apply `m < 256` to its values"
+            )),
+            "{name}: {errors:?}"
+        );
     }
 }
 
@@ -1601,4 +1606,114 @@ pub fn wide(s: &Stream, n: u32) {
         note.ends_with("; and 7 more (`cargo occupancy report` lists each)"),
         "{note}"
     );
+}
+
+/// Two conditions on one run-time input: each launch is one a path of the code makes. A
+/// comparison the reader can apply to the input's values narrows them, wherever it is
+/// written: a `bool` helper (`small(n)`), a value moved by literals and bound to a name
+/// (`let m = n + 1;`, `10 - n`, `-m`), a struct field, `u64::from(n)`, a `match` on `n + 1`.
+/// One it cannot apply (`n * 3 == 256`, `n.min(300) == 300`, `n != 5` over a range) makes
+/// the launches after both not read, with an error that says why, unless its other way
+/// makes no launch (a guard: `if n % 32 != 0 { return; }`); they were read as every pair,
+/// (64, 40000) and (1024, 0) among them, which no run makes.
+#[test]
+fn two_conditions_on_one_input_never_pair_ways_no_run_takes() {
+    type Case<'a> = (&'a str, &'a str, &'a [(u32, u32)]);
+    let cases: [Case<'_>; 14] = [
+        (
+            "bool_helper",
+            "if small(n) { 64 } else { 1024 }",
+            &[(64, 0), (1024, 40000)],
+        ),
+        (
+            "bool_bound",
+            "{ let t = small(n); if t { 64 } else { 1024 } }",
+            &[(64, 0), (1024, 40000)],
+        ),
+        (
+            "bool_by_ref",
+            "if is_small(&n) { 64 } else { 1024 }",
+            &[(64, 0), (1024, 40000)],
+        ),
+        (
+            "moved_copy",
+            "{ let m = n + 1; let k = m; if k < 257 { 64 } else { 1024 } }",
+            &[(64, 0), (1024, 40000)],
+        ),
+        (
+            "match_moved",
+            "match n + 1 { x if x < 257 => 64, _ => 1024 }",
+            &[(64, 0), (1024, 40000)],
+        ),
+        (
+            "negative_step",
+            "if n + -5 < 251 { 64 } else { 1024 }",
+            &[(64, 0), (1024, 40000)],
+        ),
+        // 10 - n panics past 10: n < 10 takes 64, n = 10 takes 1024, both with 0.
+        (
+            "literal_left",
+            "if 10 - n > 0 { 64 } else { 1024 }",
+            &[(64, 0), (1024, 0)],
+        ),
+        (
+            "negated",
+            "{ let m = n as i64; if -m > -256 { 64 } else { 1024 } }",
+            &[(64, 0), (1024, 40000)],
+        ),
+        (
+            "field",
+            "{ let p = P { v: n }; if p.v < 256 { 64 } else { 1024 } }",
+            &[(64, 0), (1024, 40000)],
+        ),
+        (
+            "from",
+            "if u64::from(n) < 256 { 64 } else { 1024 }",
+            &[(64, 0), (1024, 40000)],
+        ),
+        (
+            "guard",
+            "{ if n % 32 != 0 { return; } if n < 256 { 64 } else { 1024 } }",
+            &[(64, 0), (1024, 40000)],
+        ),
+        ("times", "if n * 3 == 256 { 64 } else { 1024 }", &[]),
+        ("min", "if n.min(300) == 300 { 1024 } else { 64 }", &[]),
+        ("not_equal", "if n != 5 { 64 } else { 1024 }", &[]),
+    ];
+    let mut text = String::from(
+        "pub fn small(n: u32) -> bool { n < 256 }
+pub fn is_small(n: &u32) -> bool { *n < 256 }
+pub struct P { pub v: u32 }
+",
+    );
+    for (name, block, _) in &cases {
+        text.push_str(&format!(
+            "
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn {name}(s: &Stream, n: u32) {{
+    let b = {block};
+    let smem = if n < 256 {{ 0 }} else {{ 40000 }};
+    s.launch(LaunchConfig {{ grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem }});
+}}
+"
+        ));
+    }
+    let dir = crate_with("two_conditions", &text);
+    for (name, _, want) in cases {
+        if want.is_empty() {
+            let errors = spec_of(&dir, name).err().expect("an error");
+            assert!(
+                errors.iter().any(|e| e.starts_with("the conditions `")
+                    && e.contains(
+                        "` and `n < 256` both depend on `n`, and the reader cannot apply"
+                    )),
+                "{name}: {errors:?}"
+            );
+            continue;
+        }
+        let mut got = launches(&ok(&dir, name));
+        got.sort();
+        got.dedup();
+        assert_eq!(got, want, "{name}");
+    }
 }

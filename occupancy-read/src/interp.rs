@@ -34,7 +34,8 @@ use crate::ir::{
 };
 use crate::names::{self, ConstDef, Def, FnDef, ModuleId, Names, Place, Returns};
 use crate::value::{
-    self, ChoiceId, ConfigVal, Int, Kernel, Refill, Slot, SourceId, StructVal, Term, Unknown, Val,
+    self, ChoiceId, ConfigVal, Int, Kernel, Refill, Slot, SourceId, Step, StructVal, Term, Unknown,
+    Val, moved, moved_back,
 };
 
 /// The most paths followed at once, the bound both readers share; past it, the rest are
@@ -213,6 +214,13 @@ pub struct LaunchRec {
     pub name: Option<String>,
     /// Where the launch is: the call or the construction.
     pub at: At,
+    /// Why the path that makes it may be one no run of the code takes, when it may: the
+    /// launch is then not checked (two conditions on one run-time input, one of which the
+    /// reader could not apply to the input's values), with the splits of the conditions it
+    /// could not apply ([`Decision::split`]).
+    pub uncertain: Option<(Rc<str>, Vec<u32>)>,
+    /// The ways the conditions on run-time inputs went on its path: (split, holds).
+    pub ways: Vec<(u32, bool)>,
 }
 
 /// What the interpreter recognises as launches.
@@ -314,18 +322,6 @@ struct Alias {
     steps: Vec<Step>,
 }
 
-/// One step from a caller's name to the argument a helper is given.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Step {
-    /// `+ k` (`- k` is `+ -k`).
-    Plus(i128),
-    /// `* k`, `k` at least 1.
-    Times(i128),
-    /// `as ty`: the value as it is where the caller's values all fit `ty` (checked at the
-    /// call, [`moved`]).
-    Cast(IntTy),
-}
-
 /// The caller's name an argument moves by literals (`n + 1`, `2 * n`, `(n - 4) as usize`)
 /// and the steps from it, innermost first; `None` for any other argument.
 fn alias_steps(arg: &Expr) -> Option<(&str, Vec<Step>)> {
@@ -358,48 +354,6 @@ fn alias_steps(arg: &Expr) -> Option<(&str, Vec<Step>)> {
     };
     steps.push(step);
     Some((name, steps))
-}
-
-/// What an expression moving a name by `steps` gives where the name is `set`; `None`
-/// where a cast changes a value of it (`n as u8` of an `n` up to 1000).
-fn moved(steps: &[Step], set: &AbstractInt) -> Option<AbstractInt> {
-    let mut set = set.clone();
-    for step in steps {
-        set = match *step {
-            Step::Plus(k) => set.add(&AbstractInt::known(k)),
-            Step::Times(k) => set.mul(&AbstractInt::known(k)),
-            Step::Cast(ty) => match set.bounds() {
-                (Some(lo), Some(hi)) if ty.min() <= lo && hi <= ty.max() => set,
-                _ => return None,
-            },
-        };
-    }
-    Some(set)
-}
-
-/// The name's values whose moved value (by `steps`) lies in `narrowed`: the steps undone,
-/// last first, as bounds or members.
-fn moved_back(steps: &[Step], narrowed: &AbstractInt) -> Option<AbstractInt> {
-    let mut set = narrowed.clone();
-    for step in steps.iter().rev() {
-        set = match *step {
-            Step::Plus(k) => set.sub(&AbstractInt::known(k)),
-            Step::Cast(_) => set,
-            Step::Times(k) => match set.members() {
-                Some(members) => {
-                    AbstractInt::one_of(members.iter().filter(|m| *m % k == 0).map(|m| m / k))?
-                }
-                None => {
-                    let (lo, hi) = set.bounds();
-                    AbstractInt::range(
-                        lo.map(|lo| lo.div_euclid(k) + i128::from(lo.rem_euclid(k) != 0)),
-                        hi.map(|hi| hi.div_euclid(k)),
-                    )
-                }
-            },
-        };
-    }
-    Some(set)
 }
 
 /// Binds a helper's aliased parameters (`block_for(big)`) to the caller's names, `path`'s
@@ -468,6 +422,25 @@ fn rest(set: &AbstractInt, excluded: &AbstractInt) -> Option<AbstractInt> {
     }
 }
 
+/// One way a condition on run-time inputs went on a path: what later conditions on the
+/// same inputs are checked against ([`Interp::decide`]).
+#[derive(Clone, Debug, PartialEq)]
+struct Decision {
+    /// The split it is one way of (both ways share it; a path that joins both drops it).
+    split: u32,
+    /// Which way.
+    holds: bool,
+    /// The inputs the condition depends on (each copy's original).
+    roots: Vec<SourceId>,
+    /// The path's values do not hold all the condition said of those inputs (`small(n)` of
+    /// a function not read, `n * 3 == 256`): a later condition on one of them may go a way
+    /// no value of this path takes.
+    blurred: bool,
+    /// The condition as written, without its opening backtick (`` n < 256` ``, `` n < 100`
+    /// (in `block_for_u8`) ``: [`Interp::condition_text`]).
+    text: Rc<str>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 enum FactKind {
     Holds(bool),
@@ -488,6 +461,12 @@ pub struct Path {
     /// Set on the fold of the paths past [`MAX_PATHS`]: a launch this path makes is not
     /// recorded (the error on the construct that split the paths says why).
     overflow: Option<Rc<str>>,
+    /// The ways conditions on run-time inputs went to reach here.
+    decisions: Vec<Decision>,
+    /// Why the path may be one no run of the code takes: two conditions on one input, one
+    /// of which the reader could not apply to it ([`Interp::decide`]). Its launches are not
+    /// checked. With the splits of the conditions the reader could not apply.
+    uncertain: Option<(Rc<str>, Vec<u32>)>,
 }
 
 type Outs = Vec<(Path, Val)>;
@@ -519,6 +498,8 @@ pub struct Interp<'r> {
     nesting: usize,
     calls: Vec<String>,
     next_version: u32,
+    /// The conditions that split a path so far ([`Decision::split`]).
+    splits: u32,
     /// The `let` initialiser being evaluated, when it builds a configuration: recorded
     /// through its binding, not where it is built.
     bound_init: Option<*const Expr>,
@@ -544,6 +525,8 @@ impl Path {
             helpers: Vec::new(),
             flow: Flow::Normal,
             overflow: None,
+            decisions: Vec::new(),
+            uncertain: None,
         }
     }
 
@@ -638,6 +621,7 @@ impl<'r> Interp<'r> {
             nesting: 0,
             calls: Vec::new(),
             next_version: 0,
+            splits: 0,
             bound_init: None,
             method_loans: Vec::new(),
             cache: HashMap::new(),
@@ -657,6 +641,15 @@ impl<'r> Interp<'r> {
             copy_of: None,
         });
         (self.sources.len() - 1) as SourceId
+    }
+
+    /// Whether `i` is a run-time input as a whole (or a copy of one): what narrows it is all
+    /// that is known of the input.
+    fn whole(&self, i: &Int) -> bool {
+        i.source.is_some_and(|s| {
+            let input = self.original(s);
+            i.roots.iter().all(|r| self.original(*r) == input)
+        })
     }
 
     /// The input `s` is a copy of, through every copy (itself when it is none's).
@@ -717,6 +710,47 @@ impl<'r> Interp<'r> {
         let outs = self.eval_block(body, path, None);
         for (mut path, _) in outs {
             self.leave_scope(&mut path, 0);
+        }
+        self.settle_uncertain();
+    }
+
+    /// A launch of a path that may be one no run takes ([`Path::uncertain`]) stays
+    /// uncertain only where the way a condition the reader could not apply went decides
+    /// which launch the site makes: where no launch of the site took that condition's other
+    /// way (a guard whose other way ends the path: `if data_elems < n * k { bail!(..) }`),
+    /// or every one that did makes the same launch, or a certain path makes it too, it is
+    /// the code's whichever way the condition goes.
+    fn settle_uncertain(&mut self) {
+        let same = |a: &LaunchRec, b: &LaunchRec| {
+            a.config == b.config && a.kernel == b.kernel && a.masks == b.masks
+        };
+        let made: Vec<bool> = self
+            .launches
+            .iter()
+            .map(|rec| {
+                let Some((_, splits)) = &rec.uncertain else {
+                    return false;
+                };
+                // Another way of one of the two splits, at this site.
+                let other_way = |other: &LaunchRec| {
+                    other.ways.iter().any(|(split, holds)| {
+                        splits.contains(split) && !rec.ways.contains(&(*split, *holds))
+                    })
+                };
+                let decided_elsewhere = self
+                    .launches
+                    .iter()
+                    .all(|other| other.at != rec.at || !other_way(other) || same(rec, other));
+                let certain_too = self.launches.iter().any(|other| {
+                    other.uncertain.is_none() && other.at == rec.at && same(rec, other)
+                });
+                decided_elsewhere || certain_too
+            })
+            .collect();
+        for (rec, made) in self.launches.iter_mut().zip(made) {
+            if made {
+                rec.uncertain = None;
+            }
         }
     }
 
@@ -1915,6 +1949,14 @@ impl<'r> Interp<'r> {
         if matches!(idents.as_slice(), ["Ok" | "Some"]) && args.len() == 1 {
             return self.eval(&args[0], path, None);
         }
+        // `u64::from(n)`: the standard library's conversions between integer types are
+        // lossless, a cast that keeps the value.
+        if let [ty, "from"] = idents.as_slice()
+            && let Some(ty) = IntTy::from_name(ty)
+            && args.len() == 1
+        {
+            return self.eval_cast(&args[0], ty, path);
+        }
         if let Some(p) = self.launch_helper(&idents, &path) {
             return self.helper_launch(idents.last().copied().unwrap_or(""), p, args, at, path);
         }
@@ -2060,7 +2102,19 @@ impl<'r> Interp<'r> {
         let refs: Vec<(&Expr, Option<IntTy>)> = args.iter().map(|a| (a, None)).collect();
         self.sequence(&refs, path)
             .into_iter()
-            .map(|(p, _)| (p, unknown(why.as_str())))
+            .map(|(p, vals)| {
+                // What it returns may depend on the run-time inputs it is given.
+                let roots = vals
+                    .iter()
+                    .fold(Vec::new(), |acc, v| value::roots(&acc, &v.roots()));
+                let v = Val::Unknown(Unknown {
+                    why: why.as_str().into(),
+                    roots,
+                    source: None,
+                    panic: false,
+                });
+                (p, v)
+            })
             .collect()
     }
 
@@ -2442,6 +2496,7 @@ impl<'r> Interp<'r> {
             term: None,
             roots: i.roots.clone(),
             source: None,
+            moved: None,
         });
         let version = self.version();
         if let Some(b) = path.lookup_mut(name) {
@@ -2606,6 +2661,8 @@ impl<'r> Interp<'r> {
             helpers: path.helpers.clone(),
             name,
             at,
+            uncertain: path.uncertain.clone(),
+            ways: path.decisions.iter().map(|d| (d.split, d.holds)).collect(),
         });
     }
 
@@ -2711,7 +2768,7 @@ impl<'r> Interp<'r> {
                     continue;
                 }
                 for (path, vals) in self.split(path, vals) {
-                    out.extend(self.compare(*op, l, r, &vals[0], &vals[1], path));
+                    out.extend(self.compare((*op, l, r), cond, &vals[0], &vals[1], path));
                 }
             }
             return self.decided(out, cond, &versions);
@@ -2738,6 +2795,15 @@ impl<'r> Interp<'r> {
                         if let Some(b) = no.lookup_mut(name) {
                             b.val = Val::Bool(Some(false));
                         }
+                    }
+                    // A value of run-time inputs the reader cannot test (`small(n)` of a
+                    // function not read): neither way says anything of them.
+                    let roots = v.roots();
+                    if !roots.is_empty() {
+                        let split = self.next_split();
+                        let text = self.condition_text(cond);
+                        self.decide(&mut yes, (split, true), &roots, true, &text);
+                        self.decide(&mut no, (split, false), &roots, true, &text);
                     }
                     out.push((yes, true));
                     out.push((no, false));
@@ -2772,6 +2838,100 @@ impl<'r> Interp<'r> {
             .collect()
     }
 
+    /// How a condition is named in messages: as written, with the helper it is in
+    /// (`` `n < 100` (in `block_for_u8`) ``).
+    fn condition_text(&self, cond: &Expr) -> Rc<str> {
+        let written = ir::text(cond);
+        match self.calls.last() {
+            Some(key) => {
+                let name = key.rsplit("::").next().unwrap_or(key);
+                format!("{written}` (in `{name}`)").into()
+            }
+            None => format!("{written}`").into(),
+        }
+    }
+
+    /// A new split's number ([`Decision::split`]).
+    fn next_split(&mut self) -> u32 {
+        self.splits += 1;
+        self.splits
+    }
+
+    /// Both ways of `cond`, a condition on the inputs `roots` that the reader cannot apply
+    /// to their values.
+    fn blind_split(&mut self, path: Path, roots: &[SourceId], cond: &Expr) -> Vec<(Path, bool)> {
+        let split = self.next_split();
+        let text = self.condition_text(cond);
+        [true, false]
+            .into_iter()
+            .map(|holds| {
+                let mut p = path.clone();
+                self.decide(&mut p, (split, holds), roots, true, &text);
+                (p, holds)
+            })
+            .collect()
+    }
+
+    /// Records on `path` that `text`, a condition on the run-time inputs `roots`, went the
+    /// way `holds` at the split `split`; `blurred`: the path's values do not hold all the
+    /// condition said of those inputs. Where a blurred condition and another one depend on
+    /// one input, the path may be one no run of the code takes (`if small(n)` of a function
+    /// not read, then `if n < 256`: two of the four ways are impossible, and which two is not
+    /// known): the path is marked uncertain, and its launches are not checked.
+    fn decide(
+        &self,
+        path: &mut Path,
+        (split, holds): (u32, bool),
+        roots: &[SourceId],
+        blurred: bool,
+        text: &Rc<str>,
+    ) {
+        let mut roots: Vec<SourceId> = roots.iter().map(|r| self.original(*r)).collect();
+        roots.sort_unstable();
+        roots.dedup();
+        if roots.is_empty() {
+            return;
+        }
+        if path.uncertain.is_none()
+            && let Some((d, input)) = path.decisions.iter().find_map(|d| {
+                let shared = d.roots.iter().find(|r| roots.contains(r))?;
+                (d.blurred || blurred).then_some((d, *shared))
+            })
+        {
+            let unread = if d.blurred { &d.text } else { text };
+            let input = self.why(&[input]);
+            let input = input.split(" is ").next().unwrap_or("a run-time value");
+            let examples = match input.strip_prefix('`').and_then(|n| n.strip_suffix('`')) {
+                Some(x) if !x.contains('`') => {
+                    format!(" (`{x} < 256`, `{x} + 1 < 257`, `(2 * {x}) as u64 < 512`)")
+                }
+                _ => String::new(),
+            };
+            let splits = [(d.split, d.blurred), (split, blurred)]
+                .into_iter()
+                .filter_map(|(s, b)| b.then_some(s))
+                .collect();
+            path.uncertain = Some((
+                format!(
+                    "the conditions `{} and `{text} both depend on {input}, and the reader \
+                     cannot apply `{unread} to its values: which ways they go together is not \
+                     known, so this launch is not checked; test {input} itself or moved by \
+                     literals{examples}, there or in a helper given it",
+                    d.text,
+                )
+                .into(),
+                splits,
+            ));
+        }
+        path.decisions.push(Decision {
+            split,
+            holds,
+            roots,
+            blurred,
+            text: text.clone(),
+        });
+    }
+
     /// The versions of the bindings `e` reads on `path`.
     fn versions(&self, e: &Expr, path: &Path) -> Vec<(Rc<str>, u32)> {
         let mut names = Vec::new();
@@ -2785,9 +2945,8 @@ impl<'r> Interp<'r> {
     /// `a op b` on one path: decided, or split with each side refined.
     fn compare(
         &mut self,
-        op: Comparison,
-        l: &Expr,
-        r: &Expr,
+        (op, l, r): (Comparison, &Expr, &Expr),
+        cond: &Expr,
         a: &Val,
         b: &Val,
         mut path: Path,
@@ -2835,16 +2994,44 @@ impl<'r> Interp<'r> {
             Truth::Always => vec![(path, true)],
             Truth::Never => vec![(path, false)],
             Truth::Sometimes => {
+                let roots = value::roots(&a.roots(), &b.roots());
                 let (Val::Int(x), Val::Int(y)) = (a, b) else {
-                    return vec![(path.clone(), true), (path, false)];
+                    return self.blind_split(path, &roots, cond);
                 };
                 // The ways it goes ([`refine::sides`]), each operand that names a binding
                 // narrowed on each.
+                let split = self.next_split();
+                let text = self.condition_text(cond);
                 let mut out = Vec::new();
                 for side in refine::sides(&x.set, op, &y.set, truth) {
                     let mut p = path.clone();
-                    self.narrow(&mut p, l, side.left);
-                    self.narrow(&mut p, r, side.right);
+                    // Whether the values hold what this way says of the inputs: each
+                    // operand a constant or an input narrowed as a whole, and the narrowed
+                    // values deciding the comparison this way.
+                    let decided = compare_vals(
+                        op,
+                        &Val::Int(Int {
+                            set: side.left.clone(),
+                            ..x.clone()
+                        }),
+                        &Val::Int(Int {
+                            set: side.right.clone(),
+                            ..y.clone()
+                        }),
+                    ) == if side.holds {
+                        Truth::Always
+                    } else {
+                        Truth::Never
+                    };
+                    let (Some(exact_l), Some(exact_r)) = (
+                        self.narrow_operand(&mut p, l, x, side.left),
+                        self.narrow_operand(&mut p, r, y, side.right),
+                    ) else {
+                        // No value of the input takes this way.
+                        continue;
+                    };
+                    let blurred = !(decided && exact_l && exact_r);
+                    self.decide(&mut p, (split, side.holds), &roots, blurred, &text);
                     out.push((p, side.holds));
                 }
                 out
@@ -2853,29 +3040,44 @@ impl<'r> Interp<'r> {
     }
 
     /// Narrows the binding `e` names (if it names an integer one) to `narrowed`, what a
-    /// comparison says of it on this path ([`refine::sides`]).
-    fn narrow(&mut self, path: &mut Path, e: &Expr, narrowed: AbstractInt) {
+    /// comparison says of it on this path ([`refine::sides`]). Returns whether the binding
+    /// is a run-time input as a whole (or a copy of one) and now holds all that `narrowed`
+    /// says of it: every binding of that input is narrowed with it, so that a later test of
+    /// the input goes the same way.
+    fn narrow(&mut self, path: &mut Path, e: &Expr, narrowed: AbstractInt) -> bool {
         // A name, or a name moved by literals (`n + 1 < 100`, `(n as u32) < 100`): the
         // name's values whose expression is in `narrowed`.
         let Some((name, steps)) = alias_steps(e) else {
-            return;
+            return false;
         };
         let Some(b) = path.lookup_mut(name) else {
-            return;
+            return false;
         };
-        let Val::Int(i) = &mut b.val else { return };
+        let Val::Int(i) = &mut b.val else {
+            return false;
+        };
+        let whole = self.whole(i);
         let narrowed = if steps.is_empty() {
             narrowed
         } else {
             let Some(back) = moved(&steps, &i.set).and_then(|_| moved_back(&steps, &narrowed))
             else {
-                return;
+                return false;
             };
             let (lo, hi) = back.bounds();
-            match i.set.within(lo, hi) {
-                Some(set) => set,
-                None => return,
+            let Some(set) = i.set.within(lo, hi) else {
+                return false;
+            };
+            // The values kept must all move into `narrowed` (`2 * n < 7`: `n` up to 3).
+            if moved(&steps, &set).is_none_or(|m| {
+                let (a, b) = m.bounds();
+                let (lo, hi) = narrowed.bounds();
+                lo.is_some_and(|lo| a.is_none_or(|a| a < lo))
+                    || hi.is_some_and(|hi| b.is_none_or(|b| b > hi))
+            }) {
+                return false;
             }
+            set
         };
         let before = std::mem::replace(&mut i.set, narrowed.clone());
         if let Some(s) = i.source {
@@ -2907,6 +3109,77 @@ impl<'r> Interp<'r> {
                 self.recheck(path, t);
             }
         }
+        whole
+    }
+
+    /// Narrows what the operand `e`, of value `v`, names or is to `narrowed` (what a
+    /// comparison says of it on this path): the binding it names ([`Interp::narrow`]), and
+    /// the input it is moved by literals ([`Interp::narrow_moved`]). Returns whether the
+    /// path's values now hold all that `narrowed` says of the inputs `v` depends on; `None`
+    /// where no value of its input takes this way.
+    fn narrow_operand(
+        &mut self,
+        path: &mut Path,
+        e: &Expr,
+        v: &Int,
+        narrowed: AbstractInt,
+    ) -> Option<bool> {
+        let by_name = self.narrow(path, e, narrowed.clone());
+        if by_name || v.roots.is_empty() {
+            return Some(true);
+        }
+        // A value that is an input, moved or not, where no binding names it as it is
+        // (`p.v` of `P { v: n }`, `n + 1` given to a helper).
+        let Some((input, steps)) = v.moved_from() else {
+            return Some(false);
+        };
+        let input = self.original(input);
+        self.narrow_moved(path, input, steps, &narrowed)
+    }
+
+    /// Narrows every binding of the input `input` to the values that `steps` move into
+    /// `narrowed`; returns whether they all do (the narrowing is exact), `None` where none
+    /// does.
+    fn narrow_moved(
+        &mut self,
+        path: &mut Path,
+        input: SourceId,
+        steps: &[Step],
+        narrowed: &AbstractInt,
+    ) -> Option<bool> {
+        let Some(back) = moved_back(steps, narrowed) else {
+            return Some(false);
+        };
+        let (lo, hi) = back.bounds();
+        let mut exact = true;
+        let mut touched = Vec::new();
+        for frame in &mut path.frames {
+            for other in &mut frame.env {
+                if let Val::Int(o) = &mut other.val
+                    && let Some(t) = o.source
+                    && self.original(t) == input
+                    && o.roots.iter().all(|r| self.original(*r) == input)
+                {
+                    match o.set.within(lo, hi) {
+                        None => return None,
+                        Some(set) => {
+                            let (a, b) = moved(steps, &set).map_or((None, None), |m| m.bounds());
+                            let (nlo, nhi) = narrowed.bounds();
+                            exact &= nlo.is_none_or(|l| a.is_some_and(|a| a >= l))
+                                && nhi.is_none_or(|h| b.is_some_and(|b| b <= h));
+                            o.set = set;
+                        }
+                    }
+                    if !touched.contains(&t) {
+                        touched.push(t);
+                    }
+                }
+            }
+        }
+        for t in &touched {
+            self.recheck(path, *t);
+        }
+        Some(exact && !touched.is_empty())
     }
 
     /// A condition narrowed the input `s`: the run-time sets computed from it earlier keep
@@ -3395,13 +3668,17 @@ impl<'r> Interp<'r> {
         for (name, ty) in names {
             let version = self.version();
             let why = format!("`{name}` is assigned in a loop whose exit the reader cannot bound");
+            // What it held before the loop may still be in it (`m += 1000` from `m = n`).
+            let before = path.lookup(name).map(|b| b.val.roots()).unwrap_or_default();
             let val = match ty {
                 Some(ty) => {
                     let key = SourceKey {
                         name: name.clone(),
                         at: at.0,
                     };
-                    Val::Int(Int::input(Some(*ty), self.source(why, key)))
+                    let mut i = Int::input(Some(*ty), self.source(why, key));
+                    i.roots = value::roots(&before, &i.roots);
+                    Val::Int(i)
                 }
                 None => unknown(why),
             };
@@ -3519,6 +3796,7 @@ impl<'r> Interp<'r> {
             term: None,
             roots,
             source: None,
+            moved: None,
         });
         let val = self.named_value(var, val, l.at, None, &p, None);
         if let Val::Choice(c, _) = &val
@@ -4049,6 +4327,7 @@ impl<T: OutValue> PathState for Out<T> {
     /// What both conditions decided; the names and helpers either read.
     fn absorb(&mut self, other: Self) {
         let p = other.0;
+        merge_decisions(&mut self.0, &p);
         merge_reads(&mut self.0, &p.facts, p.reads, p.helpers);
     }
 
@@ -4093,6 +4372,7 @@ fn join(q: &mut Path, p: Path, why: &Rc<str>) {
             // A set the other path did not narrow: every member.
             None => false,
         });
+    merge_decisions(q, &p);
     for c in p.stale {
         if !q.stale.contains(&c) {
             q.stale.push(c);
@@ -4117,6 +4397,16 @@ fn merge_reads(q: &mut Path, facts: &[Fact], reads: Vec<Rc<Term>>, helpers: Vec<
         if !q.helpers.contains(&h) {
             q.helpers.push(h);
         }
+    }
+}
+
+/// Another path's decisions merged into `q`'s: the ways both went (both ways of a split
+/// joined are no longer a way taken), uncertain only where both are (a launch either makes
+/// is made where the other is possible).
+fn merge_decisions(q: &mut Path, p: &Path) {
+    q.decisions.retain(|d| p.decisions.contains(d));
+    if p.uncertain.is_none() {
+        q.uncertain = None;
     }
 }
 

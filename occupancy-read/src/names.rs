@@ -109,6 +109,9 @@ pub enum Returns {
     /// read where the function makes one path: a name it chooses on several paths is not
     /// tied to the caller's conditions, so it would be paired with another path's block.
     Text,
+    /// `bool`: a test of the caller's values (`fn small(n: u32) -> bool { n < 256 }`), whose
+    /// comparisons of a parameter given the caller's name narrow that name on each way.
+    Bool,
     /// Anything else (not read).
     Other,
 }

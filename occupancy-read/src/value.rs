@@ -56,6 +56,37 @@ pub struct Int {
     pub roots: Vec<SourceId>,
     /// It is exactly this input's value (so that a key's candidates can stand for it).
     pub source: Option<SourceId>,
+    /// It is an input's value moved by literals (`n + 1`, `2 * n`, `(n - 4) as usize`): a
+    /// comparison of it says what the input is.
+    pub moved: Option<Rc<Moved>>,
+}
+
+/// An input's value moved by literals: see [`Int::moved`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Moved {
+    /// The input.
+    pub input: SourceId,
+    /// The steps from it, first first (never empty).
+    pub steps: Vec<Step>,
+}
+
+impl Int {
+    /// The input this value is, moved by the steps returned (none: the input itself).
+    pub fn moved_from(&self) -> Option<(SourceId, &[Step])> {
+        match (&self.moved, self.source) {
+            (Some(m), _) => Some((m.input, &m.steps)),
+            (None, Some(s)) => Some((s, &[])),
+            (None, None) => None,
+        }
+    }
+
+    /// This value moved by `more`, where it is an input moved by literals.
+    fn moved_by(&self, more: &[Step]) -> Option<Rc<Moved>> {
+        let (input, steps) = self.moved_from()?;
+        let mut steps = steps.to_vec();
+        steps.extend_from_slice(more);
+        Some(Rc::new(Moved { input, steps }))
+    }
 }
 
 /// A value.
@@ -398,6 +429,7 @@ impl Int {
             term: term.map(Rc::new),
             roots: Vec::new(),
             source: None,
+            moved: None,
         }
     }
 
@@ -413,6 +445,7 @@ impl Int {
             term: None,
             roots: vec![source],
             source: Some(source),
+            moved: None,
         }
     }
 
@@ -537,6 +570,7 @@ fn finish(
             term,
             roots,
             source: None,
+            moved: None,
         }));
     }
     Outcome {
@@ -546,6 +580,7 @@ fn finish(
             term: None,
             roots,
             source: None,
+            moved: None,
         }),
         dropped: dropped(parts),
     }
@@ -581,9 +616,13 @@ pub fn unary(neg: bool, v: &Int) -> Outcome {
     }
     let symbol = if neg { "-" } else { "!" };
     let shown = v.value().map(|x| format!("`{symbol}{x}`"));
-    finish(&[v], v.ty, set, expr, || {
+    let mut out = finish(&[v], v.ty, set, expr, || {
         shown.unwrap_or_else(|| format!("`{symbol}`"))
-    })
+    });
+    if neg && let Val::Int(i) = &mut out.val {
+        i.moved = v.moved_by(&[Step::Neg]);
+    }
+    out
 }
 
 /// `a op b` with Rust's checked semantics; `expected`: the type an untyped literal takes.
@@ -678,7 +717,23 @@ pub fn binary(op: Op, l: &Int, r: &Int, expected: Option<IntTy>) -> Outcome {
             }),
         },
     };
-    finish(&[l, r], ty, set, expr, what)
+    // An input moved by a literal (`n + 1`, `n - 4`, `2 * n`) stays that input, moved.
+    let steps = match (op, l.value(), r.value()) {
+        (Op::Add, None, Some(k)) => Some((l, vec![Step::Plus(k)])),
+        (Op::Add, Some(k), None) => Some((r, vec![Step::Plus(k)])),
+        (Op::Sub, None, Some(k)) => k.checked_neg().map(|k| (l, vec![Step::Plus(k)])),
+        (Op::Sub, Some(k), None) => Some((r, vec![Step::Neg, Step::Plus(k)])),
+        (Op::Mul, None, Some(k)) if k >= 1 => Some((l, vec![Step::Times(k)])),
+        (Op::Mul, Some(k), None) if k >= 1 => Some((r, vec![Step::Times(k)])),
+        _ => None,
+    };
+    let mut out = finish(&[l, r], ty, set, expr, what);
+    if let Some((base, steps)) = steps
+        && let Val::Int(i) = &mut out.val
+    {
+        i.moved = base.moved_by(&steps);
+    }
+    out
 }
 
 /// `v as ty`: Rust's truncation.
@@ -699,6 +754,7 @@ pub fn cast(v: &Int, ty: IntTy) -> Outcome {
         && i.set == v.set
     {
         i.source = v.source;
+        i.moved = v.moved.clone();
     }
     out
 }
@@ -827,4 +883,62 @@ mod tests {
         assert_eq!(narrow.source, None);
         assert_eq!(int(cast(&k(300, IntTy::U32), IntTy::U8)).value(), Some(44));
     }
+}
+
+/// One step from a caller's name to the argument a helper is given.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Step {
+    /// `+ k` (`- k` is `+ -k`).
+    Plus(i128),
+    /// `* k`, `k` at least 1.
+    Times(i128),
+    /// `-x` (`10 - n` is `-n` then `+ 10`).
+    Neg,
+    /// `as ty`: the value as it is where the caller's values all fit `ty` (checked at the
+    /// call, [`moved`]).
+    Cast(IntTy),
+}
+
+/// What an expression moving a name by `steps` gives where the name is `set`; `None`
+/// where a cast changes a value of it (`n as u8` of an `n` up to 1000).
+pub fn moved(steps: &[Step], set: &AbstractInt) -> Option<AbstractInt> {
+    let mut set = set.clone();
+    for step in steps {
+        set = match *step {
+            Step::Plus(k) => set.add(&AbstractInt::known(k)),
+            Step::Times(k) => set.mul(&AbstractInt::known(k)),
+            Step::Neg => set.neg(),
+            Step::Cast(ty) => match set.bounds() {
+                (Some(lo), Some(hi)) if ty.min() <= lo && hi <= ty.max() => set,
+                _ => return None,
+            },
+        };
+    }
+    Some(set)
+}
+
+/// The name's values whose moved value (by `steps`) lies in `narrowed`: the steps undone,
+/// last first, as bounds or members.
+pub fn moved_back(steps: &[Step], narrowed: &AbstractInt) -> Option<AbstractInt> {
+    let mut set = narrowed.clone();
+    for step in steps.iter().rev() {
+        set = match *step {
+            Step::Plus(k) => set.sub(&AbstractInt::known(k)),
+            Step::Cast(_) => set,
+            Step::Neg => set.neg(),
+            Step::Times(k) => match set.members() {
+                Some(members) => {
+                    AbstractInt::one_of(members.iter().filter(|m| *m % k == 0).map(|m| m / k))?
+                }
+                None => {
+                    let (lo, hi) = set.bounds();
+                    AbstractInt::range(
+                        lo.map(|lo| lo.div_euclid(k) + i128::from(lo.rem_euclid(k) != 0)),
+                        hi.map(|hi| hi.div_euclid(k)),
+                    )
+                }
+            },
+        };
+    }
+    Some(set)
 }

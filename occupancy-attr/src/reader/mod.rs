@@ -809,6 +809,9 @@ fn refusal(
     choices: &[(ChoiceId, Vec<usize>)],
     involved: &[ChoiceId],
 ) -> Option<String> {
+    if let Some((why, _)) = &rec.uncertain {
+        return Some(why.to_string());
+    }
     if let Some(c) = rec.stale.first()
         && let Some(info) = interp.choices.get(*c as usize)
     {

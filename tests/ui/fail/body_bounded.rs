@@ -1,6 +1,7 @@
 // The reader's bounds, each an error on the construct it concerns, never a guess: more paths
 // than it follows, a loop whose exit it cannot bound, a helper that calls itself, two sets of
-// run-time values from one input whose pairs it cannot tell.
+// run-time values from one input whose pairs it cannot tell, two conditions on one input
+// of which it cannot apply one.
 struct LaunchConfig {
     grid_dim: (u32, u32, u32),
     block_dim: (u32, u32, u32),
@@ -48,9 +49,19 @@ fn unrelated(s: &Stream, n: u32) {
     s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: cols * 4 });
 }
 
+// `n * 3 == 256` says nothing the reader can keep of `n`: (64, 40000) would pair its way
+// with the other test's, which no run does.
+#[occupancy::check(regs = 32, target = "sm_80")]
+fn two_tests(s: &Stream, n: u32) {
+    let b = if n * 3 == 256 { 64 } else { 1024 };
+    let smem = if n < 256 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+
 fn main() {
     explode(&Stream, 0, 0, 0);
     unbounded(&Stream, 100);
     recursive(&Stream, 100);
     unrelated(&Stream, 100);
+    two_tests(&Stream, 100);
 }
