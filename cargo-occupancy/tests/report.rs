@@ -1795,3 +1795,48 @@ pub fn dead_on_one_line(dev: &Dev, k: u32, n: u32) -> Result<(), ()> {
         "{stdout}"
     );
 }
+
+/// A value the compiler confirms past `i64` and `u64` (`i128::MIN`, `1 << 100`) is written
+/// in `--json` as its decimal text, where it panicked the report (a tester's case).
+#[test]
+fn json_writes_confirmed_values_past_64_bits_as_text() {
+    let krate = scratch_crate(
+        "report-json-i128",
+        "report-json-i128",
+        r#"
+pub struct LaunchConfig { pub grid_dim: (u32, u32, u32), pub block_dim: (u32, u32, u32), pub shared_mem_bytes: u32 }
+pub struct Stream;
+impl Stream { pub fn launch(&self, _: LaunchConfig) {} }
+pub const LIMIT: u128 = 1 << 100;
+
+#[occupancy::check(regs = 32, target = "sm_80")]
+pub fn launch_min(s: &Stream, n: i128) {
+    let b = if n == i128::MIN { 256 } else { 512 };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = "sm_80")]
+pub fn launch_limit(s: &Stream, n: u128) {
+    let b = if n > LIMIT { 256 } else { 512 };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 });
+}
+"#,
+    );
+    let (_, report) = json(&[krate.to_str().unwrap()]);
+    let values = |name: &str| -> Vec<Value> {
+        wrapper(&report, name)["confirmations"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name}: {report}"))
+            .iter()
+            .map(|c| c["value"].clone())
+            .collect()
+    };
+    assert!(
+        values("launch_min").contains(&Value::from("-170141183460469231731687303715884105728")),
+        "{report}"
+    );
+    assert!(
+        values("launch_limit").contains(&Value::from("1267650600228229401496703205376")),
+        "{report}"
+    );
+}

@@ -107,11 +107,21 @@ impl Wrapper {
                 value["confirmations"] = spec
                     .confirmations
                     .iter()
-                    .map(|c| json!({"expression": c.text, "value": c.value, "from": c.what}))
+                    .map(|c| json!({"expression": c.text, "value": int_json(c.value), "from": c.what}))
                     .collect();
             }
         }
         value
+    }
+}
+
+/// An integer as a JSON number, or as its decimal text where it is past what JSON readers
+/// take as a number (`i128::MIN`, `1 << 100`: beyond `i64` and `u64`).
+fn int_json(v: i128) -> Json {
+    match (i64::try_from(v), u64::try_from(v)) {
+        (Ok(v), _) => json!(v),
+        (_, Ok(v)) => json!(v),
+        _ => json!(v.to_string()),
     }
 }
 
