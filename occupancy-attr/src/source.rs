@@ -336,13 +336,14 @@ fn fn_def(
                 None => Returns::Value,
             },
             None if matches!(&**ty, syn::Type::Tuple(t) if !t.elems.is_empty()) => Returns::Value,
+            None if matches!(&**ty, syn::Type::Never(_)) => Returns::Never,
             None => Returns::Other,
         },
         syn::ReturnType::Default => Returns::Other,
     };
     let is_const = sig.constness.is_some();
     // Only functions the reader can use: those returning a configuration, an integer, a
-    // tuple, a struct, a string or a `bool`. The rest are not recorded (and their bodies not lowered).
+    // tuple, a struct, a string or a `bool`, and those that never return. The rest are not recorded (and their bodies not lowered).
     if returns == Returns::Other {
         return None;
     }

@@ -1717,3 +1717,79 @@ pub fn {name}(s: &Stream, n: u32) {{
         assert_eq!(got, want, "{name}");
     }
 }
+
+/// Ways that end a path before the launch, and patterns that narrow: a path the code cannot
+/// take makes no launch. Each wrapper below launches 256 threads on every path that reaches
+/// the launch; the 2000 each also names is on a path that ends first (it was read as a
+/// launch, a `launch_impossible` no run makes). A tester's cases.
+#[test]
+fn paths_that_end_or_do_not_match_make_no_launch() {
+    let ends = [
+        ("or_pattern", "match n { 1 | 2 => {} _ => return }"),
+        ("matches_macro", "if !matches!(n, 1 | 2) { return; }"),
+        ("assert_eq", "assert_eq!(n, 5);"),
+        ("assert_ne", "assert_ne!(n > 100, true);"),
+        ("ensure", "ensure!(n <= 100, \"too big\");"),
+        ("err_question_mark", "if n > 100 { Err(Oops)?; }"),
+        ("exit", "if n > 100 { std::process::exit(1); }"),
+        ("abort", "if n > 100 { std::process::abort(); }"),
+        ("never_returns", "if n > 100 { fail(); }"),
+        ("endless_loop", "if n > 100 { loop {} }"),
+    ];
+    let mut text = String::from(
+        "pub struct Oops;
+pub fn fail() -> ! { panic!(\"no\") }
+macro_rules! ensure { ($c:expr, $m:expr) => { if !$c { return Err(Oops); } } }
+",
+    );
+    for (name, end) in ends {
+        text.push_str(&format!(
+            "
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn {name}(s: &Stream, n: u32) -> Result<(), Oops> {{
+    {end}
+    let b = if n > 100 {{ 2000 }} else {{ 256 }};
+    s.launch(LaunchConfig {{ grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 }});
+    Ok(())
+}}
+"
+        ));
+    }
+    text.push_str(
+        "
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn closure_assigns(s: &Stream) {
+    let mut b = 2000;
+    let mut fix = || b = 256;
+    fix();
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn tuple_match(s: &Stream, n: u32, m: bool) {
+    let b = match (n, m) { (1, true) => 256, (2, false) => 512, _ => return };
+    let smem = if n == 1 && !m { 200000 } else { 0 };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
+",
+    );
+    let dir = crate_with("paths_that_end", &text);
+    for (name, _) in ends {
+        assert_eq!(launches(&ok(&dir, name)), [(256, 0)], "{name}");
+    }
+    // The closure's assignment: the block is not known after it (it was read as 2000).
+    let errors = spec_of(&dir, "closure_assigns").err().expect("an error");
+    assert!(
+        errors.iter().any(|e| e.contains("known only at run time")),
+        "{errors:?}"
+    );
+    // A tuple's match is not applied to its integer: (256, 200000) and (512, 200000) were
+    // read, which no run makes; now the launch is not read, with the reason.
+    let errors = spec_of(&dir, "tuple_match").err().expect("an error");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.starts_with("the conditions `(n, m) matching an arm` and `n == 1`")),
+        "{errors:?}"
+    );
+}

@@ -428,6 +428,9 @@ fn rest(set: &AbstractInt, excluded: &AbstractInt) -> Option<AbstractInt> {
 struct Decision {
     /// The split it is one way of (both ways share it; a path that joins both drops it).
     split: u32,
+    /// The splits that test one value in turn (the arms of one `match`), never related to
+    /// each other: its own split elsewhere.
+    group: u32,
     /// Which way.
     holds: bool,
     /// The inputs the condition depends on (each copy's original).
@@ -500,6 +503,8 @@ pub struct Interp<'r> {
     next_version: u32,
     /// The conditions that split a path so far ([`Decision::split`]).
     splits: u32,
+    /// The `match` whose arms are being tried ([`Decision::group`]).
+    match_group: Option<u32>,
     /// The `let` initialiser being evaluated, when it builds a configuration: recorded
     /// through its binding, not where it is built.
     bound_init: Option<*const Expr>,
@@ -622,6 +627,7 @@ impl<'r> Interp<'r> {
             calls: Vec::new(),
             next_version: 0,
             splits: 0,
+            match_group: None,
             bound_init: None,
             method_loans: Vec::new(),
             cache: HashMap::new(),
@@ -1250,6 +1256,11 @@ impl<'r> Interp<'r> {
             Expr::Break(value) => self.eval_exit(value.as_deref(), false, path),
             Expr::Continue => vec![(with_flow(path, Flow::Continue), unknown(""))],
             Expr::Diverge => vec![(with_flow(path, Flow::Diverged), unknown(""))],
+            // `Err(e)?` returns the error: the path ends with no launch.
+            Expr::Try(inner) if matches!(&**inner, Expr::Call(p, args, _) if p.idents() == ["Err"] && args.len() == 1) =>
+            {
+                vec![(with_flow(path, Flow::Diverged), unknown(""))]
+            }
             Expr::Try(inner) => self.eval(inner, path, expected),
             Expr::Ref(inner, mutable) => self.eval_ref(inner, *mutable, path, expected),
             Expr::Closure(params, body) => self.eval_closure(params, body, path),
@@ -1537,6 +1548,26 @@ impl<'r> Interp<'r> {
         let depth = path.top().env.len();
         for (mut p, _) in self.eval(body, inner, None) {
             self.leave_scope(&mut p, depth);
+        }
+        // What the closure assigns of the enclosing bindings (`let mut fix = || b = 256;`)
+        // may change whenever it is called: not known from here on.
+        let mut path = path;
+        let mut assigned = Vec::new();
+        assigned_names(body, &mut assigned, 0);
+        for (name, _) in assigned {
+            let Some(b) = path.lookup(&name) else {
+                continue;
+            };
+            if matches!(b.val, Val::Int(_)) {
+                self.havoc_int(&mut path, &name);
+            } else {
+                let version = self.version();
+                let why = format!("`{name}` is assigned by a closure");
+                if let Some(b) = path.lookup_mut(&name) {
+                    b.val = unknown(why);
+                    b.version = version;
+                }
+            }
         }
         vec![(path, unknown("a closure"))]
     }
@@ -1949,6 +1980,13 @@ impl<'r> Interp<'r> {
         if matches!(idents.as_slice(), ["Ok" | "Some"]) && args.len() == 1 {
             return self.eval(&args[0], path, None);
         }
+        // The standard library's ends of the process: no launch follows.
+        if matches!(
+            idents.as_slice(),
+            ["std", "process", "exit" | "abort"] | ["process", "exit" | "abort"]
+        ) {
+            return vec![(with_flow(path, Flow::Diverged), unknown(""))];
+        }
         // `u64::from(n)`: the standard library's conversions between integer types are
         // lossless, a cast that keeps the value.
         if let [ty, "from"] = idents.as_slice()
@@ -1993,6 +2031,15 @@ impl<'r> Interp<'r> {
             }
             Err(why) => return self.opaque_call(args, why, path),
         };
+        // A function that never returns (`fn fail(..) -> !`): the path ends there.
+        if def.returns == Returns::Never {
+            let refs: Vec<(&Expr, Option<IntTy>)> = args.iter().map(|a| (a, None)).collect();
+            return self
+                .sequence(&refs, path)
+                .into_iter()
+                .map(|(p, _)| (with_flow(p, Flow::Diverged), unknown("")))
+                .collect();
+        }
         if def.params.len() != args.len() {
             let why = format!(
                 "`{}` takes {} arguments, given {}",
@@ -2802,8 +2849,8 @@ impl<'r> Interp<'r> {
                     if !roots.is_empty() {
                         let split = self.next_split();
                         let text = self.condition_text(cond);
-                        self.decide(&mut yes, (split, true), &roots, true, &text);
-                        self.decide(&mut no, (split, false), &roots, true, &text);
+                        self.decide(&mut yes, (split, split, true), &roots, true, &text);
+                        self.decide(&mut no, (split, split, false), &roots, true, &text);
                     }
                     out.push((yes, true));
                     out.push((no, false));
@@ -2866,7 +2913,7 @@ impl<'r> Interp<'r> {
             .into_iter()
             .map(|holds| {
                 let mut p = path.clone();
-                self.decide(&mut p, (split, holds), roots, true, &text);
+                self.decide(&mut p, (split, split, holds), roots, true, &text);
                 (p, holds)
             })
             .collect()
@@ -2881,7 +2928,7 @@ impl<'r> Interp<'r> {
     fn decide(
         &self,
         path: &mut Path,
-        (split, holds): (u32, bool),
+        (split, group, holds): (u32, u32, bool),
         roots: &[SourceId],
         blurred: bool,
         text: &Rc<str>,
@@ -2894,6 +2941,9 @@ impl<'r> Interp<'r> {
         }
         if path.uncertain.is_none()
             && let Some((d, input)) = path.decisions.iter().find_map(|d| {
+                if d.group == group {
+                    return None;
+                }
                 let shared = d.roots.iter().find(|r| roots.contains(r))?;
                 (d.blurred || blurred).then_some((d, *shared))
             })
@@ -2925,6 +2975,7 @@ impl<'r> Interp<'r> {
         }
         path.decisions.push(Decision {
             split,
+            group,
             holds,
             roots,
             blurred,
@@ -3031,7 +3082,7 @@ impl<'r> Interp<'r> {
                         continue;
                     };
                     let blurred = !(decided && exact_l && exact_r);
-                    self.decide(&mut p, (split, side.holds), &roots, blurred, &text);
+                    self.decide(&mut p, (split, split, side.holds), &roots, blurred, &text);
                     out.push((p, side.holds));
                 }
                 out
@@ -3265,15 +3316,18 @@ impl<'r> Interp<'r> {
             // Each path goes through the arms in order until one matches; a path no arm
             // matches (as far as the reader can tell) does not go on.
             let mut pending = vec![path];
+            let group = self.next_split();
             for arm in &m.arms {
                 let mut next = Vec::new();
                 for path in pending {
+                    let outer = self.match_group.replace(group);
                     let tried = self.pattern(
                         &arm.pat,
                         &scrutinee,
                         path,
                         Some((&m.scrutinee, versions.as_slice())),
                     );
+                    self.match_group = outer;
                     for (p, matched) in tried {
                         if !matched {
                             next.push(p);
@@ -3385,35 +3439,106 @@ impl<'r> Interp<'r> {
             }
             return out;
         }
-        let mut yes = path.clone();
-        let mut no = path;
-        if let (Val::Int(i), Some(Expr::Path(p, _))) = (val, scrutinee)
-            && let Some(name) = p.single()
-            && let Some(range) = self.pattern_range(pat, &yes)
-        {
-            let (lo, hi) = range.bounds();
-            // Where it matches, the values within the pattern; where it does not, the rest
-            // (`0..=255 => .., _ => ..`: 256 and up), where the rest is one range or a set.
-            // (The rest only of a pattern whose values are exact: a literal whose value is
-            // a range of possibilities excludes one of them, not all.)
-            let exact = matches!(pat, Pat::Range(..)) || range.known_value().is_some();
-            let rest = exact.then(|| rest(&i.set, &range)).flatten();
-            let sides = [(&mut yes, i.set.within(lo, hi)), (&mut no, rest)];
-            for (side, narrowed) in sides {
-                if let Some(narrowed) = narrowed
-                    && let Some(b) = side.lookup_mut(name)
-                    && let Val::Int(v) = &mut b.val
-                {
-                    v.set = narrowed;
+        let roots = val.roots();
+        let split = self.next_split();
+        let text = self.condition_text(&Expr::Opaque(format!(
+            "{} matching an arm",
+            scrutinee.map_or_else(|| "a value".to_owned(), ir::text)
+        )));
+        let mut out = Vec::new();
+        // Where it matches, the values within the pattern; where it does not, the rest
+        // (`0..=255 => .., _ => ..`: 256 and up), where the rest is one range or a set.
+        // (The rest only of a pattern whose values are exact: a literal whose value is a
+        // range of possibilities excludes one of them, not all.)
+        let ways: [(bool, Option<AbstractInt>); 2] = match val {
+            Val::Int(i) => match self.pattern_range(pat, &path) {
+                Some((range, exact)) => {
+                    // The scrutinee as the earlier arms left it (`0 => return` first: 1 and
+                    // up), not as it was evaluated before them.
+                    let set = self.current_set(&path, i);
+                    let (lo, hi) = range.bounds();
+                    let rest = exact.then(|| rest(&set, &range)).flatten();
+                    [(true, set.within(lo, hi)), (false, rest)]
+                }
+                None => [(true, None), (false, None)],
+            },
+            _ => [(true, None), (false, None)],
+        };
+        for (matched, narrowed) in ways {
+            let mut side = path.clone();
+            let mut exact = false;
+            if let (Val::Int(i), Some(narrowed)) = (val, narrowed) {
+                let e = scrutinee.cloned().unwrap_or(Expr::Opaque(String::new()));
+                match self.narrow_operand(&mut side, &e, i, narrowed) {
+                    // No value of the input matches this way.
+                    None => continue,
+                    Some(x) => exact = x,
                 }
             }
+            // A value other than an integer matched through its scrutinee: what the way
+            // decided is a fact ([`Interp::pattern`]) a later match on it follows.
+            let by_facts = scrutinee.is_some() && !holds_int(val);
+            // The arms of one `match` test one value in turn: never a pair to relate.
+            let group = self.match_group.unwrap_or(split);
+            let way = (split, group, matched);
+            self.decide(&mut side, way, &roots, !(exact || by_facts), &text);
+            let side = if matched {
+                self.bind(pat, val.clone(), side, At::NONE, None)
+            } else {
+                side
+            };
+            out.push((side, matched));
         }
-        let yes = self.bind(pat, val.clone(), yes, At::NONE, None);
-        vec![(yes, true), (no, false)]
+        out
+    }
+
+    /// What `i`, an input moved by literals (or not moved), is on `path`: the input's values
+    /// there moved by the steps; `i`'s own values where no binding holds the input.
+    fn current_set(&self, path: &Path, i: &Int) -> AbstractInt {
+        let Some((input, steps)) = i.moved_from() else {
+            return i.set.clone();
+        };
+        let input = self.original(input);
+        let held = path.frames.iter().rev().find_map(|f| {
+            f.env.iter().rev().find_map(|b| match &b.val {
+                Val::Int(o)
+                    if o.source.is_some_and(|s| self.original(s) == input) && self.whole(o) =>
+                {
+                    Some(o.set.clone())
+                }
+                _ => None,
+            })
+        });
+        match held.and_then(|set| moved(steps, &set)) {
+            Some(set) => {
+                let (lo, hi) = set.bounds();
+                i.set.within(lo, hi).unwrap_or(set)
+            }
+            None => i.set.clone(),
+        }
+    }
+
+    /// The integers a literal, range or or-pattern matches, and whether those are all it
+    /// matches (a literal whose value is a range of possibilities matches one of them).
+    fn pattern_range(&mut self, pat: &Pat, path: &Path) -> Option<(AbstractInt, bool)> {
+        if let Pat::Or(alternatives) = pat {
+            let mut all: Option<(AbstractInt, bool)> = None;
+            for p in alternatives {
+                let (range, exact) = self.pattern_range(p, path)?;
+                all = Some(match all {
+                    Some((a, e)) => (a.union(&range), e && exact),
+                    None => (range, exact),
+                });
+            }
+            return all;
+        }
+        let range = self.pattern_range_one(pat, path)?;
+        let exact = matches!(pat, Pat::Range(..)) || range.known_value().is_some();
+        Some((range, exact))
     }
 
     /// The integers a literal or range pattern matches.
-    fn pattern_range(&mut self, pat: &Pat, path: &Path) -> Option<AbstractInt> {
+    fn pattern_range_one(&mut self, pat: &Pat, path: &Path) -> Option<AbstractInt> {
         match pat {
             Pat::Lit(e) => match self.eval_quiet(e, path)? {
                 Val::Int(i) => Some(i.set),
@@ -3497,7 +3622,7 @@ impl<'r> Interp<'r> {
                 _ => Truth::Sometimes,
             },
             Pat::Lit(_) | Pat::Range(..) | Pat::Path(_) => match val {
-                Val::Int(i) => match self.pattern_range(pat, path) {
+                Val::Int(i) => match self.pattern_range_one(pat, path) {
                     Some(range) => {
                         if i.set.within(range.bounds().0, range.bounds().1).is_none() {
                             Truth::Never
@@ -3641,11 +3766,16 @@ impl<'r> Interp<'r> {
             LoopKind::Loop => entry.push(path),
         }
         let mut outs = Vec::new();
+        // A `loop` is left only by a `break`: a path that reaches the end of its body goes
+        // round again, from a state the havoc above already stands for (`loop {}` never
+        // ends).
+        let only_break = matches!(l.kind, LoopKind::Loop);
         for p in entry {
             let depth = p.top().env.len();
             for (mut q, _) in self.eval_block(&l.body, p, None) {
                 q.top_mut().env.truncate(depth);
                 match q.flow {
+                    Flow::Continue | Flow::Normal if only_break => {}
                     Flow::Break | Flow::Continue | Flow::Normal => {
                         q.flow = Flow::Normal;
                         after.push(q);
@@ -4400,6 +4530,16 @@ fn merge_reads(q: &mut Path, facts: &[Fact], reads: Vec<Rc<Term>>, helpers: Vec<
     }
 }
 
+/// Whether `v` is or holds an integer (a tuple's field): a match on it tests the integer,
+/// which a fact on the match does not relate to a comparison of it.
+fn holds_int(v: &Val) -> bool {
+    match v {
+        Val::Int(_) | Val::Choice(..) => true,
+        Val::Tuple(items) => items.iter().any(holds_int),
+        _ => false,
+    }
+}
+
 /// Another path's decisions merged into `q`'s: the ways both went (both ways of a split
 /// joined are no longer a way taken), uncertain only where both are (a launch either makes
 /// is made where the other is possible).
@@ -4415,6 +4555,11 @@ fn merge_decisions(q: &mut Path, p: &Path) {
 /// latest back: the first difference ends the comparison (29,266 comparisons for
 /// candle-core's 31 wrappers, most of them between paths that differ).
 fn same_state(a: &Path, b: &Path) -> bool {
+    // Paths that ended (a panic, `Err(e)?`) make no launch whatever they hold: one stands
+    // for all (they would fill the bound of 64 paths otherwise).
+    if a.flow == Flow::Diverged && b.flow == Flow::Diverged {
+        return true;
+    }
     a.flow == b.flow
         && a.masks == b.masks
         && a.stale == b.stale

@@ -112,6 +112,9 @@ pub enum Returns {
     /// `bool`: a test of the caller's values (`fn small(n: u32) -> bool { n < 256 }`), whose
     /// comparisons of a parameter given the caller's name narrow that name on each way.
     Bool,
+    /// `!`: it never returns (`fn fail(msg: &str) -> ! { panic!(..) }`), so a path that
+    /// calls it makes no launch after.
+    Never,
     /// Anything else (not read).
     Other,
 }

@@ -662,12 +662,28 @@ impl Lowering {
                     Err(_) => Expr::Opaque("a `matches!` the reader cannot parse".to_owned()),
                 }
             }
-            "assert" => match mac.parse_body_with(Args::parse_terminated) {
+            // `ensure!(cond, ..)` (anyhow's, candle's) returns an error where `cond` fails.
+            "assert" | "ensure" => match mac.parse_body_with(Args::parse_terminated) {
                 Ok(args) => match args.first() {
                     Some(cond) => Expr::Assert(self.boxed(cond, d)),
-                    None => Expr::Opaque("an `assert!` without a condition".to_owned()),
+                    None => Expr::Opaque(format!("an `{name}!` without a condition")),
                 },
-                Err(_) => Expr::Opaque("an `assert!` the reader cannot parse".to_owned()),
+                Err(_) => Expr::Opaque(format!("an `{name}!` the reader cannot parse")),
+            },
+            "assert_eq" | "assert_ne" => match mac.parse_body_with(Args::parse_terminated) {
+                Ok(args) if args.len() >= 2 => {
+                    let op = if name == "assert_eq" {
+                        Comparison::Eq
+                    } else {
+                        Comparison::Ne
+                    };
+                    Expr::Assert(Box::new(Expr::Compare(
+                        op,
+                        self.boxed(&args[0], d),
+                        self.boxed(&args[1], d),
+                    )))
+                }
+                _ => Expr::Opaque(format!("an `{name}!` the reader cannot parse")),
             },
             "panic" | "unreachable" | "todo" | "unimplemented" | "bail" => Expr::Diverge,
             crate::apis::LAUNCH_MACRO => self.cust_launch(&mac.tokens, d),
@@ -924,8 +940,6 @@ const MACROS_THAT_READ: &[&str] = &[
     "debug_assert",
     "debug_assert_eq",
     "debug_assert_ne",
-    "assert_eq",
-    "assert_ne",
     "dbg",
     "vec",
     "concat",
