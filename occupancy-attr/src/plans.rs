@@ -509,6 +509,19 @@ fn row_plans(
             Some((block, smem))
         })
         .collect();
+    // A candidate the body's value cannot take (`block = [256, 2000]` for `block.min(1024)`
+    // or `w as u32` of a `u8`): no launch has it, so it is an error on the candidate.
+    if let Some((v, span, what, bound)) = unreachable_candidate(launch, &filled, &given) {
+        reporter.report(
+            errors,
+            span,
+            format!(
+                "the candidate {v} is not a value this launch's {what} can take: the body \
+                 computes it as {bound}; give the values it launches"
+            ),
+        );
+        return;
+    }
     // Candidates stand for the value as given, independently of the rest of the
     // launch: never paired with a value that depends on the same run-time input.
     let shared_input = shares_input(launch, &from_keys);
@@ -533,6 +546,42 @@ fn row_plans(
         range: (members > 1).then_some(launch.group),
     };
     push_plans(&pairs, &grids, &shared, plans);
+}
+
+/// The first candidate the body's run-time value cannot take, with where it is written, what
+/// it is for and the values the body computes (`at most 1024`).
+fn unreachable_candidate(
+    launch: &BodyLaunch,
+    filled: &[Filled],
+    given: &KeyCandidates<'_>,
+) -> Option<(i128, Span, &'static str, String)> {
+    let outside = |field: &Field, value: &Value| -> Option<(i128, String)> {
+        let Field::RunTime(RunTime { set: Some(set), .. }) = field else {
+            return None;
+        };
+        let v = i128::from(value.literal()?);
+        (!set.contains(v)).then(|| (v, set.to_string()))
+    };
+    for f in filled {
+        if let (Some(i), Ok(dims)) = (f.block, &launch.block) {
+            let (values, span) = given.block(i);
+            for (field, value) in dims.iter().zip(&values) {
+                if let Some((v, bound)) = outside(field, value) {
+                    return Some((v, span, "block", bound));
+                }
+            }
+        }
+        if let Some(i) = f.smem {
+            let (values, span) = given.smem(i);
+            if let Some((v, bound)) = values
+                .first()
+                .and_then(|value| outside(&launch.smem, value))
+            {
+                return Some((v, span, "dynamic shared memory", bound));
+            }
+        }
+    }
+    None
 }
 
 /// Whether a value the attribute's candidates stand for (`from_keys`: the field and its

@@ -1793,3 +1793,94 @@ pub fn tuple_match(s: &Stream, n: u32, m: bool) {
         "{errors:?}"
     );
 }
+
+/// `dt == DType::F16` is a match of `dt` against the variant, related to a `match dt`: each
+/// path pairs its own kernel and block. A copy (`let d2 = dt;`) matched by another name is
+/// not related by the reader: an error, not the crossed pairs it was read as. A division by
+/// `n` panics where `n` is 0, in release too, so no path past it has `n == 0`. A candidate
+/// the body's value cannot take (`block.min(1024)` is never 2000, a `u8` never 256) is an
+/// error on the candidate; it was checked as a launch. A tester's cases.
+#[test]
+fn enum_tests_divisions_and_candidates_keep_to_launches_the_code_makes() {
+    let dir = crate_with(
+        "enums_and_candidates",
+        &[
+            LOADER,
+            "#[derive(PartialEq, Clone, Copy)]
+pub enum Dt { F16, F32, F64 }
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn enum_eq(dev: &Dev, dt: Dt) {
+    let name = if dt == Dt::F16 { \"k_a\" } else { \"k_b\" };
+    let b = match dt { Dt::F16 => 1024, _ => 256 };
+    let f = dev.get_or_load_func(name, &QUANTIZED).unwrap();
+    let _ = f.builder().launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn enum_copy(dev: &Dev, dt: Dt) {
+    let d2 = dt;
+    let name = match d2 { Dt::F16 => \"k_a\", _ => \"k_b\" };
+    let b = match dt { Dt::F16 => 1024, _ => 256 };
+    let f = dev.get_or_load_func(name, &QUANTIZED).unwrap();
+    let _ = f.builder().launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn divided(s: &Stream, n: u32) {
+    let x = 1000 / n;
+    let b = if n == 0 { 1024 } else { 256 };
+    s.launch(LaunchConfig { grid_dim: (x, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\", block = [256, 2000])]
+pub fn capped(s: &Stream, block: u32) {
+    let b = block.min(1024);
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\", block = [128, 256])]
+pub fn narrow_type(s: &Stream, w: u8) {
+    let b = w as u32;
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 });
+}
+",
+        ]
+        .concat(),
+    );
+    let mut got = kernels(&ok(&dir, "enum_eq"));
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            (Some("k_a".to_owned()), 1024),
+            (Some("k_b".to_owned()), 256)
+        ]
+    );
+    let errors = spec_of(&dir, "enum_copy").err().expect("an error");
+    assert!(
+        errors.iter().any(|e| e.starts_with(
+            "the conditions `d2 matching an arm` and `dt matching an arm` both depend on `dt`"
+        )),
+        "{errors:?}"
+    );
+    assert_eq!(launches(&ok(&dir, "divided")), [(256, 0)]);
+    for (name, message) in [
+        (
+            "capped",
+            "the candidate 2000 is not a value this launch's block can take: the body computes \
+             it as 0..=1024",
+        ),
+        (
+            "narrow_type",
+            "the candidate 256 is not a value this launch's block can take: the body computes \
+             it as 0..=255",
+        ),
+    ] {
+        let errors = spec_of(&dir, name).err().expect("an error");
+        assert!(
+            errors.iter().any(|e| e.starts_with(message)),
+            "{name}: {errors:?}"
+        );
+    }
+}

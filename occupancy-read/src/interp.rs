@@ -439,6 +439,9 @@ struct Decision {
     /// a function not read, `n * 3 == 256`): a later condition on one of them may go a way
     /// no value of this path takes.
     blurred: bool,
+    /// For a match on a value other than an integer, decided by its facts ([`FactKind`]):
+    /// the scrutinee and the versions it read. Only a match on the same is related to it.
+    facts_of: Option<Rc<str>>,
     /// The condition as written, without its opening backtick (`` n < 256` ``, `` n < 100`
     /// (in `block_for_u8`) ``: [`Interp::condition_text`]).
     text: Rc<str>,
@@ -666,6 +669,17 @@ impl<'r> Interp<'r> {
             s = c;
         }
         s
+    }
+
+    /// The attribute's candidates for the name bound at `key` to `i`, where every one is a
+    /// value `i` can take (`b = block.min(1024)` cannot be 2000): a candidate it cannot take
+    /// leaves the name as computed, and the plans say which candidate no launch has.
+    fn assumed_within(&mut self, key: &SourceKey, i: &Int) -> Option<Val> {
+        let (_, values, _) = self.mode.assume.iter().find(|(k, _, _)| k == key)?;
+        if values.iter().any(|v| !i.set.contains(*v)) {
+            return None;
+        }
+        self.assumed(key, i.ty)
     }
 
     /// The attribute's candidates for the input bound at `key`, if any: a choice among them.
@@ -962,6 +976,12 @@ impl<'r> Interp<'r> {
                         out.push(path);
                         continue;
                     }
+                    // Computing it panics on every value of this path (`1000 / n` where `n`
+                    // is 0): the path ends here.
+                    if val.panics() {
+                        out.push(with_flow(path, Flow::Diverged));
+                        continue;
+                    }
                     match (pat, otherwise) {
                         (_, None) | (Pat::Bind(..), _) => {
                             let config = has_config(&val);
@@ -998,7 +1018,13 @@ impl<'r> Interp<'r> {
             Stmt::Expr(e) => self
                 .eval(e, path, None)
                 .into_iter()
-                .map(|(p, _)| p)
+                .map(|(p, v)| {
+                    if v.panics() && p.normal() {
+                        with_flow(p, Flow::Diverged)
+                    } else {
+                        p
+                    }
+                })
                 .collect(),
             Stmt::Item(_) => vec![path],
         }
@@ -1135,7 +1161,7 @@ impl<'r> Interp<'r> {
                     name: name.to_owned(),
                     at: at.0,
                 };
-                if let Some(v) = self.assumed(&key, i.ty) {
+                if let Some(v) = self.assumed_within(&key, &i) {
                     return v;
                 }
                 let members = i.set.members().map(<[i128]>::to_vec).unwrap_or_default();
@@ -1157,7 +1183,7 @@ impl<'r> Interp<'r> {
                     name: name.to_owned(),
                     at: at.0,
                 };
-                if let Some(v) = self.assumed(&key, i.ty) {
+                if let Some(v) = self.assumed_within(&key, &i) {
                     return v;
                 }
                 let what = self.why(&i.roots);
@@ -1368,7 +1394,7 @@ impl<'r> Interp<'r> {
         } else {
             expected
         };
-        self.operands(&[(l, expected), (r, rhs_expected)], path, |path, vals| {
+        let mut outs = self.operands(&[(l, expected), (r, rhs_expected)], path, |path, vals| {
             let (a, b) = (vals[0].clone(), vals[1].clone());
             Val::map2(a, b, &mut |a, b| match (a, b) {
                 (Val::Int(a), Val::Int(b)) => {
@@ -1382,7 +1408,22 @@ impl<'r> Interp<'r> {
                     op.symbol()
                 )),
             })
-        })
+        });
+        // A division by zero panics, in release builds too: past `1000 / n`, `n` is not 0.
+        if matches!(op, ir::Op::Div | ir::Op::Rem) {
+            for (path, _) in &mut outs {
+                if path.normal()
+                    && let Some((name, steps)) = alias_steps(r)
+                    && steps.is_empty()
+                    && let Some(Val::Int(d)) = path.lookup(name).map(|b| &b.val)
+                    && d.set.contains(0)
+                    && let Some(nonzero) = rest(&d.set, &AbstractInt::known(0))
+                {
+                    self.narrow(path, r, nonzero);
+                }
+            }
+        }
+        outs
     }
 
     /// A comparison or `&&` / `||` as a value: each path with what it decided.
@@ -2814,6 +2855,19 @@ impl<'r> Interp<'r> {
                     out.push((path, false));
                     continue;
                 }
+                // `dtype == DType::F16`, `name != "k_a"`: a match of the value against the
+                // variant or the string, whose facts a `match` on the value follows.
+                if matches!(op, Comparison::Eq | Comparison::Ne)
+                    && !holds_int(&vals[0])
+                    && !holds_int(&vals[1])
+                    && let Some((e, v, pat)) = as_pattern(l, r, &vals)
+                {
+                    let versions = self.versions(e, &path);
+                    for (p, matched) in self.pattern(&pat, &v, path, Some((e, &versions))) {
+                        out.push((p, matched == (*op == Comparison::Eq)));
+                    }
+                    continue;
+                }
                 for (path, vals) in self.split(path, vals) {
                     out.extend(self.compare((*op, l, r), cond, &vals[0], &vals[1], path));
                 }
@@ -2849,8 +2903,8 @@ impl<'r> Interp<'r> {
                     if !roots.is_empty() {
                         let split = self.next_split();
                         let text = self.condition_text(cond);
-                        self.decide(&mut yes, (split, split, true), &roots, true, &text);
-                        self.decide(&mut no, (split, split, false), &roots, true, &text);
+                        self.decide(&mut yes, (split, split, true), &roots, (true, None), &text);
+                        self.decide(&mut no, (split, split, false), &roots, (true, None), &text);
                     }
                     out.push((yes, true));
                     out.push((no, false));
@@ -2913,7 +2967,7 @@ impl<'r> Interp<'r> {
             .into_iter()
             .map(|holds| {
                 let mut p = path.clone();
-                self.decide(&mut p, (split, split, holds), roots, true, &text);
+                self.decide(&mut p, (split, split, holds), roots, (true, None), &text);
                 (p, holds)
             })
             .collect()
@@ -2930,7 +2984,7 @@ impl<'r> Interp<'r> {
         path: &mut Path,
         (split, group, holds): (u32, u32, bool),
         roots: &[SourceId],
-        blurred: bool,
+        (blurred, facts_of): (bool, Option<Rc<str>>),
         text: &Rc<str>,
     ) {
         let mut roots: Vec<SourceId> = roots.iter().map(|r| self.original(*r)).collect();
@@ -2945,10 +2999,14 @@ impl<'r> Interp<'r> {
                     return None;
                 }
                 let shared = d.roots.iter().find(|r| roots.contains(r))?;
-                (d.blurred || blurred).then_some((d, *shared))
+                (d.blurred || blurred || d.facts_of != facts_of).then_some((d, *shared))
             })
         {
-            let unread = if d.blurred { &d.text } else { text };
+            let unread = if d.blurred || (!blurred && d.facts_of.is_some()) {
+                &d.text
+            } else {
+                text
+            };
             let input = self.why(&[input]);
             let input = input.split(" is ").next().unwrap_or("a run-time value");
             let examples = match input.strip_prefix('`').and_then(|n| n.strip_suffix('`')) {
@@ -2957,10 +3015,16 @@ impl<'r> Interp<'r> {
                 }
                 _ => String::new(),
             };
-            let splits = [(d.split, d.blurred), (split, blurred)]
-                .into_iter()
-                .filter_map(|(s, b)| b.then_some(s))
-                .collect();
+            // The splits not related to the other: a blurred one, or a match's decided by
+            // facts the other does not follow.
+            let loose = |b: bool, f: &Option<Rc<str>>| b || f.is_some();
+            let splits = [
+                (d.split, loose(d.blurred, &d.facts_of)),
+                (split, loose(blurred, &facts_of)),
+            ]
+            .into_iter()
+            .filter_map(|(s, b)| b.then_some(s))
+            .collect();
             path.uncertain = Some((
                 format!(
                     "the conditions `{} and `{text} both depend on {input}, and the reader \
@@ -2976,6 +3040,7 @@ impl<'r> Interp<'r> {
         path.decisions.push(Decision {
             split,
             group,
+            facts_of,
             holds,
             roots,
             blurred,
@@ -3082,7 +3147,13 @@ impl<'r> Interp<'r> {
                         continue;
                     };
                     let blurred = !(decided && exact_l && exact_r);
-                    self.decide(&mut p, (split, split, side.holds), &roots, blurred, &text);
+                    self.decide(
+                        &mut p,
+                        (split, split, side.holds),
+                        &roots,
+                        (blurred, None),
+                        &text,
+                    );
                     out.push((p, side.holds));
                 }
                 out
@@ -3439,7 +3510,14 @@ impl<'r> Interp<'r> {
             }
             return out;
         }
-        let roots = val.roots();
+        // A value other than an integer is related to another test only where it is an
+        // input itself (`dt`, a copy of it), not by what it was read from (`cfg.momentum`
+        // and `cfg.weight_decay` are two values of one input).
+        let roots = match val {
+            Val::Unknown(u) if !holds_int(val) => u.source.into_iter().collect(),
+            _ if !holds_int(val) => Vec::new(),
+            _ => val.roots(),
+        };
         let split = self.next_split();
         let text = self.condition_text(&Expr::Opaque(format!(
             "{} matching an arm",
@@ -3477,11 +3555,14 @@ impl<'r> Interp<'r> {
             }
             // A value other than an integer matched through its scrutinee: what the way
             // decided is a fact ([`Interp::pattern`]) a later match on it follows.
-            let by_facts = scrutinee.is_some() && !holds_int(val);
+            let facts_of = scrutinee
+                .filter(|_| !holds_int(val))
+                .map(|e| Rc::from(format!("{}@{:?}", ir::text(e), self.versions(e, &side))));
             // The arms of one `match` test one value in turn: never a pair to relate.
             let group = self.match_group.unwrap_or(split);
             let way = (split, group, matched);
-            self.decide(&mut side, way, &roots, !(exact || by_facts), &text);
+            let blurred = !exact && facts_of.is_none();
+            self.decide(&mut side, way, &roots, (blurred, facts_of), &text);
             let side = if matched {
                 self.bind(pat, val.clone(), side, At::NONE, None)
             } else {
@@ -4527,6 +4608,26 @@ fn merge_reads(q: &mut Path, facts: &[Fact], reads: Vec<Rc<Term>>, helpers: Vec<
         if !q.helpers.contains(&h) {
             q.helpers.push(h);
         }
+    }
+}
+
+/// `value == Enum::Variant` or `value == "text"` (either way round) as the value, its
+/// expression, and the pattern it is compared with.
+fn as_pattern<'e>(l: &'e Expr, r: &'e Expr, vals: &[Val]) -> Option<(&'e Expr, Val, Pat)> {
+    // A variant or a constant (`DType::F16`, `F16`), not a variable (`other`).
+    let pattern = |e: &Expr| match e {
+        Expr::Path(p, _)
+            if p.segments.len() > 1 || p.last().starts_with(|c: char| c.is_ascii_uppercase()) =>
+        {
+            Some(Pat::Path(p.clone()))
+        }
+        Expr::Str(..) => Some(Pat::Lit(e.clone())),
+        _ => None,
+    };
+    match (pattern(r), pattern(l)) {
+        (Some(pat), _) if !matches!(l, Expr::Str(..)) => Some((l, vals.first()?.clone(), pat)),
+        (_, Some(pat)) => Some((r, vals.get(1)?.clone(), pat)),
+        _ => None,
     }
 }
 
