@@ -1381,6 +1381,16 @@ pub fn by_double(dev: &Dev, n: usize, m: u32) -> Result<(), ()> {
     func.builder().launch(cfg)?;
     Ok(())
 }
+
+#[occupancy::check(kernel = \"k_#\", target = \"sm_80\")]
+pub fn by_narrowed_size(dev: &Dev, n: usize, m: u32) -> Result<(), ()> {
+    if n != 8 && n != 16 { return Ok(()); }
+    let b = if n == 8 { 64 } else { 128 };
+    let func = dev.get_or_load_func(&format!(\"k_{n}\"), &QUANTIZED)?;
+    let cfg = LaunchConfig { grid_dim: (m, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 };
+    func.builder().launch(cfg)?;
+    Ok(())
+}
 ",
         ]
         .concat(),
@@ -1412,6 +1422,22 @@ pub fn by_double(dev: &Dev, n: usize, m: u32) -> Result<(), ()> {
         checked.sort();
         assert_eq!(checked, ["k_16", "k_8"], "{name}");
     }
+    // `k_#` covers each kernel the paths name (`k_8`, `k_16`): it was an error, "`kernel`
+    // does not name `k_{8,16}`" on a path whose name the reader had narrowed (a tester's
+    // case).
+    let spec = ok(&dir, "by_narrowed_size");
+    let mut checked: Vec<(String, u32)> = (0..spec.plans.len())
+        .flat_map(|p| {
+            let block = spec.plans[p].block[0].literal().unwrap_or(0);
+            spec.plan_kernels(p)
+                .into_iter()
+                .map(move |k| (k, block))
+                .collect::<Vec<_>>()
+        })
+        .map(|(k, b)| (spec.kernels[k.expect("a member")].name.clone(), b))
+        .collect();
+    checked.sort();
+    assert_eq!(checked, [("k_16".to_owned(), 128), ("k_8".to_owned(), 64)]);
 }
 
 /// A block read from a field of a parameter (`op.block`), bound to a name with `let` and

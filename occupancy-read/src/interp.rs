@@ -442,10 +442,17 @@ struct Decision {
     /// For a match on a value other than an integer, decided by its facts ([`FactKind`]):
     /// the scrutinee and the versions it read. Only a match on the same is related to it.
     facts_of: Option<Rc<str>>,
+    /// A blurred comparison, to decide again from the path's later values ([`Interp::cure`]):
+    /// the condition, the depth of the frame it was made in and the bindings it read.
+    recheck: Option<Recheck>,
     /// The condition as written, without its opening backtick (`` n < 256` ``, `` n < 100`
     /// (in `block_for_u8`) ``: [`Interp::condition_text`]).
     text: Rc<str>,
 }
+
+/// A blurred comparison to decide again: the condition, the depth of the frame it was made
+/// in and the versions of the bindings it read ([`Interp::cure`]).
+type Recheck = (Expr, usize, Vec<(Rc<str>, u32)>);
 
 #[derive(Clone, Debug, PartialEq)]
 enum FactKind {
@@ -2952,6 +2959,36 @@ impl<'r> Interp<'r> {
         }
     }
 
+    /// Blurred comparisons that the path's values now decide the way they went (`n != 8`
+    /// after `n == 16` narrowed `n` to 16) are no longer blurred: nothing of them is left for
+    /// a later test to contradict. Only in the frame they were made in, while the names they
+    /// read are the bindings they read.
+    fn cure(&mut self, path: &mut Path) {
+        for i in 0..path.decisions.len() {
+            let d = &path.decisions[i];
+            let Some((cond, frame, versions)) = d.recheck.clone() else {
+                continue;
+            };
+            if !d.blurred || frame != path.frames.len() || self.versions(&cond, path) != versions {
+                continue;
+            }
+            let Expr::Compare(op, l, r) = &cond else {
+                continue;
+            };
+            let (Some(a), Some(b)) = (self.eval_quiet(l, path), self.eval_quiet(r, path)) else {
+                continue;
+            };
+            let want = if path.decisions[i].holds {
+                Truth::Always
+            } else {
+                Truth::Never
+            };
+            if compare_vals(*op, &a, &b) == want {
+                path.decisions[i].blurred = false;
+            }
+        }
+    }
+
     /// A new split's number ([`Decision::split`]).
     fn next_split(&mut self) -> u32 {
         self.splits += 1;
@@ -2980,7 +3017,7 @@ impl<'r> Interp<'r> {
     /// not read, then `if n < 256`: two of the four ways are impossible, and which two is not
     /// known): the path is marked uncertain, and its launches are not checked.
     fn decide(
-        &self,
+        &mut self,
         path: &mut Path,
         (split, group, holds): (u32, u32, bool),
         roots: &[SourceId],
@@ -2993,6 +3030,7 @@ impl<'r> Interp<'r> {
         if roots.is_empty() {
             return;
         }
+        self.cure(path);
         if path.uncertain.is_none()
             && let Some((d, input)) = path.decisions.iter().find_map(|d| {
                 if d.group == group {
@@ -3040,6 +3078,7 @@ impl<'r> Interp<'r> {
         path.decisions.push(Decision {
             split,
             group,
+            recheck: None,
             facts_of,
             holds,
             roots,
@@ -3154,6 +3193,16 @@ impl<'r> Interp<'r> {
                         (blurred, None),
                         &text,
                     );
+                    // Blurred only because the values cannot hold this way (`n != 8` over a
+                    // range), on operands that are the inputs: a later narrowing of them may
+                    // decide it. (Not where an operand is not an input as a whole: its own
+                    // narrowing would decide it, and say nothing of the input.)
+                    if blurred && exact_l && exact_r {
+                        let recheck = (cond.clone(), p.frames.len(), self.versions(cond, &p));
+                        if let Some(d) = p.decisions.last_mut() {
+                            d.recheck = Some(recheck);
+                        }
+                    }
                     out.push((p, side.holds));
                 }
                 out
