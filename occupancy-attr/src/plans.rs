@@ -243,6 +243,25 @@ fn site_plans(
 }
 
 impl<'b> Row<'b> {
+    /// The block and the shared memory the row states: `None` where run time, `Some(None)`
+    /// where known but not a literal `u32` (a value the compiler confirms).
+    #[allow(clippy::type_complexity)]
+    fn literals(&self) -> (Option<Option<[u32; 3]>>, Option<Option<u32>>) {
+        let literal = |field: usize| -> Option<Option<Vec<u32>>> {
+            let known = self.values[field].as_ref().ok()?;
+            Some(
+                known
+                    .iter()
+                    .map(|k| k.value().and_then(|v| u32::try_from(v).ok()))
+                    .collect(),
+            )
+        };
+        (
+            literal(BLOCK).map(|d| d.and_then(|d| <[u32; 3]>::try_from(d).ok())),
+            literal(SMEM).map(|d| d.and_then(|d| d.first().copied())),
+        )
+    }
+
     /// The values `launch` (read without an error) states.
     fn of(launch: &'b BodyLaunch) -> Row<'b> {
         let dims = |d: &Result<[Field; 3], String>| -> Values {
@@ -402,19 +421,7 @@ fn row_plans(
             known.iter().for_each(|k| confirm(k, spans[field], out));
         }
     }
-    let literal = |field: usize| -> Option<Option<Vec<u32>>> {
-        let known = row.values[field].as_ref().ok()?;
-        Some(
-            known
-                .iter()
-                .map(|k| k.value().and_then(|v| u32::try_from(v).ok()))
-                .collect(),
-        )
-    };
-    let stated_block: Option<Option<[u32; 3]>> =
-        literal(BLOCK).map(|d| d.and_then(|d| <[u32; 3]>::try_from(d).ok()));
-    let stated_smem: Option<Option<u32>> =
-        literal(SMEM).map(|d| d.and_then(|d| d.first().copied()));
+    let (stated_block, stated_smem) = row.literals();
     let given = KeyCandidates::new(keys);
     // A value the attribute's candidate gives (bound to the run-time value it stands for)
     // is the candidate's: findings on it point at the candidate as written.
@@ -509,17 +516,8 @@ fn row_plans(
             Some((block, smem))
         })
         .collect();
-    // A candidate the body's value cannot take (`block = [256, 2000]` for `block.min(1024)`
-    // or `w as u32` of a `u8`): no launch has it, so it is an error on the candidate.
-    if let Some((v, span, what, bound)) = unreachable_candidate(launch, &filled, &given) {
-        reporter.report(
-            errors,
-            span,
-            format!(
-                "the candidate {v} is not a value this launch's {what} can take: the body \
-                 computes it as {bound}; give the values it launches"
-            ),
-        );
+    if let Some((span, message)) = unreachable_candidate(launch, &filled, &given) {
+        reporter.report(errors, span, message);
         return;
     }
     // Candidates stand for the value as given, independently of the rest of the
@@ -548,9 +546,27 @@ fn row_plans(
     push_plans(&pairs, &grids, &shared, plans);
 }
 
-/// The first candidate the body's run-time value cannot take, with where it is written, what
-/// it is for and the values the body computes (`at most 1024`).
+/// The first candidate the body's run-time value cannot take (`block = [256, 2000]` for
+/// `block.min(1024)`, or for `w as u32` of a `u8`): no launch has it, so it is an error on
+/// the candidate, where it is written.
 fn unreachable_candidate(
+    launch: &BodyLaunch,
+    filled: &[Filled],
+    given: &KeyCandidates<'_>,
+) -> Option<(Span, String)> {
+    let (v, span, what, bound) = first_unreachable(launch, filled, given)?;
+    Some((
+        span,
+        format!(
+            "the candidate {v} is not a value this launch's {what} can take: the body \
+             computes it as {bound}; give the values it launches"
+        ),
+    ))
+}
+
+/// [`unreachable_candidate`]'s candidate: its value, where it is written, what it is for and
+/// the values the body computes (`0..=1024`).
+fn first_unreachable(
     launch: &BodyLaunch,
     filled: &[Filled],
     given: &KeyCandidates<'_>,

@@ -442,16 +442,16 @@ struct Decision {
     /// For a match on a value other than an integer, decided by its facts ([`FactKind`]):
     /// the scrutinee and the versions it read. Only a match on the same is related to it.
     facts_of: Option<Rc<str>>,
-    /// A blurred comparison, to decide again from the path's later values ([`Interp::cure`]):
+    /// A blurred comparison, to decide again from the path's later values ([`Interp::cured`]):
     /// the condition, the depth of the frame it was made in and the bindings it read.
-    recheck: Option<Recheck>,
+    recheck: Option<Rc<Recheck>>,
     /// The condition as written, without its opening backtick (`` n < 256` ``, `` n < 100`
     /// (in `block_for_u8`) ``: [`Interp::condition_text`]).
     text: Rc<str>,
 }
 
 /// A blurred comparison to decide again: the condition, the depth of the frame it was made
-/// in and the versions of the bindings it read ([`Interp::cure`]).
+/// in and the versions of the bindings it read ([`Interp::cured`]).
 type Recheck = (Expr, usize, Vec<(Rc<str>, u32)>);
 
 #[derive(Clone, Debug, PartialEq)]
@@ -2020,28 +2020,8 @@ impl<'r> Interp<'r> {
 
     fn call(&mut self, p: &IrPath, args: &[Expr], at: At, path: Path) -> Outs {
         let idents = p.idents();
-        // cudarc's helper.
-        if idents.ends_with(&["LaunchConfig", "for_num_elems"]) && args.len() == 1 {
-            return self.for_num_elems(&args[0], at, path);
-        }
-        // `Ok(x)`, `Some(x)`: the value inside.
-        if matches!(idents.as_slice(), ["Ok" | "Some"]) && args.len() == 1 {
-            return self.eval(&args[0], path, None);
-        }
-        // The standard library's ends of the process: no launch follows.
-        if matches!(
-            idents.as_slice(),
-            ["std", "process", "exit" | "abort"] | ["process", "exit" | "abort"]
-        ) {
-            return vec![(with_flow(path, Flow::Diverged), unknown(""))];
-        }
-        // `u64::from(n)`: the standard library's conversions between integer types are
-        // lossless, a cast that keeps the value.
-        if let [ty, "from"] = idents.as_slice()
-            && let Some(ty) = IntTy::from_name(ty)
-            && args.len() == 1
-        {
-            return self.eval_cast(&args[0], ty, path);
+        if let Some(call) = LibraryCall::of(&idents, args.len()) {
+            return self.library_call(call, args, at, path);
         }
         if let Some(p) = self.launch_helper(&idents, &path) {
             return self.helper_launch(idents.last().copied().unwrap_or(""), p, args, at, path);
@@ -2081,11 +2061,10 @@ impl<'r> Interp<'r> {
         };
         // A function that never returns (`fn fail(..) -> !`): the path ends there.
         if def.returns == Returns::Never {
-            let refs: Vec<(&Expr, Option<IntTy>)> = args.iter().map(|a| (a, None)).collect();
-            return self
-                .sequence(&refs, path)
+            let ended = self.opaque_call(args, String::new(), path);
+            return ended
                 .into_iter()
-                .map(|(p, _)| (with_flow(p, Flow::Diverged), unknown("")))
+                .map(|(p, v)| (with_flow(p, Flow::Diverged), v))
                 .collect();
         }
         if def.params.len() != args.len() {
@@ -2106,27 +2085,7 @@ impl<'r> Interp<'r> {
             let why = format!("calls nest more than {MAX_CALLS} deep");
             return self.opaque_call(args, why, path);
         }
-        // Const generics (from the turbofish) and arguments, evaluated in the caller's
-        // frame, bound in the callee's.
-        let turbofish = p.segments.last().map_or(&[][..], |s| s.args.as_slice());
-        let explicit = turbofish.len() == def.generics.len();
-        let mut operands: Vec<(Expr, Option<IntTy>)> = Vec::new();
-        let mut generic_names = Vec::new();
-        for (i, param) in def.generics.iter().enumerate() {
-            let Some(name) = param else { continue };
-            let e = match (explicit, turbofish.get(i).and_then(|a| a.value.as_ref())) {
-                (true, Some(e)) => e.clone(),
-                _ => Expr::Opaque(format!(
-                    "the const generic `{name}` of `{}` is inferred",
-                    def.name
-                )),
-            };
-            generic_names.push(name.clone());
-            operands.push((e, None));
-        }
-        for ((_, ty), a) in def.params.iter().zip(args) {
-            operands.push((a.clone(), *ty));
-        }
+        let (operands, generic_names) = call_operands(p, &def, args);
         let refs: Vec<(&Expr, Option<IntTy>)> = operands.iter().map(|(e, t)| (e, *t)).collect();
         let mut outs = Vec::new();
         for (path, vals) in self.sequence(&refs, path) {
@@ -2189,6 +2148,16 @@ impl<'r> Interp<'r> {
             }
         }
         outs
+    }
+
+    /// A call of cudarc's or the standard library's that the reader knows: what it gives.
+    fn library_call(&mut self, call: LibraryCall, args: &[Expr], at: At, path: Path) -> Outs {
+        match call {
+            LibraryCall::ForNumElems => self.for_num_elems(&args[0], at, path),
+            LibraryCall::Inner => self.eval(&args[0], path, None),
+            LibraryCall::Exit => vec![(with_flow(path, Flow::Diverged), unknown(""))],
+            LibraryCall::From(ty) => self.eval_cast(&args[0], ty, path),
+        }
     }
 
     /// A call the reader does not follow: its arguments are evaluated (what they change is
@@ -2959,34 +2928,31 @@ impl<'r> Interp<'r> {
         }
     }
 
-    /// Blurred comparisons that the path's values now decide the way they went (`n != 8`
-    /// after `n == 16` narrowed `n` to 16) are no longer blurred: nothing of them is left for
-    /// a later test to contradict. Only in the frame they were made in, while the names they
-    /// read are the bindings they read.
-    fn cure(&mut self, path: &mut Path) {
-        for i in 0..path.decisions.len() {
-            let d = &path.decisions[i];
-            let Some((cond, frame, versions)) = d.recheck.clone() else {
-                continue;
-            };
-            if !d.blurred || frame != path.frames.len() || self.versions(&cond, path) != versions {
-                continue;
-            }
-            let Expr::Compare(op, l, r) = &cond else {
-                continue;
-            };
-            let (Some(a), Some(b)) = (self.eval_quiet(l, path), self.eval_quiet(r, path)) else {
-                continue;
-            };
-            let want = if path.decisions[i].holds {
-                Truth::Always
-            } else {
-                Truth::Never
-            };
-            if compare_vals(*op, &a, &b) == want {
-                path.decisions[i].blurred = false;
-            }
+    /// Whether the blurred comparison `path.decisions[i]` is now decided the way it went by
+    /// the path's values (`n != 8` after `n == 16` narrowed `n` to 16): then it is no longer
+    /// blurred, nothing of it being left for a later test to contradict. Only in the frame
+    /// it was made in, while the names it reads are the bindings it read.
+    fn cured(&mut self, path: &mut Path, i: usize) -> bool {
+        let d = &path.decisions[i];
+        let Some(recheck) = d.recheck.clone() else {
+            return false;
+        };
+        let (cond, frame, versions) = &*recheck;
+        if !d.blurred || *frame != path.frames.len() || self.versions(cond, path) != *versions {
+            return false;
         }
+        let Expr::Compare(op, l, r) = cond else {
+            return false;
+        };
+        let (Some(a), Some(b)) = (self.eval_quiet(l, path), self.eval_quiet(r, path)) else {
+            return false;
+        };
+        let want = if d.holds { Truth::Always } else { Truth::Never };
+        let decided = compare_vals(*op, &a, &b) == want;
+        if decided {
+            path.decisions[i].blurred = false;
+        }
+        decided
     }
 
     /// A new split's number ([`Decision::split`]).
@@ -3030,16 +2996,29 @@ impl<'r> Interp<'r> {
         if roots.is_empty() {
             return;
         }
-        self.cure(path);
-        if path.uncertain.is_none()
-            && let Some((d, input)) = path.decisions.iter().find_map(|d| {
-                if d.group == group {
-                    return None;
-                }
-                let shared = d.roots.iter().find(|r| roots.contains(r))?;
-                (d.blurred || blurred || d.facts_of != facts_of).then_some((d, *shared))
-            })
-        {
+        let mut conflict = None;
+        for i in 0..path.decisions.len() {
+            if path.uncertain.is_some() {
+                break;
+            }
+            let d = &path.decisions[i];
+            let Some(&shared) = d.roots.iter().find(|r| roots.contains(r)) else {
+                continue;
+            };
+            let loose = d.blurred || blurred || d.facts_of != facts_of;
+            if d.group == group || !loose {
+                continue;
+            }
+            // An earlier comparison this one's narrowing decided is not a conflict.
+            if !blurred && d.facts_of == facts_of && self.cured(path, i) {
+                continue;
+            }
+            conflict = Some((i, shared));
+            break;
+        }
+        if let Some((i, input)) = conflict {
+            let d = path.decisions[i].clone();
+            let d = &d;
             let unread = if d.blurred || (!blurred && d.facts_of.is_some()) {
                 &d.text
             } else {
@@ -3200,7 +3179,7 @@ impl<'r> Interp<'r> {
                     if blurred && exact_l && exact_r {
                         let recheck = (cond.clone(), p.frames.len(), self.versions(cond, &p));
                         if let Some(d) = p.decisions.last_mut() {
-                            d.recheck = Some(recheck);
+                            d.recheck = Some(Rc::new(recheck));
                         }
                     }
                     out.push((p, side.holds));
@@ -4660,6 +4639,75 @@ fn merge_reads(q: &mut Path, facts: &[Fact], reads: Vec<Rc<Term>>, helpers: Vec<
     }
 }
 
+/// A call of cudarc's or the standard library's that the reader knows.
+#[derive(Clone, Copy)]
+enum LibraryCall {
+    /// cudarc's `LaunchConfig::for_num_elems(n)`.
+    ForNumElems,
+    /// `Ok(x)`, `Some(x)`: the value inside.
+    Inner,
+    /// `std::process::exit(1)`, `abort()`: the standard library's ends of the process, no
+    /// launch follows.
+    Exit,
+    /// `u64::from(n)`: the standard library's conversions between integer types are
+    /// lossless, a cast that keeps the value.
+    From(IntTy),
+}
+
+impl LibraryCall {
+    /// The call a path written `idents` given `n_args` arguments is, if the reader knows it.
+    fn of(idents: &[&str], n_args: usize) -> Option<Self> {
+        if idents.ends_with(&["LaunchConfig", "for_num_elems"]) && n_args == 1 {
+            return Some(Self::ForNumElems);
+        }
+        if matches!(idents, ["Ok" | "Some"]) && n_args == 1 {
+            return Some(Self::Inner);
+        }
+        if matches!(
+            idents,
+            ["std", "process", "exit" | "abort"] | ["process", "exit" | "abort"]
+        ) {
+            return Some(Self::Exit);
+        }
+        if let [ty, "from"] = idents
+            && n_args == 1
+        {
+            return IntTy::from_name(ty).map(Self::From);
+        }
+        None
+    }
+}
+
+/// What a call of `def` written `p` evaluates in the caller's frame and binds in the
+/// callee's: its const generics (from the turbofish) and its arguments, each with its type;
+/// and the const generics' names.
+fn call_operands(
+    p: &IrPath,
+    def: &FnDef,
+    args: &[Expr],
+) -> (Vec<(Expr, Option<IntTy>)>, Vec<String>) {
+    let turbofish = p.segments.last().map_or(&[][..], |s| s.args.as_slice());
+    let explicit = turbofish.len() == def.generics.len();
+    let mut operands: Vec<(Expr, Option<IntTy>)> = Vec::new();
+    let mut generic_names = Vec::new();
+    for (i, param) in def.generics.iter().enumerate() {
+        let Some(name) = param else { continue };
+        let e = match (explicit, turbofish.get(i).and_then(|a| a.value.as_ref())) {
+            (true, Some(e)) => e.clone(),
+            _ => Expr::Opaque(format!(
+                "the const generic `{name}` of `{}` is inferred",
+                def.name
+            )),
+        };
+        generic_names.push(name.clone());
+        operands.push((e, None));
+    }
+    for ((_, ty), a) in def.params.iter().zip(args) {
+        operands.push((a.clone(), *ty));
+    }
+    (operands, generic_names)
+}
+
 /// `value == Enum::Variant` or `value == "text"` (either way round) as the value, its
 /// expression, and the pattern it is compared with.
 fn as_pattern<'e>(l: &'e Expr, r: &'e Expr, vals: &[Val]) -> Option<(&'e Expr, Val, Pat)> {
@@ -4694,7 +4742,11 @@ fn holds_int(v: &Val) -> bool {
 /// joined are no longer a way taken), uncertain only where both are (a launch either makes
 /// is made where the other is possible).
 fn merge_decisions(q: &mut Path, p: &Path) {
-    q.decisions.retain(|d| p.decisions.contains(d));
+    // A way is its split and side (the rest is the same for both paths that took it).
+    let mut taken: Vec<(u32, bool)> = p.decisions.iter().map(|d| (d.split, d.holds)).collect();
+    taken.sort_unstable();
+    q.decisions
+        .retain(|d| taken.binary_search(&(d.split, d.holds)).is_ok());
     if p.uncertain.is_none() {
         q.uncertain = None;
     }
