@@ -217,7 +217,7 @@ pub struct LaunchRec {
     /// Why the path that makes it may be one no run of the code takes, when it may: the
     /// launch is then not checked (two conditions on one run-time input, one of which the
     /// reader could not apply to the input's values), with the splits of the conditions it
-    /// could not apply ([`Decision::split`]).
+    /// could not apply (the numbers the reader gives each condition where it splits paths).
     pub uncertain: Option<(Rc<str>, Vec<u32>)>,
     /// The ways the conditions on run-time inputs went on its path: (split, holds).
     pub ways: Vec<(u32, bool)>,
