@@ -21,6 +21,7 @@ import fnmatch
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -90,14 +91,78 @@ def find_nvcc() -> Path:
     raise AssertionError
 
 
-def sources_of(name: str, root: Path) -> list[Path]:
-    """The .cu files the crate's build.rs compiles (crates.toml `sources` less `exclude`)."""
+def sources_of(name: str, root: Path) -> dict[Path, str]:
+    """What the crate compiles, as the file nvcc is given -> the source the manifest records
+    (relative to the package): the .cu files its build.rs compiles (crates.toml `sources`
+    less `exclude`), and the Rust string constants it compiles at run time with nvrtc
+    (crates.toml `strings`), each written out as a .cu file ([`string_sources`])."""
     spec = CRATES["crates"][name]
     files: set[Path] = set()
     for pattern in spec.get("sources", []):
         files.update(Path(p) for p in glob.glob(str(root / pattern), recursive=True))
     excluded = spec.get("exclude", [])
-    return sorted(f for f in files if not any(fnmatch.fnmatch(f.name, e) for e in excluded))
+    found = {f: f.relative_to(root).as_posix() for f in sorted(files)
+             if not any(fnmatch.fnmatch(f.name, e) for e in excluded)}
+    found.update(string_sources(name, root))
+    return found
+
+
+def string_sources(name: str, root: Path) -> dict[Path, str]:
+    """crates.toml `strings`: each `const NAME: &str = "...";` of a Rust file that the crate
+    hands nvrtc at run time (cudarc's `compile_ptx(PTX_SRC)`), written to the target
+    directory as `<file stem>.cu` (the module stem the manifest gives its kernels is the
+    Rust file's), by written path -> the Rust file."""
+    entries = CRATES["crates"][name].get("strings", [])
+    out = target_dir() / "occupancy-corpus" / "strings" / name if entries else None
+    found = {}
+    for entry in entries:
+        rs = root / entry["file"]
+        text = rust_string_constant(rs.read_text(), entry["constant"])
+        if text is None:
+            die(f"{name}: no `const {entry['constant']}: &str = \"...\";` in {entry['file']}")
+        out.mkdir(parents=True, exist_ok=True)
+        cu = out / f"{rs.stem}.cu"
+        if not cu.is_file() or cu.read_text() != text:
+            cu.write_text(text)
+        found[cu] = entry["file"]
+    return found
+
+
+def rust_string_constant(source: str, constant: str) -> str | None:
+    """The value of `const <constant>: &str = "...";` in Rust source: a plain literal with
+    Rust's escapes (`\\"`, `\\n`, a `\\` before a line break skipping the break and the
+    next line's indent) or a raw one (`r#"..."#`); None when there is none."""
+    m = re.search(rf"\bconst\s+{re.escape(constant)}\s*:\s*&(?:'static\s+)?str\s*=\s*", source)
+    if not m:
+        return None
+    rest = source[m.end():]
+    raw = re.match(r'r(#*)"', rest)
+    if raw:
+        end = rest.find('"' + raw.group(1), raw.end())
+        return None if end < 0 else rest[raw.end():end]
+    if not rest.startswith('"'):
+        return None
+    escapes = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", '"': '"', "'": "'"}
+    out, i = [], 1
+    while i < len(rest):
+        c = rest[i]
+        if c == '"':
+            return "".join(out)
+        if c == "\\" and i + 1 < len(rest):
+            nxt = rest[i + 1]
+            if nxt == "\n":
+                i += 2
+                while i < len(rest) and rest[i] in " \t\r\n":
+                    i += 1
+                continue
+            if nxt not in escapes:
+                return None  # \x.. and \u{..}: not in the corpus's kernels
+            out.append(escapes[nxt])
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return None
 
 
 def nvcc_command(nvcc: Path, name: str, root: Path, source: Path, arch: str, out: Path) -> list[str]:
@@ -113,7 +178,8 @@ def compile_crate(name: str, root: Path, nvcc: Path, cubins: Path) -> list[str]:
     """Every (source, target) to `cubins/<stem>.<arch>.cubin`; returns the failures."""
     cubins.mkdir(parents=True, exist_ok=True)
     jobs = []
-    for src in sources_of(name, root):
+    sources = sources_of(name, root)
+    for src in sources:
         for arch in CRATES["targets"]:
             out = cubins / f"{src.stem}.{arch}.cubin"
             if out.is_file() and out.stat().st_mtime >= src.stat().st_mtime:
@@ -133,7 +199,7 @@ def compile_crate(name: str, root: Path, nvcc: Path, cubins: Path) -> list[str]:
     workers = int(os.environ.get("CORPUS_JOBS", os.cpu_count() or 1))
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         for (src, arch, out), p in pool.map(run, jobs):
-            rel = src.relative_to(root)
+            rel = sources[src]
             if p.returncode != 0:
                 last = (p.stderr.strip().splitlines() or ["?"])[-1]
                 failures.append(f"{rel} {arch}: {last}")
@@ -179,7 +245,7 @@ def finish_manifest(name: str, root: Path, raw: Path, failures: list[str], relea
     # Paths of this machine's target directory are no facts of the crate.
     data["generator"] = f"corpus/corpus.py resources with nvcc {release.strip()}"
     data["failed"] = failures
-    stems = {src.stem: src.relative_to(root).as_posix() for src in sources_of(name, root)}
+    stems = {src.stem: rel for src, rel in sources_of(name, root).items()}
     for k in data["kernels"]:
         # The source the cubin came from, relative to the package (its module for the
         # Rust side's lookups), instead of this machine's path of the cubin.
@@ -616,9 +682,10 @@ def cmd_sample() -> None:
             continue
         committed = json.loads((RESOURCES / f"{name}.json").read_text())
         index = {(k["name"], k["arch"], k.get("source")): k for k in committed["kernels"]}
+        compiled = {rel: src for src, rel in sources_of(name, roots[name]).items()}
         with tempfile.TemporaryDirectory() as tmp:
             for rel in spec["sample"]:
-                src = roots[name] / rel
+                src = compiled[rel]
                 for arch in ("sm_80", "sm_90"):
                     out = Path(tmp) / f"{src.stem}.{arch}.cubin"
                     subprocess.run(nvcc_command(nvcc, name, roots[name], src, arch, out),
