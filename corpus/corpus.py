@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -91,27 +92,54 @@ def find_nvcc() -> Path:
     raise AssertionError
 
 
-def sources_of(name: str, root: Path) -> dict[Path, str]:
-    """What the crate compiles, as the file nvcc is given -> the source the manifest records
-    (relative to the package): the .cu files its build.rs compiles (crates.toml `sources`
-    less `exclude`), and the Rust string constants it compiles at run time with nvrtc
-    (crates.toml `strings`), each written out as a .cu file ([`string_sources`])."""
+class Source(NamedTuple):
+    """A file the corpus compiles for a crate: `rel` names it (the package-relative source,
+    or `<rust file>#<module>` for a module built from a string constant); `module` is that
+    module's name when the manifest should give its kernels that qualifier (recorded as the
+    cubin's file name, `concat_float.sm_80.cubin`) instead of the source's stem."""
+    rel: str
+    module: str | None = None
+
+
+def sources_of(name: str, root: Path) -> dict[Path, Source]:
+    """What the crate compiles, as the file nvcc is given -> [`Source`]: the .cu files its
+    build.rs compiles (crates.toml `sources` less `exclude`), and the Rust string constants
+    it compiles at run time with nvrtc (crates.toml `strings`), each written out as a .cu
+    file ([`string_sources`])."""
     spec = CRATES["crates"][name]
     files: set[Path] = set()
     for pattern in spec.get("sources", []):
         files.update(Path(p) for p in glob.glob(str(root / pattern), recursive=True))
     excluded = spec.get("exclude", [])
-    found = {f: f.relative_to(root).as_posix() for f in sorted(files)
+    found = {f: Source(f.relative_to(root).as_posix()) for f in sorted(files)
              if not any(fnmatch.fnmatch(f.name, e) for e in excluded)}
     found.update(string_sources(name, root))
     return found
 
 
-def string_sources(name: str, root: Path) -> dict[Path, str]:
+def string_instances(name: str, entry: dict, text: str) -> list[tuple[str | None, str]]:
+    """(module, source) of one crates.toml `strings` entry: the constant as it is, or, with
+    `module` and `each`, once per choice of type names for its placeholders (`$Ty` over the
+    crate's `type_names.dtype`), each substituted in the order `each` gives, in the source
+    (as the crate's `KERNEL.replace("$Ty", E::NAME)` does) and in the module pattern."""
+    if "module" not in entry:
+        return [(None, text)]
+    names = CRATES["crates"][name].get("type_names", {})
+    out = [(entry["module"], text)]
+    for placeholder, names_key in entry.get("each", {}).items():
+        if names_key not in names:
+            die(f"{name}: `strings` entry {entry['constant']}: no type_names.{names_key}")
+        out = [(m.replace(placeholder, t), src.replace(placeholder, t))
+               for m, src in out for t in names[names_key]]
+    return out
+
+
+def string_sources(name: str, root: Path) -> dict[Path, Source]:
     """crates.toml `strings`: each `const NAME: &str = "...";` of a Rust file that the crate
     hands nvrtc at run time (cudarc's `compile_ptx(PTX_SRC)`), written to the target
     directory as `<file stem>.cu` (the module stem the manifest gives its kernels is the
-    Rust file's), by written path -> the Rust file."""
+    Rust file's), or, for an entry with a module pattern, once per module as `<module>.cu`
+    ([`string_instances`]); by written path -> [`Source`]."""
     entries = CRATES["crates"][name].get("strings", [])
     out = target_dir() / "occupancy-corpus" / "strings" / name if entries else None
     found = {}
@@ -121,10 +149,11 @@ def string_sources(name: str, root: Path) -> dict[Path, str]:
         if text is None:
             die(f"{name}: no `const {entry['constant']}: &str = \"...\";` in {entry['file']}")
         out.mkdir(parents=True, exist_ok=True)
-        cu = out / f"{rs.stem}.cu"
-        if not cu.is_file() or cu.read_text() != text:
-            cu.write_text(text)
-        found[cu] = entry["file"]
+        for module, source in string_instances(name, entry, text):
+            cu = out / f"{module or rs.stem}.cu"
+            if not cu.is_file() or cu.read_text() != source:
+                cu.write_text(source)
+            found[cu] = Source(f"{entry['file']}#{module}", module) if module else Source(entry["file"])
     return found
 
 
@@ -199,7 +228,7 @@ def compile_crate(name: str, root: Path, nvcc: Path, cubins: Path) -> list[str]:
     workers = int(os.environ.get("CORPUS_JOBS", os.cpu_count() or 1))
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         for (src, arch, out), p in pool.map(run, jobs):
-            rel = sources[src]
+            rel = sources[src].rel
             if p.returncode != 0:
                 last = (p.stderr.strip().splitlines() or ["?"])[-1]
                 failures.append(f"{rel} {arch}: {last}")
@@ -245,11 +274,17 @@ def finish_manifest(name: str, root: Path, raw: Path, failures: list[str], relea
     # Paths of this machine's target directory are no facts of the crate.
     data["generator"] = f"corpus/corpus.py resources with nvcc {release.strip()}"
     data["failed"] = failures
-    stems = {src.stem: rel for src, rel in sources_of(name, root).items()}
+    stems = {src.stem: source for src, source in sources_of(name, root).items()}
     for k in data["kernels"]:
         # The source the cubin came from, relative to the package (its module for the
-        # Rust side's lookups), instead of this machine's path of the cubin.
-        k["source"] = stems[Path(k.pop("artifact")).name.split(".")[0]]
+        # Rust side's lookups), instead of this machine's path of the cubin; a module built
+        # from a string constant keeps the cubin's file name (its stem is the module).
+        cubin = Path(k.pop("artifact")).name
+        source = stems[cubin.split(".")[0]]
+        if source.module:
+            k["artifact"] = cubin
+        else:
+            k["source"] = source.rel
     manifest.write_text(manifest_text(data))
     print(f"  -> {manifest.relative_to(ROOT)}: {len(data['kernels'])} kernel entries, "
           f"{len(failures)} failed compiles", flush=True)
@@ -370,10 +405,14 @@ def canonical_kernel(name: str) -> str:
     return name.replace(" ", "")
 
 
-def kernel_matches(want, got: str) -> bool:
+def kernel_matches(want, got: str, module: str | None = None) -> bool:
+    """Whether the reviewed kernel `want` (a glob, or `one_of` them) names `got`, alone or
+    after its `module` (`concat_*::fwd` for dfdx's `fwd` of the module `concat_float`)."""
     if isinstance(want, dict):
-        return any(kernel_matches(w, got) for w in want.get("one_of", []))
-    return fnmatch.fnmatchcase(canonical_kernel(got), canonical_kernel(want).replace("[", "[[]"))
+        return any(kernel_matches(w, got, module) for w in want.get("one_of", []))
+    pattern = canonical_kernel(want).replace("[", "[[]")
+    return (fnmatch.fnmatchcase(canonical_kernel(got), pattern)
+            or (module is not None and fnmatch.fnmatchcase(canonical_kernel(f"{module}::{got}"), pattern)))
 
 
 def module_stem(file: str) -> str:
@@ -394,7 +433,7 @@ def classify(row: dict, launches: list[dict]) -> str:
     """`match`, `unverified` or `wrong`: the row against the launches the code makes."""
     best = "wrong"
     for l in launches:
-        if not kernel_matches(l.get("kernel", "*"), row["kernel"]):
+        if not kernel_matches(l.get("kernel", "*"), row["kernel"], row.get("module")):
             continue
         b = value_matches(l.get("block"), row["block"], "block", row["target"])
         m = value_matches(l.get("smem", 0), row["smem"], "smem", row["target"])
@@ -681,11 +720,14 @@ def cmd_sample() -> None:
         if not spec.get("sample"):
             continue
         committed = json.loads((RESOURCES / f"{name}.json").read_text())
-        index = {(k["name"], k["arch"], k.get("source")): k for k in committed["kernels"]}
-        compiled = {rel: src for src, rel in sources_of(name, roots[name]).items()}
+        # A kernel by (name, arch, source): the package-relative source, or the module a
+        # string constant was built as (its cubin's stem).
+        index = {(k["name"], k["arch"], k.get("source") or module_stem(k.get("artifact", ""))): k
+                 for k in committed["kernels"]}
+        compiled = {source.rel: (src, source) for src, source in sources_of(name, roots[name]).items()}
         with tempfile.TemporaryDirectory() as tmp:
             for rel in spec["sample"]:
-                src = compiled[rel]
+                src = compiled[rel][0]
                 for arch in ("sm_80", "sm_90"):
                     out = Path(tmp) / f"{src.stem}.{arch}.cubin"
                     subprocess.run(nvcc_command(nvcc, name, roots[name], src, arch, out),
@@ -693,7 +735,8 @@ def cmd_sample() -> None:
             fresh_path = Path(tmp) / "fresh.json"
             subprocess.run([str(binary), "occupancy", "inspect", tmp, "--write-manifest",
                             str(fresh_path)], check=True, stdout=subprocess.DEVNULL)
-            stems = {Path(r).stem: r for r in spec["sample"]}
+            stems = {src.stem: source.module or source.rel
+                     for src, source in (compiled[r] for r in spec["sample"])}
             for k in json.loads(fresh_path.read_text())["kernels"]:
                 source = stems[Path(k["artifact"]).name.split(".")[0]]
                 old = index.get((k["name"], k["arch"], source))

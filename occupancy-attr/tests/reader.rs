@@ -1910,3 +1910,70 @@ pub fn narrow_type(s: &Stream, w: u8) {
         );
     }
 }
+
+/// dfdx's run-time modules: `get_func(&format!("concat_{}", E::NAME), "fwd")` loads `fwd`
+/// of one module per dtype, so the launch is the family `concat_*::fwd`: the `fwd` of every
+/// module the pattern matches (`concat_float`, `concat_double`), never another module's
+/// `fwd` (`sum_float`'s). It was "no kernel `fwd`" (or an ambiguous name) on the real crate.
+/// Without a `kernel` key, the body's family is the one checked.
+#[test]
+fn a_kernel_of_a_module_named_at_run_time_is_the_family_of_the_modules_it_matches() {
+    let dir = crate_with(
+        "run_time_module",
+        "
+pub struct CudaDevice;
+pub struct CudaFunction;
+pub trait CudaTypeName { const NAME: &'static str; }
+impl CudaDevice { pub fn get_func(&self, _: &str, _: &str) -> Option<CudaFunction> { Some(CudaFunction) } }
+impl CudaFunction { pub fn launch(self, _: LaunchConfig, _: (u32,)) -> Result<(), ()> { Ok(()) } }
+
+#[occupancy::check(kernel = \"concat_*::fwd\", target = \"sm_80\")]
+pub fn forward<E: CudaTypeName>(dev: &CudaDevice, n: u32) -> Result<(), ()> {
+    let module_name = std::format!(\"concat_{}\", E::NAME);
+    let fwd = dev.get_func(&module_name, \"fwd\").unwrap();
+    let cfg = launch_cfg::<128>(n);
+    fwd.launch(cfg, (n,))?;
+    Ok(())
+}
+
+#[occupancy::check(target = \"sm_80\")]
+pub fn unnamed<E: CudaTypeName>(dev: &CudaDevice, n: u32) -> Result<(), ()> {
+    let module_name = std::format!(\"concat_{}\", E::NAME);
+    let fwd = dev.get_func(&module_name, \"fwd\").unwrap();
+    fwd.launch(launch_cfg::<128>(n), (n,))?;
+    Ok(())
+}
+",
+    );
+    let kernel = |module: &str, regs: u32| {
+        format!(
+            r#"{{"artifact": "{module}.sm_80.cubin", "name": "fwd", "arch": "sm_80",
+"toolkit": "12.9", "origin": "cubin", "registers_per_thread": {regs}, "static_smem_bytes": 0,
+"local_bytes": 0, "cumulative_stack_bytes": 0, "spill_store_bytes": 0, "spill_load_bytes": 0,
+"barriers": 0, "max_registers": 255, "const_bank0_bytes": 400, "param_bytes": 16}}"#
+        )
+    };
+    let manifest = format!(
+        r#"{{"format": 1, "generator": "a test", "sources": [], "kernels": [{}, {}, {}]}}"#,
+        kernel("concat_float", 24),
+        kernel("concat_double", 30),
+        kernel("sum_float", 64)
+    );
+    std::fs::write(dir.join("kernels.manifest.json"), manifest).unwrap();
+    for name in ["forward", "unnamed"] {
+        let spec = ok(&dir, name);
+        assert_eq!(launches(&spec), [(128, 0)], "{name}");
+        let mut regs: Vec<u32> = spec
+            .plan_kernels(0)
+            .into_iter()
+            .map(|k| {
+                spec.kernels[k.expect("a member")].resources[0]
+                    .as_ref()
+                    .expect("resources on sm_80")
+                    .registers_per_thread
+            })
+            .collect();
+        regs.sort();
+        assert_eq!(regs, [24, 30], "{name}");
+    }
+}

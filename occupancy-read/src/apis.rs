@@ -13,10 +13,14 @@ pub enum Role {
     },
     /// Starts a launch of the function it is given (its first argument).
     Builder,
-    /// Loads a kernel by its name; `name` is the index of the name among its arguments.
+    /// Loads a kernel by its name; `name` is the index of the name among its arguments,
+    /// `module` that of the module's name where the call takes one.
     Load {
         /// The argument that holds the kernel's name.
         name: usize,
+        /// The argument that holds the name the module was loaded under
+        /// (`get_func(module, name)`), if any.
+        module: Option<usize>,
     },
     /// Runs a cuTile launcher (`kernels::add(..).grid(..)`, a [`TILE_GRID`] call in its
     /// chain) on a stream: a launch whose CUDA block and shared memory cuTile's compiler
@@ -65,17 +69,26 @@ pub const APIS: &[Api] = &[
     },
     Api {
         name: "load_function",
-        role: Role::Load { name: 0 },
+        role: Role::Load {
+            name: 0,
+            module: None,
+        },
         from: "cudarc: `CudaModule::load_function(name)`, 0.13 on",
     },
     Api {
         name: "get_function",
-        role: Role::Load { name: 0 },
+        role: Role::Load {
+            name: 0,
+            module: None,
+        },
         from: "cust: `Module::get_function(name)`",
     },
     Api {
         name: "get_func",
-        role: Role::Load { name: 1 },
+        role: Role::Load {
+            name: 1,
+            module: Some(0),
+        },
         from: "cudarc: `CudaDevice::get_func(module, name)`, before 0.13",
     },
     Api {
@@ -113,7 +126,16 @@ pub fn launch_config_arg(name: &str) -> Option<usize> {
 /// (`load_function`: 0, `get_func`: 1), or `None` when `name` is not one of the table.
 pub fn kernel_name_arg(name: &str) -> Option<usize> {
     APIS.iter().find_map(|api| match api.role {
-        Role::Load { name: index } if api.name == name => Some(index),
+        Role::Load { name: index, .. } if api.name == name => Some(index),
+        _ => None,
+    })
+}
+
+/// The index of the module's name among the arguments of the loader `name`
+/// (`get_func(module, name)`: 0), or `None` when it takes none or is not one of the table.
+pub fn module_name_arg(name: &str) -> Option<usize> {
+    APIS.iter().find_map(|api| match api.role {
+        Role::Load { module, .. } if api.name == name => module,
         _ => None,
     })
 }
@@ -149,6 +171,9 @@ mod tests {
         assert_eq!(kernel_name_arg("load_function"), Some(0));
         assert_eq!(kernel_name_arg("get_function"), Some(0));
         assert_eq!(kernel_name_arg("get_func"), Some(1));
+        assert_eq!(module_name_arg("get_func"), Some(0));
+        assert_eq!(module_name_arg("load_function"), None);
+        assert_eq!(module_name_arg("get_or_load_func"), None);
         assert_eq!(kernel_name_arg("get_or_load_func"), None);
         assert!(is_loader_like("get_or_load_func"));
         assert!(is_loader_like("get_or_load_custom_func"));

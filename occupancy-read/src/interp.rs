@@ -2439,6 +2439,26 @@ impl<'r> Interp<'r> {
         outs
     }
 
+    /// The kernel `name` of a module whose name is built at run time (dfdx's
+    /// `get_func(&format!("concat_{}", E::NAME), "fwd")`): the family `concat_*::fwd`, the
+    /// kernels of that name in the modules the pattern matches (a resource manifest's module
+    /// is its file's stem). The glob it suggests for the attribute is the qualified one.
+    fn qualified_kernel(&mut self, module: &Kernel, name: &str, at: At) -> Val {
+        let qualified = format!("{}::{name}", module.name);
+        if let Some((glob, glob_at)) = &mut self.kernel_pattern
+            && *glob == module.name
+        {
+            *glob = qualified.clone();
+            *glob_at = at;
+        }
+        Val::Kernel(Kernel {
+            name: qualified,
+            glob: true,
+            at,
+            refill: None,
+        })
+    }
+
     fn method_call(
         &mut self,
         receiver: &Expr,
@@ -2475,19 +2495,27 @@ impl<'r> Interp<'r> {
                             .position(|a| matches!(a, Val::Str(_) | Val::Kernel(_)))
                             .unwrap_or(0)
                     });
+                    let module = apis::module_name_arg(loader).and_then(|i| args.get(i));
                     match args.get(index) {
                         Some(Val::Str(s)) => {
                             let kat = match self.arg_at(&operands, index + 1) {
                                 At(x) if x != At::NONE.0 => At(x),
                                 _ => at,
                             };
-                            self.kernels.push((s.clone(), kat));
-                            Val::Kernel(Kernel {
-                                name: s.clone(),
-                                glob: false,
-                                at: kat,
-                                refill: None,
-                            })
+                            match module {
+                                Some(Val::Kernel(m)) if run_time_module(m) => {
+                                    self.qualified_kernel(m, s, kat)
+                                }
+                                _ => {
+                                    self.kernels.push((s.clone(), kat));
+                                    Val::Kernel(Kernel {
+                                        name: s.clone(),
+                                        glob: false,
+                                        at: kat,
+                                        refill: None,
+                                    })
+                                }
+                            }
                         }
                         Some(Val::Kernel(k)) => Val::Kernel(k.clone()),
                         _ => unknown(format!("a kernel loaded by `{name}` with a run-time name")),
@@ -4097,6 +4125,13 @@ fn refilled(k: Kernel, path: &Path) -> Kernel {
         name,
         ..k
     }
+}
+
+/// Whether `module`, the module name a loader is given, is built at run time with a part
+/// of its own (`concat_*`, not `*`): a name it qualifies stands for the kernels of that name
+/// in the modules the pattern matches.
+fn run_time_module(module: &Kernel) -> bool {
+    module.glob && module.name.chars().any(|c| c != '*')
 }
 
 fn with_flow(mut path: Path, flow: Flow) -> Path {
