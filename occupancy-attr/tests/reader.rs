@@ -1915,7 +1915,8 @@ pub fn narrow_type(s: &Stream, w: u8) {
 /// of one module per dtype, so the launch is the family `concat_*::fwd`: the `fwd` of every
 /// module the pattern matches (`concat_float`, `concat_double`), never another module's
 /// `fwd` (`sum_float`'s). It was "no kernel `fwd`" (or an ambiguous name) on the real crate.
-/// Without a `kernel` key, the body's family is the one checked.
+/// Without a `kernel` key, the body's family is the one checked, and with no manifest the
+/// error names that family.
 #[test]
 fn a_kernel_of_a_module_named_at_run_time_is_the_family_of_the_modules_it_matches() {
     let dir = crate_with(
@@ -1976,4 +1977,13 @@ pub fn unnamed<E: CudaTypeName>(dev: &CudaDevice, n: u32) -> Result<(), ()> {
         regs.sort();
         assert_eq!(regs, [24, 30], "{name}");
     }
+    // With no manifest, the error on the attribute names the qualified family to write.
+    std::fs::remove_file(dir.join("kernels.manifest.json")).unwrap();
+    let errors = spec_of(&dir, "unnamed").err().expect("no resources");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.starts_with("no resource manifest to read `concat_*::fwd` from")),
+        "{errors:?}"
+    );
 }
