@@ -583,7 +583,12 @@ def crate_state(binary: Path, name: str, root: Path) -> tuple[dict, dict]:
         rows = [r for e in es for r in e["rows"]]
         reasons = sorted({short_reason(r).replace(str(root), "<package>").replace(str(ROOT), "<repo>")
                           for e in es for r in e["not_checked"]})
-        if not es:
+        # A call the review found launches no kernel of the crate (a cuDNN operation's
+        # `launch`): right when the report does not list it.
+        not_a_launch = review is not None and review.get("expect") == NOT_A_LAUNCH
+        if not_a_launch:
+            status = LISTED_NOT_A_LAUNCH if es else NOT_A_LAUNCH
+        elif not es:
             status = "missing"
         elif rows and reasons:
             status = "partial"
@@ -622,11 +627,19 @@ def crate_state(binary: Path, name: str, root: Path) -> tuple[dict, dict]:
         key = (lang, status)
         figures["status"][key] = figures["status"].get(key, 0) + 1
         figures["by_lang"].setdefault(lang, {"sites": 0, "expect_numbers": 0})
+        if not_a_launch:
+            continue
         figures["by_lang"][lang]["sites"] += 1
         if review and review.get("expect") == "numbers":
             figures["by_lang"][lang]["expect_numbers"] += 1
     record = {"crate": name, "version": spec["version"], "sites": state}
     return record, figures
+
+
+# The review's `expect` for a call named like a launch that launches no kernel of the
+# crate, and the status of one the report lists all the same (a failure of the check).
+NOT_A_LAUNCH = "not a launch"
+LISTED_NOT_A_LAUNCH = "listed, not a launch"
 
 
 def site_key(at: str):
@@ -681,6 +694,8 @@ def cmd_check(bless: bool, only: list[str]) -> dict:
         problems = []
         if figures["unreviewed"]:
             problems.append(f"{figures['unreviewed']} site(s) the report lists are not in reviewed/{name}.toml")
+        problems += [f"{at}: the report lists it as a launch, which it is not (reviewed/{name}.toml)"
+                     for at, site in record["sites"].items() if site["status"] == LISTED_NOT_A_LAUNCH]
         # Every file of the corpus parses (issue 27): a note that one does not is a regression.
         problems += figures["unparsed"]
         print(f"{name}: {len(record['sites'])} sites, rows {figures['rows']}, "
@@ -772,7 +787,9 @@ def cmd_realcode() -> None:
              "*missing* when the report does not list it. A row is *right* when a path of the code makes",
              "its (kernel, block, shared memory) as reviewed, *unverified* when the review left a value",
              "in words, *wrong* when no path makes it. A wrong number is a row whose occupancy or",
-             "resources differ from the engine's answer on the committed resources.", "",
+             "resources differ from the engine's answer on the committed resources. A call named like",
+             "a launch that launches no kernel of the crate (a cuDNN operation's `launch`) is no launch",
+             "site: the review marks it *not a launch*, and the report must not list it.", "",
              "| crate | lang | sites | reviewed: numbers | numbers | partial | not checked | missing |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     details = []
@@ -812,12 +829,18 @@ def cmd_realcode() -> None:
             details += ["", f"{name}: no resources: {spec['no_resources']}."]
     totals = ["", "In all:", ""]
     for lang, label in (("rust", "Rust"), ("cuda", "CUDA C++")):
-        sites = sum(n for (l, _), n in status_totals.items() if l == lang)
+        sites = sum(n for (l, st), n in status_totals.items()
+                    if l == lang and st not in (NOT_A_LAUNCH, LISTED_NOT_A_LAUNCH))
         numbers = status_totals.get((lang, "numbers"), 0)
         listed = sites - status_totals.get((lang, "missing"), 0)
         totals.append(f"- {label}: {sites} launch sites, {listed} listed by the report, {numbers} with "
                       f"numbers on every path ({100 * numbers / max(sites, 1):.0f}%), "
                       f"{status_totals.get((lang, 'partial'), 0)} on some paths.")
+        others = status_totals.get((lang, NOT_A_LAUNCH), 0) + status_totals.get((lang, LISTED_NOT_A_LAUNCH), 0)
+        if others:
+            totals.append(f"- {label}: {others} calls named like a launch that launch no kernel of the crate "
+                          f"(cuDNN operations), {status_totals.get((lang, LISTED_NOT_A_LAUNCH), 0)} "
+                          f"of them listed by the report as launches.")
     totals.append(f"- Rows: {row_totals.get('match', 0)} right, {row_totals.get('unverified', 0)} "
                   f"unverified, {row_totals.get('wrong', 0)} on launches no path makes; "
                   f"{wrong_numbers} wrong numbers.")

@@ -2304,6 +2304,25 @@ struct Walk<'s> {
     binding: Option<String>,
 }
 
+impl Walk<'_> {
+    /// Whether `receiver` is a struct expression, or a name the function bound to one
+    /// (`let op = ConvForward { conv: &conv, x: &x, w: &w, y: &y };`): no kernel is
+    /// launched by its `launch`, since cudarc's functions and launch builders and cust's
+    /// functions have private fields and come only from their loaders. cudarc's cuDNN
+    /// operations are such structs: `op.launch(algo, workspace, ..)` runs cuDNN, which
+    /// picks and launches its own kernels, so it is no launch site of the crate.
+    fn built_by_struct_expr(&self, receiver: &syn::Expr) -> bool {
+        let bound = match strip(receiver) {
+            syn::Expr::Path(p) => p
+                .path
+                .get_ident()
+                .and_then(|name| self.scan.lets.get(&name.to_string())),
+            _ => None,
+        };
+        matches!(strip(bound.unwrap_or(receiver)), syn::Expr::Struct(_))
+    }
+}
+
 impl<'ast> Visit<'ast> for Walk<'_> {
     fn visit_local(&mut self, local: &'ast syn::Local) {
         if let (syn::Pat::Ident(p), Some(init)) = (strip_pat(&local.pat), &local.init) {
@@ -2352,6 +2371,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
         let method = m.method.to_string();
         if let Some(at) = apis::launch_config_arg(&method)
             && !m.args.is_empty()
+            && !self.built_by_struct_expr(&m.receiver)
         {
             let builder = builder_arg(&m.receiver);
             // A builder bound by `let` (`let mut b = stream.launch_builder(&f);
@@ -2866,6 +2886,28 @@ mod tests {
                 ("older", "launch (LaunchAsync)"),
             ]
         );
+    }
+
+    /// A cuDNN operation (cudarc's `ConvForward { .. }`, built by the function) has a
+    /// `launch(algo, workspace, ..)` that runs cuDNN's own kernels: no launch site, whether
+    /// bound by `let` or called on the struct expression; a kernel's launch beside it stays.
+    #[test]
+    fn a_struct_the_function_builds_launches_no_kernel() {
+        let found = find_in(&[(
+            "src/conv.rs",
+            r#"
+                fn conv(cudnn: &Cudnn, f: CudaFunction, n: u32) -> Result<()> {
+                    let op = ConvForward { conv: &conv, x: &x, w: &w, y: &y };
+                    let algo = op.pick_algorithm()?;
+                    unsafe { op.launch(algo, Some(&mut workspace), (1.0, 0.0), &img, &filter, &mut out) }?;
+                    unsafe { ConvBackwardData { conv: &conv }.launch(algo, None, (1.0, 0.0), &a, &b, &mut c) }?;
+                    unsafe { f.launch(LaunchConfig::for_num_elems(n), (n,)) }?;
+                    Ok(())
+                }
+                "#,
+        )]);
+        let lines: Vec<(&str, &str)> = found.iter().map(|l| (l.location.as_str(), l.how)).collect();
+        assert_eq!(lines, [("src/conv.rs:7", "launch (LaunchAsync)")]);
     }
 
     #[test]
