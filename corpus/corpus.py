@@ -834,7 +834,7 @@ def cmd_realcode() -> None:
         numbers = status_totals.get((lang, "numbers"), 0)
         listed = sites - status_totals.get((lang, "missing"), 0)
         totals.append(f"- {label}: {sites} launch sites, {listed} listed by the report, {numbers} with "
-                      f"numbers on every path ({100 * numbers / max(sites, 1):.0f}%), "
+                      f"numbers on every path ({100 * numbers / max(sites, 1):.1f}%), "
                       f"{status_totals.get((lang, 'partial'), 0)} on some paths.")
         others = status_totals.get((lang, NOT_A_LAUNCH), 0) + status_totals.get((lang, LISTED_NOT_A_LAUNCH), 0)
         if others:

@@ -1987,3 +1987,71 @@ pub fn unnamed<E: CudaTypeName>(dev: &CudaDevice, n: u32) -> Result<(), ()> {
         "{errors:?}"
     );
 }
+
+/// candle's `next_power_of_2` (`let mut n = 1; while n < x { n *= 2 } n`, a crate helper
+/// over a `usize`): `n` has `x`'s type, so the loop exits with one of the 64 powers of two
+/// of a `usize` (the next doubling overflows); the block capped at 1024 and the shared
+/// memory of 4 bytes per padded column are each path's, up to the `as u32` that wraps
+/// 2^32 and more to 0. Also where the columns are a field of a parameter.
+#[test]
+fn a_doubling_loop_over_a_usize_exits_with_its_powers_of_two() {
+    let dir = crate_with(
+        "next_power_of_2",
+        "
+fn next_power_of_2(x: usize) -> usize {
+    let mut n = 1;
+    while n < x {
+        n *= 2
+    }
+    n
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn asort(s: &Stream, ncols: usize) {
+    let ncols_pad = next_power_of_2(ncols);
+    let block_dim = ncols_pad.min(1024);
+    let cfg = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (block_dim as u32, 1, 1),
+        shared_mem_bytes: (ncols_pad * std::mem::size_of::<u32>()) as u32,
+    };
+    s.launch(cfg);
+}
+
+pub struct ArgSort { pub asc: bool, pub last_dim: usize }
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn asort_op(s: &Stream, op: &ArgSort) {
+    let grid = if op.asc { 1 } else { 2 };
+    if op.last_dim > 1 << 40 { return; }
+    let ncols = op.last_dim;
+    let ncols_pad = next_power_of_2(ncols);
+    let block_dim = ncols_pad.min(1024);
+    let cfg = LaunchConfig {
+        grid_dim: (grid, 1, 1),
+        block_dim: (block_dim as u32, 1, 1),
+        shared_mem_bytes: (ncols_pad * std::mem::size_of::<u32>()) as u32,
+    };
+    s.launch(cfg);
+}
+",
+    );
+    let mut want: Vec<(u32, u32)> = (0..=10).map(|k| (1 << k, 4 << k)).collect();
+    want.extend((11..30).map(|k| (1024, 4 << k)));
+    want.push((1024, 0));
+    want.sort();
+    let spec = ok(&dir, "asort");
+    let mut got = launches(&spec);
+    got.sort();
+    assert_eq!(got, want);
+    // The same through fields of a parameter (candle's `self.asc`, `self.last_dim`): two
+    // fields are two run-time values, so tests of each are no pair of conditions on one
+    // value whose ways go together in a way not known (it was "the conditions `op.asc` and
+    // `op.last_dim > 1 << 40` both depend on `op`": not checked); the field, given to a
+    // `usize` parameter, is a `usize`.
+    let spec = ok(&dir, "asort_op");
+    let mut got = launches(&spec);
+    got.sort();
+    got.dedup();
+    assert_eq!(got, want);
+}

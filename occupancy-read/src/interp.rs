@@ -523,6 +523,9 @@ pub struct Interp<'r> {
     method_loans: Vec<*const Expr>,
     /// Constants evaluated so far, by their path from the crate root.
     cache: HashMap<String, Result<Int, String>>,
+    /// The input each named field of an input is (`self.asc` of `self`), by (the whole's
+    /// input, the field): two fields are two run-time values, one field read twice is one.
+    field_sources: HashMap<(SourceId, String), SourceId>,
 }
 
 fn unknown(why: impl Into<Rc<str>>) -> Val {
@@ -641,6 +644,7 @@ impl<'r> Interp<'r> {
             bound_init: None,
             method_loans: Vec::new(),
             cache: HashMap::new(),
+            field_sources: HashMap::new(),
         }
     }
 
@@ -1495,10 +1499,52 @@ impl<'r> Interp<'r> {
         self.eval(base, path, expected)
             .into_iter()
             .map(|(p, v)| {
-                let v = v.map(&mut |v| field_of(v, field));
+                let v = v.map(&mut |v| self.field_value(v, field));
                 (p, v)
             })
             .collect()
+    }
+
+    /// [`field_of`], where a named field of a run-time input (`self.asc`, `op.cfg.block`)
+    /// depends on an input of its own, not on the whole: conditions on two fields of
+    /// `self` are on two values (candle's `if self.asc` and `n < self.last_dim`), not two
+    /// conditions on one value whose ways go together in a way the reader does not know.
+    fn field_value(&mut self, v: Val, field: &Field) -> Val {
+        let (Val::Unknown(u), Field::Named(name)) = (&v, field) else {
+            return field_of(v, field);
+        };
+        let whole = match (u.source, u.roots.as_slice()) {
+            (Some(s), _) => s,
+            (None, &[r]) if self.field_sources.values().any(|&f| f == r) => r,
+            _ => return field_of(v, field),
+        };
+        let whole = self.original(whole);
+        let key = (whole, name.clone());
+        let part = match self.field_sources.get(&key) {
+            Some(&part) => part,
+            None => {
+                let info = &self.sources[whole as usize];
+                let part_name = format!("{}.{name}", info.key.name);
+                let at = info.key.at;
+                let what = format!("`{part_name}` is a field of a run-time value");
+                let part = self.source(
+                    what,
+                    SourceKey {
+                        name: part_name,
+                        at,
+                    },
+                );
+                self.field_sources.insert(key, part);
+                part
+            }
+        };
+        match field_of(v, field) {
+            Val::Unknown(u) => Val::Unknown(Unknown {
+                roots: vec![part],
+                ..u
+            }),
+            other => other,
+        }
     }
 
     fn eval_if(&mut self, i: &ir::If, path: Path, expected: Option<IntTy>) -> Outs {
@@ -2270,8 +2316,8 @@ impl<'r> Interp<'r> {
             });
         }
         path.frames.push(frame);
-        for ((pat, _), v) in def.params.iter().zip(args) {
-            path = self.bind(pat, v.clone(), path, At::NONE, None);
+        for ((pat, ty), v) in def.params.iter().zip(args) {
+            path = self.bind(pat, typed_argument(v.clone(), *ty), path, At::NONE, None);
         }
         let bound = enter_aliases(&mut path, aliases);
         self.calls.push(key);
@@ -3959,6 +4005,27 @@ impl<'r> Interp<'r> {
 
     /// `while condition { x = ..; }` where the body only assigns one integer variable: the
     /// values it can leave the loop with (`abstract_int::loop_exits`), a run-time set.
+    /// The integer type of what `var` is compared with in `cond` (`x` in `n < x`), if known.
+    fn compared_type(&mut self, cond: &Expr, var: &str, path: &Path) -> Option<IntTy> {
+        let Expr::Compare(_, l, r) = cond else {
+            return None;
+        };
+        let is_var = |e: &Expr| matches!(e, Expr::Path(p, _) if p.single() == Some(var));
+        let other = match (is_var(l), is_var(r)) {
+            (true, false) => r,
+            (false, true) => l,
+            _ => return None,
+        };
+        // A name or a field of one: read without effects (no call is made twice).
+        if !matches!(other.as_ref(), Expr::Path(..) | Expr::Field(..)) {
+            return None;
+        }
+        match self.eval_quiet(other, path)? {
+            Val::Int(i) => i.ty,
+            _ => None,
+        }
+    }
+
     fn bounded_while(&mut self, l: &Loop, path: &Path) -> Option<Vec<Path>> {
         let LoopKind::While(cond) = &l.kind else {
             return None;
@@ -4001,7 +4068,9 @@ impl<'r> Interp<'r> {
             _ => return None,
         };
         init.set.members()?;
-        let ty = init.ty;
+        // An untyped literal (`let mut n = 1; while n < x`) has the type of what it is
+        // compared with, as Rust infers it: its steps overflow where the program's do.
+        let ty = init.ty.or_else(|| self.compared_type(cond, var, path));
         // The inputs the exits depend on: the condition's.
         let mut roots = init.roots.clone();
         let mut cond_names = Vec::new();
@@ -4124,6 +4193,23 @@ fn refilled(k: Kernel, path: &Path) -> Kernel {
         glob: occupancy_spec::artifact::is_glob(&name),
         name,
         ..k
+    }
+}
+
+/// An argument as the parameter of integer type `ty` receives it: a value not known to be
+/// an integer (a field of a run-time struct, `self.last_dim`) is one of that type, any of
+/// its values, depending on what the argument depends on.
+fn typed_argument(v: Val, ty: Option<IntTy>) -> Val {
+    match (ty, v) {
+        (Some(ty), Val::Unknown(u)) if !u.panic => Val::Int(Int {
+            set: AbstractInt::range(Some(ty.min()), Some(ty.max())),
+            ty: Some(ty),
+            term: None,
+            roots: u.roots,
+            source: u.source,
+            moved: None,
+        }),
+        (_, v) => v,
     }
 }
 

@@ -263,6 +263,10 @@ struct LaunchCall {
     /// The `match` arms it is inside, outermost first: (the scrutinee, a plain name; the
     /// arm's pattern, an enum variant's path), as in `match dtype { DType::U8 => .. }`.
     arms: Vec<Arm>,
+    /// The receiver is a struct the function builds (`ConvForward { .. }`): its type's name
+    /// and the method called, for [`Collector::launches_of`] to tell a crate's own
+    /// launcher from another crate's operation.
+    on_struct: Option<(String, String)>,
 }
 
 /// A `match` arm a launch is inside: the name matched and the variant its pattern names.
@@ -693,11 +697,30 @@ impl Crate<'_> {
         })
     }
 
+    /// Whether the crate defines the method `method` on the type named `ty` (in an `impl`
+    /// of it, its own or a trait's).
+    fn defines_method(&self, ty: &str, method: &str) -> bool {
+        self.funcs
+            .iter()
+            .any(|g| g.name == method && g.impl_ty.as_deref() == Some(ty))
+    }
+
     /// The launches of function `i`.
     fn launches_of(&self, i: usize, out: &mut Vec<Launch>) {
         let f = &self.funcs[i];
         let shown = self.shown(f).to_owned();
         for call in &f.scan.calls {
+            if let Some((ty, method)) = &call.on_struct
+                && !self.defines_method(ty, method)
+            {
+                // Another crate's struct the function builds: not a kernel function or a
+                // launch builder (those have private fields and come from their loaders),
+                // so its `launch` is that crate's operation (cudarc's cuDNN
+                // `ConvForward { .. }.launch(algo, ..)` runs cuDNN's own kernels): no launch
+                // site. A crate's own launcher struct (`Func { f, stream }` with its own
+                // `launch(cfg, params)`) stays one.
+                continue;
+            }
             let location = format!("{shown}:{}", call.line);
             let base = Launch {
                 location,
@@ -1528,6 +1551,26 @@ impl Crate<'_> {
         {
             helpers.retain(|g| g.file == f.file);
         }
+        // Else where the caller's file imports it from (`use crate::cuda_backend::kernel_name`
+        // in candle-core's sort.rs, beside the Metal backend's own `kernel_name`): the
+        // function of that module's file.
+        if helpers.len() > 1
+            && let Some(from) = imported_from(&self.files[f.file].uses, &last)
+            && from[0] == "crate"
+        {
+            let module = from[1..from.len() - 1].join("/");
+            let in_module = |g: &Func| {
+                let shown = self.files[g.file].shown.as_str();
+                if module.is_empty() {
+                    shown == "src/lib.rs"
+                } else {
+                    shown == format!("src/{module}.rs") || shown == format!("src/{module}/mod.rs")
+                }
+            };
+            if helpers.iter().filter(|g| in_module(g)).count() == 1 {
+                helpers.retain(|g| in_module(g));
+            }
+        }
         let [helper] = helpers.as_slice() else {
             if helpers.is_empty()
                 && let Some(from) = imported_from(&self.files[f.file].uses, &last)
@@ -2305,13 +2348,9 @@ struct Walk<'s> {
 }
 
 impl Walk<'_> {
-    /// Whether `receiver` is a struct expression, or a name the function bound to one
-    /// (`let op = ConvForward { conv: &conv, x: &x, w: &w, y: &y };`): no kernel is
-    /// launched by its `launch`, since cudarc's functions and launch builders and cust's
-    /// functions have private fields and come only from their loaders. cudarc's cuDNN
-    /// operations are such structs: `op.launch(algo, workspace, ..)` runs cuDNN, which
-    /// picks and launches its own kernels, so it is no launch site of the crate.
-    fn built_by_struct_expr(&self, receiver: &syn::Expr) -> bool {
+    /// The type's name of `receiver` when it is a struct expression, or a name the function
+    /// bound to one (`let op = ConvForward { conv: &conv, x: &x, w: &w, y: &y };`).
+    fn struct_built(&self, receiver: &syn::Expr) -> Option<String> {
         let bound = match strip(receiver) {
             syn::Expr::Path(p) => p
                 .path
@@ -2319,7 +2358,10 @@ impl Walk<'_> {
                 .and_then(|name| self.scan.lets.get(&name.to_string())),
             _ => None,
         };
-        matches!(strip(bound.unwrap_or(receiver)), syn::Expr::Struct(_))
+        match strip(bound.unwrap_or(receiver)) {
+            syn::Expr::Struct(s) => s.path.segments.last().map(|l| l.ident.to_string()),
+            _ => None,
+        }
     }
 }
 
@@ -2371,7 +2413,6 @@ impl<'ast> Visit<'ast> for Walk<'_> {
         let method = m.method.to_string();
         if let Some(at) = apis::launch_config_arg(&method)
             && !m.args.is_empty()
-            && !self.built_by_struct_expr(&m.receiver)
         {
             let builder = builder_arg(&m.receiver);
             // A builder bound by `let` (`let mut b = stream.launch_builder(&f);
@@ -2394,6 +2435,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                 .nth(if builder.is_some() { 0 } else { at })
                 .cloned();
             let function = builder.or_else(|| Some((*m.receiver).clone()));
+            let on_struct = self.struct_built(&m.receiver).map(|t| (t, method.clone()));
             self.scan.calls.push(LaunchCall {
                 line: m.method.span().start().line,
                 column: Some(m.method.span().start().column),
@@ -2405,6 +2447,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                 tile: false,
                 arms: self.arms.clone(),
                 branches: self.branches.clone(),
+                on_struct,
             });
         }
         if apis::is_tile_launch(&method) && self.sets_tile_grid(&m.receiver, 0) {
@@ -2419,6 +2462,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                 tile: true,
                 arms: self.arms.clone(),
                 branches: self.branches.clone(),
+                on_struct: None,
             });
         }
         if apis::is_loader_like(&method) {
@@ -2505,6 +2549,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                     tile: false,
                     arms: self.arms.clone(),
                     branches: self.branches.clone(),
+                    on_struct: None,
                 });
                 if let Some(kernel) = kernel {
                     // The attribute reads cust's kernel name itself, as a literal load.
@@ -2542,6 +2587,7 @@ impl<'ast> Visit<'ast> for Walk<'_> {
                 tile: false,
                 arms: self.arms.clone(),
                 branches: self.branches.clone(),
+                on_struct: None,
             });
         }
     }
@@ -2890,12 +2936,22 @@ mod tests {
 
     /// A cuDNN operation (cudarc's `ConvForward { .. }`, built by the function) has a
     /// `launch(algo, workspace, ..)` that runs cuDNN's own kernels: no launch site, whether
-    /// bound by `let` or called on the struct expression; a kernel's launch beside it stays.
+    /// bound by `let` or called on the struct expression; a kernel's launch beside it stays,
+    /// and so does the `launch` of a struct the crate defines it on (its own launcher).
     #[test]
     fn a_struct_the_function_builds_launches_no_kernel() {
         let found = find_in(&[(
             "src/conv.rs",
             r#"
+                pub struct Func { pub f: CudaFunction }
+                impl Func {
+                    pub unsafe fn launch(&self, cfg: LaunchConfig, n: u32) -> Result<()> { Ok(()) }
+                }
+                fn own(f: CudaFunction, n: u32) -> Result<()> {
+                    let w = Func { f };
+                    unsafe { w.launch(LaunchConfig::for_num_elems(n), n) }?;
+                    Ok(())
+                }
                 fn conv(cudnn: &Cudnn, f: CudaFunction, n: u32) -> Result<()> {
                     let op = ConvForward { conv: &conv, x: &x, w: &w, y: &y };
                     let algo = op.pick_algorithm()?;
@@ -2907,7 +2963,13 @@ mod tests {
                 "#,
         )]);
         let lines: Vec<(&str, &str)> = found.iter().map(|l| (l.location.as_str(), l.how)).collect();
-        assert_eq!(lines, [("src/conv.rs:7", "launch (LaunchAsync)")]);
+        assert_eq!(
+            lines,
+            [
+                ("src/conv.rs:8", "launch (LaunchAsync)"),
+                ("src/conv.rs:16", "launch (LaunchAsync)")
+            ]
+        );
     }
 
     #[test]
@@ -3271,8 +3333,8 @@ mod tests {
 
     /// candle-core's backends each define a `kernel_name`: the CUDA backend's at the top of its
     /// file, the Metal one's inside a function of another file. A bare call resolves to the
-    /// caller's file; a name whose stem itself is a run-time value is no family of the
-    /// manifest's every kernel.
+    /// caller's file, else to the module the caller's file imports it from (`sort.rs`); a
+    /// name whose stem itself is a run-time value is no family of the manifest's every kernel.
     #[test]
     fn a_helper_of_the_callers_file_names_the_kernel_and_a_stemless_name_is_unknown() {
         let found = launches(&[
@@ -3298,11 +3360,29 @@ mod tests {
                 pub fn encode() { fn kernel_name(op: &str, suffix: &str) -> String { format!("{op}{suffix}") } }
                 "#,
             ),
+            (
+                "src/sort.rs",
+                r#"
+                mod cuda {
+                    use crate::cuda_backend::{kernel_name, kernels};
+                    pub fn asort<T: WithDType>(dev: &Dev, n: u32) -> Result<()> {
+                        let func = dev.get_or_load_func(&kernel_name::<T>("asort_asc"), &kernels::SORT)?;
+                        unsafe { dev.stream.launch_builder(&func).launch(LaunchConfig::for_num_elems(n)) }?;
+                        Ok(())
+                    }
+                }
+                "#,
+            ),
         ]);
-        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found.len(), 3, "{found:?}");
         assert_eq!(
             found[0].2,
             "#[occupancy::check(kernel = \"affine_*\")] at line 3"
+        );
+        // Another file's call: the helper of the module its `use` names.
+        assert_eq!(
+            found[2].2,
+            "#[occupancy::check(kernel = \"asort_asc_*\")] at line 4"
         );
         assert!(
             found[1].2.starts_with("unread: ")
