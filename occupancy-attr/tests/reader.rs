@@ -2055,3 +2055,52 @@ pub fn asort_op(s: &Stream, op: &ArgSort) {
     got.dedup();
     assert_eq!(got, want);
 }
+
+/// Labels and loop values: a labeled block's value is each `break 'a value` and its tail
+/// (it was its tail alone: the 64 launch was lost), a `loop`'s value its `break`'s, and a
+/// launch after a `while let` loop is reached (it was "no launch found": the loop was
+/// read as one left only by a `break`).
+#[test]
+fn a_labeled_break_and_a_loops_value_are_the_paths_values() {
+    let dir = crate_with(
+        "labels",
+        "
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn labeled(s: &Stream, x: bool) {
+    let b = 'a: { if x { break 'a 64; } 128 };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn loop_value(s: &Stream) {
+    let b = loop { break 256 };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn after_while_let(s: &Stream, v: Vec<u32>) {
+    let mut it = v.iter();
+    while let Some(_x) = it.next() {}
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (96, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn inner_continue(s: &Stream, n: u32) {
+    let mut b = 32;
+    'rows: for _ in 0..2 {
+        for _ in 0..2 {
+            if n > 4 { continue 'rows; }
+        }
+    }
+    b = 512;
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 });
+}
+",
+    );
+    let mut got = launches(&ok(&dir, "labeled"));
+    got.sort();
+    assert_eq!(got, [(64, 0), (128, 0)]);
+    assert_eq!(launches(&ok(&dir, "loop_value")), [(256, 0)]);
+    assert_eq!(launches(&ok(&dir, "after_while_let")), [(96, 0)]);
+    assert_eq!(launches(&ok(&dir, "inner_continue")), [(512, 0)]);
+}

@@ -295,8 +295,10 @@ impl Frame {
 enum Flow {
     Normal,
     Return(Box<Val>),
-    Break,
-    Continue,
+    /// `break`, with its label (`None`: the innermost loop's) and its value.
+    Break(Option<String>, Box<Val>),
+    /// `continue`, with its label.
+    Continue(Option<String>),
     /// A panic, `unreachable!()`, a failed `assert!`: the path ends with no launch.
     Diverged,
 }
@@ -1287,11 +1289,16 @@ impl<'r> Interp<'r> {
                 let outs = self.struct_lit(s, path);
                 self.constructions(e, outs, s.at)
             }
-            Expr::Loop(l) => self.eval_loop(l, path),
+            Expr::Loop(l) => self.eval_loop(l, None, path),
             Expr::Assign(place, op, value) => self.assign(place, *op, value, path),
-            Expr::Return(value) => self.eval_exit(value.as_deref(), true, path),
-            Expr::Break(value) => self.eval_exit(value.as_deref(), false, path),
-            Expr::Continue => vec![(with_flow(path, Flow::Continue), unknown(""))],
+            Expr::Return(value) => self.eval_exit(value.as_deref(), None, path),
+            Expr::Break(label, value) => {
+                self.eval_exit(value.as_deref(), Some(label.clone()), path)
+            }
+            Expr::Continue(label) => {
+                vec![(with_flow(path, Flow::Continue(label.clone())), unknown(""))]
+            }
+            Expr::Labeled(label, inner) => self.eval_labeled(label, inner, path, expected),
             Expr::Diverge => vec![(with_flow(path, Flow::Diverged), unknown(""))],
             // `Err(e)?` returns the error: the path ends with no launch.
             Expr::Try(inner) if matches!(&**inner, Expr::Call(p, args, _) if p.idents() == ["Err"] && args.len() == 1) =>
@@ -1564,8 +1571,8 @@ impl<'r> Interp<'r> {
         self.bounded(outs, i.at)
     }
 
-    /// `return value` (`ret`) or `break value`.
-    fn eval_exit(&mut self, value: Option<&Expr>, ret: bool, path: Path) -> Outs {
+    /// `return value` (`brk` is `None`) or `break 'label value` (`brk` holds the label).
+    fn eval_exit(&mut self, value: Option<&Expr>, brk: Option<Option<String>>, path: Path) -> Outs {
         let outs = match value {
             Some(v) => self.eval(v, path, None),
             None => vec![(path, Val::Tuple(Vec::new()))],
@@ -1573,10 +1580,9 @@ impl<'r> Interp<'r> {
         outs.into_iter()
             .map(|(mut p, v)| {
                 if p.normal() {
-                    p.flow = if ret {
-                        Flow::Return(Box::new(v))
-                    } else {
-                        Flow::Break
+                    p.flow = match &brk {
+                        None => Flow::Return(Box::new(v)),
+                        Some(label) => Flow::Break(label.clone(), Box::new(v)),
                     };
                 }
                 (p, unknown(""))
@@ -3899,7 +3905,34 @@ impl<'r> Interp<'r> {
         outs
     }
 
-    fn eval_loop(&mut self, l: &Loop, path: Path) -> Outs {
+    /// A labeled block or loop: a `break` with its label leaves it with the break's value
+    /// (`'a: { if x { break 'a 64; } 128 }` is 64 or 128); a loop's own `break` and
+    /// `continue` with its label are its own.
+    fn eval_labeled(
+        &mut self,
+        label: &str,
+        inner: &Expr,
+        path: Path,
+        expected: Option<IntTy>,
+    ) -> Outs {
+        if let Expr::Loop(l) = inner {
+            return self.eval_loop(l, Some(label), path);
+        }
+        self.eval(inner, path, expected)
+            .into_iter()
+            .map(
+                |(mut p, v)| match std::mem::replace(&mut p.flow, Flow::Normal) {
+                    Flow::Break(Some(l), value) if l == label => (p, *value),
+                    other => {
+                        p.flow = other;
+                        (p, v)
+                    }
+                },
+            )
+            .collect()
+    }
+
+    fn eval_loop(&mut self, l: &Loop, label: Option<&str>, path: Path) -> Outs {
         if let Some(paths) = self.bounded_while(l, &path) {
             return paths
                 .into_iter()
@@ -3928,13 +3961,13 @@ impl<'r> Interp<'r> {
                     if holds && p.normal() {
                         entry.push(p);
                     } else {
-                        after.push(p);
+                        after.push((p, Val::Tuple(Vec::new())));
                     }
                 }
             }
             LoopKind::For(pat, iter) => {
                 for (p, _) in self.eval(iter, path, None) {
-                    after.push(p.clone());
+                    after.push((p.clone(), Val::Tuple(Vec::new())));
                     let mut names = Vec::new();
                     pat_names(pat, &mut names);
                     entry.push(self.bind(
@@ -3953,23 +3986,29 @@ impl<'r> Interp<'r> {
         // round again, from a state the havoc above already stands for (`loop {}` never
         // ends).
         let only_break = matches!(l.kind, LoopKind::Loop);
+        // A `break` or `continue` of this loop: unlabeled, or with its label.
+        let mine = |l: &Option<String>| l.as_deref().is_none_or(|l| Some(l) == label);
         for p in entry {
             let depth = p.top().env.len();
             for (mut q, _) in self.eval_block(&l.body, p, None) {
                 q.top_mut().env.truncate(depth);
-                match q.flow {
-                    Flow::Continue | Flow::Normal if only_break => {}
-                    Flow::Break | Flow::Continue | Flow::Normal => {
-                        q.flow = Flow::Normal;
-                        after.push(q);
+                match std::mem::replace(&mut q.flow, Flow::Normal) {
+                    Flow::Continue(l) if only_break && mine(&l) => {}
+                    Flow::Normal if only_break => {}
+                    // `loop { break 256 }`: the loop's value.
+                    Flow::Break(l, value) if mine(&l) => after.push((q, *value)),
+                    Flow::Continue(l) if mine(&l) => after.push((q, Val::Tuple(Vec::new()))),
+                    Flow::Normal => after.push((q, Val::Tuple(Vec::new()))),
+                    other => {
+                        q.flow = other;
+                        outs.push((q, Val::Tuple(Vec::new())));
                     }
-                    _ => outs.push((q, Val::Tuple(Vec::new()))),
                 }
             }
         }
-        for p in after {
+        for (p, value) in after {
             let p = self.havoc(p, &assigned, l.at);
-            outs.push((p, Val::Tuple(Vec::new())));
+            outs.push((p, value));
         }
         self.bounded(outs, l.at)
     }

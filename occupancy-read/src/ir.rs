@@ -387,10 +387,13 @@ pub enum Expr {
     Assign(Box<Expr>, Option<Op>, Box<Expr>),
     /// `return`, with its value.
     Return(Option<Box<Expr>>),
-    /// `break`, with its value.
-    Break(Option<Box<Expr>>),
-    /// `continue`.
-    Continue,
+    /// `break`, with its label and its value.
+    Break(Option<String>, Option<Box<Expr>>),
+    /// `continue`, with its label.
+    Continue(Option<String>),
+    /// A labeled block or loop (`'a: { .. }`, `'outer: loop { .. }`): what a `break` or
+    /// `continue` with that label leaves or goes round again.
+    Labeled(String, Box<Expr>),
     /// Control never gets past it: `panic!`, `unreachable!`, `todo!`.
     Diverge,
     /// `expr?`: the value on the path that goes on.

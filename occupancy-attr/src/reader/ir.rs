@@ -265,38 +265,49 @@ impl Lowering {
             }
             syn::Expr::If(i) => self.if_expr(i, d),
             syn::Expr::Match(m) => self.match_expr(m, d),
-            syn::Expr::Block(b) => Expr::Block(Box::new(self.block(&b.block, d))),
+            syn::Expr::Block(b) => {
+                labeled(&b.label, Expr::Block(Box::new(self.block(&b.block, d))))
+            }
             syn::Expr::Const(c) => Expr::Block(Box::new(self.block(&c.block, d))),
             syn::Expr::Unsafe(u) => Expr::Block(Box::new(self.block(&u.block, d))),
             syn::Expr::Async(_) => Expr::Opaque("an `async` block".to_owned()),
             syn::Expr::Struct(s) if s.qself.is_none() => self.struct_lit(s, expr, d),
-            syn::Expr::While(w) => self.while_loop(w, d),
+            syn::Expr::While(w) => labeled(&w.label, self.while_loop(w, d)),
             syn::Expr::Loop(l) => {
                 let at = self.at_span(l.loop_token.span);
                 let body = self.block(&l.body, d);
-                Expr::Loop(Box::new(Loop {
-                    kind: LoopKind::Loop,
-                    body,
-                    at,
-                }))
+                labeled(
+                    &l.label,
+                    Expr::Loop(Box::new(Loop {
+                        kind: LoopKind::Loop,
+                        body,
+                        at,
+                    })),
+                )
             }
             syn::Expr::ForLoop(f) => {
                 let at = self.at_span(f.for_token.span);
                 let pat = irrefutable(self.pat(&f.pat, d));
                 let iter = self.expr(&f.expr, d);
                 let body = self.block(&f.body, d);
-                Expr::Loop(Box::new(Loop {
-                    kind: LoopKind::For(pat, iter),
-                    body,
-                    at,
-                }))
+                labeled(
+                    &f.label,
+                    Expr::Loop(Box::new(Loop {
+                        kind: LoopKind::For(pat, iter),
+                        body,
+                        at,
+                    })),
+                )
             }
             syn::Expr::Assign(a) => {
                 Expr::Assign(self.boxed(&a.left, d), None, self.boxed(&a.right, d))
             }
             syn::Expr::Return(r) => Expr::Return(r.expr.as_ref().map(|e| self.boxed(e, d))),
-            syn::Expr::Break(b) => Expr::Break(b.expr.as_ref().map(|e| self.boxed(e, d))),
-            syn::Expr::Continue(_) => Expr::Continue,
+            syn::Expr::Break(b) => Expr::Break(
+                b.label.as_ref().map(label_name),
+                b.expr.as_ref().map(|e| self.boxed(e, d)),
+            ),
+            syn::Expr::Continue(c) => Expr::Continue(c.label.as_ref().map(label_name)),
             syn::Expr::Try(t) => Expr::Try(self.boxed(&t.expr, d)),
             syn::Expr::Reference(r) => Expr::Ref(self.boxed(&r.expr, d), r.mutability.is_some()),
             syn::Expr::Closure(c) => Expr::Closure(
@@ -448,7 +459,10 @@ impl Lowering {
     fn while_loop(&mut self, w: &syn::ExprWhile, d: usize) -> Expr {
         let at = self.at_span(w.while_token.span);
         match &*w.cond {
-            // `while let pat = e { body }`: a loop whose pattern's names are unknown.
+            // `while let pat = e { body }`: a loop that goes round or ends as the pattern
+            // matches, which the reader does not tell (both ways), and whose pattern's names
+            // are unknown. (It was a `loop`, left only by a `break`: a launch after a `while
+            // let` that never breaks was unreachable, "no launch found".)
             syn::Expr::Let(l) => {
                 let mut names = Vec::new();
                 pattern_names(&l.pat, &mut names, 0);
@@ -461,8 +475,9 @@ impl Lowering {
                     at: At::NONE,
                 };
                 body.stmts.insert(0, Stmt::Let(Box::new(names)));
+                let matches = Expr::Opaque("whether a `while let` pattern matches".to_owned());
                 Expr::Loop(Box::new(Loop {
-                    kind: LoopKind::Loop,
+                    kind: LoopKind::While(matches),
                     body,
                     at,
                 }))
@@ -1282,5 +1297,18 @@ mod tests {
             text(&lowered("usize::min(1024, n).next_power_of_two()")),
             "usize::min(1024, n).next_power_of_two()"
         );
+    }
+}
+
+/// A label's name as the IR holds it (`'outer` -> `outer`).
+fn label_name(l: &syn::Lifetime) -> String {
+    l.ident.to_string()
+}
+
+/// `e` under its label, if it has one (`'a: { .. }`, `'outer: loop { .. }`).
+fn labeled(label: &Option<syn::Label>, e: Expr) -> Expr {
+    match label {
+        Some(l) => Expr::Labeled(label_name(&l.name), Box::new(e)),
+        None => e,
     }
 }

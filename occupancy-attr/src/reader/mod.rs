@@ -569,7 +569,9 @@ fn scan_expr(e: &Expr, mode: &mut Mode, depth: usize) {
             args.iter().for_each(|a| scan_expr(a, mode, d))
         }
         Expr::Tuple(args) => args.iter().for_each(|a| scan_expr(a, mode, d)),
-        Expr::Return(Some(x)) | Expr::Break(Some(x)) => scan_expr(x, mode, d),
+        Expr::Return(Some(x)) | Expr::Break(_, Some(x)) | Expr::Labeled(_, x) => {
+            scan_expr(x, mode, d)
+        }
         _ => {}
     }
 }
