@@ -1165,6 +1165,19 @@ fn ident(name: &str, span: Span) -> Option<proc_macro2::Ident> {
     })
 }
 
+/// A label's name as the IR holds it (`'outer` -> `outer`).
+fn label_name(l: &syn::Lifetime) -> String {
+    l.ident.to_string()
+}
+
+/// `e` under its label, if it has one (`'a: { .. }`, `'outer: loop { .. }`).
+fn labeled(label: &Option<syn::Label>, e: Expr) -> Expr {
+    match label {
+        Some(l) => Expr::Labeled(label_name(&l.name), Box::new(e)),
+        None => e,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1297,18 +1310,5 @@ mod tests {
             text(&lowered("usize::min(1024, n).next_power_of_two()")),
             "usize::min(1024, n).next_power_of_two()"
         );
-    }
-}
-
-/// A label's name as the IR holds it (`'outer` -> `outer`).
-fn label_name(l: &syn::Lifetime) -> String {
-    l.ident.to_string()
-}
-
-/// `e` under its label, if it has one (`'a: { .. }`, `'outer: loop { .. }`).
-fn labeled(label: &Option<syn::Label>, e: Expr) -> Expr {
-    match label {
-        Some(l) => Expr::Labeled(label_name(&l.name), Box::new(e)),
-        None => e,
     }
 }
