@@ -264,7 +264,7 @@ struct LaunchCall {
     /// arm's pattern, an enum variant's path), as in `match dtype { DType::U8 => .. }`.
     arms: Vec<Arm>,
     /// The receiver is a struct the function builds (`ConvForward { .. }`): its type's name
-    /// and the method called, for [`Collector::launches_of`] to tell a crate's own
+    /// and the method called, for the collector's `launches_of` to tell a crate's own
     /// launcher from another crate's operation.
     on_struct: Option<(String, String)>,
 }
