@@ -98,7 +98,11 @@
 //! function called. A wrong read (a name shadowed by a macro-made item, a constant that
 //! depends on `#[cfg]`) is a build error at the expression, never a lint about another
 //! launch; writing the value in the attribute (`block = 32`) makes the compiler check the
-//! body's expression against it instead.
+//! body's expression against it instead. Within one compilation an expression is confirmed
+//! once per module: a free function whose body declares no item relies on the
+//! confirmation an earlier wrapper of its module made (the same expression text and value)
+//! and names the hidden `__OCCUPANCY_CONFIRMED_..` constant that wrapper defined beside
+//! itself, which compiles only in that module.
 //!
 //! A key that states another value than the body (`block = 256` on a body that launches
 //! 128 threads) is an error on both. Keys are for what the body cannot state.

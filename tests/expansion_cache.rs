@@ -97,13 +97,18 @@ fn entries_dir(dir: &Path) -> PathBuf {
 
 /// `cargo check` after touching `src/lib.rs`: its stderr without the `Finished` line.
 fn check(dir: &Path) -> String {
+    check_crate(dir, "expansion-cache")
+}
+
+/// [`check`] of the crate named `name`.
+fn check_crate(dir: &Path, name: &str) -> String {
     let lib = dir.join("src/lib.rs");
     let text = std::fs::read(&lib).unwrap();
     std::fs::write(&lib, text).unwrap();
     let output = cargo_check(dir, &[("CARGO_TERM_COLOR", "never")]);
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     // From the crate's own line: what cargo printed about its dependencies before varies.
-    let own = stderr.find("Checking expansion-cache").unwrap_or(0);
+    let own = stderr.find(&format!("Checking {name} ")).unwrap_or(0);
     stderr[own..]
         .lines()
         .filter(|l| !l.trim_start().starts_with("Finished"))
@@ -295,6 +300,117 @@ fn a_file_read_stays_in_the_dep_info_when_the_attribute_that_included_it_is_gone
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("second on sm_90: 18.75% occupancy (12 of 64 warps), below the 50% floor"),
+        "{stderr}"
+    );
+}
+
+/// Two wrappers of `a` and one of `b` read `super::consts::BLOCK_1` alike; a fourth in `a`
+/// declares a constant in its body.
+fn shared_confirmations_crate() -> PathBuf {
+    let wrapper = |name: &str, item: &str| {
+        format!(
+            "    #[occupancy::check(regs = 96, target = \"sm_90\")]\n\
+             \x20   pub fn {name}(n: u32) {{\n\
+             \x20       {item}\n\
+             \x20       super::launch(super::LaunchConfig {{\n\
+             \x20           grid_dim: (n.div_ceil(super::consts::BLOCK_1), 1, 1),\n\
+             \x20           block_dim: (super::consts::BLOCK_1, 1, 1),\n\
+             \x20           shared_mem_bytes: 0,\n\
+             \x20       }});\n\
+             \x20   }}\n"
+        )
+    };
+    let lib = format!(
+        "mod consts;\n\n\
+         pub struct LaunchConfig {{\n\
+         \x20   pub grid_dim: (u32, u32, u32),\n\
+         \x20   pub block_dim: (u32, u32, u32),\n\
+         \x20   pub shared_mem_bytes: u32,\n\
+         }}\n\n\
+         fn launch(_cfg: LaunchConfig) {{}}\n\n\
+         pub mod a {{\n{}{}{}}}\n\npub mod b {{\n{}}}\n",
+        wrapper("first", ""),
+        wrapper("second", ""),
+        wrapper("own", "const TILE: u32 = 4; let _ = TILE;"),
+        wrapper("third", ""),
+    );
+    scratch_crate(
+        "expansion-cache-shared",
+        &[("src/lib.rs", &lib), ("src/consts.rs", &consts(128))],
+    )
+}
+
+/// The number of stored entries of the crate in `dir` that contain `text`.
+fn entries_with(dir: &Path, text: &str) -> usize {
+    entry_texts(dir).iter().filter(|e| e.contains(text)).count()
+}
+
+#[test]
+fn a_confirmation_is_made_once_per_module_and_each_wrapper_checks_it_is_in_that_module() {
+    let dir = shared_confirmations_crate();
+    let first = check_crate(&dir, "expansion-cache-shared");
+    for name in ["first", "second", "own", "third"] {
+        let finding =
+            format!("{name} on sm_90: 25% occupancy (16 of 64 warps), below the 50% floor");
+        assert!(first.contains(&finding), "{name}: {first}");
+    }
+    // `first` makes the confirmation of `a` and defines its marker beside itself; `second`
+    // names the marker and makes none; `own`, whose body declares an item, and `third`, in
+    // another module, make their own.
+    assert_eq!(entry_texts(&dir).len(), 4);
+    assert_eq!(entries_with(&dir, "__private :: confirm ::"), 3);
+    assert_eq!(
+        entries_with(&dir, "(super :: consts :: BLOCK_1) == 256 }"),
+        3
+    );
+    assert_eq!(entries_with(&dir, "const __OCCUPANCY_CONFIRMED_"), 2);
+    assert_eq!(entries_with(&dir, "\nomit\tshare\t"), 1);
+    assert_eq!(entries_with(&dir, "\ninc\tshare\t"), 2);
+
+    // Replayed: the same findings.
+    assert_eq!(check_crate(&dir, "expansion-cache-shared"), first);
+
+    // The constant changes: every wrapper reads it again, `second` included.
+    std::fs::write(dir.join("src/consts.rs"), consts(64)).unwrap();
+    let edited = check_crate(&dir, "expansion-cache-shared");
+    for name in ["first", "second", "own", "third"] {
+        let finding =
+            format!("{name} on sm_90: 31.25% occupancy (20 of 64 warps), below the 50% floor");
+        assert!(edited.contains(&finding), "{name}: {edited}");
+    }
+
+    // The marker a wrapper names is checked by the compiler: one that its module does not
+    // hold is an error, so a wrapper never relies on a confirmation made in another scope.
+    let relying = std::fs::read_dir(entries_dir(&dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            std::fs::read_to_string(p)
+                .unwrap()
+                .contains("\nomit\tshare\t")
+        })
+        .unwrap();
+    edit_entry(
+        &relying,
+        "__OCCUPANCY_CONFIRMED_",
+        "__OCCUPANCY_CONFIRMED_0",
+    );
+    let lib = dir.join("src/lib.rs");
+    std::fs::write(&lib, std::fs::read(&lib).unwrap()).unwrap();
+    let output = Command::new(env!("CARGO"))
+        .args(["check", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("OCCUPANCY_POLICY")
+        .env_remove("OCCUPANCY_NO_CACHE")
+        .output()
+        .expect("run cargo");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("cannot find value `__OCCUPANCY_CONFIRMED_0"),
         "{stderr}"
     );
 }

@@ -213,6 +213,7 @@ pub fn parse(
             valid::validate(args, &loaded, env, wrapper, attribute, &mut resolver)
                 .map_err(|e| errors.push(e))
                 .ok()
+                .map(|spec| with_shared_scope(spec, wrapper, &resolver))
         }
         Err(e) => {
             errors.push(e);
@@ -225,6 +226,82 @@ pub fn parse(
         // Every `None` above comes with an error; this arm only keeps the function total.
         (Ok(()), None) => Err(syn::Error::new(attribute, "invalid #[occupancy::check]")),
     }
+}
+
+/// `spec` with what its confirmations may share ([`Spec`]'s `shared_scope`, each
+/// confirmation's `shareable`): a name in the expression of a confirmation means what it
+/// means in the wrapper's module where the wrapper is a free function found exactly
+/// ([`reader::names::Resolver::shared_scope`]), its body declares no item at its top level
+/// (an item, or a macro call that may make one: any but the standard library's statement
+/// macros), and the expression names none of its generic parameters.
+fn with_shared_scope(
+    mut spec: Spec,
+    wrapper: &Wrapper<'_>,
+    resolver: &reader::names::Resolver,
+) -> Spec {
+    let generics: Vec<String> = wrapper
+        .sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    for c in &mut spec.confirmations {
+        c.shareable = !c.in_body && !names_any(c.expr.clone(), &generics);
+    }
+    spec.shared_scope = wrapper
+        .body
+        .filter(|body| declares_no_item(body))
+        .and_then(|_| resolver.shared_scope());
+    spec
+}
+
+/// Whether `tokens` hold an identifier in `names` (or `Self`), at any depth.
+fn names_any(tokens: TokenStream, names: &[String]) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(i) => i == "Self" || names.iter().any(|n| i == n),
+        proc_macro2::TokenTree::Group(g) => names_any(g.stream(), names),
+        _ => false,
+    })
+}
+
+/// Whether the top level of `body` declares no item: no item statement, and no macro
+/// statement but the standard library's, which make none.
+fn declares_no_item(body: &Block) -> bool {
+    const STATEMENT_MACROS: [&str; 16] = [
+        "assert",
+        "assert_eq",
+        "assert_ne",
+        "debug_assert",
+        "debug_assert_eq",
+        "debug_assert_ne",
+        "dbg",
+        "eprint",
+        "eprintln",
+        "panic",
+        "print",
+        "println",
+        "todo",
+        "unimplemented",
+        "unreachable",
+        "write",
+    ];
+    let known = |mac: &syn::Macro| {
+        mac.path
+            .get_ident()
+            .is_some_and(|name| STATEMENT_MACROS.iter().any(|known| name == known))
+    };
+    body.stmts.iter().all(|stmt| match stmt {
+        syn::Stmt::Item(_) => false,
+        syn::Stmt::Macro(m) => known(&m.mac),
+        // A macro ending the body is expanded as a statement too.
+        syn::Stmt::Expr(syn::Expr::Macro(m), _) => known(&m.mac),
+        syn::Stmt::Local(_) | syn::Stmt::Expr(..) => true,
+    })
 }
 
 /// The wrapper's body parsed for reading, or why it is not read: tokens nested deeper or

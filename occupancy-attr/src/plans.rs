@@ -973,6 +973,8 @@ fn confirm_as(k: &Int, value: i128, key: Option<&'static str>, span: Span, out: 
         what: term.names.join("; "),
         from_attribute: key,
         span,
+        // Set by the front end once the wrapper's generic parameters are known (`lib.rs`).
+        shareable: false,
     });
 }
 

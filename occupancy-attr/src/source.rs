@@ -685,14 +685,16 @@ impl Crate {
     /// The crate for the wrapper `name` (with `signature`, to tell apart functions of one
     /// name) in `file`, and where the wrapper is: its module and the type of the `impl` it
     /// is in. A file outside the module tree (a custom layout the reader does not follow) is
-    /// read as a crate root of its own: its own constants still resolve.
+    /// read as a crate root of its own: its own constants still resolve. The flag: the
+    /// wrapper was found, and it is the only function of its name (and signature, where
+    /// there are several) in its file.
     pub(crate) fn locate(
         package_dir: &Path,
         file: &Path,
         lib_name: Option<String>,
         name: &str,
         signature: &str,
-    ) -> (Crate, Option<(ModuleId, Option<String>)>) {
+    ) -> (Crate, Option<(ModuleId, Option<String>)>, bool) {
         let mut krate = Crate::for_file(package_dir, file, lib_name.clone());
         let module = match krate.module_of_file(file) {
             Some(m) => m,
@@ -709,10 +711,10 @@ impl Crate {
             }
         };
         let Ok((index, inline, _)) = krate.items(&module) else {
-            return (krate, None);
+            return (krate, None, false);
         };
         let Some(items) = index.items.inline(&inline) else {
-            return (krate, None);
+            return (krate, None, false);
         };
         let mut found = Vec::new();
         find_wrapper(items, name, &mut Vec::new(), &mut found);
@@ -726,6 +728,7 @@ impl Crate {
                 found = exact;
             }
         }
+        let exact = found.len() == 1;
         let location = match found.into_iter().next() {
             Some((inline, self_ty, _)) => {
                 let mut path = module.path.clone();
@@ -741,7 +744,7 @@ impl Crate {
             // Not found as written (made by a macro?): the file's module, no `Self`.
             None => (module, None),
         };
-        (krate, Some(location))
+        (krate, Some(location), exact)
     }
 
     /// The module of `file` in the crate being compiled.

@@ -164,6 +164,7 @@ pub(crate) fn validate(
         tracked_vars,
         confirmations: read.confirmations,
         helpers: read.helpers,
+        shared_scope: None,
         unread,
         attribute: attribute.into(),
         keys,

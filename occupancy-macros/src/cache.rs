@@ -9,7 +9,10 @@
 //! **The key** ([`Cache::open`]): the macro's own build (its shared library's path, length
 //! and time), every argument of the compiler process (crate name, `--cfg`s, edition, emit
 //! kind), the variables the front end reads, the wrapper's file and the attribute's place in
-//! it, and the attribute's and the item's tokens as text. **The record** kept with the entry:
+//! it, and the attribute's and the item's tokens as text. A second attribute with a key
+//! this process has seen (one file compiled as two modules: `#[path]` twice, `include!`)
+//! is expanded afresh, not stored, and shares no confirmation (`tracked::first`). **The
+//! record** kept with the entry:
 //! every path the front end looked at while this compilation expanded (`occupancy_core::
 //! file::recorded`: files read, with their length, time and digest; files and folders looked
 //! for, found or not; links resolved) and the wrapper's own file, each checked before a
@@ -90,6 +93,9 @@ impl Cache {
         key.part(args.to_string());
         key.part(item.to_string());
         let key = key.finish();
+        if !tracked::first(key) {
+            return None;
+        }
         file::start_recording();
         let mut input = Vec::new();
         flatten(args, &mut input);
@@ -100,6 +106,12 @@ impl Cache {
             wrapper_file,
             input,
         })
+    }
+
+    /// The attribute's key: the same for the same attribute on the same tokens at the same
+    /// place of a file, in the same compiler process.
+    pub(crate) fn key(&self) -> u128 {
+        self.key
     }
 
     /// The stored expansion, replayed with this compilation's spans, if there is one and

@@ -33,13 +33,16 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::LitStr;
 
 use crate::emit;
+use crate::tracked::{self, Shared};
 
 /// The checks for `spec`: tracking, confirmations, and the diagnostics (or the
-/// compile-time path).
+/// compile-time path); and the items to put beside the function (the markers of the
+/// confirmations it shares: [`confirmations`]).
 /// `body`: the wrapper's body, where the expressions diagnostics point at are.
-pub(crate) fn expand(spec: &Spec, body: &TokenStream) -> TokenStream {
+pub(crate) fn expand(spec: &Spec, body: &TokenStream) -> (TokenStream, TokenStream) {
     let mut checks = tracking(spec);
-    checks.extend(confirmations(spec));
+    let (confirmed, beside) = confirmations(spec);
+    checks.extend(confirmed);
     // One error per launch that cannot run, whatever the targets' architectures.
     match spec.evaluate_grouped(Grouping::OneErrorPerLaunch) {
         Some(evaluation) => {
@@ -47,7 +50,7 @@ pub(crate) fn expand(spec: &Spec, body: &TokenStream) -> TokenStream {
         }
         None => checks.extend(const_checks(spec)),
     }
-    checks
+    (checks, beside)
 }
 
 /// The function: its head as it was, its body's tokens as they were with `checks` as a
@@ -72,9 +75,16 @@ pub(crate) fn with_checks(head: TokenStream, body: &Group, checks: TokenStream) 
 /// the helper read is the function called. An expression that names `Self` or a generic
 /// parameter cannot be a constant argument: it is asserted in an inline `const { }` in the
 /// body instead (evaluated by `cargo build`, not `cargo check`).
-fn confirmations(spec: &Spec) -> TokenStream {
+///
+/// A confirmation another wrapper of the same module made in this compilation is not made
+/// again ([`tracked::share`]): the wrapper names that one's marker constant instead
+/// (`let _ = self::__OCCUPANCY_CONFIRMED_..;` in the dead code), which compiles only where
+/// the marker is, in that wrapper's module. The wrapper that makes a shared confirmation
+/// defines the marker beside the function (the second part returned) and names it too.
+fn confirmations(spec: &Spec) -> (TokenStream, TokenStream) {
     let mut dead = TokenStream::new();
     let mut in_body = TokenStream::new();
+    let mut beside = TokenStream::new();
     for c in &spec.confirmations {
         let expr = &c.expr;
         let value = proc_macro2::Literal::i128_unsuffixed(c.value);
@@ -99,6 +109,21 @@ fn confirmations(spec: &Spec) -> TokenStream {
                 const { ::core::assert!((#expr) == #value, #message) };
             });
         } else {
+            let kind = c.from_attribute.map_or("confirm", |_| "stated");
+            let shared = spec
+                .shared_scope
+                .as_deref()
+                .filter(|_| c.shareable)
+                .and_then(|scope| tracked::share(scope, &expr.to_string(), c.value, kind));
+            if let Some(Shared::Here(marker) | Shared::Elsewhere(marker)) = &shared {
+                let marker = Ident::new(marker, Span::call_site());
+                dead.extend(quote!(let _ = self::#marker;));
+                if let Some(Shared::Here(_)) = shared {
+                    beside.extend(quote!(#[doc(hidden)] const #marker: () = ();));
+                } else {
+                    continue;
+                }
+            }
             let read = proc_macro2::Literal::i128_unsuffixed(c.value);
             let check = match c.from_attribute {
                 None => quote_spanned!(c.span=> confirm),
@@ -117,7 +142,7 @@ fn confirmations(spec: &Spec) -> TokenStream {
     if !dead.is_empty() {
         out.extend(quote!(if false { #dead }));
     }
-    out
+    (out, beside)
 }
 
 /// Tells cargo what the expansion depends on besides the source: the files and the variables

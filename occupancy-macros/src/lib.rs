@@ -37,7 +37,7 @@ fn run(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> proc_m
     if let Some(replayed) = cache.as_ref().and_then(cache::Cache::replay) {
         return replayed;
     }
-    tracked::begin();
+    tracked::begin(cache.as_ref().map(cache::Cache::key));
     let out = expand_fresh(args, item);
     let record = tracked::end();
     if let Some(cache) = cache {
@@ -95,11 +95,13 @@ fn expand_fresh(
         let file = std::path::absolute(&file).unwrap_or(file);
         env = env.with_source_file(file);
     }
-    let checks = match occupancy_attr::parse(args, &wrapper, attribute, &env) {
+    let (checks, beside) = match occupancy_attr::parse(args, &wrapper, attribute, &env) {
         Ok(spec) => expand::expand(&spec, &body.stream()),
-        Err(e) => e.to_compile_error(),
+        Err(e) => (e.to_compile_error(), proc_macro2::TokenStream::new()),
     };
-    expand::with_checks(head, &body, checks)
+    let mut out = expand::with_checks(head, &body, checks);
+    out.extend(beside);
+    out
 }
 
 #[cfg(test)]

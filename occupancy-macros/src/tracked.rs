@@ -26,6 +26,9 @@ use std::sync::Mutex;
 /// The facts included by an expansion of this process so far.
 static INCLUDED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
+/// The cache keys of the expansions this process has made or replayed (see [`first`]).
+static EXPANDED: Mutex<Vec<u128>> = Mutex::new(Vec::new());
+
 thread_local! {
     /// What the expansion being made on this thread included and omitted (see [`begin`]).
     static CURRENT: std::cell::RefCell<Record> = const {
@@ -34,6 +37,8 @@ thread_local! {
             omitted: Vec::new(),
         })
     };
+    /// The cache key of the expansion being made, when it may share confirmations.
+    static SHARING: std::cell::Cell<Option<u128>> = const { std::cell::Cell::new(None) };
 }
 
 /// The facts one expansion included and omitted, each as [`file`] or [`var`] writes it.
@@ -69,9 +74,73 @@ fn once_per_process() -> bool {
     crate::cache::in_compiler()
 }
 
-/// Starts the record of an expansion.
-pub(crate) fn begin() {
+/// Starts the record of an expansion; `sharing`: its cache key, when it may share
+/// confirmations with other expansions of this process ([`share`]).
+pub(crate) fn begin(sharing: Option<u128>) {
     CURRENT.with_borrow_mut(|current| *current = Record::default());
+    SHARING.set(sharing.filter(|_| once_per_process()));
+}
+
+/// Whether this process has not yet made or replayed an expansion with the cache key `key`
+/// (recorded now). A second one is the same attribute on the same tokens at the same place
+/// of the same file: a file compiled as two modules (`#[path]` twice, `include!`), whose
+/// names may mean other things in each; it is neither replayed nor shares a confirmation.
+pub(crate) fn first(key: u128) -> bool {
+    let mut expanded = lock(&EXPANDED);
+    if expanded.contains(&key) {
+        return false;
+    }
+    expanded.push(key);
+    true
+}
+
+/// Where a confirmation is made, for the expansion being made ([`share`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Shared {
+    /// Here: the expansion makes it, and defines the marker constant (`__OCCUPANCY_...`)
+    /// beside the function, which it and the expansions that rely on it name.
+    Here(String),
+    /// In another expansion of this process, which defined this marker constant: the
+    /// expansion names it (`self::MARKER`), so that the compiler checks that the two
+    /// functions are in one module, and makes no confirmation of its own.
+    Elsewhere(String),
+}
+
+/// Where the confirmation `expr == value` (`kind`: `confirm` or `stated`) of a wrapper in
+/// `scope` (`Spec::shared_scope`) is made: in an earlier expansion of this process that made
+/// it in the same scope, else here; `None` (made here, shared with none) where the
+/// expansion may not share ([`begin`]) or a part holds a tab or a line break.
+///
+/// Confirming an expression once per module rather than once per wrapper is the most the
+/// compiler's work on a crate of many wrappers can be cut (docs/PERFORMANCE.md, section 2):
+/// each confirmation is a constant body to type-check, evaluate and borrow-check. What the
+/// front end cannot know, whether two wrappers are in one module, the compiler checks: a
+/// wrapper that relies on another's confirmation names the marker constant that one
+/// defined, as `self::` names only what its own module holds (or imports).
+pub(crate) fn share(scope: &str, expr: &str, value: i128, kind: &str) -> Option<Shared> {
+    let seed = SHARING.get()?;
+    if ![scope, expr].into_iter().all(plain) {
+        return None;
+    }
+    let fact = format!("share\t{scope}\t{expr}\t{value}\t{kind}\t");
+    let earlier = lock(&INCLUDED)
+        .iter()
+        .find_map(|f| f.strip_prefix(&fact).map(str::to_owned));
+    if let Some(marker) = earlier {
+        CURRENT.with_borrow_mut(|current| current.omitted.push(format!("{fact}{marker}")));
+        return Some(Shared::Elsewhere(marker));
+    }
+    // Unique to this wrapper (its cache key) and this confirmation: two wrappers that both
+    // make it in one module never define one name twice.
+    let mut text = fact.clone().into_bytes();
+    text.extend_from_slice(&seed.to_le_bytes());
+    let marker = format!(
+        "__OCCUPANCY_CONFIRMED_{:016X}{:016X}",
+        occupancy_core::file::digest_seeded(&text, 1),
+        occupancy_core::file::digest_seeded(&text, 2)
+    );
+    include(format!("{fact}{marker}"));
+    Some(Shared::Here(marker))
 }
 
 /// The record of the expansion made since [`begin`].
@@ -130,7 +199,7 @@ mod tests {
 
     #[test]
     fn a_file_named_twice_by_one_expansion_is_included_once_and_not_omitted() {
-        begin();
+        begin(None);
         let policy = file(Path::new("/crate/occupancy.toml")).unwrap();
         assert_eq!(policy, "file\t/crate/occupancy.toml");
         assert!(include(policy.clone()));
@@ -139,16 +208,61 @@ mod tests {
         assert_eq!(record.included, std::slice::from_ref(&policy));
         assert!(record.omitted.is_empty());
         // Outside a compiler process every expansion includes every file.
-        begin();
+        begin(None);
         assert!(include(policy));
         assert_eq!(end().omitted, Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_confirmation_is_made_by_the_first_wrapper_of_its_scope_and_relied_on_by_the_next() {
+        // Outside a compiler process nothing is shared.
+        begin(Some(1));
+        assert_eq!(share("lib.rs crate::a", "(B) == 256", 256, "confirm"), None);
+        end();
+        // In one (what `begin` allows there), the first makes it, with a marker of its own.
+        let share_in = |key: u128, scope: &str, expr: &str, value: i128| {
+            begin(None);
+            SHARING.set(Some(key));
+            let shared = share(scope, expr, value, "confirm");
+            (shared, end())
+        };
+        let (making, made) = share_in(7, "/c/lib.rs crate::a", "super :: B", 256);
+        let Some(Shared::Here(marker)) = making else {
+            panic!("{making:?}")
+        };
+        assert!(
+            marker.starts_with("__OCCUPANCY_CONFIRMED_") && marker.len() == 54,
+            "{marker}"
+        );
+        let fact = format!("share\t/c/lib.rs crate::a\tsuper :: B\t256\tconfirm\t{marker}");
+        assert_eq!(made.included, std::slice::from_ref(&fact));
+        // The next wrapper of that scope relies on it, and its record says so.
+        let (second, relied) = share_in(8, "/c/lib.rs crate::a", "super :: B", 256);
+        assert_eq!(second, Some(Shared::Elsewhere(marker.clone())));
+        assert_eq!(relied.omitted, [fact]);
+        assert!(relied.included.is_empty());
+        // Another scope, another value or a text no record holds: made there.
+        for (scope, expr, value) in [
+            ("/c/lib.rs crate::b", "super :: B", 256),
+            ("/c/lib.rs crate::a", "super :: B", 128),
+        ] {
+            let (other, _) = share_in(9, scope, expr, value);
+            assert!(
+                matches!(&other, Some(Shared::Here(m)) if *m != marker),
+                "{other:?}"
+            );
+        }
+        assert_eq!(share_in(10, "/c/a\tb.rs crate", "B", 1).0, None);
+        // A wrapper's key is its own: the first expansion with it only.
+        assert!(first(u128::MAX - 3));
+        assert!(!first(u128::MAX - 3));
     }
 
     #[test]
     fn a_file_and_a_variable_of_one_name_are_two_facts_and_odd_names_none() {
         let (f, v) = (file(Path::new("X")).unwrap(), var("X").unwrap());
         assert_ne!(f, v);
-        begin();
+        begin(None);
         assert!(include(f.clone()) && include(v.clone()));
         assert_eq!(end().included, [f, v]);
         assert_eq!(file(Path::new("/a\tb")), None);

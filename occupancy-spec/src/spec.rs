@@ -72,6 +72,12 @@ pub struct Spec {
     /// Helpers the body calls and the front end read: the expansion has the compiler check
     /// that the function read is the function called.
     pub helpers: Vec<HelperCheck>,
+    /// Where the wrapper's confirmations may be shared with other wrappers' (the macro's
+    /// `tracked.rs`): the wrapper's file and module, when the front end found the wrapper
+    /// there as the one free function of its name and signature and its body declares no
+    /// item (so that a name means in its body what it means in its module); `None`: each
+    /// confirmation is made in the wrapper, as always.
+    pub shared_scope: Option<String>,
     /// What the front end could not read, and why (for notes on the compile-time path).
     pub unread: Vec<String>,
     /// Where the spec was written, for diagnostics about inputs it did not give: the
@@ -179,6 +185,9 @@ pub struct Confirmation {
     pub from_attribute: Option<&'static str>,
     /// Where to report a failed assertion.
     pub span: Span,
+    /// The expression names no generic parameter of the wrapper and no `Self`: it means
+    /// the same in every function of the wrapper's module whose body declares no item.
+    pub shareable: bool,
 }
 
 /// A helper function the body calls, read from the crate's sources.
@@ -312,6 +321,7 @@ impl Spec {
             tracked_vars: Vec::new(),
             confirmations: Vec::new(),
             helpers: Vec::new(),
+            shared_scope: None,
             unread: Vec::new(),
             attribute: launch.location,
             keys: Vec::new(),

@@ -41,6 +41,9 @@ pub(crate) struct Resolver {
     wrapper: Option<(ModuleId, Option<String>)>,
     /// Why the wrapper's module is not known, once located.
     location_note: Option<String>,
+    /// The wrapper's file, and whether it is the one function of its name and signature
+    /// there, once located.
+    located_exactly: Option<PathBuf>,
     /// Items declared in the wrapper's body (`const BLOCK: u32 = 256;` inside it).
     pub(crate) body_items: Items,
     /// Why the last lookup found nothing, when a file or an import on the way could not be
@@ -62,6 +65,7 @@ impl Resolver {
             lib_name,
             wrapper: None,
             location_note: None,
+            located_exactly: None,
             body_items,
             failure: None,
         }
@@ -77,7 +81,7 @@ impl Resolver {
         let Some(w) = self.pending.take() else {
             return;
         };
-        let (krate, location) = Crate::locate(
+        let (krate, location, exact) = Crate::locate(
             &w.package_dir,
             &w.file,
             self.lib_name.clone(),
@@ -90,8 +94,24 @@ impl Resolver {
                 crate::source::shown(&w.file)
             ));
         }
+        if exact {
+            self.located_exactly = Some(w.file);
+        }
         self.krate = Some(krate);
         self.wrapper = location;
+    }
+
+    /// The scope the wrapper's confirmations may be shared in ([`occupancy_spec::Spec`]'s
+    /// `shared_scope`): its file and module, when the sources were read (a name needed
+    /// them), the wrapper is the one function of its name and signature in its file, and
+    /// it is a free function (not in an `impl`). Whether its body declares items is the
+    /// caller's to judge.
+    pub(crate) fn shared_scope(&self) -> Option<String> {
+        let file = self.located_exactly.as_ref()?;
+        match &self.wrapper {
+            Some((module, None)) => Some(format!("{} {}", file.display(), module.text(None))),
+            _ => None,
+        }
     }
 
     /// Why the wrapper's module is not known, if a name needed it and it is not.
