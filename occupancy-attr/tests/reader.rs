@@ -2104,3 +2104,62 @@ pub fn inner_continue(s: &Stream, n: u32) {
     assert_eq!(launches(&ok(&dir, "after_while_let")), [(96, 0)]);
     assert_eq!(launches(&ok(&dir, "inner_continue")), [(512, 0)]);
 }
+
+#[test]
+fn none_is_an_option_without_a_value_and_a_some_pattern_never_takes_it() {
+    let dir = crate_with(
+        "none",
+        "
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn let_else(s: &Stream, wide: bool) {
+    let o = if wide { Some(256u32) } else { None };
+    let Some(b) = o else { return };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn arms(s: &Stream, wide: bool) {
+    let o = if wide { Some(512u32) } else { Option::None };
+    let b = match o { Some(b) => b, None => 64 };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn if_let(s: &Stream, wide: bool) {
+    let o: Option<u32> = if wide { None } else { Some(128) };
+    let mut b = 32;
+    if let Some(x) = o { b = x; }
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn unwrapped(s: &Stream, wide: bool) {
+    let o = if wide { Some(256u32) } else { None };
+    let b = o.unwrap();
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn parameter(s: &Stream, o: Option<u32>) {
+    let Some(b) = o else { return };
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: 0 });
+}
+",
+    );
+    // The `None` path returns: the one launch is the `Some`'s.
+    assert_eq!(launches(&ok(&dir, "let_else")), [(256, 0)]);
+    let mut got = launches(&ok(&dir, "arms"));
+    got.sort();
+    assert_eq!(got, [(64, 0), (512, 0)]);
+    let mut got = launches(&ok(&dir, "if_let"));
+    got.sort();
+    assert_eq!(got, [(32, 0), (128, 0)]);
+    // `None.unwrap()` panics: no launch on that path.
+    assert_eq!(launches(&ok(&dir, "unwrapped")), [(256, 0)]);
+    // A run-time `Option` stays run time.
+    let errors = spec_of(&dir, "parameter").err().unwrap();
+    assert!(
+        errors[0].contains("`o` is a parameter of the wrapper, a run-time value"),
+        "{errors:?}"
+    );
+}

@@ -1841,8 +1841,13 @@ impl<'r> Interp<'r> {
                 self.named(known, p, at, frame.terms, "the wrapper's body"),
             );
         }
+        // `Option::None` as written; a bare `None`, where the crate defines no such name.
+        if is_none_path(p) && p.single().is_none() {
+            return (path, Val::Nothing);
+        }
         let def = match self.names.resolve(p, &frame.place) {
             Ok(def) => def,
+            Err(_) if is_none_path(p) => return (path, Val::Nothing),
             Err(why) => return (path, unknown(why)),
         };
         let val = match def {
@@ -2600,6 +2605,11 @@ impl<'r> Interp<'r> {
                     unknown(format!("the result of `.{m}`"))
                 }
                 m if TRANSPARENT_METHODS.contains(&m) => match recv {
+                    // `None.unwrap()` panics: no launch follows on this path.
+                    Val::Nothing if matches!(m, "unwrap" | "expect") => {
+                        Val::panic(format!("`.{m}()` of `None`"))
+                    }
+                    Val::Nothing if m == "unwrap_or_default" => unknown("a type's default"),
                     Val::Int(mut i) if m == "into" || m == "try_into" => {
                         i.ty = None;
                         i.term = None;
@@ -3810,6 +3820,13 @@ impl<'r> Interp<'r> {
                 }
                 _ => Truth::Sometimes,
             },
+            // `None` against an `Option` the reader follows: `None` itself, or what a
+            // `Some` holds (never `None`).
+            Pat::Path(p) if is_none_path(p) => match val {
+                Val::Nothing => Truth::Always,
+                Val::Unknown(_) | Val::Choice(..) => Truth::Sometimes,
+                _ => Truth::Never,
+            },
             Pat::Lit(_) | Pat::Range(..) | Pat::Path(_) => match val {
                 Val::Int(i) => match self.pattern_range_one(pat, path) {
                     Some(range) => {
@@ -3838,6 +3855,7 @@ impl<'r> Interp<'r> {
             Pat::TupleStruct(p, pats) if matches!(p.last(), "Some" | "Ok") && pats.len() == 1 => {
                 match val {
                     Val::Unknown(_) => Truth::Sometimes,
+                    Val::Nothing => Truth::Never,
                     v => self.pattern_truth(&pats[0], v, path),
                 }
             }
@@ -4812,6 +4830,16 @@ enum LibraryCall {
     /// `u64::from(n)`: the standard library's conversions between integer types are
     /// lossless, a cast that keeps the value.
     From(IntTy),
+}
+
+/// Whether `p` is the prelude's `None` as written (`None`, `Option::None`,
+/// `std::option::Option::None`, `core::option::Option::None`).
+fn is_none_path(p: &IrPath) -> bool {
+    let idents = p.idents();
+    matches!(
+        idents.as_slice(),
+        ["None"] | ["Option", "None"] | ["std" | "core", "option", "Option", "None"]
+    )
 }
 
 impl LibraryCall {

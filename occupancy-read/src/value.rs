@@ -110,6 +110,9 @@ pub enum Val {
     Config(Rc<ConfigVal>),
     /// One value per member of a run-time set bound to a name.
     Choice(ChoiceId, Rc<Vec<Val>>),
+    /// `None`: an `Option` without a value (`Some(v)` is `v` itself: the reader follows what
+    /// an `Option` holds, and tells the two apart only in patterns).
+    Nothing,
     /// Not known, and why.
     Unknown(Unknown),
 }
@@ -302,7 +305,7 @@ impl Val {
                 }
             }
             Val::Choice(_, vals) => vals.iter().for_each(|v| v.visit_roots(out, depth + 1)),
-            Val::Bool(_) | Val::Str(_) | Val::Kernel(_) | Val::Builder(_) => {}
+            Val::Bool(_) | Val::Str(_) | Val::Kernel(_) | Val::Builder(_) | Val::Nothing => {}
         }
     }
 
