@@ -2163,3 +2163,42 @@ pub fn parameter(s: &Stream, o: Option<u32>) {
         "{errors:?}"
     );
 }
+
+#[test]
+fn a_configuration_lent_mutably_is_a_launch_whose_values_are_run_time() {
+    let dir = crate_with(
+        "lent",
+        "
+pub fn widen(cfg: &mut LaunchConfig) { cfg.block_dim = (256, 1, 1); }
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn through_a_reference(s: &Stream) {
+    let mut cfg = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 };
+    let c = &mut cfg;
+    c.block_dim = (256, 1, 1);
+    s.launch(cfg);
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\", block = [128, 256], smem = 0)]
+pub fn through_a_helper(s: &Stream) {
+    let mut cfg = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 };
+    widen(&mut cfg);
+    s.launch(cfg);
+}
+",
+    );
+    // Not \"no launch found\": the launch is there, its values are what is not followed.
+    let errors = spec_of(&dir, "through_a_reference").err().unwrap();
+    assert!(
+        errors[0].starts_with("the block size of this launch is known only at run time (`cfg` is lent mutably (`&mut cfg`), which may change it)"),
+        "{errors:?}"
+    );
+    // The attribute's candidates stand for it.
+    let mut got: Vec<u32> = ok(&dir, "through_a_helper")
+        .plans
+        .iter()
+        .map(|p| p.block[0].literal().unwrap())
+        .collect();
+    got.sort();
+    assert_eq!(got, [128, 256]);
+}

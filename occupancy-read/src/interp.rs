@@ -1618,9 +1618,21 @@ impl<'r> Interp<'r> {
                 if let Some(b) = p.lookup_mut(&name)
                     && !(pushes_arguments && matches!(b.val, Val::Builder(_)))
                 {
-                    b.val = unknown(format!(
-                        "`{name}` is lent mutably (`&mut {name}`), which may change it"
-                    ));
+                    let why =
+                        format!("`{name}` is lent mutably (`&mut {name}`), which may change it");
+                    b.val = match &b.val {
+                        // Still a configuration, launched as such: its values are what is
+                        // not known (the launch is not lost as "no launch found").
+                        Val::Config(c) => Val::Config(Rc::new(ConfigVal {
+                            grid: unknown(why.as_str()),
+                            block: unknown(why.as_str()),
+                            smem: unknown(why.as_str()),
+                            origin: c.origin.clone(),
+                            at: c.at,
+                            texts: [Rc::from(name.as_str()), Rc::from(name.as_str())],
+                        })),
+                        _ => unknown(why),
+                    };
                     b.version = version;
                 }
                 (p, v)
