@@ -72,7 +72,18 @@ fn made_crate() -> PathBuf {
 /// `cargo check` of the crate in `dir` with `vars` set (and none of the variables that would
 /// change it from outside): its output, success asserted.
 fn cargo_check(dir: &Path, vars: &[(&str, &str)]) -> std::process::Output {
-    let output = Command::new(env!("CARGO"))
+    let output = cargo_check_unasserted(dir, vars);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// [`cargo_check`], whatever its outcome.
+fn cargo_check_unasserted(dir: &Path, vars: &[(&str, &str)]) -> std::process::Output {
+    Command::new(env!("CARGO"))
         .args(["check", "--manifest-path"])
         .arg(dir.join("Cargo.toml"))
         .env("CARGO_TARGET_DIR", dir.join("target"))
@@ -82,13 +93,7 @@ fn cargo_check(dir: &Path, vars: &[(&str, &str)]) -> std::process::Output {
         .env_remove("OCCUPANCY_NO_CACHE")
         .envs(vars.iter().copied())
         .output()
-        .expect("run cargo");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
+        .expect("run cargo")
 }
 
 fn entries_dir(dir: &Path) -> PathBuf {
@@ -397,16 +402,7 @@ fn a_confirmation_is_made_once_per_module_and_each_wrapper_checks_it_is_in_that_
     );
     let lib = dir.join("src/lib.rs");
     std::fs::write(&lib, std::fs::read(&lib).unwrap()).unwrap();
-    let output = Command::new(env!("CARGO"))
-        .args(["check", "--manifest-path"])
-        .arg(dir.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", dir.join("target"))
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env_remove("OCCUPANCY_POLICY")
-        .env_remove("OCCUPANCY_NO_CACHE")
-        .output()
-        .expect("run cargo");
+    let output = cargo_check_unasserted(&dir, &[]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "{stderr}");
     assert!(

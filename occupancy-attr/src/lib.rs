@@ -239,17 +239,7 @@ fn with_shared_scope(
     wrapper: &Wrapper<'_>,
     resolver: &reader::names::Resolver,
 ) -> Spec {
-    let generics: Vec<String> = wrapper
-        .sig
-        .generics
-        .params
-        .iter()
-        .filter_map(|p| match p {
-            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
-            syn::GenericParam::Const(c) => Some(c.ident.to_string()),
-            syn::GenericParam::Lifetime(_) => None,
-        })
-        .collect();
+    let generics = reader::generic_names(wrapper.sig);
     for c in &mut spec.confirmations {
         c.shareable = !c.in_body && !names_any(c.expr.clone(), &generics);
     }

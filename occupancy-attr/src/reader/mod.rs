@@ -190,6 +190,19 @@ pub(crate) fn items(block: &syn::Block) -> Items {
     Items::from_syn(&consts)
 }
 
+/// The names of `sig`'s type and const generic parameters (lifetimes left out).
+pub(crate) fn generic_names(sig: &syn::Signature) -> Vec<String> {
+    sig.generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect()
+}
+
 /// Reads the launches of `block`, the body of a wrapper with signature `sig`, resolving
 /// names through `resolver`; `candidates`: the attribute's, for values the body leaves to
 /// run time.
@@ -214,16 +227,7 @@ pub(crate) fn read_body(
     }
     let lowered = ir::lower_body(block);
     let params = params(sig);
-    let generics: Vec<String> = sig
-        .generics
-        .params
-        .iter()
-        .filter_map(|p| match p {
-            syn::GenericParam::Const(c) => Some(c.ident.to_string()),
-            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
-            syn::GenericParam::Lifetime(_) => None,
-        })
-        .collect();
+    let generics = generic_names(sig);
     let mut mode = Mode {
         launch_calls: false,
         base_names: Vec::new(),
