@@ -157,7 +157,10 @@
 //! characters, `?` one; over the manifest, cubin or fatbin) checks each kernel. One
 //! diagnostic per lint and target names the worst kernel, with a note listing the others
 //! it concerns, worst first (`also 2 more kernels of the family, worst first: affine_f16
-//! (37.5%), ...`), so that a family of 89 kernels does not print 89 warnings. A body that
+//! (37.5%), ...`), so that a family of 89 kernels does not print 89 warnings; and the
+//! launches of one wrapper whose findings point at one token (the arms of a `match`, each
+//! with its own block and kernels of the family, all reported at `kernel`) share it too
+//! (`also 48 more launches of `mul_mat_vec_via_q8_1` here, worst first: ...`). A body that
 //! names its kernel at run time (`format!("affine_{}", T::NAME)`) gets the glob suggested.
 //! A member with no cubin the driver would load on a target (fp8 kernels built for `sm_90`
 //! only) is not part of the family on that target: the others are checked there, and the

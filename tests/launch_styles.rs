@@ -109,16 +109,28 @@ fn every_style_gets_its_numbers() {
     assert!(w.contains("block_dim: (Self::BLOCK, 1, 1)"), "{w}");
 
     // 5. A run-time choice: the 32 arm, with its own shared memory (the arms stay together:
-    //    no plan pairs 32 threads with the 1024 arm's 4 KiB).
+    //    no plan pairs 32 threads with the 1024 arm's 4 KiB). Both arms launch at one
+    //    place: one warning per lint and target there, the worst arm's, naming the other.
     warning(
         &stderr,
         "low_occupancy",
         "choose (block = 32, smem = 128 B) on sm_80: 50% occupancy (32 of 64 warps), below the 75% floor",
     );
-    warning(
+    let w = warning(
         &stderr,
         "low_occupancy",
-        "choose (block = 1024, smem = 4 KiB) on sm_86: 66.67% occupancy (32 of 48 warps), below the 75% floor",
+        "choose (block = 32, smem = 128 B) on sm_86: 33.33% occupancy (16 of 48 warps), below the 75% floor",
+    );
+    assert!(
+        w.contains(
+            "= note: also 1 more launch of `choose` here, worst first: block = 1024, smem = 4 KiB (66.67%)"
+        ),
+        "{w}"
+    );
+    assert_eq!(
+        stderr.matches("low_occupancy`: choose").count(),
+        2,
+        "one warning per target for both arms: {stderr}"
     );
     assert!(
         !stderr.contains("choose (block = 32, smem = 4 KiB)"),

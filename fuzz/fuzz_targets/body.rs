@@ -5,7 +5,8 @@
 //! its `src/consts.rs` (brought in by `mod consts;` in the first part). Every function with
 //! an `#[..check(..)]` attribute is given to `occupancy_attr::parse` as the proc macro gives
 //! it (signature, body, the file), then evaluated and rendered as the macro and `report` do:
-//! each plan with its kernel, notes and range, the diagnostics grouped over ranges.
+//! each plan with its kernel, notes and range, the diagnostics grouped as the macro groups them
+//! (`Grouping::OnePerPlace`: over ranges, and over plans reported at one token).
 //!
 //! The files live in a scratch crate under the system's temporary folder, one per process,
 //! rewritten for each input; the policy is the built-in one (no `occupancy.toml`), no
@@ -16,7 +17,7 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
-use occupancy_attr::{Env, Wrapper};
+use occupancy_attr::{Env, Grouping, Wrapper};
 use proc_macro2::{Span, TokenStream};
 
 static CRATE: LazyLock<PathBuf> = LazyLock::new(|| {
@@ -88,7 +89,7 @@ fuzz_target!(|data: &[u8]| {
                     let _ = (plan.label.as_deref(), plan.origin.as_deref(), plan.kernel.as_deref());
                     let _ = (plan.notes.join("\n"), plan.range, spec.plan_kernels(i));
                 }
-                if let Some(evaluation) = spec.evaluate() {
+                if let Some(evaluation) = spec.evaluate_grouped(Grouping::OnePerPlace) {
                     for d in &evaluation.diagnostics {
                         let _ = (spec.level(d.finding.lint), spec.span_of(d.finding.input, d.plan));
                         let _ = d.finding.to_string();

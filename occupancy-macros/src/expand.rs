@@ -44,7 +44,7 @@ pub(crate) fn expand(spec: &Spec, body: &TokenStream) -> (TokenStream, TokenStre
     let (confirmed, beside) = confirmations(spec);
     checks.extend(confirmed);
     // One error per launch that cannot run, whatever the targets' architectures.
-    match spec.evaluate_grouped(Grouping::OneErrorPerLaunch) {
+    match spec.evaluate_grouped(Grouping::OnePerPlace) {
         Some(evaluation) => {
             checks.extend(evaluation.diagnostics.iter().map(|d| report(spec, d, body)));
         }

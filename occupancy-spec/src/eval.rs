@@ -15,7 +15,9 @@
 //! 1. one diagnostic per lint, plan and target for all the kernels it fires on, and for all
 //!    the members of a run-time range of one launch (`Plan::range`: the block sizes a
 //!    `next_power_of_two().min(1024)` can take): the worst finding (lowest occupancy on that
-//!    target), with a note listing the others, worst first;
+//!    target), with a note listing the others, worst first; with [`Grouping::OnePerPlace`]
+//!    (the attribute's expansion), those of one lint and target whose worst findings are
+//!    reported at one token are then one, over every plan;
 //! 2. then one per distinct result: targets whose diagnostics are the same but for the
 //!    target's name (`sm_89`, `RTX 4090`, `L4`) are named together in one; with
 //!    [`Grouping::OneErrorPerLaunch`] (the attribute's and the report's Rust wrappers),
@@ -90,6 +92,19 @@ pub struct Diagnostic {
     pub targets: Vec<Target>,
 }
 
+/// A finding of one plan and kernel, with the occupancy percent on its target (-1 where
+/// the launch cannot run).
+type Member = (usize, Option<usize>, Finding, f64);
+
+/// A token's start and end ([`crate::Location::place`]).
+type Place = ((usize, usize), (usize, usize));
+
+/// Worst first: the lowest occupancy on its target (an impossible launch, -1, first of
+/// all); a stable sort keeps the plans' and the family's order among equals.
+fn worst_first(a: &Member, b: &Member) -> std::cmp::Ordering {
+    a.3.total_cmp(&b.3)
+}
+
 /// Which targets' diagnostics [`Spec::evaluate_grouped`] names together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Grouping {
@@ -98,6 +113,15 @@ pub enum Grouping {
     /// Those, and `launch_impossible` on targets of any architecture that it states alike
     /// but for the architecture: one error per launch that cannot run.
     OneErrorPerLaunch,
+    /// Those of [`Grouping::OneErrorPerLaunch`], and the first stage's diagnostics of one
+    /// lint and target reported at one token ([`Spec::span_of`] of their worst finding) as
+    /// one, for every plan, kernel and member of a run-time range they stand for: the
+    /// attribute's expansion, whose diagnostics are warnings at a token (the arms of a
+    /// `match` that launch the kernels of one `kernel = [...]` family with their own blocks
+    /// are one warning at `kernel` per target, not one per arm). Not for a report that tells
+    /// its launch sites apart ([`Diagnostic::plan`] is the worst member's). A diagnostic of
+    /// a file's line is not merged.
+    OnePerPlace,
 }
 
 impl Spec {
@@ -194,7 +218,7 @@ impl Spec {
                 });
             }
         }
-        let by_kernel = self.group_kernels(found);
+        let by_kernel = self.group_kernels(found, grouping == Grouping::OnePerPlace);
         Some(Evaluation {
             cases,
             diagnostics: group_targets(by_kernel, grouping),
@@ -202,9 +226,12 @@ impl Spec {
     }
 
     /// Stage 1: one diagnostic per (plan or range, lint, target) over the kernels and range
-    /// members it fires on.
-    fn group_kernels(&self, found: Vec<(usize, Option<usize>, Finding, f64)>) -> Vec<Diagnostic> {
-        type Member = (usize, Option<usize>, Finding, f64);
+    /// members it fires on; with `by_place`, per (place, lint, target) over every plan.
+    fn group_kernels(
+        &self,
+        found: Vec<(usize, Option<usize>, Finding, f64)>,
+        by_place: bool,
+    ) -> Vec<Diagnostic> {
         let mut groups: Vec<Vec<Member>> = Vec::new();
         let mut keys: Vec<((bool, usize), &'static str, Option<Target>)> = Vec::new();
         for (p, k, finding, percent) in found {
@@ -221,13 +248,13 @@ impl Spec {
                 }
             }
         }
+        if by_place {
+            groups = self.merge_at_places(groups);
+        }
         // Launch-scoped findings first, as `check` orders them.
         let mut out: Vec<Diagnostic> = Vec::new();
         for mut members in groups {
-            // Worst first: the lowest occupancy on this target (an impossible launch, -1,
-            // first of all); a stable sort keeps the plans' and the family's order among
-            // equals.
-            members.sort_by(|a, b| a.3.total_cmp(&b.3));
+            members.sort_by(worst_first);
             let kernel_name =
                 |k: Option<usize>| k.and_then(|k| self.kernels.get(k)).map(|k| k.name.clone());
             let mut kernels: Vec<String> = Vec::new();
@@ -242,6 +269,9 @@ impl Spec {
                 members.iter().map(|(p, k, _, _)| (*p, *k)).collect();
             let (plan, _, mut finding, _) = members[0].clone();
             let one_plan = members.iter().all(|m| m.0 == plan);
+            let range_of = |p: usize| self.plans.get(p).and_then(|plan| plan.range);
+            let one_range =
+                range_of(plan).is_some() && members.iter().all(|m| range_of(m.0) == range_of(plan));
             if members.len() > 1 {
                 let family = self.kernels.len() > 1;
                 let others: Vec<String> = members[1..]
@@ -269,13 +299,13 @@ impl Spec {
                     })
                     .collect();
                 let n = others.len();
+                let launches = if n == 1 { "launch" } else { "launches" };
                 let what = if one_plan {
                     format!("kernel{} of the family", if n == 1 { "" } else { "s" })
+                } else if one_range {
+                    format!("{launches} of the same run-time range")
                 } else {
-                    format!(
-                        "launch{} of the same run-time range",
-                        if n == 1 { "" } else { "es" }
-                    )
+                    format!("{launches} of `{}` here", self.wrapper)
                 };
                 // Past a screenful the rest are counted, not named (candle's reduce makes 42
                 // launches of one range): `cargo occupancy report` lists each.
@@ -305,6 +335,30 @@ impl Spec {
             .partition(|d| d.finding.lint.scope == Scope::Launch);
         launch.extend(target);
         launch
+    }
+
+    /// Groups of one lint and target whose worst members are reported at one token, as one
+    /// group (in the order of their first).
+    fn merge_at_places(&self, groups: Vec<Vec<Member>>) -> Vec<Vec<Member>> {
+        type Key = (Place, &'static str, Option<Target>);
+        let mut out: Vec<Vec<Member>> = Vec::new();
+        let mut keys: Vec<Option<Key>> = Vec::new();
+        for mut members in groups {
+            members.sort_by(worst_first);
+            let (p, _, finding, _) = &members[0];
+            let key = self
+                .span_of(finding.input, *p)
+                .place()
+                .map(|place| (place, finding.lint.name, finding.target));
+            match key.and_then(|key| keys.iter().position(|k| *k == Some(key))) {
+                Some(i) => out[i].extend(members),
+                None => {
+                    keys.push(key);
+                    out.push(members);
+                }
+            }
+        }
+        out
     }
 
     /// `targets sm_80, sm_86: the ones the build script compiles for (occupancy.toml names
@@ -406,8 +460,7 @@ fn group_targets(diagnostics: Vec<Diagnostic>, grouping: Grouping) -> Vec<Diagno
         };
         let masked = mask(&d.finding, &target);
         let masked_arch = mask_arch(&d.finding, &target);
-        let across =
-            grouping == Grouping::OneErrorPerLaunch && *d.finding.lint == LAUNCH_IMPOSSIBLE;
+        let across = grouping != Grouping::SameArchitecture && *d.finding.lint == LAUNCH_IMPOSSIBLE;
         let same = out.iter_mut().find(|o| {
             o.plan == d.plan
                 && o.finding.lint == d.finding.lint

@@ -35,6 +35,19 @@ impl Location {
             Location::File { .. } => Span::call_site(),
         }
     }
+
+    /// A token's place, where its span starts and ends as `(line, column)` pairs (lines
+    /// 1-based, columns 0-based: proc-macro2's `LineColumn`): two spans at one place are
+    /// reported at one place. `None` for a line of a file.
+    pub fn place(&self) -> Option<((usize, usize), (usize, usize))> {
+        match self {
+            Location::Span(span) => {
+                let (start, end) = (span.start(), span.end());
+                Some(((start.line, start.column), (end.line, end.column)))
+            }
+            Location::File { .. } => None,
+        }
+    }
 }
 
 impl From<Span> for Location {
