@@ -20,8 +20,9 @@
 //!
 //! **The entry**: the expansion with every part copied whole from the input (the function's
 //! body, its signature) left as a reference to that input token tree, the rest as text, and
-//! for each token of the text where its span comes from (an input token, by its index in the
-//! input, or the call site, found by the place where its span starts). A token tree copied
+//! for each token of the text where its span comes from (an input token, by where it is in
+//! the input: the attribute's or the item's tokens, then its index in each group on the
+//! way; or the call site, found by the place where its span starts). A token tree copied
 //! whole (a doc comment's tokens, which share one place, included) is found by its place and
 //! the compiler's printing of it. Replayed, the text is lexed by the compiler and each token
 //! given the span of this compilation's input token: the same spans, hygiene included, as a
@@ -35,8 +36,10 @@
 //! in most users' builds, where each call into the compiler and each loop over bytes is
 //! dear; so the key and the file digests use [`file::digest_seeded`] (not std's SipHash),
 //! the part of the key that is the same for the whole compiler process is digested once,
-//! places are looked up in a sorted list, streams are built from collected trees, and the
-//! entries' folder is pruned once per process.
+//! places are looked up in a sorted list, streams are built from collected trees, a replay
+//! lists only the input streams its refs go into (a function's body copied statement by
+//! statement costs the body's top-level trees, not every token in it), and the entries'
+//! folder is pruned once per process.
 //!
 //! **Where**: beside the compiler's `--out-dir` (`target/debug/occupancy-expansions/` for
 //! `target/debug/deps`), one file per attribute, written through a rename; when a compiler
@@ -56,7 +59,7 @@ use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 pub(crate) const MAX_ENTRIES: usize = 2048;
 
 /// The first line of an entry: the format and its version.
-const MAGIC: &str = "occupancy-expansion 5";
+const MAGIC: &str = "occupancy-expansion 6";
 
 /// The variable that turns the cache off.
 const OFF_VAR: &str = "OCCUPANCY_NO_CACHE";
@@ -66,8 +69,8 @@ pub(crate) struct Cache {
     key: u128,
     entry: PathBuf,
     wrapper_file: PathBuf,
-    /// The attribute's and the item's token trees, as [`flatten`] lists them.
-    input: Vec<TokenTree>,
+    /// The attribute's and the item's tokens: [`Tree`]'s roots 0 and 1.
+    input: [TokenStream; 2],
 }
 
 impl Cache {
@@ -97,9 +100,7 @@ impl Cache {
             return None;
         }
         file::start_recording();
-        let mut input = Vec::new();
-        flatten(args, &mut input);
-        flatten(item, &mut input);
+        let input = [args.clone(), item.clone()];
         Some(Cache {
             key,
             entry: compiler.dir.join(format!("{key:032x}.exp")),
@@ -123,7 +124,8 @@ impl Cache {
         if !tracked::may_replay(&tracked) {
             return None;
         }
-        let replayed = rebuild_all(&lex(entry.text)?, entry.refs, &self.input)?;
+        let mut input = Input::new(&self.input, &entry.streams);
+        let replayed = rebuild_all(&lex(entry.text)?, entry.refs, &mut input)?;
         tracked::replayed(&tracked);
         Some(replayed)
     }
@@ -154,11 +156,13 @@ impl Cache {
 
     /// The entry's text for `output`; `None` where it cannot be replayed exactly.
     fn entry_text(&self, output: &TokenStream, tracked: &tracked::Record) -> Option<String> {
-        let places = Places::of(&self.input)?;
-        let mut refs = Vec::new();
-        let skeleton = skeleton(output, &places, &self.input, &mut refs)?;
+        let input = Flat::of(&self.input);
+        let places = Places::of(&input.trees)?;
+        let (mut streams, mut refs) = (Streams::default(), Vec::new());
+        let skeleton = skeleton(output, &places, &input, &mut streams, &mut refs)?;
         let text = skeleton.to_string();
-        let replayed = rebuild_all(&lex(&text)?, refs.clone(), &self.input)?;
+        let mut replay_input = Input::new(&self.input, &streams.list);
+        let replayed = rebuild_all(&lex(&text)?, refs.clone(), &mut replay_input)?;
         // The same tokens: printed alike (the compiler prints, at its speed). Their spans are
         // right by construction: each ref was found from its token's place.
         if output.to_string() != replayed.to_string() {
@@ -173,7 +177,7 @@ impl Cache {
                 deps.push_str(&format!("{kind}\t{fact}\n"));
             }
         }
-        Some(entry_file(self.key, &deps, &refs, &text))
+        Some(entry_file(self.key, &deps, &streams.list, &refs, &text))
     }
 }
 
@@ -321,18 +325,135 @@ fn same_end(a: Span, b: Span) -> bool {
     (a.line, a.column) == (b.line, b.column)
 }
 
-/// Every token tree of `stream`, a group before its contents, depth first: the numbering of
-/// [`Ref::Input`] and [`Ref::Whole`].
-fn flatten(stream: &TokenStream, out: &mut Vec<TokenTree>) {
-    for tree in stream.clone() {
-        let inner = match &tree {
-            TokenTree::Group(g) => Some(g.stream()),
-            _ => None,
+/// An input token tree by where it is: its index in one of the streams an entry lists
+/// ([`Stream`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct At {
+    stream: u32,
+    index: u32,
+}
+
+/// A stream of input tokens that an entry's refs point into: the attribute's tokens (root
+/// 0), the item's (root 1), or the group at a tree of an earlier stream of the entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stream {
+    Root(u32),
+    Group(At),
+}
+
+/// Every token tree of the input, a group before its contents, depth first, with where it
+/// is (its root, then its index in each stream on the way): the store's view, where every
+/// tree's place is looked up.
+struct Flat {
+    trees: Vec<TokenTree>,
+    paths: Vec<Vec<u32>>,
+}
+
+impl Flat {
+    fn of(roots: &[TokenStream; 2]) -> Flat {
+        let mut flat = Flat {
+            trees: Vec::new(),
+            paths: Vec::new(),
         };
-        out.push(tree);
-        if let Some(inner) = inner {
-            flatten(&inner, out);
+        for (n, root) in (0..).zip(roots) {
+            flat.add(root, &[n]);
         }
+        flat
+    }
+
+    fn add(&mut self, stream: &TokenStream, parent: &[u32]) {
+        for (n, tree) in (0..).zip(stream.clone()) {
+            let inner = match &tree {
+                TokenTree::Group(g) => Some(g.stream()),
+                _ => None,
+            };
+            let mut path = parent.to_vec();
+            path.push(n);
+            self.trees.push(tree);
+            self.paths.push(path.clone());
+            if let Some(inner) = inner {
+                self.add(&inner, &path);
+            }
+        }
+    }
+}
+
+/// The streams an entry's refs point into, as a store numbers them: each once, a group
+/// after the stream it is in.
+#[derive(Default)]
+struct Streams {
+    list: Vec<Stream>,
+    paths: Vec<Vec<u32>>,
+}
+
+impl Streams {
+    /// The number of the stream at `path` (a root, or a group's path), added with the
+    /// streams it is in if it is new.
+    fn id(&mut self, path: &[u32]) -> Option<u32> {
+        if let Some(i) = self.paths.iter().position(|p| p == path) {
+            return u32::try_from(i).ok();
+        }
+        let stream = match path {
+            [] => return None,
+            [root] => Stream::Root(*root),
+            [up @ .., index] => Stream::Group(At {
+                stream: self.id(up)?,
+                index: *index,
+            }),
+        };
+        self.paths.push(path.to_vec());
+        self.list.push(stream);
+        u32::try_from(self.list.len() - 1).ok()
+    }
+
+    /// Where the tree at `path` is.
+    fn at(&mut self, path: &[u32]) -> Option<At> {
+        let (&index, up) = path.split_last()?;
+        Some(At {
+            stream: self.id(up)?,
+            index,
+        })
+    }
+}
+
+/// The input's token trees as a replay reaches them: a stream is listed (one call to the
+/// compiler) only when a ref points into it, so a replay costs the streams its refs go
+/// into, not every token of the item.
+struct Input<'a> {
+    roots: &'a [TokenStream; 2],
+    streams: &'a [Stream],
+    /// Each stream's trees, once listed.
+    lists: Vec<Option<Vec<TokenTree>>>,
+}
+
+impl<'a> Input<'a> {
+    fn new(roots: &'a [TokenStream; 2], streams: &'a [Stream]) -> Input<'a> {
+        Input {
+            roots,
+            streams,
+            lists: streams.iter().map(|_| None).collect(),
+        }
+    }
+
+    /// The tree at `at`; `None` if there is none (an entry of another input).
+    fn get(&mut self, at: At) -> Option<&TokenTree> {
+        let s = usize::try_from(at.stream).ok()?;
+        if self.lists.get(s)?.is_none() {
+            let stream = match *self.streams.get(s)? {
+                Stream::Root(root) => self.roots.get(usize::try_from(root).ok()?)?.clone(),
+                // An earlier stream's tree only: no loop.
+                Stream::Group(up) if up.stream < at.stream => match self.get(up)? {
+                    TokenTree::Group(g) => g.stream(),
+                    _ => return None,
+                },
+                Stream::Group(_) => return None,
+            };
+            self.lists[s] = Some(stream.into_iter().collect());
+        }
+        self.lists
+            .get(s)?
+            .as_ref()?
+            .get(usize::try_from(at.index).ok()?)
     }
 }
 
@@ -341,23 +462,72 @@ fn flatten(stream: &TokenStream, out: &mut Vec<TokenTree>) {
 enum Ref {
     /// `Span::call_site()`.
     CallSite,
-    /// The span of input token tree `n`.
-    Input(usize),
-    /// Input token tree `n` itself, whole (a group and all it holds, or one token).
-    Whole(usize),
+    /// The span of an input token tree.
+    Input(At),
+    /// An input token tree itself, whole (a group and all it holds, or one token).
+    Whole(At),
 }
 
 impl std::fmt::Display for Ref {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Ref::CallSite => f.write_str("c"),
-            Ref::Input(n) => write!(f, "i{n}"),
-            Ref::Whole(n) => write!(f, "w{n}"),
+            Ref::Input(t) => write!(f, "i{t}"),
+            Ref::Whole(t) => write!(f, "w{t}"),
         }
     }
 }
 
-/// `refs` as an entry's line: runs of one ref as `ref*count` (`c*32 i51*20 w12`).
+impl std::fmt::Display for At {
+    /// `2.15`: the stream's number, then the index.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.stream, self.index)
+    }
+}
+
+/// `streams` as an entry's line: `r0 r1 1.6 2.3` (roots, then groups by where they are).
+fn streams_text(streams: &[Stream]) -> String {
+    let words: Vec<String> = streams
+        .iter()
+        .map(|s| match s {
+            Stream::Root(n) => format!("r{n}"),
+            Stream::Group(at) => at.to_string(),
+        })
+        .collect();
+    words.join(" ")
+}
+
+/// The streams of an entry's line (see [`streams_text`]); `None` if it is not one, or a
+/// group is not in an earlier stream. At most [`MAX_REFS`].
+fn parse_streams(text: &str) -> Option<Vec<Stream>> {
+    let bytes = text.as_bytes();
+    let mut streams = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        if streams.len() == MAX_REFS {
+            return None;
+        }
+        let stream = if bytes[at] == b'r' {
+            at += 1;
+            Stream::Root(u32::try_from(decimal(bytes, &mut at)?).ok()?)
+        } else {
+            let up = position(bytes, &mut at)?;
+            if usize::try_from(up.stream).ok()? >= streams.len() {
+                return None;
+            }
+            Stream::Group(up)
+        };
+        streams.push(stream);
+        match bytes.get(at) {
+            None => {}
+            Some(b' ') if at + 1 < bytes.len() => at += 1,
+            Some(_) => return None,
+        }
+    }
+    Some(streams)
+}
+
+/// `refs` as an entry's line: runs of one ref as `ref*count` (`c*32 i2.5*20 w1.12`).
 fn refs_text(refs: &[Ref]) -> String {
     let mut text = String::new();
     let mut i = 0;
@@ -387,8 +557,8 @@ fn parse_refs(text: &str) -> Option<Vec<Ref>> {
         at += 1;
         let r = match kind {
             b'c' => Ref::CallSite,
-            b'i' => Ref::Input(decimal(bytes, &mut at)?),
-            b'w' => Ref::Whole(decimal(bytes, &mut at)?),
+            b'i' => Ref::Input(position(bytes, &mut at)?),
+            b'w' => Ref::Whole(position(bytes, &mut at)?),
             _ => return None,
         };
         let count = match bytes.get(at) {
@@ -409,6 +579,17 @@ fn parse_refs(text: &str) -> Option<Vec<Ref>> {
             Some(_) => return None,
         }
     }
+}
+
+/// The [`At`] at `bytes[*at..]` (`2.15`, each number below 2^32), `at` moved past it.
+fn position(bytes: &[u8], at: &mut usize) -> Option<At> {
+    let stream = u32::try_from(decimal(bytes, at)?).ok()?;
+    if bytes.get(*at) != Some(&b'.') {
+        return None;
+    }
+    *at += 1;
+    let index = u32::try_from(decimal(bytes, at)?).ok()?;
+    Some(At { stream, index })
 }
 
 /// The decimal number of one or more digits at `bytes[*at..]`, `at` moved past it; `None`
@@ -495,14 +676,20 @@ impl Places {
     /// A group's place is also that of its opening delimiter's span (`Group::span_open`),
     /// which ends elsewhere: a span at a group's place is that group's only if it ends where
     /// the group does (the end is looked up there alone).
-    fn span_ref(&self, at: Location, span: Span, input: &[TokenTree]) -> Option<Ref> {
+    fn span_ref(
+        &self,
+        at: Location,
+        span: Span,
+        input: &Flat,
+        streams: &mut Streams,
+    ) -> Option<Ref> {
         if at == self.call_site {
             return Some(Ref::CallSite);
         }
         match self.at(at) {
-            [(_, n)] => match &input[*n] {
+            [(_, n)] => match &input.trees[*n] {
                 TokenTree::Group(g) if !same_end(span, g.span()) => None,
-                _ => Some(Ref::Input(*n)),
+                _ => Some(Ref::Input(streams.at(&input.paths[*n])?)),
             },
             _ => None,
         }
@@ -517,14 +704,15 @@ impl Places {
 fn skeleton(
     output: &TokenStream,
     places: &Places,
-    input: &[TokenTree],
+    input: &Flat,
+    streams: &mut Streams,
     refs: &mut Vec<Ref>,
 ) -> Option<TokenStream> {
     let mut out = Vec::new();
     for tree in output.clone() {
         let at = location(tree.span());
-        if let Some(n) = places.copied(&tree, at, input) {
-            refs.push(Ref::Whole(n));
+        if let Some(n) = places.copied(&tree, at, &input.trees) {
+            refs.push(Ref::Whole(streams.at(&input.paths[n])?));
             out.push(match tree {
                 TokenTree::Group(g) => {
                     TokenTree::Group(Group::new(g.delimiter(), TokenStream::new()))
@@ -533,10 +721,10 @@ fn skeleton(
             });
             continue;
         }
-        refs.push(places.span_ref(at, tree.span(), input)?);
+        refs.push(places.span_ref(at, tree.span(), input, streams)?);
         out.push(match tree {
             TokenTree::Group(g) if g.delimiter() != Delimiter::None => {
-                let inner = skeleton(&g.stream(), places, input, refs)?;
+                let inner = skeleton(&g.stream(), places, input, streams, refs)?;
                 TokenTree::Group(Group::new(g.delimiter(), inner))
             }
             TokenTree::Group(_) => return None,
@@ -547,7 +735,7 @@ fn skeleton(
 }
 
 /// The lexed `skeleton` with its spans and whole input groups put back: the expansion.
-fn rebuild_all(skeleton: &TokenStream, refs: Vec<Ref>, input: &[TokenTree]) -> Option<TokenStream> {
+fn rebuild_all(skeleton: &TokenStream, refs: Vec<Ref>, input: &mut Input) -> Option<TokenStream> {
     let mut refs = refs.into_iter();
     let out = rebuild(skeleton, &mut refs, input)?;
     refs.next().is_none().then_some(out)
@@ -556,40 +744,38 @@ fn rebuild_all(skeleton: &TokenStream, refs: Vec<Ref>, input: &[TokenTree]) -> O
 fn rebuild(
     skeleton: &TokenStream,
     refs: &mut impl Iterator<Item = Ref>,
-    input: &[TokenTree],
+    input: &mut Input,
 ) -> Option<TokenStream> {
-    let span = |r: Ref| match r {
-        Ref::CallSite => Some(Span::call_site()),
-        Ref::Input(n) => input.get(n).map(TokenTree::span),
-        Ref::Whole(_) => None,
-    };
     // Trees collected, then made one stream: extending a stream tree by tree is a call to
     // the compiler each.
     let mut out = Vec::new();
     for mut tree in skeleton.clone() {
-        let r = refs.next()?;
-        if let Ref::Whole(n) = r {
-            let whole = input.get(n)?;
-            let alike = match (&tree, whole) {
-                (TokenTree::Group(g), TokenTree::Group(w)) => g.delimiter() == w.delimiter(),
-                (TokenTree::Ident(_), TokenTree::Ident(_))
-                | (TokenTree::Punct(_), TokenTree::Punct(_))
-                | (TokenTree::Literal(_), TokenTree::Literal(_)) => true,
-                _ => false,
-            };
-            if !alike {
-                return None;
+        let span = match refs.next()? {
+            Ref::CallSite => Span::call_site(),
+            Ref::Input(t) => input.get(t)?.span(),
+            Ref::Whole(t) => {
+                let whole = input.get(t)?;
+                let alike = match (&tree, whole) {
+                    (TokenTree::Group(g), TokenTree::Group(w)) => g.delimiter() == w.delimiter(),
+                    (TokenTree::Ident(_), TokenTree::Ident(_))
+                    | (TokenTree::Punct(_), TokenTree::Punct(_))
+                    | (TokenTree::Literal(_), TokenTree::Literal(_)) => true,
+                    _ => false,
+                };
+                if !alike {
+                    return None;
+                }
+                out.push(whole.clone());
+                continue;
             }
-            out.push(whole.clone());
-            continue;
-        }
+        };
         if let TokenTree::Group(g) = &tree {
             let inner = rebuild(&g.stream(), refs, input)?;
             let mut group = Group::new(g.delimiter(), inner);
-            group.set_span(span(r)?);
+            group.set_span(span);
             tree = TokenTree::Group(group);
         } else {
-            tree.set_span(span(r)?);
+            tree.set_span(span);
         }
         out.push(tree);
     }
@@ -699,11 +885,15 @@ const MAX_CHECKED: usize = 256;
 
 /// An entry's file: the format, the key, the sum (the digest of what follows its line), the
 /// sizes of the deps and refs blocks in bytes, the deps block (`deps` lines of
-/// [`dep_line`], `inc`/`omit` lines of `tracked.rs`'s facts), the refs block (one `refs`
-/// line), then the text to the end. The sizes let a replay slice the blocks without a
+/// [`dep_line`], `inc`/`omit` lines of `tracked.rs`'s facts), the refs block (a `streams`
+/// line, [`streams_text`], and a `refs` line, [`refs_text`]), then the text to the end. The sizes let a replay slice the blocks without a
 /// search, and compare a deps block with one already judged by a comparison of bytes.
-fn entry_file(key: u128, deps: &str, refs: &[Ref], text: &str) -> String {
-    let refs = format!("refs {}\n", refs_text(refs));
+fn entry_file(key: u128, deps: &str, streams: &[Stream], refs: &[Ref], text: &str) -> String {
+    let refs = format!(
+        "streams {}\nrefs {}\n",
+        streams_text(streams),
+        refs_text(refs)
+    );
     let rest = format!("sizes {} {}\n{deps}{refs}{text}", deps.len(), refs.len());
     let sum = file::digest(rest.as_bytes());
     format!("{MAGIC}\nkey {key:032x}\nsum {sum:016x}\n{rest}")
@@ -713,6 +903,7 @@ fn entry_file(key: u128, deps: &str, refs: &[Ref], text: &str) -> String {
 struct Entry<'a> {
     /// The deps block, judged by [`holds`].
     deps: &'a str,
+    streams: Vec<Stream>,
     refs: Vec<Ref>,
     text: &'a str,
 }
@@ -735,9 +926,10 @@ impl<'a> Entry<'a> {
         let (deps_len, refs_len) = sizes.strip_prefix("sizes ")?.split_once(' ')?;
         let deps_len: usize = deps_len.parse().ok()?;
         let refs_end = deps_len.checked_add(refs_len.parse().ok()?)?;
-        let refs = rest.get(deps_len..refs_end)?;
+        let (streams, refs) = rest.get(deps_len..refs_end)?.split_once('\n')?;
         Some(Entry {
             deps: rest.get(..deps_len)?,
+            streams: parse_streams(streams.strip_prefix("streams ")?)?,
             refs: parse_refs(refs.strip_prefix("refs ")?.strip_suffix('\n')?)?,
             text: rest.get(refs_end..)?,
         })
@@ -820,15 +1012,25 @@ mod tests {
         format!(" {text}").parse().unwrap()
     }
 
+    /// Where the tree at `path` (its root, then its indices) is among `streams`, which
+    /// must hold the stream it is in.
+    fn at(streams: &Streams, path: &[u32]) -> At {
+        let (&index, up) = path.split_last().unwrap();
+        let stream = streams.paths.iter().position(|p| p == up).unwrap();
+        At {
+            stream: u32::try_from(stream).unwrap(),
+            index,
+        }
+    }
+
     #[test]
     fn an_expansion_made_of_input_and_generated_tokens_is_replayed_with_the_input_spans() {
         // Below the item, as an attribute's tokens are elsewhere in the file than the item's
         // (each text lexed here starts at line 1).
         let args = tokens("\n\n\n\n\nblock = 256, regs = 32");
         let item = tokens("fn launch(n: u32) -> u32 {\n    let b = (n + 255) / 256;\n    b\n}");
-        let mut input = Vec::new();
-        flatten(&args, &mut input);
-        flatten(&item, &mut input);
+        let roots = [args.clone(), item.clone()];
+        let input = Flat::of(&roots);
         // The output: the signature and the body's statements copied, a generated block
         // with a token spanned at an input token (`512` at the `256` of the attribute) and
         // call-site ones.
@@ -838,7 +1040,7 @@ mod tests {
         };
         let mut head: TokenStream = trees[..trees.len() - 1].iter().cloned().collect();
         let mut lit = proc_macro2::Literal::u32_unsuffixed(512);
-        lit.set_span(input[2].span());
+        lit.set_span(input.trees[2].span());
         let generated: TokenStream = quote::quote!({ let _ = #lit; });
         let mut inner = generated;
         inner.extend(body.stream());
@@ -847,18 +1049,51 @@ mod tests {
         head.extend([TokenTree::Group(group)]);
         let output = head;
 
-        let places = Places::of(&input).unwrap();
-        let mut refs = Vec::new();
-        let skeleton = skeleton(&output, &places, &input, &mut refs).unwrap();
-        // `(n: u32)` and `(n + 255)` are whole input groups: emptied in the text.
-        assert!(refs.contains(&Ref::Whole(9)), "{refs:?}");
-        assert!(refs.contains(&Ref::Whole(20)), "{refs:?}");
+        let places = Places::of(&input.trees).unwrap();
+        let (mut streams, mut refs) = (Streams::default(), Vec::new());
+        let skeleton = skeleton(&output, &places, &input, &mut streams, &mut refs).unwrap();
+        // The streams the refs point into, in the order the refs reach them: the item's,
+        // the attribute's (`256`, the span of the generated `512`), the item's body.
+        assert_eq!(
+            streams.list,
+            [
+                Stream::Root(1),
+                Stream::Root(0),
+                Stream::Group(At {
+                    stream: 0,
+                    index: 6
+                })
+            ]
+        );
+        // `(n: u32)` (the item's third tree) and `(n + 255)` (the body's fourth) are whole
+        // input groups: emptied in the text.
+        assert!(
+            refs.contains(&Ref::Whole(at(&streams, &[1, 2]))),
+            "{refs:?}"
+        );
+        assert!(
+            refs.contains(&Ref::Whole(at(&streams, &[1, 6, 3]))),
+            "{refs:?}"
+        );
         assert_eq!(
             skeleton.to_string(),
             "fn launch () -> u32 { { let _ = 512 ; } let b = () / 256 ; b }"
         );
-        assert!(refs.contains(&Ref::Input(2)), "{refs:?}");
-        let replayed = rebuild_all(&lex(&skeleton.to_string()).unwrap(), refs, &input).unwrap();
+        // `512` has the span of the attribute's `256`.
+        assert!(
+            refs.contains(&Ref::Input(at(&streams, &[0, 2]))),
+            "{refs:?}"
+        );
+        let mut lazy = Input::new(&roots, &streams.list);
+        let replayed = rebuild_all(&lex(&skeleton.to_string()).unwrap(), refs, &mut lazy).unwrap();
+        // Each stream listed once, and only those: not `(n: u32)` nor `(n + 255)`, which
+        // are copied whole.
+        let lengths: Vec<usize> = lazy
+            .lists
+            .iter()
+            .map(|l| l.as_ref().unwrap().len())
+            .collect();
+        assert_eq!(lengths, [7, 7, 8]);
         assert!(same(&output, &replayed));
         assert_eq!(replayed.to_string(), output.to_string());
     }
@@ -867,70 +1102,82 @@ mod tests {
     fn a_doc_comment_copied_from_the_item_is_replayed() {
         // `#`, `[doc = ".."]`, `doc`, `=` and the text share the doc comment's place.
         let item = tokens("/// Launches.\n/// Twice.\nfn launch() {}");
-        let mut input = Vec::new();
-        flatten(&item, &mut input);
-        let places = Places::of(&input).unwrap();
+        let roots = [TokenStream::new(), item.clone()];
+        let input = Flat::of(&roots);
+        let places = Places::of(&input.trees).unwrap();
+        let first = input.trees[0].span();
+        let mut streams = Streams::default();
         assert_eq!(
-            places.span_ref(location(input[0].span()), input[0].span(), &input),
+            places.span_ref(location(first), first, &input, &mut streams),
             None
         );
         let mut refs = Vec::new();
-        let text = skeleton(&item, &places, &input, &mut refs)
+        let text = skeleton(&item, &places, &input, &mut streams, &mut refs)
             .unwrap()
             .to_string();
-        assert_eq!(refs[..2], [Ref::Whole(0), Ref::Whole(1)]);
-        let replayed = rebuild_all(&lex(&text).unwrap(), refs, &input).unwrap();
+        assert_eq!(
+            refs[..2],
+            [
+                Ref::Whole(at(&streams, &[1, 0])),
+                Ref::Whole(at(&streams, &[1, 1]))
+            ]
+        );
+        let mut lazy = Input::new(&roots, &streams.list);
+        let replayed = rebuild_all(&lex(&text).unwrap(), refs, &mut lazy).unwrap();
         assert!(same(&item, &replayed));
         // A generated token at the doc comment's place is not one of its tokens: refused.
         let mut generated = proc_macro2::Ident::new("other", Span::call_site());
-        generated.set_span(input[0].span());
+        generated.set_span(first);
         let output: TokenStream = [TokenTree::Ident(generated)].into_iter().collect();
-        assert!(skeleton(&output, &places, &input, &mut Vec::new()).is_none());
+        assert!(skeleton(&output, &places, &input, &mut streams, &mut Vec::new()).is_none());
     }
 
     #[test]
     fn a_span_that_is_no_input_tokens_is_not_stored() {
-        let input_stream = tokens("a b");
-        let mut input = Vec::new();
-        flatten(&input_stream, &mut input);
-        let places = Places::of(&input).unwrap();
+        let input = Flat::of(&[TokenStream::new(), tokens("a b")]);
+        let places = Places::of(&input.trees).unwrap();
+        let mut streams = Streams::default();
         // A token lexed elsewhere: its place is none of the input's.
         let other = tokens("\n\n   c");
-        assert!(skeleton(&other, &places, &input, &mut Vec::new()).is_none());
+        assert!(skeleton(&other, &places, &input, &mut streams, &mut Vec::new()).is_none());
         // Two input tokens at one place: the place names neither.
-        let mut twice = input.clone();
-        twice.push(input[0].clone());
-        let places = Places::of(&twice).unwrap();
-        let at = |n: usize| location(input[n].span());
-        assert_eq!(places.span_ref(at(0), input[0].span(), &twice), None);
+        let mut twice = Flat {
+            trees: input.trees.clone(),
+            paths: input.paths.clone(),
+        };
+        twice.trees.push(input.trees[0].clone());
+        twice.paths.push(vec![1, 2]);
+        let places = Places::of(&twice.trees).unwrap();
+        let span = |n: usize| input.trees[n].span();
         assert_eq!(
-            places.span_ref(at(1), input[1].span(), &twice),
-            Some(Ref::Input(1))
+            places.span_ref(location(span(0)), span(0), &twice, &mut streams),
+            None
         );
+        let one = places.span_ref(location(span(1)), span(1), &twice, &mut streams);
+        assert_eq!(one, Some(Ref::Input(at(&streams, &[1, 1]))));
     }
 
     #[test]
     fn a_token_at_a_groups_opening_delimiter_is_not_given_the_groups_span() {
         // An error on a group's `(` alone (`Group::span_open`, as syn gives for "nested too
         // deep"): it starts where the group does but ends after one character.
-        let item = tokens("f((1))");
-        let mut input = Vec::new();
-        flatten(&item, &mut input);
-        let places = Places::of(&input).unwrap();
-        let TokenTree::Group(outer) = &input[1] else {
-            panic!("{input:?}")
+        let input = Flat::of(&[TokenStream::new(), tokens("f((1))")]);
+        let mut streams = Streams::default();
+        let places = Places::of(&input.trees).unwrap();
+        let TokenTree::Group(outer) = &input.trees[1] else {
+            panic!("{:?}", input.trees)
         };
         let mut error = proc_macro2::Ident::new("compile_error", Span::call_site());
         error.set_span(outer.span_open());
         let output: TokenStream = [TokenTree::Ident(error)].into_iter().collect();
-        assert!(skeleton(&output, &places, &input, &mut Vec::new()).is_none());
+        assert!(skeleton(&output, &places, &input, &mut streams, &mut Vec::new()).is_none());
         // The group's own span is the group's.
         let mut at_group = proc_macro2::Ident::new("x", Span::call_site());
         at_group.set_span(outer.span());
         let output: TokenStream = [TokenTree::Ident(at_group)].into_iter().collect();
         let mut refs = Vec::new();
-        assert!(skeleton(&output, &places, &input, &mut refs).is_some());
-        assert_eq!(refs, [Ref::Input(1)]);
+        assert!(skeleton(&output, &places, &input, &mut streams, &mut refs).is_some());
+        assert_eq!(refs, [Ref::Input(at(&streams, &[1, 1]))]);
     }
 
     #[test]
@@ -956,10 +1203,34 @@ mod tests {
             lines.push_str(&line);
         }
         lines.push_str("inc\tfile\t/c/m.json\nomit\tvar\tOCCUPANCY_POLICY\n");
+        // The item, the attribute, and the group at the attribute's eighth tree.
+        let streams = [
+            Stream::Root(1),
+            Stream::Root(0),
+            Stream::Group(At {
+                stream: 1,
+                index: 7,
+            }),
+        ];
+        assert_eq!(streams_text(&streams), "r1 r0 1.7");
+        assert_eq!(parse_streams("r1 r0 1.7").unwrap(), streams);
+        assert_eq!(parse_streams("").unwrap(), []);
+        for malformed in ["r1 ", " r1", "r", "r0 0", "r0 1.2", "r0 0.", "r0  r1", "x1"] {
+            assert_eq!(parse_streams(malformed), None, "{malformed:?}");
+        }
+        let one_3 = At {
+            stream: 0,
+            index: 3,
+        };
+        let two_2 = At {
+            stream: 2,
+            index: 2,
+        };
         let text = entry_file(
             9,
             &lines,
-            &[Ref::CallSite, Ref::Input(3), Ref::Whole(7)],
+            &streams,
+            &[Ref::CallSite, Ref::Input(one_3), Ref::Whole(two_2)],
             "fn f () {}",
         );
         let entry = Entry::parse(&text, 9).unwrap();
@@ -975,15 +1246,19 @@ mod tests {
             })
         );
         assert_eq!(judge("dep X\t/c\n"), None, "malformed");
-        assert_eq!(entry.refs, [Ref::CallSite, Ref::Input(3), Ref::Whole(7)]);
+        assert_eq!(entry.streams, streams);
+        assert_eq!(
+            entry.refs,
+            [Ref::CallSite, Ref::Input(one_3), Ref::Whole(two_2)]
+        );
         let refs = [
             Ref::CallSite,
             Ref::CallSite,
-            Ref::Input(3),
-            Ref::Whole(7),
-            Ref::Whole(7),
+            Ref::Input(one_3),
+            Ref::Whole(two_2),
+            Ref::Whole(two_2),
         ];
-        assert_eq!(refs_text(&refs), "c*2 i3 w7*2");
+        assert_eq!(refs_text(&refs), "c*2 i0.3 w2.2*2");
         assert_eq!(parse_refs(&refs_text(&refs)).unwrap(), refs);
         assert_eq!(
             parse_refs("c*1"),
@@ -996,9 +1271,15 @@ mod tests {
             "c ",
             " c",
             "i",
+            "i3",
+            "i1.",
+            "w1..2",
+            "i1.2.",
+            "i1.2.3",
+            "i1.99999999999",
             "w*3",
             "c3",
-            "i3*",
+            "i1.3*",
             "x1",
             "c  c",
             "i99999999999999999999999",
@@ -1007,7 +1288,7 @@ mod tests {
         }
         assert_eq!(entry.text, "fn f () {}");
         assert!(Entry::parse(&text, 8).is_none(), "another key");
-        let damaged = text.replace("i3", "i4");
+        let damaged = text.replace("i0.3", "i0.4");
         assert_ne!(damaged, text);
         assert!(
             Entry::parse(&damaged, 9).is_none(),
