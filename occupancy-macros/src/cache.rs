@@ -22,7 +22,9 @@
 //! body, its signature) left as a reference to that input token tree, the rest as text, and
 //! for each token of the text where its span comes from (an input token, by where it is in
 //! the input: the attribute's or the item's tokens, then its index in each group on the
-//! way; or the call site, found by the place where its span starts). A token tree copied
+//! way; or the call site, found by the place where its span starts). Trees copied whole
+//! side by side from one input stream (a signature, a body's statements) are one ref and
+//! one placeholder token of the text. A token tree copied
 //! whole (a doc comment's tokens, which share one place, included) is found by its place and
 //! the compiler's printing of it. Replayed, the text is lexed by the compiler and each token
 //! given the span of this compilation's input token: the same spans, hygiene included, as a
@@ -53,7 +55,7 @@ use std::sync::{Mutex, OnceLock};
 use occupancy_core::file::{self, Seen};
 
 use crate::tracked;
-use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
 
 /// The most entries kept; past it, the older half is removed when one is stored.
 pub(crate) const MAX_ENTRIES: usize = 2048;
@@ -466,6 +468,31 @@ enum Ref {
     Input(At),
     /// An input token tree itself, whole (a group and all it holds, or one token).
     Whole(At),
+    /// `count` (2 or more) input token trees side by side in one stream, whole, from
+    /// `from` on: one placeholder token of the text ([`COPIED`]) stands for them (the
+    /// statements of a body copied as they are).
+    Copied { from: At, count: u32 },
+}
+
+/// The placeholder of [`Ref::Copied`] in an entry's text.
+const COPIED: &str = "__occupancy_copied";
+
+impl Ref {
+    /// This ref and the input tree `next` copied after it, as one [`Ref::Copied`], if
+    /// `next` is the tree after the last it copies, in the same stream.
+    fn extended(self, next: At) -> Option<Ref> {
+        let (from, count) = match self {
+            Ref::Whole(from) => (from, 1),
+            Ref::Copied { from, count } => (from, count),
+            _ => return None,
+        };
+        (next.stream == from.stream && Some(next.index) == from.index.checked_add(count)).then_some(
+            Ref::Copied {
+                from,
+                count: count + 1,
+            },
+        )
+    }
 }
 
 impl std::fmt::Display for Ref {
@@ -474,6 +501,7 @@ impl std::fmt::Display for Ref {
             Ref::CallSite => f.write_str("c"),
             Ref::Input(t) => write!(f, "i{t}"),
             Ref::Whole(t) => write!(f, "w{t}"),
+            Ref::Copied { from, count } => write!(f, "w{from}+{count}"),
         }
     }
 }
@@ -558,7 +586,19 @@ fn parse_refs(text: &str) -> Option<Vec<Ref>> {
         let r = match kind {
             b'c' => Ref::CallSite,
             b'i' => Ref::Input(position(bytes, &mut at)?),
-            b'w' => Ref::Whole(position(bytes, &mut at)?),
+            b'w' => {
+                let from = position(bytes, &mut at)?;
+                if bytes.get(at) == Some(&b'+') {
+                    at += 1;
+                    let count = decimal(bytes, &mut at).filter(|&n| n > 1)?;
+                    Ref::Copied {
+                        from,
+                        count: u32::try_from(count).ok()?,
+                    }
+                } else {
+                    Ref::Whole(from)
+                }
+            }
             _ => return None,
         };
         let count = match bytes.get(at) {
@@ -709,10 +749,23 @@ fn skeleton(
     refs: &mut Vec<Ref>,
 ) -> Option<TokenStream> {
     let mut out = Vec::new();
+    // The ref of the tree copied just before, at this level.
+    let mut copied: Option<usize> = None;
     for tree in output.clone() {
         let at = location(tree.span());
         if let Some(n) = places.copied(&tree, at, &input.trees) {
-            refs.push(Ref::Whole(streams.at(&input.paths[n])?));
+            let here = streams.at(&input.paths[n])?;
+            if let Some(last) = copied.and_then(|i| refs.get_mut(i))
+                && let Some(run) = last.extended(here)
+            {
+                if let Ref::Whole(_) = last {
+                    *out.last_mut()? = TokenTree::Ident(Ident::new(COPIED, Span::call_site()));
+                }
+                *last = run;
+                continue;
+            }
+            copied = Some(refs.len());
+            refs.push(Ref::Whole(here));
             out.push(match tree {
                 TokenTree::Group(g) => {
                     TokenTree::Group(Group::new(g.delimiter(), TokenStream::new()))
@@ -721,6 +774,7 @@ fn skeleton(
             });
             continue;
         }
+        copied = None;
         refs.push(places.span_ref(at, tree.span(), input, streams)?);
         out.push(match tree {
             TokenTree::Group(g) if g.delimiter() != Delimiter::None => {
@@ -753,6 +807,17 @@ fn rebuild(
         let span = match refs.next()? {
             Ref::CallSite => Span::call_site(),
             Ref::Input(t) => input.get(t)?.span(),
+            Ref::Copied { from, count } => {
+                if !matches!(tree, TokenTree::Ident(_)) {
+                    return None;
+                }
+                for k in 0..count {
+                    let index = from.index.checked_add(k)?;
+                    let whole = input.get(At { index, ..from })?;
+                    out.push(whole.clone());
+                }
+                continue;
+            }
             Ref::Whole(t) => {
                 let whole = input.get(t)?;
                 let alike = match (&tree, whole) {
@@ -1065,24 +1130,47 @@ mod tests {
                 })
             ]
         );
-        // `(n: u32)` (the item's third tree) and `(n + 255)` (the body's fourth) are whole
-        // input groups: emptied in the text.
-        assert!(
-            refs.contains(&Ref::Whole(at(&streams, &[1, 2]))),
-            "{refs:?}"
-        );
-        assert!(
-            refs.contains(&Ref::Whole(at(&streams, &[1, 6, 3]))),
-            "{refs:?}"
+        // The signature (`fn launch (n: u32) -> u32`: the item's first 6 trees) and the
+        // body's 8 statements' trees are copied whole: one placeholder each in the text.
+        // The body's braces are the body's, with new contents; `512` has the span of the
+        // attribute's `256`.
+        let (item, body, attribute) = (0, 2, 1);
+        let call = Ref::CallSite;
+        assert_eq!(
+            refs,
+            [
+                Ref::Copied {
+                    from: At {
+                        stream: item,
+                        index: 0
+                    },
+                    count: 6
+                },
+                Ref::Input(At {
+                    stream: item,
+                    index: 6
+                }),
+                call,
+                call,
+                call,
+                call,
+                Ref::Input(At {
+                    stream: attribute,
+                    index: 2
+                }),
+                call,
+                Ref::Copied {
+                    from: At {
+                        stream: body,
+                        index: 0
+                    },
+                    count: 8
+                },
+            ]
         );
         assert_eq!(
             skeleton.to_string(),
-            "fn launch () -> u32 { { let _ = 512 ; } let b = () / 256 ; b }"
-        );
-        // `512` has the span of the attribute's `256`.
-        assert!(
-            refs.contains(&Ref::Input(at(&streams, &[0, 2]))),
-            "{refs:?}"
+            "__occupancy_copied { { let _ = 512 ; } __occupancy_copied }"
         );
         let mut lazy = Input::new(&roots, &streams.list);
         let replayed = rebuild_all(&lex(&skeleton.to_string()).unwrap(), refs, &mut lazy).unwrap();
@@ -1115,13 +1203,10 @@ mod tests {
         let text = skeleton(&item, &places, &input, &mut streams, &mut refs)
             .unwrap()
             .to_string();
-        assert_eq!(
-            refs[..2],
-            [
-                Ref::Whole(at(&streams, &[1, 0])),
-                Ref::Whole(at(&streams, &[1, 1]))
-            ]
-        );
+        // The item's 8 trees (`#`, `[doc = ..]` twice, `fn`, `launch`, `()`, `{}`).
+        let from = at(&streams, &[1, 0]);
+        assert_eq!(refs, [Ref::Copied { from, count: 8 }]);
+        assert_eq!(text, COPIED);
         let mut lazy = Input::new(&roots, &streams.list);
         let replayed = rebuild_all(&lex(&text).unwrap(), refs, &mut lazy).unwrap();
         assert!(same(&item, &replayed));
@@ -1259,6 +1344,15 @@ mod tests {
             Ref::Whole(two_2),
         ];
         assert_eq!(refs_text(&refs), "c*2 i0.3 w2.2*2");
+        let copied = [
+            Ref::Copied {
+                from: two_2,
+                count: 40,
+            },
+            Ref::Whole(two_2),
+        ];
+        assert_eq!(refs_text(&copied), "w2.2+40 w2.2");
+        assert_eq!(parse_refs("w2.2+40 w2.2").unwrap(), copied);
         assert_eq!(parse_refs(&refs_text(&refs)).unwrap(), refs);
         assert_eq!(
             parse_refs("c*1"),
@@ -1276,6 +1370,10 @@ mod tests {
             "w1..2",
             "i1.2.",
             "i1.2.3",
+            "w1.2+1",
+            "w1.2+",
+            "i1.2+3",
+            "w1.2+99999999999",
             "i1.99999999999",
             "w*3",
             "c3",
