@@ -139,16 +139,27 @@ def count(crate):
 def check(crate, env, timed, cold=False):
     if timed:
         (crate / "src" / "lib.rs").touch()
+    entries = pathlib.Path(env["CARGO_TARGET_DIR"]) / "debug" / "occupancy-expansions"
+    kept = entries.with_name("occupancy-expansions.kept")
     if cold:
-        # The attribute's expansion cache (occupancy-macros/src/cache.rs), emptied: every
-        # attribute expands from the sources and stores its expansion, as on a first check.
-        shutil.rmtree(pathlib.Path(env["CARGO_TARGET_DIR"]) / "debug" / "occupancy-expansions",
-                      ignore_errors=True)
+        # The attribute's expansion cache (occupancy-macros/src/cache.rs), emptied for this
+        # check: every attribute expands from the sources and stores its expansion, as on a
+        # first check. The copies share the folder: the others' entries (`annotated-base`'s)
+        # are put back after it, so that they still replay.
+        shutil.rmtree(kept, ignore_errors=True)
+        if entries.exists():
+            entries.rename(kept)
     start = time.perf_counter()
     # The findings are the attribute's output, printed on every check: not timed on a terminal.
     done = subprocess.run(["cargo", "check", "-q", "--features", "cuda", "--manifest-path",
                            str(crate / "Cargo.toml")], env=env, stderr=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - start
+    if cold and kept.exists():
+        entries.mkdir(parents=True, exist_ok=True)
+        for entry in kept.iterdir():
+            if not (entries / entry.name).exists():
+                entry.rename(entries / entry.name)
+        shutil.rmtree(kept, ignore_errors=True)
     if done.returncode != 0:
         sys.exit(f"cargo check failed in {crate}:\n{done.stderr[-4000:]}")
     return seconds
