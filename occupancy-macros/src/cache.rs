@@ -71,7 +71,7 @@ pub(crate) struct Cache {
     key: u128,
     entry: PathBuf,
     wrapper_file: PathBuf,
-    /// The attribute's and the item's tokens: [`Tree`]'s roots 0 and 1.
+    /// The attribute's and the item's tokens: [`Stream::Root`] 0 and 1.
     input: [TokenStream; 2],
 }
 
@@ -660,7 +660,7 @@ struct Places {
 }
 
 impl Places {
-    /// The places of the token trees of `input` (as [`flatten`] lists them); `None` where the
+    /// The places of the token trees of `input` (as [`Flat`] lists them); `None` where the
     /// call site shares a place with an input token.
     fn of(input: &[TokenTree]) -> Option<Places> {
         let mut places: Vec<(Location, usize)> = input

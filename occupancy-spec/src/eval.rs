@@ -141,7 +141,7 @@ impl Spec {
         let family = self.kernels.len() > 1;
         let mut cases = Vec::new();
         // (plan, kernel, finding, occupancy percent on its target) in check order.
-        let mut found: Vec<(usize, Option<usize>, Finding, f64)> = Vec::new();
+        let mut found: Vec<Member> = Vec::new();
         for (p, plan) in self.plans.iter().enumerate() {
             let launch = plan.launch()?;
             let grid = plan.grid_dim();
@@ -226,12 +226,9 @@ impl Spec {
     }
 
     /// Stage 1: one diagnostic per (plan or range, lint, target) over the kernels and range
-    /// members it fires on; with `by_place`, per (place, lint, target) over every plan.
-    fn group_kernels(
-        &self,
-        found: Vec<(usize, Option<usize>, Finding, f64)>,
-        by_place: bool,
-    ) -> Vec<Diagnostic> {
+    /// members it fires on; with `by_place`, those then merged where their worst members
+    /// are reported at one token ([`Spec::merge_at_places`]).
+    fn group_kernels(&self, found: Vec<Member>, by_place: bool) -> Vec<Diagnostic> {
         let mut groups: Vec<Vec<Member>> = Vec::new();
         let mut keys: Vec<((bool, usize), &'static str, Option<Target>)> = Vec::new();
         for (p, k, finding, percent) in found {
