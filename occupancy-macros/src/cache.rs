@@ -395,6 +395,9 @@ impl Streams {
         if let Some(i) = self.paths.iter().position(|p| p == path) {
             return u32::try_from(i).ok();
         }
+        if path.len() > MAX_NESTING + 1 {
+            return None;
+        }
         let stream = match path {
             [] => return None,
             [root] => Stream::Root(*root),
@@ -525,27 +528,35 @@ fn streams_text(streams: &[Stream]) -> String {
     words.join(" ")
 }
 
-/// The streams of an entry's line (see [`streams_text`]); `None` if it is not one, or a
-/// group is not in an earlier stream. At most [`MAX_REFS`].
+/// The streams of an entry's line (see [`streams_text`]); `None` if it is not one, a group
+/// is not in an earlier stream, or one is nested deeper than [`MAX_NESTING`] (a replay
+/// lists a stream after the ones it is in, one call deeper each).
 fn parse_streams(text: &str) -> Option<Vec<Stream>> {
     let bytes = text.as_bytes();
     let mut streams = Vec::new();
+    // How deep each stream is: 0 for a root.
+    let mut nesting: Vec<usize> = Vec::new();
     let mut at = 0;
     while at < bytes.len() {
         if streams.len() == MAX_REFS {
             return None;
         }
-        let stream = if bytes[at] == b'r' {
+        let (stream, depth) = if bytes[at] == b'r' {
             at += 1;
-            Stream::Root(u32::try_from(decimal(bytes, &mut at)?).ok()?)
+            (
+                Stream::Root(u32::try_from(decimal(bytes, &mut at)?).ok()?),
+                0,
+            )
         } else {
             let up = position(bytes, &mut at)?;
-            if usize::try_from(up.stream).ok()? >= streams.len() {
+            let depth = nesting.get(usize::try_from(up.stream).ok()?)? + 1;
+            if depth > MAX_NESTING {
                 return None;
             }
-            Stream::Group(up)
+            (Stream::Group(up), depth)
         };
         streams.push(stream);
+        nesting.push(depth);
         match bytes.get(at) {
             None => {}
             Some(b' ') if at + 1 < bytes.len() => at += 1,
@@ -554,6 +565,10 @@ fn parse_streams(text: &str) -> Option<Vec<Stream>> {
     }
     Some(streams)
 }
+
+/// The deepest group a stored entry's refs point into: as deep as the front end reads
+/// (`occupancy_read::ir::MAX_DEPTH`); an expansion that needs a deeper one is not stored.
+const MAX_NESTING: usize = 256;
 
 /// `refs` as an entry's line: runs of one ref as `ref*count` (`c*32 i2.5*20 w1.12`).
 fn refs_text(refs: &[Ref]) -> String {
@@ -1300,6 +1315,16 @@ mod tests {
         assert_eq!(streams_text(&streams), "r1 r0 1.7");
         assert_eq!(parse_streams("r1 r0 1.7").unwrap(), streams);
         assert_eq!(parse_streams("").unwrap(), []);
+        // A chain of groups as deep as the front end reads, and one deeper.
+        let chain = |n: usize| {
+            let groups: Vec<String> = (0..n).map(|i| format!("{i}.0")).collect();
+            format!("r1 {}", groups.join(" "))
+        };
+        assert_eq!(
+            parse_streams(&chain(MAX_NESTING)).unwrap().len(),
+            MAX_NESTING + 1
+        );
+        assert_eq!(parse_streams(&chain(MAX_NESTING + 1)), None);
         for malformed in ["r1 ", " r1", "r", "r0 0", "r0 1.2", "r0 0.", "r0  r1", "x1"] {
             assert_eq!(parse_streams(malformed), None, "{malformed:?}");
         }
