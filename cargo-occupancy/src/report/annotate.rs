@@ -22,6 +22,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use occupancy_attr::Grouping;
 use occupancy_core::lint::{LINTS, Level};
 use serde_json::Value as Json;
 
@@ -215,10 +216,13 @@ fn candidate<'w>(w: &'w Wrapper, features: &[&str]) -> Option<Result<Candidate<'
             }
         )));
     }
-    let Outcome::Evaluated(spec, evaluation) = &w.outcome else {
+    let Outcome::Evaluated(spec, _) = &w.outcome else {
         return None;
     };
-    let mut expected: Vec<String> = evaluation
+    // What the build prints: the whole function's findings grouped as the attribute groups
+    // them (one warning per lint, target and token), not the report's per-site rows.
+    let built = spec.evaluate_grouped(Grouping::OnePerPlace)?;
+    let mut expected: Vec<String> = built
         .diagnostics
         .iter()
         .filter(|d| spec.level(d.finding.lint) == Level::Warn)
