@@ -134,11 +134,16 @@ pub(crate) fn plans(
             Err(refusal) => errors.push(Error::new(attribute, refusal_message(refusal))),
         }
     } else {
-        let sites = launches.iter().map(|l| l.site).max().map_or(0, |s| s + 1);
+        let sites = launches
+            .iter()
+            .map(|l| l.record.site)
+            .max()
+            .map_or(0, |s| s + 1);
         for site in 0..sites {
-            let rows: Vec<&BodyLaunch> = launches.iter().filter(|l| l.site == site).collect();
+            let rows: Vec<&BodyLaunch> =
+                launches.iter().filter(|l| l.record.site == site).collect();
             let Some(first) = rows.first() else { continue };
-            let name = match &first.name {
+            let name = match &first.record.name {
                 Some(n) => format!("`{n}`"),
                 None => format!("launch {}", site + 1),
             };
@@ -225,7 +230,7 @@ fn site_plans(
     let mut reporter = Reporter::default();
     let mut rows: Vec<Row<'_>> = Vec::new();
     for launch in launches {
-        match &launch.error {
+        match &launch.record.error {
             Some(why) => reporter.report(errors, launch.span, why.clone()),
             None => rows.push(Row::of(launch)),
         }
@@ -235,9 +240,12 @@ fn site_plans(
     }
     check_drift(&mut rows, name, keys, out, errors);
     // Launches of one path that differ only in the members of a run-time set: a range.
-    let groups: Vec<usize> = rows.iter().map(|r| r.launch.group).collect();
+    let groups: Vec<usize> = rows.iter().map(|r| r.launch.record.group).collect();
     for row in rows {
-        let members = groups.iter().filter(|g| **g == row.launch.group).count();
+        let members = groups
+            .iter()
+            .filter(|g| **g == row.launch.record.group)
+            .count();
         row_plans(row, members, keys, out, errors, &mut reporter, plans);
     }
 }
@@ -279,9 +287,9 @@ impl<'b> Row<'b> {
         Row {
             launch,
             values: [
-                dims(&launch.block),
-                u32_value(&launch.smem).map(|k| vec![k]),
-                dims(&launch.grid),
+                dims(&launch.record.block),
+                u32_value(&launch.record.smem).map(|k| vec![k]),
+                dims(&launch.record.grid),
             ],
         }
     }
@@ -428,12 +436,12 @@ fn row_plans(
     let plan_spans = [
         stated_block
             .flatten()
-            .filter(|_| launch.block_from_key)
+            .filter(|_| launch.record.block_from_key)
             .and_then(|b| given.block_at(b))
             .unwrap_or(spans[BLOCK]),
         stated_smem
             .flatten()
-            .filter(|_| launch.smem_from_key)
+            .filter(|_| launch.record.smem_from_key)
             .and_then(|b| given.smem_at(b))
             .unwrap_or(spans[SMEM]),
         spans[GRID],
@@ -460,7 +468,7 @@ fn row_plans(
     let block_taken = filled.iter().any(|f| f.block.is_some());
     // Shared memory computed from the run-time block: `block` candidates give both, and
     // the block's error says so (one error, asking for what fixes both).
-    let smem_follows = launch.smem_from_block && row.values[BLOCK].is_err() && !block_taken;
+    let smem_follows = launch.record.smem_from_block && row.values[BLOCK].is_err() && !block_taken;
     for (field, taken) in [
         (BLOCK, block_taken),
         (SMEM, filled.iter().any(|f| f.smem.is_some())),
@@ -537,11 +545,11 @@ fn row_plans(
     }
     confirm_path(launch, out);
     let shared = Shared {
-        origin: launch.origin.clone(),
+        origin: launch.record.origin.clone(),
         kernel: launch.kernel.as_ref().map(|(k, _, _)| k.clone()),
         launch: Some(launch.span),
-        notes: launch.notes.clone(),
-        range: (members > 1).then_some(launch.group),
+        notes: launch.record.notes.clone(),
+        range: (members > 1).then_some(launch.record.group),
     };
     push_plans(&pairs, &grids, &shared, plans);
 }
@@ -579,7 +587,7 @@ fn first_unreachable(
         (!set.contains(v)).then(|| (v, set.to_string()))
     };
     for f in filled {
-        if let (Some(i), Ok(dims)) = (f.block, &launch.block) {
+        if let (Some(i), Ok(dims)) = (f.block, &launch.record.block) {
             let (values, span) = given.block(i);
             for (field, value) in dims.iter().zip(&values) {
                 if let Some((v, bound)) = outside(field, value) {
@@ -591,7 +599,7 @@ fn first_unreachable(
             let (values, span) = given.smem(i);
             if let Some((v, bound)) = values
                 .first()
-                .and_then(|value| outside(&launch.smem, value))
+                .and_then(|value| outside(&launch.record.smem, value))
             {
                 return Some((v, span, "dynamic shared memory", bound));
             }
@@ -607,7 +615,7 @@ fn first_unreachable(
 fn shares_input(launch: &BodyLaunch, from_keys: &[(usize, &RunTime)]) -> bool {
     from_keys.iter().enumerate().any(|(i, (f, r))| {
         *f != GRID
-            && (r.roots.iter().any(|s| launch.enumerated.contains(s))
+            && (r.roots.iter().any(|s| launch.record.enumerated.contains(s))
                 || from_keys[i + 1..]
                     .iter()
                     .any(|(g, q)| *g != GRID && r.roots.iter().any(|s| q.roots.contains(s))))

@@ -351,7 +351,7 @@ fn body_kernel(
         && body
             .launches
             .iter()
-            .all(|l| l.kernel.is_some() || l.error.is_some());
+            .all(|l| l.kernel.is_some() || l.record.error.is_some());
     if every_launch_names_one {
         for (name, _, span) in launched {
             if !names.iter().any(|n| n.0 == *name) {

@@ -21,6 +21,8 @@ use occupancy_spec::{
     Evaluation, ExternalLaunch, KernelSpec, Location, Plan, Source, SourceKind, Spec,
 };
 
+use occupancy_read::launches::{Field, Launch};
+
 use crate::launch::{Candidates, CudaLaunch, LaunchPath, Read, Reading, TemplateArg};
 
 /// The compiled kernels a crate's launches run: every kernel of every object read, with the
@@ -60,11 +62,14 @@ struct Kernels<'c> {
     names: Vec<CompiledName>,
     /// Unqualified name -> indices into `compiled.kernels`, in order.
     by_name: HashMap<String, Vec<usize>>,
-    /// (instantiation, translation unit) -> the kernels found, grouped by symbol.
-    found: HashMap<(crate::launch::Instantiation, String), Vec<Vec<usize>>>,
+    /// The kernels found for each launched kernel, grouped by symbol.
+    found: HashMap<KernelKey, Vec<Vec<usize>>>,
     /// The targets checked are those `compiled` holds cubins for ([`check`]).
     targets_from_build: bool,
 }
+
+/// A launched kernel: its name, template arguments and translation unit.
+type KernelKey = (String, Option<Vec<TemplateArg>>, Option<String>);
 
 impl<'c> Kernels<'c> {
     fn new(compiled: &'c Compiled) -> Kernels<'c> {
@@ -86,14 +91,21 @@ impl<'c> Kernels<'c> {
         }
     }
 
-    /// The kernels a path launches (from its translation unit), grouped by symbol (each
+    /// The kernels a launch makes (from its translation unit), grouped by symbol (each
     /// symbol with its architectures), in the order of [`Compiled::kernels`].
-    fn find(&mut self, path: &LaunchPath) -> Vec<Vec<&'c (KernelResources, PathBuf)>> {
-        let key = (path.kernel.clone(), path.translation_unit.clone());
+    fn find(&mut self, launch: &Launch) -> Vec<Vec<&'c (KernelResources, PathBuf)>> {
+        let key = (
+            launch
+                .kernel
+                .as_ref()
+                .map_or_else(String::new, |k| k.name.clone()),
+            launch.template_args.clone(),
+            launch.translation_unit.clone(),
+        );
         let groups = match self.found.get(&key) {
             Some(groups) => groups.clone(),
             None => {
-                let groups = self.search(path);
+                let groups = self.search(launch);
                 self.found.insert(key, groups.clone());
                 groups
             }
@@ -104,8 +116,8 @@ impl<'c> Kernels<'c> {
             .collect()
     }
 
-    fn search(&self, path: &LaunchPath) -> Vec<Vec<usize>> {
-        let Some(wanted) = wanted(path) else {
+    fn search(&self, launch: &Launch) -> Vec<Vec<usize>> {
+        let Some(wanted) = wanted(launch) else {
             return Vec::new();
         };
         let mut groups: Vec<Vec<usize>> = Vec::new();
@@ -138,25 +150,25 @@ fn object_kernels(path: &Path) -> Result<Vec<KernelResources>, String> {
     occupancy_core::resources::read(&data).map_err(|e| e.to_string())
 }
 
-/// The instantiation a path launches, as `occupancy_core::resources::instantiation` matches
+/// The instantiation a launch makes, as `occupancy_core::resources::instantiation` matches
 /// compiled kernels with it (spellings of types and values, namespaces, anonymous
 /// namespaces and internal linkage: see there), launched from its translation unit; `None`
-/// when its template arguments are not known.
-fn wanted(path: &LaunchPath) -> Option<Instantiation> {
-    let args = path.kernel.template_args.as_ref()?;
-    Some(
-        Instantiation::new(path.kernel.name.clone())
-            .with_args(
-                args.iter()
-                    .map(|a| match a {
-                        TemplateArg::Type(t) => CoreArg::Type(t.clone()),
-                        TemplateArg::Value(v) => CoreArg::Int(*v),
-                        TemplateArg::Bool(b) => CoreArg::Bool(*b),
-                    })
-                    .collect(),
-            )
-            .in_file(Path::new(&path.translation_unit)),
-    )
+/// when its kernel or template arguments are not known.
+fn wanted(launch: &Launch) -> Option<Instantiation> {
+    let args = launch.template_args.as_ref()?;
+    let wanted = Instantiation::new(launch.kernel.as_ref()?.name.clone()).with_args(
+        args.iter()
+            .map(|a| match a {
+                TemplateArg::Type(t) => CoreArg::Type(t.clone()),
+                TemplateArg::Value(v) => CoreArg::Int(*v),
+                TemplateArg::Bool(b) => CoreArg::Bool(*b),
+            })
+            .collect(),
+    );
+    Some(match &launch.translation_unit {
+        Some(unit) => wanted.in_file(Path::new(unit)),
+        None => wanted,
+    })
 }
 
 /// A launch site with each of its paths checked.
@@ -407,23 +419,25 @@ fn check_path(
     policy: &Policy,
     kernels: &mut Kernels<'_>,
 ) -> (Outcome, Vec<String>) {
-    match check_path_inner(path, launch, policy, kernels) {
+    match check_path_inner(&path.record(), launch, policy, kernels) {
         Ok((outcome, notes)) => (outcome, notes),
         Err(why) => (Outcome::NotChecked(why), Vec::new()),
     }
 }
 
+/// Checks the record `path` of a path of `launch`.
 fn check_path_inner(
-    path: &LaunchPath,
+    path: &Launch,
     launch: &CudaLaunch,
     policy: &Policy,
     index: &mut Kernels<'_>,
 ) -> Result<(Outcome, Vec<String>), String> {
     let (block, smem) = known_values(path, launch)?;
-    if path.kernel.template_args.is_none() {
+    let kernel = path.kernel_text().unwrap_or_default();
+    if path.template_args.is_none() {
         return Err(format!(
             "not checked: the template arguments of `{}` are not known here",
-            path.kernel.name
+            path.kernel.as_ref().map_or("", |k| k.name.as_str())
         ));
     }
     let groups = index.find(path);
@@ -431,7 +445,7 @@ fn check_path_inner(
     if groups.is_empty() {
         return Err(format!(
             "not checked: no compiled kernel `{}` in the objects read{}",
-            path.kernel,
+            kernel,
             if compiled.kernels.is_empty() {
                 " (none given or found: build first, or pass the objects)"
             } else {
@@ -449,7 +463,7 @@ fn check_path_inner(
         let archs: Vec<String> = groups[0].iter().map(|(k, _)| k.arch.to_string()).collect();
         return Err(format!(
             "not checked: `{}` is compiled for {} only, none of which runs on the policy's targets ({})",
-            path.kernel,
+            kernel,
             archs.join(", "),
             policy
                 .targets
@@ -459,7 +473,7 @@ fn check_path_inner(
                 .join(", ")
         ));
     }
-    let mut label = vec![path.kernel.to_string()];
+    let mut label = vec![kernel.clone()];
     label.extend(path.conditions.iter().cloned());
     let smem = placed_smem(path, smem, &kernels, &mut label);
     let at = Location::File {
@@ -470,7 +484,7 @@ fn check_path_inner(
     let plan = Plan::known(
         block,
         smem,
-        path.grid.known(),
+        path.grid.as_ref().ok().and_then(known_dims),
         Some(label.join(", ")),
         at.clone(),
     );
@@ -479,7 +493,7 @@ fn check_path_inner(
         .map(|[x, y, z]| Cluster::new(ClusterDim::new(x, y, z)));
     let source = objects.first().map(|o| Source {
         kind: SourceKind::Object,
-        kernel: path.kernel.to_string(),
+        kernel: kernel.clone(),
         path: (*o).clone(),
         shown: o.display().to_string(),
     });
@@ -504,7 +518,7 @@ fn check_path_inner(
         vec![format!(
             "{}: no cubin of `{}` in the objects runs there, not checked",
             left_out.join(", "),
-            path.kernel
+            kernel
         )]
     };
     match spec.evaluate() {
@@ -515,31 +529,55 @@ fn check_path_inner(
 
 /// The block and the dynamic shared memory of `path`, or why one is not known (with what
 /// to give).
-fn known_values(path: &LaunchPath, launch: &CudaLaunch) -> Result<([u32; 3], u32), String> {
+fn known_values(path: &Launch, launch: &CudaLaunch) -> Result<([u32; 3], u32), String> {
     let hint = format!(
         "give candidates with `// occupancy: block = [128, 256]` on the launch, or `[launches.{}]` in occupancy.toml",
         launch.function
     );
     let block = match &path.block {
-        Read::Known(b) => *b,
-        Read::Unknown(why) => {
-            // A refusal of the candidates says what to give itself.
-            if why.contains("`launches`") {
-                return Err(format!("run time, not checked: the block: {why}"));
-            }
-            return Err(format!("run time, not checked: the block: {why}; {hint}"));
-        }
+        Ok(dims) => known_dims(dims).ok_or_else(|| why_not_known(dims)),
+        Err(why) => Err(why.clone()),
     };
-    let smem = match &path.dynamic_smem_bytes {
-        Read::Known(s) => *s,
-        Read::Unknown(why) => {
+    let block = match block {
+        Ok(b) => b,
+        // A refusal of the candidates says what to give itself.
+        Err(why) if why.contains("`launches`") => {
+            return Err(format!("run time, not checked: the block: {why}"));
+        }
+        Err(why) => return Err(format!("run time, not checked: the block: {why}; {hint}")),
+    };
+    let smem = match &path.smem {
+        Field::RunTime(r) => {
             return Err(format!(
-                "run time, not checked: the dynamic shared memory: {why}; {}",
+                "run time, not checked: the dynamic shared memory: {}; {}",
+                r.why,
                 hint.replace("block = [128, 256]", "smem = [0, 49152]")
             ));
         }
+        known => known.known_u32().ok_or_else(|| {
+            "not checked: the dynamic shared memory is not a 32-bit value".to_owned()
+        })?,
     };
     Ok((block, smem))
+}
+
+/// Three known 32-bit dimensions.
+fn known_dims(dims: &[Field; 3]) -> Option<[u32; 3]> {
+    Some([
+        dims[0].known_u32()?,
+        dims[1].known_u32()?,
+        dims[2].known_u32()?,
+    ])
+}
+
+/// Why `dims` are not all known: the first run-time dimension's reason.
+fn why_not_known(dims: &[Field; 3]) -> String {
+    dims.iter()
+        .find_map(|d| match d {
+            Field::RunTime(r) => Some(r.why.clone()),
+            Field::Known(_) => None,
+        })
+        .unwrap_or_else(|| "a dimension is not a 32-bit value".to_owned())
 }
 
 /// The targets `path` is checked on, each symbol's cubin for each, and the objects they
@@ -558,7 +596,7 @@ struct PerTarget<'c> {
 /// query's answers, only on those), with the cubin of each symbol of `groups` that runs
 /// there.
 fn per_target<'c>(
-    path: &LaunchPath,
+    path: &Launch,
     groups: &[Vec<&'c (KernelResources, PathBuf)>],
     policy: &Policy,
 ) -> PerTarget<'c> {
@@ -615,7 +653,7 @@ fn per_target<'c>(
 /// is the limit less the largest static shared memory of `kernels` on these targets (on
 /// the step of the code's values), and the first value over it one step more. The label's
 /// `smem = ` condition says which.
-fn placed_smem(path: &LaunchPath, smem: u32, kernels: &[KernelSpec], label: &mut [String]) -> u32 {
+fn placed_smem(path: &Launch, smem: u32, kernels: &[KernelSpec], label: &mut [String]) -> u32 {
     let Some(l) = path.smem_limit else {
         return smem;
     };

@@ -4,6 +4,9 @@
 
 use std::fmt;
 
+use occupancy_read::ir::{At, IntTy};
+use occupancy_read::launches::{Field, Launch, RunTime};
+use occupancy_read::value::{Int, Kernel};
 use serde::Serialize;
 
 /// How the host code launches the kernel.
@@ -34,27 +37,7 @@ impl LaunchForm {
     }
 }
 
-/// A template argument of a kernel instantiation.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TemplateArg {
-    /// A type, as C++ spells it after resolving aliases the file makes (`float`, `__half`).
-    Type(String),
-    /// A non-type argument's value (`64`).
-    Value(i128),
-    /// A `bool` argument.
-    Bool(bool),
-}
-
-impl fmt::Display for TemplateArg {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TemplateArg::Type(t) => f.write_str(t),
-            TemplateArg::Value(v) => write!(f, "{v}"),
-            TemplateArg::Bool(b) => write!(f, "{b}"),
-        }
-    }
-}
+pub use occupancy_read::launches::{SmemLimit, TemplateArg};
 
 /// The kernel a path launches: the `__global__` function's name as written (namespaces
 /// included when written) and its template arguments (empty for a non-template kernel).
@@ -71,15 +54,10 @@ pub struct Instantiation {
 impl fmt::Display for Instantiation {
     /// `softmax`, `flash_fwd<float, 64>`, `flash_fwd<?>`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.name)?;
-        match &self.template_args {
-            Some(args) if args.is_empty() => Ok(()),
-            Some(args) => {
-                let args: Vec<String> = args.iter().map(ToString::to_string).collect();
-                write!(f, "<{}>", args.join(", "))
-            }
-            None => f.write_str("<?>"),
-        }
+        f.write_str(&occupancy_read::launches::instantiation_text(
+            &self.name,
+            self.template_args.as_deref(),
+        ))
     }
 }
 
@@ -190,22 +168,44 @@ impl LaunchPath {
         s
     }
 
+    /// The core's launch record of this path: what the check reads (the C++ reader's
+    /// interpreter makes `LaunchPath`s; the record is the one both readers' launches are
+    /// checked from).
+    pub fn record(&self) -> Launch {
+        let value = |v: u32| Field::Known(Int::known(i128::from(v), Some(IntTy::U32), None));
+        let read = |r: &Read<u32>| match r {
+            Read::Known(v) => value(*v),
+            Read::Unknown(why) => Field::RunTime(RunTime::unread(why.clone())),
+        };
+        let dims = |r: &Read<[u32; 3]>| match r {
+            Read::Known(d) => Ok(d.map(value)),
+            Read::Unknown(why) => Err(why.clone()),
+        };
+        Launch {
+            block: dims(&self.block),
+            smem: read(&self.dynamic_smem_bytes),
+            grid: dims(&self.grid),
+            kernel: Some(Kernel {
+                name: self.kernel.name.clone(),
+                glob: false,
+                at: At::NONE,
+                refill: None,
+            }),
+            template_args: self.kernel.template_args.clone(),
+            translation_unit: Some(self.translation_unit.clone()),
+            smem_limit: self.smem_limit,
+            cluster: self.cluster,
+            opt_in_bytes: self.opt_in_bytes,
+            conditions: self.conditions.clone(),
+            targets: self.targets.clone(),
+            ..Launch::new(0, At::NONE)
+        }
+    }
+
     /// `head_dim == 64, block = 128`, or `None` without conditions.
     pub fn label(&self) -> Option<String> {
         (!self.conditions.is_empty()).then(|| self.conditions.join(", "))
     }
-}
-
-/// A shared memory placed at a limit it grows past: see [`LaunchPath::smem_limit`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-pub struct SmemLimit {
-    /// The limit on static + dynamic shared memory per block, bytes (49152 without an
-    /// opt-in).
-    pub limit_bytes: u32,
-    /// The step of the values the code computes (4 for `n * sizeof(float)`), bytes.
-    pub step_bytes: u32,
-    /// The first value above the limit (else the most that launches).
-    pub above: bool,
 }
 
 /// A launch site read from a `.cu` / `.cuh` file, with every path that reaches it.
@@ -268,4 +268,71 @@ pub struct Reading {
     pub files: Vec<String>,
     /// What could not be read, and where.
     pub notes: Vec<ReadNote>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(template_args: Option<Vec<TemplateArg>>) -> LaunchPath {
+        LaunchPath {
+            kernel: Instantiation {
+                name: "flash_fwd".to_owned(),
+                template_args,
+            },
+            grid: Read::Unknown("`n` is a parameter of `run`".to_owned()),
+            block: Read::Known([128, 2, 1]),
+            dynamic_smem_bytes: Read::Known(49152),
+            smem_limit: None,
+            cluster: Some([2, 1, 1]),
+            opt_in_bytes: Some(100 * 1024),
+            conditions: vec!["head_dim == 64".to_owned()],
+            candidates: Candidates::None,
+            translation_unit: "src/flash.cu".to_owned(),
+            targets: vec!["sm_90".to_owned()],
+        }
+    }
+
+    #[test]
+    fn a_path_s_record_carries_its_values_kernel_and_conditions() {
+        let p = path(Some(vec![
+            TemplateArg::Type("__half".to_owned()),
+            TemplateArg::Value(64),
+            TemplateArg::Bool(true),
+        ]));
+        let r = p.record();
+        let dims = r.block.as_ref().expect("block known");
+        let block: Vec<Option<u32>> = dims.iter().map(Field::known_u32).collect();
+        assert_eq!(block, [Some(128), Some(2), Some(1)]);
+        assert_eq!(r.smem.known_u32(), Some(49152));
+        assert_eq!(
+            r.grid.as_ref().err().map(String::as_str),
+            Some("`n` is a parameter of `run`")
+        );
+        assert_eq!(
+            r.kernel_text().as_deref(),
+            Some("flash_fwd<__half, 64, true>")
+        );
+        assert_eq!(r.kernel_text(), Some(p.kernel.to_string()));
+        assert_eq!(r.translation_unit.as_deref(), Some("src/flash.cu"));
+        assert_eq!((r.cluster, r.opt_in_bytes), (Some([2, 1, 1]), Some(102400)));
+        assert_eq!(r.conditions, ["head_dim == 64"]);
+        assert_eq!(r.targets, ["sm_90"]);
+        // Arguments not known, and a kernel that is no template.
+        assert_eq!(
+            path(None).record().kernel_text().as_deref(),
+            Some("flash_fwd<?>")
+        );
+        assert_eq!(
+            path(Some(Vec::new())).record().kernel_text().as_deref(),
+            Some("flash_fwd")
+        );
+        // An unknown dynamic shared memory keeps its reason.
+        let mut q = path(None);
+        q.dynamic_smem_bytes = Read::Unknown("`smem` is a parameter".to_owned());
+        match q.record().smem {
+            Field::RunTime(r) => assert_eq!(r.why, "`smem` is a parameter"),
+            Field::Known(_) => panic!("known"),
+        }
+    }
 }

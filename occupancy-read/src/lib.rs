@@ -1,11 +1,13 @@
 //! The launch reading core: the IR a front end lowers launch code to ([`ir`]), the abstract
 //! values the reader computes ([`value`]), and the path-sensitive interpreter that runs the
 //! IR and records the launches each path makes ([`interp`]), asking the front end about
-//! names through [`names::Names`]; [`apis`] is the one table of the cudarc and cust launch
-//! and loader APIs.
+//! names through [`names::Names`]; [`launches`] is the one launch record both readers check
+//! from and the enumeration of a path's record into launches; [`apis`] is the one table of
+//! the cudarc and cust launch and loader APIs.
 //!
 //! ```text
-//! front end (syn: occupancy-attr) ──lowers──▶ ir ──interp (value, names::Names)──▶ launches per path
+//! front end (syn: occupancy-attr) ──lowers──▶ ir ──interp (value, names::Names)──▶ records per path
+//!     ──launches──▶ Launch per launch the code can make ◀── the C++ reader's paths (LaunchPath::record)
 //! ```
 //!
 //! Nothing here parses: no syn, no tree-sitter. Paths are bounded by the
@@ -17,5 +19,6 @@
 pub mod apis;
 pub mod interp;
 pub mod ir;
+pub mod launches;
 pub mod names;
 pub mod value;

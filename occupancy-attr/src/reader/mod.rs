@@ -8,9 +8,10 @@
 //! from the crate's sources.
 //!
 //! ```text
-//! syn body ──ir.rs──▶ IR ──occupancy_read::interp──▶ launches per path ──this file──▶ BodyLaunch per
-//!           (spans kept)     (names.rs: the crate's     (+ the members of      launch the code can make
-//!                             sources, as Names)         run-time sets)         (sets enumerated)
+//! syn body ──ir.rs──▶ IR ──occupancy_read::interp──▶ records per path ──occupancy_read::launches──▶ Launch per
+//!           (spans kept)     (names.rs: the crate's     (+ the members of    (sets enumerated)        launch the code
+//!                             sources, as Names)         run-time sets)                               can make
+//!                                                                                  ──this file──▶ BodyLaunch (+ spans)
 //! ```
 //!
 //! What it reads:
@@ -46,20 +47,18 @@ pub(crate) mod ir;
 pub(crate) mod names;
 pub(crate) use occupancy_read::value;
 
-use occupancy_core::abstract_int::AbstractInt;
 use proc_macro2::Span;
 
-use interp::{Interp, LaunchRec, Mode, ParamKind, SourceKey};
+use interp::{Interp, Mode, ParamKind, SourceKey};
 use ir::{At, Expr, IntTy, Lowered, Pat};
 use names::Resolver;
-use value::{ChoiceId, Int, Kernel, Term, Val};
+pub(crate) use occupancy_read::launches::{
+    BLOCK_CANDIDATES, Field, Launch, RunTime, SMEM_CANDIDATES,
+};
+use value::{Term, Val};
 
 use crate::apis;
 use crate::source::Items;
-
-/// The most launches one launch site of one path expands to (the members of the run-time
-/// sets it depends on).
-pub(crate) const MAX_MEMBER_LAUNCHES: usize = 64;
 
 /// What the body says.
 #[derive(Default)]
@@ -74,93 +73,52 @@ pub(crate) struct BodyRead {
     pub(crate) problems: Vec<(Span, String)>,
 }
 
-/// A value of one launch: known, or known only at run time (why, and what is known of it).
-#[derive(Clone, Debug)]
-pub(crate) enum Field {
-    Known(Int),
-    RunTime(RunTime),
-}
-
-/// A value known only at run time.
-#[derive(Clone, Debug)]
-pub(crate) struct RunTime {
-    /// Why (the first run-time input it depends on).
-    pub(crate) why: String,
-    /// What is known of it (bounds, when any).
-    pub(crate) set: Option<AbstractInt>,
-    /// The binding it is exactly the value of, if any: the attribute's candidates stand for
-    /// it in a second reading.
-    pub(crate) source: Option<SourceKey>,
-    /// The run-time inputs it depends on.
-    pub(crate) roots: Vec<value::SourceId>,
-    /// It is an integer (of which the reader may know bounds).
-    pub(crate) int: bool,
-}
-
-impl RunTime {
-    /// A value the reader knows nothing of, but `why`: no bounds, source or inputs.
-    fn unread(why: String) -> RunTime {
-        RunTime {
-            why,
-            set: None,
-            source: None,
-            roots: Vec::new(),
-            int: false,
-        }
-    }
-}
-
-/// One launch one path of the body makes, with the members of the run-time sets it depends
-/// on fixed.
+/// One launch of the body: the core's record ([`Launch`]) with its places in the wrapper's
+/// source.
 pub(crate) struct BodyLaunch {
-    /// The launch site (0, 1, ... in the order the body first reaches them).
-    pub(crate) site: usize,
-    /// The name its configuration is bound to (`cfg`), if any.
-    pub(crate) name: Option<String>,
+    /// The launch, its values and what it read.
+    pub(crate) record: Launch,
     /// The whole launch, and where its block, shared memory and grid are written.
     pub(crate) span: Span,
     pub(crate) block_span: Span,
     pub(crate) smem_span: Span,
     pub(crate) grid_span: Span,
-    /// x, y, z; `Err`: the whole value is not a tuple of three (why).
-    pub(crate) block: Result<[Field; 3], String>,
-    pub(crate) smem: Field,
-    pub(crate) grid: Result<[Field; 3], String>,
     /// The kernel its path launches, when named: (name or glob, is a glob, where).
     pub(crate) kernel: Option<(String, bool, Span)>,
-    /// What built the configuration (`a LaunchConfig { .. } literal via the helper ..`).
-    pub(crate) origin: Option<String>,
-    /// Launches of one path that differ only in the members of its run-time sets share it.
-    pub(crate) group: usize,
-    /// What the members of those sets are, for notes.
-    pub(crate) notes: Vec<String>,
-    /// Names read on the path (conditions, constants the values no longer carry), with
-    /// where to report a failed confirmation.
+    /// The names read on the path (see [`Launch::reads`]), with where to report a failed
+    /// confirmation.
     pub(crate) reads: Vec<(std::rc::Rc<Term>, Span)>,
     /// Helpers called on the path: (as written, from the crate root, the call).
     pub(crate) helpers: Vec<(ir::Path, ir::Path, Span)>,
-    /// Why this launch cannot be read as the code makes it, when it cannot.
-    pub(crate) error: Option<String>,
-    /// The run-time inputs of the sets taken member by member for it: a value from one of
-    /// them cannot take the attribute's candidates independently.
-    pub(crate) enumerated: Vec<value::SourceId>,
-    /// Where the launch is in the lowered body: the same in every reading of it.
-    pub(crate) at: u32,
-    /// Its path takes the attribute's `block` candidates, bound to the run-time value they
-    /// stand for (see [`assumptions`]).
-    pub(crate) block_from_key: bool,
-    /// Its path takes the attribute's `smem` candidates, likewise.
-    pub(crate) smem_from_key: bool,
-    /// Its dynamic shared memory, known only at run time, follows from the block's run-time
-    /// value alone (`shared_mem_bytes: block * 4`): `block` candidates give it too
-    /// ([`mark_smem_from_block`]).
-    pub(crate) smem_from_block: bool,
 }
 
-/// What the attribute's candidates are called once bound to the run-time value they stand
-/// for (the text of the run-time set they make).
-const BLOCK_CANDIDATES: &str = "the attribute's `block`";
-const SMEM_CANDIDATES: &str = "the attribute's `smem`";
+impl BodyLaunch {
+    /// `record` placed in the body `lowered` (its locations mapped to spans).
+    fn new(record: Launch, lowered: &Lowered) -> BodyLaunch {
+        let span = |at: At| lowered.span(record.at_or_launch(at));
+        BodyLaunch {
+            span: span(record.at),
+            block_span: span(record.block_at),
+            smem_span: span(record.smem_at),
+            grid_span: span(record.grid_at),
+            kernel: record
+                .kernel
+                .as_ref()
+                .map(|k| (k.name.clone(), k.glob, span(k.at))),
+            reads: record
+                .reads
+                .iter()
+                .map(|t| (t.clone(), span(t.at)))
+                .collect(),
+            helpers: record
+                .helpers
+                .iter()
+                .map(|h| (h.written.clone(), h.read.clone(), span(h.at)))
+                .collect(),
+            record,
+        }
+    }
+}
 
 /// The block sizes a probe reading gives a run-time block ([`block_probe`]): values within
 /// every integer type's range.
@@ -272,7 +230,7 @@ fn block_probe(
     if candidates.block_given {
         return out;
     }
-    for l in launches {
+    for l in launches.iter().map(|l| &l.record) {
         if let (Ok([Field::RunTime(x), Field::Known(_), Field::Known(_)]), Field::RunTime(_)) =
             (&l.block, &l.smem)
             && l.error.is_none()
@@ -295,15 +253,19 @@ fn block_probe(
 /// unknown there for one reason, that reason (the input left once the block is given) is
 /// the one its error names.
 fn mark_smem_from_block(launches: &mut [BodyLaunch], probed: &[BodyLaunch]) {
-    for l in launches {
+    for l in launches.iter_mut().map(|l| &mut l.record) {
         let Field::RunTime(smem) = &mut l.smem else {
             continue;
         };
         if !matches!(&l.block, Ok([Field::RunTime(_), _, _])) {
             continue;
         }
-        let site: Vec<&BodyLaunch> = probed.iter().filter(|p| p.at == l.at).collect();
-        let known = |p: &&BodyLaunch| {
+        let site: Vec<&Launch> = probed
+            .iter()
+            .map(|p| &p.record)
+            .filter(|p| p.at.0 == l.at.0)
+            .collect();
+        let known = |p: &&Launch| {
             p.error.is_none()
                 && matches!(p.smem, Field::Known(_))
                 && matches!(&p.block, Ok(b) if b.iter().all(|f| matches!(f, Field::Known(_))))
@@ -353,19 +315,10 @@ fn run(
             .map(|(at, m)| (span(*at), m.clone()))
             .collect(),
     };
-    let mut sites: Vec<u32> = Vec::new();
-    let records = std::mem::take(&mut interp.launches);
-    for (group, rec) in records.iter().enumerate() {
-        let site = match sites.iter().position(|s| *s == rec.at.0) {
-            Some(i) => i,
-            None => {
-                sites.push(rec.at.0);
-                sites.len() - 1
-            }
-        };
-        read.launches
-            .extend(instances(&interp, rec, site, group, lowered));
-    }
+    read.launches = occupancy_read::launches::launches(&interp)
+        .into_iter()
+        .map(|l| BodyLaunch::new(l, lowered))
+        .collect();
     read
 }
 
@@ -597,7 +550,7 @@ fn assumptions(
             out.push((key.clone(), values, what.to_owned()));
         }
     };
-    for l in launches {
+    for l in launches.iter().map(|l| &l.record) {
         let mut block_binding = None;
         if let (Some(block), Ok([Field::RunTime(x), y, z])) = (&candidates.block, &l.block)
             && let Some(key) = &x.source
@@ -636,471 +589,6 @@ fn assumptions(
         }
     }
     out
-}
-
-/// The launches of one record: one per combination of the members of the run-time sets its
-/// values depend on (the sets bound to names, then the sets written inline in a field).
-fn instances(
-    interp: &Interp<'_>,
-    rec: &LaunchRec,
-    site: usize,
-    group: usize,
-    lowered: &Lowered,
-) -> Vec<BodyLaunch> {
-    let mut base = base_launch(rec, site, group, lowered);
-    // The choices, with the members this path allows.
-    let mut choices: Vec<(ChoiceId, Vec<usize>)> = Vec::new();
-    for (c, mask) in &rec.masks {
-        let n = interp
-            .choices
-            .get(*c as usize)
-            .map_or(0, |i| i.members.len());
-        let members: Vec<usize> = (0..n.min(64)).filter(|i| mask & (1 << i) != 0).collect();
-        choices.push((*c, members));
-    }
-    let involved: Vec<ChoiceId> = choices
-        .iter()
-        .map(|(c, _)| *c)
-        .chain(rec.fixed.iter().copied())
-        .collect();
-    let takes = |text: &str| {
-        involved.iter().any(|c| {
-            interp
-                .choices
-                .get(*c as usize)
-                .is_some_and(|i| i.text == text)
-        })
-    };
-    base.block_from_key = takes(BLOCK_CANDIDATES);
-    base.smem_from_key = takes(SMEM_CANDIDATES);
-    let base = base;
-    let error = |why: String| {
-        let mut l = base.clone_shape();
-        l.error = Some(why);
-        vec![l]
-    };
-    if let Some(why) = refusal(interp, rec, &choices, &involved) {
-        return error(why);
-    }
-    let mut enumerated: Vec<value::SourceId> = Vec::new();
-    for c in &involved {
-        if let Some(info) = interp.choices.get(*c as usize) {
-            enumerated = value::roots(&enumerated, &info.roots);
-        }
-    }
-    // The members some launch is made with (not those whose values panic).
-    let mut launched: Vec<Vec<usize>> = vec![Vec::new(); choices.len()];
-    let mut out = Vec::new();
-    let mut combo = vec![0usize; choices.len()];
-    let out = loop {
-        let mut config = rec.config.clone();
-        for ((c, members), i) in choices.iter().zip(&combo) {
-            if let Some(m) = members.get(*i) {
-                config = config.fix(*c, *m);
-            }
-        }
-        let texts = match &config {
-            Val::Config(c) => c.texts.clone(),
-            _ => ["".into(), "".into()],
-        };
-        let mut l = base.clone_shape();
-        l.enumerated = enumerated.clone();
-        // A member whose launch values panic (overflow their type) is not launched.
-        let panics = match &config {
-            Val::Config(c) => [&c.block, &c.smem, &c.grid].iter().any(|v| match v {
-                Val::Tuple(items) => items.iter().any(Val::panics),
-                other => other.panics(),
-            }),
-            other => other.panics(),
-        };
-        if panics && !choices.is_empty() {
-            if next(&mut combo, &choices) {
-                continue;
-            }
-            break out;
-        }
-        for ((launched, (_, members)), i) in launched.iter_mut().zip(&choices).zip(&combo) {
-            if let Some(m) = members.get(*i)
-                && !launched.contains(m)
-            {
-                launched.push(*m);
-            }
-        }
-        match config {
-            Val::Config(c) => {
-                l.block = dims(&c.block, "block_dim", interp);
-                l.smem = field(&c.smem, interp);
-                l.grid = dims(&c.grid, "grid_dim", interp);
-            }
-            other => {
-                let why = match other {
-                    Val::Unknown(u) => u.why.to_string(),
-                    _ => "not a launch configuration".to_owned(),
-                };
-                l.block = Err(why.clone());
-                l.smem = Field::RunTime(RunTime::unread(why.clone()));
-                l.grid = Err(why);
-            }
-        }
-        out.extend(inline_sets(l, &texts));
-        if !next(&mut combo, &choices) {
-            break out;
-        }
-    };
-    let notes = member_notes(interp, &choices, &mut launched);
-    let mut out = out;
-    for l in &mut out {
-        l.notes.splice(0..0, notes.iter().cloned());
-    }
-    bounded_instances(out, &base)
-}
-
-/// A launch of `rec` with its locations, kernel and reads, its values not yet taken.
-fn base_launch(rec: &LaunchRec, site: usize, group: usize, lowered: &Lowered) -> BodyLaunch {
-    let span = |at: At| lowered.span(at);
-    let config_at = match &rec.config {
-        Val::Config(c) => c.at,
-        _ => [rec.at; 4],
-    };
-    let at_or = |at: At| if at.0 == At::NONE.0 { rec.at } else { at };
-    BodyLaunch {
-        site,
-        name: rec.name.clone(),
-        span: span(rec.at),
-        block_span: span(at_or(config_at[0])),
-        smem_span: span(at_or(config_at[1])),
-        grid_span: span(at_or(config_at[2])),
-        block: Err(String::new()),
-        smem: Field::RunTime(RunTime::unread(String::new())),
-        grid: Err(String::new()),
-        kernel: rec
-            .kernel
-            .as_ref()
-            .map(|k: &Kernel| (k.name.clone(), k.glob, span(k.at))),
-        origin: match &rec.config {
-            Val::Config(c) => {
-                let mut from = c.origin.clone();
-                from.reverse();
-                Some(from.join(" via "))
-            }
-            _ => None,
-        },
-        group,
-        notes: Vec::new(),
-        reads: rec
-            .reads
-            .iter()
-            .map(|t| (t.clone(), span(at_or(t.at))))
-            .collect(),
-        helpers: rec
-            .helpers
-            .iter()
-            .map(|h| (h.written.clone(), h.read.clone(), span(at_or(h.at))))
-            .collect(),
-        error: None,
-        enumerated: Vec::new(),
-        at: rec.at.0,
-        block_from_key: false,
-        smem_from_key: false,
-        smem_from_block: false,
-    }
-}
-
-/// Why the launches of `rec` are not enumerated, if they are not: a set a later condition
-/// narrows, two sets of one run-time input combined, or too many combinations of the
-/// members of `choices` (`involved`: the sets of `choices` and those `rec` fixes).
-fn refusal(
-    interp: &Interp<'_>,
-    rec: &LaunchRec,
-    choices: &[(ChoiceId, Vec<usize>)],
-    involved: &[ChoiceId],
-) -> Option<String> {
-    if let Some((why, _)) = &rec.uncertain {
-        return Some(why.to_string());
-    }
-    if let Some(c) = rec.stale.first()
-        && let Some(info) = interp.choices.get(*c as usize)
-    {
-        return Some(format!(
-            "`{}` (from `{}`) depends on a run-time value that a later condition narrows in a \
-             way the reader cannot follow: which of its values this launch uses is not known; \
-             compute it after the condition",
-            info.name, info.text
-        ));
-    }
-    // Two sets from the same run-time input, combined: which pairs the code makes is not
-    // known to the reader.
-    for (i, a) in involved.iter().enumerate() {
-        for b in &involved[i + 1..] {
-            let (Some(x), Some(y)) = (
-                interp.choices.get(*a as usize),
-                interp.choices.get(*b as usize),
-            ) else {
-                continue;
-            };
-            if let Some(s) = x.roots.iter().find(|s| y.roots.contains(s)) {
-                return Some(format!(
-                    "`{}` and `{}` both depend on {}, in ways the reader cannot relate: which \
-                     pairs of their values this launch uses is not known; compute one from the \
-                     other",
-                    x.name,
-                    y.name,
-                    interp
-                        .why(&[*s])
-                        .split(" is ")
-                        .next()
-                        .unwrap_or("a run-time value")
-                ));
-            }
-        }
-    }
-    let combinations: usize = choices
-        .iter()
-        .map(|(_, m)| m.len().max(1))
-        .try_fold(1usize, |acc, n| acc.checked_mul(n))
-        .unwrap_or(usize::MAX);
-    if combinations > MAX_MEMBER_LAUNCHES {
-        return Some(format!(
-            "this launch takes more than {MAX_MEMBER_LAUNCHES} combinations of run-time values \
-             ({combinations}): at most {MAX_MEMBER_LAUNCHES} are checked; give the launch's values \
-             in the attribute"
-        ));
-    }
-    None
-}
-
-/// How the sets were taken: for each of `choices` but the attribute's, the members some
-/// launch was made with (`launched`, sorted here), as a note.
-fn member_notes(
-    interp: &Interp<'_>,
-    choices: &[(ChoiceId, Vec<usize>)],
-    launched: &mut [Vec<usize>],
-) -> Vec<String> {
-    let mut notes = Vec::new();
-    for ((c, _), members) in choices.iter().zip(launched.iter_mut()) {
-        if let Some(info) = interp.choices.get(*c as usize)
-            && !info.text.starts_with("the attribute's")
-            && !members.is_empty()
-        {
-            members.sort_unstable();
-            let values: Vec<i128> = members
-                .iter()
-                .filter_map(|i| info.members.get(*i).copied())
-                .collect();
-            notes.push(format!(
-                "`{}` from `{}`: each of {} checked",
-                info.name,
-                info.text,
-                list(&values)
-            ));
-        }
-    }
-    notes
-}
-
-/// The next combination of members (`false` after the last).
-fn next(combo: &mut [usize], choices: &[(ChoiceId, Vec<usize>)]) -> bool {
-    for (k, c) in combo.iter_mut().enumerate() {
-        *c += 1;
-        if *c < choices[k].1.len() {
-            return true;
-        }
-        *c = 0;
-    }
-    false
-}
-
-fn bounded_instances(mut out: Vec<BodyLaunch>, base: &BodyLaunch) -> Vec<BodyLaunch> {
-    if out.len() > MAX_MEMBER_LAUNCHES {
-        let n = out.len();
-        out.truncate(1);
-        let mut l = base.clone_shape();
-        l.error = Some(format!(
-            "this launch takes more than {MAX_MEMBER_LAUNCHES} combinations of run-time values \
-             ({n}): at most {MAX_MEMBER_LAUNCHES} are checked; give the launch's values in the \
-             attribute"
-        ));
-        return vec![l];
-    }
-    out
-}
-
-/// A launch whose block x or shared memory is a finite set not bound to a name (written
-/// inline): one launch per member, unless both are, or the set shares its run-time input
-/// with a set taken member by member already: then the pairs are not known.
-fn inline_sets(l: BodyLaunch, texts: &[std::rc::Rc<str>; 2]) -> Vec<BodyLaunch> {
-    let set_of = |f: &Field| match f {
-        Field::RunTime(r) => r
-            .set
-            .as_ref()
-            .and_then(|s| s.members().map(<[i128]>::to_vec))
-            .filter(|m| m.len() > 1)
-            .map(|m| (m, r.roots.clone())),
-        Field::Known(_) => None,
-    };
-    let block_set = match &l.block {
-        Ok([x, _, _]) => set_of(x),
-        Err(_) => None,
-    };
-    let smem_set = set_of(&l.smem);
-    let ((members, roots), is_block) = match (block_set, smem_set) {
-        (None, None) => return vec![l],
-        (Some(_), Some(_)) => {
-            let mut l = l;
-            l.error = Some(
-                "the block size and the dynamic shared memory both take several values at run \
-                 time, computed separately: which pairs the code launches is not known; compute \
-                 them from one `let` (the reader then checks each value of it)"
-                    .to_owned(),
-            );
-            return vec![l];
-        }
-        (Some(b), None) => (b, true),
-        (None, Some(s)) => (s, false),
-    };
-    if roots.iter().any(|r| l.enumerated.contains(r)) {
-        let mut l = l;
-        l.error = Some(format!(
-            "the {} takes several values at run time, from an input that another value of this \
-             launch also depends on: which pairs the code launches is not known; compute it from \
-             that value",
-            if is_block {
-                "block size"
-            } else {
-                "dynamic shared memory"
-            }
-        ));
-        return vec![l];
-    }
-    let what = if is_block {
-        "the block"
-    } else {
-        "the shared memory"
-    };
-    let text = if is_block { &texts[0] } else { &texts[1] };
-    let note = if text.is_empty() {
-        format!("{what}: each of {} checked", list(&members))
-    } else {
-        format!("{what} from `{text}`: each of {} checked", list(&members))
-    };
-    let enumerated = value::roots(&l.enumerated, &roots);
-    members
-        .iter()
-        .map(|m| {
-            let mut one = l.clone_shape();
-            one.notes = l.notes.clone();
-            one.notes.push(note.clone());
-            one.enumerated = enumerated.clone();
-            one.block = l.block.clone();
-            one.smem = l.smem.clone();
-            one.grid = l.grid.clone();
-            let known = Field::Known(Int::known(*m, Some(IntTy::U32), None));
-            if is_block {
-                if let Ok(b) = &mut one.block {
-                    b[0] = known;
-                }
-            } else {
-                one.smem = known;
-            }
-            one
-        })
-        .collect()
-}
-
-impl BodyLaunch {
-    /// The same launch site and path, with no values yet.
-    fn clone_shape(&self) -> BodyLaunch {
-        BodyLaunch {
-            site: self.site,
-            name: self.name.clone(),
-            span: self.span,
-            block_span: self.block_span,
-            smem_span: self.smem_span,
-            grid_span: self.grid_span,
-            block: Err(String::new()),
-            smem: Field::RunTime(RunTime::unread(String::new())),
-            grid: Err(String::new()),
-            kernel: self.kernel.clone(),
-            origin: self.origin.clone(),
-            group: self.group,
-            notes: Vec::new(),
-            reads: self.reads.clone(),
-            helpers: self.helpers.clone(),
-            error: self.error.clone(),
-            enumerated: self.enumerated.clone(),
-            at: self.at,
-            block_from_key: self.block_from_key,
-            smem_from_key: self.smem_from_key,
-            smem_from_block: self.smem_from_block,
-        }
-    }
-}
-
-/// A dimension tuple: three values, or why not.
-fn dims(v: &Val, name: &str, interp: &Interp<'_>) -> Result<[Field; 3], String> {
-    match v {
-        Val::Tuple(items) if items.len() == 3 => Ok([
-            field(&items[0], interp),
-            field(&items[1], interp),
-            field(&items[2], interp),
-        ]),
-        Val::Unknown(u) => Err(u.why.to_string()),
-        Val::Choice(..) => Err(format!("`{name}` takes several values at run time")),
-        _ => Err(format!("`{name}` is not a tuple of three")),
-    }
-}
-
-/// One value of a launch.
-fn field(v: &Val, interp: &Interp<'_>) -> Field {
-    let source = |s: Option<u32>| {
-        s.and_then(|s| interp.sources.get(s as usize))
-            .map(|s| s.key.clone())
-    };
-    match v {
-        Val::Int(i) if i.value().is_some() => Field::Known(i.clone()),
-        Val::Int(i) => Field::RunTime(RunTime {
-            why: interp.why(&i.roots),
-            set: (!i.set.is_unknown() && !i.is_type_range()).then(|| i.set.clone()),
-            source: source(i.source),
-            roots: i.roots.clone(),
-            int: true,
-        }),
-        Val::Unknown(u) => Field::RunTime(RunTime {
-            why: u.why.to_string(),
-            set: None,
-            source: source(u.source),
-            roots: u.roots.clone(),
-            int: false,
-        }),
-        Val::Bool(_) | Val::Str(_) | Val::Kernel(_) | Val::Builder(_) => Field::RunTime(RunTime {
-            why: "a value that is not an integer".to_owned(),
-            set: None,
-            source: None,
-            roots: Vec::new(),
-            int: false,
-        }),
-        _ => Field::RunTime(RunTime {
-            why: "a tuple where a number was expected".to_owned(),
-            set: None,
-            source: None,
-            roots: Vec::new(),
-            int: false,
-        }),
-    }
-}
-
-/// `1, 2, 4` or `1, 2, 4, ..., 1024` for a long list.
-pub(crate) fn list(values: &[i128]) -> String {
-    let text: Vec<String> = values.iter().map(i128::to_string).collect();
-    if text.len() > 8 {
-        format!(
-            "{}, ..., {}",
-            text[..3].join(", "),
-            text.last().map_or("", String::as_str)
-        )
-    } else {
-        text.join(", ")
-    }
 }
 
 /// Evaluates a constant of the attribute (`block = TILE * 4`) in the wrapper's place: its
