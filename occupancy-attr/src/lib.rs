@@ -84,7 +84,7 @@ mod valid;
 use occupancy_spec as spec;
 
 pub use attr::KEYS;
-pub use occupancy_read::ir::{Placeholder, fill_format};
+pub use occupancy_read::ir::{Filled, Placeholder, fill_format};
 pub use occupancy_spec::artifact::{glob_match, is_glob};
 /// What reads the policy, for [`load_policy`]'s message (`occupancy_spec::policy::Reader`).
 pub use occupancy_spec::policy::Reader as PolicyReader;

@@ -550,6 +550,54 @@ pub fn mat_vec(dev: &Dev, dtype: DType, b_size: usize, n: u32) -> Result<(), ()>
     );
 }
 
+/// A format spec in a kernel's name is written as `format!` writes it: `gemv_{rows:02}` with
+/// `rows` known on each arm names `gemv_04` and `gemv_16`, not a glob over both; a run-time
+/// input with a few values names each, padded.
+#[test]
+fn format_specs_in_a_name_are_written_as_format_writes_them() {
+    let dir = crate_with(
+        "format_specs",
+        &[
+            LOADER,
+            "
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn gemv(dev: &Dev, wide: bool, n: u32) -> Result<(), ()> {
+    let (rows, block) = if wide { (16, 256) } else { (4, 64) };
+    let func = dev.get_or_load_func(&format!(\"gemv_{rows:02}_{:x}\", block), &QUANTIZED)?;
+    let cfg = LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block as u32, 1, 1), shared_mem_bytes: 0 };
+    func.builder().launch(cfg)?;
+    Ok(())
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn by_tile(dev: &Dev, tile: usize, n: u32) -> Result<(), ()> {
+    let name = format!(\"tile_{tile:>02}\");
+    match tile {
+        1..=3 => {}
+        _ => return Err(()),
+    }
+    let func = dev.get_or_load_func(&name, &QUANTIZED)?;
+    let cfg = LaunchConfig { grid_dim: (n, 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 };
+    func.builder().launch(cfg)?;
+    Ok(())
+}
+",
+        ]
+        .concat(),
+    );
+    let spec = ok(&dir, "gemv");
+    assert_eq!(
+        kernels(&spec),
+        [
+            (Some("gemv_16_100".to_owned()), 256),
+            (Some("gemv_04_40".to_owned()), 64)
+        ]
+    );
+    // `{tile:>02}`: `>` aligns right, `0` pads with zeros, 2 is the width.
+    let spec = ok(&dir, "by_tile");
+    assert_eq!(kernels(&spec), [(Some("tile_{01,02,03}".to_owned()), 128)]);
+}
+
 #[test]
 fn the_notes_say_which_values_were_checked() {
     let dir = crate_with(

@@ -1340,9 +1340,9 @@ impl<'r> Interp<'r> {
             // What each placeholder is filled with: a string, a known integer, or a run-time
             // integer that is exactly an input (filled again at the launch, [`Refill`]).
             let slot = |v: Option<&Val>| match v.map(|v| path.view(v.clone())) {
-                Some(Val::Str(s)) => Slot::Text(s),
+                Some(Val::Str(s)) => Slot::Text(ir::Filled::Str(s)),
                 Some(Val::Int(i)) => match (i.value(), i.source) {
-                    (Some(v), _) => Slot::Text(v.to_string()),
+                    (Some(v), _) => Slot::Text(ir::Filled::Int(v)),
                     (None, Some(source)) => Slot::Input { source, set: i.set },
                     (None, None) => Slot::Integer,
                 },

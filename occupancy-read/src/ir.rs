@@ -601,13 +601,29 @@ pub enum Placeholder<'a> {
     Named(&'a str),
 }
 
+/// What a placeholder of a `format!` string is filled with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Filled {
+    /// A string: a format spec pads or cuts it as `format!` does (`{:>4}`, `{:.2}`).
+    Str(String),
+    /// An integer: a format spec writes it as `format!` does (`{:02}`, `{:#x}`).
+    Int(i128),
+    /// One of several integers: a `{a,b,..}` group of each, as the spec writes it.
+    Ints(Vec<i128>),
+    /// A glob's text (`#`, a group of names): as is without a format spec, `*` with one.
+    Glob(String),
+}
+
 /// The text a `format!` string makes, each placeholder replaced by `value`'s answer for it,
-/// or by `*` where it has none or has a format spec (adjacent `*`s merged into one): a kernel's name
-/// (`"affine_f32"`), or the glob of a family (`"affine_{}"` -> `"affine_*"`). `{{` and `}}`
-/// are literal braces; an unclosed `{` is a placeholder up to the end.
+/// written as its format spec says (`{:02}` of 7 is `07`), or by `*` where it has none or a
+/// spec the reader does not write (a width or precision from an argument, `{:e}`, `{:x}`
+/// of a negative integer, `{:?}` of a string) (adjacent `*`s merged into one): a kernel's
+/// name (`"affine_f32"`), or the glob of a family (`"affine_{}"` -> `"affine_*"`). `{{` and
+/// `}}` are literal braces; an unclosed `{` is a placeholder up to the end. `value` is asked
+/// once per placeholder, in order.
 pub fn fill_format(
     format: &str,
-    mut value: impl FnMut(Placeholder<'_>) -> Option<String>,
+    mut value: impl FnMut(Placeholder<'_>) -> Option<Filled>,
 ) -> String {
     let mut out = String::new();
     let mut next = 0;
@@ -644,13 +660,7 @@ pub fn fill_format(
                 } else {
                     Placeholder::Named(name)
                 };
-                // A format spec (`{:02}`, `{:?}`, `{:>4}`) changes the text a value makes:
-                // `*`, whatever the value (`value` is not asked).
-                let filled = if spec.is_empty() {
-                    value(placeholder)
-                } else {
-                    None
-                };
+                let filled = value(placeholder).and_then(|f| written(&f, spec));
                 match filled {
                     Some(v) => out.push_str(&v),
                     None if out.ends_with('*') => {}
@@ -661,6 +671,173 @@ pub fn fill_format(
         }
     }
     out
+}
+
+/// The text `format!` writes for `value` under the format spec `spec` (what follows the
+/// `:` of a placeholder), or `None` where the reader does not write it.
+fn written(value: &Filled, spec: &str) -> Option<String> {
+    if spec.is_empty() {
+        return Some(match value {
+            Filled::Str(s) | Filled::Glob(s) => s.clone(),
+            Filled::Int(v) => v.to_string(),
+            Filled::Ints(vs) => {
+                let all: Vec<String> = vs.iter().map(i128::to_string).collect();
+                format!("{{{}}}", all.join(","))
+            }
+        });
+    }
+    let spec = FormatSpec::parse(spec)?;
+    match value {
+        Filled::Str(s) => spec.string(s),
+        Filled::Int(v) => spec.integer(*v),
+        Filled::Ints(vs) => {
+            let all: Option<Vec<String>> = vs.iter().map(|v| spec.integer(*v)).collect();
+            Some(format!("{{{}}}", all?.join(",")))
+        }
+        Filled::Glob(_) => None,
+    }
+}
+
+/// A format spec `[[fill]align][sign]['#']['0'][width]['.' precision][type]` with its
+/// width and precision written as numbers (`{:>4}`, `{:#06x}`, `{:.2}`).
+struct FormatSpec {
+    fill: char,
+    /// `<`, `^` or `>`, when given.
+    align: Option<char>,
+    plus: bool,
+    minus: bool,
+    alternate: bool,
+    zero: bool,
+    width: usize,
+    precision: Option<usize>,
+    /// `""` (Display), `?`, `x`, `X`, `o`, `b`, `x?`, `X?`.
+    kind: String,
+}
+
+/// The widest a spec's width or precision is taken (a name is never this long).
+const MAX_FORMAT_WIDTH: usize = 4096;
+
+impl FormatSpec {
+    /// `None` for a spec this reader does not write: a width or precision given by an
+    /// argument (`{:1$}`, `{:w$}`, `{:.*}`), or a type other than Display, Debug, hex, octal
+    /// and binary.
+    fn parse(spec: &str) -> Option<FormatSpec> {
+        let chars: Vec<char> = spec.chars().collect();
+        let mut i = 0;
+        let is_align = |c: &char| matches!(c, '<' | '^' | '>');
+        let (mut fill, mut align) = (' ', None);
+        if chars.len() >= 2 && is_align(&chars[1]) {
+            (fill, align) = (chars[0], Some(chars[1]));
+            i = 2;
+        } else if chars.first().is_some_and(is_align) {
+            align = chars.first().copied();
+            i = 1;
+        }
+        let mut flag = |c: char| {
+            let hit = chars.get(i) == Some(&c);
+            i += usize::from(hit);
+            hit
+        };
+        let plus = flag('+');
+        let minus = !plus && flag('-');
+        let alternate = flag('#');
+        let zero = flag('0');
+        let number = |i: &mut usize| {
+            let start = *i;
+            while chars.get(*i).is_some_and(char::is_ascii_digit) {
+                *i += 1;
+            }
+            let digits: String = chars[start..*i].iter().collect();
+            (!digits.is_empty()).then(|| digits.parse::<usize>().ok())
+        };
+        let width = match number(&mut i) {
+            Some(w) => w.filter(|w| *w <= MAX_FORMAT_WIDTH)?,
+            None => 0,
+        };
+        let mut precision = None;
+        if chars.get(i) == Some(&'.') {
+            i += 1;
+            precision = Some(number(&mut i)??).filter(|p| *p <= MAX_FORMAT_WIDTH);
+            precision?;
+        }
+        let kind: String = chars[i..].iter().collect();
+        matches!(
+            kind.as_str(),
+            "" | "?" | "x" | "X" | "o" | "b" | "x?" | "X?"
+        )
+        .then_some(FormatSpec {
+            fill,
+            align,
+            plus,
+            minus,
+            alternate,
+            zero,
+            width,
+            precision,
+            kind,
+        })
+    }
+
+    /// An integer as `format!` writes it; `None` for hex, octal or binary of a negative
+    /// integer (its two's complement depends on the type).
+    fn integer(&self, v: i128) -> Option<String> {
+        let (radix, prefix) = match self.kind.trim_end_matches('?') {
+            "" => (10, ""),
+            "x" | "X" => (16, "0x"),
+            "o" => (8, "0o"),
+            _ => (2, "0b"),
+        };
+        if radix != 10 && v < 0 {
+            return None;
+        }
+        let mut digits = match self.kind.trim_end_matches('?') {
+            "x" => format!("{:x}", v.unsigned_abs()),
+            "X" => format!("{:X}", v.unsigned_abs()),
+            "o" => format!("{:o}", v.unsigned_abs()),
+            "b" => format!("{:b}", v.unsigned_abs()),
+            _ => v.unsigned_abs().to_string(),
+        };
+        let mut head = String::new();
+        if v < 0 {
+            head.push('-');
+        } else if self.plus {
+            head.push('+');
+        }
+        if self.alternate {
+            head.push_str(prefix);
+        }
+        if self.zero {
+            let len = head.len() + digits.len();
+            let zeros = "0".repeat(self.width.saturating_sub(len));
+            digits.insert_str(0, &zeros);
+            return Some(head + &digits);
+        }
+        Some(self.pad(head + &digits, '>'))
+    }
+
+    /// A string as `format!` writes it (precision cuts it to that many characters);
+    /// `None` for Debug (quoted, escaped), a type or a sign.
+    fn string(&self, s: &str) -> Option<String> {
+        if !self.kind.is_empty() || self.plus || self.minus || self.alternate {
+            return None;
+        }
+        let cut: String = match self.precision {
+            Some(p) => s.chars().take(p).collect(),
+            None => s.to_owned(),
+        };
+        Some(self.pad(cut, '<'))
+    }
+
+    /// `text` padded with the fill to the width, aligned as given (else `default`).
+    fn pad(&self, text: String, default: char) -> String {
+        let missing = self.width.saturating_sub(text.chars().count());
+        let fill = |n: usize| std::iter::repeat_n(self.fill, n).collect::<String>();
+        match self.align.unwrap_or(default) {
+            '<' => text + &fill(missing),
+            '^' => fill(missing / 2) + &text + &fill(missing - missing / 2),
+            _ => fill(missing) + &text,
+        }
+    }
 }
 
 /// `expr` as a person writes it, for messages: `TILE * 4`, `(n + 1).div_ceil(BLOCK)`.

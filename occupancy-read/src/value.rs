@@ -18,7 +18,7 @@ use std::rc::Rc;
 
 use occupancy_core::abstract_int::{AbstractInt, Comparison, Truth};
 
-use crate::ir::{At, Expr, IntTy, Method, Op};
+use crate::ir::{At, Expr, Filled, IntTy, Method, Op};
 
 /// A run-time input: an index into the interpreter's table of them (a parameter of the
 /// wrapper, a call it does not follow, a `let` of a run-time value).
@@ -161,8 +161,8 @@ pub struct Refill {
 /// What a placeholder of a [`Refill`] was filled with.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Slot {
-    /// Text the name has whatever the path (a string, a known integer).
-    Text(String),
+    /// A value the name has whatever the path (a string, a known integer).
+    Text(Filled),
     /// A run-time integer: exactly the input `source`, which could be any of `set` then.
     Input {
         /// The input.
@@ -195,22 +195,21 @@ impl Refill {
             .collect();
         // Groups while their names, multiplied, stay few.
         let mut names = 1usize;
-        let texts: Vec<Option<String>> = self
+        let texts: Vec<Option<Filled>> = self
             .slots
             .iter()
             .zip(&sets)
             .map(|(slot, set)| match (slot, set) {
                 (Slot::Text(t), _) => Some(t.clone()),
                 (Slot::Input { .. }, Some(set)) => match set.members() {
-                    Some([one]) => Some(one.to_string()),
+                    Some([one]) => Some(Filled::Int(*one)),
                     Some(members) if names.saturating_mul(members.len()) <= MAX_SPELLED_NAMES => {
                         names *= members.len();
-                        let all: Vec<String> = members.iter().map(i128::to_string).collect();
-                        Some(format!("{{{}}}", all.join(",")))
+                        Some(Filled::Ints(members.to_vec()))
                     }
-                    _ => Some("#".to_owned()),
+                    _ => Some(Filled::Glob("#".to_owned())),
                 },
-                (Slot::Integer, _) => Some("#".to_owned()),
+                (Slot::Integer, _) => Some(Filled::Glob("#".to_owned())),
                 _ => None,
             })
             .collect();

@@ -1710,7 +1710,8 @@ impl Crate<'_> {
                 let values = values.filter(|v| !v.is_empty())?;
                 let pick = values[c % values.len()].clone();
                 c /= values.len();
-                Some(pick)
+                // A name or a group of names as written: a format spec makes it `*`.
+                Some(occupancy_attr::Filled::Glob(pick))
             });
             if !made.contains(&name) {
                 made.push(name);

@@ -1268,24 +1268,115 @@ mod tests {
         let known = |p: Placeholder<'_>| {
             asked.borrow_mut().push(format!("{p:?}"));
             match p {
-                Placeholder::Next(0) => Some("cast".to_owned()),
-                Placeholder::Named("dtype") => Some("f32".to_owned()),
+                Placeholder::Next(0) => Some(Filled::Str("cast".to_owned())),
+                Placeholder::Named("dtype") => Some(Filled::Str("f32".to_owned())),
                 _ => None,
             }
         };
         assert_eq!(fill_format("{}_{dtype}_{:>4}{1}_x", known), "cast_f32_*_x");
-        // `{:>4}` is `*` unasked (a spec changes the text), but still the next argument's.
+        // Each placeholder is asked once, in order; `{:>4}` is the next argument's.
         assert_eq!(
             asked.into_inner(),
-            ["Next(0)", "Named(\"dtype\")", "Position(1)"]
+            ["Next(0)", "Named(\"dtype\")", "Next(1)", "Position(1)"]
         );
-        let one = |_: Placeholder<'_>| Some("1".to_owned());
-        assert_eq!(fill_format("k{:02}_{b:?}_{0:x}_{}", one), "k*_*_*_1");
+        // An integer and a string under one spec: `format!` pads them differently.
+        let one = |_: Placeholder<'_>| Some(Filled::Int(1));
+        assert_eq!(fill_format("k{:02}_{b:?}_{0:x}_{}", one), "k01_1_1_1");
+        let text = |_: Placeholder<'_>| Some(Filled::Str("1".to_owned()));
+        assert_eq!(
+            fill_format("k{:02}_{}", text),
+            format!("k{:02}_{}", "1", "1")
+        );
         assert_eq!(fill_format("k{}_{:}", one), "k1_1");
         // `{:.*}` takes two arguments (the precision, then the value): `{}` after it is the
-        // third (`format!("k_{:.*}_{}", 0, 8, 16)` is `k_8_16`).
-        let third = |p: Placeholder<'_>| matches!(p, Placeholder::Next(2)).then(|| "16".to_owned());
+        // third (`format!("k_{:.*}_{}", 0, 8, 16)` is `k_8_16`); its precision is not known
+        // here, so its text is not.
+        let third =
+            |p: Placeholder<'_>| matches!(p, Placeholder::Next(2)).then_some(Filled::Int(16));
         assert_eq!(fill_format("k_{:.*}_{}", third), "k_*_16");
+        // A glob's text and several integers.
+        let glob = |_: Placeholder<'_>| Some(Filled::Glob("#".to_owned()));
+        assert_eq!(fill_format("q{}_{:02}", glob), "q#_*");
+        let some = |_: Placeholder<'_>| Some(Filled::Ints(vec![2, 16]));
+        assert_eq!(
+            fill_format("q{}_{:02}_{:x}", some),
+            "q{2,16}_{02,16}_{2,10}"
+        );
+    }
+
+    /// Every spec the reader writes gives `format!`'s own text; the others are `*`.
+    #[test]
+    fn format_specs_write_what_format_writes() {
+        let int = |v: i128| move |_: Placeholder<'_>| Some(Filled::Int(v));
+        let string = |v: &'static str| move |_: Placeholder<'_>| Some(Filled::Str(v.to_owned()));
+        macro_rules! same {
+            ($spec:literal, $value:expr, $filled:expr) => {
+                assert_eq!(
+                    fill_format(concat!("k", $spec), $filled),
+                    format!(concat!("k", $spec), $value),
+                    "{}",
+                    $spec
+                );
+            };
+        }
+        for v in [0i128, 7, -5, 255, 1_000_000] {
+            same!("{:02}", v, int(v));
+            same!("{:5}", v, int(v));
+            same!("{:<5}", v, int(v));
+            same!("{:^6}", v, int(v));
+            same!("{:*>4}", v, int(v));
+            same!("{:+}", v, int(v));
+            same!("{:+05}", v, int(v));
+            same!("{:-3}", v, int(v));
+            same!("{:?}", v, int(v));
+            same!("{:#?}", v, int(v));
+            same!("{:.3}", v, int(v));
+            same!("{:08.2}", v, int(v));
+        }
+        for v in [0i128, 7, 255, 4096] {
+            same!("{:x}", v, int(v));
+            same!("{:X}", v, int(v));
+            same!("{:#x}", v, int(v));
+            same!("{:#06x}", v, int(v));
+            same!("{:o}", v, int(v));
+            same!("{:#o}", v, int(v));
+            same!("{:b}", v, int(v));
+            same!("{:08b}", v, int(v));
+            same!("{:#b}", v, int(v));
+            same!("{:x?}", v, int(v));
+            same!("{:#X?}", v, int(v));
+            same!("{:>6x}", v, int(v));
+        }
+        for v in ["", "ab", "f32", "bf16x8"] {
+            same!("{:5}", v, string(v));
+            same!("{:05}", v, string(v));
+            same!("{:>5}", v, string(v));
+            same!("{:^6}", v, string(v));
+            same!("{:_<4}", v, string(v));
+            same!("{:.2}", v, string(v));
+            same!("{:6.1}", v, string(v));
+        }
+        // Not written: hex of a negative integer (its type's two's complement), exponents,
+        // Debug of a string (quoted), widths and precisions from arguments, a sign on a
+        // string.
+        for spec in ["{:x}", "{:#b}", "{:o}"] {
+            assert_eq!(fill_format(&format!("k{spec}"), int(-1)), "k*", "{spec}");
+        }
+        for spec in [
+            "{:e}", "{:E}", "{:1$}", "{:w$}", "{:.1$}", "{:.*}", "{:5.w$}", "{:q}",
+        ] {
+            assert_eq!(fill_format(&format!("k{spec}"), int(5)), "k*", "{spec}");
+        }
+        for spec in ["{:?}", "{:+}", "{:#}", "{:x}"] {
+            assert_eq!(
+                fill_format(&format!("k{spec}"), string("ab")),
+                "k*",
+                "{spec}"
+            );
+        }
+        // A width past any name is not written (nor allocated).
+        assert_eq!(fill_format("k{:99999999999999999999}", int(5)), "k*");
+        assert_eq!(fill_format("k{:5000}", int(5)), "k*");
     }
 
     #[test]
