@@ -293,6 +293,21 @@ pub fn one_size(s: &Stream, n: u32, threads: u32, bytes: u32) {
     s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: bytes });
 }
 
+#[occupancy::check(regs = 32, target = \"sm_80\", launches = [(32, 128), (1024, 4 KiB)])]
+pub fn paired_after_returns(s: &Stream, n: u32, threads: u32, bytes: u32, d: DType) -> Result<(), ()> {
+    if n == 0 { return Ok(()); }
+    let rows = match d { DType::F64 => return Err(()), _ => n };
+    s.launch(LaunchConfig { grid_dim: (rows, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: bytes });
+    Ok(())
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\", launches = [(32, 128), (1024, 4 KiB), (1024, 8 KiB)])]
+pub fn stated_block_on_one_arm(s: &Stream, n: u32, bytes: u32, d: DType) -> Result<(), ()> {
+    let threads = match d { DType::F16 => 1024, DType::F32 => return Err(()), DType::F64 => 1024 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: bytes });
+    Ok(())
+}
+
 #[occupancy::check(regs = 32, target = \"sm_80\", block = [32], launches = [(32, 128)])]
 pub fn both_keys(s: &Stream, n: u32, threads: u32, bytes: u32) {
     s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: bytes });
@@ -314,6 +329,15 @@ pub fn both_keys(s: &Stream, n: u32, threads: u32, bytes: u32) {
     // The body states the block: the pairs with that block give the shared memory.
     assert_eq!(
         launches(&ok(&dir, "stated_block")),
+        [(1024, 4096), (1024, 8192)]
+    );
+    // Paths that return before the launch change nothing: the pairs as given.
+    assert_eq!(
+        launches(&ok(&dir, "paired_after_returns")),
+        [(32, 128), (1024, 4096)]
+    );
+    assert_eq!(
+        launches(&ok(&dir, "stated_block_on_one_arm")),
         [(1024, 4096), (1024, 8192)]
     );
     let errors = spec_of(&dir, "no_pair").err().unwrap();
