@@ -2274,3 +2274,74 @@ pub fn through_a_helper(s: &Stream) {
     got.sort();
     assert_eq!(got, [128, 256]);
 }
+
+/// A `for` loop over values the reader knows (an array literal, a range with known ends) is
+/// run element by element: `if n <= b { block = b; break; }` leaves with each `b` on the
+/// path where the test first holds, and with the value before the loop where it never does.
+#[test]
+fn for_loops_over_known_values_are_stepped_through() {
+    let dir = crate_with(
+        "stepped_for",
+        "#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn smallest(s: &Stream, n: u32) {
+    let mut block = 1024;
+    for b in [128, 256, 512] {
+        if n <= b { block = b; break; }
+    }
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn by_shift(s: &Stream, n: u32) {
+    let mut block = 32;
+    for shift in 6..=9 {
+        if n < (1 << shift) { continue; }
+        block = 1 << shift;
+    }
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: block * 4 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn labeled(s: &Stream, n: u32) {
+    let mut block = 1024;
+    'outer: for b in &[128u32, 256] {
+        for k in (1..3).into_iter() {
+            if n <= b * k { block = b * k; break 'outer; }
+        }
+    }
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn too_long(s: &Stream, n: u32) {
+    let mut block = 1024;
+    for b in 1..100u32 {
+        if n <= b * 32 { block = b * 32; break; }
+    }
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+",
+    );
+    assert_eq!(
+        launches(&ok(&dir, "smallest")),
+        [(128, 0), (256, 0), (512, 0), (1024, 0)]
+    );
+    // `continue` goes on with the next value: the last `shift` whose test passed.
+    let mut got = launches(&ok(&dir, "by_shift"));
+    got.sort_unstable();
+    assert_eq!(
+        got,
+        [(32, 128), (64, 256), (128, 512), (256, 1024), (512, 2048)]
+    );
+    // `break 'outer` leaves both loops; 128 * 2 and 256 * 1 are one block.
+    let mut got = launches(&ok(&dir, "labeled"));
+    got.sort_unstable();
+    got.dedup();
+    assert_eq!(got, [(128, 0), (256, 0), (512, 0), (1024, 0)]);
+    // 99 values: more than the reader steps through (64), so the block is a run-time value.
+    let errors = spec_of(&dir, "too_long").err().unwrap();
+    assert!(
+        errors[0].contains("`block` is assigned in a loop whose exit the reader cannot bound"),
+        "{errors:?}"
+    );
+}

@@ -30,7 +30,7 @@ use occupancy_core::read::refine;
 use crate::apis;
 use crate::ir::{
     self, At, Block, Expr, Field, IntTy, Loop, LoopKind, Match, Method, Op, Pat, Path as IrPath,
-    Stmt, StructLit,
+    Seq, Stmt, StructLit,
 };
 use crate::names::{self, ConstDef, Def, FnDef, ModuleId, Names, Place, Returns};
 use crate::value::{
@@ -44,6 +44,10 @@ pub const MAX_PATHS: usize = paths::MAX_PATHS;
 
 /// Expression nodes one expansion may evaluate.
 const MAX_STEPS: usize = 200_000;
+
+/// The most iterations of `for` loops over known values run one by one, nested loops'
+/// multiplied ([`Interp::stepped`]): the C++ reader's bound on a counted loop's.
+pub const MAX_STEPPED: usize = 64;
 
 /// The deepest nesting of evaluation (expressions within expressions, calls within calls).
 const MAX_NESTING: usize = 160;
@@ -528,6 +532,9 @@ pub struct Interp<'r> {
     /// The input each named field of an input is (`self.asc` of `self`), by (the whole's
     /// input, the field): two fields are two run-time values, one field read twice is one.
     field_sources: HashMap<(SourceId, String), SourceId>,
+    /// The iterations of the `for` loops being stepped through around what is evaluated,
+    /// multiplied ([`MAX_STEPPED`]); 0 outside them.
+    stepping: usize,
 }
 
 fn unknown(why: impl Into<Rc<str>>) -> Val {
@@ -647,6 +654,7 @@ impl<'r> Interp<'r> {
             method_loans: Vec::new(),
             cache: HashMap::new(),
             field_sources: HashMap::new(),
+            stepping: 0,
         }
     }
 
@@ -3963,6 +3971,11 @@ impl<'r> Interp<'r> {
     }
 
     fn eval_loop(&mut self, l: &Loop, label: Option<&str>, path: Path) -> Outs {
+        if let LoopKind::Over(pat, seq) = &l.kind
+            && let Some(outs) = self.stepped(l, pat, seq, label, &path)
+        {
+            return outs;
+        }
         if let Some(paths) = self.bounded_while(l, &path) {
             return paths
                 .into_iter()
@@ -3995,19 +4008,11 @@ impl<'r> Interp<'r> {
                     }
                 }
             }
-            LoopKind::For(pat, iter) => {
-                for (p, _) in self.eval(iter, path, None) {
-                    after.push((p.clone(), Val::Tuple(Vec::new())));
-                    let mut names = Vec::new();
-                    pat_names(pat, &mut names);
-                    entry.push(self.bind(
-                        &Pat::Opaque(names),
-                        Val::Tuple(Vec::new()),
-                        p,
-                        At::NONE,
-                        None,
-                    ));
-                }
+            LoopKind::For(pat, iter) => self.enter_for(pat, iter, path, &mut entry, &mut after),
+            LoopKind::Over(pat, seq) => {
+                // Not stepped through: its elements evaluated, the pattern's names unknown.
+                let iter = Expr::Tuple(seq.exprs().into_iter().cloned().collect());
+                self.enter_for(pat, &iter, path, &mut entry, &mut after);
             }
             LoopKind::Loop => entry.push(path),
         }
@@ -4041,6 +4046,121 @@ impl<'r> Interp<'r> {
             outs.push((p, value));
         }
         self.bounded(outs, l.at)
+    }
+
+    /// A `for` loop read once: `iter` evaluated on `path`, each path both leaving the loop
+    /// (`after`) and entering the body with the pattern's names unknown (`entry`).
+    fn enter_for(
+        &mut self,
+        pat: &Pat,
+        iter: &Expr,
+        path: Path,
+        entry: &mut Vec<Path>,
+        after: &mut Outs,
+    ) {
+        for (p, _) in self.eval(iter, path, None) {
+            after.push((p.clone(), Val::Tuple(Vec::new())));
+            let mut names = Vec::new();
+            pat_names(pat, &mut names);
+            entry.push(self.bind(
+                &Pat::Opaque(names),
+                Val::Tuple(Vec::new()),
+                p,
+                At::NONE,
+                None,
+            ));
+        }
+    }
+
+    /// The values `seq` steps through on `path`, when each is known and there are at most
+    /// [`MAX_STEPPED`] (divided by the iterations of the loops being stepped through around
+    /// this one): known integers of a list or a range, or strings of a list.
+    fn seq_values(&mut self, seq: &Seq, path: &Path) -> Option<Vec<Val>> {
+        let room = MAX_STEPPED / self.stepping.max(1);
+        let known = |v: &Val| matches!(v, Val::Int(i) if i.value().is_some());
+        match seq {
+            Seq::List(items) => {
+                if items.len() > room {
+                    return None;
+                }
+                let mut out = Vec::new();
+                for e in items {
+                    let v = self.eval_quiet(e, path)?;
+                    if !(known(&v) || matches!(v, Val::Str(_))) {
+                        return None;
+                    }
+                    out.push(v);
+                }
+                Some(out)
+            }
+            Seq::Range {
+                start,
+                end,
+                inclusive,
+            } => {
+                let (Val::Int(a), Val::Int(b)) =
+                    (self.eval_quiet(start, path)?, self.eval_quiet(end, path)?)
+                else {
+                    return None;
+                };
+                let (first, bound) = (a.value()?, b.value()?);
+                let last = if *inclusive { bound } else { bound - 1 };
+                let count = usize::try_from(last - first + 1).unwrap_or(0);
+                if count > room {
+                    return None;
+                }
+                let ty = a.ty.or(b.ty);
+                Some((first..=last).map(|v| Val::int(v, ty)).collect())
+            }
+        }
+    }
+
+    /// A `for` loop over a sequence whose values are known ([`Interp::seq_values`]), run
+    /// element by element on every path: a path leaves where its body breaks (or returns),
+    /// the others go on with the next element, and those left after the last leave too, so
+    /// that what the body chooses under a test (`if n <= b { block = b; break; }`) is the
+    /// set its paths choose. `None` (the loop is read once, what it assigns unknown) when
+    /// the values are not known or too many.
+    fn stepped(
+        &mut self,
+        l: &Loop,
+        pat: &Pat,
+        seq: &Seq,
+        label: Option<&str>,
+        path: &Path,
+    ) -> Option<Outs> {
+        let values = self.seq_values(seq, path)?;
+        let mine = |l: &Option<String>| l.as_deref().is_none_or(|l| Some(l) == label);
+        let depth = path.top().env.len();
+        let mut running = vec![(path.clone(), Val::Tuple(Vec::new()))];
+        let mut outs = Vec::new();
+        let outer = self.stepping;
+        self.stepping = outer.max(1) * values.len().max(1);
+        for v in values {
+            let mut next = Vec::new();
+            for (p, _) in running {
+                let p = self.bind(pat, v.clone(), p, At::NONE, None);
+                for (mut q, _) in self.eval_block(&l.body, p, None) {
+                    q.top_mut().env.truncate(depth);
+                    match std::mem::replace(&mut q.flow, Flow::Normal) {
+                        Flow::Normal => next.push((q, Val::Tuple(Vec::new()))),
+                        Flow::Continue(l) if mine(&l) => next.push((q, Val::Tuple(Vec::new()))),
+                        Flow::Break(l, _) if mine(&l) => outs.push((q, Val::Tuple(Vec::new()))),
+                        other => {
+                            q.flow = other;
+                            outs.push((q, Val::Tuple(Vec::new())));
+                        }
+                    }
+                }
+            }
+            running = self.bounded(next, l.at);
+            if running.is_empty() {
+                break;
+            }
+        }
+        self.stepping = outer;
+        outs.extend(running);
+        Some(self.bounded(outs, l.at))
     }
 
     /// `names` unknown on `path` (assigned in the loop at `at`, which the reader does not

@@ -532,6 +532,35 @@ pub enum LoopKind {
     Loop,
     /// `for pattern in iterator { .. }`.
     For(Pat, Expr),
+    /// `for pattern in [a, b, c]` or `for pattern in a..b` (`a..=b`): a sequence the
+    /// reader steps through, element by element, when its values are known.
+    Over(Pat, Seq),
+}
+
+/// The sequence of a `for` loop the reader can step through.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Seq {
+    /// `[a, b, c]` (also `&[..]`, `[..].iter()`, `.into_iter()`, `.copied()`).
+    List(Vec<Expr>),
+    /// `start..end`, or `start..=end` when `inclusive`.
+    Range {
+        /// The first value.
+        start: Box<Expr>,
+        /// The bound.
+        end: Box<Expr>,
+        /// `..=`: `end` is the last value.
+        inclusive: bool,
+    },
+}
+
+impl Seq {
+    /// Its expressions, in order (what a loop the reader does not step through evaluates).
+    pub fn exprs(&self) -> Vec<&Expr> {
+        match self {
+            Seq::List(items) => items.iter().collect(),
+            Seq::Range { start, end, .. } => vec![start, end],
+        }
+    }
 }
 
 /// cust's `launch!(module.kernel<<<grid, block, smem, stream>>>(args))`.

@@ -288,16 +288,12 @@ impl Lowering {
             syn::Expr::ForLoop(f) => {
                 let at = self.at_span(f.for_token.span);
                 let pat = irrefutable(self.pat(&f.pat, d));
-                let iter = self.expr(&f.expr, d);
+                let kind = match self.seq(&f.expr, d) {
+                    Some(seq) => LoopKind::Over(pat, seq),
+                    None => LoopKind::For(pat, self.expr(&f.expr, d)),
+                };
                 let body = self.block(&f.body, d);
-                labeled(
-                    &f.label,
-                    Expr::Loop(Box::new(Loop {
-                        kind: LoopKind::For(pat, iter),
-                        body,
-                        at,
-                    })),
-                )
+                labeled(&f.label, Expr::Loop(Box::new(Loop { kind, body, at })))
             }
             syn::Expr::Assign(a) => {
                 Expr::Assign(self.boxed(&a.left, d), None, self.boxed(&a.right, d))
@@ -453,6 +449,41 @@ impl Lowering {
             rest,
             at,
         }))
+    }
+
+    /// The sequence a `for` loop steps through, when it is written out: an array literal
+    /// (`[128, 256]`, `&[..]`, with `.iter()`, `.into_iter()`, `.copied()` or `.cloned()`)
+    /// or a range with both ends (`0..n`, `1..=4`).
+    fn seq(&mut self, e: &syn::Expr, d: usize) -> Option<Seq> {
+        if d > MAX_DEPTH {
+            return None;
+        }
+        match e {
+            syn::Expr::Paren(p) => self.seq(&p.expr, d + 1),
+            syn::Expr::Group(g) => self.seq(&g.expr, d + 1),
+            syn::Expr::Reference(r) => self.seq(&r.expr, d + 1),
+            syn::Expr::MethodCall(m)
+                if m.args.is_empty()
+                    && ["iter", "into_iter", "copied", "cloned"]
+                        .contains(&m.method.to_string().as_str()) =>
+            {
+                self.seq(&m.receiver, d + 1)
+            }
+            syn::Expr::Array(a) => Some(Seq::List(
+                a.elems.iter().map(|e| self.expr(e, d + 1)).collect(),
+            )),
+            syn::Expr::Range(r) => {
+                let (Some(start), Some(end)) = (&r.start, &r.end) else {
+                    return None;
+                };
+                Some(Seq::Range {
+                    start: self.boxed(start, d + 1),
+                    end: self.boxed(end, d + 1),
+                    inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
+                })
+            }
+            _ => None,
+        }
     }
 
     /// A `while` loop; `while let` is a loop whose pattern's names are unknown.
