@@ -2313,6 +2313,33 @@ pub fn labeled(s: &Stream, n: u32) {
 }
 
 #[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn from_constants(s: &Stream, n: u32) {
+    let mut block = 64;
+    for b in [WARP_SIZE as u32 * 4, MAX_BLOCK] {
+        if n <= b { block = b; break; }
+    }
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn called(s: &Stream, n: u32) {
+    let mut block = 64;
+    for b in [launch_cfg::<128>(n).block_dim.0, 256] {
+        if n <= b { block = b; break; }
+    }
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn empty_and_huge(s: &Stream, n: u32) {
+    let mut block = 64;
+    for b in 5..2 { block = b; }
+    for i in 0..18446744073709551615u64 { if i > 3 { break; } }
+    for j in -170141183460469231731687303715884105727i128..=170141183460469231731687303715884105727i128 { if j > 0 { break; } }
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
 pub fn too_long(s: &Stream, n: u32) {
     let mut block = 1024;
     for b in 1..100u32 {
@@ -2338,6 +2365,28 @@ pub fn too_long(s: &Stream, n: u32) {
     got.sort_unstable();
     got.dedup();
     assert_eq!(got, [(128, 0), (256, 0), (512, 0), (1024, 0)]);
+    // Values read from constants carry them: the compiler confirms each.
+    let spec = ok(&dir, "from_constants");
+    assert_eq!(launches(&spec), [(128, 0), (1024, 0), (64, 0)]);
+    let confirmed: Vec<(&str, i128)> = spec
+        .confirmations
+        .iter()
+        .map(|c| (c.text.as_str(), c.value))
+        .collect();
+    assert!(
+        confirmed.contains(&("WARP_SIZE as u32 * 4", 128))
+            && confirmed.contains(&("MAX_BLOCK", 1024)),
+        "{confirmed:?}"
+    );
+    // A call among the values is not evaluated aside: the loop is read once.
+    let errors = spec_of(&dir, "called").err().unwrap();
+    assert!(
+        errors[0].contains("`block` is assigned in a loop whose exit the reader cannot bound"),
+        "{errors:?}"
+    );
+    // An empty range runs no iteration; ranges past any bound are read once, without
+    // overflowing.
+    assert_eq!(launches(&ok(&dir, "empty_and_huge")), [(64, 0)]);
     // 99 values: more than the reader steps through (64), so the block is a run-time value.
     let errors = spec_of(&dir, "too_long").err().unwrap();
     assert!(

@@ -4076,6 +4076,12 @@ impl<'r> Interp<'r> {
     /// [`MAX_STEPPED`] (divided by the iterations of the loops being stepped through around
     /// this one): known integers of a list or a range, or strings of a list.
     fn seq_values(&mut self, seq: &Seq, path: &Path) -> Option<Vec<Val>> {
+        // Evaluated aside (`eval_quiet`): only what evaluates the same there, literals,
+        // names and arithmetic of them (a value read from a constant carries its term for
+        // the compiler to confirm), never a call.
+        if !seq.exprs().iter().all(|e| plain(e, 0)) {
+            return None;
+        }
         let room = MAX_STEPPED / self.stepping.max(1);
         let known = |v: &Val| matches!(v, Val::Int(i) if i.value().is_some());
         match seq {
@@ -4104,9 +4110,14 @@ impl<'r> Interp<'r> {
                     return None;
                 };
                 let (first, bound) = (a.value()?, b.value()?);
-                let last = if *inclusive { bound } else { bound - 1 };
-                let count = usize::try_from(last - first + 1).unwrap_or(0);
-                if count > room {
+                let last = if *inclusive {
+                    bound
+                } else {
+                    bound.checked_sub(1)?
+                };
+                // An empty range (`4..2`) runs no iteration.
+                let count = last.checked_sub(first)?.checked_add(1)?.max(0);
+                if usize::try_from(count).ok()? > room {
                     return None;
                 }
                 let ty = a.ty.or(b.ty);
@@ -4730,6 +4741,20 @@ fn free_names(e: &Expr, out: &mut Vec<String>, depth: usize) {
             args.iter().for_each(|a| free_names(a, out, d))
         }
         _ => {}
+    }
+}
+
+/// Whether `e` is a literal, a name or arithmetic of them: what evaluates with no effect on
+/// the path (no call, no block, no assignment).
+fn plain(e: &Expr, depth: usize) -> bool {
+    if depth > ir::MAX_DEPTH {
+        return false;
+    }
+    match e {
+        Expr::Int(..) | Expr::Bool(_) | Expr::Str(..) | Expr::Path(..) => true,
+        Expr::Neg(x) | Expr::Not(x) | Expr::Cast(x, _) | Expr::Ref(x, _) => plain(x, depth + 1),
+        Expr::Binary(_, a, b) => plain(a, depth + 1) && plain(b, depth + 1),
+        _ => false,
     }
 }
 
