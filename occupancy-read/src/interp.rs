@@ -46,7 +46,7 @@ pub const MAX_PATHS: usize = paths::MAX_PATHS;
 const MAX_STEPS: usize = 200_000;
 
 /// The most iterations of `for` loops over known values run one by one, nested loops'
-/// multiplied ([`Interp::stepped`]): the C++ reader's bound on a counted loop's.
+/// multiplied (the interpreter's `stepped`): the C++ reader's bound on a counted loop's.
 pub const MAX_STEPPED: usize = 64;
 
 /// The deepest nesting of evaluation (expressions within expressions, calls within calls).
