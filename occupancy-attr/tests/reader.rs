@@ -2331,6 +2331,34 @@ pub fn called(s: &Stream, n: u32) {
 }
 
 #[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn largest_first(s: &Stream, n: u32) {
+    let mut block = 32;
+    for shift in (6..=9).rev() {
+        if n >= (1 << shift) { block = 1 << shift; break; }
+    }
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn by_steps(s: &Stream, n: u32) {
+    let mut block = 2048;
+    for b in (256..=1024).step_by(256) {
+        if n <= b { block = b; break; }
+    }
+    for w in [1, 2, 3, 4, 5].iter().step_by(2) { let _ = w; }
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn fine_steps(s: &Stream, n: u32) {
+    let mut block = 1024;
+    for b in (32..=1024).step_by(8) {
+        if n <= b { block = b; break; }
+    }
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
 pub fn empty_and_huge(s: &Stream, n: u32) {
     let mut block = 64;
     for b in 5..2 { block = b; }
@@ -2380,6 +2408,22 @@ pub fn too_long(s: &Stream, n: u32) {
     );
     // A call among the values is not evaluated aside: the loop is read once.
     let errors = spec_of(&dir, "called").err().unwrap();
+    assert!(
+        errors[0].contains("`block` is assigned in a loop whose exit the reader cannot bound"),
+        "{errors:?}"
+    );
+    // `.rev()` takes the values last first; `.step_by(n)` every n-th (a block of 2048 on
+    // the path past 1024, which launch_impossible reports there).
+    assert_eq!(
+        launches(&ok(&dir, "largest_first")),
+        [(512, 0), (256, 0), (128, 0), (64, 0), (32, 0)]
+    );
+    assert_eq!(
+        launches(&ok(&dir, "by_steps")),
+        [(256, 0), (512, 0), (768, 0), (1024, 0), (2048, 0)]
+    );
+    // 125 values of a step of 8: more than the reader steps through.
+    let errors = spec_of(&dir, "fine_steps").err().unwrap();
     assert!(
         errors[0].contains("`block` is assigned in a loop whose exit the reader cannot bound"),
         "{errors:?}"

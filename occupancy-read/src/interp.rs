@@ -4083,8 +4083,7 @@ impl<'r> Interp<'r> {
             return None;
         }
         let room = MAX_STEPPED / self.stepping.max(1);
-        let known = |v: &Val| matches!(v, Val::Int(i) if i.value().is_some());
-        match seq {
+        let values = match seq {
             Seq::List(items) => {
                 if items.len() > room {
                     return None;
@@ -4092,38 +4091,80 @@ impl<'r> Interp<'r> {
                 let mut out = Vec::new();
                 for e in items {
                     let v = self.eval_quiet(e, path)?;
-                    if !(known(&v) || matches!(v, Val::Str(_))) {
+                    let known = matches!(&v, Val::Int(i) if i.value().is_some());
+                    if !(known || matches!(v, Val::Str(_))) {
                         return None;
                     }
                     out.push(v);
                 }
-                Some(out)
+                out
             }
-            Seq::Range {
-                start,
-                end,
-                inclusive,
-            } => {
-                let (Val::Int(a), Val::Int(b)) =
-                    (self.eval_quiet(start, path)?, self.eval_quiet(end, path)?)
-                else {
+            Seq::Range { .. } => self.range_values(seq, 1, room, path)?,
+            Seq::Rev(inner) => {
+                let mut values = self.seq_values(inner, path)?;
+                values.reverse();
+                values
+            }
+            Seq::StepBy(inner, step) => {
+                // `step_by(0)` panics: not stepped (the loop read once says nothing of it).
+                let Val::Int(n) = self.eval_quiet(step, path)? else {
                     return None;
                 };
-                let (first, bound) = (a.value()?, b.value()?);
-                let last = if *inclusive {
-                    bound
-                } else {
-                    bound.checked_sub(1)?
-                };
-                // An empty range (`4..2`) runs no iteration.
-                let count = last.checked_sub(first)?.checked_add(1)?.max(0);
-                if usize::try_from(count).ok()? > room {
-                    return None;
+                let n = n.value().filter(|n| *n > 0)?;
+                match &**inner {
+                    Seq::Range { .. } => self.range_values(inner, n, room, path)?,
+                    other => {
+                        let every = usize::try_from(n).ok()?;
+                        self.seq_values(other, path)?
+                            .into_iter()
+                            .step_by(every)
+                            .collect()
+                    }
                 }
-                let ty = a.ty.or(b.ty);
-                Some((first..=last).map(|v| Val::int(v, ty)).collect())
             }
+        };
+        (values.len() <= room).then_some(values)
+    }
+
+    /// The values of the range `seq` taken every `step` from its start, when its ends are
+    /// known and they are at most `room`.
+    fn range_values(
+        &mut self,
+        seq: &Seq,
+        step: i128,
+        room: usize,
+        path: &Path,
+    ) -> Option<Vec<Val>> {
+        let Seq::Range {
+            start,
+            end,
+            inclusive,
+        } = seq
+        else {
+            return None;
+        };
+        let (Val::Int(a), Val::Int(b)) =
+            (self.eval_quiet(start, path)?, self.eval_quiet(end, path)?)
+        else {
+            return None;
+        };
+        let (first, bound) = (a.value()?, b.value()?);
+        let last = if *inclusive {
+            bound
+        } else {
+            bound.checked_sub(1)?
+        };
+        // An empty range (`4..2`) runs no iteration.
+        let count = if last < first {
+            0
+        } else {
+            (last.checked_sub(first)? / step).checked_add(1)?
+        };
+        if usize::try_from(count).ok()? > room {
+            return None;
         }
+        let ty = a.ty.or(b.ty);
+        Some((0..count).map(|k| Val::int(first + k * step, ty)).collect())
     }
 
     /// A `for` loop over a sequence whose values are known ([`Interp::seq_values`]), run

@@ -551,6 +551,10 @@ pub enum Seq {
         /// `..=`: `end` is the last value.
         inclusive: bool,
     },
+    /// `seq.rev()`: the values last first.
+    Rev(Box<Seq>),
+    /// `seq.step_by(n)`: the first value and every `n`-th after it.
+    StepBy(Box<Seq>, Box<Expr>),
 }
 
 impl Seq {
@@ -559,6 +563,12 @@ impl Seq {
         match self {
             Seq::List(items) => items.iter().collect(),
             Seq::Range { start, end, .. } => vec![start, end],
+            Seq::Rev(seq) => seq.exprs(),
+            Seq::StepBy(seq, step) => {
+                let mut out = seq.exprs();
+                out.push(step);
+                out
+            }
         }
     }
 }

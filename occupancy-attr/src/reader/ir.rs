@@ -453,7 +453,8 @@ impl Lowering {
 
     /// The sequence a `for` loop steps through, when it is written out: an array literal
     /// (`[128, 256]`, `&[..]`, with `.iter()`, `.into_iter()`, `.copied()` or `.cloned()`)
-    /// or a range with both ends (`0..n`, `1..=4`).
+    /// or a range with both ends (`0..n`, `1..=4`), reversed (`.rev()`) or stepped
+    /// (`.step_by(32)`).
     fn seq(&mut self, e: &syn::Expr, d: usize) -> Option<Seq> {
         if d > MAX_DEPTH {
             return None;
@@ -462,12 +463,19 @@ impl Lowering {
             syn::Expr::Paren(p) => self.seq(&p.expr, d + 1),
             syn::Expr::Group(g) => self.seq(&g.expr, d + 1),
             syn::Expr::Reference(r) => self.seq(&r.expr, d + 1),
-            syn::Expr::MethodCall(m)
-                if m.args.is_empty()
-                    && ["iter", "into_iter", "copied", "cloned"]
-                        .contains(&m.method.to_string().as_str()) =>
-            {
-                self.seq(&m.receiver, d + 1)
+            syn::Expr::MethodCall(m) => {
+                let method = m.method.to_string();
+                match (method.as_str(), m.args.first()) {
+                    ("iter" | "into_iter" | "copied" | "cloned", None) => {
+                        self.seq(&m.receiver, d + 1)
+                    }
+                    ("rev", None) => Some(Seq::Rev(Box::new(self.seq(&m.receiver, d + 1)?))),
+                    ("step_by", Some(step)) if m.args.len() == 1 => {
+                        let seq = self.seq(&m.receiver, d + 1)?;
+                        Some(Seq::StepBy(Box::new(seq), self.boxed(step, d)))
+                    }
+                    _ => None,
+                }
             }
             syn::Expr::Array(a) => Some(Seq::List(
                 a.elems.iter().map(|e| self.expr(e, d + 1)).collect(),
