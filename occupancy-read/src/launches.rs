@@ -402,12 +402,12 @@ fn base_launch(rec: &LaunchRec, site: usize, group: usize) -> Launch {
         Val::Config(c) => c.at,
         _ => [rec.at; 4],
     };
-    let at_or = |at: At| if at.0 == At::NONE.0 { rec.at } else { at };
+    let bare = Launch::new(site, rec.at);
     Launch {
         name: rec.name.clone(),
-        block_at: at_or(config_at[0]),
-        smem_at: at_or(config_at[1]),
-        grid_at: at_or(config_at[2]),
+        block_at: bare.at_or_launch(config_at[0]),
+        smem_at: bare.at_or_launch(config_at[1]),
+        grid_at: bare.at_or_launch(config_at[2]),
         kernel: rec.kernel.clone(),
         origin: match &rec.config {
             Val::Config(c) => {
@@ -420,7 +420,7 @@ fn base_launch(rec: &LaunchRec, site: usize, group: usize) -> Launch {
         group,
         reads: rec.reads.clone(),
         helpers: rec.helpers.clone(),
-        ..Launch::new(site, rec.at)
+        ..bare
     }
 }
 
@@ -679,7 +679,7 @@ fn field(v: &Val, interp: &Interp<'_>) -> Field {
 }
 
 /// `1, 2, 4` or `1, 2, 4, ..., 1024` for a long list.
-pub fn list(values: &[i128]) -> String {
+fn list(values: &[i128]) -> String {
     let text: Vec<String> = values.iter().map(i128::to_string).collect();
     if text.len() > 8 {
         format!(
