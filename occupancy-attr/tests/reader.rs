@@ -2438,3 +2438,55 @@ pub fn too_long(s: &Stream, n: u32) {
         "{errors:?}"
     );
 }
+
+/// A loop the reader cannot bound makes every name its body may assign unknown after it,
+/// also inside a labelled loop or block, a `return` or `break` value, a struct literal or an
+/// `assert!` (a labelled loop's assignments were missed before 2026-12-06: the block after
+/// the outer loop was read as 32 alone, never 256).
+#[test]
+fn an_unbounded_loop_forgets_what_labelled_loops_and_blocks_in_it_assign() {
+    let dir = crate_with(
+        "labelled_in_loop",
+        "#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn labelled_loop(s: &Stream, n: u32, m: u32) {
+    let mut block = 32;
+    let mut k = 0;
+    while k < m * n {
+        'inner: loop { block = 256; break 'inner; }
+        k += 7;
+    }
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn labelled_block(s: &Stream, n: u32, m: u32) {
+    let mut block = 32;
+    let mut k = 0;
+    while k < m * n {
+        'b: { if k > 3 { break 'b; } block = 128; }
+        k += 7;
+    }
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn untouched(s: &Stream, n: u32, m: u32) {
+    let mut block = 32;
+    let mut k = 0;
+    while k < m * n {
+        'inner: loop { k += 7; break 'inner; }
+    }
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+",
+    );
+    for name in ["labelled_loop", "labelled_block"] {
+        let errors = spec_of(&dir, name).err().unwrap();
+        assert!(
+            errors[0].contains("`block` is assigned in a loop whose exit the reader cannot bound"),
+            "{name}: {errors:?}"
+        );
+    }
+    // A loop that assigns only its counter leaves the block as it was.
+    assert_eq!(launches(&ok(&dir, "untouched")), [(32, 0)]);
+}

@@ -4861,7 +4861,19 @@ fn assigned_names(e: &Expr, out: &mut Vec<(String, bool)>, depth: usize) {
         | Expr::Cast(x, _)
         | Expr::Try(x)
         | Expr::Field(x, _)
-        | Expr::Ref(x, false) => assigned_names(x, out, d),
+        | Expr::Ref(x, false)
+        | Expr::Labeled(_, x)
+        | Expr::Return(Some(x))
+        | Expr::Break(_, Some(x))
+        | Expr::Assert(x) => assigned_names(x, out, d),
+        Expr::Struct(s) => {
+            s.fields
+                .iter()
+                .for_each(|(_, v, _)| assigned_names(v, out, d));
+            if let Some(rest) = &s.rest {
+                assigned_names(rest, out, d);
+            }
+        }
         Expr::Binary(_, a, b) | Expr::Compare(_, a, b) | Expr::And(a, b) | Expr::Or(a, b) => {
             assigned_names(a, out, d);
             assigned_names(b, out, d);
