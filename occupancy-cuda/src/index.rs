@@ -996,3 +996,42 @@ pub(crate) fn strip_comments(text: &str) -> String {
     }
     out
 }
+
+/// `dim3 block(TILE, TILE);` in a function body: tree-sitter reads it as the declaration of
+/// a function `block` taking parameters of types `TILE` (C++'s "most vexing parse", which
+/// the compiler resolves by what `TILE` is: a constant, so a variable constructed from it).
+/// The arguments when every parameter is a bare name (`TILE`, `Traits::kN`), else `None`: a
+/// declaration with a parameter name or a builtin type (`int`) is a function's.
+///
+/// A parameter `WARP * ROWS` (a pointer declarator named `ROWS` of type `WARP`) is the
+/// product of the two names (`dim3 block(WARP_SIZE * BR);`): `(WARP, Some(ROWS))`.
+pub(crate) fn vexing_arguments(declarator: At<'_>) -> Option<Vec<(At<'_>, Option<At<'_>>)>> {
+    let parameters = declarator.field(Field::Parameters)?;
+    let mut args = Vec::new();
+    for param in parameters.children() {
+        if param.kind() != Some(Kind::ParameterDeclaration) {
+            return None;
+        }
+        let ty = param.field(Field::Type)?;
+        if !matches!(
+            ty.kind(),
+            Some(Kind::TypeIdentifier | Kind::QualifiedIdentifier)
+        ) {
+            return None;
+        }
+        let factor = match param.field(Field::Declarator) {
+            None if param.children().len() == 1 => None,
+            Some(d)
+                if d.kind() == Some(Kind::PointerDeclarator)
+                    && param.children().len() == 2
+                    && d.field(Field::Declarator)
+                        .is_some_and(|n| n.kind() == Some(Kind::Identifier)) =>
+            {
+                d.field(Field::Declarator)
+            }
+            _ => return None,
+        };
+        args.push((ty, factor));
+    }
+    Some(args)
+}

@@ -33,7 +33,7 @@ use crate::MAX_PATHS;
 use crate::device;
 use crate::index::{
     At, Constant, Function, Index, Init, Struct, Taken, chosen, declared_name, has_const,
-    pointer_depth, preproc_branches, template_params,
+    pointer_depth, preproc_branches, template_params, vexing_arguments,
 };
 use crate::launch::{
     Candidates, CudaLaunch, Instantiation, LaunchForm, LaunchPath, Read, ReadNote, SmemLimit,
@@ -5842,45 +5842,6 @@ fn shape(d: [u32; 3]) -> String {
 #[allow(dead_code)]
 fn unused(_: &[At<'_>]) {
     let _ = template_params;
-}
-
-/// `dim3 block(TILE, TILE);` in a function body: tree-sitter reads it as the declaration of
-/// a function `block` taking parameters of types `TILE` (C++'s "most vexing parse", which
-/// the compiler resolves by what `TILE` is: a constant, so a variable constructed from it).
-/// The arguments when every parameter is a bare name (`TILE`, `Traits::kN`), else `None`: a
-/// declaration with a parameter name or a builtin type (`int`) is a function's.
-///
-/// A parameter `WARP * ROWS` (a pointer declarator named `ROWS` of type `WARP`) is the
-/// product of the two names (`dim3 block(WARP_SIZE * BR);`): `(WARP, Some(ROWS))`.
-fn vexing_arguments(declarator: At<'_>) -> Option<Vec<(At<'_>, Option<At<'_>>)>> {
-    let parameters = declarator.field(Field::Parameters)?;
-    let mut args = Vec::new();
-    for param in parameters.children() {
-        if param.kind() != Some(Kind::ParameterDeclaration) {
-            return None;
-        }
-        let ty = param.field(Field::Type)?;
-        if !matches!(
-            ty.kind(),
-            Some(Kind::TypeIdentifier | Kind::QualifiedIdentifier)
-        ) {
-            return None;
-        }
-        let factor = match param.field(Field::Declarator) {
-            None if param.children().len() == 1 => None,
-            Some(d)
-                if d.kind() == Some(Kind::PointerDeclarator)
-                    && param.children().len() == 2
-                    && d.field(Field::Declarator)
-                        .is_some_and(|n| n.kind() == Some(Kind::Identifier)) =>
-            {
-                d.field(Field::Declarator)
-            }
-            _ => return None,
-        };
-        args.push((ty, factor));
-    }
-    Some(args)
 }
 
 /// The names a block's own statements declare (variables and aliases; not those of the

@@ -41,6 +41,7 @@ mod index;
 mod interp;
 mod launch;
 mod layout;
+mod lower;
 mod macros;
 mod memo;
 mod prepare;
@@ -155,6 +156,18 @@ fn read_sources(
     device_params: &interp::DeviceParams,
     build: &preproc::Build,
 ) -> Reading {
+    read_units(sources, targets, device_params, build, &mut |_, _| {})
+}
+
+/// [`read_sources`], handing `each_unit` every unit's index and which of its functions
+/// (`index.all_functions`, by position) a path entered.
+fn read_units(
+    sources: files::Sources,
+    targets: &[occupancy_core::arch::Target],
+    device_params: &interp::DeviceParams,
+    build: &preproc::Build,
+    each_unit: &mut dyn FnMut(&index::Index<'_>, &[bool]),
+) -> Reading {
     let mut sites = Vec::new();
     let mut notes = sources.notes.clone();
     let mut header_templates_read = std::collections::HashSet::new();
@@ -177,6 +190,7 @@ fn read_sources(
             .iter()
             .map(|f| interp.entered(f))
             .collect();
+        each_unit(&index, &entered);
         unreached(&index, &decider, &entered, &mut sites);
     }
     let mut launches: Vec<CudaLaunch> = sites.into_iter().map(|s| s.launch).collect();
@@ -186,6 +200,69 @@ fn read_sources(
         files: sources.files.iter().map(|c| c.shown.clone()).collect(),
         notes,
     }
+}
+
+/// How much of the host code the reader follows the C++ front end lowers to the reading
+/// core's IR ([`occupancy_read::ir`]): issue 25's stage 3, where C++ is lowered beside the
+/// interpreter that reads it today, measured on real crates
+/// (`cargo run --release -p occupancy-bench --example cuda_lowering -- <crate> <dirs>`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoweringCensus {
+    /// The functions a path of the reader entered (`__global__` kernels are not host code),
+    /// each counted once per translation unit that reads it.
+    pub functions: usize,
+    /// Of those, the ones lowered with nothing left opaque.
+    pub whole: usize,
+    /// The `<<<...>>>` launches written in those functions.
+    pub launches_written: usize,
+    /// Of those, the ones lowered (not inside a construct left opaque: a lambda, say).
+    pub launches_lowered: usize,
+    /// What was left opaque, by what it is (a tree-sitter node kind or a construct), with
+    /// how many times, the most frequent first.
+    pub not_lowered: Vec<(String, usize)>,
+}
+
+/// The [`LoweringCensus`] of a [`read`] of `dirs` under `crate_dir` (the policy's
+/// targets, defines and device parameters as [`read_with_policy`]).
+pub fn lowering_census(
+    crate_dir: &Path,
+    dirs: &[PathBuf],
+    policy: &occupancy_core::policy::Policy,
+) -> LoweringCensus {
+    let build = preproc::Build::from_defines(policy.defines.as_deref());
+    let mut census = LoweringCensus::default();
+    let mut counts: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    read_units(
+        files::Sources::read(crate_dir, dirs, &build),
+        &policy.targets,
+        &policy.device_params,
+        &build,
+        &mut |index, entered| {
+            for (f, _) in index
+                .all_functions
+                .iter()
+                .zip(entered)
+                .filter(|(f, entered)| **entered && !f.is_kernel)
+            {
+                let lowered = lower::function(f, index);
+                census.functions += 1;
+                census.launches_written += lower::chevrons_written(f.body);
+                occupancy_read::ir::visit_block(&lowered.body, &mut |e| {
+                    census.launches_lowered +=
+                        usize::from(matches!(e, occupancy_read::ir::Expr::CustLaunch(_)));
+                });
+                census.whole += usize::from(lowered.not_lowered.is_empty());
+                for (_, what) in lowered.not_lowered {
+                    *counts.entry(what).or_default() += 1;
+                }
+            }
+        },
+    );
+    census.not_lowered = counts.into_iter().collect();
+    census
+        .not_lowered
+        .sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    census
 }
 
 /// Every launch written in a function body that no followed path reached (a function

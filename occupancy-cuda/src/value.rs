@@ -7,6 +7,7 @@ use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
 use occupancy_core::abstract_int::AbstractInt;
+use occupancy_read::ir::IntTy;
 
 use crate::launch::TemplateArg;
 
@@ -56,29 +57,21 @@ impl IntType {
         }
     }
 
-    /// The integer type a type name denotes (after promotion), if it is one.
+    /// The integer type a type name denotes (after promotion), if it is one: the C++
+    /// front end's reading of the name ([`crate::lower::int_type`]), `bool` an `int`.
     pub(crate) fn from_name(name: &str) -> Option<IntType> {
-        let words: Vec<&str> = name
+        if name
             .split_whitespace()
             .filter(|w| !matches!(*w, "const" | "constexpr" | "static" | "volatile" | "inline"))
-            .collect();
-        let name = words.join(" ");
-        let name = name.trim_start_matches("std::");
-        Some(match name {
-            "int" | "signed" | "signed int" | "short" | "short int" | "unsigned short" | "char"
-            | "signed char" | "unsigned char" | "bool" | "int32_t" | "int16_t" | "int8_t"
-            | "uint16_t" | "uint8_t" => IntType::I32,
-            "unsigned" | "unsigned int" | "uint32_t" | "uint" => IntType::U32,
-            "long" | "long int" | "long long" | "long long int" | "int64_t" | "ptrdiff_t"
-            | "ssize_t" | "intptr_t" | "index_t" => IntType::I64,
-            "unsigned long"
-            | "unsigned long int"
-            | "unsigned long long"
-            | "unsigned long long int"
-            | "size_t"
-            | "uint64_t"
-            | "uintptr_t" => IntType::U64,
-            _ => return None,
+            .eq(["bool"])
+        {
+            return Some(IntType::I32);
+        }
+        Some(match crate::lower::int_type(name)? {
+            IntTy::I8 | IntTy::U8 | IntTy::I16 | IntTy::U16 | IntTy::I32 => IntType::I32,
+            IntTy::U32 => IntType::U32,
+            IntTy::I64 | IntTy::I128 | IntTy::Isize => IntType::I64,
+            IntTy::U64 | IntTy::U128 | IntTy::Usize => IntType::U64,
         })
     }
 

@@ -879,6 +879,106 @@ impl FormatSpec {
     }
 }
 
+/// Calls `f` on every expression of `block`, outermost first, in the order written (at
+/// most [`MAX_DEPTH`] deep; patterns' literals and generic arguments are not visited).
+pub fn visit_block(block: &Block, f: &mut dyn FnMut(&Expr)) {
+    visit_block_at(block, f, 0);
+}
+
+fn visit_block_at(block: &Block, f: &mut dyn FnMut(&Expr), depth: usize) {
+    for s in &block.stmts {
+        match s {
+            Stmt::Let(l) => {
+                l.init.iter().for_each(|e| visit_at(e, f, depth));
+                if let Some(o) = &l.otherwise {
+                    visit_block_at(o, f, depth);
+                }
+            }
+            Stmt::Expr(e) => visit_at(e, f, depth),
+            Stmt::Item(_) => {}
+        }
+    }
+    block.tail.iter().for_each(|e| visit_at(e, f, depth));
+}
+
+fn visit_at(e: &Expr, f: &mut dyn FnMut(&Expr), depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    f(e);
+    let d = depth + 1;
+    let each = |items: &[&Expr], f: &mut dyn FnMut(&Expr)| {
+        for item in items {
+            visit_at(item, f, d);
+        }
+    };
+    match e {
+        Expr::Int(..)
+        | Expr::Bool(_)
+        | Expr::Str(..)
+        | Expr::Path(..)
+        | Expr::Continue(_)
+        | Expr::Diverge
+        | Expr::Havoc(..)
+        | Expr::Opaque(_)
+        | Expr::Return(None)
+        | Expr::Break(_, None) => {}
+        Expr::Neg(x)
+        | Expr::Not(x)
+        | Expr::Cast(x, _)
+        | Expr::Field(x, _)
+        | Expr::Return(Some(x))
+        | Expr::Break(_, Some(x))
+        | Expr::Labeled(_, x)
+        | Expr::Try(x)
+        | Expr::Ref(x, _)
+        | Expr::Assert(x)
+        | Expr::Closure(_, x) => each(&[x], f),
+        Expr::Binary(_, a, b)
+        | Expr::Compare(_, a, b)
+        | Expr::And(a, b)
+        | Expr::Or(a, b)
+        | Expr::Assign(a, _, b) => each(&[a, b], f),
+        Expr::Method(r, _, args) | Expr::MethodCall(r, _, args, _) => {
+            each(&[r], f);
+            each(&args.iter().collect::<Vec<_>>(), f);
+        }
+        Expr::Call(_, args, _) | Expr::Tuple(args) => each(&args.iter().collect::<Vec<_>>(), f),
+        Expr::If(i) => {
+            each(&[&i.condition], f);
+            visit_block_at(&i.then, f, d);
+            i.otherwise.iter().for_each(|o| visit_at(o, f, d));
+        }
+        Expr::Match(m) => {
+            each(&[&m.scrutinee], f);
+            for arm in &m.arms {
+                arm.guard.iter().for_each(|g| visit_at(g, f, d));
+                visit_at(&arm.body, f, d);
+            }
+        }
+        Expr::Block(b) => visit_block_at(b, f, d),
+        Expr::Struct(s) => {
+            for (_, v, _) in &s.fields {
+                visit_at(v, f, d);
+            }
+            s.rest.iter().for_each(|r| visit_at(r, f, d));
+        }
+        Expr::Loop(l) => {
+            match &l.kind {
+                LoopKind::While(c) | LoopKind::For(_, c) => each(&[c], f),
+                LoopKind::Loop => {}
+                LoopKind::Over(_, seq) => each(&seq.exprs(), f),
+            }
+            visit_block_at(&l.body, f, d);
+        }
+        Expr::Format(_, _, args) => {
+            each(&args.positional.iter().collect::<Vec<_>>(), f);
+            each(&args.named.iter().map(|(_, e)| e).collect::<Vec<_>>(), f);
+        }
+        Expr::CustLaunch(c) => each(&[&c.grid, &c.block, &c.smem], f),
+    }
+}
+
 /// `expr` as a person writes it, for messages: `TILE * 4`, `(n + 1).div_ceil(BLOCK)`.
 pub fn text(expr: &Expr) -> String {
     text_at(expr, 0, 0)

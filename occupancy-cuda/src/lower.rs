@@ -1,0 +1,1079 @@
+//! The C++ front end's lowering: a host function's body, as tree-sitter parses it, to the
+//! reading core's IR ([`occupancy_read::ir`]), the way the Rust front end lowers syn's
+//! (issue 25, stage 3 of docs/READING-CORE.md: built beside `interp.rs`, which still reads
+//! every launch, and measured on real code by [`census`]).
+//!
+//! What is lowered: blocks, declarations of integers (`int`, `unsigned`, `size_t`, the
+//! `<cstdint>` types: each C++ type as the Rust integer type of its width and signedness on
+//! LP64), of `dim3` (a tuple of three, missing dimensions 1) and of anything else (`auto`,
+//! pointers: an untyped `let`); assignments, compound assignments and `++`/`--`; `if`,
+//! `switch` (a labelled block around a `match`, whose arms run on into the next case as C++
+//! does until a `break`), `for`, `while`, `do` (a `continue` runs the `for`'s update or the
+//! `do`'s test first), `return`, `break`, `continue`; integer literals with C++'s types,
+//! names, `::` paths and template arguments, the arithmetic, comparison and logical
+//! operators (a condition that is not a comparison is compared with 0, as C++ converts it
+//! to `bool`), `?:`, casts to integer types (C casts, `static_cast`), `min`/`max`
+//! (`std::` or not), calls, members, and `<<<grid, block, smem, stream>>>` launches
+//! ([`ir::CustLaunch`]: an integer grid or block is `(n, 1, 1)`).
+//!
+//! Everything else is [`Expr::Opaque`] (a statement: [`Expr::Havoc`] of the names it may
+//! write), each listed in [`Lowered::not_lowered`] with its line: floating-point values,
+//! `sizeof`, pointers and subscripts, lambdas, `goto`, `try`, `#if` inside a body, the
+//! invocations of function-like macros (expanded by `interp.rs` while it reads today; at
+//! lowering in a later step).
+
+use std::collections::HashSet;
+
+use occupancy_core::abstract_int::Comparison;
+use occupancy_read::ir::{
+    self, Arm, Block, CustLaunch, Expr, GenericArg, If, IntTy, Let, Loop, LoopKind, Match, Op, Pat,
+    Segment, Stmt,
+};
+
+use crate::index::{At, Function, Index};
+use crate::syntax::{Field, Kind};
+
+/// The deepest syntax lowered; deeper is opaque (as [`ir::MAX_DEPTH`] for the Rust side).
+const MAX_DEPTH: usize = ir::MAX_DEPTH;
+
+/// A function's body lowered.
+pub(crate) struct Lowered {
+    /// The body.
+    pub(crate) body: Block,
+    /// What was not lowered: the line and what it is (a node kind or a construct).
+    pub(crate) not_lowered: Vec<(u32, String)>,
+}
+
+/// Lowers the body of `f` (its parameters of type `dim3` known as such); a call of one of
+/// the unit's function-like macros (`index.macros`) is left opaque.
+pub(crate) fn function(f: &Function<'_>, index: &Index<'_>) -> Lowered {
+    let mut lower = Lower {
+        function_macros: index
+            .macros
+            .iter()
+            .filter(|(_, defs)| defs.iter().any(|m| m.params.is_some()))
+            .map(|(name, _)| name.clone())
+            .collect(),
+        ..Lower::default()
+    };
+    lower.dim3.extend(
+        f.params
+            .iter()
+            .filter(|p| p.pointers == 0 && is_dim3(&p.ty))
+            .map(|p| p.name.clone()),
+    );
+    let body = lower.block(f.body, 0);
+    Lowered {
+        body,
+        not_lowered: lower.not_lowered,
+    }
+}
+
+/// The Rust integer type of a C++ integer type's name on LP64 (nvcc on Linux): `int` is
+/// `i32`, `long` and `size_t` 64 bits, `char` signed (`None`: not an integer type, `bool`
+/// included). Qualifiers and `std::` are ignored.
+pub(crate) fn int_type(name: &str) -> Option<IntTy> {
+    let words: Vec<&str> = name
+        .split_whitespace()
+        .filter(|w| {
+            !matches!(
+                *w,
+                "const" | "constexpr" | "static" | "volatile" | "inline" | "register"
+            )
+        })
+        .collect();
+    let name = words.join(" ");
+    Some(match name.trim_start_matches("std::") {
+        "char" | "signed char" | "int8_t" => IntTy::I8,
+        "unsigned char" | "uint8_t" => IntTy::U8,
+        "short" | "short int" | "signed short" | "int16_t" => IntTy::I16,
+        "unsigned short" | "unsigned short int" | "uint16_t" => IntTy::U16,
+        "int" | "signed" | "signed int" | "int32_t" => IntTy::I32,
+        "unsigned" | "unsigned int" | "uint32_t" | "uint" => IntTy::U32,
+        "long" | "long int" | "long long" | "long long int" | "int64_t" | "ptrdiff_t"
+        | "ssize_t" | "intptr_t" | "index_t" => IntTy::I64,
+        "unsigned long"
+        | "unsigned long int"
+        | "unsigned long long"
+        | "unsigned long long int"
+        | "size_t"
+        | "uint64_t"
+        | "uintptr_t" => IntTy::U64,
+        _ => return None,
+    })
+}
+
+/// The `<<<...>>>` launches written under `at` (at most [`MAX_DEPTH`] deep).
+pub(crate) fn chevrons_written(at: At<'_>) -> usize {
+    let mut count = 0;
+    let mut stack = vec![(at, 0)];
+    while let Some((n, depth)) = stack.pop() {
+        count += usize::from(n.kind() == Some(Kind::KernelCallSyntax));
+        if depth < MAX_DEPTH {
+            stack.extend(n.children().into_iter().map(|c| (c, depth + 1)));
+        }
+    }
+    count
+}
+
+fn is_dim3(ty: &str) -> bool {
+    ty.split_whitespace().any(|w| w == "dim3" || w == "::dim3")
+}
+
+/// Where a `break` or `continue` goes, innermost last.
+#[derive(Clone, Copy)]
+enum Target<'t> {
+    /// A `for` loop: a `continue` runs its update first.
+    For(Option<At<'t>>),
+    /// A `while` loop.
+    While,
+    /// A `do` loop: a `continue` tests its condition first.
+    Do(Option<At<'t>>),
+    /// A `switch`: a `break` leaves the block of this label.
+    Switch(u32),
+}
+
+#[derive(Default)]
+struct Lower<'t> {
+    /// The line of each [`ir::At`] given out, by its index (the table a C++ location is
+    /// found in, as the Rust front end's spans).
+    lines: Vec<u32>,
+    not_lowered: Vec<(u32, String)>,
+    /// Names declared `dim3` (parameters and locals of the function; a name declared again
+    /// with another type stays in, which can only make a launch's dimensions a tuple where
+    /// they were a name).
+    dim3: HashSet<String>,
+    targets: Vec<Target<'t>>,
+    switches: u32,
+    /// The unit's function-like macros: a call of one is opaque until the lowering expands
+    /// macros (`interp.rs` expands them while it reads).
+    function_macros: HashSet<String>,
+}
+
+impl<'t> Lower<'t> {
+    fn at(&mut self, at: At<'t>) -> ir::At {
+        let index = u32::try_from(self.lines.len()).unwrap_or(u32::MAX);
+        self.lines.push(at.line());
+        ir::At(index)
+    }
+
+    fn opaque(&mut self, at: At<'t>, what: &str) -> Expr {
+        self.not_lowered.push((at.line(), what.to_owned()));
+        Expr::Opaque(format!("`{}` ({what})", crate::syntax::clip(at.text(), 40)))
+    }
+
+    /// A statement not lowered: its effects on the names it may write are unknown.
+    fn havoc(&mut self, at: At<'t>, what: &str) -> Stmt {
+        self.not_lowered.push((at.line(), what.to_owned()));
+        let mut names = Vec::new();
+        written(at, &mut names, 0);
+        Stmt::Expr(Expr::Havoc(
+            names,
+            format!("`{}` ({what})", crate::syntax::clip(at.text(), 40)),
+        ))
+    }
+
+    fn block(&mut self, at: At<'t>, depth: usize) -> Block {
+        let mut stmts = Vec::new();
+        match at.kind() {
+            Some(Kind::CompoundStatement) => {
+                for s in at.children() {
+                    stmts.extend(self.stmt(s, depth + 1));
+                }
+            }
+            _ => stmts.extend(self.stmt(at, depth + 1)),
+        }
+        Block { stmts, tail: None }
+    }
+
+    fn stmt(&mut self, s: At<'t>, depth: usize) -> Vec<Stmt> {
+        if depth > MAX_DEPTH {
+            return vec![self.havoc(s, "nested too deep")];
+        }
+        let d = depth + 1;
+        let expr = |e: Expr| vec![Stmt::Expr(e)];
+        match s.kind() {
+            Some(Kind::CompoundStatement) => expr(Expr::Block(Box::new(self.block(s, d)))),
+            Some(Kind::Declaration) => self.declaration(s, d),
+            Some(Kind::ExpressionStatement) => match s.children().first() {
+                Some(&e) => expr(self.expr(e, d)),
+                None => Vec::new(),
+            },
+            Some(Kind::IfStatement) => expr(self.if_statement(s, d)),
+            Some(Kind::SwitchStatement) => expr(self.switch(s, d)),
+            Some(Kind::ForStatement) => expr(self.for_statement(s, d)),
+            Some(Kind::WhileStatement) => {
+                let condition = self.condition(s, d);
+                self.targets.push(Target::While);
+                let body = s.field(Field::Body).map(|b| self.block(b, d));
+                self.targets.pop();
+                expr(self.loop_of(s, LoopKind::While(condition), body.unwrap_or_default()))
+            }
+            Some(Kind::DoStatement) => expr(self.do_statement(s, d)),
+            Some(Kind::ReturnStatement) => {
+                let value = s.children().first().map(|&v| Box::new(self.expr(v, d)));
+                expr(Expr::Return(value))
+            }
+            Some(Kind::BreakStatement) => expr(match self.targets.last() {
+                Some(Target::Switch(label)) => Expr::Break(Some(switch_label(*label)), None),
+                _ => Expr::Break(None, None),
+            }),
+            Some(Kind::ContinueStatement) => expr(self.continue_statement(d)),
+            Some(Kind::Comment) => Vec::new(),
+            Some(Kind::TypeDefinition | Kind::AliasDeclaration | Kind::StaticAssertDeclaration) => {
+                vec![Stmt::Item(None)]
+            }
+            Some(kind) => vec![self.havoc(s, &format!("{kind:?}"))],
+            None => vec![self.havoc(s, crate::syntax::kind(s.node))],
+        }
+    }
+
+    fn loop_of(&mut self, s: At<'t>, kind: LoopKind, body: Block) -> Expr {
+        let at = self.at(s);
+        Expr::Loop(Box::new(Loop { kind, body, at }))
+    }
+
+    /// `continue`: a `for`'s update or a `do`'s test first.
+    fn continue_statement(&mut self, d: usize) -> Expr {
+        // A `continue` in a `switch` continues the loop around it.
+        let target = self
+            .targets
+            .iter()
+            .rev()
+            .find(|t| !matches!(t, Target::Switch(_)))
+            .copied();
+        let mut stmts = Vec::new();
+        match target {
+            Some(Target::For(Some(update))) => stmts.push(Stmt::Expr(self.expr(update, d))),
+            Some(Target::Do(Some(condition))) => {
+                let test = truthy(self.expr(condition, d));
+                stmts.push(Stmt::Expr(Expr::If(Box::new(If {
+                    condition: Expr::Not(Box::new(test)),
+                    then: Block {
+                        stmts: vec![Stmt::Expr(Expr::Break(None, None))],
+                        tail: None,
+                    },
+                    otherwise: None,
+                    at: ir::At::NONE,
+                }))));
+            }
+            _ => {}
+        }
+        stmts.push(Stmt::Expr(Expr::Continue(None)));
+        Expr::Block(Box::new(Block { stmts, tail: None }))
+    }
+
+    /// The condition of an `if`, `while` or `switch` (a `condition_clause`), as a test.
+    fn condition(&mut self, s: At<'t>, d: usize) -> Expr {
+        let Some(clause) = s.field(Field::Condition) else {
+            return self.opaque(s, "no condition");
+        };
+        let inner = match clause.kind() {
+            Some(Kind::ConditionClause) => clause.field(Field::Value).or_else(|| {
+                // `if (int v = f())`: a declaration in the condition.
+                clause.children().into_iter().last()
+            }),
+            _ => Some(clause),
+        };
+        match inner {
+            Some(e) if e.kind() == Some(Kind::Declaration) => {
+                self.opaque(e, "a declaration in a condition")
+            }
+            Some(e) => truthy(self.expr(e, d)),
+            None => self.opaque(clause, "no condition"),
+        }
+    }
+
+    fn if_statement(&mut self, s: At<'t>, d: usize) -> Expr {
+        let condition = self.condition(s, d);
+        let then = s
+            .field(Field::Consequence)
+            .map(|c| self.block(c, d))
+            .unwrap_or_default();
+        let otherwise = s.field(Field::Alternative).map(|alt| {
+            // `else_clause`: its one statement.
+            let inner = match alt.kind() {
+                Some(Kind::ElseClause) => alt.children().into_iter().next(),
+                _ => Some(alt),
+            };
+            match inner {
+                Some(i) if i.kind() == Some(Kind::IfStatement) => self.if_statement(i, d + 1),
+                Some(i) => Expr::Block(Box::new(self.block(i, d + 1))),
+                None => Expr::Block(Box::default()),
+            }
+        });
+        let at = self.at(s);
+        Expr::If(Box::new(If {
+            condition,
+            then,
+            otherwise,
+            at,
+        }))
+    }
+
+    /// `switch (v) { case A: .. case B: ..; break; default: .. }`: a labelled block around a
+    /// `match` on `v`, each case's arm running the statements from its label to the first
+    /// `break` of the cases that follow it (C++ runs on into the next case); `default` is
+    /// the last arm, whatever its place.
+    fn switch(&mut self, s: At<'t>, d: usize) -> Expr {
+        let scrutinee = match s.field(Field::Condition).and_then(|c| {
+            c.field(Field::Value)
+                .or_else(|| c.children().into_iter().next())
+        }) {
+            Some(v) => self.expr(v, d),
+            None => return self.opaque(s, "a switch without a value"),
+        };
+        let label = self.switches;
+        self.switches += 1;
+        let cases: Vec<At<'t>> = s
+            .field(Field::Body)
+            .map(|b| b.children())
+            .unwrap_or_default();
+        if cases.iter().any(|c| c.kind() != Some(Kind::CaseStatement)) {
+            return self.opaque(s, "statements outside the cases of a switch");
+        }
+        self.targets.push(Target::Switch(label));
+        // Each case's own statements, and whether the last of them leaves the switch.
+        let mut bodies: Vec<(Vec<Stmt>, bool)> = Vec::new();
+        for case in &cases {
+            let statements: Vec<At<'t>> = case
+                .children()
+                .into_iter()
+                .filter(|c| Some(c.node) != case.field(Field::Value).map(|v| v.node))
+                .collect();
+            let leaves = statements.last().is_some_and(|l| {
+                matches!(
+                    l.kind(),
+                    Some(Kind::BreakStatement | Kind::ReturnStatement | Kind::ContinueStatement)
+                )
+            });
+            let mut stmts = Vec::new();
+            for st in statements {
+                stmts.extend(self.stmt(st, d + 1));
+            }
+            bodies.push((stmts, leaves));
+        }
+        self.targets.pop();
+        let mut arms = Vec::new();
+        let mut default = None;
+        for (i, case) in cases.iter().enumerate() {
+            let mut stmts = Vec::new();
+            for (body, leaves) in &bodies[i..] {
+                stmts.extend(body.iter().cloned());
+                if *leaves {
+                    break;
+                }
+            }
+            let body = Expr::Block(Box::new(Block { stmts, tail: None }));
+            let at = self.at(*case);
+            match case.field(Field::Value) {
+                Some(v) => {
+                    let pat = match self.expr(v, d) {
+                        Expr::Path(p, _) => Pat::Path(p),
+                        lit @ (Expr::Int(..) | Expr::Neg(_) | Expr::Bool(_)) => Pat::Lit(lit),
+                        _ => Pat::Opaque(Vec::new()),
+                    };
+                    arms.push(Arm {
+                        pat,
+                        guard: None,
+                        body,
+                        at,
+                    });
+                }
+                None => {
+                    default = Some(Arm {
+                        pat: Pat::Wild,
+                        guard: None,
+                        body,
+                        at,
+                    });
+                }
+            }
+        }
+        arms.push(default.unwrap_or_else(|| Arm {
+            pat: Pat::Wild,
+            guard: None,
+            body: Expr::Block(Box::default()),
+            at: ir::At::NONE,
+        }));
+        let at = self.at(s);
+        let matched = Expr::Match(Box::new(Match {
+            scrutinee,
+            arms,
+            at,
+        }));
+        Expr::Labeled(
+            switch_label(label),
+            Box::new(Expr::Block(Box::new(Block {
+                stmts: vec![Stmt::Expr(matched)],
+                tail: None,
+            }))),
+        )
+    }
+
+    /// `for (init; condition; update) body`: `{ init; while condition { body; update } }`.
+    fn for_statement(&mut self, s: At<'t>, d: usize) -> Expr {
+        let mut stmts = Vec::new();
+        if let Some(init) = s.field(Field::Initializer) {
+            match init.kind() {
+                Some(Kind::Declaration) => stmts.extend(self.declaration(init, d)),
+                _ => stmts.push(Stmt::Expr(self.expr(init, d))),
+            }
+        }
+        let condition = match s.field(Field::Condition) {
+            Some(c) => truthy(self.expr(c, d)),
+            None => Expr::Bool(true),
+        };
+        let update = s.field(Field::Update);
+        self.targets.push(Target::For(update));
+        let mut body = s
+            .field(Field::Body)
+            .map(|b| self.block(b, d))
+            .unwrap_or_default();
+        self.targets.pop();
+        if let Some(u) = update {
+            body.stmts.push(Stmt::Expr(self.expr(u, d)));
+        }
+        let kind = match condition {
+            Expr::Bool(true) => LoopKind::Loop,
+            c => LoopKind::While(c),
+        };
+        stmts.push(Stmt::Expr(self.loop_of(s, kind, body)));
+        Expr::Block(Box::new(Block { stmts, tail: None }))
+    }
+
+    /// `do body while (condition);`: `loop { body; if !condition { break } }`.
+    fn do_statement(&mut self, s: At<'t>, d: usize) -> Expr {
+        let condition = s.field(Field::Condition);
+        self.targets.push(Target::Do(condition));
+        let mut body = s
+            .field(Field::Body)
+            .map(|b| self.block(b, d))
+            .unwrap_or_default();
+        self.targets.pop();
+        let test = match condition {
+            Some(c) => truthy(self.expr(c, d)),
+            None => self.opaque(s, "no condition"),
+        };
+        body.stmts.push(Stmt::Expr(Expr::If(Box::new(If {
+            condition: Expr::Not(Box::new(test)),
+            then: Block {
+                stmts: vec![Stmt::Expr(Expr::Break(None, None))],
+                tail: None,
+            },
+            otherwise: None,
+            at: ir::At::NONE,
+        }))));
+        self.loop_of(s, LoopKind::Loop, body)
+    }
+
+    /// `T a = x, b(y), c{z}, d;`: a `let` per declarator.
+    fn declaration(&mut self, s: At<'t>, d: usize) -> Vec<Stmt> {
+        let ty_text = s.field(Field::Type).map_or("", |t| t.text());
+        let dim3 = is_dim3(ty_text);
+        let int = int_type(ty_text);
+        let mut out = Vec::new();
+        for declarator in crate::syntax::field_children(s.node, Field::Declarator)
+            .into_iter()
+            .map(|n| s.with(n))
+        {
+            let (name_node, value) = match declarator.kind() {
+                Some(Kind::InitDeclarator) => (
+                    declarator.field(Field::Declarator),
+                    declarator.field(Field::Value),
+                ),
+                _ => (Some(declarator), None),
+            };
+            let Some(name_node) = name_node else {
+                out.push(self.havoc(declarator, "a declarator"));
+                continue;
+            };
+            // `dim3 grid(blocks);`: tree-sitter's function declarator (the "most vexing
+            // parse"), a variable constructed from names.
+            let vexing = (name_node.kind() == Some(Kind::FunctionDeclarator))
+                .then(|| crate::index::vexing_arguments(name_node))
+                .flatten();
+            if let Some(args) = vexing {
+                let name = name_node
+                    .field(Field::Declarator)
+                    .filter(|n| n.kind() == Some(Kind::Identifier));
+                let (Some(name), true) = (name, dim3 || int.is_some()) else {
+                    out.push(self.havoc(declarator, "a function declared in a body"));
+                    continue;
+                };
+                let args: Vec<Expr> = args
+                    .into_iter()
+                    .map(|(a, factor)| {
+                        let a = self.expr(a, d);
+                        match factor {
+                            Some(f) => {
+                                Expr::Binary(Op::Mul, Box::new(a), Box::new(self.expr(f, d)))
+                            }
+                            None => a,
+                        }
+                    })
+                    .collect();
+                let init = match (dim3, <[Expr; 1]>::try_from(args)) {
+                    (false, Ok([only])) => only,
+                    (false, Err(_)) => self.opaque(declarator, "a constructor call"),
+                    (true, Ok(one_arg)) => self.padded(Vec::from(one_arg), declarator),
+                    (true, Err(args)) => self.padded(args, declarator),
+                };
+                if dim3 {
+                    self.dim3.insert(name.text().to_owned());
+                }
+                let at = self.at(declarator);
+                out.push(Stmt::Let(Box::new(Let {
+                    pat: Pat::Bind(name.text().to_owned(), None),
+                    init: Some(init),
+                    otherwise: None,
+                    ty: int,
+                    at,
+                })));
+                continue;
+            }
+            let plain = name_node.kind() == Some(Kind::Identifier);
+            let name = crate::index::declared_name(name_node).unwrap_or_default();
+            let init = match (value, plain && dim3) {
+                (None, true) => Some(Expr::Tuple(vec![one(), one(), one()])),
+                (Some(v), true) => Some(self.dim3_value(v, d)),
+                (Some(v), false) if v.kind() == Some(Kind::ArgumentList) => {
+                    // `int n(4);`, or an object constructed from arguments.
+                    match v.children().as_slice() {
+                        [only] if plain && int.is_some() => Some(self.expr(*only, d)),
+                        _ => Some(self.opaque(v, "a constructor call")),
+                    }
+                }
+                (Some(v), false) if v.kind() == Some(Kind::InitializerList) => {
+                    match v.children().as_slice() {
+                        [only] if plain && int.is_some() => Some(self.expr(*only, d)),
+                        [] if plain && int.is_some() => Some(Expr::Int(0, int)),
+                        _ => Some(self.opaque(v, "an initializer list")),
+                    }
+                }
+                (Some(v), false) => Some(self.expr(v, d)),
+                (None, false) => None,
+            };
+            if plain && dim3 {
+                self.dim3.insert(name.clone());
+            }
+            let at = self.at(declarator);
+            out.push(Stmt::Let(Box::new(Let {
+                pat: Pat::Bind(name, None),
+                init,
+                otherwise: None,
+                // A pointer, array or reference is bound, its value not an integer.
+                ty: if plain { int } else { None },
+                at,
+            })));
+        }
+        out
+    }
+
+    /// A `dim3`'s initialiser: `(x, y)`, `{x, y}`, `dim3(x)`, or another `dim3`.
+    fn dim3_value(&mut self, v: At<'t>, d: usize) -> Expr {
+        match v.kind() {
+            Some(Kind::ArgumentList | Kind::InitializerList) => {
+                let parts = v.children();
+                self.dims(&parts, v, d)
+            }
+            _ => self.as_dims(v, d),
+        }
+    }
+
+    /// Up to three dimensions, the missing ones 1.
+    fn dims(&mut self, parts: &[At<'t>], at: At<'t>, d: usize) -> Expr {
+        let items: Vec<Expr> = parts.iter().map(|p| self.expr(*p, d)).collect();
+        self.padded(items, at)
+    }
+
+    /// `items` as three dimensions, the missing ones 1.
+    fn padded(&mut self, mut items: Vec<Expr>, at: At<'t>) -> Expr {
+        if items.len() > 3 {
+            return self.opaque(at, "a dim3 of more than three values");
+        }
+        items.resize_with(3, one);
+        Expr::Tuple(items)
+    }
+
+    /// A launch's grid or block: a `dim3` as it is, an integer `n` as `(n, 1, 1)`.
+    fn as_dims(&mut self, e: At<'t>, d: usize) -> Expr {
+        let lowered = self.expr(e, d);
+        match &lowered {
+            Expr::Tuple(_) => lowered,
+            Expr::Path(p, _) if p.single().is_some_and(|n| self.dim3.contains(n)) => lowered,
+            Expr::Opaque(_) => lowered,
+            _ => Expr::Tuple(vec![lowered, one(), one()]),
+        }
+    }
+
+    fn expr(&mut self, e: At<'t>, depth: usize) -> Expr {
+        if depth > MAX_DEPTH {
+            return self.opaque(e, "nested too deep");
+        }
+        let d = depth + 1;
+        match e.kind() {
+            Some(Kind::NumberLiteral) => match number(e.text()) {
+                Some((value, ty)) => Expr::Int(value, Some(ty)),
+                None => self.opaque(e, "a floating-point or unreadable number"),
+            },
+            Some(Kind::True) => Expr::Bool(true),
+            Some(Kind::False) => Expr::Bool(false),
+            Some(
+                Kind::Identifier
+                | Kind::QualifiedIdentifier
+                | Kind::TemplateFunction
+                | Kind::TypeIdentifier,
+            ) => match self.path(e, d) {
+                Some(p) => {
+                    let at = self.at(e);
+                    Expr::Path(p, at)
+                }
+                None => self.opaque(e, "a name"),
+            },
+            Some(Kind::ParenthesizedExpression) => match e.children().as_slice() {
+                [inner] => self.expr(*inner, d),
+                _ => self.opaque(e, "a parenthesized list"),
+            },
+            Some(Kind::BinaryExpression) => self.binary(e, d),
+            Some(Kind::UnaryExpression) => self.unary(e, d),
+            Some(Kind::UpdateExpression) => {
+                let op = if e.text().contains("++") {
+                    Op::Add
+                } else {
+                    Op::Sub
+                };
+                match e.field(Field::Argument) {
+                    Some(a) => {
+                        let target = self.expr(a, d);
+                        Expr::Assign(Box::new(target), Some(op), Box::new(Expr::Int(1, None)))
+                    }
+                    None => self.opaque(e, "an update"),
+                }
+            }
+            Some(Kind::AssignmentExpression) => self.assignment(e, d),
+            Some(Kind::ConditionalExpression) => {
+                let (Some(c), Some(a), Some(b)) = (
+                    e.field(Field::Condition),
+                    e.field(Field::Consequence),
+                    e.field(Field::Alternative),
+                ) else {
+                    return self.opaque(e, "a conditional");
+                };
+                let condition = truthy(self.expr(c, d));
+                let then = Block {
+                    stmts: Vec::new(),
+                    tail: Some(self.expr(a, d)),
+                };
+                let otherwise = Block {
+                    stmts: Vec::new(),
+                    tail: Some(self.expr(b, d)),
+                };
+                let at = self.at(e);
+                Expr::If(Box::new(If {
+                    condition,
+                    then,
+                    otherwise: Some(Expr::Block(Box::new(otherwise))),
+                    at,
+                }))
+            }
+            Some(Kind::CastExpression) => {
+                let ty = e.field(Field::Type).map_or("", |t| t.text());
+                match (int_type(ty), e.field(Field::Value)) {
+                    (Some(ty), Some(v)) => Expr::Cast(Box::new(self.expr(v, d)), ty),
+                    _ => self.opaque(e, "a cast to a type that is not an integer"),
+                }
+            }
+            Some(Kind::CallExpression) => self.call(e, d),
+            Some(Kind::FieldExpression) => {
+                let (Some(base), Some(member)) = (e.field(Field::Argument), e.field(Field::Member))
+                else {
+                    return self.opaque(e, "a member");
+                };
+                let base_expr = self.expr(base, d);
+                let is_dim3 = matches!(&base_expr, Expr::Path(p, _) if p.single().is_some_and(|n| self.dim3.contains(n)));
+                let field = match (is_dim3, member.text()) {
+                    (true, "x") => ir::Field::Index(0),
+                    (true, "y") => ir::Field::Index(1),
+                    (true, "z") => ir::Field::Index(2),
+                    (_, name) => ir::Field::Named(name.to_owned()),
+                };
+                Expr::Field(Box::new(base_expr), field)
+            }
+            Some(Kind::CharLiteral) => self.opaque(e, "a character"),
+            Some(kind) => self.opaque(e, &format!("{kind:?}")),
+            None => self.opaque(e, crate::syntax::kind(e.node)),
+        }
+    }
+
+    /// A name as a path: `n`, `ns::K`, `f<T, 4>`.
+    fn path(&mut self, e: At<'t>, d: usize) -> Option<ir::Path> {
+        let mut segments = Vec::new();
+        let mut leading_colon = false;
+        let mut node = Some(e);
+        let mut steps = 0;
+        while let Some(n) = node {
+            steps += 1;
+            if steps > MAX_DEPTH {
+                return None;
+            }
+            match n.kind() {
+                Some(Kind::QualifiedIdentifier) => {
+                    match n.field(Field::Scope) {
+                        Some(scope) => match scope.kind() {
+                            Some(Kind::TemplateType) => {
+                                segments.push(self.segment(scope, d)?);
+                            }
+                            _ => segments.push(Segment {
+                                ident: scope.text().to_owned(),
+                                args: Vec::new(),
+                            }),
+                        },
+                        None => leading_colon = true,
+                    }
+                    node = n.field(Field::Name);
+                }
+                Some(Kind::TemplateFunction) => {
+                    segments.push(self.segment(n, d)?);
+                    node = None;
+                }
+                Some(
+                    Kind::Identifier
+                    | Kind::NamespaceIdentifier
+                    | Kind::TypeIdentifier
+                    | Kind::FieldIdentifier,
+                ) => {
+                    segments.push(Segment {
+                        ident: n.text().to_owned(),
+                        args: Vec::new(),
+                    });
+                    node = None;
+                }
+                _ => return None,
+            }
+        }
+        Some(ir::Path {
+            leading_colon,
+            segments,
+        })
+    }
+
+    /// `f<T, 4>` (a template function or type) as a segment with its arguments.
+    fn segment(&mut self, n: At<'t>, d: usize) -> Option<Segment> {
+        let ident = n.field(Field::Name)?.text().to_owned();
+        let args = n
+            .field(Field::Arguments)
+            .map(|list| list.children())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|a| {
+                let value = match a.kind() {
+                    Some(Kind::TypeDescriptor) => None,
+                    _ => Some(self.expr(a, d)).filter(|v| !matches!(v, Expr::Opaque(_))),
+                };
+                GenericArg {
+                    text: a.text().to_owned(),
+                    value,
+                }
+            })
+            .collect();
+        Some(Segment { ident, args })
+    }
+
+    fn binary(&mut self, e: At<'t>, d: usize) -> Expr {
+        let (Some(l), Some(r), Some(op)) = (
+            e.field(Field::Left),
+            e.field(Field::Right),
+            e.field(Field::Operator),
+        ) else {
+            return self.opaque(e, "a binary operation");
+        };
+        let (a, b) = (self.expr(l, d), self.expr(r, d));
+        let arith = |op| Expr::Binary(op, Box::new(a.clone()), Box::new(b.clone()));
+        let compare = |op| Expr::Compare(op, Box::new(a.clone()), Box::new(b.clone()));
+        match op.text() {
+            "+" => arith(Op::Add),
+            "-" => arith(Op::Sub),
+            "*" => arith(Op::Mul),
+            "/" => arith(Op::Div),
+            "%" => arith(Op::Rem),
+            "<<" => arith(Op::Shl),
+            ">>" => arith(Op::Shr),
+            "&" => arith(Op::BitAnd),
+            "|" => arith(Op::BitOr),
+            "^" => arith(Op::BitXor),
+            "<" => compare(Comparison::Lt),
+            "<=" => compare(Comparison::Le),
+            ">" => compare(Comparison::Gt),
+            ">=" => compare(Comparison::Ge),
+            "==" => compare(Comparison::Eq),
+            "!=" => compare(Comparison::Ne),
+            "&&" => Expr::And(Box::new(truthy(a)), Box::new(truthy(b))),
+            "||" => Expr::Or(Box::new(truthy(a)), Box::new(truthy(b))),
+            other => self.opaque(e, &format!("the operator `{other}`")),
+        }
+    }
+
+    fn unary(&mut self, e: At<'t>, d: usize) -> Expr {
+        let (Some(arg), Some(op)) = (e.field(Field::Argument), e.field(Field::Operator)) else {
+            return self.opaque(e, "a unary operation");
+        };
+        match op.text() {
+            "-" => Expr::Neg(Box::new(self.expr(arg, d))),
+            "+" => self.expr(arg, d),
+            "!" => Expr::Not(Box::new(truthy(self.expr(arg, d)))),
+            other => self.opaque(e, &format!("the operator `{other}`")),
+        }
+    }
+
+    fn assignment(&mut self, e: At<'t>, d: usize) -> Expr {
+        let (Some(l), Some(r), Some(op)) = (
+            e.field(Field::Left),
+            e.field(Field::Right),
+            e.field(Field::Operator),
+        ) else {
+            return self.opaque(e, "an assignment");
+        };
+        let op = match op.text() {
+            "=" => None,
+            "+=" => Some(Op::Add),
+            "-=" => Some(Op::Sub),
+            "*=" => Some(Op::Mul),
+            "/=" => Some(Op::Div),
+            "%=" => Some(Op::Rem),
+            "<<=" => Some(Op::Shl),
+            ">>=" => Some(Op::Shr),
+            "&=" => Some(Op::BitAnd),
+            "|=" => Some(Op::BitOr),
+            "^=" => Some(Op::BitXor),
+            other => return self.opaque(e, &format!("the assignment `{other}`")),
+        };
+        let target = self.expr(l, d);
+        let value = if op.is_none()
+            && matches!(&target, Expr::Path(p, _) if p.single().is_some_and(|n| self.dim3.contains(n)))
+        {
+            self.dim3_value(r, d)
+        } else {
+            self.expr(r, d)
+        };
+        Expr::Assign(Box::new(target), op, Box::new(value))
+    }
+
+    /// A call: a launch (`k<<<..>>>(..)`), a cast (`static_cast<int>(x)`), `dim3(..)`,
+    /// `min`/`max`, or a call of a function.
+    fn call(&mut self, e: At<'t>, d: usize) -> Expr {
+        let Some(function) = e.field(Field::Function) else {
+            return self.opaque(e, "a call");
+        };
+        let args: Vec<At<'t>> = e
+            .field(Field::Arguments)
+            .map(|a| a.children())
+            .unwrap_or_default();
+        if let Some(config) = e
+            .children()
+            .into_iter()
+            .find(|c| c.kind() == Some(Kind::KernelCallSyntax))
+        {
+            return self.chevron(e, function, config, d);
+        }
+        let name = function.text();
+        if function.kind() == Some(Kind::Identifier) && self.function_macros.contains(name) {
+            return self.opaque(e, "a macro invocation");
+        }
+        let simple = name.rsplit("::").next().unwrap_or(name).trim();
+        if function.kind() == Some(Kind::TemplateFunction)
+            && matches!(
+                function.field(Field::Name).map(|n| n.text()),
+                Some("static_cast" | "reinterpret_cast" | "const_cast")
+            )
+        {
+            let ty = function.field(Field::Arguments).map_or("", |a| {
+                a.text().trim_start_matches('<').trim_end_matches('>')
+            });
+            return match (int_type(ty), args.as_slice()) {
+                (Some(ty), [v]) => Expr::Cast(Box::new(self.expr(*v, d)), ty),
+                _ => self.opaque(e, "a cast to a type that is not an integer"),
+            };
+        }
+        if simple == "dim3" && matches!(function.kind(), Some(Kind::Identifier)) {
+            return self.dims(&args, e, d);
+        }
+        if let ("min" | "max", [a, b]) = (simple, args.as_slice())
+            && matches!(
+                name,
+                "min" | "max" | "std::min" | "std::max" | "::min" | "::max"
+            )
+        {
+            let method = if simple == "min" {
+                ir::Method::Min
+            } else {
+                ir::Method::Max
+            };
+            let (a, b) = (self.expr(*a, d), self.expr(*b, d));
+            return Expr::Method(Box::new(a), method, vec![b]);
+        }
+        let args: Vec<Expr> = args.iter().map(|a| self.expr(*a, d)).collect();
+        match function.kind() {
+            Some(Kind::FieldExpression) => {
+                let (Some(base), Some(member)) = (
+                    function.field(Field::Argument),
+                    function.field(Field::Member),
+                ) else {
+                    return self.opaque(e, "a method call");
+                };
+                let receiver = self.expr(base, d);
+                let at = self.at(e);
+                Expr::MethodCall(Box::new(receiver), member.text().to_owned(), args, at)
+            }
+            _ => match self.path(function, d) {
+                Some(path) => {
+                    let at = self.at(e);
+                    Expr::Call(path, args, at)
+                }
+                None => self.opaque(e, "a call of an expression"),
+            },
+        }
+    }
+
+    /// `kernel<<<grid, block, smem, stream>>>(args)`.
+    fn chevron(&mut self, e: At<'t>, function: At<'t>, config: At<'t>, d: usize) -> Expr {
+        let items = config.children();
+        let (Some(&grid_node), Some(&block_node)) = (items.first(), items.get(1)) else {
+            return self.opaque(e, "a <<<...>>> launch with fewer than 2 arguments");
+        };
+        let grid = self.as_dims(grid_node, d);
+        let block = self.as_dims(block_node, d);
+        let smem = match items.get(2) {
+            Some(&s) => self.expr(s, d),
+            None => Expr::Int(0, Some(IntTy::U64)),
+        };
+        let kernel_at = self.at(function);
+        let grid_at = self.at(grid_node);
+        let block_at = self.at(block_node);
+        let smem_at = match items.get(2) {
+            Some(&s) => self.at(s),
+            None => ir::At::NONE,
+        };
+        let at = self.at(e);
+        Expr::CustLaunch(Box::new(CustLaunch {
+            kernel: Some((function.text().to_owned(), kernel_at)),
+            grid,
+            block,
+            smem,
+            at,
+            grid_at,
+            block_at,
+            smem_at,
+        }))
+    }
+}
+
+fn switch_label(label: u32) -> String {
+    format!("'switch{label}")
+}
+
+fn one() -> Expr {
+    Expr::Int(1, None)
+}
+
+/// `e` as a test: a comparison or a logical operation as it is, anything else compared with
+/// 0 (C++'s conversion to `bool`).
+fn truthy(e: Expr) -> Expr {
+    match e {
+        Expr::Compare(..) | Expr::And(..) | Expr::Or(..) | Expr::Not(_) | Expr::Bool(_) => e,
+        Expr::Opaque(_) => e,
+        other => Expr::Compare(
+            Comparison::Ne,
+            Box::new(other),
+            Box::new(Expr::Int(0, None)),
+        ),
+    }
+}
+
+/// An integer literal's value and C++ type: decimal, `0x`, `0b`, octal, `'` separators,
+/// the suffixes `u`, `l`, `ll`, `z` in any case and order; the type the first of C++'s
+/// list for the literal that holds the value (`int`, then `long` for a decimal; `int`,
+/// `unsigned`, `long`, `unsigned long` for the others). `None` for a floating-point or
+/// unreadable literal, and one past `unsigned long`.
+pub(crate) fn number(text: &str) -> Option<(i128, IntTy)> {
+    let text: String = text.chars().filter(|&c| c != '\'').collect();
+    let lower = text.to_ascii_lowercase();
+    let (radix, digits) = if let Some(hex) = lower.strip_prefix("0x") {
+        (16, hex)
+    } else if let Some(bin) = lower.strip_prefix("0b") {
+        (2, bin)
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (8, &lower[1..])
+    } else {
+        (10, lower.as_str())
+    };
+    let end = digits
+        .find(|c: char| !c.is_digit(radix))
+        .unwrap_or(digits.len());
+    let (digits, suffix) = digits.split_at(end);
+    if digits.is_empty() && radix != 8 {
+        return None;
+    }
+    let value = if digits.is_empty() {
+        0
+    } else {
+        i128::from_str_radix(digits, radix).ok()?
+    };
+    // C++'s suffixes: `u`, `l` or `ll` (not `lL`), in either order, or `z` (C++23).
+    let original_suffix = &text[text.len() - suffix.len()..];
+    if !matches!(
+        suffix,
+        "" | "u" | "l" | "ul" | "lu" | "ll" | "ull" | "llu" | "z" | "uz" | "zu"
+    ) || (suffix.contains("ll")
+        && !original_suffix.contains("ll")
+        && !original_suffix.contains("LL"))
+    {
+        return None;
+    }
+    let unsigned = suffix.contains('u');
+    let long = suffix.contains('l');
+    let size = suffix.contains('z');
+    let fits = |ty: IntTy| value <= ty.max();
+    let candidates: &[IntTy] = match (unsigned || size, long, radix == 10) {
+        (true, false, _) if size => &[IntTy::U64],
+        (true, false, _) => &[IntTy::U32, IntTy::U64],
+        (true, true, _) => &[IntTy::U64],
+        (false, false, true) => &[IntTy::I32, IntTy::I64],
+        (false, false, false) => &[IntTy::I32, IntTy::U32, IntTy::I64, IntTy::U64],
+        (false, true, true) => &[IntTy::I64],
+        (false, true, false) => &[IntTy::I64, IntTy::U64],
+    };
+    candidates
+        .iter()
+        .copied()
+        .find(|&t| fits(t))
+        .map(|t| (value, t))
+}
+
+/// The names a statement not lowered may write: those assigned, incremented or declared in
+/// it, and those whose address it takes (`init(&n)`).
+fn written(at: At<'_>, out: &mut Vec<String>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let target = match at.kind() {
+        Some(Kind::AssignmentExpression) => at.field(Field::Left),
+        Some(Kind::UpdateExpression) => at.field(Field::Argument),
+        Some(Kind::PointerExpression) if at.text().starts_with('&') => at.field(Field::Argument),
+        Some(Kind::InitDeclarator) => at.field(Field::Declarator),
+        _ => None,
+    };
+    if let Some(t) = target
+        && let Some(name) = crate::index::declared_name(t)
+            .or_else(|| (t.kind() == Some(Kind::Identifier)).then(|| t.text().to_owned()))
+        && !out.contains(&name)
+    {
+        out.push(name);
+    }
+    for c in at.children() {
+        written(c, out, depth + 1);
+    }
+}
+
+#[cfg(test)]
+mod tests;
