@@ -1,28 +1,36 @@
 //! The C++ front end's lowering: a host function's body, as tree-sitter parses it, to the
 //! reading core's IR ([`occupancy_read::ir`]), the way the Rust front end lowers syn's
 //! (issue 25, stage 3 of docs/READING-CORE.md: built beside `interp.rs`, which still reads
-//! every launch, and measured on real code by [`census`]).
+//! every launch, and measured on real code by [`crate::lowering_census`]).
 //!
 //! What is lowered: blocks, declarations of integers (`int`, `unsigned`, `size_t`, the
 //! `<cstdint>` types: each C++ type as the Rust integer type of its width and signedness on
-//! LP64), of `dim3` (a tuple of three, missing dimensions 1) and of anything else (`auto`,
-//! pointers: an untyped `let`); assignments, compound assignments and `++`/`--`; `if`,
-//! `switch` (a labelled block around a `match`, whose arms run on into the next case as C++
-//! does until a `break`), `for`, `while`, `do` (a `continue` runs the `for`'s update or the
-//! `do`'s test first), `return`, `break`, `continue`; integer literals with C++'s types,
-//! names, `::` paths and template arguments, the arithmetic, comparison and logical
-//! operators (a condition that is not a comparison is compared with 0, as C++ converts it
-//! to `bool`), `?:`, casts to integer types (C casts, `static_cast`), `min`/`max`
-//! (`std::` or not), calls, members, and `<<<grid, block, smem, stream>>>` launches
-//! ([`ir::CustLaunch`]: an integer grid or block is `(n, 1, 1)`).
+//! LP64), of `dim3` (a tuple of three, missing dimensions 1; `dim3 grid(blocks)` too, which
+//! tree-sitter parses as a function's declaration) and of anything else (`auto`, pointers:
+//! an untyped `let`); assignments, compound assignments and `++`/`--`; `if`, `switch` (a
+//! labelled block around a `match`, whose arms run on into the next case as C++ does until
+//! a `break`), `for`, `while`, `do` (a `continue` runs the `for`'s update or the `do`'s
+//! test first), `return`, `break`, `continue`; integer literals with C++'s types, strings
+//! (their text not kept), names, `::` paths and template arguments, the arithmetic,
+//! comparison and logical operators (a condition that is not a comparison is compared with
+//! 0, as C++ converts it to `bool`), `?:`, `sizeof` and `alignof` of built-in types, casts
+//! to integer types (C casts, `static_cast`), `min`/`max` (`std::` or not), calls, members,
+//! lambdas without parameters called in place (a labelled block their `return` leaves), and
+//! `<<<grid, block, smem, stream>>>` launches ([`ir::CustLaunch`]: an integer grid or
+//! block is `(n, 1, 1)`).
+//!
+//! The unit's macros are expanded where they are invoked (`M(args);` and `M;` as
+//! statements, also where the grammar could not parse a statement of invocations; `M(args)`
+//! and `M` in an expression), their text parsed and lowered at the invocation's line: an
+//! object-like macro in an expression is its value (`BLOCK` of `#define BLOCK 256` is
+//! `256`), as the preprocessor makes it. At most [`MAX_EXPANDED_BYTES`] per function.
 //!
 //! Everything else is [`Expr::Opaque`] (a statement: [`Expr::Havoc`] of the names it may
 //! write), each listed in [`Lowered::not_lowered`] with its line: floating-point values,
-//! `sizeof`, pointers and subscripts, lambdas, `goto`, `try`, `#if` inside a body, the
-//! invocations of function-like macros (expanded by `interp.rs` while it reads today; at
-//! lowering in a later step).
+//! the size of a type of the unit or a template parameter, pointers and subscripts, other
+//! lambdas, `goto`, `try`, `#if` inside a body.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use occupancy_core::abstract_int::Comparison;
 use occupancy_read::ir::{
@@ -31,10 +39,17 @@ use occupancy_read::ir::{
 };
 
 use crate::index::{At, Function, Index};
+use crate::macros::{Expander, Macro, paren_list};
+use crate::syntax::Code;
 use crate::syntax::{Field, Kind};
 
 /// The deepest syntax lowered; deeper is opaque (as [`ir::MAX_DEPTH`] for the Rust side).
 const MAX_DEPTH: usize = ir::MAX_DEPTH;
+
+/// The most bytes the macro invocations of one function may expand to, together; past it an
+/// invocation is opaque. Each expansion is also bounded by the expander
+/// (`macros::MAX_EXPANSION_BYTES`); this bounds a body of many.
+const MAX_EXPANDED_BYTES: usize = 1 << 20;
 
 /// A function's body lowered.
 pub(crate) struct Lowered {
@@ -42,19 +57,24 @@ pub(crate) struct Lowered {
     pub(crate) body: Block,
     /// What was not lowered: the line and what it is (a node kind or a construct).
     pub(crate) not_lowered: Vec<(u32, String)>,
+    /// The `<<<...>>>` launches written inside what was not lowered.
+    pub(crate) hidden_launches: usize,
 }
 
-/// Lowers the body of `f` (its parameters of type `dim3` known as such); a call of one of
-/// the unit's function-like macros (`index.macros`) is left opaque.
+/// Lowers the body of `f` (its parameters of type `dim3` known as such), the unit's
+/// macros (`index.macros`) expanded where they are invoked.
 pub(crate) fn function(f: &Function<'_>, index: &Index<'_>) -> Lowered {
     let mut lower = Lower {
-        function_macros: index
-            .macros
-            .iter()
-            .filter(|(_, defs)| defs.iter().any(|m| m.params.is_some()))
-            .map(|(name, _)| name.clone())
-            .collect(),
-        ..Lower::default()
+        lines: Vec::new(),
+        not_lowered: Vec::new(),
+        hidden_launches: 0,
+        dim3: HashSet::new(),
+        targets: Vec::new(),
+        switches: 0,
+        lambdas: Vec::new(),
+        lambda_count: 0,
+        macros: &index.macros,
+        expanded_bytes: 0,
     };
     lower.dim3.extend(
         f.params
@@ -66,6 +86,7 @@ pub(crate) fn function(f: &Function<'_>, index: &Index<'_>) -> Lowered {
     Lowered {
         body,
         not_lowered: lower.not_lowered,
+        hidden_launches: lower.hidden_launches,
     }
 }
 
@@ -121,50 +142,58 @@ fn is_dim3(ty: &str) -> bool {
 }
 
 /// Where a `break` or `continue` goes, innermost last.
-#[derive(Clone, Copy)]
-enum Target<'t> {
+#[derive(Clone)]
+enum Target {
     /// A `for` loop: a `continue` runs its update first.
-    For(Option<At<'t>>),
+    For(Option<Expr>),
     /// A `while` loop.
     While,
-    /// A `do` loop: a `continue` tests its condition first.
-    Do(Option<At<'t>>),
+    /// A `do` loop: a `continue` tests its condition first (`!condition`).
+    Do(Expr),
     /// A `switch`: a `break` leaves the block of this label.
     Switch(u32),
 }
 
-#[derive(Default)]
-struct Lower<'t> {
+struct Lower<'m> {
     /// The line of each [`ir::At`] given out, by its index (the table a C++ location is
     /// found in, as the Rust front end's spans).
     lines: Vec<u32>,
     not_lowered: Vec<(u32, String)>,
+    hidden_launches: usize,
     /// Names declared `dim3` (parameters and locals of the function; a name declared again
     /// with another type stays in, which can only make a launch's dimensions a tuple where
     /// they were a name).
     dim3: HashSet<String>,
-    targets: Vec<Target<'t>>,
+    targets: Vec<Target>,
     switches: u32,
-    /// The unit's function-like macros: a call of one is opaque until the lowering expands
-    /// macros (`interp.rs` expands them while it reads).
-    function_macros: HashSet<String>,
+    /// The lambdas called in place being lowered, innermost last (a `return` leaves the
+    /// innermost), and how many were.
+    lambdas: Vec<u32>,
+    lambda_count: u32,
+    /// The unit's macros, expanded where they are invoked.
+    macros: &'m HashMap<String, Vec<Macro>>,
+    /// The bytes the function's macro invocations expanded to so far
+    /// ([`MAX_EXPANDED_BYTES`]).
+    expanded_bytes: usize,
 }
 
-impl<'t> Lower<'t> {
-    fn at(&mut self, at: At<'t>) -> ir::At {
+impl Lower<'_> {
+    fn at(&mut self, at: At<'_>) -> ir::At {
         let index = u32::try_from(self.lines.len()).unwrap_or(u32::MAX);
         self.lines.push(at.line());
         ir::At(index)
     }
 
-    fn opaque(&mut self, at: At<'t>, what: &str) -> Expr {
+    fn opaque(&mut self, at: At<'_>, what: &str) -> Expr {
         self.not_lowered.push((at.line(), what.to_owned()));
+        self.hidden_launches += chevrons_written(at);
         Expr::Opaque(format!("`{}` ({what})", crate::syntax::clip(at.text(), 40)))
     }
 
     /// A statement not lowered: its effects on the names it may write are unknown.
-    fn havoc(&mut self, at: At<'t>, what: &str) -> Stmt {
+    fn havoc(&mut self, at: At<'_>, what: &str) -> Stmt {
         self.not_lowered.push((at.line(), what.to_owned()));
+        self.hidden_launches += chevrons_written(at);
         let mut names = Vec::new();
         written(at, &mut names, 0);
         Stmt::Expr(Expr::Havoc(
@@ -173,7 +202,7 @@ impl<'t> Lower<'t> {
         ))
     }
 
-    fn block(&mut self, at: At<'t>, depth: usize) -> Block {
+    fn block(&mut self, at: At<'_>, depth: usize) -> Block {
         let mut stmts = Vec::new();
         match at.kind() {
             Some(Kind::CompoundStatement) => {
@@ -186,7 +215,7 @@ impl<'t> Lower<'t> {
         Block { stmts, tail: None }
     }
 
-    fn stmt(&mut self, s: At<'t>, depth: usize) -> Vec<Stmt> {
+    fn stmt(&mut self, s: At<'_>, depth: usize) -> Vec<Stmt> {
         if depth > MAX_DEPTH {
             return vec![self.havoc(s, "nested too deep")];
         }
@@ -196,7 +225,10 @@ impl<'t> Lower<'t> {
             Some(Kind::CompoundStatement) => expr(Expr::Block(Box::new(self.block(s, d)))),
             Some(Kind::Declaration) => self.declaration(s, d),
             Some(Kind::ExpressionStatement) => match s.children().first() {
-                Some(&e) => expr(self.expr(e, d)),
+                Some(&e) => match self.invocation(e) {
+                    Some((name, args)) => self.expand_statements(&name, args.as_deref(), e, d),
+                    None => expr(self.expr(e, d)),
+                },
                 None => Vec::new(),
             },
             Some(Kind::IfStatement) => expr(self.if_statement(s, d)),
@@ -212,51 +244,162 @@ impl<'t> Lower<'t> {
             Some(Kind::DoStatement) => expr(self.do_statement(s, d)),
             Some(Kind::ReturnStatement) => {
                 let value = s.children().first().map(|&v| Box::new(self.expr(v, d)));
-                expr(Expr::Return(value))
+                expr(match self.lambdas.last() {
+                    // Inside a lambda called in place: it leaves the lambda.
+                    Some(label) => Expr::Break(Some(lambda_label(*label)), value),
+                    None => Expr::Return(value),
+                })
             }
             Some(Kind::BreakStatement) => expr(match self.targets.last() {
                 Some(Target::Switch(label)) => Expr::Break(Some(switch_label(*label)), None),
                 _ => Expr::Break(None, None),
             }),
-            Some(Kind::ContinueStatement) => expr(self.continue_statement(d)),
+            Some(Kind::ContinueStatement) => expr(self.continue_statement()),
             Some(Kind::Comment) => Vec::new(),
             Some(Kind::TypeDefinition | Kind::AliasDeclaration | Kind::StaticAssertDeclaration) => {
                 vec![Stmt::Item(None)]
             }
             Some(kind) => vec![self.havoc(s, &format!("{kind:?}"))],
-            None => vec![self.havoc(s, crate::syntax::kind(s.node))],
+            None => self.invocations(s, d),
         }
     }
 
-    fn loop_of(&mut self, s: At<'t>, kind: LoopKind, body: Block) -> Expr {
+    /// `M(args)` (a function-like macro of the unit) or `M` (an object-like one): its name and
+    /// the text between its parentheses.
+    fn invocation(&self, e: At<'_>) -> Option<(String, Option<String>)> {
+        let like = |name: &str, function_like: bool| {
+            self.macros
+                .get(name)
+                .is_some_and(|m| m.iter().any(|m| m.params.is_some() == function_like))
+        };
+        match e.kind() {
+            Some(Kind::Identifier) if like(e.text(), false) => Some((e.text().to_owned(), None)),
+            Some(Kind::CallExpression) => {
+                let function = e.field(Field::Function)?;
+                if function.kind() != Some(Kind::Identifier) || !like(function.text(), true) {
+                    return None;
+                }
+                let open = e
+                    .field(Field::Arguments)
+                    .map_or(function.node.end_byte(), |a| a.node.start_byte());
+                let (args, _) = paren_list(&e.code.text, open)?;
+                Some((function.text().to_owned(), Some(args.to_owned())))
+            }
+            _ => None,
+        }
+    }
+
+    /// A statement the grammar could not parse (`CALL(float, uint8_t, 256);`, types among a
+    /// macro's arguments): the invocations of the unit's macros it is, each expanded.
+    fn invocations(&mut self, s: At<'_>, d: usize) -> Vec<Stmt> {
+        let macros = self.macros;
+        let is_macro = |name: &str| {
+            macros
+                .get(name)
+                .is_some_and(|m| m.iter().any(|m| m.params.is_some()))
+        };
+        let found: Vec<(String, String)> = crate::macros::invocations(s.text(), is_macro)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|i| (i.name.to_owned(), i.args.to_owned()))
+            .collect();
+        if found.is_empty() {
+            return vec![self.havoc(s, crate::syntax::kind(s.node))];
+        }
+        let mut out = Vec::new();
+        for (name, args) in found {
+            out.extend(self.expand_statements(&name, Some(&args), s, d));
+        }
+        out
+    }
+
+    /// The expansion of `name(args)` invoked at `at`, parsed inside `wrapper`'s `{}`.
+    fn expansion(
+        &mut self,
+        name: &str,
+        args: Option<&str>,
+        at: At<'_>,
+        wrap: impl FnOnce(&str) -> String,
+    ) -> Result<Code, String> {
+        let text = Expander::new(self.macros)
+            .invoke(name, args)
+            .map_err(|e| e.0)?;
+        self.expanded_bytes = self.expanded_bytes.saturating_add(text.len());
+        if self.expanded_bytes > MAX_EXPANDED_BYTES {
+            return Err(format!(
+                "the function's macros expand to more than {} KiB",
+                MAX_EXPANDED_BYTES >> 10
+            ));
+        }
+        Ok(Code::parse(
+            wrap(&text),
+            at.code.shown.clone(),
+            Some(at.line()),
+        ))
+    }
+
+    /// The statements `name(args)` expands to, lowered (at the invocation's line).
+    fn expand_statements(
+        &mut self,
+        name: &str,
+        args: Option<&str>,
+        at: At<'_>,
+        d: usize,
+    ) -> Vec<Stmt> {
+        if d > MAX_DEPTH {
+            return vec![self.havoc(at, "nested too deep")];
+        }
+        let code = match self.expansion(name, args, at, |text| {
+            format!("void __occupancy_expansion__() {{\n{text}\n;}}")
+        }) {
+            Ok(code) => code,
+            Err(why) => return vec![self.havoc(at, &format!("a macro invocation: {why}"))],
+        };
+        let root = code.root().map(|node| At { node, code: &code });
+        match root.and_then(|r| crate::index::find_kind(r, Kind::CompoundStatement, 3)) {
+            Some(body) => self.block(body, d + 1).stmts,
+            None => vec![self.havoc(at, "a macro invocation that does not parse")],
+        }
+    }
+
+    /// The expression `name(args)` expands to, lowered.
+    fn expand_expr(&mut self, name: &str, args: Option<&str>, at: At<'_>, d: usize) -> Expr {
+        if d > MAX_DEPTH {
+            return self.opaque(at, "nested too deep");
+        }
+        let code = match self.expansion(name, args, at, |text| {
+            format!("auto __occupancy_value__ = ({text});")
+        }) {
+            Ok(code) => code,
+            Err(why) => return self.opaque(at, &format!("a macro invocation: {why}")),
+        };
+        let root = code.root().map(|node| At { node, code: &code });
+        match root
+            .and_then(|r| crate::index::find_kind(r, Kind::InitDeclarator, 3))
+            .and_then(|decl| decl.field(Field::Value))
+        {
+            Some(value) => self.expr(value, d + 1),
+            None => self.opaque(at, "a macro that does not expand to an expression"),
+        }
+    }
+
+    fn loop_of(&mut self, s: At<'_>, kind: LoopKind, body: Block) -> Expr {
         let at = self.at(s);
         Expr::Loop(Box::new(Loop { kind, body, at }))
     }
 
     /// `continue`: a `for`'s update or a `do`'s test first.
-    fn continue_statement(&mut self, d: usize) -> Expr {
+    fn continue_statement(&mut self) -> Expr {
         // A `continue` in a `switch` continues the loop around it.
         let target = self
             .targets
             .iter()
             .rev()
-            .find(|t| !matches!(t, Target::Switch(_)))
-            .copied();
+            .find(|t| !matches!(t, Target::Switch(_)));
         let mut stmts = Vec::new();
         match target {
-            Some(Target::For(Some(update))) => stmts.push(Stmt::Expr(self.expr(update, d))),
-            Some(Target::Do(Some(condition))) => {
-                let test = truthy(self.expr(condition, d));
-                stmts.push(Stmt::Expr(Expr::If(Box::new(If {
-                    condition: Expr::Not(Box::new(test)),
-                    then: Block {
-                        stmts: vec![Stmt::Expr(Expr::Break(None, None))],
-                        tail: None,
-                    },
-                    otherwise: None,
-                    at: ir::At::NONE,
-                }))));
-            }
+            Some(Target::For(Some(update))) => stmts.push(Stmt::Expr(update.clone())),
+            Some(Target::Do(test)) => stmts.push(Stmt::Expr(break_unless(test.clone()))),
             _ => {}
         }
         stmts.push(Stmt::Expr(Expr::Continue(None)));
@@ -264,7 +407,7 @@ impl<'t> Lower<'t> {
     }
 
     /// The condition of an `if`, `while` or `switch` (a `condition_clause`), as a test.
-    fn condition(&mut self, s: At<'t>, d: usize) -> Expr {
+    fn condition(&mut self, s: At<'_>, d: usize) -> Expr {
         let Some(clause) = s.field(Field::Condition) else {
             return self.opaque(s, "no condition");
         };
@@ -284,7 +427,7 @@ impl<'t> Lower<'t> {
         }
     }
 
-    fn if_statement(&mut self, s: At<'t>, d: usize) -> Expr {
+    fn if_statement(&mut self, s: At<'_>, d: usize) -> Expr {
         let condition = self.condition(s, d);
         let then = s
             .field(Field::Consequence)
@@ -315,7 +458,7 @@ impl<'t> Lower<'t> {
     /// `match` on `v`, each case's arm running the statements from its label to the first
     /// `break` of the cases that follow it (C++ runs on into the next case); `default` is
     /// the last arm, whatever its place.
-    fn switch(&mut self, s: At<'t>, d: usize) -> Expr {
+    fn switch(&mut self, s: At<'_>, d: usize) -> Expr {
         let scrutinee = match s.field(Field::Condition).and_then(|c| {
             c.field(Field::Value)
                 .or_else(|| c.children().into_iter().next())
@@ -325,7 +468,7 @@ impl<'t> Lower<'t> {
         };
         let label = self.switches;
         self.switches += 1;
-        let cases: Vec<At<'t>> = s
+        let cases: Vec<At<'_>> = s
             .field(Field::Body)
             .map(|b| b.children())
             .unwrap_or_default();
@@ -336,7 +479,7 @@ impl<'t> Lower<'t> {
         // Each case's own statements, and whether the last of them leaves the switch.
         let mut bodies: Vec<(Vec<Stmt>, bool)> = Vec::new();
         for case in &cases {
-            let statements: Vec<At<'t>> = case
+            let statements: Vec<At<'_>> = case
                 .children()
                 .into_iter()
                 .filter(|c| Some(c.node) != case.field(Field::Value).map(|v| v.node))
@@ -412,7 +555,7 @@ impl<'t> Lower<'t> {
     }
 
     /// `for (init; condition; update) body`: `{ init; while condition { body; update } }`.
-    fn for_statement(&mut self, s: At<'t>, d: usize) -> Expr {
+    fn for_statement(&mut self, s: At<'_>, d: usize) -> Expr {
         let mut stmts = Vec::new();
         if let Some(init) = s.field(Field::Initializer) {
             match init.kind() {
@@ -424,15 +567,16 @@ impl<'t> Lower<'t> {
             Some(c) => truthy(self.expr(c, d)),
             None => Expr::Bool(true),
         };
-        let update = s.field(Field::Update);
-        self.targets.push(Target::For(update));
+        // Lowered once: the end of the body and each `continue` run it.
+        let update = s.field(Field::Update).map(|u| self.expr(u, d));
+        self.targets.push(Target::For(update.clone()));
         let mut body = s
             .field(Field::Body)
             .map(|b| self.block(b, d))
             .unwrap_or_default();
         self.targets.pop();
         if let Some(u) = update {
-            body.stmts.push(Stmt::Expr(self.expr(u, d)));
+            body.stmts.push(Stmt::Expr(u));
         }
         let kind = match condition {
             Expr::Bool(true) => LoopKind::Loop,
@@ -443,32 +587,23 @@ impl<'t> Lower<'t> {
     }
 
     /// `do body while (condition);`: `loop { body; if !condition { break } }`.
-    fn do_statement(&mut self, s: At<'t>, d: usize) -> Expr {
-        let condition = s.field(Field::Condition);
-        self.targets.push(Target::Do(condition));
+    fn do_statement(&mut self, s: At<'_>, d: usize) -> Expr {
+        let test = match s.field(Field::Condition) {
+            Some(c) => truthy(self.expr(c, d)),
+            None => self.opaque(s, "no condition"),
+        };
+        self.targets.push(Target::Do(test.clone()));
         let mut body = s
             .field(Field::Body)
             .map(|b| self.block(b, d))
             .unwrap_or_default();
         self.targets.pop();
-        let test = match condition {
-            Some(c) => truthy(self.expr(c, d)),
-            None => self.opaque(s, "no condition"),
-        };
-        body.stmts.push(Stmt::Expr(Expr::If(Box::new(If {
-            condition: Expr::Not(Box::new(test)),
-            then: Block {
-                stmts: vec![Stmt::Expr(Expr::Break(None, None))],
-                tail: None,
-            },
-            otherwise: None,
-            at: ir::At::NONE,
-        }))));
+        body.stmts.push(Stmt::Expr(break_unless(test)));
         self.loop_of(s, LoopKind::Loop, body)
     }
 
     /// `T a = x, b(y), c{z}, d;`: a `let` per declarator.
-    fn declaration(&mut self, s: At<'t>, d: usize) -> Vec<Stmt> {
+    fn declaration(&mut self, s: At<'_>, d: usize) -> Vec<Stmt> {
         let ty_text = s.field(Field::Type).map_or("", |t| t.text());
         let dim3 = is_dim3(ty_text);
         let int = int_type(ty_text);
@@ -571,7 +706,7 @@ impl<'t> Lower<'t> {
     }
 
     /// A `dim3`'s initialiser: `(x, y)`, `{x, y}`, `dim3(x)`, or another `dim3`.
-    fn dim3_value(&mut self, v: At<'t>, d: usize) -> Expr {
+    fn dim3_value(&mut self, v: At<'_>, d: usize) -> Expr {
         match v.kind() {
             Some(Kind::ArgumentList | Kind::InitializerList) => {
                 let parts = v.children();
@@ -582,13 +717,13 @@ impl<'t> Lower<'t> {
     }
 
     /// Up to three dimensions, the missing ones 1.
-    fn dims(&mut self, parts: &[At<'t>], at: At<'t>, d: usize) -> Expr {
+    fn dims(&mut self, parts: &[At<'_>], at: At<'_>, d: usize) -> Expr {
         let items: Vec<Expr> = parts.iter().map(|p| self.expr(*p, d)).collect();
         self.padded(items, at)
     }
 
     /// `items` as three dimensions, the missing ones 1.
-    fn padded(&mut self, mut items: Vec<Expr>, at: At<'t>) -> Expr {
+    fn padded(&mut self, mut items: Vec<Expr>, at: At<'_>) -> Expr {
         if items.len() > 3 {
             return self.opaque(at, "a dim3 of more than three values");
         }
@@ -597,7 +732,7 @@ impl<'t> Lower<'t> {
     }
 
     /// A launch's grid or block: a `dim3` as it is, an integer `n` as `(n, 1, 1)`.
-    fn as_dims(&mut self, e: At<'t>, d: usize) -> Expr {
+    fn as_dims(&mut self, e: At<'_>, d: usize) -> Expr {
         let lowered = self.expr(e, d);
         match &lowered {
             Expr::Tuple(_) => lowered,
@@ -607,7 +742,7 @@ impl<'t> Lower<'t> {
         }
     }
 
-    fn expr(&mut self, e: At<'t>, depth: usize) -> Expr {
+    fn expr(&mut self, e: At<'_>, depth: usize) -> Expr {
         if depth > MAX_DEPTH {
             return self.opaque(e, "nested too deep");
         }
@@ -700,6 +835,34 @@ impl<'t> Lower<'t> {
                 };
                 Expr::Field(Box::new(base_expr), field)
             }
+            Some(Kind::SizeofExpression | Kind::AlignofExpression) => {
+                // `sizeof(float)`: a built-in type's layout (a `size_t`); a type of the unit
+                // or a template parameter's is the reader's to find (not yet).
+                // `sizeof(__half2)` parses as the size of a parenthesised name.
+                let named = e.field(Field::Value).and_then(|v| match v.kind() {
+                    Some(Kind::ParenthesizedExpression) => match v.children().as_slice() {
+                        [n] if n.kind() == Some(Kind::Identifier) => Some(*n),
+                        _ => None,
+                    },
+                    _ => None,
+                });
+                let layout = e
+                    .field(Field::Type)
+                    .or(named)
+                    .and_then(|t| crate::layout::builtin(t.text()));
+                match layout {
+                    Some(l) if e.kind() == Some(Kind::SizeofExpression) => {
+                        Expr::Int(l.size_bytes.into(), Some(IntTy::U64))
+                    }
+                    Some(l) => Expr::Int(l.align_bytes.into(), Some(IntTy::U64)),
+                    None => self.opaque(e, "the size of a type that is not built in"),
+                }
+            }
+            Some(Kind::StringLiteral | Kind::ConcatenatedString) => {
+                // A message (`TORCH_CHECK(ok, "..")`): a string whose text no reading needs.
+                let at = self.at(e);
+                Expr::Str(String::new(), at)
+            }
             Some(Kind::CharLiteral) => self.opaque(e, "a character"),
             Some(kind) => self.opaque(e, &format!("{kind:?}")),
             None => self.opaque(e, crate::syntax::kind(e.node)),
@@ -707,7 +870,7 @@ impl<'t> Lower<'t> {
     }
 
     /// A name as a path: `n`, `ns::K`, `f<T, 4>`.
-    fn path(&mut self, e: At<'t>, d: usize) -> Option<ir::Path> {
+    fn path(&mut self, e: At<'_>, d: usize) -> Option<ir::Path> {
         let mut segments = Vec::new();
         let mut leading_colon = false;
         let mut node = Some(e);
@@ -759,7 +922,7 @@ impl<'t> Lower<'t> {
     }
 
     /// `f<T, 4>` (a template function or type) as a segment with its arguments.
-    fn segment(&mut self, n: At<'t>, d: usize) -> Option<Segment> {
+    fn segment(&mut self, n: At<'_>, d: usize) -> Option<Segment> {
         let ident = n.field(Field::Name)?.text().to_owned();
         let args = n
             .field(Field::Arguments)
@@ -780,7 +943,7 @@ impl<'t> Lower<'t> {
         Some(Segment { ident, args })
     }
 
-    fn binary(&mut self, e: At<'t>, d: usize) -> Expr {
+    fn binary(&mut self, e: At<'_>, d: usize) -> Expr {
         let (Some(l), Some(r), Some(op)) = (
             e.field(Field::Left),
             e.field(Field::Right),
@@ -814,7 +977,7 @@ impl<'t> Lower<'t> {
         }
     }
 
-    fn unary(&mut self, e: At<'t>, d: usize) -> Expr {
+    fn unary(&mut self, e: At<'_>, d: usize) -> Expr {
         let (Some(arg), Some(op)) = (e.field(Field::Argument), e.field(Field::Operator)) else {
             return self.opaque(e, "a unary operation");
         };
@@ -826,7 +989,7 @@ impl<'t> Lower<'t> {
         }
     }
 
-    fn assignment(&mut self, e: At<'t>, d: usize) -> Expr {
+    fn assignment(&mut self, e: At<'_>, d: usize) -> Expr {
         let (Some(l), Some(r), Some(op)) = (
             e.field(Field::Left),
             e.field(Field::Right),
@@ -861,11 +1024,11 @@ impl<'t> Lower<'t> {
 
     /// A call: a launch (`k<<<..>>>(..)`), a cast (`static_cast<int>(x)`), `dim3(..)`,
     /// `min`/`max`, or a call of a function.
-    fn call(&mut self, e: At<'t>, d: usize) -> Expr {
+    fn call(&mut self, e: At<'_>, d: usize) -> Expr {
         let Some(function) = e.field(Field::Function) else {
             return self.opaque(e, "a call");
         };
-        let args: Vec<At<'t>> = e
+        let args: Vec<At<'_>> = e
             .field(Field::Arguments)
             .map(|a| a.children())
             .unwrap_or_default();
@@ -876,10 +1039,13 @@ impl<'t> Lower<'t> {
         {
             return self.chevron(e, function, config, d);
         }
-        let name = function.text();
-        if function.kind() == Some(Kind::Identifier) && self.function_macros.contains(name) {
-            return self.opaque(e, "a macro invocation");
+        if let Some((name, args)) = self.invocation(e) {
+            return self.expand_expr(&name, args.as_deref(), e, d);
         }
+        if function.kind() == Some(Kind::LambdaExpression) && args.is_empty() {
+            return self.lambda_in_place(function, d);
+        }
+        let name = function.text();
         let simple = name.rsplit("::").next().unwrap_or(name).trim();
         if function.kind() == Some(Kind::TemplateFunction)
             && matches!(
@@ -935,8 +1101,30 @@ impl<'t> Lower<'t> {
         }
     }
 
+    /// `[&] { .. }()`: a lambda without parameters called where it is written (what
+    /// `BOOL_SWITCH`-style macros expand to): its body as a labelled block, whose `return`
+    /// breaks out of it with the value. The outer loops' `break` and `continue` do not reach
+    /// into it (C++ does not allow them there).
+    fn lambda_in_place(&mut self, lambda: At<'_>, d: usize) -> Expr {
+        let params = lambda
+            .field(Field::Declarator)
+            .and_then(|decl| decl.field(Field::Parameters))
+            .map_or(0, |p| p.children().len());
+        let Some(body) = lambda.field(Field::Body).filter(|_| params == 0) else {
+            return self.opaque(lambda, "a lambda with parameters called in place");
+        };
+        let label = self.lambda_count;
+        self.lambda_count += 1;
+        self.lambdas.push(label);
+        let outer_targets = std::mem::take(&mut self.targets);
+        let block = self.block(body, d);
+        self.targets = outer_targets;
+        self.lambdas.pop();
+        Expr::Labeled(lambda_label(label), Box::new(Expr::Block(Box::new(block))))
+    }
+
     /// `kernel<<<grid, block, smem, stream>>>(args)`.
-    fn chevron(&mut self, e: At<'t>, function: At<'t>, config: At<'t>, d: usize) -> Expr {
+    fn chevron(&mut self, e: At<'_>, function: At<'_>, config: At<'_>, d: usize) -> Expr {
         let items = config.children();
         let (Some(&grid_node), Some(&block_node)) = (items.first(), items.get(1)) else {
             return self.opaque(e, "a <<<...>>> launch with fewer than 2 arguments");
@@ -966,6 +1154,23 @@ impl<'t> Lower<'t> {
             smem_at,
         }))
     }
+}
+
+/// `if !test { break }`.
+fn break_unless(test: Expr) -> Expr {
+    Expr::If(Box::new(If {
+        condition: Expr::Not(Box::new(test)),
+        then: Block {
+            stmts: vec![Stmt::Expr(Expr::Break(None, None))],
+            tail: None,
+        },
+        otherwise: None,
+        at: ir::At::NONE,
+    }))
+}
+
+fn lambda_label(label: u32) -> String {
+    format!("'lambda{label}")
 }
 
 fn switch_label(label: u32) -> String {

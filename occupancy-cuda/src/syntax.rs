@@ -475,6 +475,7 @@ kinds! {
     Comment => ("comment", true),
     CompoundLiteralExpression => ("compound_literal_expression", true),
     CompoundStatement => ("compound_statement", true),
+    ConcatenatedString => ("concatenated_string", true),
     ConditionClause => ("condition_clause", true),
     ConditionalExpression => ("conditional_expression", true),
     ContinueStatement => ("continue_statement", true),
@@ -535,6 +536,7 @@ kinds! {
     SizeofExpression => ("sizeof_expression", true),
     StaticAssertDeclaration => ("static_assert_declaration", true),
     StorageClassSpecifier => ("storage_class_specifier", true),
+    StringLiteral => ("string_literal", true),
     StructSpecifier => ("struct_specifier", true),
     SubscriptExpression => ("subscript_expression", true),
     SwitchStatement => ("switch_statement", true),
@@ -654,6 +656,7 @@ void host(int n, float* p, int arr[3]) {
   a = -a; // unary_expression
   a = (a, n); // comma_expression, parenthesized_expression
   char c = 'x'; // char_literal
+  const char* cs = "a" "b"; // concatenated_string, string_literal
   bool t = true, f = false;
   float* q = nullptr; void* z = NULL;
   int* ip = &a; *ip = 1; // pointer_expression

@@ -109,10 +109,14 @@ fn expr(e: &Expr, indent: usize, out: &mut String) {
                 expr(v, indent, out);
             }
         }
-        Expr::Break(label, _) => {
+        Expr::Break(label, value) => {
             out.push_str("break");
             if let Some(l) = label {
                 out.push_str(&format!(" {l}"));
+            }
+            if let Some(v) = value {
+                out.push(' ');
+                expr(v, indent, out);
             }
         }
         Expr::Continue(_) => out.push_str("continue"),
@@ -332,12 +336,12 @@ loop {
 #[test]
 fn what_is_not_lowered_is_listed_and_havocs_what_it_writes() {
     let (text, not_lowered) = lowered(
-        "void f(int n, float* p) {\n  size_t bytes = sizeof(float) * n;\n  auto g = [&](int x) { n = x; };\n  float scale = 1.0f;\n  try { n = 2; } catch (...) {}\n  p[0] = 1;\n}\n",
+        "void f(int n, float* p) {\n  size_t bytes = sizeof(Row) * n + sizeof(__half2) + alignof(double);\n  auto g = [&](int x) { n = x; };\n  float scale = 1.0f;\n  try { n = 2; } catch (...) {}\n  p[0] = 1;\n}\n",
         "f",
     );
     assert_eq!(
         text,
-        "let bytes: u64 = `sizeof(float)` (SizeofExpression) * n
+        "let bytes: u64 = `sizeof(Row)` (the size of a type that is not built in) * n + 4 + 8
 let g = `[&](int x) { n = x; }` (LambdaExpression)
 let scale = `1.0f` (a floating-point or unreadable number)
 `try { n = 2; } catch (...) {}` (TryStatement)
@@ -378,7 +382,7 @@ void run(int n, int kind) {
             found.push(ir::text(&c.block));
         }
     });
-    // The launch in the lambda is not lowered; the macro's invocation is opaque.
+    // The launch in the lambda is not lowered; the macro is expanded.
     assert_eq!(chevrons_written(f.body), 3);
     assert_eq!(found, ["(128, 1, 1)", "(if .., 1, 1)"]);
     let what: Vec<&str> = lowered
@@ -386,5 +390,100 @@ void run(int n, int kind) {
         .iter()
         .map(|(_, w)| w.as_str())
         .collect();
-    assert_eq!(what, ["LambdaExpression", "a macro invocation"]);
+    assert_eq!(what, ["LambdaExpression"]);
+}
+
+#[test]
+fn macros_are_expanded_where_they_are_invoked() {
+    let (text, not_lowered) = lowered(
+        r#"
+#define BLOCK 256
+#define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
+#define LAUNCH(T, BS) kern<T><<<CEIL_DIV(n, BS), BS>>>(n)
+#define CHECK(x) do { if ((x) != 0) return; } while (0)
+#define HUGE(x) x x x x x x x x x x x x x x x x
+template <typename T> __global__ void kern(int n) {}
+void run(int n) {
+  int grid = CEIL_DIV(n, BLOCK);
+  LAUNCH(float, 128);
+  LAUNCH(__nv_bfloat16, 64); LAUNCH(uint8_t, BLOCK);
+  CHECK(grid);
+}
+"#,
+        "run",
+    );
+    assert_eq!(
+        text,
+        "let grid: i32 = (n + 256 - 1) / 256
+launch kern<float><<<((n + 128 - 1) / 128, 1, 1), (128, 1, 1), 0>>>
+launch kern<__nv_bfloat16><<<((n + 64 - 1) / 64, 1, 1), (64, 1, 1), 0>>>
+launch kern<uint8_t><<<((n + 256 - 1) / 256, 1, 1), (256, 1, 1), 0>>>
+loop {
+  if grid != 0 {
+    return
+  }
+  if !(0 != 0) {
+    break
+  }
+}
+"
+    );
+    assert!(not_lowered.is_empty(), "{not_lowered:?}");
+}
+
+#[test]
+fn a_bodys_macro_expansions_are_bounded() {
+    let calls = "  C(n += 1000;)\n".repeat(10);
+    let text = format!(
+        "#define A(x) x x x x x x x x x x\n#define B(x) A(A(x))\n#define C(x) B(B(x))\n__global__ void k(int n) {{}}\nvoid run(int n) {{\n{calls}}}\n"
+    );
+    let (lowered_text, not_lowered) = lowered(&text, "run");
+    // 10,000 statements an invocation, 110 KB: the first nine fit in 1 MiB, the tenth not.
+    assert_eq!(lowered_text.matches("n += 1000i32").count(), 90_000);
+    let past: Vec<&str> = not_lowered.iter().map(|(_, w)| w.as_str()).collect();
+    assert_eq!(
+        past,
+        ["a macro invocation: the function's macros expand to more than 1024 KiB"]
+    );
+}
+
+#[test]
+fn a_lambda_called_in_place_is_a_block_its_return_leaves() {
+    let (text, not_lowered) = lowered(
+        r#"
+#define BOOL_SWITCH(c, NAME, ...) [&] { if (c) { constexpr bool NAME = true; return __VA_ARGS__(); } else { constexpr bool NAME = false; return __VA_ARGS__(); } }()
+template <bool Even> __global__ void kern(int n) {}
+void run(int n) {
+  BOOL_SWITCH(n % 2 == 0, IsEven, [&] { kern<IsEven><<<n, 128>>>(n); });
+  int tile = [&] { if (n > 64) return 64; return 32; }();
+  auto f = [&](int x) { return x; }(3);
+}
+"#,
+        "run",
+    );
+    assert_eq!(
+        text,
+        "'lambda0: {
+  if n % 2 == 0 {
+    let IsEven = true
+    break 'lambda0 'lambda1: {
+      launch kern<IsEven><<<(n, 1, 1), (128, 1, 1), 0>>>
+    }
+  } else {
+    let IsEven = false
+    break 'lambda0 'lambda2: {
+      launch kern<IsEven><<<(n, 1, 1), (128, 1, 1), 0>>>
+    }
+  }
+}
+let tile: i32 = 'lambda3: {
+  if n > 64 {
+    break 'lambda3 64i32
+  }
+  break 'lambda3 32i32
+}
+let f = `[&](int x) { return x; }(3)` (a call of an expression)
+"
+    );
+    assert_eq!(not_lowered.len(), 1, "{not_lowered:?}");
 }
