@@ -4,7 +4,11 @@
 //!
 //! ```sh
 //! cargo run --release -p occupancy-bench --example cuda_lowering -- <crate dir> <dir>... [--policy <occupancy.toml>]
+//! cargo run --release -p occupancy-bench --example cuda_lowering -- --each fuzz/seeds/cuda  # each file a unit
 //! ```
+//!
+//! `--each`: every file under the folders given is a translation unit of its own (`a.cu`),
+//! as the `cuda` fuzz target reads an input: the census of them all, and the slowest.
 
 use std::path::PathBuf;
 
@@ -12,8 +16,11 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let mut policy = occupancy_core::policy::Policy::default();
     let mut paths = Vec::new();
+    let mut each = false;
     while let Some(a) = args.next() {
-        if a == "--policy" {
+        if a == "--each" {
+            each = true;
+        } else if a == "--policy" {
             let file = args.next().unwrap_or_default();
             let text = std::fs::read_to_string(&file).unwrap_or_else(|e| {
                 eprintln!("{file}: {e}");
@@ -27,11 +34,16 @@ fn main() {
             paths.push(PathBuf::from(a));
         }
     }
-    let Some((crate_dir, dirs)) = paths.split_first() else {
-        eprintln!("usage: cuda_lowering <crate dir> <dir>... [--policy <occupancy.toml>]");
-        std::process::exit(2)
+    let census = if each {
+        each_file(&paths, &policy)
+    } else {
+        let Some((crate_dir, dirs)) = paths.split_first() else {
+            eprintln!("usage: cuda_lowering <crate dir> <dir>... [--policy <occupancy.toml>]");
+            eprintln!("       cuda_lowering --each <dir or file>... [--policy <occupancy.toml>]");
+            std::process::exit(2)
+        };
+        occupancy_cuda::lowering_census(crate_dir, dirs, &policy)
     };
-    let census = occupancy_cuda::lowering_census(crate_dir, dirs, &policy);
     let percent = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
     let mut out = String::new();
     out += &format!(
@@ -47,4 +59,55 @@ fn main() {
     }
     // A closed pipe (`| head`) ends the output, not the program with a panic.
     let _ = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes());
+}
+
+/// The census of every file under `paths`, each read as a unit of its own.
+fn each_file(
+    paths: &[PathBuf],
+    policy: &occupancy_core::policy::Policy,
+) -> occupancy_cuda::LoweringCensus {
+    let mut files = Vec::new();
+    let mut stack: Vec<PathBuf> = paths.to_vec();
+    while let Some(p) = stack.pop() {
+        if p.is_dir() {
+            stack.extend(
+                std::fs::read_dir(&p)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path()),
+            );
+        } else if p.is_file() {
+            files.push(p);
+        }
+    }
+    files.sort();
+    let mut all = occupancy_cuda::LoweringCensus::default();
+    let mut counts = std::collections::BTreeMap::new();
+    let mut slowest = (std::time::Duration::ZERO, PathBuf::new());
+    for file in &files {
+        let text = String::from_utf8_lossy(&std::fs::read(file).unwrap_or_default()).into_owned();
+        let start = std::time::Instant::now();
+        let census = occupancy_cuda::lowering_census_texts(&[("a.cu", &text)], policy);
+        let took = start.elapsed();
+        if took > slowest.0 {
+            slowest = (took, file.clone());
+        }
+        all.functions += census.functions;
+        all.whole += census.whole;
+        all.launches_lowered += census.launches_lowered;
+        all.launches_hidden += census.launches_hidden;
+        for (what, n) in census.not_lowered {
+            *counts.entry(what).or_insert(0) += n;
+        }
+    }
+    all.not_lowered = counts.into_iter().collect();
+    all.not_lowered.sort_by_key(|e| std::cmp::Reverse(e.1));
+    eprintln!(
+        "{} files; the slowest {:.3} s: {}",
+        files.len(),
+        slowest.0.as_secs_f64(),
+        slowest.1.display()
+    );
+    all
 }

@@ -231,13 +231,34 @@ pub fn lowering_census(
     policy: &occupancy_core::policy::Policy,
 ) -> LoweringCensus {
     let build = preproc::Build::from_defines(policy.defines.as_deref());
+    census_of(
+        files::Sources::read(crate_dir, dirs, &build),
+        policy,
+        &build,
+    )
+}
+
+/// [`lowering_census`] of sources given as text, as [`read_texts_with_policy`].
+pub fn lowering_census_texts(
+    files: &[(&str, &str)],
+    policy: &occupancy_core::policy::Policy,
+) -> LoweringCensus {
+    let build = preproc::Build::from_defines(policy.defines.as_deref());
+    census_of(files::Sources::from_texts(files, &build), policy, &build)
+}
+
+fn census_of(
+    sources: files::Sources,
+    policy: &occupancy_core::policy::Policy,
+    build: &preproc::Build,
+) -> LoweringCensus {
     let mut census = LoweringCensus::default();
     let mut counts: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     read_units(
-        files::Sources::read(crate_dir, dirs, &build),
+        sources,
         &policy.targets,
         &policy.device_params,
-        &build,
+        build,
         &mut |index, entered| {
             for (f, _) in index
                 .all_functions

@@ -454,10 +454,13 @@ impl Lower<'_> {
         }))
     }
 
-    /// `switch (v) { case A: .. case B: ..; break; default: .. }`: a labelled block around a
-    /// `match` on `v`, each case's arm running the statements from its label to the first
-    /// `break` of the cases that follow it (C++ runs on into the next case); `default` is
-    /// the last arm, whatever its place.
+    /// `switch (v) { case A: .. case B: ..; break; default: .. }`: a labelled block that
+    /// finds the case `v` enters by (`let switch#0 = match v { A => 0, B => 1, _ => 2 }`,
+    /// the default's place, or past the last case without one) and then runs each case's
+    /// statements in order from there (`if switch#0 <= 1 { .. }`), C++ running on into the
+    /// next case until a `break`, which leaves the block. Linear in the cases (a copy of
+    /// the following cases per arm would be quadratic: 3,000 cases that run on, 4.5 M
+    /// statements). `switch#0` is a name no C++ code can write.
     fn switch(&mut self, s: At<'_>, d: usize) -> Expr {
         let scrutinee = match s.field(Field::Condition).and_then(|c| {
             c.field(Field::Value)
@@ -475,41 +478,17 @@ impl Lower<'_> {
         if cases.iter().any(|c| c.kind() != Some(Kind::CaseStatement)) {
             return self.opaque(s, "statements outside the cases of a switch");
         }
-        self.targets.push(Target::Switch(label));
-        // Each case's own statements, and whether the last of them leaves the switch.
-        let mut bodies: Vec<(Vec<Stmt>, bool)> = Vec::new();
-        for case in &cases {
-            let statements: Vec<At<'_>> = case
-                .children()
-                .into_iter()
-                .filter(|c| Some(c.node) != case.field(Field::Value).map(|v| v.node))
-                .collect();
-            let leaves = statements.last().is_some_and(|l| {
-                matches!(
-                    l.kind(),
-                    Some(Kind::BreakStatement | Kind::ReturnStatement | Kind::ContinueStatement)
-                )
-            });
-            let mut stmts = Vec::new();
-            for st in statements {
-                stmts.extend(self.stmt(st, d + 1));
-            }
-            bodies.push((stmts, leaves));
-        }
-        self.targets.pop();
+        let entry = format!("switch#{label}");
+        let entry_path = |at| Expr::Path(local(&entry), at);
         let mut arms = Vec::new();
-        let mut default = None;
+        let mut default = cases.len();
+        let mut runs = Vec::new();
+        self.targets.push(Target::Switch(label));
         for (i, case) in cases.iter().enumerate() {
-            let mut stmts = Vec::new();
-            for (body, leaves) in &bodies[i..] {
-                stmts.extend(body.iter().cloned());
-                if *leaves {
-                    break;
-                }
-            }
-            let body = Expr::Block(Box::new(Block { stmts, tail: None }));
+            let value = case.field(Field::Value);
             let at = self.at(*case);
-            match case.field(Field::Value) {
+            let index = Expr::Int(i128::try_from(i).unwrap_or(i128::MAX), None);
+            match value {
                 Some(v) => {
                     let pat = match self.expr(v, d) {
                         Expr::Path(p, _) => Pat::Path(p),
@@ -519,38 +498,57 @@ impl Lower<'_> {
                     arms.push(Arm {
                         pat,
                         guard: None,
-                        body,
+                        body: index.clone(),
                         at,
                     });
                 }
-                None => {
-                    default = Some(Arm {
-                        pat: Pat::Wild,
-                        guard: None,
-                        body,
-                        at,
-                    });
-                }
+                None => default = i,
+            }
+            let mut stmts = Vec::new();
+            for st in case
+                .children()
+                .into_iter()
+                .filter(|c| Some(c.node) != value.map(|v| v.node))
+            {
+                stmts.extend(self.stmt(st, d + 1));
+            }
+            if !stmts.is_empty() {
+                runs.push(Stmt::Expr(Expr::If(Box::new(If {
+                    condition: Expr::Compare(
+                        Comparison::Le,
+                        Box::new(entry_path(ir::At::NONE)),
+                        Box::new(index),
+                    ),
+                    then: Block { stmts, tail: None },
+                    otherwise: None,
+                    at,
+                }))));
             }
         }
-        arms.push(default.unwrap_or_else(|| Arm {
+        self.targets.pop();
+        arms.push(Arm {
             pat: Pat::Wild,
             guard: None,
-            body: Expr::Block(Box::default()),
+            body: Expr::Int(i128::try_from(default).unwrap_or(i128::MAX), None),
             at: ir::At::NONE,
-        }));
+        });
         let at = self.at(s);
         let matched = Expr::Match(Box::new(Match {
             scrutinee,
             arms,
             at,
         }));
+        let mut stmts = vec![Stmt::Let(Box::new(Let {
+            pat: Pat::Bind(entry.clone(), None),
+            init: Some(matched),
+            otherwise: None,
+            ty: None,
+            at,
+        }))];
+        stmts.extend(runs);
         Expr::Labeled(
             switch_label(label),
-            Box::new(Expr::Block(Box::new(Block {
-                stmts: vec![Stmt::Expr(matched)],
-                tail: None,
-            }))),
+            Box::new(Expr::Block(Box::new(Block { stmts, tail: None }))),
         )
     }
 
@@ -1167,6 +1165,17 @@ fn break_unless(test: Expr) -> Expr {
         otherwise: None,
         at: ir::At::NONE,
     }))
+}
+
+/// A path of one name.
+fn local(name: &str) -> ir::Path {
+    ir::Path {
+        leading_colon: false,
+        segments: vec![Segment {
+            ident: name.to_owned(),
+            args: Vec::new(),
+        }],
+    }
 }
 
 fn lambda_label(label: u32) -> String {

@@ -239,35 +239,30 @@ void pick(int dtype, int n) {
         text,
         "let block: i32
 'switch0: {
-  match dtype {
-    0 => {
-      block = 128i32
+  let switch#0 = match dtype {
+    0 => 0
+    1 => 1
+    2 => 3
+    KIND_F8 => 4
+    _ => 2
+  }
+  if switch#0 <= 1 {
+    block = 128i32
+    break 'switch0
+  }
+  if switch#0 <= 2 {
+    block = 64i32
+  }
+  if switch#0 <= 3 {
+    if n > 4 {
+      block = 512i32
       break 'switch0
     }
-    1 => {
-      block = 128i32
-      break 'switch0
-    }
-    2 => {
-      if n > 4 {
-        block = 512i32
-        break 'switch0
-      }
-      block = 256i32
-      break 'switch0
-    }
-    KIND_F8 => {
-      return
-    }
-    _ => {
-      block = 64i32
-      if n > 4 {
-        block = 512i32
-        break 'switch0
-      }
-      block = 256i32
-      break 'switch0
-    }
+    block = 256i32
+    break 'switch0
+  }
+  if switch#0 <= 4 {
+    return
   }
 }
 "
@@ -486,4 +481,15 @@ let f = `[&](int x) { return x; }(3)` (a call of an expression)
 "
     );
     assert_eq!(not_lowered.len(), 1, "{not_lowered:?}");
+}
+
+#[test]
+fn a_switch_of_many_cases_that_run_on_stays_linear() {
+    let cases: String = (0..3000).map(|i| format!("case {i}: b = {i};\n")).collect();
+    let text = format!("void f(int n) {{ int b = 0; switch (n) {{ {cases} }} }}");
+    let (lowered_text, not_lowered) = lowered(&text, "f");
+    // One arm and one `if` per case (a copy of the following cases per arm: 4.5 M).
+    assert_eq!(lowered_text.matches("b = ").count(), 3000);
+    assert_eq!(lowered_text.matches(" => ").count(), 3001);
+    assert!(not_lowered.is_empty());
 }
