@@ -746,10 +746,22 @@ impl Lower<'_> {
         }
         let d = depth + 1;
         match e.kind() {
-            Some(Kind::NumberLiteral) => match number(e.text()) {
-                Some((value, ty)) => Expr::Int(value, Some(ty)),
-                None => self.opaque(e, "a floating-point or unreadable number"),
-            },
+            Some(Kind::NumberLiteral) => {
+                // The grammar reads a sign before the digits as part of the literal (`-1`):
+                // the unary operator on the literal after it.
+                let text = e.text();
+                let (negative, digits) = match text.strip_prefix('-') {
+                    Some(rest) => (true, rest.trim_start()),
+                    None => (false, text.strip_prefix('+').unwrap_or(text).trim_start()),
+                };
+                match number(digits) {
+                    Some((value, ty)) if negative => {
+                        Expr::Neg(Box::new(Expr::Int(value, Some(ty))))
+                    }
+                    Some((value, ty)) => Expr::Int(value, Some(ty)),
+                    None => self.opaque(e, "a floating-point or unreadable number"),
+                }
+            }
             Some(Kind::True) => Expr::Bool(true),
             Some(Kind::False) => Expr::Bool(false),
             Some(

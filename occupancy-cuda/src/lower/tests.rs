@@ -3,19 +3,24 @@ use crate::index::Index;
 use crate::preproc::{Build, Decider};
 use crate::syntax::Code;
 
-/// The lowering of the function `name` of `text`, printed as Rust-like text (one statement
-/// per line, blocks indented), with what was not lowered.
-fn lowered(text: &str, name: &str) -> (String, Vec<(u32, String)>) {
+/// `f` on the function `name` of `text` (a unit of one file) and the unit's index.
+fn with_function<R>(text: &str, name: &str, f: impl FnOnce(&Function<'_>, &Index<'_>) -> R) -> R {
     let code = Code::parse(text.to_owned(), "a.cu".to_owned(), None);
     let build = Build::default();
     let decider = Decider::new(&build, [text]);
     let index = Index::build(&[&code], &decider);
-    let f = index
+    let function = index
         .all_functions
         .iter()
         .find(|f| f.name == name)
         .expect("the function");
-    let lowered = function(f, &index);
+    f(function, &index)
+}
+
+/// The lowering of the function `name` of `text`, printed as Rust-like text (one statement
+/// per line, blocks indented), with what was not lowered.
+fn lowered(text: &str, name: &str) -> (String, Vec<(u32, String)>) {
+    let lowered = with_function(text, name, function);
     let mut out = String::new();
     block(&lowered.body, 0, &mut out);
     (out, lowered.not_lowered)
@@ -181,6 +186,7 @@ extern "C" void launch(int n, float* x, dim3 given, cudaStream_t s) {
   dim3 grid(blocks);
   dim3 block = {threads, 2};
   dim3 one;
+  int offset = -1;
   size_t smem = static_cast<size_t>(threads) * 4u;
   block.y = std::min(block.y, 4);
   kern<float, 4><<<grid, block, smem, s>>>(x, n);
@@ -202,6 +208,7 @@ let spare: u32
 let grid = (blocks, 1, 1)
 let block = (threads, 2, 1)
 let one = (1, 1, 1)
+let offset: i32 = -1
 let smem: u64 = threads as u64 * 4
 block.1 = block.1.min(4)
 launch kern<float, 4><<<grid, block, smem>>>
@@ -361,16 +368,9 @@ void run(int n, int kind) {
   CHECK(cudaGetLastError());
 }
 "#;
-    let code = Code::parse(text.to_owned(), "a.cu".to_owned(), None);
-    let build = Build::default();
-    let decider = Decider::new(&build, [text]);
-    let index = Index::build(&[&code], &decider);
-    let f = index
-        .all_functions
-        .iter()
-        .find(|f| f.name == "run")
-        .unwrap();
-    let lowered = function(f, &index);
+    let (lowered, written) = with_function(text, "run", |f, index| {
+        (function(f, index), chevrons_written(f.body))
+    });
     let mut found = Vec::new();
     ir::visit_block(&lowered.body, &mut |e| {
         if let Expr::CustLaunch(c) = e {
@@ -378,7 +378,7 @@ void run(int n, int kind) {
         }
     });
     // The launch in the lambda is not lowered; the macro is expanded.
-    assert_eq!(chevrons_written(f.body), 3);
+    assert_eq!(written, 3);
     assert_eq!(found, ["(128, 1, 1)", "(if .., 1, 1)"]);
     let what: Vec<&str> = lowered
         .not_lowered
