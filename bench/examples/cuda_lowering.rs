@@ -54,6 +54,17 @@ fn main() {
         census.launches_lowered,
         census.launches_hidden,
     );
+    let side = &census.side_by_side;
+    out += &format!(
+        "the core on the lowered roots, against the interpreter: {} sites, {} the same, {} different, {} not recorded by the core\n",
+        side.sites,
+        side.same,
+        side.different.len(),
+        side.not_recorded
+    );
+    for d in &side.different {
+        out += &format!("  different: {d}\n");
+    }
     for (what, count) in &census.not_lowered {
         out += &format!("{count:6}  {what}\n");
     }
@@ -97,6 +108,16 @@ fn each_file(
         all.whole += census.whole;
         all.launches_lowered += census.launches_lowered;
         all.launches_hidden += census.launches_hidden;
+        all.side_by_side.sites += census.side_by_side.sites;
+        all.side_by_side.same += census.side_by_side.same;
+        all.side_by_side.not_recorded += census.side_by_side.not_recorded;
+        all.side_by_side.different.extend(
+            census
+                .side_by_side
+                .different
+                .into_iter()
+                .map(|d| format!("{}: {d}", file.display())),
+        );
         for (what, n) in census.not_lowered {
             *counts.entry(what).or_insert(0) += n;
         }

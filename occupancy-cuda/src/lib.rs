@@ -221,6 +221,26 @@ pub struct LoweringCensus {
     /// What was left opaque, by what it is (a tree-sitter node kind or a construct), with
     /// how many times, the most frequent first.
     pub not_lowered: Vec<(String, usize)>,
+    /// The reading core run on the lowered roots, beside the interpreter that reads them
+    /// today.
+    pub side_by_side: SideBySide,
+}
+
+/// The launches the reading core records on the lowered roots against what the C++
+/// interpreter reads, site by site (a site: a `.cu` file and line of a launch the
+/// interpreter lists): each site's set of (block, dynamic shared memory) over its paths,
+/// a value not known on a path counted as such.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SideBySide {
+    /// Sites the interpreter gives paths for.
+    pub sites: usize,
+    /// Of those, the sites the core records the same set for.
+    pub same: usize,
+    /// Sites both read, with different sets: `file:line: interpreter .. core ..`.
+    pub different: Vec<String>,
+    /// Sites the core records nothing for (a launch in a function a root calls: the core
+    /// records launches in the root's own body only, so far).
+    pub not_recorded: usize,
 }
 
 /// The [`LoweringCensus`] of a [`read`] of `dirs` under `crate_dir` (the policy's
@@ -254,7 +274,9 @@ fn census_of(
 ) -> LoweringCensus {
     let mut census = LoweringCensus::default();
     let mut counts: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    read_units(
+    let mut core: std::collections::BTreeMap<(String, u32), lower::Made> =
+        std::collections::BTreeMap::new();
+    let reading = read_units(
         sources,
         &policy.targets,
         &policy.device_params,
@@ -278,13 +300,56 @@ fn census_of(
                     *counts.entry(what).or_default() += 1;
                 }
             }
+            for (site, made) in lower::unit_launches(index, entered) {
+                core.entry(site).or_default().extend(made);
+            }
         },
     );
+    census.side_by_side = side_by_side(&reading, &core);
     census.not_lowered = counts.into_iter().collect();
     census
         .not_lowered
         .sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     census
+}
+
+/// [`SideBySide`] of the interpreter's `reading` and the core's launches by site.
+fn side_by_side(
+    reading: &Reading,
+    core: &std::collections::BTreeMap<(String, u32), lower::Made>,
+) -> SideBySide {
+    let shown = |made: &lower::Made| {
+        let items: Vec<String> = made
+            .iter()
+            .map(|(block, smem)| {
+                let block = block.map_or("?".to_owned(), |b| format!("{b:?}"));
+                let smem = smem.map_or("?".to_owned(), |s| s.to_string());
+                format!("{block}/{smem}")
+            })
+            .collect();
+        items.join(" ")
+    };
+    let mut out = SideBySide::default();
+    for launch in reading.launches.iter().filter(|l| !l.paths.is_empty()) {
+        out.sites += 1;
+        let old: lower::Made = launch
+            .paths
+            .iter()
+            .map(|p| (p.block.known(), p.dynamic_smem_bytes.known()))
+            .collect();
+        match core.get(&(launch.file.clone(), launch.line)) {
+            None => out.not_recorded += 1,
+            Some(made) if *made == old => out.same += 1,
+            Some(made) => out.different.push(format!(
+                "{}:{}: interpreter {} core {}",
+                launch.file,
+                launch.line,
+                shown(&old),
+                shown(made)
+            )),
+        }
+    }
+    out
 }
 
 /// Every launch written in a function body that no followed path reached (a function

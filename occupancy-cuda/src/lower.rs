@@ -55,6 +55,8 @@ const MAX_EXPANDED_BYTES: usize = 1 << 20;
 pub(crate) struct Lowered {
     /// The body.
     pub(crate) body: Block,
+    /// Where each [`ir::At`] of the body is (the file as shown, and the line), by its index.
+    pub(crate) places: Vec<(String, u32)>,
     /// What was not lowered: the line and what it is (a node kind or a construct).
     pub(crate) not_lowered: Vec<(u32, String)>,
     /// The `<<<...>>>` launches written inside what was not lowered.
@@ -64,18 +66,7 @@ pub(crate) struct Lowered {
 /// Lowers the body of `f` (its parameters of type `dim3` known as such), the unit's
 /// macros (`index.macros`) expanded where they are invoked.
 pub(crate) fn function(f: &Function<'_>, index: &Index<'_>) -> Lowered {
-    let mut lower = Lower {
-        lines: Vec::new(),
-        not_lowered: Vec::new(),
-        hidden_launches: 0,
-        dim3: HashSet::new(),
-        targets: Vec::new(),
-        switches: 0,
-        lambdas: Vec::new(),
-        lambda_count: 0,
-        macros: &index.macros,
-        expanded_bytes: 0,
-    };
+    let mut lower = Lower::new(index);
     lower.dim3.extend(
         f.params
             .iter()
@@ -85,8 +76,31 @@ pub(crate) fn function(f: &Function<'_>, index: &Index<'_>) -> Lowered {
     let body = lower.block(f.body, 0);
     Lowered {
         body,
+        places: lower.places,
         not_lowered: lower.not_lowered,
         hidden_launches: lower.hidden_launches,
+    }
+}
+
+/// Lowers the expression `e` (a constant's initialiser) with the unit's macros.
+pub(crate) fn expression(e: At<'_>, index: &Index<'_>) -> Expr {
+    Lower::new(index).expr(e, 0)
+}
+
+impl<'m> Lower<'m> {
+    fn new(index: &'m Index<'_>) -> Lower<'m> {
+        Lower {
+            places: Vec::new(),
+            not_lowered: Vec::new(),
+            hidden_launches: 0,
+            dim3: HashSet::new(),
+            targets: Vec::new(),
+            switches: 0,
+            lambdas: Vec::new(),
+            lambda_count: 0,
+            macros: &index.macros,
+            expanded_bytes: 0,
+        }
     }
 }
 
@@ -155,9 +169,9 @@ enum Target {
 }
 
 struct Lower<'m> {
-    /// The line of each [`ir::At`] given out, by its index (the table a C++ location is
-    /// found in, as the Rust front end's spans).
-    lines: Vec<u32>,
+    /// The file and line of each [`ir::At`] given out, by its index (the table a C++
+    /// location is found in, as the Rust front end's spans).
+    places: Vec<(String, u32)>,
     not_lowered: Vec<(u32, String)>,
     hidden_launches: usize,
     /// Names declared `dim3` (parameters and locals of the function; a name declared again
@@ -179,8 +193,8 @@ struct Lower<'m> {
 
 impl Lower<'_> {
     fn at(&mut self, at: At<'_>) -> ir::At {
-        let index = u32::try_from(self.lines.len()).unwrap_or(u32::MAX);
-        self.lines.push(at.line());
+        let index = u32::try_from(self.places.len()).unwrap_or(u32::MAX);
+        self.places.push((at.code.shown.clone(), at.line()));
         ir::At(index)
     }
 
@@ -762,6 +776,10 @@ impl Lower<'_> {
                     None => self.opaque(e, "a floating-point or unreadable number"),
                 }
             }
+            Some(Kind::Identifier) if self.invocation(e).is_some() => {
+                // An object-like macro: its value, as the preprocessor makes it.
+                self.expand_expr(e.text(), None, e, d)
+            }
             Some(Kind::True) => Expr::Bool(true),
             Some(Kind::False) => Expr::Bool(false),
             Some(
@@ -1300,6 +1318,10 @@ fn written(at: At<'_>, out: &mut Vec<String>, depth: usize) {
         written(c, out, depth + 1);
     }
 }
+
+mod core;
+
+pub(crate) use core::{Made, unit_launches};
 
 #[cfg(test)]
 mod tests;

@@ -400,6 +400,7 @@ fn macros_are_expanded_where_they_are_invoked() {
 template <typename T> __global__ void kern(int n) {}
 void run(int n) {
   int grid = CEIL_DIV(n, BLOCK);
+  int again = BLOCK * 2;
   LAUNCH(float, 128);
   LAUNCH(__nv_bfloat16, 64); LAUNCH(uint8_t, BLOCK);
   CHECK(grid);
@@ -410,6 +411,7 @@ void run(int n) {
     assert_eq!(
         text,
         "let grid: i32 = (n + 256 - 1) / 256
+let again: i32 = 256 * 2
 launch kern<float><<<((n + 128 - 1) / 128, 1, 1), (128, 1, 1), 0>>>
 launch kern<__nv_bfloat16><<<((n + 64 - 1) / 64, 1, 1), (64, 1, 1), 0>>>
 launch kern<uint8_t><<<((n + 256 - 1) / 256, 1, 1), (256, 1, 1), 0>>>

@@ -1,0 +1,215 @@
+//! The reading core run on lowered C++ (issue 25, stage 3's side-by-side step): a root of
+//! the unit lowered, its names answered from the unit's index ([`UnitNames`]), run by
+//! `occupancy_read`'s interpreter, and the launches it records, by file and line, for
+//! comparison with what `interp.rs` reads ([`crate::LoweringCensus::side_by_side`]).
+//!
+//! What the core does not do for C++ yet, and so where the two differ by design: it records
+//! a launch only in the root's own body (a launch in a function the root calls is not
+//! recorded), its integers follow Rust's rules (an overflow ends the path; C++'s unsigned
+//! types wrap), it knows no `cudaLaunchKernelEx` and no device query.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use occupancy_read::interp::{Interp, Mode, ParamKind};
+use occupancy_read::ir::{Block, Pat, Path};
+use occupancy_read::launches::Field as LaunchField;
+use occupancy_read::names::{
+    ConstDef, CrateId, Def, FnBody, FnDef, ModuleId, Names, Place, Returns, Vis, seg,
+};
+
+use super::{Lowered, function, int_type, is_dim3};
+use crate::index::{Function, Index, Init};
+use crate::syntax::{Field, Kind};
+
+/// What one launch site makes on the paths of a reading: (block, dynamic shared memory),
+/// each `None` where it is not known.
+pub(crate) type Made = BTreeSet<(Option<[u32; 3]>, Option<u32>)>;
+
+/// The launches the core records on the roots of a unit among `entered` (the functions
+/// `interp.rs` entered), by (file, line) of the launch.
+pub(crate) fn unit_launches(index: &Index<'_>, entered: &[bool]) -> BTreeMap<(String, u32), Made> {
+    let mut out: BTreeMap<(String, u32), Made> = BTreeMap::new();
+    for (f, _) in index
+        .all_functions
+        .iter()
+        .zip(entered)
+        .filter(|(f, entered)| **entered && !f.is_kernel && index.is_root(f))
+    {
+        let lowered = function(f, index);
+        let mut names = UnitNames { index };
+        let mode = Mode {
+            launch_calls: false,
+            base_names: Vec::new(),
+            assume: Vec::new(),
+            launch_helpers: Vec::new(),
+        };
+        let mut interp = Interp::new(&mut names, mode);
+        interp.run_wrapper(&lowered.body, &params(f), &[]);
+        for launch in occupancy_read::launches::launches(&interp) {
+            let Some(place) = lowered.places.get(launch.at.0 as usize) else {
+                continue;
+            };
+            let block = launch.block.as_ref().ok().and_then(|dims| {
+                let [x, y, z] = dims;
+                Some([x.known_u32()?, y.known_u32()?, z.known_u32()?])
+            });
+            let smem = match &launch.smem {
+                LaunchField::Known(_) => launch.smem.known_u32(),
+                LaunchField::RunTime(_) => None,
+            };
+            out.entry(place.clone()).or_default().insert((block, smem));
+        }
+    }
+    out
+}
+
+/// A root's parameters: integers of their C++ type, the rest unknown.
+pub(super) fn params(f: &Function<'_>) -> Vec<(Pat, ParamKind)> {
+    f.params
+        .iter()
+        .map(|p| {
+            let kind = match int_type(&p.ty) {
+                Some(ty) if p.pointers == 0 => ParamKind::Int(ty),
+                _ if p.pointers == 0 && p.ty.split_whitespace().any(|w| w == "bool") => {
+                    ParamKind::Bool
+                }
+                _ => ParamKind::Other,
+            };
+            (Pat::Bind(p.name.clone(), None), kind)
+        })
+        .collect()
+}
+
+/// The unit's names as the core asks for them: namespace-scope constants (their
+/// initialisers lowered) and functions (their bodies lowered). Everything is in one module;
+/// nothing is confirmed by a compiler (C++ has no confirmations), so a root path is the name.
+pub(super) struct UnitNames<'i> {
+    pub(super) index: &'i Index<'i>,
+}
+
+fn unit_module() -> ModuleId {
+    ModuleId {
+        krate: CrateId::Local,
+        path: Vec::new(),
+    }
+}
+
+/// A function's body, lowered when the front end is asked for it.
+#[derive(Debug)]
+struct Body(Block);
+
+impl FnBody for Body {
+    fn get(&self) -> &Block {
+        &self.0
+    }
+}
+
+impl Names for UnitNames<'_> {
+    fn body_consts(&self) -> &[ConstDef] {
+        &[]
+    }
+
+    fn place(&mut self, _: &Place) -> (Option<ModuleId>, Option<String>) {
+        (Some(unit_module()), None)
+    }
+
+    fn place_of(&mut self, _: &ModuleId) -> String {
+        "the translation unit".to_owned()
+    }
+
+    fn resolve(&mut self, path: &Path, _: &Place) -> Result<Def, String> {
+        let name = path.last();
+        if let Some(c) = self.index.constants.get(name).and_then(|cs| cs.first())
+            && let Init::Expr(init, ty) = &c.init
+        {
+            return Ok(Def::Const(
+                ConstDef {
+                    name: name.to_owned(),
+                    ty: int_type(ty),
+                    ty_text: ty.clone(),
+                    expr: super::expression(*init, self.index),
+                    vis: Vis::Pub,
+                },
+                unit_module(),
+                None,
+            ));
+        }
+        let Some(f) = self
+            .index
+            .functions
+            .get(name)
+            .and_then(|fs| fs.iter().find(|f| !f.is_kernel))
+        else {
+            return Err(format!(
+                "`{}` is not a constant or function of the unit",
+                path.text()
+            ));
+        };
+        let Lowered { body, .. } = function(f, self.index);
+        Ok(Def::Fn(
+            FnDef {
+                name: name.to_owned(),
+                vis: Vis::Pub,
+                is_const: false,
+                generics: f
+                    .template
+                    .iter()
+                    .map(|t| (!t.is_type).then(|| t.name.clone()))
+                    .collect(),
+                params: f
+                    .params
+                    .iter()
+                    .map(|p| {
+                        let ty = (p.pointers == 0).then(|| int_type(&p.ty)).flatten();
+                        (Pat::Bind(p.name.clone(), None), ty)
+                    })
+                    .collect(),
+                generic_over_types: f.template.iter().any(|t| t.is_type),
+                returns: returns(f),
+                body: Arc::new(Body(body)),
+            },
+            unit_module(),
+            None,
+        ))
+    }
+
+    fn lib_name(&self) -> Option<&str> {
+        None
+    }
+
+    fn root_path(&mut self, _: &ModuleId, _: Option<&str>, def: &ConstDef) -> Result<Path, String> {
+        Ok(Path {
+            leading_colon: false,
+            segments: vec![seg(&def.name)],
+        })
+    }
+
+    fn fn_root_path(
+        &mut self,
+        _: &ModuleId,
+        _: Option<&str>,
+        _: &FnDef,
+        written: &Path,
+    ) -> Result<Path, String> {
+        Ok(written.clone())
+    }
+}
+
+/// What `f` returns as the core reads it: an integer of its C++ type, a `dim3` (values
+/// chosen together), else nothing the core reads.
+fn returns(f: &Function<'_>) -> Returns {
+    let ty = f
+        .body
+        .node
+        .parent()
+        .filter(|d| Kind::of(*d) == Some(Kind::FunctionDefinition))
+        .and_then(|d| crate::syntax::child(d, Field::Type))
+        .map_or("", |t| f.body.code.text(t));
+    match int_type(ty) {
+        Some(ty) => Returns::Int(ty),
+        None if is_dim3(ty) => Returns::Value,
+        None if ty.trim() == "bool" => Returns::Bool,
+        None => Returns::Other,
+    }
+}
