@@ -2490,3 +2490,41 @@ pub fn untouched(s: &Stream, n: u32, m: u32) {
     // A loop that assigns only its counter leaves the block as it was.
     assert_eq!(launches(&ok(&dir, "untouched")), [(32, 0)]);
 }
+
+/// An input divided by a literal (`k / 2`) is that input moved: a comparison of the
+/// quotient narrows the input, so that conditions on it and on other quotients of it go
+/// together (before 2026-12-07 the second condition made every launch "not checked").
+#[test]
+fn a_quotient_of_an_input_narrows_the_input() {
+    let dir = crate_with(
+        "quotients",
+        "fn pick(k: u32) -> u32 {
+    let half = k / 2;
+    if half <= 32 { return 32; }
+    if half <= 64 { return 64; }
+    256
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn by_helper(s: &Stream, k: u32) {
+    let block = pick(k);
+    s.launch(LaunchConfig { grid_dim: (k, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn inline(s: &Stream, k: u32) {
+    let quarter = k / 4;
+    let block = if quarter < 8 { 32 } else if k / 4 < 64 { 256 } else { 1024 };
+    s.launch(LaunchConfig { grid_dim: (k, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+",
+    );
+    assert_eq!(
+        launches(&ok(&dir, "by_helper")),
+        [(32, 0), (64, 0), (256, 0)]
+    );
+    assert_eq!(
+        launches(&ok(&dir, "inline")),
+        [(32, 0), (256, 0), (1024, 0)]
+    );
+}

@@ -228,7 +228,8 @@ pub struct LoweringCensus {
 
 /// The launches the reading core records on the lowered roots against what the C++
 /// interpreter reads, site by site (a site: a `.cu` file and line of a launch the
-/// interpreter lists): each site's set of (block, dynamic shared memory) over its paths,
+/// interpreter lists, and its kernel as written): each site's set of (block, dynamic shared
+/// memory) over its paths,
 /// a value not known on a path counted as such.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SideBySide {
@@ -274,7 +275,7 @@ fn census_of(
 ) -> LoweringCensus {
     let mut census = LoweringCensus::default();
     let mut counts: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    let mut core: std::collections::BTreeMap<(String, u32), lower::Made> =
+    let mut core: std::collections::BTreeMap<lower::SiteKey, lower::Made> =
         std::collections::BTreeMap::new();
     let reading = read_units(
         sources,
@@ -316,7 +317,7 @@ fn census_of(
 /// [`SideBySide`] of the interpreter's `reading` and the core's launches by site.
 fn side_by_side(
     reading: &Reading,
-    core: &std::collections::BTreeMap<(String, u32), lower::Made>,
+    core: &std::collections::BTreeMap<lower::SiteKey, lower::Made>,
 ) -> SideBySide {
     let shown = |made: &lower::Made| {
         let items: Vec<String> = made
@@ -337,7 +338,12 @@ fn side_by_side(
             .iter()
             .map(|p| (p.block.known(), p.dynamic_smem_bytes.known()))
             .collect();
-        match core.get(&(launch.file.clone(), launch.line)) {
+        let key = (
+            launch.file.clone(),
+            launch.line,
+            lower::squeezed(&launch.kernel_written),
+        );
+        match core.get(&key) {
             None => out.not_recorded += 1,
             Some(made) if *made == old => out.same += 1,
             Some(made) => out.different.push(format!(

@@ -1321,7 +1321,7 @@ fn written(at: At<'_>, out: &mut Vec<String>, depth: usize) {
 
 mod core;
 
-pub(crate) use core::{Made, unit_launches};
+pub(crate) use core::{Made, SiteKey, squeezed, unit_launches};
 
 #[cfg(test)]
 mod tests;

@@ -351,6 +351,7 @@ fn alias_steps(arg: &Expr) -> Option<(&str, Vec<Step>)> {
                 Op::Add => Step::Plus(k),
                 Op::Sub => Step::Plus(k.checked_neg()?),
                 Op::Mul if k >= 1 => Step::Times(k),
+                Op::Div if k >= 1 => Step::Div(k),
                 _ => return None,
             };
             let (name, steps) = alias_steps(inner)?;

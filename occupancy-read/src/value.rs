@@ -727,6 +727,7 @@ pub fn binary(op: Op, l: &Int, r: &Int, expected: Option<IntTy>) -> Outcome {
         (Op::Sub, Some(k), None) => Some((r, vec![Step::Neg, Step::Plus(k)])),
         (Op::Mul, None, Some(k)) if k >= 1 => Some((l, vec![Step::Times(k)])),
         (Op::Mul, Some(k), None) if k >= 1 => Some((r, vec![Step::Times(k)])),
+        (Op::Div, None, Some(k)) if k >= 1 => Some((l, vec![Step::Div(k)])),
         _ => None,
     };
     let mut out = finish(&[l, r], ty, set, expr, what);
@@ -853,6 +854,33 @@ mod tests {
         }
     }
 
+    /// `moved_back` of a division gives exactly the values whose quotient (truncated
+    /// towards zero) lies in the range, for ranges on both sides of zero.
+    #[test]
+    fn a_quotient_is_moved_back_to_exactly_its_dividends() {
+        for k in [1i128, 2, 3, 4, 7] {
+            for (lo, hi) in [(0, 0), (1, 3), (-3, -1), (-2, 2), (5, 5), (-4, 0)] {
+                let back =
+                    moved_back(&[Step::Div(k)], &AbstractInt::range(Some(lo), Some(hi))).unwrap();
+                let dividends: Vec<i128> = (-60..=60)
+                    .filter(|x| (lo..=hi).contains(&(x / k)))
+                    .collect();
+                assert_eq!(
+                    back.bounds(),
+                    (dividends.first().copied(), dividends.last().copied()),
+                    "x / {k} in {lo}..={hi}"
+                );
+                // And forward: the quotients of those values are the range.
+                let forward = moved(&[Step::Div(k)], &back).unwrap();
+                assert_eq!(
+                    forward.bounds(),
+                    (Some(lo), Some(hi)),
+                    "x / {k} in {lo}..={hi}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn checked_arithmetic_drops_the_overflowing_values() {
         let n = Int::input(Some(IntTy::U32), 0);
@@ -894,6 +922,8 @@ pub enum Step {
     Plus(i128),
     /// `* k`, `k` at least 1.
     Times(i128),
+    /// `/ k`, `k` at least 1 (truncated towards zero, as Rust and C++ divide).
+    Div(i128),
     /// `-x` (`10 - n` is `-n` then `+ 10`).
     Neg,
     /// `as ty`: the value as it is where the caller's values all fit `ty` (checked at the
@@ -909,6 +939,7 @@ pub fn moved(steps: &[Step], set: &AbstractInt) -> Option<AbstractInt> {
         set = match *step {
             Step::Plus(k) => set.add(&AbstractInt::known(k)),
             Step::Times(k) => set.mul(&AbstractInt::known(k)),
+            Step::Div(k) => set.div(&AbstractInt::known(k)),
             Step::Neg => set.neg(),
             Step::Cast(ty) => match set.bounds() {
                 (Some(lo), Some(hi)) if ty.min() <= lo && hi <= ty.max() => set,
@@ -928,6 +959,36 @@ pub fn moved_back(steps: &[Step], narrowed: &AbstractInt) -> Option<AbstractInt>
             Step::Plus(k) => set.sub(&AbstractInt::known(k)),
             Step::Cast(_) => set,
             Step::Neg => set.neg(),
+            Step::Div(k) => {
+                // `x / k` in `lo..=hi`: `x` from the first value whose quotient is `lo` to
+                // the last whose quotient is `hi` (a quotient of 0 takes `-(k - 1)..=k - 1`).
+                let (lo, hi) = set.bounds();
+                let first = |q: i128| {
+                    let base = q.checked_mul(k)?;
+                    if q > 0 {
+                        Some(base)
+                    } else {
+                        base.checked_sub(k - 1)
+                    }
+                };
+                let last = |q: i128| {
+                    let base = q.checked_mul(k)?;
+                    if q < 0 {
+                        Some(base)
+                    } else {
+                        base.checked_add(k - 1)
+                    }
+                };
+                let lo = match lo {
+                    Some(q) => Some(first(q)?),
+                    None => None,
+                };
+                let hi = match hi {
+                    Some(q) => Some(last(q)?),
+                    None => None,
+                };
+                AbstractInt::range(lo, hi)
+            }
             Step::Times(k) => match set.members() {
                 Some(members) => {
                     AbstractInt::one_of(members.iter().filter(|m| *m % k == 0).map(|m| m / k))?

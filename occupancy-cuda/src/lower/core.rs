@@ -26,10 +26,19 @@ use crate::syntax::{Field, Kind};
 /// each `None` where it is not known.
 pub(crate) type Made = BTreeSet<(Option<[u32; 3]>, Option<u32>)>;
 
+/// A launch site: its file and line, and its kernel as written with no white space (a
+/// macro that expands to several launches places them all at its invocation's line).
+pub(crate) type SiteKey = (String, u32, String);
+
+/// `kernel` as a [`SiteKey`] writes it.
+pub(crate) fn squeezed(kernel: &str) -> String {
+    kernel.split_whitespace().collect()
+}
+
 /// The launches the core records on the roots of a unit among `entered` (the functions
-/// `interp.rs` entered), by (file, line) of the launch.
-pub(crate) fn unit_launches(index: &Index<'_>, entered: &[bool]) -> BTreeMap<(String, u32), Made> {
-    let mut out: BTreeMap<(String, u32), Made> = BTreeMap::new();
+/// `interp.rs` entered), by site.
+pub(crate) fn unit_launches(index: &Index<'_>, entered: &[bool]) -> BTreeMap<SiteKey, Made> {
+    let mut out: BTreeMap<SiteKey, Made> = BTreeMap::new();
     for (f, _) in index
         .all_functions
         .iter()
@@ -47,9 +56,13 @@ pub(crate) fn unit_launches(index: &Index<'_>, entered: &[bool]) -> BTreeMap<(St
         let mut interp = Interp::new(&mut names, mode);
         interp.run_wrapper(&lowered.body, &params(f), &[]);
         for launch in occupancy_read::launches::launches(&interp) {
-            let Some(place) = lowered.places.get(launch.at.0 as usize) else {
+            let Some((file, line)) = lowered.places.get(launch.at.0 as usize) else {
                 continue;
             };
+            let kernel = launch
+                .kernel
+                .as_ref()
+                .map_or(String::new(), |k| squeezed(&k.name));
             let block = launch.block.as_ref().ok().and_then(|dims| {
                 let [x, y, z] = dims;
                 Some([x.known_u32()?, y.known_u32()?, z.known_u32()?])
@@ -58,7 +71,9 @@ pub(crate) fn unit_launches(index: &Index<'_>, entered: &[bool]) -> BTreeMap<(St
                 LaunchField::Known(_) => launch.smem.known_u32(),
                 LaunchField::RunTime(_) => None,
             };
-            out.entry(place.clone()).or_default().insert((block, smem));
+            out.entry((file.clone(), *line, kernel))
+                .or_default()
+                .insert((block, smem));
         }
     }
     out
