@@ -239,8 +239,8 @@ pub struct SideBySide {
     pub same: usize,
     /// Sites both read, with different sets: `file:line: interpreter .. core ..`.
     pub different: Vec<String>,
-    /// Sites the core records nothing for (a launch in a function a root calls: the core
-    /// records launches in the root's own body only, so far).
+    /// Sites the core records nothing for (a launch no lowered path reaches, or whose kernel
+    /// the two write differently).
     pub not_recorded: usize,
 }
 

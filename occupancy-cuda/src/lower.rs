@@ -66,7 +66,14 @@ pub(crate) struct Lowered {
 /// Lowers the body of `f` (its parameters of type `dim3` known as such), the unit's
 /// macros (`index.macros`) expanded where they are invoked.
 pub(crate) fn function(f: &Function<'_>, index: &Index<'_>) -> Lowered {
+    function_at(f, index, 0)
+}
+
+/// [`function`], its [`ir::At`]s numbered from `base` (so that the bodies of a root and the
+/// functions it calls index one table of places).
+pub(crate) fn function_at(f: &Function<'_>, index: &Index<'_>, base: u32) -> Lowered {
     let mut lower = Lower::new(index);
+    lower.base = base;
     lower.dim3.extend(
         f.params
             .iter()
@@ -91,6 +98,7 @@ impl<'m> Lower<'m> {
     fn new(index: &'m Index<'_>) -> Lower<'m> {
         Lower {
             places: Vec::new(),
+            base: 0,
             not_lowered: Vec::new(),
             hidden_launches: 0,
             dim3: HashSet::new(),
@@ -172,6 +180,8 @@ struct Lower<'m> {
     /// The file and line of each [`ir::At`] given out, by its index (the table a C++
     /// location is found in, as the Rust front end's spans).
     places: Vec<(String, u32)>,
+    /// The number of the first [`ir::At`] given out.
+    base: u32,
     not_lowered: Vec<(u32, String)>,
     hidden_launches: usize,
     /// Names declared `dim3` (parameters and locals of the function; a name declared again
@@ -193,7 +203,10 @@ struct Lower<'m> {
 
 impl Lower<'_> {
     fn at(&mut self, at: At<'_>) -> ir::At {
-        let index = u32::try_from(self.places.len()).unwrap_or(u32::MAX);
+        let index = u32::try_from(self.places.len())
+            .ok()
+            .and_then(|i| i.checked_add(self.base))
+            .unwrap_or(u32::MAX);
         self.places.push((at.code.shown.clone(), at.line()));
         ir::At(index)
     }

@@ -242,6 +242,10 @@ pub struct Mode {
     /// A call of one in the wrapper is a launch call, of what it passes there, with the
     /// kernel it passes (`cargo occupancy report` reads a caller so, for each such call).
     pub launch_helpers: Vec<(String, usize)>,
+    /// `<<<...>>>` launches are recorded in every function the wrapper calls, not only in
+    /// its own body: a C++ root's launches are often in the templates it calls (a Rust
+    /// wrapper's helpers launch for their own wrappers).
+    pub chevrons_in_callees: bool,
 }
 
 impl Mode {
@@ -252,6 +256,7 @@ impl Mode {
             base_names: self.base_names.clone(),
             assume: Vec::new(),
             launch_helpers: self.launch_helpers.clone(),
+            chevrons_in_callees: self.chevrons_in_callees,
         }
     }
 }
@@ -1739,7 +1744,7 @@ impl<'r> Interp<'r> {
                     refill: None,
                 }
             });
-            if path.top().wrapper {
+            if path.top().wrapper || self.mode.chevrons_in_callees {
                 self.record(&mut path, v, kernel, None, c.at);
             }
             outs.push((path, unknown("")));

@@ -191,6 +191,7 @@ pub(crate) fn read_body(
         base_names: Vec::new(),
         assume: Vec::new(),
         launch_helpers: launch_helper.into_iter().cloned().collect(),
+        chevrons_in_callees: false,
     };
     scan(&lowered.block, &mut mode, 0);
     let mut read = run(
@@ -606,6 +607,7 @@ pub(crate) fn eval_attribute(
             base_names: Vec::new(),
             assume: Vec::new(),
             launch_helpers: Vec::new(),
+            chevrons_in_callees: false,
         },
     );
     let (val, reads) = interp.eval_attribute(&lowered, Some(IntTy::U32));

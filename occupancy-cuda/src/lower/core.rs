@@ -3,12 +3,14 @@
 //! `occupancy_read`'s interpreter, and the launches it records, by file and line, for
 //! comparison with what `interp.rs` reads ([`crate::LoweringCensus::side_by_side`]).
 //!
-//! What the core does not do for C++ yet, and so where the two differ by design: it records
-//! a launch only in the root's own body (a launch in a function the root calls is not
-//! recorded), its integers follow Rust's rules (an overflow ends the path; C++'s unsigned
-//! types wrap), it knows no `cudaLaunchKernelEx` and no device query.
+//! A launch is recorded in the root's body and in the functions it calls
+//! (`Mode::chevrons_in_callees`; their bodies lowered on first call, their places after the
+//! root's in one table). What the core does not do for C++ yet, and so where the two differ
+//! by design: its integers follow Rust's rules (an overflow ends the path; C++ converts
+//! mixed types and wraps unsigned ones), it knows no `cudaLaunchKernelEx`, no device query
+//! and no template type arguments.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use occupancy_read::interp::{Interp, Mode, ParamKind};
@@ -18,7 +20,7 @@ use occupancy_read::names::{
     ConstDef, CrateId, Def, FnBody, FnDef, ModuleId, Names, Place, Returns, Vis, seg,
 };
 
-use super::{Lowered, function, int_type, is_dim3};
+use super::{Lowered, function, function_at, int_type, is_dim3};
 use crate::index::{Function, Index, Init};
 use crate::syntax::{Field, Kind};
 
@@ -46,17 +48,24 @@ pub(crate) fn unit_launches(index: &Index<'_>, entered: &[bool]) -> BTreeMap<Sit
         .filter(|(f, entered)| **entered && !f.is_kernel && index.is_root(f))
     {
         let lowered = function(f, index);
-        let mut names = UnitNames { index };
+        let mut names = UnitNames {
+            index,
+            places: lowered.places,
+            functions: HashMap::new(),
+        };
         let mode = Mode {
             launch_calls: false,
             base_names: Vec::new(),
             assume: Vec::new(),
             launch_helpers: Vec::new(),
+            chevrons_in_callees: true,
         };
         let mut interp = Interp::new(&mut names, mode);
         interp.run_wrapper(&lowered.body, &params(f), &[]);
-        for launch in occupancy_read::launches::launches(&interp) {
-            let Some((file, line)) = lowered.places.get(launch.at.0 as usize) else {
+        let launches = occupancy_read::launches::launches(&interp);
+        drop(interp);
+        for launch in launches {
+            let Some((file, line)) = names.places.get(launch.at.0 as usize) else {
                 continue;
             };
             let kernel = launch
@@ -101,6 +110,11 @@ pub(super) fn params(f: &Function<'_>) -> Vec<(Pat, ParamKind)> {
 /// nothing is confirmed by a compiler (C++ has no confirmations), so a root path is the name.
 pub(super) struct UnitNames<'i> {
     pub(super) index: &'i Index<'i>,
+    /// Where each [`occupancy_read::ir::At`] of the root and of the functions lowered for
+    /// it is ([`function_at`] numbers each body's after the last).
+    places: Vec<(String, u32)>,
+    /// The functions lowered so far, by name.
+    functions: HashMap<String, Def>,
 }
 
 fn unit_module() -> ModuleId {
@@ -150,6 +164,9 @@ impl Names for UnitNames<'_> {
                 None,
             ));
         }
+        if let Some(def) = self.functions.get(name) {
+            return Ok(def.clone());
+        }
         let Some(f) = self
             .index
             .functions
@@ -161,8 +178,10 @@ impl Names for UnitNames<'_> {
                 path.text()
             ));
         };
-        let Lowered { body, .. } = function(f, self.index);
-        Ok(Def::Fn(
+        let base = u32::try_from(self.places.len()).unwrap_or(u32::MAX);
+        let Lowered { body, places, .. } = function_at(f, self.index, base);
+        self.places.extend(places);
+        let def = Def::Fn(
             FnDef {
                 name: name.to_owned(),
                 vis: Vis::Pub,
@@ -186,7 +205,9 @@ impl Names for UnitNames<'_> {
             },
             unit_module(),
             None,
-        ))
+        );
+        self.functions.insert(name.to_owned(), def.clone());
+        Ok(def)
     }
 
     fn lib_name(&self) -> Option<&str> {
