@@ -4982,8 +4982,8 @@ fn comparison(op: &str) -> Option<Comparison> {
     })
 }
 
-/// A C++ integer literal with its type (decimal: `int`, else `long`; hex and octal:
-/// `int`, `unsigned`, `long`, `unsigned long`; suffixes `u`, `l`, `ll`).
+/// A C++ integer literal with its type, as the lowering reads it ([`crate::lower::number`]),
+/// promoted.
 fn number(text: &str) -> Val {
     // The grammar reads a sign written before the digits as part of the literal (`-1`):
     // the unary operator on the literal after it.
@@ -4999,52 +4999,18 @@ fn number(text: &str) -> Val {
     if let Some(rest) = text.strip_prefix('+') {
         return number(rest.trim_start());
     }
-    let t = text.replace('\'', "").to_ascii_lowercase();
-    let digits_end = t
-        .char_indices()
-        .rev()
-        .take_while(|(_, c)| matches!(c, 'u' | 'l' | 'z'))
-        .last()
-        .map_or(t.len(), |(i, _)| i);
-    let (digits, suffix) = t.split_at(digits_end);
-    if digits.contains('.')
-        || (digits.contains('e') && !digits.starts_with("0x"))
-        || suffix.contains('f')
-    {
-        return Val::unknown(format!("`{text}` is not an integer"));
-    }
-    let (radix, body) = if let Some(h) = digits.strip_prefix("0x") {
-        (16, h)
-    } else if let Some(b) = digits.strip_prefix("0b") {
-        (2, b)
-    } else if digits.len() > 1 && digits.starts_with('0') {
-        (8, &digits[1..])
-    } else {
-        (10, digits)
-    };
-    let Ok(v) = u128::from_str_radix(body, radix) else {
-        return Val::unknown(format!("`{text}` is not an integer the reader reads"));
-    };
-    let Ok(v) = i128::try_from(v) else {
-        return Val::unknown("too large");
-    };
-    let unsigned = suffix.contains('u');
-    let long = suffix.contains('l') || suffix.contains('z');
-    let candidates: &[IntType] = match (unsigned, long, radix == 10) {
-        (true, true, _) => &[IntType::U64],
-        (true, false, _) => &[IntType::U32, IntType::U64],
-        (false, true, true) => &[IntType::I64],
-        (false, true, false) => &[IntType::I64, IntType::U64],
-        (false, false, true) => &[IntType::I32, IntType::I64],
-        (false, false, false) => &[IntType::I32, IntType::U32, IntType::I64, IntType::U64],
-    };
-    for t in candidates {
-        let (lo, hi) = t.range();
-        if (lo..=hi).contains(&v) {
-            return Val::int(v, *t);
+    match crate::lower::number(text) {
+        Some((v, ty)) => Val::int(v, IntType::of(ty)),
+        None => {
+            let t = text.to_ascii_lowercase();
+            let float = t.contains('.') || (t.contains('e') && !t.starts_with("0x"));
+            Val::unknown(if float {
+                format!("`{text}` is not an integer")
+            } else {
+                format!("`{text}` is not an integer the reader reads")
+            })
         }
     }
-    Val::unknown(format!("`{text}` does not fit an integer type"))
 }
 
 /// `a op b` with C++'s conversions.

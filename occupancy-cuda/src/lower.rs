@@ -1248,7 +1248,7 @@ fn truthy(e: Expr) -> Expr {
 }
 
 /// An integer literal's value and C++ type: decimal, `0x`, `0b`, octal, `'` separators,
-/// the suffixes `u`, `l`, `ll`, `z` in any case and order; the type the first of C++'s
+/// the suffixes `u`, `l`, `ll`, `z` in any case, `u` before or after; the type the first of C++'s
 /// list for the literal that holds the value (`int`, then `long` for a decimal; `int`,
 /// `unsigned`, `long`, `unsigned long` for the others). `None` for a floating-point or
 /// unreadable literal, and one past `unsigned long`.
@@ -1288,17 +1288,16 @@ pub(crate) fn number(text: &str) -> Option<(i128, IntTy)> {
         return None;
     }
     let unsigned = suffix.contains('u');
-    let long = suffix.contains('l');
-    let size = suffix.contains('z');
+    // `z` is the signed type of `size_t`'s width (C++23), `uz` `size_t`.
+    let long = suffix.contains('l') || suffix.contains('z');
     let fits = |ty: IntTy| value <= ty.max();
-    let candidates: &[IntTy] = match (unsigned || size, long, radix == 10) {
-        (true, false, _) if size => &[IntTy::U64],
-        (true, false, _) => &[IntTy::U32, IntTy::U64],
+    let candidates: &[IntTy] = match (unsigned, long, radix == 10) {
         (true, true, _) => &[IntTy::U64],
-        (false, false, true) => &[IntTy::I32, IntTy::I64],
-        (false, false, false) => &[IntTy::I32, IntTy::U32, IntTy::I64, IntTy::U64],
+        (true, false, _) => &[IntTy::U32, IntTy::U64],
         (false, true, true) => &[IntTy::I64],
         (false, true, false) => &[IntTy::I64, IntTy::U64],
+        (false, false, true) => &[IntTy::I32, IntTy::I64],
+        (false, false, false) => &[IntTy::I32, IntTy::U32, IntTy::I64, IntTy::U64],
     };
     candidates
         .iter()

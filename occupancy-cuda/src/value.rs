@@ -67,12 +67,17 @@ impl IntType {
         {
             return Some(IntType::I32);
         }
-        Some(match crate::lower::int_type(name)? {
+        crate::lower::int_type(name).map(IntType::of)
+    }
+
+    /// The type a value of `ty` has after C++'s integer promotions (to `int` below it).
+    pub(crate) fn of(ty: IntTy) -> IntType {
+        match ty {
             IntTy::I8 | IntTy::U8 | IntTy::I16 | IntTy::U16 | IntTy::I32 => IntType::I32,
             IntTy::U32 => IntType::U32,
             IntTy::I64 | IntTy::I128 | IntTy::Isize => IntType::I64,
             IntTy::U64 | IntTy::U128 | IntTy::Usize => IntType::U64,
-        })
+        }
     }
 
     /// `value` converted to this type: unsigned types wrap around (modulo 2^bits; an
