@@ -15,7 +15,6 @@ use std::sync::Arc;
 
 use occupancy_read::interp::{Interp, Mode, ParamKind};
 use occupancy_read::ir::{Block, Pat, Path};
-use occupancy_read::launches::Field as LaunchField;
 use occupancy_read::names::{
     ConstDef, CrateId, Def, FnBody, FnDef, ModuleId, Names, Place, Returns, Vis, seg,
 };
@@ -76,10 +75,7 @@ pub(crate) fn unit_launches(index: &Index<'_>, entered: &[bool]) -> BTreeMap<Sit
                 let [x, y, z] = dims;
                 Some([x.known_u32()?, y.known_u32()?, z.known_u32()?])
             });
-            let smem = match &launch.smem {
-                LaunchField::Known(_) => launch.smem.known_u32(),
-                LaunchField::RunTime(_) => None,
-            };
+            let smem = launch.smem.known_u32();
             out.entry((file.clone(), *line, kernel))
                 .or_default()
                 .insert((block, smem));
@@ -89,7 +85,7 @@ pub(crate) fn unit_launches(index: &Index<'_>, entered: &[bool]) -> BTreeMap<Sit
 }
 
 /// A root's parameters: integers of their C++ type, the rest unknown.
-pub(super) fn params(f: &Function<'_>) -> Vec<(Pat, ParamKind)> {
+fn params(f: &Function<'_>) -> Vec<(Pat, ParamKind)> {
     f.params
         .iter()
         .map(|p| {
@@ -108,8 +104,8 @@ pub(super) fn params(f: &Function<'_>) -> Vec<(Pat, ParamKind)> {
 /// The unit's names as the core asks for them: namespace-scope constants (their
 /// initialisers lowered) and functions (their bodies lowered). Everything is in one module;
 /// nothing is confirmed by a compiler (C++ has no confirmations), so a root path is the name.
-pub(super) struct UnitNames<'i> {
-    pub(super) index: &'i Index<'i>,
+struct UnitNames<'i> {
+    index: &'i Index<'i>,
     /// Where each [`occupancy_read::ir::At`] of the root and of the functions lowered for
     /// it is ([`function_at`] numbers each body's after the last).
     places: Vec<(String, u32)>,
