@@ -1214,10 +1214,7 @@ fn break_unless(test: Expr) -> Expr {
 fn local(name: &str) -> ir::Path {
     ir::Path {
         leading_colon: false,
-        segments: vec![Segment {
-            ident: name.to_owned(),
-            args: Vec::new(),
-        }],
+        segments: vec![occupancy_read::names::seg(name)],
     }
 }
 
