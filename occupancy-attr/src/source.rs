@@ -360,6 +360,7 @@ fn fn_def(
                 _ => None,
             })
             .collect(),
+        generic_defaults: Vec::new(),
         params: sig
             .inputs
             .iter()

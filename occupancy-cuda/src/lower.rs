@@ -300,7 +300,10 @@ impl Lower<'_> {
                 .is_some_and(|m| m.iter().any(|m| m.params.is_some() == function_like))
         };
         match e.kind() {
-            Some(Kind::Identifier) if like(e.text(), false) => Some((e.text().to_owned(), None)),
+            // A name the most vexing parse reads as a type (`dim3 block(WARP_SIZE * BR)`) too.
+            Some(Kind::Identifier | Kind::TypeIdentifier) if like(e.text(), false) => {
+                Some((e.text().to_owned(), None))
+            }
             Some(Kind::CallExpression) => {
                 let function = e.field(Field::Function)?;
                 if function.kind() != Some(Kind::Identifier) || !like(function.text(), true) {
@@ -789,7 +792,7 @@ impl Lower<'_> {
                     None => self.opaque(e, "a floating-point or unreadable number"),
                 }
             }
-            Some(Kind::Identifier) if self.invocation(e).is_some() => {
+            Some(Kind::Identifier | Kind::TypeIdentifier) if self.invocation(e).is_some() => {
                 // An object-like macro: its value, as the preprocessor makes it.
                 self.expand_expr(e.text(), None, e, d)
             }

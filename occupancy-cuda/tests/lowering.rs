@@ -44,3 +44,40 @@ fn the_core_on_lowered_roots_makes_what_the_interpreter_reads() {
     assert_eq!(census.launches_lowered, 8);
     assert_eq!(census.whole, census.functions);
 }
+
+/// A launcher template whose block is a template parameter with a default (paged
+/// attention's `int NUM_THREADS = 128`, the call writing the leading arguments only), and
+/// a block the most vexing parse reads as a parameter of a macro's type
+/// (`dim3 block(WARP_SIZE * ROWS)`).
+const TEMPLATES: &str = r#"
+#define WARP_SIZE 32
+template <typename T, int HEAD, int THREADS> __global__ void k(T *x) {}
+template <typename T, int HEAD, int THREADS = 128, int SPLIT = THREADS / 2>
+void launcher(T *x, int n) {
+  dim3 block(THREADS);
+  k<T, HEAD, THREADS><<<n, block, SPLIT * 4>>>(x);
+}
+extern "C" void defaults(float *x, int n) { launcher<float, 64>(x, n); }
+extern "C" void written(float *x, int n) { launcher<float, 64, 256, 8>(x, n); }
+extern "C" void vexing(float *x, int n) {
+  constexpr int ROWS = 8;
+  dim3 block(WARP_SIZE * ROWS);
+  k<float, 64, 256><<<n, block>>>(x);
+}
+"#;
+
+#[test]
+fn template_defaults_and_macros_in_vexing_declarations_are_read() {
+    let census = lowering_census_texts(&[("a.cu", TEMPLATES)], &Policy::default());
+    let side = &census.side_by_side;
+    assert_eq!(side.sites, 2, "{side:?}");
+    // The launch in `launcher` is one site: 128 threads from the default and 256 written;
+    // `SPLIT`'s default names `THREADS`, the callee's, which the caller does not have: the
+    // core leaves it unknown (the interpreter reads it), so the shared memory differs where
+    // the default is taken.
+    assert_eq!(side.same, 1, "{side:?}");
+    assert_eq!(
+        side.different,
+        ["a.cu:7: interpreter [128, 1, 1]/256 [256, 1, 1]/32 core [128, 1, 1]/? [256, 1, 1]/32"]
+    );
+}

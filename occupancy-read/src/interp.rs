@@ -5091,13 +5091,26 @@ fn call_operands(
     args: &[Expr],
 ) -> (Vec<(Expr, Option<IntTy>)>, Vec<String>) {
     let turbofish = p.segments.last().map_or(&[][..], |s| s.args.as_slice());
-    let explicit = turbofish.len() == def.generics.len();
+    let default = |i: usize| def.generic_defaults.get(i).and_then(Option::as_ref);
+    // Every argument written, or the leading ones and, for the rest's constants, their
+    // defaults (C++, where types left out are deduced from the arguments).
+    let explicit = turbofish.len() <= def.generics.len()
+        && (turbofish.len()..def.generics.len())
+            .all(|i| def.generics[i].is_none() || default(i).is_some());
     let mut operands: Vec<(Expr, Option<IntTy>)> = Vec::new();
     let mut generic_names = Vec::new();
     for (i, param) in def.generics.iter().enumerate() {
         let Some(name) = param else { continue };
-        let e = match (explicit, turbofish.get(i).and_then(|a| a.value.as_ref())) {
-            (true, Some(e)) => e.clone(),
+        let written = turbofish.get(i).and_then(|a| a.value.as_ref());
+        let e = match (explicit, written, default(i)) {
+            (true, Some(e), _) => e.clone(),
+            (true, None, Some(d)) if i >= turbofish.len() => of_the_callee_alone(d, def)
+                .unwrap_or_else(|| {
+                    Expr::Opaque(format!(
+                        "the default of `{name}` of `{}` names another template parameter",
+                        def.name
+                    ))
+                }),
             _ => Expr::Opaque(format!(
                 "the const generic `{name}` of `{}` is inferred",
                 def.name
@@ -5110,6 +5123,21 @@ fn call_operands(
         operands.push((a.clone(), *ty));
     }
     (operands, generic_names)
+}
+
+/// A generic parameter's default argument `d`, when it names none of `def`'s generic
+/// parameters (those mean the callee's, which the caller's frame, where operands are
+/// evaluated, does not have).
+fn of_the_callee_alone(d: &Expr, def: &FnDef) -> Option<Expr> {
+    let mut names_a_parameter = false;
+    crate::ir::visit_expr(d, &mut |e| {
+        if let Expr::Path(p, _) = e
+            && def.generics.iter().flatten().any(|g| p.single() == Some(g))
+        {
+            names_a_parameter = true;
+        }
+    });
+    (!names_a_parameter).then(|| d.clone())
 }
 
 /// `value == Enum::Variant` or `value == "text"` (either way round) as the value, its

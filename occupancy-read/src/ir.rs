@@ -885,6 +885,11 @@ pub fn visit_block(block: &Block, f: &mut dyn FnMut(&Expr)) {
     visit_block_at(block, f, 0);
 }
 
+/// Calls `f` on `e` and every expression in it, outermost first (as [`visit_block`]).
+pub fn visit_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    visit_at(e, f, 0);
+}
+
 fn visit_block_at(block: &Block, f: &mut dyn FnMut(&Expr), depth: usize) {
     for s in &block.stmts {
         match s {

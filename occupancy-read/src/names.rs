@@ -132,6 +132,11 @@ pub struct FnDef {
     /// Generic parameters in order: `Some(name)` for a `const N: u32`, `None` for a type or
     /// lifetime parameter.
     pub generics: Vec<Option<String>>,
+    /// Each generic parameter's default argument, in the order of `generics` (C++'s
+    /// `int NUM_THREADS = 128`, a constant expression of the unit); empty where none has one
+    /// (a Rust function's const generics cannot). A call that writes the leading arguments
+    /// only takes the defaults for the rest.
+    pub generic_defaults: Vec<Option<Expr>>,
     /// Parameters in order: the pattern, and its integer type when it has one.
     pub params: Vec<(Pat, Option<IntTy>)>,
     /// Generic over types: a type parameter, or an `impl Trait` parameter. Its function item

@@ -19,7 +19,7 @@ use occupancy_read::names::{
     ConstDef, CrateId, Def, FnBody, FnDef, ModuleId, Names, Place, Returns, Vis, seg,
 };
 
-use super::{Lowered, function, function_at, int_type, is_dim3};
+use super::{Lowered, expression, function, function_at, int_type, is_dim3};
 use crate::index::{Function, Index, Init};
 use crate::syntax::{Field, Kind};
 
@@ -182,10 +182,16 @@ impl Names for UnitNames<'_> {
                 name: name.to_owned(),
                 vis: Vis::Pub,
                 is_const: false,
+                // A pack (`int... Ns`) is not one value: not bound.
                 generics: f
                     .template
                     .iter()
-                    .map(|t| (!t.is_type).then(|| t.name.clone()))
+                    .map(|t| (!t.is_type && !t.pack).then(|| t.name.clone()))
+                    .collect(),
+                generic_defaults: f
+                    .template
+                    .iter()
+                    .map(|t| t.default.map(|d| expression(d, self.index)))
                     .collect(),
                 params: f
                     .params
