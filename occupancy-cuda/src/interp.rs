@@ -368,6 +368,20 @@ struct CallKey {
 pub(crate) type DeviceParams =
     std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>;
 
+/// The device attribute `device_params` declares parameter `param` of `function` (its
+/// qualified name) holds (`warp_size`), if it declares one.
+pub(crate) fn declared_attribute<'d>(
+    device_params: &'d DeviceParams,
+    function: &str,
+    param: &str,
+) -> Option<&'d str> {
+    device_params
+        .iter()
+        .filter(|(pattern, _)| occupancy_core::policy::function_matches(pattern, function))
+        .find_map(|(_, params)| params.get(param))
+        .map(String::as_str)
+}
+
 /// Whether a declaration of `device_params` names a parameter of one of `index`'s
 /// functions: then the unit's roots run per target, as for a device query.
 pub(crate) fn declares_device_params(index: &Index<'_>, device_params: &DeviceParams) -> bool {
@@ -652,11 +666,7 @@ impl<'t, 's> Interp<'t, 's> {
 
     /// The device attribute the policy declares parameter `param` of `function` holds.
     fn declared_attribute(&self, function: &str, param: &str) -> Option<&str> {
-        self.device_params
-            .iter()
-            .filter(|(pattern, _)| occupancy_core::policy::function_matches(pattern, function))
-            .find_map(|(_, params)| params.get(param))
-            .map(String::as_str)
+        declared_attribute(self.device_params, function, param)
     }
 
     /// `v` converted to the declared type `ty` (an integer type converts; `dim3` from an

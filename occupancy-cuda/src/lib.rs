@@ -301,7 +301,9 @@ fn census_of(
                     *counts.entry(what).or_default() += 1;
                 }
             }
-            for (site, made) in lower::unit_launches(index, entered) {
+            for (site, made) in
+                lower::unit_launches(index, entered, &policy.targets, &policy.device_params)
+            {
                 core.entry(site).or_default().extend(made);
             }
         },

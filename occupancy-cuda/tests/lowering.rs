@@ -20,6 +20,7 @@ extern "C" void picked(int kind, int n) {
   k<<<n, block>>>(n);
 }
 extern "C" void mixed(int n) { size_t bytes = 128 * sizeof(float); k<<<n, 128, bytes>>>(n); }
+extern "C" void wrapped(int n) { unsigned int all = -1; k<<<n, all / 16777216 + 1>>>(n); }
 void helper(int n) { k<<<n, 96>>>(n); }
 extern "C" void calls(int n) { helper(n); }
 "#;
@@ -28,20 +29,17 @@ extern "C" void calls(int n) { helper(n); }
 fn the_core_on_lowered_roots_makes_what_the_interpreter_reads() {
     let census = lowering_census_texts(&[("a.cu", UNIT)], &Policy::default());
     let side = &census.side_by_side;
-    assert_eq!(side.sites, 8, "{side:?}");
+    assert_eq!(side.sites, 9, "{side:?}");
     // direct, named (both ways of the condition), dims, konst (a constant and a helper),
-    // mac (a macro's value), picked (a switch: 32, 64 or 512), and the launch in `helper`,
-    // which the root `calls` calls (a C++ root's launches are recorded in its callees too).
-    assert_eq!(side.same, 7, "{side:?}");
-    // `128 * sizeof(float)` multiplies an `int` by a `size_t`: C++ converts the `int`, the
-    // core follows Rust's types and does not (the per-language integer rules are still to
-    // come), so the shared memory is unknown there.
-    assert_eq!(
-        side.different,
-        ["a.cu:16: interpreter [128, 1, 1]/512 core [128, 1, 1]/?"]
-    );
+    // mac (a macro's value), picked (a switch: 32, 64 or 512), mixed (`128 * sizeof(float)`
+    // multiplies an `int` by a `size_t`: C++ converts the `int`, so 512 bytes), wrapped
+    // (`-1` stored in an `unsigned` is 2^32 - 1: a block of 255 + 1), and the
+    // launch in `helper`, which the root `calls` calls (a C++ root's launches are recorded
+    // in its callees too).
+    assert_eq!(side.same, 9, "{side:?}");
+    assert!(side.different.is_empty(), "{side:?}");
     assert_eq!(side.not_recorded, 0);
-    assert_eq!(census.launches_lowered, 8);
+    assert_eq!(census.launches_lowered, 9);
     assert_eq!(census.whole, census.functions);
 }
 
@@ -80,4 +78,44 @@ fn template_defaults_and_macros_in_vexing_declarations_are_read() {
         side.different,
         ["a.cu:7: interpreter [128, 1, 1]/256 [256, 1, 1]/32 core [128, 1, 1]/? [256, 1, 1]/32"]
     );
+}
+
+/// A root whose parameters the policy says hold device attributes (`[device_params]`): the
+/// core reads it once per target's values, as the interpreter does.
+#[test]
+fn declared_device_params_are_read_per_target() {
+    let unit = r#"
+__global__ void mm(float *x) {}
+extern "C" void launch_mm_f32(float *x, int n, int cc, int warp) {
+  const int smem = cc >= 900 ? 65536 : 32768;
+  mm<<<n, dim3(warp, 256 / warp, 1), smem>>>(x);
+}
+"#;
+    let policy = occupancy_core::policy::Policy::from_toml(
+        r#"
+targets = ["sm_80", "sm_90"]
+[device_params."launch_mm_*"]
+cc = "compute_capability_x100"
+warp = "warp_size"
+"#,
+    )
+    .expect("a valid policy");
+    // sm_80: 32 KiB; sm_90: 64 KiB; a warp of 32 on both, so 8 warps of it.
+    let reading = occupancy_cuda::read_texts_with_policy(&[("a.cu", unit)], &policy);
+    let made: Vec<_> = reading.launches[0]
+        .paths
+        .iter()
+        .map(|p| (p.block.known(), p.dynamic_smem_bytes.known()))
+        .collect();
+    assert_eq!(
+        made,
+        [
+            (Some([32, 8, 1]), Some(32768)),
+            (Some([32, 8, 1]), Some(65536))
+        ]
+    );
+    // The core makes the same set.
+    let census = lowering_census_texts(&[("a.cu", unit)], &policy);
+    let side = &census.side_by_side;
+    assert_eq!((side.sites, side.same), (1, 1), "{side:?}");
 }

@@ -246,6 +246,8 @@ pub struct Mode {
     /// its own body: a C++ root's launches are often in the templates it calls (a Rust
     /// wrapper's helpers launch for their own wrappers).
     pub chevrons_in_callees: bool,
+    /// The integer rules of the language the body is lowered from.
+    pub lang: value::Lang,
 }
 
 impl Mode {
@@ -257,6 +259,7 @@ impl Mode {
             assume: Vec::new(),
             launch_helpers: self.launch_helpers.clone(),
             chevrons_in_callees: self.chevrons_in_callees,
+            lang: self.lang,
         }
     }
 }
@@ -823,6 +826,7 @@ impl<'r> Interp<'r> {
                 Val::Int(Int::input(Some(*ty), s))
             }
             ParamKind::Bool => Val::Bool(None),
+            ParamKind::Known(value, ty) => int_literal(*value, Some(*ty)),
             ParamKind::Ints(tys) => {
                 let s = self.source(what, key);
                 Val::Tuple(
@@ -1079,6 +1083,19 @@ impl<'r> Interp<'r> {
         self.bind_declared(pat, val, path, at, init, None)
     }
 
+    /// `v` stored in a place of integer type `ty` (a `let`'s, a parameter's, a returned
+    /// value's, an assigned variable's): C++ converts an integer of another type to it
+    /// (modulo 2^bits for an unsigned type); in Rust the types already agree.
+    fn stored(&self, v: Val, ty: Option<IntTy>) -> Val {
+        let (value::Lang::Cpp, Some(ty)) = (self.mode.lang, ty) else {
+            return v;
+        };
+        v.map(&mut |v| match v {
+            Val::Int(i) if i.ty.is_some_and(|t| t != ty) => value::cast(&i, ty).val,
+            other => other,
+        })
+    }
+
     /// [`Interp::bind`] for a `let` that declares the integer type `declared` of its name.
     fn bind_declared(
         &mut self,
@@ -1089,6 +1106,7 @@ impl<'r> Interp<'r> {
         init: Option<&Expr>,
         declared: Option<IntTy>,
     ) -> Path {
+        let val = self.stored(val, declared);
         match pat {
             Pat::Bind(name, sub) => {
                 let val = self.named_value(name, val, at, init, &path, declared);
@@ -1421,6 +1439,7 @@ impl<'r> Interp<'r> {
         path: Path,
         expected: Option<IntTy>,
     ) -> Outs {
+        let lang = self.mode.lang;
         let rhs_expected = if matches!(op, ir::Op::Shl | ir::Op::Shr) {
             None
         } else {
@@ -1430,7 +1449,7 @@ impl<'r> Interp<'r> {
             let (a, b) = (vals[0].clone(), vals[1].clone());
             Val::map2(a, b, &mut |a, b| match (a, b) {
                 (Val::Int(a), Val::Int(b)) => {
-                    let out = value::binary(op, &a, &b, expected);
+                    let out = value::binary_in(lang, op, &a, &b, expected);
                     out.dropped.into_iter().for_each(|t| path.read(t));
                     out.val
                 }
@@ -2354,7 +2373,8 @@ impl<'r> Interp<'r> {
         }
         path.frames.push(frame);
         for ((pat, ty), v) in def.params.iter().zip(args) {
-            path = self.bind(pat, typed_argument(v.clone(), *ty), path, At::NONE, None);
+            let v = self.stored(v.clone(), *ty);
+            path = self.bind(pat, typed_argument(v, *ty), path, At::NONE, None);
         }
         let bound = enter_aliases(&mut path, aliases);
         self.calls.push(key);
@@ -2375,6 +2395,7 @@ impl<'r> Interp<'r> {
                 }
                 _ => v,
             };
+            let v = self.stored(v, ret_ty);
             self.return_to_caller(&mut path, aliases, &bound);
             let v = v.map(&mut |v| match v {
                 Val::Int(mut i) if const_call && caller.terms != Terms::Off => {
@@ -3928,6 +3949,7 @@ impl<'r> Interp<'r> {
                 outs.push((path, Val::Tuple(Vec::new())));
                 continue;
             }
+            let v = self.stored(v, expected);
             let version = self.version();
             let new = match path.lookup(&root) {
                 Some(b) => {
@@ -4397,7 +4419,7 @@ impl<'r> Interp<'r> {
 }
 
 /// How a parameter of the wrapper is read.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ParamKind {
     /// An integer of that type: its type's range.
     Int(IntTy),
@@ -4405,6 +4427,9 @@ pub enum ParamKind {
     Bool,
     /// A tuple of integers.
     Ints(Vec<IntTy>),
+    /// An integer of that type whose value this reading knows (C++: a parameter the policy
+    /// says holds a device attribute, read once per target's value).
+    Known(i128, IntTy),
     /// Anything else: unknown.
     Other,
 }

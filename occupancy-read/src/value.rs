@@ -627,6 +627,93 @@ pub fn unary(neg: bool, v: &Int) -> Outcome {
     out
 }
 
+/// The integer rules of the language a front end lowers (rule 3 of docs/READING-CORE.md):
+/// what an operation between two types does, and whether it may overflow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Lang {
+    /// Rust: both operands of one type (else "mismatched types"), checked arithmetic (an
+    /// overflow panics: the path ends).
+    #[default]
+    Rust,
+    /// C++ on LP64 (nvcc on Linux): the integer promotions and the usual arithmetic
+    /// conversions (`int * size_t` is a `size_t`), unsigned arithmetic wrapping modulo
+    /// 2^bits, a signed overflow undefined behaviour (no run makes it: the path ends, as
+    /// Rust's panic does), and a value stored or passed converted to the type declared.
+    Cpp,
+}
+
+impl Lang {
+    /// The type an operand of type `ty` has in arithmetic: C++ promotes the types below
+    /// `int` to `int` (`short`, `unsigned char`); Rust keeps it.
+    pub fn promoted(self, ty: IntTy) -> IntTy {
+        match (self, ty) {
+            (Lang::Cpp, IntTy::I8 | IntTy::U8 | IntTy::I16 | IntTy::U16) => IntTy::I32,
+            (Lang::Cpp, IntTy::Isize) => IntTy::I64,
+            (Lang::Cpp, IntTy::Usize) => IntTy::U64,
+            _ => ty,
+        }
+    }
+
+    /// C++'s usual arithmetic conversions of two promoted operand types: the wider type;
+    /// of two of one width, the unsigned one.
+    pub fn common(self, a: IntTy, b: IntTy) -> IntTy {
+        match a.bits().cmp(&b.bits()) {
+            std::cmp::Ordering::Greater => a,
+            std::cmp::Ordering::Less => b,
+            std::cmp::Ordering::Equal if a.signed() => b,
+            std::cmp::Ordering::Equal => a,
+        }
+    }
+}
+
+/// `a op b` under `lang`'s rules; `expected`: the type an untyped literal takes. Rust's is
+/// [`binary`]. C++'s converts both operands to their common type (a shift: the left's
+/// promoted type) and computes there, an unsigned result wrapping.
+pub fn binary_in(lang: Lang, op: Op, l: &Int, r: &Int, expected: Option<IntTy>) -> Outcome {
+    let (Lang::Cpp, Some(a), Some(b)) = (lang, l.ty, r.ty) else {
+        return binary(op, l, r, expected);
+    };
+    let (a, b) = (lang.promoted(a), lang.promoted(b));
+    let shift = matches!(op, Op::Shl | Op::Shr);
+    let ty = if shift { a } else { lang.common(a, b) };
+    let convert = |v: &Int, to: IntTy| -> Int {
+        if v.ty == Some(to) {
+            return v.clone();
+        }
+        match cast(v, to).val {
+            Val::Int(i) => i,
+            _ => v.clone(),
+        }
+    };
+    let l = convert(l, ty);
+    let r = if shift {
+        convert(r, b)
+    } else {
+        convert(&r.clone(), ty)
+    };
+    if ty.signed() || shift {
+        return binary(op, &l, &r, Some(ty));
+    }
+    // Unsigned: computed without bounds, then reduced modulo 2^bits (`cast`), the
+    // operands keeping what they are (an input moved stays moved where nothing wraps).
+    let wide = |v: &Int| Int {
+        ty: Some(IntTy::I128),
+        ..v.clone()
+    };
+    let out = binary(op, &wide(&l), &wide(&r), Some(IntTy::I128));
+    match out.val {
+        Val::Int(i) => {
+            let mut wrapped = cast(&i, ty);
+            wrapped.dropped.extend(out.dropped);
+            wrapped
+        }
+        other => Outcome {
+            val: other,
+            dropped: out.dropped,
+        },
+    }
+}
+
 /// `a op b` with Rust's checked semantics; `expected`: the type an untyped literal takes.
 pub fn binary(op: Op, l: &Int, r: &Int, expected: Option<IntTy>) -> Outcome {
     let shift = matches!(op, Op::Shl | Op::Shr);
@@ -852,6 +939,68 @@ mod tests {
             Val::Int(i) => i,
             other => panic!("{other:?}"),
         }
+    }
+
+    /// C++'s usual arithmetic conversions and unsigned wrap-around, against what a C++
+    /// compiler computes for each expression (LP64); Rust's rules for the same operands.
+    #[test]
+    fn cpp_converts_operands_and_wraps_unsigned_results() {
+        use IntTy::*;
+        let cpp = |op, a: Int, b: Int| int(binary_in(Lang::Cpp, op, &a, &b, None));
+        let shown = |i: Int| (i.value(), i.ty);
+        // `128 * sizeof(float)`: `int * size_t` is a `size_t`.
+        assert_eq!(
+            shown(cpp(Op::Mul, k(128, I32), k(4, U64))),
+            (Some(512), Some(U64))
+        );
+        // `-1 + 0u`: the `int` converted to `unsigned`.
+        assert_eq!(
+            shown(cpp(Op::Add, k(-1, I32), k(0, U32))),
+            (Some(4294967295), Some(U32))
+        );
+        // `0u - 1u` wraps; `0ul - 1` too, in 64 bits.
+        assert_eq!(
+            shown(cpp(Op::Sub, k(0, U32), k(1, U32))),
+            (Some(4294967295), Some(U32))
+        );
+        assert_eq!(
+            shown(cpp(Op::Sub, k(0, U64), k(1, I32))),
+            (Some(u64::MAX.into()), Some(U64))
+        );
+        // `-5l + 3u`: a `long` holds every `unsigned`, so the sum is a `long`.
+        assert_eq!(
+            shown(cpp(Op::Add, k(-5, I64), k(3, U32))),
+            (Some(-2), Some(I64))
+        );
+        // `(unsigned char)200 + (unsigned char)100`: both promoted to `int`.
+        assert_eq!(
+            shown(cpp(Op::Add, k(200, U8), k(100, U8))),
+            (Some(300), Some(I32))
+        );
+        // `(short)1 << 20`: the left operand's promoted type.
+        assert_eq!(
+            shown(cpp(Op::Shl, k(1, I16), k(20, U64))),
+            (Some(1 << 20), Some(I32))
+        );
+        // `INT_MAX + 1` is undefined behaviour: no run makes it.
+        let over = binary_in(
+            Lang::Cpp,
+            Op::Add,
+            &k(i32::MAX.into(), I32),
+            &k(1, I32),
+            None,
+        );
+        assert!(over.val.panics(), "{:?}", over.val);
+        // Rust: the same operands of two types are an error, not a conversion.
+        let rust = binary_in(Lang::Rust, Op::Mul, &k(128, I32), &k(4, U64), None);
+        assert!(matches!(rust.val, Val::Unknown(_)), "{:?}", rust.val);
+        // A run-time `unsigned` plus one: the sum may wrap to 0, so it is any `unsigned`.
+        let n = Int {
+            set: AbstractInt::range(Some(0), Some(u32::MAX.into())),
+            ..k(0, U32)
+        };
+        let sum = cpp(Op::Add, n, k(1, I32));
+        assert_eq!(sum.set.bounds(), (Some(0), Some(u32::MAX.into())));
     }
 
     /// `moved_back` of a division gives exactly the values whose quotient (truncated

@@ -192,6 +192,7 @@ pub(crate) fn read_body(
         assume: Vec::new(),
         launch_helpers: launch_helper.into_iter().cloned().collect(),
         chevrons_in_callees: false,
+        lang: occupancy_read::value::Lang::Rust,
     };
     scan(&lowered.block, &mut mode, 0);
     let mut read = run(
@@ -608,6 +609,7 @@ pub(crate) fn eval_attribute(
             assume: Vec::new(),
             launch_helpers: Vec::new(),
             chevrons_in_callees: false,
+            lang: occupancy_read::value::Lang::Rust,
         },
     );
     let (val, reads) = interp.eval_attribute(&lowered, Some(IntTy::U32));

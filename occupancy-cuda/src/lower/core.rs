@@ -13,14 +13,17 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
+use occupancy_core::arch::Target;
 use occupancy_read::interp::{Interp, Mode, ParamKind};
-use occupancy_read::ir::{Block, Pat, Path};
+use occupancy_read::ir::{Block, IntTy, Pat, Path};
 use occupancy_read::names::{
     ConstDef, CrateId, Def, FnBody, FnDef, ModuleId, Names, Place, Returns, Vis, seg,
 };
 
 use super::{Lowered, expression, function, function_at, int_type, is_dim3};
+use crate::device;
 use crate::index::{Function, Index, Init};
+use crate::interp::{DeviceParams, declared_attribute};
 use crate::syntax::{Field, Kind};
 
 /// What one launch site makes on the paths of a reading: (block, dynamic shared memory),
@@ -37,8 +40,14 @@ pub(crate) fn squeezed(kernel: &str) -> String {
 }
 
 /// The launches the core records on the roots of a unit among `entered` (the functions
-/// `interp.rs` entered), by site.
-pub(crate) fn unit_launches(index: &Index<'_>, entered: &[bool]) -> BTreeMap<SiteKey, Made> {
+/// `interp.rs` entered), by site. A root with parameters `device_params` says hold device
+/// attributes is read once per distinct assignment of their values on `targets`.
+pub(crate) fn unit_launches(
+    index: &Index<'_>,
+    entered: &[bool],
+    targets: &[Target],
+    device_params: &DeviceParams,
+) -> BTreeMap<SiteKey, Made> {
     let mut out: BTreeMap<SiteKey, Made> = BTreeMap::new();
     for (f, _) in index
         .all_functions
@@ -52,53 +61,89 @@ pub(crate) fn unit_launches(index: &Index<'_>, entered: &[bool]) -> BTreeMap<Sit
             places: lowered.places,
             functions: HashMap::new(),
         };
-        let mode = Mode {
-            launch_calls: false,
-            base_names: Vec::new(),
-            assume: Vec::new(),
-            launch_helpers: Vec::new(),
-            chevrons_in_callees: true,
-        };
-        let mut interp = Interp::new(&mut names, mode);
-        interp.run_wrapper(&lowered.body, &params(f), &[]);
-        let launches = occupancy_read::launches::launches(&interp);
-        drop(interp);
-        for launch in launches {
-            let Some((file, line)) = names.places.get(launch.at.0 as usize) else {
-                continue;
+        for params in per_target_params(f, targets, device_params) {
+            let mode = Mode {
+                launch_calls: false,
+                base_names: Vec::new(),
+                assume: Vec::new(),
+                launch_helpers: Vec::new(),
+                chevrons_in_callees: true,
+                lang: occupancy_read::value::Lang::Cpp,
             };
-            let kernel = launch
-                .kernel
-                .as_ref()
-                .map_or(String::new(), |k| squeezed(&k.name));
-            let block = launch.block.as_ref().ok().and_then(|dims| {
-                let [x, y, z] = dims;
-                Some([x.known_u32()?, y.known_u32()?, z.known_u32()?])
-            });
-            let smem = launch.smem.known_u32();
-            out.entry((file.clone(), *line, kernel))
-                .or_default()
-                .insert((block, smem));
+            let mut interp = Interp::new(&mut names, mode);
+            interp.run_wrapper(&lowered.body, &params, &[]);
+            let launches = occupancy_read::launches::launches(&interp);
+            drop(interp);
+            for launch in launches {
+                let Some((file, line)) = names.places.get(launch.at.0 as usize) else {
+                    continue;
+                };
+                let kernel = launch
+                    .kernel
+                    .as_ref()
+                    .map_or(String::new(), |k| squeezed(&k.name));
+                let block = launch.block.as_ref().ok().and_then(|dims| {
+                    let [x, y, z] = dims;
+                    Some([x.known_u32()?, y.known_u32()?, z.known_u32()?])
+                });
+                let smem = launch.smem.known_u32();
+                out.entry((file.clone(), *line, kernel))
+                    .or_default()
+                    .insert((block, smem));
+            }
         }
     }
     out
 }
 
-/// A root's parameters: integers of their C++ type, the rest unknown.
-fn params(f: &Function<'_>) -> Vec<(Pat, ParamKind)> {
-    f.params
+/// A root's parameters, one list per distinct assignment of the device attributes
+/// `device_params` says some of them hold on `targets` (one list where none is declared):
+/// a declared one is its target's value from the GPU tables (unknown where the tables do
+/// not have it), other integers their C++ type's range, the rest unknown.
+fn per_target_params(
+    f: &Function<'_>,
+    targets: &[Target],
+    device_params: &DeviceParams,
+) -> Vec<Vec<(Pat, ParamKind)>> {
+    let attributes: Vec<Option<&str>> = f
+        .params
         .iter()
-        .map(|p| {
-            let kind = match int_type(&p.ty) {
-                Some(ty) if p.pointers == 0 => ParamKind::Int(ty),
-                _ if p.pointers == 0 && p.ty.split_whitespace().any(|w| w == "bool") => {
-                    ParamKind::Bool
-                }
-                _ => ParamKind::Other,
-            };
-            (Pat::Bind(p.name.clone(), None), kind)
-        })
-        .collect()
+        .map(|p| declared_attribute(device_params, &f.qualified, &p.name))
+        .collect();
+    let each = |target: Option<&Target>| -> Vec<(Pat, ParamKind)> {
+        f.params
+            .iter()
+            .zip(&attributes)
+            .map(|(p, attribute)| {
+                let int = (p.pointers == 0).then(|| int_type(&p.ty)).flatten();
+                let kind = match (attribute, target) {
+                    (Some(a), Some(t)) => match device::declared(a, t) {
+                        Ok(v) => ParamKind::Known(v, int.unwrap_or(IntTy::I64)),
+                        Err(_) => ParamKind::Other,
+                    },
+                    (Some(_), None) => ParamKind::Other,
+                    (None, _) => match int {
+                        Some(ty) => ParamKind::Int(ty),
+                        None if p.pointers == 0 && p.ty.split_whitespace().any(|w| w == "bool") => {
+                            ParamKind::Bool
+                        }
+                        None => ParamKind::Other,
+                    },
+                };
+                (Pat::Bind(p.name.clone(), None), kind)
+            })
+            .collect()
+    };
+    if attributes.iter().all(Option::is_none) || targets.is_empty() {
+        return vec![each(None)];
+    }
+    let mut runs: Vec<Vec<(Pat, ParamKind)>> = Vec::new();
+    for params in targets.iter().map(|t| each(Some(t))) {
+        if !runs.contains(&params) {
+            runs.push(params);
+        }
+    }
+    runs
 }
 
 /// The unit's names as the core asks for them: namespace-scope constants (their
