@@ -239,6 +239,7 @@ fn site_plans(
         return;
     }
     check_drift(&mut rows, name, keys, out, errors);
+    let stated = Stated::of(&rows);
     // Launches of one path that differ only in the members of a run-time set: a range.
     let groups: Vec<usize> = rows.iter().map(|r| r.launch.record.group).collect();
     for row in rows {
@@ -246,7 +247,68 @@ fn site_plans(
             .iter()
             .filter(|g| **g == row.launch.record.group)
             .count();
-        row_plans(row, members, keys, out, errors, &mut reporter, plans);
+        row_plans(
+            row,
+            members,
+            keys,
+            &stated,
+            out,
+            errors,
+            &mut reporter,
+            plans,
+        );
+    }
+}
+
+/// The blocks and dynamic shared memory sizes the paths of one site state themselves (not
+/// taken from the keys' candidates): a candidate equal to one, which a path where the value
+/// is run time cannot take, is that launch of the site (`smem = [4 KiB, 16 KiB]` for
+/// `ncols.min(4096) * 4`: 16 KiB where `ncols >= 4096`), checked on its own path.
+#[derive(Default)]
+struct Stated {
+    blocks: Vec<[u32; 3]>,
+    smems: Vec<u32>,
+}
+
+impl Stated {
+    fn of(rows: &[Row<'_>]) -> Stated {
+        let mut stated = Stated::default();
+        for row in rows {
+            let record = &row.launch.record;
+            let (block, smem) = row.literals();
+            if let (Some(Some(b)), false) = (block, record.block_from_key) {
+                stated.blocks.push(b);
+            }
+            if let (Some(Some(s)), false) = (smem, record.smem_from_key || record.smem_from_block) {
+                stated.smems.push(s);
+            }
+        }
+        stated
+    }
+
+    /// Whether candidate `f` is one this row's run-time values cannot take and another path
+    /// of the site states.
+    fn elsewhere(&self, launch: &BodyLaunch, f: &Filled, given: &KeyCandidates<'_>) -> bool {
+        let block = f.block.is_some_and(|i| {
+            let (values, _) = given.block(i);
+            let dims: Option<Vec<u32>> = values.iter().map(Value::literal).collect();
+            let unreachable = launch.record.block.as_ref().is_ok_and(|fields| {
+                fields
+                    .iter()
+                    .zip(&values)
+                    .any(|(field, value)| outside(field, value).is_some())
+            });
+            unreachable
+                && dims.is_some_and(|d| self.blocks.iter().any(|b| b.as_slice() == d.as_slice()))
+        });
+        let smem = f.smem.is_some_and(|i| {
+            let (values, _) = given.smem(i);
+            values.first().is_some_and(|value| {
+                outside(&launch.record.smem, value).is_some()
+                    && value.literal().is_some_and(|v| self.smems.contains(&v))
+            })
+        });
+        block || smem
     }
 }
 
@@ -330,11 +392,28 @@ fn check_drift(
         keys.grid.map(|arg| (&arg.key, literal_dims(&arg.value))),
     ];
 
+    // A value a path takes from the key's candidates is the key's, not the body's: where
+    // one does, the body does not state the field on every path (`n.min(512)`: 512, and
+    // `n` below it, which the candidates stand for), and the candidates are checked
+    // against the run-time value instead.
+    let from_key: [bool; 3] = [BLOCK, SMEM, GRID].map(|field| {
+        rows.iter().any(|r| {
+            let record = &r.launch.record;
+            match field {
+                BLOCK => record.block_from_key,
+                SMEM => record.smem_from_key || record.smem_from_block,
+                _ => false,
+            }
+        })
+    });
     let single = rows.len() == 1;
     for field in [BLOCK, SMEM, GRID] {
         let Some((key, Some(given))) = &given[field] else {
             continue;
         };
+        if from_key[field] {
+            continue;
+        }
         let Some(body): Option<Vec<Vec<u32>>> = rows
             .iter()
             .map(|r| {
@@ -375,6 +454,8 @@ fn check_drift(
 
     // `launches` where the body states both values on every path: the pairs must be its.
     if let Some(arg) = keys.launches
+        && !from_key[BLOCK]
+        && !from_key[SMEM]
         && let Some(given) = arg
             .value
             .iter()
@@ -413,10 +494,12 @@ fn check_drift(
 /// only in the members of a run-time set): each value as the body states it (confirmed
 /// where read from a name); what it leaves to run time, the keys' candidates or pairs
 /// (never crossed); else (block, smem) an error.
+#[allow(clippy::too_many_arguments)]
 fn row_plans(
     row: Row<'_>,
     members: usize,
     keys: &Keys<'_>,
+    site: &Stated,
     out: &mut Read,
     errors: &mut Errors,
     reporter: &mut Reporter,
@@ -453,7 +536,7 @@ fn row_plans(
             plan_spans[field],
         ))
     };
-    let filled: Vec<Filled> =
+    let mut filled: Vec<Filled> =
         match fill(&given.given(), stated_block.as_ref(), stated_smem.as_ref()) {
             Ok(filled) => filled,
             Err(refusal) => {
@@ -463,6 +546,16 @@ fn row_plans(
                 return;
             }
         };
+    // Candidates another path of the site states are its launches; the rest stand for this
+    // path's run-time values (all of them where none is left: then the error says which).
+    let own: Vec<Filled> = filled
+        .iter()
+        .filter(|f| !site.elsewhere(launch, f, &given))
+        .cloned()
+        .collect();
+    if !own.is_empty() {
+        filled = own;
+    }
     let mut from_keys: Vec<(usize, &RunTime)> = Vec::new();
     let mut missing = false;
     let block_taken = filled.iter().any(|f| f.block.is_some());
@@ -579,13 +672,6 @@ fn first_unreachable(
     filled: &[Filled],
     given: &KeyCandidates<'_>,
 ) -> Option<(i128, Span, &'static str, String)> {
-    let outside = |field: &Field, value: &Value| -> Option<(i128, String)> {
-        let Field::RunTime(RunTime { set: Some(set), .. }) = field else {
-            return None;
-        };
-        let v = i128::from(value.literal()?);
-        (!set.contains(v)).then(|| (v, set.to_string()))
-    };
     for f in filled {
         if let (Some(i), Ok(dims)) = (f.block, &launch.record.block) {
             let (values, span) = given.block(i);
@@ -606,6 +692,16 @@ fn first_unreachable(
         }
     }
     None
+}
+
+/// Candidate `value` when the run-time value `field` cannot take it: the value and the set
+/// the body computes (`0..=1024`).
+fn outside(field: &Field, value: &Value) -> Option<(i128, String)> {
+    let Field::RunTime(RunTime { set: Some(set), .. }) = field else {
+        return None;
+    };
+    let v = i128::from(value.literal()?);
+    (!set.contains(v)).then(|| (v, set.to_string()))
 }
 
 /// Whether a value the attribute's candidates stand for (`from_keys`: the field and its

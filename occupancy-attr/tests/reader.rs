@@ -422,6 +422,11 @@ pub fn capped(s: &Stream, ncols: u32) {
 pub fn given(s: &Stream, ncols: u32) {
     s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: ncols.min(4096) * 4 });
 }
+
+#[occupancy::check(regs = 32, target = \"sm_80\", smem = [16 KiB])]
+pub fn only_the_bound(s: &Stream, ncols: u32) {
+    s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: ncols.min(4096) * 4 });
+}
 ",
     );
     let errors = spec_of(&dir, "grows").err().unwrap();
@@ -438,12 +443,23 @@ pub fn given(s: &Stream, ncols: u32) {
     assert!(
         errors[0].starts_with(
             "the dynamic shared memory of this launch is known only at run time (`ncols` is a \
-             parameter of the wrapper, a run-time value; it is at most 16 KiB): give its \
+             parameter of the wrapper, a run-time value; it is at most 16380 B): give its \
              candidates"
         ),
         "{errors:?}"
     );
+    // 16 KiB is the launch where `ncols >= 4096` (a path of its own); 4 KiB stands for the
+    // run-time size below it.
     assert_eq!(launches(&ok(&dir, "given")), [(256, 4096), (256, 16384)]);
+    // A candidate only for the bound leaves the size below it without one: an error.
+    let errors = spec_of(&dir, "only_the_bound").err().unwrap();
+    assert!(
+        errors.iter().any(|e| e.starts_with(
+            "the candidate 16384 is not a value this launch's dynamic shared memory can take: \
+             the body computes it as 0..=16380"
+        )),
+        "{errors:?}"
+    );
 }
 
 /// (kernel, block) of every plan.
@@ -1775,7 +1791,13 @@ fn two_conditions_on_one_input_never_pair_ways_no_run_takes() {
             &[(64, 0), (1024, 40000)],
         ),
         ("times", "if n * 3 == 256 { 64 } else { 1024 }", &[]),
-        ("min", "if n.min(300) == 300 { 1024 } else { 64 }", &[]),
+        // `n.min(300)` is the `if` that clamps: `n >= 300` on one way, narrowed below 300 on
+        // the other (before 2026-12-07 one value the reader could not relate to `n`).
+        (
+            "min",
+            "if n.min(300) == 300 { 1024 } else { 64 }",
+            &[(64, 0), (64, 40000), (1024, 40000)],
+        ),
         ("not_equal", "if n != 5 { 64 } else { 1024 }", &[]),
     ];
     let mut text = String::from(
@@ -1967,7 +1989,7 @@ pub fn narrow_type(s: &Stream, w: u8) {
         (
             "capped",
             "the candidate 2000 is not a value this launch's block can take: the body computes \
-             it as 0..=1024",
+             it as 0..=1023",
         ),
         (
             "narrow_type",
@@ -2527,4 +2549,42 @@ pub fn inline(s: &Stream, k: u32) {
         launches(&ok(&dir, "inline")),
         [(32, 0), (256, 0), (1024, 0)]
     );
+}
+
+/// `n.min(512)` of a run-time `n` is the `if` that clamps: 512 where `n >= 512`, a path of
+/// its own and checked, and `n` below 512 on the other, where the attribute's candidates
+/// stand for it (C++'s `std::min(n, 512)` is read the same way). The key lists the
+/// candidates only: 512 is the body's (before 2026-12-07 the clamp written as an `if` was
+/// "drift" with `block = [64, 128]`, and 512 "not a value the block can take" in it). A clamp
+/// of a product of two inputs, whose condition the reader cannot apply to either, stays one
+/// run-time value.
+#[test]
+fn a_clamp_of_an_input_is_two_paths() {
+    let dir = crate_with(
+        "clamps",
+        "#[occupancy::check(regs = 32, target = \"sm_80\", block = [64, 128])]
+pub fn clamped(s: &Stream, n: u32) {
+    let block = n.min(512);
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\", block = [64, 128])]
+pub fn clamped_by_if(s: &Stream, n: u32) {
+    let block = if n >= 512 { 512 } else { n };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\", block = [64, 128])]
+pub fn product(s: &Stream, n: u32, m: u32) {
+    let block = (n * m).min(512);
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+",
+    );
+    for name in ["clamped", "clamped_by_if"] {
+        let mut got = launches(&ok(&dir, name));
+        got.sort();
+        assert_eq!(got, [(64, 0), (128, 0), (512, 0)], "{name}");
+    }
+    assert_eq!(launches(&ok(&dir, "product")), [(64, 0), (128, 0)]);
 }

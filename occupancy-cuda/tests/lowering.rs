@@ -21,6 +21,7 @@ extern "C" void picked(int kind, int n) {
 }
 extern "C" void mixed(int n) { size_t bytes = 128 * sizeof(float); k<<<n, 128, bytes>>>(n); }
 extern "C" void wrapped(int n) { unsigned int all = -1; k<<<n, all / 16777216 + 1>>>(n); }
+extern "C" void clamp(int n) { k<<<n, std::min(n, 512)>>>(n); }
 void helper(int n) { k<<<n, 96>>>(n); }
 extern "C" void calls(int n) { helper(n); }
 "#;
@@ -29,17 +30,18 @@ extern "C" void calls(int n) { helper(n); }
 fn the_core_on_lowered_roots_makes_what_the_interpreter_reads() {
     let census = lowering_census_texts(&[("a.cu", UNIT)], &Policy::default());
     let side = &census.side_by_side;
-    assert_eq!(side.sites, 9, "{side:?}");
+    assert_eq!(side.sites, 10, "{side:?}");
     // direct, named (both ways of the condition), dims, konst (a constant and a helper),
     // mac (a macro's value), picked (a switch: 32, 64 or 512), mixed (`128 * sizeof(float)`
     // multiplies an `int` by a `size_t`: C++ converts the `int`, so 512 bytes), wrapped
-    // (`-1` stored in an `unsigned` is 2^32 - 1: a block of 255 + 1), and the
+    // (`-1` stored in an `unsigned` is 2^32 - 1: a block of 255 + 1), clamp (`std::min(n,
+    // 512)`: 512, and `n` below it), and the
     // launch in `helper`, which the root `calls` calls (a C++ root's launches are recorded
     // in its callees too).
-    assert_eq!(side.same, 9, "{side:?}");
+    assert_eq!(side.same, 10, "{side:?}");
     assert!(side.different.is_empty(), "{side:?}");
     assert_eq!(side.not_recorded, 0);
-    assert_eq!(census.launches_lowered, 9);
+    assert_eq!(census.launches_lowered, 10);
     assert_eq!(census.whole, census.functions);
 }
 

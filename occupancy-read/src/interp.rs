@@ -1511,6 +1511,24 @@ impl<'r> Interp<'r> {
         path: Path,
         expected: Option<IntTy>,
     ) -> Outs {
+        if let [arg] = args
+            && let Some(clamp) = self.as_clamp(receiver, method, arg, &path, expected)
+        {
+            // Kept where the reader follows both ways: the clamp's condition applied to the
+            // input's values, and no launch made uncertain by it (a clamp of `a` after a
+            // test of `a > b` it cannot apply stays one run-time value).
+            let decided = path.decisions.len();
+            let uncertain = path.uncertain.is_some();
+            let outs = self.eval_if(&clamp, path.clone(), expected);
+            if outs.iter().all(|(p, _)| {
+                (uncertain || p.uncertain.is_none())
+                    && p.decisions
+                        .get(decided..)
+                        .is_some_and(|new| new.iter().all(|d| !d.blurred))
+            }) {
+                return outs;
+            }
+        }
         let mut operands = vec![(receiver, expected)];
         let arg_expected = if method == Method::Pow {
             Some(IntTy::U32)
@@ -1519,6 +1537,61 @@ impl<'r> Interp<'r> {
         };
         operands.extend(args.iter().map(|a| (a, arg_expected)));
         self.operands(&operands, path, |path, vals| int_method(method, vals, path))
+    }
+
+    /// `a.min(b)` or `a.max(b)` (C++'s `std::min(a, b)`) of a known bound and a run-time
+    /// interval on both sides of it, as the `if` that clamps (`n.min(512)` is `if n < 512 {
+    /// n } else { 512 }`): the bound's launch is a path of its own, checked, and the other
+    /// keeps the value narrowed below the bound (rule 5 of docs/READING-CORE.md, one rule
+    /// for both languages). Only for operands computed again cheaply (names, literals,
+    /// arithmetic); a finite set is clamped member by member already.
+    fn as_clamp(
+        &mut self,
+        receiver: &Expr,
+        method: Method,
+        arg: &Expr,
+        path: &Path,
+        expected: Option<IntTy>,
+    ) -> Option<ir::If> {
+        // The way the run-time value is kept first (the order launches are listed in).
+        let kept = match method {
+            Method::Min => Comparison::Lt,
+            Method::Max => Comparison::Gt,
+            _ => return None,
+        };
+        if !recomputed_cheaply(receiver, 0) || !recomputed_cheaply(arg, 0) {
+            return None;
+        }
+        let outs = self.sequence(&[(receiver, expected), (arg, expected)], path.clone());
+        let [(p, vals)] = outs.as_slice() else {
+            return None;
+        };
+        let [Val::Int(a), Val::Int(b)] = vals.as_slice() else {
+            return None;
+        };
+        if !p.normal() {
+            return None;
+        }
+        let (run, bound, run_e, bound_e) = match (a.value(), b.value()) {
+            (None, Some(_)) if a.set.members().is_none() => (a, b, receiver, arg),
+            (Some(_), None) if b.set.members().is_none() => (b, a, arg, receiver),
+            _ => return None,
+        };
+        if value::compare(kept, run, bound) != Truth::Sometimes {
+            return None;
+        }
+        Some(ir::If {
+            condition: Expr::Compare(kept, Box::new(run_e.clone()), Box::new(bound_e.clone())),
+            then: Block {
+                stmts: Vec::new(),
+                tail: Some(run_e.clone()),
+            },
+            otherwise: Some(Expr::Block(Box::new(Block {
+                stmts: Vec::new(),
+                tail: Some(bound_e.clone()),
+            }))),
+            at: At::NONE,
+        })
     }
 
     fn eval_tuple(&mut self, items: &[Expr], path: Path, expected: Option<IntTy>) -> Outs {
@@ -5104,6 +5177,24 @@ impl LibraryCall {
             return IntTy::from_name(ty).map(Self::From);
         }
         None
+    }
+}
+
+/// Whether `e` is computed again at no cost and with no effect: a literal, a name, a field
+/// of one, and arithmetic, casts and integer methods of those.
+fn recomputed_cheaply(e: &Expr, depth: usize) -> bool {
+    if depth > 8 {
+        return false;
+    }
+    let d = depth + 1;
+    match e {
+        Expr::Int(..) | Expr::Path(..) => true,
+        Expr::Neg(x) | Expr::Cast(x, _) | Expr::Field(x, _) => recomputed_cheaply(x, d),
+        Expr::Binary(_, a, b) => recomputed_cheaply(a, d) && recomputed_cheaply(b, d),
+        Expr::Method(r, _, args) => {
+            recomputed_cheaply(r, d) && args.iter().all(|a| recomputed_cheaply(a, d))
+        }
+        _ => false,
     }
 }
 
