@@ -286,6 +286,20 @@ impl Stated {
         stated
     }
 
+    /// Drops from `filled` the candidates another path of the site states (its launches):
+    /// the rest stand for this path's run-time values (all of them where none is left:
+    /// then the error says which).
+    fn keep_own(&self, filled: &mut Vec<Filled>, launch: &BodyLaunch, given: &KeyCandidates<'_>) {
+        let own: Vec<Filled> = filled
+            .iter()
+            .filter(|f| !self.elsewhere(launch, f, given))
+            .cloned()
+            .collect();
+        if !own.is_empty() {
+            *filled = own;
+        }
+    }
+
     /// Whether candidate `f` is one this row's run-time values cannot take and another path
     /// of the site states.
     fn elsewhere(&self, launch: &BodyLaunch, f: &Filled, given: &KeyCandidates<'_>) -> bool {
@@ -546,16 +560,7 @@ fn row_plans(
                 return;
             }
         };
-    // Candidates another path of the site states are its launches; the rest stand for this
-    // path's run-time values (all of them where none is left: then the error says which).
-    let own: Vec<Filled> = filled
-        .iter()
-        .filter(|f| !site.elsewhere(launch, f, &given))
-        .cloned()
-        .collect();
-    if !own.is_empty() {
-        filled = own;
-    }
+    site.keep_own(&mut filled, launch, &given);
     let mut from_keys: Vec<(usize, &RunTime)> = Vec::new();
     let mut missing = false;
     let block_taken = filled.iter().any(|f| f.block.is_some());

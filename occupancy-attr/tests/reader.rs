@@ -2588,3 +2588,36 @@ pub fn product(s: &Stream, n: u32, m: u32) {
     }
     assert_eq!(launches(&ok(&dir, "product")), [(64, 0), (128, 0)]);
 }
+
+/// A loop the reader cannot bound runs its body only where its first test holds on the
+/// values before it: a width of 1 never enters `while k <= width` from `k = 2`, so no
+/// launch of a block of 1 is read (before 2026-12-07 the test was read on what the loop
+/// assigns, unknown, and a launch of 1 thread, which no run makes, was checked). Where the
+/// first test fails the loop leaves the values as they were.
+#[test]
+fn a_loop_runs_its_body_only_where_its_first_test_holds() {
+    let dir = crate_with(
+        "first_test",
+        "#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn padded(s: &Stream, n: u32, small: bool) {
+    let width: u32 = if small { 1 } else { 256 };
+    let mut k = 2;
+    while k <= width {
+        s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (width, 1, 1), shared_mem_bytes: 0 });
+        k = k * n + 1;
+    }
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn after(s: &Stream, n: u32) {
+    let mut block = 128;
+    while block > 1024 {
+        block = block * n;
+    }
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+}
+",
+    );
+    assert_eq!(launches(&ok(&dir, "padded")), [(256, 0)]);
+    assert_eq!(launches(&ok(&dir, "after")), [(128, 0)]);
+}

@@ -21,7 +21,7 @@ extern "C" void picked(int kind, int n) {
 }
 extern "C" void mixed(int n) { size_t bytes = 128 * sizeof(float); k<<<n, 128, bytes>>>(n); }
 extern "C" void wrapped(int n) { unsigned int all = -1; k<<<n, all / 16777216 + 1>>>(n); }
-extern "C" void clamp(int n) { k<<<n, std::min(n, 512)>>>(n); }
+extern "C" void clamp(int n) { int threads = std::min(n, 512); k<<<n, threads>>>(n); }
 void helper(int n) { k<<<n, 96>>>(n); }
 extern "C" void calls(int n) { helper(n); }
 "#;

@@ -4096,27 +4096,59 @@ impl<'r> Interp<'r> {
                 _ => Some((n, None)),
             })
             .collect();
-        let path = self.havoc(path, &assigned, l.at);
         let mut entry = Vec::new();
         let mut after = Vec::new();
         match &l.kind {
             LoopKind::While(cond) => {
-                for (p, holds) in self.condition(cond, path) {
+                // Every iteration follows the first, whose test holds on the values before
+                // the loop: those the loop does not assign keep what it says of them in
+                // every iteration (`for (k = 2; k <= n; k <<= 1)` runs its body only where
+                // `n >= 2`), and a path where it fails never runs the body and leaves with
+                // the values it had. Taken where the first test decides exactly (known
+                // values, the members of a set): a test of a run-time input would be one
+                // more condition the body's tests of it must be related to.
+                let decided = path.decisions.len();
+                let first = self.condition(cond, path.clone());
+                let exact = first.iter().all(|(p, _)| {
+                    p.decisions.len() == decided
+                        && p.uncertain.is_some() == path.uncertain.is_some()
+                });
+                let (tests, entered) = if exact {
+                    (first, true)
+                } else {
+                    let path = self.havoc(path, &assigned, l.at);
+                    (self.condition(cond, path), false)
+                };
+                for (p, holds) in tests {
                     if holds && p.normal() {
-                        entry.push(p);
+                        entry.push(if entered {
+                            self.havoc(p, &assigned, l.at)
+                        } else {
+                            p
+                        });
                     } else {
                         after.push((p, Val::Tuple(Vec::new())));
                     }
                 }
             }
-            LoopKind::For(pat, iter) => self.enter_for(pat, iter, path, &mut entry, &mut after),
+            LoopKind::For(pat, iter) => {
+                let path = self.havoc(path, &assigned, l.at);
+                self.enter_for(pat, iter, path, &mut entry, &mut after);
+            }
             LoopKind::Over(pat, seq) => {
                 // Not stepped through: its elements evaluated, the pattern's names unknown.
+                let path = self.havoc(path, &assigned, l.at);
                 let iter = Expr::Tuple(seq.exprs().into_iter().cloned().collect());
                 self.enter_for(pat, &iter, path, &mut entry, &mut after);
             }
-            LoopKind::Loop => entry.push(path),
+            LoopKind::Loop => entry.push(self.havoc(path, &assigned, l.at)),
         }
+        // The paths that never ran the body (a `while` whose first test fails).
+        let never_entered = if matches!(l.kind, LoopKind::While(_)) {
+            after.len()
+        } else {
+            0
+        };
         let mut outs = Vec::new();
         // A `loop` is left only by a `break`: a path that reaches the end of its body goes
         // round again, from a state the havoc above already stands for (`loop {}` never
@@ -4142,8 +4174,12 @@ impl<'r> Interp<'r> {
                 }
             }
         }
-        for (p, value) in after {
-            let p = self.havoc(p, &assigned, l.at);
+        for (i, (p, value)) in after.into_iter().enumerate() {
+            let p = if i < never_entered {
+                p
+            } else {
+                self.havoc(p, &assigned, l.at)
+            };
             outs.push((p, value));
         }
         self.bounded(outs, l.at)
