@@ -60,10 +60,13 @@ fn main() {
         side.sites,
         side.same,
         side.different.len(),
-        side.not_recorded
+        side.not_recorded.len()
     );
     for d in &side.different {
         out += &format!("  different: {d}\n");
+    }
+    for d in &side.not_recorded {
+        out += &format!("  not recorded: {d}\n");
     }
     for (what, count) in &census.not_lowered {
         out += &format!("{count:6}  {what}\n");
@@ -110,7 +113,13 @@ fn each_file(
         all.launches_hidden += census.launches_hidden;
         all.side_by_side.sites += census.side_by_side.sites;
         all.side_by_side.same += census.side_by_side.same;
-        all.side_by_side.not_recorded += census.side_by_side.not_recorded;
+        all.side_by_side.not_recorded.extend(
+            census
+                .side_by_side
+                .not_recorded
+                .into_iter()
+                .map(|d| format!("{}: {d}", file.display())),
+        );
         all.side_by_side.different.extend(
             census
                 .side_by_side

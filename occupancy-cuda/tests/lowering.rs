@@ -40,7 +40,7 @@ fn the_core_on_lowered_roots_makes_what_the_interpreter_reads() {
     // in its callees too).
     assert_eq!(side.same, 10, "{side:?}");
     assert!(side.different.is_empty(), "{side:?}");
-    assert_eq!(side.not_recorded, 0);
+    assert!(side.not_recorded.is_empty(), "{side:?}");
     assert_eq!(census.launches_lowered, 10);
     assert_eq!(census.whole, census.functions);
 }
