@@ -2621,3 +2621,39 @@ pub fn after(s: &Stream, n: u32) {
     assert_eq!(launches(&ok(&dir, "padded")), [(256, 0)]);
     assert_eq!(launches(&ok(&dir, "after")), [(128, 0)]);
 }
+
+/// A run-time value computed from an input before a condition narrows the input is computed
+/// again with the narrowed input (`bytes` of `width * 4` is 256 where `width == 64`), as is
+/// a value computed from it in turn (`smem`); before 2026-12-07 it stayed run time.
+#[test]
+fn values_computed_from_an_input_follow_its_narrowing() {
+    let dir = crate_with(
+        "derived",
+        "const HEADER: u32 = 128;
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn per_width(s: &Stream, n: u32, width: u32) {
+    let bytes = width * 4;
+    let smem = bytes + HEADER;
+    if width == 64 {
+        s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (64, 1, 1), shared_mem_bytes: smem });
+    } else if width == 128 {
+        s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: bytes });
+    }
+}
+",
+    );
+    let spec = ok(&dir, "per_width");
+    assert_eq!(launches(&spec), [(64, 384), (128, 512)]);
+    // `HEADER`, read in `smem`'s initialiser, is confirmed by the compiler.
+    assert!(
+        spec.confirmations
+            .iter()
+            .any(|c| c.text == "HEADER" && c.value == 128),
+        "{:?}",
+        spec.confirmations
+            .iter()
+            .map(|c| (&c.text, c.value))
+            .collect::<Vec<_>>()
+    );
+}

@@ -541,6 +541,10 @@ pub struct Interp<'r> {
     /// The input each named field of an input is (`self.asc` of `self`), by (the whole's
     /// input, the field): two fields are two run-time values, one field read twice is one.
     field_sources: HashMap<(SourceId, String), SourceId>,
+    /// How each run-time value bound to a name was computed from other run-time values
+    /// (`let bytes = n * 4;`): its initialiser and the frame it was evaluated in, to compute
+    /// it again when a condition narrows one of them ([`Interp::recompute_derived`]).
+    derived: HashMap<SourceId, Rc<Recompute>>,
     /// The iterations of the `for` loops being stepped through around what is evaluated,
     /// multiplied ([`MAX_STEPPED`]); 0 outside them.
     stepping: usize,
@@ -663,6 +667,7 @@ impl<'r> Interp<'r> {
             method_loans: Vec::new(),
             cache: HashMap::new(),
             field_sources: HashMap::new(),
+            derived: HashMap::new(),
             stepping: 0,
         }
     }
@@ -1234,6 +1239,18 @@ impl<'r> Interp<'r> {
                 let what = self.why(&i.roots);
                 let s = self.source(what, key);
                 self.sources[s as usize].copy_of = i.source.map(|c| self.original(c));
+                if i.source.is_none()
+                    && !i.roots.is_empty()
+                    && let Some(init) = init.filter(|e| recomputed_cheaply(e, 0))
+                {
+                    self.derived.insert(
+                        s,
+                        Rc::new(Recompute {
+                            expr: init.clone(),
+                            frame: path.top().clone(),
+                        }),
+                    );
+                }
                 Val::Int(Int {
                     roots: value::roots(&i.roots, &[s]),
                     source: Some(s),
@@ -3468,8 +3485,75 @@ impl<'r> Interp<'r> {
             for t in touched {
                 self.recheck(path, t);
             }
+            self.recompute_derived(path, original, &narrowed);
         }
         whole
+    }
+
+    /// A condition narrowed the input `input` to `narrowed`: each run-time value of the
+    /// current frame computed from it earlier (`let bytes = n * 4;`, [`Interp::derived`]) is
+    /// computed again from its initialiser, with the narrowed input and the values computed
+    /// again before it, and keeps what both readings allow (`n == 64` makes `bytes` 256).
+    fn recompute_derived(&mut self, path: &mut Path, input: SourceId, narrowed: &AbstractInt) {
+        let (lo, hi) = narrowed.bounds();
+        for b in 0..path.top().env.len() {
+            let binding = &path.top().env[b];
+            let Val::Int(i) = &binding.val else { continue };
+            let Some(s) = i.source else { continue };
+            if !i.roots.iter().any(|r| self.original(*r) == input) {
+                continue;
+            }
+            let Some(r) = self.derived.get(&s).cloned() else {
+                continue;
+            };
+            // The frame it was computed in, with what is known now of the same bindings.
+            let mut frame = r.frame.clone();
+            for other in &mut frame.env {
+                if let Some(now) = path
+                    .top()
+                    .env
+                    .iter()
+                    .find(|n| n.name == other.name && n.version == other.version)
+                {
+                    other.val = now.val.clone();
+                }
+                if let Val::Int(o) = &mut other.val
+                    && o.source.is_some_and(|t| self.original(t) == input)
+                {
+                    o.set = o.set.within(lo, hi).unwrap_or_else(|| o.set.clone());
+                }
+            }
+            let mut probe = Path::new(frame);
+            probe.masks = path.masks.clone();
+            let mut again: Option<AbstractInt> = None;
+            // The names the initialiser reads again (constants its value no longer carries):
+            // the compiler confirms them as for any value read.
+            let mut reads = Vec::new();
+            for (p, v) in self.eval(&r.expr, probe, None) {
+                match v {
+                    Val::Int(x) if p.normal() => {
+                        reads.extend(p.reads);
+                        reads.extend(x.term);
+                        again = Some(match again {
+                            Some(a) => a.union(&x.set),
+                            None => x.set,
+                        });
+                    }
+                    _ => {
+                        again = None;
+                        break;
+                    }
+                }
+            }
+            let Some(again) = again else { continue };
+            reads.into_iter().for_each(|t| path.read(t));
+            let (a, z) = again.bounds();
+            if let Some(Val::Int(i)) = path.top_mut().env.get_mut(b).map(|b| &mut b.val)
+                && let Some(set) = i.set.within(a, z)
+            {
+                i.set = set;
+            }
+        }
     }
 
     /// Narrows what the operand `e`, of value `v`, names or is to `narrowed` (what a
