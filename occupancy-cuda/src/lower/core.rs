@@ -5,10 +5,12 @@
 //!
 //! A launch is recorded in the root's body and in the functions it calls
 //! (`Mode::chevrons_in_callees`; their bodies lowered on first call, their places after the
-//! root's in one table). What the core does not do for C++ yet, and so where the two differ
-//! by design: its integers follow Rust's rules (an overflow ends the path; C++ converts
-//! mixed types and wraps unsigned ones), it knows no `cudaLaunchKernelEx`, no device query
-//! and no template type arguments.
+//! root's in one table). Its integers follow C++'s rules (`Mode::lang`: conversions,
+//! unsigned wrap-around), and a root whose parameters the policy says hold device
+//! attributes (`[device_params]`) is read once per target's values. What the core does not
+//! do for C++ yet, and so where the two differ by design: it knows no
+//! `cudaLaunchKernelEx`, no device query (`cudaDeviceGetAttribute`), no template type
+//! arguments and no struct members.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
