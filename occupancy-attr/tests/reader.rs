@@ -2657,3 +2657,52 @@ pub fn per_width(s: &Stream, n: u32, width: u32) {
             .collect::<Vec<_>>()
     );
 }
+
+/// An `else if` chain of equality tests on an input, or on a value it moves to (`(d + 31)
+/// / 32`): each way that fails excludes one value, which a range cannot show; two such
+/// exclusions hold together while the range keeps another value (before 2026-12-07 the
+/// third test made every launch after it "not checked"). Where the range holds nothing
+/// but the values excluded, the last arm is a launch no run makes.
+#[test]
+fn an_else_if_chain_of_equalities_is_read_arm_by_arm() {
+    let arms = |c: &str| {
+        format!(
+            "if {c} == 1 {{ 32 }} else if {c} == 2 {{ 64 }} else if {c} == 4 {{ 128 }} else {{ 256 }}"
+        )
+    };
+    let dir = crate_with(
+        "else_if_chain",
+        &format!(
+            "#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn direct(s: &Stream, c: u32) {{
+    let block = {direct};
+    s.launch(LaunchConfig {{ grid_dim: (1, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 }});
+}}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn moved(s: &Stream, d_state: u32) {{
+    let c = (d_state + 31) / 32;
+    let block = {moved};
+    s.launch(LaunchConfig {{ grid_dim: (1, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 }});
+}}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn covered(s: &Stream, c: u32) {{
+    if c < 1 || c > 3 {{ return; }}
+    let block = if c == 1 {{ 32 }} else if c == 2 {{ 64 }} else if c == 3 {{ 128 }} else {{ 256 }};
+    s.launch(LaunchConfig {{ grid_dim: (1, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 }});
+}}
+",
+            direct = arms("c"),
+            moved = arms("c"),
+        ),
+    );
+    for name in ["direct", "moved"] {
+        let mut got = launches(&ok(&dir, name));
+        got.sort();
+        assert_eq!(got, [(32, 0), (64, 0), (128, 0), (256, 0)], "{name}");
+    }
+    let mut got = launches(&ok(&dir, "covered"));
+    got.sort();
+    assert_eq!(got, [(32, 0), (64, 0), (128, 0)]);
+}

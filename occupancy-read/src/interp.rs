@@ -457,6 +457,9 @@ struct Decision {
     /// For a match on a value other than an integer, decided by its facts ([`FactKind`]):
     /// the scrutinee and the versions it read. Only a match on the same is related to it.
     facts_of: Option<Rc<str>>,
+    /// It excludes one value of a whole input and nothing else (`c == 1` that does not
+    /// hold): blurred only because a range cannot show the hole.
+    excludes: bool,
     /// A blurred comparison, to decide again from the path's later values ([`Interp::cured`]):
     /// the condition, the depth of the frame it was made in and the bindings it read.
     recheck: Option<Rc<Recheck>>,
@@ -3106,8 +3109,9 @@ impl<'r> Interp<'r> {
                     if !roots.is_empty() {
                         let split = self.next_split();
                         let text = self.condition_text(cond);
-                        self.decide(&mut yes, (split, split, true), &roots, (true, None), &text);
-                        self.decide(&mut no, (split, split, false), &roots, (true, None), &text);
+                        let way = (true, None, false);
+                        self.decide(&mut yes, (split, split, true), &roots, way.clone(), &text);
+                        self.decide(&mut no, (split, split, false), &roots, way, &text);
                     }
                     out.push((yes, true));
                     out.push((no, false));
@@ -3197,7 +3201,13 @@ impl<'r> Interp<'r> {
             .into_iter()
             .map(|holds| {
                 let mut p = path.clone();
-                self.decide(&mut p, (split, split, holds), roots, (true, None), &text);
+                self.decide(
+                    &mut p,
+                    (split, split, holds),
+                    roots,
+                    (true, None, false),
+                    &text,
+                );
                 (p, holds)
             })
             .collect()
@@ -3214,7 +3224,7 @@ impl<'r> Interp<'r> {
         path: &mut Path,
         (split, group, holds): (u32, u32, bool),
         roots: &[SourceId],
-        (blurred, facts_of): (bool, Option<Rc<str>>),
+        (blurred, facts_of, excludes): (bool, Option<Rc<str>>, bool),
         text: &Rc<str>,
     ) {
         let mut roots: Vec<SourceId> = roots.iter().map(|r| self.original(*r)).collect();
@@ -3236,8 +3246,16 @@ impl<'r> Interp<'r> {
             if d.group == group || !loose {
                 continue;
             }
+            let both_exclude = excludes && d.excludes;
             // An earlier comparison this one's narrowing decided is not a conflict.
             if !blurred && d.facts_of == facts_of && self.cured(path, i) {
+                continue;
+            }
+            // Two exclusions of one value each of the input (`c == 1` that failed, then
+            // `c == 2`: an `else if` chain) hold together while its range keeps a value
+            // besides all the path excludes (a later test that leaves only excluded values
+            // is related to each, and cured or a conflict there).
+            if both_exclude && self.room_besides_exclusions(path, shared) {
                 continue;
             }
             conflict = Some((i, shared));
@@ -3289,8 +3307,32 @@ impl<'r> Interp<'r> {
             holds,
             roots,
             blurred,
+            excludes,
             text: text.clone(),
         });
+    }
+
+    /// Whether the run-time input `input`'s range on `path` holds more values than the
+    /// path's decisions exclude one by one, and one more (the exclusion being made).
+    fn room_besides_exclusions(&self, path: &Path, input: SourceId) -> bool {
+        let excluded = path
+            .decisions
+            .iter()
+            .filter(|d| d.excludes && d.roots.contains(&input))
+            .count() as i128;
+        let range = path.frames.iter().rev().find_map(|f| {
+            f.env.iter().rev().find_map(|b| match &b.val {
+                Val::Int(i) if i.source.is_some_and(|s| self.original(s) == input) => {
+                    Some(i.set.bounds())
+                }
+                _ => None,
+            })
+        });
+        match range {
+            Some((Some(lo), Some(hi))) => hi.saturating_sub(lo) > excluded,
+            Some(_) => true,
+            None => false,
+        }
     }
 
     /// The versions of the bindings `e` reads on `path`.
@@ -3392,11 +3434,21 @@ impl<'r> Interp<'r> {
                         continue;
                     };
                     let blurred = !(decided && exact_l && exact_r);
+                    // `x == k` that does not hold, `x != k` that does: one value of a whole
+                    // input excluded, which a range cannot show.
+                    let excludes = blurred
+                        && exact_l
+                        && exact_r
+                        && matches!(
+                            (cond, side.holds),
+                            (Expr::Compare(Comparison::Eq, ..), false)
+                                | (Expr::Compare(Comparison::Ne, ..), true)
+                        );
                     self.decide(
                         &mut p,
                         (split, split, side.holds),
                         &roots,
-                        (blurred, None),
+                        (blurred, None, excludes),
                         &text,
                     );
                     // Blurred only because the values cannot hold this way (`n != 8` over a
@@ -3884,7 +3936,7 @@ impl<'r> Interp<'r> {
             let group = self.match_group.unwrap_or(split);
             let way = (split, group, matched);
             let blurred = !exact && facts_of.is_none();
-            self.decide(&mut side, way, &roots, (blurred, facts_of), &text);
+            self.decide(&mut side, way, &roots, (blurred, facts_of, false), &text);
             let side = if matched {
                 self.bind(pat, val.clone(), side, At::NONE, None)
             } else {
