@@ -1562,7 +1562,7 @@ impl<'r> Interp<'r> {
     /// `a.min(b)` or `a.max(b)` (C++'s `std::min(a, b)`) of a known bound and a run-time
     /// interval on both sides of it, as the `if` that clamps (`n.min(512)` is `if n < 512 {
     /// n } else { 512 }`): the bound's launch is a path of its own, checked, and the other
-    /// keeps the value narrowed below the bound (rule 5 of docs/READING-CORE.md, one rule
+    /// keeps the value narrowed below the bound (docs/READING-CORE.md, stage 3: one rule
     /// for both languages). Only for operands computed again cheaply (names, literals,
     /// arithmetic); a finite set is clamped member by member already.
     fn as_clamp(
