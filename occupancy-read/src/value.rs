@@ -689,7 +689,7 @@ pub fn binary_in(lang: Lang, op: Op, l: &Int, r: &Int, expected: Option<IntTy>) 
     let r = if shift {
         convert(r, b)
     } else {
-        convert(&r.clone(), ty)
+        convert(r, ty)
     };
     if ty.signed() || shift {
         return binary(op, &l, &r, Some(ty));
