@@ -686,11 +686,7 @@ pub fn binary_in(lang: Lang, op: Op, l: &Int, r: &Int, expected: Option<IntTy>) 
         }
     };
     let l = convert(l, ty);
-    let r = if shift {
-        convert(r, b)
-    } else {
-        convert(r, ty)
-    };
+    let r = if shift { convert(r, b) } else { convert(r, ty) };
     if ty.signed() || shift {
         return binary(op, &l, &r, Some(ty));
     }
