@@ -5742,7 +5742,7 @@ fn smem_limit(smem: &Val, opt_in: Option<u32>, value: u32) -> Option<SmemLimit> 
 /// `None` when nothing bounds it from below (a plain run-time value: candidates needed);
 /// not checked past the limit when the opt-in is a run-time value too, or when the least
 /// value is odd (the sizes the input makes at the limit are then not known: `5 * n`).
-fn smem_bounds(
+pub(crate) fn smem_bounds(
     v: &AbstractInt,
     opt_in: Option<u32>,
     opt_in_at_run_time: bool,

@@ -156,7 +156,7 @@ fn read_sources(
     device_params: &interp::DeviceParams,
     build: &preproc::Build,
 ) -> Reading {
-    read_units(sources, targets, device_params, build, &mut |_, _| {})
+    read_units(sources, targets, device_params, build, &mut |_, _, _| {})
 }
 
 /// [`read_sources`], handing `each_unit` every unit's index and which of its functions
@@ -166,7 +166,7 @@ fn read_units(
     targets: &[occupancy_core::arch::Target],
     device_params: &interp::DeviceParams,
     build: &preproc::Build,
-    each_unit: &mut dyn FnMut(&index::Index<'_>, &[bool]),
+    each_unit: &mut dyn FnMut(&index::Index<'_>, &preproc::Decider<'_>, &[bool]),
 ) -> Reading {
     let mut sites = Vec::new();
     let mut notes = sources.notes.clone();
@@ -190,7 +190,7 @@ fn read_units(
             .iter()
             .map(|f| interp.entered(f))
             .collect();
-        each_unit(&index, &entered);
+        each_unit(&index, &decider, &entered);
         unreached(&index, &decider, &entered, &mut sites);
     }
     let mut launches: Vec<CudaLaunch> = sites.into_iter().map(|s| s.launch).collect();
@@ -230,7 +230,9 @@ pub struct LoweringCensus {
 /// interpreter reads, site by site (a site: a `.cu` file and line of a launch the
 /// interpreter lists, and its kernel as written): each site's set of (block, dynamic shared
 /// memory) over its paths,
-/// a value not known on a path counted as such.
+/// a value not known on a path counted as such. The core's shared memory known as an
+/// interval that grows with the input counts as the values the C++ check puts it at (its
+/// largest, or the limit and the first value past it: `interp::smem_bounds`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SideBySide {
     /// Sites the interpreter gives paths for.
@@ -282,14 +284,18 @@ fn census_of(
         &policy.targets,
         &policy.device_params,
         build,
-        &mut |index, entered| {
+        &mut |index, decider, entered| {
+            let unit = lower::Unit {
+                index,
+                decider: Some(decider),
+            };
             for (f, _) in index
                 .all_functions
                 .iter()
                 .zip(entered)
                 .filter(|(f, entered)| **entered && !f.is_kernel)
             {
-                let lowered = lower::function(f, index);
+                let lowered = lower::function(f, unit);
                 census.functions += 1;
                 census.launches_hidden += lowered.hidden_launches;
                 occupancy_read::ir::visit_block(&lowered.body, &mut |e| {
@@ -302,7 +308,7 @@ fn census_of(
                 }
             }
             for (site, made) in
-                lower::unit_launches(index, entered, &policy.targets, &policy.device_params)
+                lower::unit_launches(unit, entered, &policy.targets, &policy.device_params)
             {
                 core.entry(site).or_default().extend(made);
             }

@@ -13,7 +13,9 @@
 //! test first), `return`, `break`, `continue`; integer literals with C++'s types, strings
 //! (their text not kept), names, `::` paths and template arguments, the arithmetic,
 //! comparison and logical operators (a condition that is not a comparison is compared with
-//! 0, as C++ converts it to `bool`), `?:`, `sizeof` and `alignof` of built-in types, casts
+//! 0, as C++ converts it to `bool`), `~x` (as `x ^ -1`), `?:`, `sizeof` and `alignof` of
+//! built-in types and of the unit's plain structs and unions (`layout.rs`: laid out member
+//! by member, an array's count the constant as written), casts
 //! to integer types (C casts, `static_cast`), `min`/`max` (`std::` or not), calls, members,
 //! lambdas without parameters called in place (a labelled block their `return` leaves), and
 //! `<<<grid, block, smem, stream>>>` launches ([`ir::CustLaunch`]: an integer grid or
@@ -27,7 +29,7 @@
 //!
 //! Everything else is [`Expr::Opaque`] (a statement: [`Expr::Havoc`] of the names it may
 //! write), each listed in [`Lowered::not_lowered`] with its line: floating-point values,
-//! the size of a type of the unit or a template parameter, pointers and subscripts, other
+//! the size of a template parameter or of a struct not laid out, pointers and subscripts, other
 //! lambdas, `goto`, `try`, `#if` inside a body.
 
 use std::collections::{HashMap, HashSet};
@@ -40,6 +42,7 @@ use occupancy_read::ir::{
 
 use crate::index::{At, Function, Index};
 use crate::macros::{Expander, Macro, paren_list};
+use crate::preproc::Decider;
 use crate::syntax::Code;
 use crate::syntax::{Field, Kind};
 
@@ -63,16 +66,25 @@ pub(crate) struct Lowered {
     pub(crate) hidden_launches: usize,
 }
 
+/// What a lowering reads of its translation unit: the index (macros, structs, aliases) and
+/// the decider of the `#if`s inside what it lowers (`None`: each branch is a configuration
+/// some build makes).
+#[derive(Clone, Copy)]
+pub(crate) struct Unit<'m> {
+    pub(crate) index: &'m Index<'m>,
+    pub(crate) decider: Option<&'m Decider<'m>>,
+}
+
 /// Lowers the body of `f` (its parameters of type `dim3` known as such), the unit's
 /// macros (`index.macros`) expanded where they are invoked.
-pub(crate) fn function(f: &Function<'_>, index: &Index<'_>) -> Lowered {
-    function_at(f, index, 0)
+pub(crate) fn function(f: &Function<'_>, unit: Unit<'_>) -> Lowered {
+    function_at(f, unit, 0)
 }
 
 /// [`function`], its [`ir::At`]s numbered from `base` (so that the bodies of a root and the
 /// functions it calls index one table of places).
-pub(crate) fn function_at(f: &Function<'_>, index: &Index<'_>, base: u32) -> Lowered {
-    let mut lower = Lower::new(index);
+pub(crate) fn function_at(f: &Function<'_>, unit: Unit<'_>, base: u32) -> Lowered {
+    let mut lower = Lower::new(unit);
     lower.base = base;
     lower.dim3.extend(
         f.params
@@ -90,13 +102,14 @@ pub(crate) fn function_at(f: &Function<'_>, index: &Index<'_>, base: u32) -> Low
 }
 
 /// Lowers the expression `e` (a constant's initialiser) with the unit's macros.
-pub(crate) fn expression(e: At<'_>, index: &Index<'_>) -> Expr {
-    Lower::new(index).expr(e, 0)
+pub(crate) fn expression(e: At<'_>, unit: Unit<'_>) -> Expr {
+    Lower::new(unit).expr(e, 0)
 }
 
 impl<'m> Lower<'m> {
-    fn new(index: &'m Index<'_>) -> Lower<'m> {
+    fn new(unit: Unit<'m>) -> Lower<'m> {
         Lower {
+            unit,
             places: Vec::new(),
             base: 0,
             not_lowered: Vec::new(),
@@ -106,7 +119,7 @@ impl<'m> Lower<'m> {
             switches: 0,
             lambdas: Vec::new(),
             lambda_count: 0,
-            macros: &index.macros,
+            macros: &unit.index.macros,
             expanded_bytes: 0,
         }
     }
@@ -194,6 +207,8 @@ struct Lower<'m> {
     /// innermost), and how many were.
     lambdas: Vec<u32>,
     lambda_count: u32,
+    /// The unit's index and `#if` decider (its structs for `sizeof`).
+    unit: Unit<'m>,
     /// The unit's macros, expanded where they are invoked.
     macros: &'m HashMap<String, Vec<Macro>>,
     /// The bytes the function's macro invocations expanded to so far
@@ -880,26 +895,36 @@ impl Lower<'_> {
                 Expr::Field(Box::new(base_expr), field)
             }
             Some(Kind::SizeofExpression | Kind::AlignofExpression) => {
-                // `sizeof(float)`: a built-in type's layout (a `size_t`); a type of the unit
-                // or a template parameter's is the reader's to find (not yet).
-                // `sizeof(__half2)` parses as the size of a parenthesised name.
+                // `sizeof(T)`: a built-in type's or one of the unit's structs (a `size_t`,
+                // `layout.rs`). `sizeof(__half2)` parses as the size of a parenthesised name.
                 let named = e.field(Field::Value).and_then(|v| match v.kind() {
                     Some(Kind::ParenthesizedExpression) => match v.children().as_slice() {
-                        [n] if n.kind() == Some(Kind::Identifier) => Some(*n),
+                        [n] if matches!(
+                            n.kind(),
+                            Some(Kind::Identifier | Kind::QualifiedIdentifier)
+                        ) =>
+                        {
+                            Some(*n)
+                        }
                         _ => None,
                     },
                     _ => None,
                 });
-                let layout = e
-                    .field(Field::Type)
-                    .or(named)
-                    .and_then(|t| crate::layout::builtin(t.text()));
+                let layout = match e.field(Field::Type).or(named) {
+                    Some(t) => self.sized(t, d),
+                    None => Err("the size of an expression".to_owned()),
+                };
                 match layout {
-                    Some(l) if e.kind() == Some(Kind::SizeofExpression) => {
-                        Expr::Int(l.size_bytes.into(), Some(IntTy::U64))
+                    Ok(l) if e.kind() == Some(Kind::SizeofExpression) => l.size_bytes,
+                    Ok(l) => Expr::Int(l.align_bytes.into(), Some(IntTy::U64)),
+                    Err(why) => {
+                        let what = "the size of a type not laid out";
+                        self.opaque(e, what);
+                        Expr::Opaque(format!(
+                            "`{}` ({what}: {why})",
+                            crate::syntax::clip(e.text(), 40)
+                        ))
                     }
-                    Some(l) => Expr::Int(l.align_bytes.into(), Some(IntTy::U64)),
-                    None => self.opaque(e, "the size of a type that is not built in"),
                 }
             }
             Some(Kind::StringLiteral | Kind::ConcatenatedString) => {
@@ -1029,6 +1054,13 @@ impl Lower<'_> {
             "-" => Expr::Neg(Box::new(self.expr(arg, d))),
             "+" => self.expr(arg, d),
             "!" => Expr::Not(Box::new(truthy(self.expr(arg, d)))),
+            // `~x` is `x ^ -1` after the usual arithmetic conversions (an `unsigned`'s
+            // `-1` is its largest value, a `bool` or `char` promoted to `int` first).
+            "~" => Expr::Binary(
+                Op::BitXor,
+                Box::new(self.expr(arg, d)),
+                Box::new(Expr::Int(-1, Some(IntTy::I32))),
+            ),
             other => self.opaque(e, &format!("the operator `{other}`")),
         }
     }
@@ -1333,6 +1365,7 @@ fn written(at: At<'_>, out: &mut Vec<String>, depth: usize) {
 
 mod core;
 
+mod layout;
 pub(crate) use core::{Made, SiteKey, squeezed, unit_launches};
 
 #[cfg(test)]

@@ -121,3 +121,49 @@ warp = "warp_size"
     let side = &census.side_by_side;
     assert_eq!((side.sites, side.same), (1, 1), "{side:?}");
 }
+
+/// `sizeof` of the unit's own structs (padding, an anonymous union, an array sized by a
+/// macro, a member `#if` the policy's `defines` decide, a typedef of a struct), `alignof`,
+/// and `~` in a round-up macro: the core's lowering lays them out as the interpreter does.
+const LAYOUTS: &str = r#"
+#define QK 32
+#define PAD(x, n) (((x) + (n) - 1) & ~((n) - 1))
+typedef struct { __half d; int8_t qs[QK]; } block_a;
+struct block_b { union { float f4[4]; __half2 h4[4]; }; int8_t qs[4 * QK]; };
+struct padded { char c; double x; };
+struct picked {
+#ifdef WIDE
+  int w[8];
+#else
+  int w[2];
+#endif
+  char tail;
+};
+typedef struct padded padded_t;
+__global__ void k(int n) {}
+extern "C" void go(int n) {
+  k<<<n, 32, sizeof(block_a) * 4>>>(n);
+  k<<<n, 64, sizeof(block_b)>>>(n);
+  k<<<n, 96, sizeof(padded_t) + alignof(padded)>>>(n);
+  k<<<n, 128, sizeof(struct picked)>>>(n);
+  k<<<n, 160, PAD(sizeof(block_a) * 3, 64)>>>(n);
+}
+"#;
+
+#[test]
+fn the_units_structs_are_laid_out_for_sizeof() {
+    let policy = Policy::from_toml("defines = [\"WIDE\"]").expect("a valid policy");
+    let reading = occupancy_cuda::read_texts_with_policy(&[("a.cu", LAYOUTS)], &policy);
+    let smem: Vec<_> = reading
+        .launches
+        .iter()
+        .map(|l| l.paths[0].dynamic_smem_bytes.known())
+        .collect();
+    // 34 * 4; a union of 16 aligned to 4, then 128; 16 + 8; 8 ints and a char, rounded to
+    // 4; 102 rounded up to 64.
+    assert_eq!(smem, [Some(136), Some(144), Some(24), Some(36), Some(128)]);
+    let census = lowering_census_texts(&[("a.cu", LAYOUTS)], &policy);
+    let side = &census.side_by_side;
+    assert_eq!((side.sites, side.same), (5, 5), "{side:?}");
+    assert_eq!(census.whole, census.functions, "{:?}", census.not_lowered);
+}

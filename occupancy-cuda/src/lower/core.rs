@@ -22,10 +22,10 @@ use occupancy_read::names::{
     ConstDef, CrateId, Def, FnBody, FnDef, ModuleId, Names, Place, Returns, Vis, seg,
 };
 
-use super::{Lowered, expression, function, function_at, int_type, is_dim3};
+use super::{Lowered, Unit, expression, function, function_at, int_type, is_dim3};
 use crate::device;
-use crate::index::{Function, Index, Init};
-use crate::interp::{DeviceParams, declared_attribute};
+use crate::index::{Function, Init};
+use crate::interp::{DeviceParams, declared_attribute, smem_bounds};
 use crate::syntax::{Field, Kind};
 
 /// What one launch site makes on the paths of a reading: (block, dynamic shared memory),
@@ -45,11 +45,12 @@ pub(crate) fn squeezed(kernel: &str) -> String {
 /// `interp.rs` entered), by site. A root with parameters `device_params` says hold device
 /// attributes is read once per distinct assignment of their values on `targets`.
 pub(crate) fn unit_launches(
-    index: &Index<'_>,
+    unit: Unit<'_>,
     entered: &[bool],
     targets: &[Target],
     device_params: &DeviceParams,
 ) -> BTreeMap<SiteKey, Made> {
+    let index = unit.index;
     let mut out: BTreeMap<SiteKey, Made> = BTreeMap::new();
     for (f, _) in index
         .all_functions
@@ -57,9 +58,9 @@ pub(crate) fn unit_launches(
         .zip(entered)
         .filter(|(f, entered)| **entered && !f.is_kernel && index.is_root(f))
     {
-        let lowered = function(f, index);
+        let lowered = function(f, unit);
         let mut names = UnitNames {
-            index,
+            unit,
             places: lowered.places,
             functions: HashMap::new(),
         };
@@ -88,10 +89,23 @@ pub(crate) fn unit_launches(
                     let [x, y, z] = dims;
                     Some([x.known_u32()?, y.known_u32()?, z.known_u32()?])
                 });
-                let smem = launch.smem.known_u32();
+                // Shared memory known as an interval that grows with the input is checked
+                // where the C++ check puts it (its largest value, or the limit and the
+                // first value past it: `interp::smem_bounds`); the core knows no opt-in yet.
+                let smems: Vec<Option<u32>> = match &launch.smem {
+                    occupancy_read::launches::Field::RunTime(r) => r
+                        .set
+                        .as_ref()
+                        .and_then(|set| smem_bounds(set, None, false))
+                        .map_or_else(
+                            || vec![None],
+                            |choices| choices.iter().map(|(read, _)| read.known()).collect(),
+                        ),
+                    known => vec![known.known_u32()],
+                };
                 out.entry((file.clone(), *line, kernel))
                     .or_default()
-                    .insert((block, smem));
+                    .extend(smems.into_iter().map(|smem| (block, smem)));
             }
         }
     }
@@ -152,7 +166,7 @@ fn per_target_params(
 /// initialisers lowered) and functions (their bodies lowered). Everything is in one module;
 /// nothing is confirmed by a compiler (C++ has no confirmations), so a root path is the name.
 struct UnitNames<'i> {
-    index: &'i Index<'i>,
+    unit: Unit<'i>,
     /// Where each [`occupancy_read::ir::At`] of the root and of the functions lowered for
     /// it is ([`function_at`] numbers each body's after the last).
     places: Vec<(String, u32)>,
@@ -192,7 +206,12 @@ impl Names for UnitNames<'_> {
 
     fn resolve(&mut self, path: &Path, _: &Place) -> Result<Def, String> {
         let name = path.last();
-        if let Some(c) = self.index.constants.get(name).and_then(|cs| cs.first())
+        if let Some(c) = self
+            .unit
+            .index
+            .constants
+            .get(name)
+            .and_then(|cs| cs.first())
             && let Init::Expr(init, ty) = &c.init
         {
             return Ok(Def::Const(
@@ -200,7 +219,7 @@ impl Names for UnitNames<'_> {
                     name: name.to_owned(),
                     ty: int_type(ty),
                     ty_text: ty.clone(),
-                    expr: super::expression(*init, self.index),
+                    expr: super::expression(*init, self.unit),
                     vis: Vis::Pub,
                 },
                 unit_module(),
@@ -211,6 +230,7 @@ impl Names for UnitNames<'_> {
             return Ok(def.clone());
         }
         let Some(f) = self
+            .unit
             .index
             .functions
             .get(name)
@@ -222,7 +242,7 @@ impl Names for UnitNames<'_> {
             ));
         };
         let base = u32::try_from(self.places.len()).unwrap_or(u32::MAX);
-        let Lowered { body, places, .. } = function_at(f, self.index, base);
+        let Lowered { body, places, .. } = function_at(f, self.unit, base);
         self.places.extend(places);
         let def = Def::Fn(
             FnDef {
@@ -238,7 +258,7 @@ impl Names for UnitNames<'_> {
                 generic_defaults: f
                     .template
                     .iter()
-                    .map(|t| t.default.map(|d| expression(d, self.index)))
+                    .map(|t| t.default.map(|d| expression(d, self.unit)))
                     .collect(),
                 params: f
                     .params

@@ -3,8 +3,9 @@ use crate::index::Index;
 use crate::preproc::{Build, Decider};
 use crate::syntax::Code;
 
-/// `f` on the function `name` of `text` (a unit of one file) and the unit's index.
-fn with_function<R>(text: &str, name: &str, f: impl FnOnce(&Function<'_>, &Index<'_>) -> R) -> R {
+/// `f` on the function `name` of `text` (a unit of one file) and the unit (its index and
+/// `#if` decider, no `-D` macros).
+fn with_function<R>(text: &str, name: &str, f: impl FnOnce(&Function<'_>, Unit<'_>) -> R) -> R {
     let code = Code::parse(text.to_owned(), "a.cu".to_owned(), None);
     let build = Build::default();
     let decider = Decider::new(&build, [text]);
@@ -14,7 +15,13 @@ fn with_function<R>(text: &str, name: &str, f: impl FnOnce(&Function<'_>, &Index
         .iter()
         .find(|f| f.name == name)
         .expect("the function");
-    f(function, &index)
+    f(
+        function,
+        Unit {
+            index: &index,
+            decider: Some(&decider),
+        },
+    )
 }
 
 /// The lowering of the function `name` of `text`, printed as Rust-like text (one statement
@@ -344,7 +351,7 @@ fn what_is_not_lowered_is_listed_and_havocs_what_it_writes() {
     );
     assert_eq!(
         text,
-        "let bytes: u64 = `sizeof(Row)` (the size of a type that is not built in) * n + 4 + 8
+        "let bytes: u64 = `sizeof(Row)` (the size of a type not laid out: `Row` is not a type whose size the reader knows (a template's parameter, or declared without members)) * n + 4 + 8
 let g = `[&](int x) { n = x; }` (LambdaExpression)
 let scale = `1.0f` (a floating-point or unreadable number)
 `try { n = 2; } catch (...) {}` (TryStatement)
@@ -369,8 +376,8 @@ void run(int n, int kind) {
   CHECK(cudaGetLastError());
 }
 "#;
-    let (lowered, written) = with_function(text, "run", |f, index| {
-        (function(f, index), chevrons_written(f.body))
+    let (lowered, written) = with_function(text, "run", |f, unit| {
+        (function(f, unit), chevrons_written(f.body))
     });
     let mut found = Vec::new();
     ir::visit_block(&lowered.body, &mut |e| {
