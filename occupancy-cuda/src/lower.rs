@@ -999,10 +999,25 @@ impl Lower<'_> {
             .unwrap_or_default()
             .into_iter()
             .map(|a| {
+                // A name alone is parsed as a type (`f<Q4_0>`): it may be a constant, an
+                // enumerator, too, as a Rust generic argument's single identifier is.
                 let value = match a.kind() {
-                    Some(Kind::TypeDescriptor) => None,
-                    _ => Some(self.expr(a, d)).filter(|v| !matches!(v, Expr::Opaque(_))),
-                };
+                    Some(Kind::TypeDescriptor) => {
+                        match (a.field(Field::Type), a.field(Field::Declarator)) {
+                            (Some(t), None)
+                                if matches!(
+                                    t.kind(),
+                                    Some(Kind::TypeIdentifier | Kind::QualifiedIdentifier)
+                                ) =>
+                            {
+                                Some(self.expr(t, d))
+                            }
+                            _ => None,
+                        }
+                    }
+                    _ => Some(self.expr(a, d)),
+                }
+                .filter(|v| !matches!(v, Expr::Opaque(_)));
                 GenericArg {
                     text: a.text().to_owned(),
                     value,

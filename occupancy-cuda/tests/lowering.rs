@@ -167,3 +167,28 @@ fn the_units_structs_are_laid_out_for_sizeof() {
     assert_eq!((side.sites, side.same), (5, 5), "{side:?}");
     assert_eq!(census.whole, census.functions, "{:?}", census.not_lowered);
 }
+
+/// An enumerator as a template argument (`nbytes<Q_B>`, which the grammar parses as a type)
+/// and a function returning `bool` as a condition (`fast(cc) ? .. : ..`, compared with 0
+/// as C++ converts it): one value each, as the interpreter reads them.
+#[test]
+fn enumerator_template_arguments_and_bool_conditions_are_read() {
+    let unit = r#"
+enum qtype { Q_A = 2, Q_B = 3 };
+static bool fast(const int cc) { return cc >= 750; }
+static int tile_k(qtype t) { switch (t) { case Q_A: return 40; case Q_B: return 72; default: return 0; } }
+template <qtype type> static int nbytes(int cc) { return fast(cc) ? tile_k(type) * 4 : 16; }
+template <qtype type> __global__ void mm(float *p) {}
+extern "C" void launch_mm(float *p) { mm<Q_B><<<1, 256, nbytes<Q_B>(800)>>>(p); }
+"#;
+    let reading = occupancy_cuda::read_texts_with_policy(&[("a.cu", unit)], &Policy::default());
+    let smem: Vec<_> = reading.launches[0]
+        .paths
+        .iter()
+        .map(|p| p.dynamic_smem_bytes.known())
+        .collect();
+    assert_eq!(smem, [Some(288)]);
+    let census = lowering_census_texts(&[("a.cu", unit)], &Policy::default());
+    let side = &census.side_by_side;
+    assert_eq!((side.sites, side.same), (1, 1), "{side:?}");
+}

@@ -3061,6 +3061,10 @@ impl<'r> Interp<'r> {
                     out.push((path, false));
                     continue;
                 }
+                let vals = match self.mode.lang {
+                    value::Lang::Cpp => bools_as_ints(vals),
+                    value::Lang::Rust => vals,
+                };
                 // `dtype == DType::F16`, `name != "k_a"`: a match of the value against the
                 // variant or the string, whose facts a `match` on the value follows.
                 if matches!(op, Comparison::Eq | Comparison::Ne)
@@ -5450,6 +5454,21 @@ fn as_pattern<'e>(l: &'e Expr, r: &'e Expr, vals: &[Val]) -> Option<(&'e Expr, V
 
 /// Whether `v` is or holds an integer (a tuple's field): a match on it tests the integer,
 /// which a fact on the match does not relate to a comparison of it.
+/// C++ converts a known `bool` compared with an integer to an `int`, 0 or 1: `f(x) != 0`
+/// of a function returning `bool`, as the C++ front end writes a condition that is not a
+/// comparison.
+fn bools_as_ints(vals: Vec<Val>) -> Vec<Val> {
+    if !vals.iter().any(holds_int) {
+        return vals;
+    }
+    vals.into_iter()
+        .map(|v| match v {
+            Val::Bool(Some(b)) => Val::int(i128::from(b), Some(IntTy::I32)),
+            other => other,
+        })
+        .collect()
+}
+
 fn holds_int(v: &Val) -> bool {
     match v {
         Val::Int(_) | Val::Choice(..) => true,
