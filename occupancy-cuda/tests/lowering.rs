@@ -192,3 +192,40 @@ extern "C" void launch_mm(float *p) { mm<Q_B><<<1, 256, nbytes<Q_B>(800)>>>(p); 
     let side = &census.side_by_side;
     assert_eq!((side.sites, side.same), (1, 1), "{side:?}");
 }
+
+/// A launcher template over types whose types the call deduces, calling a doubling helper
+/// whose `uint32_t` parameter is given an `int` (C++ converts it, wrapping where it is
+/// negative): the block is each power of two up to 1024, as the interpreter reads it.
+#[test]
+fn a_doubling_helper_of_a_converted_parameter_in_a_deduced_template_is_read() {
+    let unit = r#"
+int pow2_at_least(const uint32_t want) {
+  int p = 1;
+  while (p < want) {
+    p <<= 1;
+  }
+  return p;
+}
+__global__ void k(const float *x, int n) {}
+template <typename T>
+void run(const T *x, int n) {
+  int threads = pow2_at_least(n);
+  if (threads > 1024) {
+    threads = 1024;
+  }
+  k<<<(n + threads - 1) / threads, threads>>>(x, n);
+}
+extern "C" void go(const float *x, int n) { run(x, n); }
+"#;
+    let reading = occupancy_cuda::read_texts_with_policy(&[("a.cu", unit)], &Policy::default());
+    let blocks: Vec<_> = reading.launches[0]
+        .paths
+        .iter()
+        .filter_map(|p| p.block.known())
+        .map(|b| b[0])
+        .collect();
+    assert_eq!(blocks, [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]);
+    let census = lowering_census_texts(&[("a.cu", unit)], &Policy::default());
+    let side = &census.side_by_side;
+    assert_eq!((side.sites, side.same), (1, 1), "{side:?}");
+}

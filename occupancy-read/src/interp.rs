@@ -2293,6 +2293,7 @@ impl<'r> Interp<'r> {
             // helper's conditions decide about them is the caller's to keep. Not a name the
             // arguments assign (`f(k, { k = 200; false })`): its binding after them is not
             // the value given.
+            let lang = self.mode.lang;
             let mut assigned = Vec::new();
             args.iter()
                 .for_each(|a| assigned_names(a, &mut assigned, 0));
@@ -2301,9 +2302,14 @@ impl<'r> Interp<'r> {
                 .params
                 .iter()
                 .zip(args)
-                .filter_map(|((pat, _), arg)| match pat {
+                .filter_map(|((pat, ty), arg)| match pat {
                     Pat::Bind(param, None) => {
-                        let (written, steps) = alias_steps(arg)?;
+                        let (written, mut steps) = alias_steps(arg)?;
+                        // C++ converts the argument to the parameter's type (an `int` given
+                        // to a `uint32_t` wraps where it is negative: no alias there).
+                        if let (value::Lang::Cpp, Some(ty)) = (lang, ty) {
+                            steps.push(Step::Cast(*ty));
+                        }
                         if assigned.iter().any(|n| n == written) {
                             return None;
                         }

@@ -687,6 +687,12 @@ pub fn binary_in(lang: Lang, op: Op, l: &Int, r: &Int, expected: Option<IntTy>) 
     };
     let l = convert(l, ty);
     let r = if shift { convert(r, b) } else { convert(r, ty) };
+    if op == Op::Shl
+        && ty.signed()
+        && let Some(out) = signed_shl(&l, &r, ty)
+    {
+        return out;
+    }
     if ty.signed() || shift {
         return binary(op, &l, &r, Some(ty));
     }
@@ -708,6 +714,38 @@ pub fn binary_in(lang: Lang, op: Op, l: &Int, r: &Int, expected: Option<IntTy>) 
             dropped: out.dropped,
         },
     }
+}
+
+/// C++17's `x << s` of a signed `x` of known members: `x * 2^s` where `x` is not
+/// negative and the product fits the type's unsigned counterpart (converted back: `1 << 31`
+/// is `INT_MIN`), else undefined behaviour, which no run makes: those members are dropped,
+/// and with none left the path ends as on an overflow. `None`: not members (the caller's
+/// rule).
+fn signed_shl(l: &Int, r: &Int, ty: IntTy) -> Option<Outcome> {
+    let (xs, ss) = (l.set.members()?, r.set.members()?);
+    let limit = (1i128 << ty.bits()) - 1;
+    let defined: Vec<i128> = xs
+        .iter()
+        .flat_map(|&x| ss.iter().map(move |&s| (x, s)))
+        .filter_map(|(x, s)| {
+            let s = u32::try_from(s).ok().filter(|s| *s < ty.bits())?;
+            let v = x
+                .checked_shl(s)
+                .filter(|v| x >= 0 && *v >> s == x && *v <= limit)?;
+            Some(ty.wrap(v))
+        })
+        .collect();
+    let Some(set) = AbstractInt::one_of(defined) else {
+        return Some(Outcome {
+            val: Val::panic(format!("`<<` of a {} overflows", ty.name())),
+            dropped: dropped(&[l, r]),
+        });
+    };
+    let expr = match (written(l), written(r)) {
+        (Some(a), Some(b)) => Some(Expr::Binary(Op::Shl, Box::new(a), Box::new(b))),
+        _ => None,
+    };
+    Some(finish(&[l, r], Some(ty), set, expr, || "`<<`".to_owned()))
 }
 
 /// `a op b` with Rust's checked semantics; `expected`: the type an untyped literal takes.
@@ -978,6 +1016,20 @@ mod tests {
             shown(cpp(Op::Shl, k(1, I16), k(20, U64))),
             (Some(1 << 20), Some(I32))
         );
+        // C++17's signed `<<`: `1 << 31` and `(1 << 30) << 1` are `INT_MIN` (the product
+        // fits an `unsigned`); `INT_MIN << 1`, `-1 << 1` and `1 << 32` are undefined.
+        assert_eq!(
+            shown(cpp(Op::Shl, k(1, I32), k(31, I32))),
+            (Some(i32::MIN.into()), Some(I32))
+        );
+        assert_eq!(
+            shown(cpp(Op::Shl, k(1 << 30, I32), k(1, I32))),
+            (Some(i32::MIN.into()), Some(I32))
+        );
+        for (x, s) in [(i128::from(i32::MIN), 1), (-1, 1), (1, 32), (3, 31)] {
+            let ub = binary_in(Lang::Cpp, Op::Shl, &k(x, I32), &k(s, I32), None);
+            assert!(ub.val.panics(), "{x} << {s}: {:?}", ub.val);
+        }
         // `INT_MAX + 1` is undefined behaviour: no run makes it.
         let over = binary_in(
             Lang::Cpp,

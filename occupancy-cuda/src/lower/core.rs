@@ -268,7 +268,11 @@ impl Names for UnitNames<'_> {
                         (Pat::Bind(p.name.clone(), None), ty)
                     })
                     .collect(),
-                generic_over_types: f.template.iter().any(|t| t.is_type),
+                // Whether the compiler can confirm the function item without its types: a
+                // Rust question. Nothing of a C++ read is confirmed, and a template's types
+                // deduced from the arguments change no integer the core reads (`sizeof` of
+                // a type parameter is left unknown by the lowering).
+                generic_over_types: false,
                 returns: returns(f),
                 body: Arc::new(Body(body)),
             },
