@@ -2706,3 +2706,33 @@ pub fn covered(s: &Stream, c: u32) {{
     got.sort();
     assert_eq!(got, [(32, 0), (64, 0), (128, 0)]);
 }
+
+/// A helper's test that contradicts what its caller's `else` excluded (`k != 128` and `k !=
+/// 64`, which the range of `k` cannot hold, then the helper's `k == 128`) ends that path: no
+/// run of the code goes there, so only the helper's other arm launches, and nothing is left
+/// uncertain.
+#[test]
+fn a_helpers_test_contradicting_its_callers_exclusions_ends_the_path() {
+    let dir = crate_with(
+        "contradicted",
+        "fn fallback(k: u32) -> u32 {
+    if k == 128 { 1024 } else { 96 }
+}
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn pick(s: &Stream, k: u32) {
+    if k == 128 {
+        s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 });
+    } else if k == 64 {
+        s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (64, 1, 1), shared_mem_bytes: 0 });
+    } else {
+        let block = fallback(k);
+        s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+    }
+}
+",
+    );
+    let mut got = launches(&ok(&dir, "pick"));
+    got.sort();
+    assert_eq!(got, [(64, 0), (96, 0), (128, 0)]);
+}

@@ -229,3 +229,33 @@ extern "C" void go(const float *x, int n) { run(x, n); }
     let side = &census.side_by_side;
     assert_eq!((side.sites, side.same), (1, 1), "{side:?}");
 }
+
+/// A root whose `else` calls another root with what it excluded (`k != 128`, `k != 64`),
+/// the callee testing `k == 128` again: the core ends the path the caller's `else`
+/// contradicts, and reads the rest as the interpreter does (gdn.cu's fallback).
+#[test]
+fn a_callees_test_contradicting_its_callers_else_ends_the_path() {
+    let unit = r#"
+template <int BK> __global__ void tiled(float *x) {}
+__global__ void general(float *x) {}
+extern "C" void recurrence(float *x, int k) {
+  if (k == 128) {
+    tiled<128><<<1, 64>>>(x);
+  } else {
+    general<<<1, 256, 2 * k * sizeof(float)>>>(x);
+  }
+}
+extern "C" void chunked(float *x, int k) {
+  if (k == 128) {
+    tiled<128><<<1, 32>>>(x);
+  } else if (k == 64) {
+    tiled<64><<<1, 32>>>(x);
+  } else {
+    recurrence(x, k);
+  }
+}
+"#;
+    let census = lowering_census_texts(&[("a.cu", unit)], &Policy::default());
+    let side = &census.side_by_side;
+    assert_eq!((side.sites, side.same), (4, 4), "{side:?}");
+}

@@ -460,7 +460,7 @@ struct Decision {
     /// It excludes one value of a whole input and nothing else (`c == 1` that does not
     /// hold): blurred only because a range cannot show the hole.
     excludes: bool,
-    /// A blurred comparison, to decide again from the path's later values ([`Interp::cured`]):
+    /// A blurred comparison, to decide again from the path's later values ([`Interp::blurred_now`]):
     /// the condition, the depth of the frame it was made in and the bindings it read.
     recheck: Option<Rc<Recheck>>,
     /// The condition as written, without its opening backtick (`` n < 256` ``, `` n < 100`
@@ -469,7 +469,7 @@ struct Decision {
 }
 
 /// A blurred comparison to decide again: the condition, the depth of the frame it was made
-/// in and the versions of the bindings it read ([`Interp::cured`]).
+/// in and the versions of the bindings it read ([`Interp::blurred_now`]).
 type Recheck = (Expr, usize, Vec<(Rc<str>, u32)>);
 
 #[derive(Clone, Debug, PartialEq)]
@@ -3169,31 +3169,44 @@ impl<'r> Interp<'r> {
         }
     }
 
-    /// Whether the blurred comparison `path.decisions[i]` is now decided the way it went by
-    /// the path's values (`n != 8` after `n == 16` narrowed `n` to 16): then it is no longer
-    /// blurred, nothing of it being left for a later test to contradict. Only in the frame
-    /// it was made in, while the names it reads are the bindings it read.
-    fn cured(&mut self, path: &mut Path, i: usize) -> bool {
+    /// How the blurred comparison `path.decisions[i]` stands by the path's values now:
+    /// `Some(true)`, decided the way it went (`n != 8` after `n == 16` narrowed `n` to 16):
+    /// no longer blurred, nothing of it left for a later test to contradict; `Some(false)`,
+    /// decided the other way (`n != 8` after `n == 8`): no run takes the path; `None`, not
+    /// decided. Read in the frame it was made in (a helper's test narrows its caller's
+    /// bindings of the same input too), while the names it reads are the bindings it read.
+    fn blurred_now(&mut self, path: &mut Path, i: usize) -> Option<bool> {
         let d = &path.decisions[i];
-        let Some(recheck) = d.recheck.clone() else {
-            return false;
-        };
+        let recheck = d.recheck.clone()?;
         let (cond, frame, versions) = &*recheck;
-        if !d.blurred || *frame != path.frames.len() || self.versions(cond, path) != *versions {
-            return false;
+        if !d.blurred || *frame == 0 || *frame > path.frames.len() {
+            return None;
         }
         let Expr::Compare(op, l, r) = cond else {
-            return false;
+            return None;
         };
-        let (Some(a), Some(b)) = (self.eval_quiet(l, path), self.eval_quiet(r, path)) else {
-            return false;
+        let mut probe;
+        let at = if *frame == path.frames.len() {
+            &*path
+        } else {
+            probe = path.clone();
+            probe.frames.truncate(*frame);
+            &probe
         };
-        let want = if d.holds { Truth::Always } else { Truth::Never };
-        let decided = compare_vals(*op, &a, &b) == want;
-        if decided {
+        if self.versions(cond, at) != *versions {
+            return None;
+        }
+        let (a, b) = (self.eval_quiet(l, at)?, self.eval_quiet(r, at)?);
+        let holds = match compare_vals(*op, &a, &b) {
+            Truth::Always => true,
+            Truth::Never => false,
+            Truth::Sometimes => return None,
+        };
+        let kept = holds == path.decisions[i].holds;
+        if kept {
             path.decisions[i].blurred = false;
         }
-        decided
+        Some(kept)
     }
 
     /// A new split's number ([`Decision::split`]).
@@ -3228,7 +3241,9 @@ impl<'r> Interp<'r> {
     /// condition said of those inputs. Where a blurred condition and another one depend on
     /// one input, the path may be one no run of the code takes (`if small(n)` of a function
     /// not read, then `if n < 256`: two of the four ways are impossible, and which two is not
-    /// known): the path is marked uncertain, and its launches are not checked.
+    /// known): the path is marked uncertain, and its launches are not checked. A blurred
+    /// one the path's values now decide is cured, or, decided the other way, ends the path
+    /// (`k != 128` of a caller's `else`, then a helper's `k == 128`: no run goes there).
     fn decide(
         &mut self,
         path: &mut Path,
@@ -3258,8 +3273,16 @@ impl<'r> Interp<'r> {
             }
             let both_exclude = excludes && d.excludes;
             // An earlier comparison this one's narrowing decided is not a conflict.
-            if !blurred && d.facts_of == facts_of && self.cured(path, i) {
-                continue;
+            if !blurred && d.facts_of == facts_of {
+                match self.blurred_now(path, i) {
+                    Some(true) => continue,
+                    // A later test contradicted it: no run of the code takes this path.
+                    Some(false) => {
+                        path.flow = Flow::Diverged;
+                        return;
+                    }
+                    None => {}
+                }
             }
             // Two exclusions of one value each of the input (`c == 1` that failed, then
             // `c == 2`: an `else if` chain) hold together while its range keeps a value
