@@ -2556,8 +2556,10 @@ pub fn inline(s: &Stream, k: u32) {
 /// stand for it (C++'s `std::min(n, 512)` is read the same way). The key lists the
 /// candidates only: 512 is the body's (before 2026-12-07 the clamp written as an `if` was
 /// "drift" with `block = [64, 128]`, and 512 "not a value the block can take" in it). A clamp
-/// of a product of two inputs, whose condition the reader cannot apply to either, stays one
-/// run-time value.
+/// of a product of two inputs, whose condition the reader cannot apply to either, is two
+/// paths too (before 2026-12-07, the seventeenth session, it stayed one run-time value and
+/// 512 was not checked): a later test of all but one of them applies it, and one that
+/// contradicts it ends its path (the next test).
 #[test]
 fn a_clamp_of_an_input_is_two_paths() {
     let dir = crate_with(
@@ -2586,7 +2588,29 @@ pub fn product(s: &Stream, n: u32, m: u32) {
         got.sort();
         assert_eq!(got, [(64, 0), (128, 0), (512, 0)], "{name}");
     }
-    assert_eq!(launches(&ok(&dir, "product")), [(64, 0), (128, 0)]);
+    let mut got = launches(&ok(&dir, "product"));
+    got.sort();
+    assert_eq!(got, [(64, 0), (128, 0), (512, 0)]);
+}
+
+/// A clamp of a product of two inputs, then tests of one of them: where the other's value
+/// is then known the clamp's condition applies to the first (`n * 8 < 512`: `n` below 64 on
+/// the clamped path), so that a later `n > 100` ends that path (no run of the code clamps
+/// below 512 there) instead of making it uncertain.
+#[test]
+fn a_clamp_of_a_product_applies_once_all_but_one_input_is_known() {
+    let dir = crate_with(
+        "product_clamps",
+        "#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn big(s: &Stream, n: u32, m: u32) {
+    let block = (n * m).min(512);
+    if m == 8 && n > 100 {
+        s.launch(LaunchConfig { grid_dim: (1, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 });
+    }
+}
+",
+    );
+    assert_eq!(launches(&ok(&dir, "big")), [(512, 0)]);
 }
 
 /// A loop the reader cannot bound runs its body only where its first test holds on the

@@ -259,3 +259,38 @@ extern "C" void chunked(float *x, int k) {
     let side = &census.side_by_side;
     assert_eq!((side.sites, side.same), (4, 4), "{side:?}");
 }
+
+/// A clamp of a product of two inputs (`std::min(num_heads * rot_dim, 512)`, rotary's block)
+/// is two paths, 512 and the run-time product below it, as the interpreter reads it; and
+/// where a later test fixes one input (`head_size == 128`) the clamp's condition applies to
+/// the other instead of making the launch uncertain. (Not yet: a `switch` on that input,
+/// whose failed cases exclude one value each, which the core cannot weigh against the
+/// clamp: its later cases are not checked.)
+#[test]
+fn a_clamp_of_a_product_is_two_paths() {
+    let unit = r#"
+template <typename T, int HEAD> __global__ void rot(T *q) {}
+extern "C" void rotary(float *q, int num_heads, int rot_dim, int dtype) {
+  dim3 block(std::min(num_heads * rot_dim, 512));
+  if (dtype == 0) {
+    rot<float, 0><<<1, block>>>(q);
+  }
+}
+extern "C" void per_head(float *q, int num_heads, int head_size) {
+  dim3 wide(std::min(num_heads * head_size, 1024));
+  if (head_size == 128) {
+    rot<float, 128><<<1, wide>>>(q);
+  }
+}
+"#;
+    let census = lowering_census_texts(&[("a.cu", unit)], &Policy::default());
+    let side = &census.side_by_side;
+    assert_eq!((side.sites, side.same), (2, 2), "{side:?}");
+    let reading = occupancy_cuda::read_texts_with_policy(&[("a.cu", unit)], &Policy::default());
+    let blocks: Vec<_> = reading.launches[0]
+        .paths
+        .iter()
+        .map(|p| p.block.known())
+        .collect();
+    assert_eq!(blocks, [Some([512, 1, 1]), None]);
+}

@@ -1535,8 +1535,11 @@ impl<'r> Interp<'r> {
             && let Some(clamp) = self.as_clamp(receiver, method, arg, &path, expected)
         {
             // Kept where the reader follows both ways: the clamp's condition applied to the
-            // input's values, and no launch made uncertain by it (a clamp of `a` after a
-            // test of `a > b` it cannot apply stays one run-time value).
+            // input's values, or, for a product of inputs (`min(nh * hs, 512)`), left for a
+            // later test of all but one of them to apply ([`Interp::blurred_now`]); and no
+            // launch made uncertain by it (a clamp of `a` after a test of `a > b` it cannot
+            // apply, or of a value computed from an input that a later test narrows, stays
+            // one run-time value).
             let decided = path.decisions.len();
             let uncertain = path.uncertain.is_some();
             let outs = self.eval_if(&clamp, path.clone(), expected);
@@ -1544,7 +1547,7 @@ impl<'r> Interp<'r> {
                 (uncertain || p.uncertain.is_none())
                     && p.decisions
                         .get(decided..)
-                        .is_some_and(|new| new.iter().all(|d| !d.blurred))
+                        .is_some_and(|new| new.iter().all(|d| !d.blurred || d.recheck.is_some()))
             }) {
                 return outs;
             }
@@ -3170,14 +3173,18 @@ impl<'r> Interp<'r> {
     }
 
     /// How the blurred comparison `path.decisions[i]` stands by the path's values now:
-    /// `Some(true)`, decided the way it went (`n != 8` after `n == 16` narrowed `n` to 16):
-    /// no longer blurred, nothing of it left for a later test to contradict; `Some(false)`,
-    /// decided the other way (`n != 8` after `n == 8`): no run takes the path; `None`, not
-    /// decided. Read in the frame it was made in (a helper's test narrows its caller's
-    /// bindings of the same input too), while the names it reads are the bindings it read.
+    /// `Some(true)`, decided the way it went (`n != 8` after `n == 16` narrowed `n` to 16),
+    /// or now applicable to the one input it reads (`nh * hs < 512` after `hs == 64`: `nh`
+    /// narrowed below 8 on this path): no longer blurred, nothing of it left for a later
+    /// test to contradict; `Some(false)`, decided the other way (`n != 8` after `n == 8`), or
+    /// no value of its input taking the way it went: no run takes the path; `None`, neither.
+    /// Read in the frame it was made in (a helper's test narrows its caller's bindings of the
+    /// same input too; applied only there), while the names it reads are the bindings it
+    /// read.
     fn blurred_now(&mut self, path: &mut Path, i: usize) -> Option<bool> {
         let d = &path.decisions[i];
         let recheck = d.recheck.clone()?;
+        let went = d.holds;
         let (cond, frame, versions) = &*recheck;
         if !d.blurred || *frame == 0 || *frame > path.frames.len() {
             return None;
@@ -3185,8 +3192,9 @@ impl<'r> Interp<'r> {
         let Expr::Compare(op, l, r) = cond else {
             return None;
         };
+        let here = *frame == path.frames.len();
         let mut probe;
-        let at = if *frame == path.frames.len() {
+        let at = if here {
             &*path
         } else {
             probe = path.clone();
@@ -3197,12 +3205,45 @@ impl<'r> Interp<'r> {
             return None;
         }
         let (a, b) = (self.eval_quiet(l, at)?, self.eval_quiet(r, at)?);
-        let holds = match compare_vals(*op, &a, &b) {
-            Truth::Always => true,
-            Truth::Never => false,
-            Truth::Sometimes => return None,
+        let kept = match compare_vals(*op, &a, &b) {
+            Truth::Always => went,
+            Truth::Never => !went,
+            Truth::Sometimes => {
+                let (Val::Int(x), Val::Int(y), true) = (&a, &b, here) else {
+                    return None;
+                };
+                // Applied where each operand is narrowed as a whole (a constant, an input
+                // moved by known values) and the narrowed values decide it this way.
+                let sides = refine::sides(&x.set, *op, &y.set, Truth::Sometimes);
+                let Some(side) = sides.into_iter().find(|s| s.holds == went) else {
+                    return Some(false);
+                };
+                let mut p = path.clone();
+                let exact = (
+                    self.narrow_operand(&mut p, l, x, side.left.clone()),
+                    self.narrow_operand(&mut p, r, y, side.right.clone()),
+                );
+                let decided = compare_vals(
+                    *op,
+                    &Val::Int(Int {
+                        set: side.left,
+                        ..x.clone()
+                    }),
+                    &Val::Int(Int {
+                        set: side.right,
+                        ..y.clone()
+                    }),
+                ) == if went { Truth::Always } else { Truth::Never };
+                match exact {
+                    (None, _) | (_, None) => return Some(false),
+                    (Some(true), Some(true)) if decided => {
+                        *path = p;
+                        true
+                    }
+                    _ => return None,
+                }
+            }
         };
-        let kept = holds == path.decisions[i].holds;
         if kept {
             path.decisions[i].blurred = false;
         }
@@ -3488,7 +3529,12 @@ impl<'r> Interp<'r> {
                     // range), on operands that are the inputs: a later narrowing of them may
                     // decide it. (Not where an operand is not an input as a whole: its own
                     // narrowing would decide it, and say nothing of the input.)
-                    if blurred && exact_l && exact_r {
+                    // Or on operands no binding of which this way narrowed (`nh * hs`, both
+                    // inputs): a later narrowing of all but one of their inputs may make it
+                    // applicable ([`Interp::blurred_now`]).
+                    let untouched =
+                        |e: &Expr, v: &Int| alias_steps(e).is_none() && v.moved_from().is_none();
+                    if blurred && (exact_l || untouched(l, x)) && (exact_r || untouched(r, y)) {
                         let recheck = (cond.clone(), p.frames.len(), self.versions(cond, &p));
                         if let Some(d) = p.decisions.last_mut() {
                             d.recheck = Some(Rc::new(recheck));
