@@ -156,7 +156,7 @@ fn read_sources(
     device_params: &interp::DeviceParams,
     build: &preproc::Build,
 ) -> Reading {
-    read_units(sources, targets, device_params, build, &mut |_, _, _| {})
+    read_units(sources, targets, device_params, build, &mut |_, _, _, _| {})
 }
 
 /// [`read_sources`], handing `each_unit` every unit's index and which of its functions
@@ -166,7 +166,7 @@ fn read_units(
     targets: &[occupancy_core::arch::Target],
     device_params: &interp::DeviceParams,
     build: &preproc::Build,
-    each_unit: &mut dyn FnMut(&index::Index<'_>, &preproc::Decider<'_>, &[bool]),
+    each_unit: &mut dyn FnMut(&index::Index<'_>, &preproc::Decider<'_>, &[bool], bool),
 ) -> Reading {
     let mut sites = Vec::new();
     let mut notes = sources.notes.clone();
@@ -190,7 +190,7 @@ fn read_units(
             .iter()
             .map(|f| interp.entered(f))
             .collect();
-        each_unit(&index, &decider, &entered);
+        each_unit(&index, &decider, &entered, asks_device);
         unreached(&index, &decider, &entered, &mut sites);
     }
     let mut launches: Vec<CudaLaunch> = sites.into_iter().map(|s| s.launch).collect();
@@ -284,7 +284,7 @@ fn census_of(
         &policy.targets,
         &policy.device_params,
         build,
-        &mut |index, decider, entered| {
+        &mut |index, decider, entered, asks_device| {
             let unit = lower::Unit {
                 index,
                 decider: Some(decider),
@@ -307,9 +307,12 @@ fn census_of(
                     *counts.entry(what).or_default() += 1;
                 }
             }
-            for (site, made) in
-                lower::unit_launches(unit, entered, &policy.targets, &policy.device_params)
-            {
+            for (site, made) in lower::unit_launches(
+                unit,
+                entered,
+                (&policy.targets, asks_device),
+                &policy.device_params,
+            ) {
                 core.entry(site).or_default().extend(made);
             }
         },

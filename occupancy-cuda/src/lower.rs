@@ -16,7 +16,9 @@
 //! 0, as C++ converts it to `bool`), `~x` (as `x ^ -1`), `?:`, `sizeof` and `alignof` of
 //! built-in types and of the unit's plain structs and unions (`layout.rs`: laid out member
 //! by member, an array's count the constant as written), casts
-//! to integer types (C casts, `static_cast`), `min`/`max` (`std::` or not), calls, members,
+//! to integer types (C casts, `static_cast`), `min`/`max` (`std::` or not), calls (a
+//! device attribute query as the attribute's value: [`DEVICE_ATTRIBUTE`]), `&n` (`n` lent
+//! mutably: unknown after the call it is given to), members,
 //! lambdas without parameters called in place (a labelled block their `return` leaves), and
 //! `<<<grid, block, smem, stream>>>` launches ([`ir::CustLaunch`]: an integer grid or
 //! block is `(n, 1, 1)`).
@@ -45,6 +47,10 @@ use crate::macros::{Expander, Macro, paren_list};
 use crate::preproc::Decider;
 use crate::syntax::Code;
 use crate::syntax::{Field, Kind};
+
+/// The first segment of the path a device attribute query is lowered to
+/// (`cudaDeviceGetAttribute::cudaDevAttrWarpSize`), which the unit's names answer per target.
+pub(crate) const DEVICE_ATTRIBUTE: &str = "cudaDeviceGetAttribute";
 
 /// The deepest syntax lowered; deeper is opaque (as [`ir::MAX_DEPTH`] for the Rust side).
 const MAX_DEPTH: usize = ir::MAX_DEPTH;
@@ -831,6 +837,16 @@ impl Lower<'_> {
             },
             Some(Kind::BinaryExpression) => self.binary(e, d),
             Some(Kind::UnaryExpression) => self.unary(e, d),
+            // `&n`: `n` lent mutably (`init(&n)` may write it: unknown after, as Rust's
+            // `&mut n`); a dereference is a place the core does not follow.
+            Some(Kind::PointerExpression) if e.text().starts_with('&') => {
+                match e.field(Field::Argument) {
+                    Some(a) if a.kind() == Some(Kind::Identifier) => {
+                        Expr::Ref(Box::new(self.expr(a, d)), true)
+                    }
+                    _ => self.opaque(e, "PointerExpression"),
+                }
+            }
             Some(Kind::UpdateExpression) => {
                 let op = if e.text().contains("++") {
                     Op::Add
@@ -1061,6 +1077,58 @@ impl Lower<'_> {
         }
     }
 
+    /// `cudaDeviceGetAttribute(&v, attr, dev)` (or the driver's `cuDeviceGetAttribute`): `v`
+    /// is the attribute's value on the reading's target, which the unit's names answer for
+    /// the path `cudaDeviceGetAttribute::attr` ([`DEVICE_ATTRIBUTE`]); the call returns
+    /// `cudaSuccess` (0).
+    fn device_attribute(&mut self, simple: &str, args: &[At<'_>], d: usize) -> Option<Expr> {
+        if !matches!(simple, "cudaDeviceGetAttribute" | "cuDeviceGetAttribute") {
+            return None;
+        }
+        let [out, attribute, _] = args else {
+            return None;
+        };
+        let place = out
+            .text()
+            .strip_prefix('&')
+            .map(str::trim)
+            .filter(|n| n.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()))?;
+        let value = Expr::Path(
+            ir::Path {
+                leading_colon: false,
+                segments: vec![
+                    Segment {
+                        ident: DEVICE_ATTRIBUTE.to_owned(),
+                        args: Vec::new(),
+                    },
+                    Segment {
+                        ident: attribute.text().trim().to_owned(),
+                        args: Vec::new(),
+                    },
+                ],
+            },
+            self.at(*attribute),
+        );
+        let _ = d;
+        Some(Expr::Block(Box::new(Block {
+            stmts: vec![Stmt::Expr(Expr::Assign(
+                Box::new(Expr::Path(
+                    ir::Path {
+                        leading_colon: false,
+                        segments: vec![Segment {
+                            ident: place.to_owned(),
+                            args: Vec::new(),
+                        }],
+                    },
+                    self.at(*out),
+                )),
+                None,
+                Box::new(value),
+            ))],
+            tail: Some(Expr::Int(0, Some(IntTy::I32))),
+        })))
+    }
+
     fn unary(&mut self, e: At<'_>, d: usize) -> Expr {
         let (Some(arg), Some(op)) = (e.field(Field::Argument), e.field(Field::Operator)) else {
             return self.opaque(e, "a unary operation");
@@ -1138,6 +1206,9 @@ impl Lower<'_> {
         }
         let name = function.text();
         let simple = name.rsplit("::").next().unwrap_or(name).trim();
+        if let Some(asked) = self.device_attribute(simple, &args, d) {
+            return asked;
+        }
         if function.kind() == Some(Kind::TemplateFunction)
             && matches!(
                 function.field(Field::Name).map(|n| n.text()),

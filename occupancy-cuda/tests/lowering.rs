@@ -294,3 +294,39 @@ extern "C" void per_head(float *q, int num_heads, int head_size) {
         .collect();
     assert_eq!(blocks, [Some([512, 1, 1]), None]);
 }
+
+/// A device attribute query (`cudaDeviceGetAttribute`) is read once per target, from the GPU
+/// tables, as the interpreter reads it; a name whose address a call is given (`init(&w)`)
+/// is unknown after it to the core, not the value it had, which the interpreter keeps (its
+/// known gap, rule 4 of docs/READING-CORE.md: the one difference).
+#[test]
+fn device_queries_are_read_per_target_and_lent_names_are_unknown() {
+    let unit = r#"
+__global__ void k(float *x) {}
+static void init(int *n) { *n = 4; }
+extern "C" void go(float *x) {
+  int smem = 0;
+  cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0);
+  k<<<1, 128, smem>>>(x);
+  int w = 32;
+  init(&w);
+  k<<<1, w * 4>>>(x);
+}
+"#;
+    let policy = Policy::from_toml(r#"targets = ["sm_80", "sm_90"]"#).expect("a valid policy");
+    let census = lowering_census_texts(&[("a.cu", unit)], &policy);
+    let side = &census.side_by_side;
+    assert_eq!((side.sites, side.same), (2, 1), "{side:?}");
+    assert_eq!(
+        side.different,
+        ["a.cu:10: interpreter [128, 1, 1]/0 core ?/0"]
+    );
+    let reading = occupancy_cuda::read_texts_with_policy(&[("a.cu", unit)], &policy);
+    let smem: Vec<_> = reading.launches[0]
+        .paths
+        .iter()
+        .map(|p| p.dynamic_smem_bytes.known())
+        .collect();
+    // The opt-in per block: 163 KiB on sm_80, 227 KiB on sm_90.
+    assert_eq!(smem, [Some(166912), Some(232448)]);
+}

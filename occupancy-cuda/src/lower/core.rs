@@ -6,11 +6,13 @@
 //! A launch is recorded in the root's body and in the functions it calls
 //! (`Mode::chevrons_in_callees`; their bodies lowered on first call, their places after the
 //! root's in one table). Its integers follow C++'s rules (`Mode::lang`: conversions,
-//! unsigned wrap-around), and a root whose parameters the policy says hold device
-//! attributes (`[device_params]`) is read once per target's values. What the core does not
-//! do for C++ yet, and so where the two differ by design: it knows no
-//! `cudaLaunchKernelEx`, no device query (`cudaDeviceGetAttribute`), no template type
-//! arguments and no struct members.
+//! unsigned wrap-around), a root whose parameters the policy says hold device attributes
+//! (`[device_params]`) is read once per target's values, and a root of a unit that asks the
+//! device (`cudaDeviceGetAttribute`, lowered to a path the unit's names answer per target)
+//! or names `__CUDA_ARCH_LIST__` once per target. What the core does not do for C++ yet,
+//! and so where the two differ by design: it knows no `cudaLaunchKernelEx`, no
+//! `cudaGetDeviceProperties`, no parameter packs, no template type arguments and no struct
+//! members.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -42,12 +44,14 @@ pub(crate) fn squeezed(kernel: &str) -> String {
 }
 
 /// The launches the core records on the roots of a unit among `entered` (the functions
-/// `interp.rs` entered), by site. A root with parameters `device_params` says hold device
-/// attributes is read once per distinct assignment of their values on `targets`.
+/// `interp.rs` entered), by site. A root of a unit that `asks_device` (a device attribute
+/// query, `__CUDA_ARCH_LIST__`) is read once per target, with that target's answers; one
+/// with parameters `device_params` says hold device attributes once per distinct
+/// assignment of their values on `targets`.
 pub(crate) fn unit_launches(
     unit: Unit<'_>,
     entered: &[bool],
-    targets: &[Target],
+    (targets, asks_device): (&[Target], bool),
     device_params: &DeviceParams,
 ) -> BTreeMap<SiteKey, Made> {
     let index = unit.index;
@@ -63,8 +67,10 @@ pub(crate) fn unit_launches(
             unit,
             places: lowered.places,
             functions: HashMap::new(),
+            target: None,
         };
-        for params in per_target_params(f, targets, device_params) {
+        for (target, params) in per_target_params(f, targets, device_params, asks_device) {
+            names.target = target;
             let mode = Mode {
                 launch_calls: false,
                 base_names: Vec::new(),
@@ -115,12 +121,14 @@ pub(crate) fn unit_launches(
 /// A root's parameters, one list per distinct assignment of the device attributes
 /// `device_params` says some of them hold on `targets` (one list where none is declared):
 /// a declared one is its target's value from the GPU tables (unknown where the tables do
-/// not have it), other integers their C++ type's range, the rest unknown.
+/// not have it), other integers their C++ type's range, the rest unknown. Where the unit
+/// `asks_device`, one list per target, with the target its answers are read for.
 fn per_target_params(
     f: &Function<'_>,
     targets: &[Target],
     device_params: &DeviceParams,
-) -> Vec<Vec<(Pat, ParamKind)>> {
+    asks_device: bool,
+) -> Vec<(Option<Target>, Vec<(Pat, ParamKind)>)> {
     let attributes: Vec<Option<&str>> = f
         .params
         .iter()
@@ -150,8 +158,11 @@ fn per_target_params(
             })
             .collect()
     };
+    if asks_device && !targets.is_empty() {
+        return targets.iter().map(|t| (Some(*t), each(Some(t)))).collect();
+    }
     if attributes.iter().all(Option::is_none) || targets.is_empty() {
-        return vec![each(None)];
+        return vec![(None, each(None))];
     }
     let mut runs: Vec<Vec<(Pat, ParamKind)>> = Vec::new();
     for params in targets.iter().map(|t| each(Some(t))) {
@@ -159,7 +170,7 @@ fn per_target_params(
             runs.push(params);
         }
     }
-    runs
+    runs.into_iter().map(|params| (None, params)).collect()
 }
 
 /// The unit's names as the core asks for them: namespace-scope constants (their
@@ -172,6 +183,9 @@ struct UnitNames<'i> {
     places: Vec<(String, u32)>,
     /// The functions lowered so far, by name.
     functions: HashMap<String, Def>,
+    /// The target this reading answers device queries and `__CUDA_ARCH_LIST__` for (`None`:
+    /// a reading of no one target, where they are unknown).
+    target: Option<Target>,
 }
 
 fn unit_module() -> ModuleId {
@@ -206,6 +220,20 @@ impl Names for UnitNames<'_> {
 
     fn resolve(&mut self, path: &Path, _: &Place) -> Result<Def, String> {
         let name = path.last();
+        if let Some(value) = self.asked(path) {
+            let (value, ty) = value?;
+            return Ok(Def::Const(
+                ConstDef {
+                    name: name.to_owned(),
+                    ty: Some(ty),
+                    ty_text: ty.name().to_owned(),
+                    expr: occupancy_read::ir::Expr::Int(value, Some(ty)),
+                    vis: Vis::Pub,
+                },
+                unit_module(),
+                None,
+            ));
+        }
         if let Some(c) = self
             .unit
             .index
@@ -302,6 +330,34 @@ impl Names for UnitNames<'_> {
         written: &Path,
     ) -> Result<Path, String> {
         Ok(written.clone())
+    }
+}
+
+impl UnitNames<'_> {
+    /// What the reading's target answers for `path`, when it is a question to the device: a
+    /// device attribute query as lowered (`cudaDeviceGetAttribute::cudaDevAttrWarpSize`, an
+    /// `int`) or `__CUDA_ARCH_LIST__` (the target's architecture, nvcc's list for a build
+    /// of that target alone: [`device::arch_list`]). `Err`: why it is not known here.
+    fn asked(&self, path: &Path) -> Option<Result<(i128, IntTy), String>> {
+        let no_target = |what: &str| {
+            Err(format!(
+                "{what}: a value of each target, and this reading is of no one target"
+            ))
+        };
+        match path.idents().as_slice() {
+            ["__CUDA_ARCH_LIST__"] => Some(match &self.target {
+                Some(t) => match device::arch_list(t).as_slice() {
+                    [one] => Ok((*one, IntTy::I32)),
+                    _ => Err("`__CUDA_ARCH_LIST__` of several architectures".to_owned()),
+                },
+                None => no_target("`__CUDA_ARCH_LIST__`"),
+            }),
+            [super::DEVICE_ATTRIBUTE, attribute] => Some(match &self.target {
+                Some(t) => device::attribute(attribute, t).map(|v| (v, IntTy::I32)),
+                None => no_target(&format!("`{attribute}`")),
+            }),
+            _ => None,
+        }
     }
 }
 
