@@ -159,6 +159,10 @@ fn read_sources(
     read_units(sources, targets, device_params, build, &mut |_, _, _, _| {})
 }
 
+/// What [`read_units`] hands each unit to: its index, its `#if` decider, which of its
+/// functions a path entered, and whether it asks the device.
+type EachUnit<'a> = dyn FnMut(&index::Index<'_>, &preproc::Decider<'_>, &[bool], bool) + 'a;
+
 /// [`read_sources`], handing `each_unit` every unit's index and which of its functions
 /// (`index.all_functions`, by position) a path entered.
 fn read_units(
@@ -166,7 +170,7 @@ fn read_units(
     targets: &[occupancy_core::arch::Target],
     device_params: &interp::DeviceParams,
     build: &preproc::Build,
-    each_unit: &mut dyn FnMut(&index::Index<'_>, &preproc::Decider<'_>, &[bool], bool),
+    each_unit: &mut EachUnit<'_>,
 ) -> Reading {
     let mut sites = Vec::new();
     let mut notes = sources.notes.clone();

@@ -118,6 +118,10 @@ pub(crate) fn unit_launches(
     out
 }
 
+/// One reading of a root: the target it answers device queries for (`None`: no one
+/// target), and its parameters.
+type Run = (Option<Target>, Vec<(Pat, ParamKind)>);
+
 /// A root's parameters, one list per distinct assignment of the device attributes
 /// `device_params` says some of them hold on `targets` (one list where none is declared):
 /// a declared one is its target's value from the GPU tables (unknown where the tables do
@@ -128,7 +132,7 @@ fn per_target_params(
     targets: &[Target],
     device_params: &DeviceParams,
     asks_device: bool,
-) -> Vec<(Option<Target>, Vec<(Pat, ParamKind)>)> {
+) -> Vec<Run> {
     let attributes: Vec<Option<&str>> = f
         .params
         .iter()
