@@ -32,7 +32,8 @@
 //! Everything else is [`Expr::Opaque`] (a statement: [`Expr::Havoc`] of the names it may
 //! write), each listed in [`Lowered::not_lowered`] with its line: floating-point values,
 //! the size of a template parameter or of a struct not laid out, pointers and subscripts, other
-//! lambdas, `goto`, `try`, `#if` inside a body.
+//! lambdas, `goto`, `try`. A `#if` inside a body is the branch the build compiles (the
+//! unit's decider), or, undecided, each written branch under a condition no reading knows.
 
 use std::collections::{HashMap, HashSet};
 
@@ -42,7 +43,7 @@ use occupancy_read::ir::{
     Segment, Stmt,
 };
 
-use crate::index::{At, Function, Index};
+use crate::index::{At, Function, Index, Taken, chosen, preproc_branches};
 use crate::macros::{Expander, Macro, paren_list};
 use crate::preproc::Decider;
 use crate::syntax::Code;
@@ -304,11 +305,59 @@ impl Lower<'_> {
             }),
             Some(Kind::ContinueStatement) => expr(self.continue_statement()),
             Some(Kind::Comment) => Vec::new(),
+            Some(Kind::PreprocIf | Kind::PreprocIfdef) => self.preproc_if(s, d),
             Some(Kind::TypeDefinition | Kind::AliasDeclaration | Kind::StaticAssertDeclaration) => {
                 vec![Stmt::Item(None)]
             }
             Some(kind) => vec![self.havoc(s, &format!("{kind:?}"))],
             None => self.invocations(s, d),
+        }
+    }
+
+    /// A `#if` chain in a body: the branch the build compiles (the unit's decider), its
+    /// statements in place; where the build does not decide it, each written branch, one
+    /// of them taken (a condition no reading knows), as the interpreter reads them (an `#if`
+    /// without `#else` runs its body: the configuration that skips it launches nothing
+    /// there).
+    fn preproc_if(&mut self, s: At<'_>, d: usize) -> Vec<Stmt> {
+        let branches = preproc_branches(s);
+        let taken = match self.unit.decider {
+            Some(decider) => chosen(&branches, decider, true),
+            None => Taken::Each,
+        };
+        let statements = |lower: &mut Self, body: Vec<At<'_>>| -> Vec<Stmt> {
+            body.into_iter().flat_map(|n| lower.stmt(n, d)).collect()
+        };
+        match taken {
+            Taken::Branch(body) => statements(self, body),
+            Taken::None => Vec::new(),
+            Taken::Each => {
+                let written: Vec<_> = branches
+                    .into_iter()
+                    .filter(|b| !b.directive.is_empty())
+                    .collect();
+                let mut chain: Option<Expr> = None;
+                for b in written.into_iter().rev() {
+                    let at = self.at(s);
+                    let block = Block {
+                        stmts: statements(self, b.body),
+                        tail: None,
+                    };
+                    chain = Some(match chain {
+                        None => Expr::Block(Box::new(block)),
+                        Some(otherwise) => Expr::If(Box::new(If {
+                            condition: Expr::Opaque(format!(
+                                "`{}`: a build configuration",
+                                crate::syntax::clip(b.condition.map_or("#else", |c| c.text()), 40)
+                            )),
+                            then: block,
+                            otherwise: Some(otherwise),
+                            at,
+                        })),
+                    });
+                }
+                chain.map(Stmt::Expr).into_iter().collect()
+            }
         }
     }
 

@@ -330,3 +330,38 @@ extern "C" void go(float *x) {
     // The opt-in per block: 163 KiB on sm_80, 227 KiB on sm_90.
     assert_eq!(smem, [Some(166912), Some(232448)]);
 }
+
+/// A `#if` in a body: the branch the build compiles where the policy's `defines` decide it,
+/// each written branch where nothing does, as the interpreter reads them.
+#[test]
+fn preprocessor_branches_in_a_body_follow_the_build() {
+    let unit = r#"
+template <typename T> __global__ void k(T *x) {}
+extern "C" void go(float *x, int dtype) {
+  if (dtype == 0) {
+    k<float><<<1, 64>>>(x);
+  } else {
+#ifndef NO_BF16_KERNEL
+    k<double><<<1, 128>>>((double *)x);
+#else
+    k<int><<<1, 256>>>((int *)x);
+#endif
+  }
+}
+"#;
+    for (policy, same) in [
+        ("defines = []", 2),
+        ("defines = [\"NO_BF16_KERNEL\"]", 2),
+        ("", 3),
+    ] {
+        let policy = Policy::from_toml(policy).expect("a valid policy");
+        let census = lowering_census_texts(&[("a.cu", unit)], &policy);
+        let side = &census.side_by_side;
+        assert_eq!(
+            (side.sites, side.same),
+            (same, same),
+            "{policy:?}: {side:?}"
+        );
+        assert_eq!(census.whole, census.functions, "{:?}", census.not_lowered);
+    }
+}
