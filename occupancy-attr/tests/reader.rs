@@ -1726,7 +1726,7 @@ pub fn wide(s: &Stream, n: u32) {
 /// comparison the reader can apply to the input's values narrows them, wherever it is
 /// written: a `bool` helper (`small(n)`), a value moved by literals and bound to a name
 /// (`let m = n + 1;`, `10 - n`, `-m`), a struct field, `u64::from(n)`, a `match` on `n + 1`.
-/// One it cannot apply (`n * 3 == 256`, `n.min(300) == 300`, `n != 5` over a range) makes
+/// One it cannot apply (`n * 3 == 256`) makes
 /// the launches after both not read, with an error that says why, unless its other way
 /// makes no launch (a guard: `if n % 32 != 0 { return; }`); they were read as every pair,
 /// (64, 40000) and (1024, 0) among them, which no run makes.
@@ -1798,7 +1798,14 @@ fn two_conditions_on_one_input_never_pair_ways_no_run_takes() {
             "if n.min(300) == 300 { 1024 } else { 64 }",
             &[(64, 0), (64, 40000), (1024, 40000)],
         ),
-        ("not_equal", "if n != 5 { 64 } else { 1024 }", &[]),
+        // One value excluded (`n != 5`) and a test its values hold (`n < 256`) hold
+        // together: every pair is made (0, 300 and 5); before 2026-12-07, the seventeenth
+        // session, an error.
+        (
+            "not_equal",
+            "if n != 5 { 64 } else { 1024 }",
+            &[(64, 0), (64, 40000), (1024, 0)],
+        ),
     ];
     let mut text = String::from(
         "pub fn small(n: u32) -> bool { n < 256 }
@@ -2759,4 +2766,31 @@ pub fn pick(s: &Stream, k: u32) {
     let mut got = launches(&ok(&dir, "pick"));
     got.sort();
     assert_eq!(got, [(64, 0), (96, 0), (128, 0)]);
+}
+
+/// A value excluded by a failed equality (`blocks == 0`, the grid guarded to at least 1),
+/// then a test the values hold (`blocks > 65535`): the two hold together while the input's
+/// range keeps other values, so the launch is checked (before 2026-12-07, the seventeenth
+/// session, the two made it uncertain: "not checked").
+#[test]
+fn an_exclusion_and_a_later_test_of_the_same_input_hold_together() {
+    let dir = crate_with(
+        "exclusion_then_test",
+        "#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn scales(s: &Stream, n: i64) {
+    let mut blocks = (n + 511) / 512;
+    if blocks == 0 {
+        blocks = 1;
+    }
+    if blocks > 65535 {
+        blocks = 65535;
+    }
+    s.launch(LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (512, 1, 1), shared_mem_bytes: 4096 });
+}
+",
+    );
+    assert_eq!(
+        launches(&ok(&dir, "scales")),
+        [(512, 4096), (512, 4096), (512, 4096)]
+    );
 }

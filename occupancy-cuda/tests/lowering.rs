@@ -365,3 +365,25 @@ extern "C" void go(float *x, int dtype) {
         assert_eq!(census.whole, census.functions, "{:?}", census.not_lowered);
     }
 }
+
+/// A grid guarded to at least 1 (`blocks == 0` failed: one value of an interval excluded)
+/// and then capped (`blocks > 65535`): the core reads the launch on every path, as the
+/// interpreter does (update_kvscales.cu's pattern).
+#[test]
+fn an_exclusion_and_a_later_cap_hold_together() {
+    let unit = r#"
+__global__ void scales(float *k, long n) {}
+extern "C" void update(float *k, long num_elements) {
+  const int threads = 512;
+  long blocks = (num_elements + threads - 1) / threads;
+  if (blocks == 0)
+    blocks = 1;
+  if (blocks > 65535)
+    blocks = 65535;
+  scales<<<(int)blocks, threads, 2 * threads * sizeof(float)>>>(k, num_elements);
+}
+"#;
+    let census = lowering_census_texts(&[("a.cu", unit)], &Policy::default());
+    let side = &census.side_by_side;
+    assert_eq!((side.sites, side.same), (1, 1), "{side:?}");
+}

@@ -3312,7 +3312,10 @@ impl<'r> Interp<'r> {
             if d.group == group || !loose {
                 continue;
             }
-            let both_exclude = excludes && d.excludes;
+            // Two exclusions, or one and a test the values hold.
+            let both_exclude = (excludes && d.excludes)
+                || (d.facts_of == facts_of
+                    && ((excludes && !d.blurred) || (d.excludes && !blurred)));
             // An earlier comparison this one's narrowing decided is not a conflict.
             if !blurred && d.facts_of == facts_of {
                 match self.blurred_now(path, i) {
@@ -3326,9 +3329,10 @@ impl<'r> Interp<'r> {
                 }
             }
             // Two exclusions of one value each of the input (`c == 1` that failed, then
-            // `c == 2`: an `else if` chain) hold together while its range keeps a value
-            // besides all the path excludes (a later test that leaves only excluded values
-            // is related to each, and cured or a conflict there).
+            // `c == 2`: an `else if` chain), or one and a test its values hold (`blocks == 0`
+            // that failed, then `blocks > 65535`), hold together while its range keeps a
+            // value besides all the path excludes (a later test that leaves only excluded
+            // values is related to each, and cured or a conflict there).
             if both_exclude && self.room_besides_exclusions(path, shared) {
                 continue;
             }
