@@ -348,6 +348,7 @@ fn fn_def(
         return None;
     }
     Some(FnDef {
+        pack: false,
         name: sig.ident.to_string(),
         vis,
         is_const,

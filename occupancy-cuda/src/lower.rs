@@ -18,7 +18,8 @@
 //! by member, an array's count the constant as written), casts
 //! to integer types (C casts, `static_cast`), `min`/`max` (`std::` or not), calls (a
 //! device attribute query as the attribute's value: [`DEVICE_ATTRIBUTE`]), `&n` (`n` lent
-//! mutably: unknown after the call it is given to), members,
+//! mutably: unknown after the call it is given to), `rest...` of a function parameter pack
+//! ([`ir::Expr::Spread`]), members,
 //! lambdas without parameters called in place (a labelled block their `return` leaves), and
 //! `<<<grid, block, smem, stream>>>` launches ([`ir::CustLaunch`]: an integer grid or
 //! block is `(n, 1, 1)`).
@@ -959,39 +960,14 @@ impl Lower<'_> {
                 };
                 Expr::Field(Box::new(base_expr), field)
             }
-            Some(Kind::SizeofExpression | Kind::AlignofExpression) => {
-                // `sizeof(T)`: a built-in type's or one of the unit's structs (a `size_t`,
-                // `layout.rs`). `sizeof(__half2)` parses as the size of a parenthesised name.
-                let named = e.field(Field::Value).and_then(|v| match v.kind() {
-                    Some(Kind::ParenthesizedExpression) => match v.children().as_slice() {
-                        [n] if matches!(
-                            n.kind(),
-                            Some(Kind::Identifier | Kind::QualifiedIdentifier)
-                        ) =>
-                        {
-                            Some(*n)
-                        }
-                        _ => None,
-                    },
-                    _ => None,
-                });
-                let layout = match e.field(Field::Type).or(named) {
-                    Some(t) => self.sized(t, d),
-                    None => Err("the size of an expression".to_owned()),
-                };
-                match layout {
-                    Ok(l) if e.kind() == Some(Kind::SizeofExpression) => l.size_bytes,
-                    Ok(l) => Expr::Int(l.align_bytes.into(), Some(IntTy::U64)),
-                    Err(why) => {
-                        let what = "the size of a type not laid out";
-                        self.opaque(e, what);
-                        Expr::Opaque(format!(
-                            "`{}` ({what}: {why})",
-                            crate::syntax::clip(e.text(), 40)
-                        ))
-                    }
+            Some(Kind::SizeofExpression | Kind::AlignofExpression) => self.size_or_align(e, d),
+            // `rest...` of a function parameter pack: spread where it is a call's argument.
+            Some(Kind::ParameterPackExpansion) => match e.children().as_slice() {
+                [pack] if pack.kind() == Some(Kind::Identifier) => {
+                    Expr::Spread(Box::new(self.expr(*pack, d)))
                 }
-            }
+                _ => self.opaque(e, "ParameterPackExpansion"),
+            },
             Some(Kind::StringLiteral | Kind::ConcatenatedString) => {
                 // A message (`TORCH_CHECK(ok, "..")`): a string whose text no reading needs.
                 let at = self.at(e);

@@ -387,3 +387,51 @@ extern "C" void update(float *k, long num_elements) {
     let side = &census.side_by_side;
     assert_eq!((side.sites, side.same), (1, 1), "{side:?}");
 }
+
+/// ggml's highest compiled architecture: a variadic template (`Archs... rest`) over
+/// `__CUDA_ARCH_LIST__`, calling itself on the rest of the pack (`rest...`) and, when it is
+/// empty, the overload of two parameters (chosen by the number of arguments). Read per
+/// target, with the compute capability the policy says `cc` holds: 256 threads where the
+/// build's architecture is at least 7.5, 128 below, as the interpreter reads it.
+#[test]
+fn parameter_packs_and_overloads_by_arity_are_read() {
+    let unit = r#"
+constexpr int highest_impl(const int /*arch*/, const int cur) {
+  if (cur == 0) return -1;
+  return cur;
+}
+template <class... Archs>
+constexpr int highest_impl(const int arch, const int cur, const int first, Archs... rest) {
+  if (first <= arch && first > cur) {
+    return highest_impl(arch, first, rest...);
+  } else {
+    return highest_impl(arch, cur, rest...);
+  }
+}
+constexpr int highest(const int arch) { return highest_impl(arch, 0, __CUDA_ARCH_LIST__); }
+static bool fast(const int cc) { return highest(cc) >= 750; }
+__global__ void k(float *x) {}
+extern "C" void launch_mm(float *x, int cc) {
+  k<<<1, fast(cc) ? 256 : 128>>>(x);
+}
+"#;
+    let policy = Policy::from_toml(
+        r#"
+targets = ["sm_70", "sm_90"]
+[device_params."launch_mm"]
+cc = "compute_capability_x100"
+"#,
+    )
+    .expect("a valid policy");
+    let reading = occupancy_cuda::read_texts_with_policy(&[("a.cu", unit)], &policy);
+    let blocks: Vec<_> = reading.launches[0]
+        .paths
+        .iter()
+        .map(|p| p.block.known())
+        .collect();
+    assert_eq!(blocks, [Some([128, 1, 1]), Some([256, 1, 1])]);
+    let census = lowering_census_texts(&[("a.cu", unit)], &policy);
+    let side = &census.side_by_side;
+    assert_eq!((side.sites, side.same), (1, 1), "{side:?}");
+    assert_eq!(census.whole, census.functions, "{:?}", census.not_lowered);
+}

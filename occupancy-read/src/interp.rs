@@ -18,6 +18,7 @@
 //! calls (`MAX_CALLS`, recursion), loops (`occupancy_core::abstract_int::loop_exits`:
 //! 4096 values).
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -1359,6 +1360,8 @@ impl<'r> Interp<'r> {
             }
             Expr::Try(inner) => self.eval(inner, path, expected),
             Expr::Ref(inner, mutable) => self.eval_ref(inner, *mutable, path, expected),
+            // A pack expansion outside a call's arguments (where `call` spreads it).
+            Expr::Spread(_) => vec![(path, unknown("a pack expansion outside a call"))],
             Expr::Closure(params, body) => self.eval_closure(params, body, path),
             Expr::Format(glob, at, args) => {
                 self.kernel_pattern.get_or_insert((glob.clone(), *at));
@@ -2230,8 +2233,13 @@ impl<'r> Interp<'r> {
         {
             return self.primitive_size_of(p, at, path);
         }
+        let Some(spread) = spread_args(args, &path) else {
+            let why = "a pack expansion of no parameter pack the reader holds";
+            return self.opaque_call(args, why.to_owned(), path);
+        };
+        let args = spread.as_ref();
         let frame = path.top().clone();
-        let (def, module, self_ty) = match self.names.resolve(p, &frame.place) {
+        let (def, module, self_ty) = match self.names.resolve_call(p, &frame.place, args.len()) {
             Ok(Def::Fn(def, module, self_ty)) => (def, module, self_ty),
             Ok(Def::External(krate)) => {
                 let why = format!(
@@ -2265,6 +2273,9 @@ impl<'r> Interp<'r> {
                 .map(|(p, v)| (with_flow(p, Flow::Diverged), v))
                 .collect();
         }
+        let key = self.call_key(&module, &def, args.len());
+        let packed = packed_args(&def, args);
+        let args = packed.as_ref();
         if def.params.len() != args.len() {
             let why = format!(
                 "`{}` takes {} arguments, given {}",
@@ -2274,7 +2285,6 @@ impl<'r> Interp<'r> {
             );
             return self.opaque_call(args, why, path);
         }
-        let key = format!("{}::{}", module.text(self.names.lib_name()), def.name);
         if self.calls.contains(&key) {
             let why = format!("`{}` calls itself", def.name);
             return self.opaque_call(args, why, path);
@@ -2386,6 +2396,18 @@ impl<'r> Interp<'r> {
             .collect()
     }
 
+    /// What a call of `def` given `arity` arguments is known by among the calls being
+    /// read (`calls`, where one calling itself is refused): overloads of one name taking
+    /// different numbers are different functions, and a variadic one calling itself on a
+    /// shorter pack is no recursion.
+    fn call_key(&self, module: &ModuleId, def: &FnDef, arity: usize) -> String {
+        format!(
+            "{}::{}/{arity}",
+            module.text(self.names.lib_name()),
+            def.name
+        )
+    }
+
     /// Runs a function of the crate on argument values (`written`: the call's path and
     /// place; `aliases`: its parameters given a caller's name as it is).
     #[allow(clippy::too_many_arguments)]
@@ -2455,7 +2477,11 @@ impl<'r> Interp<'r> {
                 path.helpers.push(read);
             }
         }
-        let key = format!("{}::{}", module.text(self.names.lib_name()), def.name);
+        let key = self.call_key(
+            module,
+            def,
+            arity(def, &vals[generic_names.len().min(vals.len())..]),
+        );
         let mut frame = Frame {
             place: Place::module(module.clone(), self_ty.map(str::to_owned)),
             terms,
@@ -3166,6 +3192,8 @@ impl<'r> Interp<'r> {
         match self.calls.last() {
             Some(key) => {
                 let name = key.rsplit("::").next().unwrap_or(key);
+                // A function's key ends in its arity ([`Interp::call_key`]).
+                let name = name.rsplit_once('/').map_or(name, |(name, _)| name);
                 format!("{written}` (in `{name}`)").into()
             }
             None => format!("{written}`").into(),
@@ -5128,6 +5156,7 @@ fn free_names(e: &Expr, out: &mut Vec<String>, depth: usize) {
         | Expr::Cast(x, _)
         | Expr::Try(x)
         | Expr::Ref(x, _)
+        | Expr::Spread(x)
         | Expr::Field(x, _) => free_names(x, out, d),
         Expr::Binary(_, a, b) | Expr::Compare(_, a, b) | Expr::And(a, b) | Expr::Or(a, b) => {
             free_names(a, out, d);
@@ -5221,6 +5250,7 @@ fn assigned_names(e: &Expr, out: &mut Vec<(String, bool)>, depth: usize) {
         | Expr::Try(x)
         | Expr::Field(x, _)
         | Expr::Ref(x, false)
+        | Expr::Spread(x)
         | Expr::Labeled(_, x)
         | Expr::Return(Some(x))
         | Expr::Break(_, Some(x))
@@ -5533,6 +5563,55 @@ fn as_pattern<'e>(l: &'e Expr, r: &'e Expr, vals: &[Val]) -> Option<(&'e Expr, V
 
 /// Whether `v` is or holds an integer (a tuple's field): a match on it tests the integer,
 /// which a fact on the match does not relate to a comparison of it.
+/// A call's arguments with each C++ pack expansion (`rest...` of a parameter pack bound to
+/// a tuple) spread into one argument per value (`rest.0`, `rest.1`); `None` where one
+/// expands something else.
+fn spread_args<'a>(args: &'a [Expr], path: &Path) -> Option<Cow<'a, [Expr]>> {
+    if !args.iter().any(|a| matches!(a, Expr::Spread(_))) {
+        return Some(Cow::Borrowed(args));
+    }
+    let mut out = Vec::with_capacity(args.len());
+    for a in args {
+        let Expr::Spread(pack) = a else {
+            out.push(a.clone());
+            continue;
+        };
+        let Expr::Path(p, _) = &**pack else {
+            return None;
+        };
+        let Val::Tuple(items) = &path.lookup(p.single()?)?.val else {
+            return None;
+        };
+        for i in 0..items.len() {
+            let i = u32::try_from(i).ok()?;
+            out.push(Expr::Field(pack.clone(), Field::Index(i)));
+        }
+    }
+    Some(Cow::Owned(out))
+}
+
+/// How many arguments a call gave `def`, from the values of its parameters (a pack's tuple
+/// counts each of its values).
+fn arity(def: &FnDef, params: &[Val]) -> usize {
+    match (def.pack, params.last()) {
+        (true, Some(Val::Tuple(rest))) => params.len() - 1 + rest.len(),
+        _ => params.len(),
+    }
+}
+
+/// A call's arguments to `def`, the ones a C++ parameter pack takes (every one from its
+/// place on) as one tuple.
+fn packed_args<'a>(def: &FnDef, args: &'a [Expr]) -> Cow<'a, [Expr]> {
+    match def.params.len().checked_sub(1) {
+        Some(fixed) if def.pack && args.len() >= fixed => {
+            let mut all = args[..fixed].to_vec();
+            all.push(Expr::Tuple(args[fixed..].to_vec()));
+            Cow::Owned(all)
+        }
+        _ => Cow::Borrowed(args),
+    }
+}
+
 /// C++ converts a known `bool` compared with an integer to an `int`, 0 or 1: `f(x) != 0`
 /// of a function returning `bool`, as the C++ front end writes a condition that is not a
 /// comparison.

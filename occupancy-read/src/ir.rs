@@ -400,6 +400,9 @@ pub enum Expr {
     Try(Box<Expr>),
     /// `&expr`, `&mut expr`.
     Ref(Box<Expr>, bool),
+    /// C++'s pack expansion `rest...` as a call's argument: each value of the parameter pack
+    /// `rest` (a tuple) an argument of its own.
+    Spread(Box<Expr>),
     /// `|params| body`.
     Closure(Vec<Pat>, Box<Expr>),
     /// `format!("affine_{}", ..)`: the kernel name's glob (`affine_*`), and what each path
@@ -937,6 +940,7 @@ fn visit_at(e: &Expr, f: &mut dyn FnMut(&Expr), depth: usize) {
         | Expr::Labeled(_, x)
         | Expr::Try(x)
         | Expr::Ref(x, _)
+        | Expr::Spread(x)
         | Expr::Assert(x)
         | Expr::Closure(_, x) => each(&[x], f),
         Expr::Binary(_, a, b)
@@ -1087,6 +1091,7 @@ fn text_at(expr: &Expr, parent: u8, depth: usize) -> String {
         Expr::Struct(s) => format!("{} {{ .. }}", s.name),
         Expr::Try(e) => format!("{}?", text_at(e, 13, d)),
         Expr::Ref(e, _) => text_at(e, parent, d),
+        Expr::Spread(e) => format!("{}...", text_at(e, 13, d)),
         Expr::Format(glob, ..) => format!("format!({glob:?})"),
         Expr::Opaque(what) | Expr::Havoc(_, what) => what.clone(),
         _ => "..".to_owned(),

@@ -34,6 +34,18 @@ pub trait Names {
     /// sources not available.
     fn resolve(&mut self, path: &Path, place: &Place) -> Result<Def, String>;
 
+    /// What `path` names at `place` as the callee of a call given `arity` arguments: where
+    /// a language overloads functions by their number (C++), the one that takes them; else
+    /// [`Names::resolve`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Names::resolve`].
+    fn resolve_call(&mut self, path: &Path, place: &Place, arity: usize) -> Result<Def, String> {
+        let _ = arity;
+        self.resolve(path, place)
+    }
+
     /// The package's library name, when the wrapper is in one of its binaries, examples,
     /// tests or benches (paths into the library start with it).
     fn lib_name(&self) -> Option<&str>;
@@ -139,6 +151,10 @@ pub struct FnDef {
     pub generic_defaults: Vec<Option<Expr>>,
     /// Parameters in order: the pattern, and its integer type when it has one.
     pub params: Vec<(Pat, Option<IntTy>)>,
+    /// The last parameter is a C++ function parameter pack (`Archs... rest`): it takes every
+    /// argument from its place on, as a tuple, which `rest...` spreads again
+    /// ([`crate::ir::Expr::Spread`]).
+    pub pack: bool,
     /// Generic over types: a type parameter, or an `impl Trait` parameter. Its function item
     /// cannot be named without the types (`slice_ptr` of `fn slice_ptr<T: DeviceRepr>` is
     /// "type annotations needed" on its own).

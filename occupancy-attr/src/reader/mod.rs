@@ -502,6 +502,7 @@ fn scan_expr(e: &Expr, mode: &mut Mode, depth: usize) {
         | Expr::Cast(x, _)
         | Expr::Try(x)
         | Expr::Ref(x, _)
+        | Expr::Spread(x)
         | Expr::Field(x, _)
         | Expr::Assert(x) => scan_expr(x, mode, d),
         Expr::Binary(_, a, b) | Expr::Compare(_, a, b) | Expr::And(a, b) | Expr::Or(a, b) => {

@@ -11,8 +11,10 @@
 //! device (`cudaDeviceGetAttribute`, lowered to a path the unit's names answer per target)
 //! or names `__CUDA_ARCH_LIST__` once per target. What the core does not do for C++ yet,
 //! and so where the two differ by design: it knows no `cudaLaunchKernelEx`, no
-//! `cudaGetDeviceProperties`, no parameter packs, no template type arguments and no struct
-//! members.
+//! `cudaGetDeviceProperties`, no template type arguments and no struct members. A function
+//! parameter pack (`Archs... rest`) takes the rest of a call's arguments as a tuple that
+//! `rest...` spreads again, and of a name's overloads the one taking the call's number of
+//! arguments is read ([`Names::resolve_call`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -258,21 +260,76 @@ impl Names for UnitNames<'_> {
                 None,
             ));
         }
-        if let Some(def) = self.functions.get(name) {
-            return Ok(def.clone());
+        self.function(path, None)
+    }
+
+    fn resolve_call(&mut self, path: &Path, place: &Place, arity: usize) -> Result<Def, String> {
+        if self.asked(path).is_some() || self.unit.index.constants.contains_key(path.last()) {
+            return self.resolve(path, place);
         }
-        let Some(f) = self
+        self.function(path, Some(arity))
+    }
+
+    fn lib_name(&self) -> Option<&str> {
+        None
+    }
+
+    fn root_path(&mut self, _: &ModuleId, _: Option<&str>, def: &ConstDef) -> Result<Path, String> {
+        Ok(Path {
+            leading_colon: false,
+            segments: vec![seg(&def.name)],
+        })
+    }
+
+    fn fn_root_path(
+        &mut self,
+        _: &ModuleId,
+        _: Option<&str>,
+        _: &FnDef,
+        written: &Path,
+    ) -> Result<Path, String> {
+        Ok(written.clone())
+    }
+}
+
+impl UnitNames<'_> {
+    /// The unit's host function `path` names, lowered on first use: of its overloads, the
+    /// one taking `arity` arguments (its parameters' number, or at least those before a
+    /// parameter pack) where a call gives that many, else the first.
+    fn function(&mut self, path: &Path, arity: Option<usize>) -> Result<Def, String> {
+        let name = path.last();
+        let takes = |f: &&Function<'_>| {
+            let n = f.params.len();
+            arity.is_none_or(|a| {
+                if f.params.last().is_some_and(|p| p.pack) {
+                    a + 1 >= n
+                } else {
+                    a == n
+                }
+            })
+        };
+        let overloads: Vec<&Function<'_>> = self
             .unit
             .index
             .functions
             .get(name)
-            .and_then(|fs| fs.iter().find(|f| !f.is_kernel))
+            .map(|fs| fs.iter().filter(|f| !f.is_kernel).collect())
+            .unwrap_or_default();
+        let Some(at) = overloads
+            .iter()
+            .position(takes)
+            .or_else(|| (!overloads.is_empty()).then_some(0))
         else {
             return Err(format!(
                 "`{}` is not a constant or function of the unit",
                 path.text()
             ));
         };
+        let key = format!("{name}#{at}");
+        if let Some(def) = self.functions.get(&key) {
+            return Ok(def.clone());
+        }
+        let f = overloads[at];
         let base = u32::try_from(self.places.len()).unwrap_or(u32::MAX);
         let Lowered { body, places, .. } = function_at(f, self.unit, base);
         self.places.extend(places);
@@ -306,38 +363,16 @@ impl Names for UnitNames<'_> {
                 // a type parameter is left unknown by the lowering).
                 generic_over_types: false,
                 returns: returns(f),
+                pack: f.params.last().is_some_and(|p| p.pack),
                 body: Arc::new(Body(body)),
             },
             unit_module(),
             None,
         );
-        self.functions.insert(name.to_owned(), def.clone());
+        self.functions.insert(key, def.clone());
         Ok(def)
     }
 
-    fn lib_name(&self) -> Option<&str> {
-        None
-    }
-
-    fn root_path(&mut self, _: &ModuleId, _: Option<&str>, def: &ConstDef) -> Result<Path, String> {
-        Ok(Path {
-            leading_colon: false,
-            segments: vec![seg(&def.name)],
-        })
-    }
-
-    fn fn_root_path(
-        &mut self,
-        _: &ModuleId,
-        _: Option<&str>,
-        _: &FnDef,
-        written: &Path,
-    ) -> Result<Path, String> {
-        Ok(written.clone())
-    }
-}
-
-impl UnitNames<'_> {
     /// What the reading's target answers for `path`, when it is a question to the device: a
     /// device attribute query as lowered (`cudaDeviceGetAttribute::cudaDevAttrWarpSize`, an
     /// `int`) or `__CUDA_ARCH_LIST__` (the target's architecture, nvcc's list for a build

@@ -46,6 +46,34 @@ fn round_up(x: Expr, align: u64) -> Expr {
 }
 
 impl Lower<'_> {
+    /// `sizeof(T)` or `alignof(T)` (a `size_t`): a built-in type's or one of the unit's
+    /// structs; else opaque with the reason. `sizeof(__half2)` parses as the size of a
+    /// parenthesised name.
+    pub(super) fn size_or_align(&mut self, e: At<'_>, d: usize) -> Expr {
+        let named = e.field(Field::Value).and_then(|v| match v.kind() {
+            Some(Kind::ParenthesizedExpression) => match v.children().as_slice() {
+                [n] if matches!(n.kind(), Some(Kind::Identifier | Kind::QualifiedIdentifier)) => {
+                    Some(*n)
+                }
+                _ => None,
+            },
+            _ => None,
+        });
+        let layout = match e.field(Field::Type).or(named) {
+            Some(t) => self.sized(t, d),
+            None => Err("the size of an expression".to_owned()),
+        };
+        match layout {
+            Ok(l) if e.kind() == Some(Kind::SizeofExpression) => l.size_bytes,
+            Ok(l) => Expr::Int(l.align_bytes.into(), Some(IntTy::U64)),
+            Err(why) => {
+                let what = "the size of a type not laid out";
+                self.opaque(e, what);
+                Expr::Opaque(format!("`{}` ({what}: {why})", clip(e.text(), 40)))
+            }
+        }
+    }
+
     /// The layout of the type a `sizeof`/`alignof` names: its type node, or the name
     /// `sizeof(T)` parses as an expression.
     pub(super) fn sized(&mut self, t: At<'_>, depth: usize) -> Laid {
