@@ -11,6 +11,9 @@
 //! to 16), and the `cuda_fp16.h` / `cuda_bf16.h` / `cuda_fp8.h` types (`__half` 2 aligned
 //! to 2, `__half2` 4 aligned to 4, `__nv_fp8_e4m3` 1).
 
+use crate::index::At;
+use crate::syntax::{Kind, clip};
+
 /// The size and alignment of a type, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Layout {
@@ -142,6 +145,76 @@ pub(crate) fn builtin(name: &str) -> Option<Layout> {
         _ => return None,
     };
     Some(Layout::of(size, align))
+}
+
+/// Why the struct, class or union `spec` (shown as `shown`) is not laid out by these rules:
+/// a base class, an alignment or other attribute.
+pub(crate) fn record_refusal(spec: At<'_>, shown: &str) -> Option<String> {
+    let why = spec.children().into_iter().find_map(|c| match c.kind() {
+        Some(Kind::BaseClassClause) => Some("a base class"),
+        Some(
+            Kind::AttributeSpecifier
+            | Kind::AttributeDeclaration
+            | Kind::AlignasQualifier
+            | Kind::MsDeclspecModifier,
+        ) => Some("an alignment or other attribute"),
+        _ => None,
+    });
+    why.or_else(|| {
+        spec.text()
+            .contains("__align__")
+            .then_some("an `__align__` attribute")
+    })
+    .map(|what| format!("`{shown}` has {what}; its layout is not computed"))
+}
+
+/// Whether the member declaration `m` adds data members (`false`: a static member); why it
+/// is not laid out where it is not (a bit-field, a virtual function, an attribute).
+pub(crate) fn adds_data(m: At<'_>) -> Result<bool, String> {
+    for c in m.children() {
+        match c.kind() {
+            Some(Kind::StorageClassSpecifier) if c.text() == "static" => return Ok(false),
+            Some(Kind::BitfieldClause) => {
+                return Err(format!("`{}`: a bit-field", clip(m.text(), 40)));
+            }
+            Some(Kind::Virtual) => return Err("a virtual function".to_owned()),
+            Some(
+                Kind::AttributeSpecifier | Kind::AttributeDeclaration | Kind::AlignasQualifier,
+            ) => {
+                return Err(format!(
+                    "`{}`: an attribute on a member",
+                    clip(m.text(), 40)
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(true)
+}
+
+/// Members that take no room: member functions, types, access labels, comments, `#pragma`,
+/// static members parsed as declarations (`static constexpr int k = 4;`).
+pub(crate) fn takes_no_room(m: At<'_>) -> bool {
+    if m.kind() == Some(Kind::Declaration) {
+        return m.text().split_whitespace().any(|w| w == "static");
+    }
+    matches!(
+        m.kind(),
+        Some(
+            Kind::FunctionDefinition
+                | Kind::TemplateDeclaration
+                | Kind::TypeDefinition
+                | Kind::AliasDeclaration
+                | Kind::AccessSpecifier
+                | Kind::Comment
+                | Kind::FriendDeclaration
+                | Kind::UsingDeclaration
+                | Kind::StaticAssertDeclaration
+                | Kind::PreprocCall
+                | Kind::PreprocDef
+                | Kind::PreprocFunctionDef
+        )
+    )
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 
 use super::{Interp, Path};
 use crate::index::{At, Taken, chosen, preproc_branches};
-use crate::layout::{Layout, Record, builtin};
+use crate::layout::{Layout, Record, builtin, takes_no_room};
 use crate::syntax::{Field, Kind, clip};
 use crate::value::{IntType, Ty, Val};
 
@@ -320,30 +320,8 @@ impl<'t> Interp<'t, '_> {
             Some(n) => n.text().to_owned(),
             None => clip(spec.text(), 30),
         };
-        for c in spec.children() {
-            match c.kind() {
-                Some(Kind::BaseClassClause) => {
-                    return Err(format!(
-                        "`{shown}` has a base class; its layout is not computed"
-                    ));
-                }
-                Some(
-                    Kind::AttributeSpecifier
-                    | Kind::AttributeDeclaration
-                    | Kind::AlignasQualifier
-                    | Kind::MsDeclspecModifier,
-                ) => {
-                    return Err(format!(
-                        "`{shown}` has an alignment or other attribute; its layout is not computed"
-                    ));
-                }
-                _ => {}
-            }
-        }
-        if spec.text().contains("__align__") {
-            return Err(format!(
-                "`{shown}` has an `__align__` attribute; its layout is not computed"
-            ));
+        if let Some(why) = crate::layout::record_refusal(spec, &shown) {
+            return Err(why);
         }
         let union = spec.kind() == Some(Kind::UnionSpecifier);
         let Some(body) = spec.field(Field::Body) else {
@@ -418,7 +396,7 @@ impl<'t> Interp<'t, '_> {
                                 for b in &mut branch_members {
                                     b.extend(ms.iter().cloned());
                                 }
-                            } else if !skipped_member(c) {
+                            } else if !takes_no_room(c) {
                                 return Err(format!(
                                     "`{}` in a struct is not laid out",
                                     clip(c.text(), 40)
@@ -443,7 +421,7 @@ impl<'t> Interp<'t, '_> {
                 {
                     return Err("a virtual function".to_owned());
                 }
-                _ if skipped_member(m) => {}
+                _ if takes_no_room(m) => {}
                 _ => {
                     return Err(format!(
                         "`{}` in a struct is not laid out",
@@ -461,25 +439,10 @@ impl<'t> Interp<'t, '_> {
     where
         't: 'a,
     {
-        let mut declarators = Vec::new();
-        for c in m.children() {
-            match c.kind() {
-                Some(Kind::StorageClassSpecifier) if c.text() == "static" => return Ok(Vec::new()),
-                Some(Kind::BitfieldClause) => {
-                    return Err(format!("`{}`: a bit-field", clip(m.text(), 40)));
-                }
-                Some(Kind::Virtual) => return Err("a virtual function".to_owned()),
-                Some(
-                    Kind::AttributeSpecifier | Kind::AttributeDeclaration | Kind::AlignasQualifier,
-                ) => {
-                    return Err(format!(
-                        "`{}`: an attribute on a member",
-                        clip(m.text(), 40)
-                    ));
-                }
-                _ => {}
-            }
+        if !crate::layout::adds_data(m)? {
+            return Ok(Vec::new());
         }
+        let mut declarators = Vec::new();
         for d in crate::syntax::field_children(m.node, Field::Declarator) {
             declarators.push(m.with(d));
         }
@@ -505,32 +468,6 @@ impl<'t> Interp<'t, '_> {
         }
         Ok(out)
     }
-}
-
-/// Members that take no room: member functions, types, access labels, comments, `#pragma`.
-fn skipped_member(m: At<'_>) -> bool {
-    if m.kind() == Some(Kind::Declaration) {
-        // `static constexpr int k = 4;`, parsed as a declaration.
-        return m.text().split_whitespace().any(|w| w == "static");
-    }
-    matches!(
-        m.kind(),
-        Some(
-            Kind::FunctionDefinition
-                | Kind::Declaration
-                | Kind::TemplateDeclaration
-                | Kind::TypeDefinition
-                | Kind::AliasDeclaration
-                | Kind::AccessSpecifier
-                | Kind::Comment
-                | Kind::FriendDeclaration
-                | Kind::UsingDeclaration
-                | Kind::StaticAssertDeclaration
-                | Kind::PreprocCall
-                | Kind::PreprocDef
-                | Kind::PreprocFunctionDef
-        )
-    )
 }
 
 fn bounded(all: Vec<Layout>, name: &str) -> Layouts {

@@ -15,7 +15,7 @@ use occupancy_read::ir::{Expr, IntTy, Op};
 
 use super::Lower;
 use crate::index::{At, Taken, chosen, preproc_branches};
-use crate::layout::builtin;
+use crate::layout::{adds_data, builtin, record_refusal, takes_no_room};
 use crate::syntax::{Field, Kind, clip};
 
 /// The deepest nesting of types laid out (structs in structs, aliases, declarators), over
@@ -211,22 +211,8 @@ impl Lower<'_> {
         let shown = spec
             .field(Field::Name)
             .map_or_else(|| clip(spec.text(), 30), |n| n.text().to_owned());
-        let attributed = spec.children().into_iter().find_map(|c| match c.kind() {
-            Some(Kind::BaseClassClause) => Some("a base class"),
-            Some(
-                Kind::AttributeSpecifier
-                | Kind::AttributeDeclaration
-                | Kind::AlignasQualifier
-                | Kind::MsDeclspecModifier,
-            ) => Some("an alignment or other attribute"),
-            _ => None,
-        });
-        if let Some(what) = attributed.or(spec
-            .text()
-            .contains("__align__")
-            .then_some("an `__align__` attribute"))
-        {
-            return Err(format!("`{shown}` has {what}; its layout is not computed"));
+        if let Some(why) = record_refusal(spec, &shown) {
+            return Err(why);
         }
         let Some(body) = spec.field(Field::Body) else {
             return Err(format!("`{shown}` is declared without members here"));
@@ -276,7 +262,7 @@ impl Lower<'_> {
                             for n in nodes {
                                 match n.kind() {
                                     Some(Kind::FieldDeclaration) => self.field(n, depth, out)?,
-                                    _ if skipped(n) => {}
+                                    _ if takes_no_room(n) => {}
                                     _ => {
                                         return Err(format!(
                                             "`{}` in a struct is not laid out",
@@ -299,7 +285,7 @@ impl Lower<'_> {
                 {
                     return Err("a virtual function".to_owned());
                 }
-                _ if skipped(m) => {}
+                _ if takes_no_room(m) => {}
                 _ => {
                     return Err(format!(
                         "`{}` in a struct is not laid out",
@@ -314,23 +300,8 @@ impl Lower<'_> {
     /// The data members one member declaration adds (none for a static member or a member
     /// function; an anonymous struct or union's members in place, as one member).
     fn field(&mut self, m: At<'_>, depth: usize, out: &mut Vec<Sized>) -> Result<(), String> {
-        for c in m.children() {
-            match c.kind() {
-                Some(Kind::StorageClassSpecifier) if c.text() == "static" => return Ok(()),
-                Some(Kind::BitfieldClause) => {
-                    return Err(format!("`{}`: a bit-field", clip(m.text(), 40)));
-                }
-                Some(Kind::Virtual) => return Err("a virtual function".to_owned()),
-                Some(
-                    Kind::AttributeSpecifier | Kind::AttributeDeclaration | Kind::AlignasQualifier,
-                ) => {
-                    return Err(format!(
-                        "`{}`: an attribute on a member",
-                        clip(m.text(), 40)
-                    ));
-                }
-                _ => {}
-            }
+        if !adds_data(m)? {
+            return Ok(());
         }
         let ty = m.field(Field::Type);
         let declarators = crate::syntax::field_children(m.node, Field::Declarator);
@@ -351,29 +322,4 @@ impl Lower<'_> {
         }
         Ok(())
     }
-}
-
-/// Members that take no room: member functions, types, access labels, comments, `#pragma`,
-/// static members declared as declarations (`static constexpr int k = 4;`).
-fn skipped(m: At<'_>) -> bool {
-    if m.kind() == Some(Kind::Declaration) {
-        return m.text().split_whitespace().any(|w| w == "static");
-    }
-    matches!(
-        m.kind(),
-        Some(
-            Kind::FunctionDefinition
-                | Kind::TemplateDeclaration
-                | Kind::TypeDefinition
-                | Kind::AliasDeclaration
-                | Kind::AccessSpecifier
-                | Kind::Comment
-                | Kind::FriendDeclaration
-                | Kind::UsingDeclaration
-                | Kind::StaticAssertDeclaration
-                | Kind::PreprocCall
-                | Kind::PreprocDef
-                | Kind::PreprocFunctionDef
-        )
-    )
 }
