@@ -1539,7 +1539,9 @@ impl<'r> Interp<'r> {
         {
             // Kept where the reader follows both ways: the clamp's condition applied to the
             // input's values, or, for a product of inputs (`min(nh * hs, 512)`), left for a
-            // later test of all but one of them to apply ([`Interp::blurred_now`]); and no
+            // later test of all but one of them to apply ([`Interp::blurred_now`]; one input
+            // through a step the reader cannot undo, `n.div_ceil(32).min(1024)`, stays one
+            // run-time value, as before); and no
             // launch made uncertain by it (a clamp of `a` after a test of `a > b` it cannot
             // apply, or of a value computed from an input that a later test narrows, stays
             // one run-time value).
@@ -1550,7 +1552,7 @@ impl<'r> Interp<'r> {
                 (uncertain || p.uncertain.is_none())
                     && p.decisions
                         .get(decided..)
-                        .is_some_and(|new| new.iter().all(|d| !d.blurred || d.recheck.is_some()))
+                        .is_some_and(|new| new.iter().all(|d| !d.blurred || of_a_product(d)))
             }) {
                 return outs;
             }
@@ -5563,6 +5565,12 @@ fn as_pattern<'e>(l: &'e Expr, r: &'e Expr, vals: &[Val]) -> Option<(&'e Expr, V
 
 /// Whether `v` is or holds an integer (a tuple's field): a match on it tests the integer,
 /// which a fact on the match does not relate to a comparison of it.
+/// A blurred comparison of two or more inputs that a later test may make applicable (a
+/// clamp of a product: `nh * hs < 512`).
+fn of_a_product(d: &Decision) -> bool {
+    d.recheck.is_some() && d.roots.len() >= 2
+}
+
 /// A call's arguments with each C++ pack expansion (`rest...` of a parameter pack bound to
 /// a tuple) spread into one argument per value (`rest.0`, `rest.1`); `None` where one
 /// expands something else.
