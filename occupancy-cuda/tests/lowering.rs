@@ -435,3 +435,25 @@ cc = "compute_capability_x100"
     assert_eq!((side.sites, side.same), (1, 1), "{side:?}");
     assert_eq!(census.whole, census.functions, "{:?}", census.not_lowered);
 }
+
+/// Enumerators without initialisers count on from the one before (the first is 0), as the
+/// interpreter reads them.
+#[test]
+fn enumerators_without_initialisers_count_on() {
+    let unit = r#"
+enum tile { SMALL, MEDIUM, LARGE, HUGE = 8, HUGER };
+__global__ void k(float *x) {}
+extern "C" void go(float *x) {
+  k<<<1, 32 * (LARGE + 1), HUGER * 4>>>(x);
+}
+"#;
+    let reading = occupancy_cuda::read_texts_with_policy(&[("a.cu", unit)], &Policy::default());
+    let path = &reading.launches[0].paths[0];
+    assert_eq!(
+        (path.block.known(), path.dynamic_smem_bytes.known()),
+        (Some([96, 1, 1]), Some(36))
+    );
+    let census = lowering_census_texts(&[("a.cu", unit)], &Policy::default());
+    let side = &census.side_by_side;
+    assert_eq!((side.sites, side.same), (1, 1), "{side:?}");
+}

@@ -246,14 +246,34 @@ impl Names for UnitNames<'_> {
             .constants
             .get(name)
             .and_then(|cs| cs.first())
-            && let Init::Expr(init, ty) = &c.init
         {
+            let (ty_text, expr) = match &c.init {
+                Init::Expr(init, ty) => (ty.clone(), super::expression(*init, self.unit)),
+                // An enumerator with no initialiser: the one before it plus 1, the first 0.
+                Init::NextAfter(before) => (
+                    "int".to_owned(),
+                    match before {
+                        Some(b) => occupancy_read::ir::Expr::Binary(
+                            occupancy_read::ir::Op::Add,
+                            Box::new(occupancy_read::ir::Expr::Path(
+                                Path {
+                                    leading_colon: false,
+                                    segments: vec![seg(b)],
+                                },
+                                occupancy_read::ir::At::NONE,
+                            )),
+                            Box::new(occupancy_read::ir::Expr::Int(1, Some(IntTy::I32))),
+                        ),
+                        None => occupancy_read::ir::Expr::Int(0, Some(IntTy::I32)),
+                    },
+                ),
+            };
             return Ok(Def::Const(
                 ConstDef {
                     name: name.to_owned(),
-                    ty: int_type(ty),
-                    ty_text: ty.clone(),
-                    expr: super::expression(*init, self.unit),
+                    ty: int_type(&ty_text),
+                    ty_text,
+                    expr,
                     vis: Vis::Pub,
                 },
                 unit_module(),
