@@ -1106,7 +1106,7 @@ impl Lower<'_> {
     /// is the attribute's value on the reading's target, which the unit's names answer for
     /// the path `cudaDeviceGetAttribute::attr` ([`DEVICE_ATTRIBUTE`]); the call returns
     /// `cudaSuccess` (0).
-    fn device_attribute(&mut self, simple: &str, args: &[At<'_>], d: usize) -> Option<Expr> {
+    fn device_attribute(&mut self, simple: &str, args: &[At<'_>]) -> Option<Expr> {
         if !matches!(simple, "cudaDeviceGetAttribute" | "cuDeviceGetAttribute") {
             return None;
         }
@@ -1134,7 +1134,6 @@ impl Lower<'_> {
             },
             self.at(*attribute),
         );
-        let _ = d;
         Some(Expr::Block(Box::new(Block {
             stmts: vec![Stmt::Expr(Expr::Assign(
                 Box::new(Expr::Path(
@@ -1231,7 +1230,7 @@ impl Lower<'_> {
         }
         let name = function.text();
         let simple = name.rsplit("::").next().unwrap_or(name).trim();
-        if let Some(asked) = self.device_attribute(simple, &args, d) {
+        if let Some(asked) = self.device_attribute(simple, &args) {
             return asked;
         }
         if function.kind() == Some(Kind::TemplateFunction)
