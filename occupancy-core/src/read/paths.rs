@@ -35,6 +35,20 @@ pub trait PathState: Sized {
     /// conditions both decided, the names either read.
     fn absorb(&mut self, other: Self);
 
+    /// Whether `self` and `other` (neither folded) hold the same state except for what
+    /// they know of some run-time values (the ranges the conditions each took narrowed an
+    /// input to): one path holding the union of each such value stands for both, its
+    /// launches still checked. The default: never.
+    fn widens_to(&self, _other: &Self) -> bool {
+        false
+    }
+
+    /// Merges `other`, which `self` [widens to](PathState::widens_to), into `self`: each
+    /// value the union of both, the conditions both decided, the names either read.
+    fn widen(&mut self, other: Self) {
+        self.absorb(other);
+    }
+
     /// Whether this path is a fold of several ([`PathState::mark`]): a launch it makes is
     /// not checked.
     fn folded(&self) -> bool;
@@ -85,8 +99,12 @@ pub struct Settled<S> {
 ///
 /// 1. a path of the [same state](PathState::same_state) as an earlier one (and folded
 ///    alike) is [absorbed](PathState::absorb) into it: nothing is lost;
-/// 2. past `limit` distinct paths, the first ones are kept as they are and the others are
-///    folded, one fold per [flow](PathState::same_flow) (going on, returned, ...), the
+/// 2. past `limit` distinct paths, paths that differ only in what they know of run-time
+///    values are [widened](PathState::widen) into one, in the order they came (a loop run iteration by iteration whose every test of
+///    an input narrows it two ways: what the launch reads stays exact, the input's range
+///    is the union of the ranges);
+/// 3. past `limit` distinct paths still, the first ones are kept as they are and the
+///    others are folded, one fold per [flow](PathState::same_flow) (going on, returned, ...), the
 ///    fold [marked](PathState::mark) with the [`Overflow`]; as many of the first are kept
 ///    as leave room for the folds. No path is dropped: every one is kept, absorbed or
 ///    folded.
@@ -114,6 +132,9 @@ pub fn settle<S: PathState>(paths: Vec<S>, limit: usize) -> Settled<S> {
             }
             None => rest.push(p),
         }
+    }
+    if !rest.is_empty() {
+        (kept, rest) = widened(kept, rest, limit);
     }
     if rest.is_empty() {
         return Settled {
@@ -148,6 +169,24 @@ pub fn settle<S: PathState>(paths: Vec<S>, limit: usize) -> Settled<S> {
         paths: kept,
         overflow: Some(overflow),
     }
+}
+
+/// `kept` (at `limit`) and the `rest` past it after widening: each path, in order, is
+/// widened into the first earlier one it [widens to](PathState::widens_to); the first
+/// `limit` of those left are kept. Comparisons are at most `(kept + rest) × (kept + rest)`.
+fn widened<S: PathState>(kept: Vec<S>, rest: Vec<S>, limit: usize) -> (Vec<S>, Vec<S>) {
+    let mut all: Vec<S> = Vec::with_capacity(kept.len() + rest.len());
+    for p in kept.into_iter().chain(rest) {
+        match all
+            .iter()
+            .position(|q| !q.folded() && !p.folded() && q.widens_to(&p))
+        {
+            Some(i) => all[i].widen(p),
+            None => all.push(p),
+        }
+    }
+    let rest = all.split_off(all.len().min(limit));
+    (all, rest)
 }
 
 /// How many flows (classes of [`PathState::same_flow`]) `paths` hold.
@@ -389,5 +428,64 @@ mod tests {
         // One way is no split; no path alive counts as one.
         assert!(may_fork(1000, 1, MAX_PATHS));
         assert!(may_fork(0, 64, MAX_PATHS));
+    }
+
+    /// A path of a toy reader that widens: a known value (which path it is) and the range
+    /// of one input, `(lo, hi)`; paths of the same known value widen into one.
+    #[derive(Clone, Debug, PartialEq)]
+    struct W {
+        known: i64,
+        range: (i64, i64),
+        mark: bool,
+    }
+
+    impl PathState for W {
+        fn same_flow(&self, _: &W) -> bool {
+            true
+        }
+        fn same_state(&self, other: &W) -> bool {
+            self.known == other.known && self.range == other.range
+        }
+        fn absorb(&mut self, _: W) {}
+        fn widens_to(&self, other: &W) -> bool {
+            self.known == other.known
+        }
+        fn widen(&mut self, other: W) {
+            self.range = (
+                self.range.0.min(other.range.0),
+                self.range.1.max(other.range.1),
+            );
+        }
+        fn folded(&self) -> bool {
+            self.mark
+        }
+        fn mark(&mut self, _: &Overflow) {
+            self.mark = true;
+        }
+        fn join(&mut self, other: W) {
+            self.known = self.known.min(other.known);
+            self.widen(other);
+        }
+    }
+
+    #[test]
+    fn past_the_bound_paths_that_differ_only_in_ranges_widen_before_any_fold() {
+        let w = |known, lo, hi| W {
+            known,
+            range: (lo, hi),
+            mark: false,
+        };
+        // Within the bound nothing widens: each range stays its path's.
+        let within = settle(vec![w(8, 9, 16), w(8, 17, 24)], 2);
+        assert_eq!(within.paths, vec![w(8, 9, 16), w(8, 17, 24)]);
+        // Past it, the two paths of 8 widen into one (9..=24), the third is kept: no fold.
+        let past = settle(vec![w(8, 9, 16), w(16, 1, 8), w(8, 17, 24)], 2);
+        assert_eq!(past.paths, vec![w(8, 9, 24), w(16, 1, 8)]);
+        assert_eq!(past.overflow, None);
+        // Three known values past a bound of 2: widening leaves three, so the last is folded.
+        let folded = settle(vec![w(8, 9, 16), w(16, 1, 8), w(24, 0, 0)], 2);
+        assert_eq!(folded.paths.len(), 2);
+        assert!(folded.paths[1].mark);
+        assert!(folded.overflow.is_some());
     }
 }
