@@ -1341,9 +1341,16 @@ pub fn truncated(s: &Stream, n: u32) {
     let smem = if n < 256 { 0 } else { 40000 };
     s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
 }
+
+#[occupancy::check(regs = 32, target = \"sm_80\")]
+pub fn truncated_then_small(s: &Stream, n: u32) {
+    let b = block_for_u8(n as u8);
+    let smem = if n < 100 { 0 } else { 40000 };
+    s.launch(LaunchConfig { grid_dim: (n, 1, 1), block_dim: (b, 1, 1), shared_mem_bytes: smem });
+}
 ",
     );
-    let cases: [(&str, &[(u32, u32)]); 10] = [
+    let cases: [(&str, &[(u32, u32)]); 11] = [
         // A comparison of the name moved by literals narrows the name itself.
         ("cast_compared", &[(64, 0), (1024, 40000)]),
         // n + 1 < 256 is n < 255: n = 255 takes 1024 and 0.
@@ -1362,6 +1369,13 @@ pub fn truncated(s: &Stream, n: u32) {
         ("minus_one", &[(64, 0), (64, 40000), (1024, 40000)]),
         ("doubled", &[(64, 0), (1024, 40000)]),
         ("widened", &[(64, 0), (1024, 40000)]),
+        // `n as u8 < 100` says nothing a range of `n` can keep (300 as u8 is 44), but one
+        // value of `n` takes each pair of ways (50, 150, 300 and 400: a witness the reader
+        // finds among the values it tries), so each pair is a launch some run makes.
+        (
+            "truncated",
+            &[(64, 0), (64, 40000), (1024, 0), (1024, 40000)],
+        ),
     ];
     for (name, want) in cases {
         let mut got = launches(&ok(&dir, name));
@@ -1369,14 +1383,16 @@ pub fn truncated(s: &Stream, n: u32) {
         got.dedup();
         assert_eq!(got, want, "{name}");
     }
-    // `n as u8 < 100` says nothing the reader can keep of `n` (300 as u8 is 44): every pair
-    // is made here, but with other tests some would not be, and the reader cannot tell which,
-    // so the launch is not read (it was read as all four pairs).
-    let errors = spec_of(&dir, "truncated").err().expect("an error");
+    // Where a later test leaves no value taking a way (`n < 100` after `n as u8 < 100`
+    // failed: every `n` below 100 is its own `u8`), no witness is found and the launch of
+    // that pair (1024 threads and no shared memory, which no run makes) is not read.
+    let errors = spec_of(&dir, "truncated_then_small")
+        .err()
+        .expect("an error");
     assert!(
         errors.iter().any(|e| e.starts_with(
-            "the conditions `n < 100` (in `block_for_u8`) and `n < 256` both depend on `n`, and \
-             the reader cannot apply `n < 100` (in `block_for_u8`) to its values"
+            "the conditions `n < 100` (in `block_for_u8`) and `n < 100` both depend on `n`, \
+             and the reader cannot apply `n < 100` (in `block_for_u8`) to its values"
         )),
         "{errors:?}"
     );

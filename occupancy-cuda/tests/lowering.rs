@@ -457,3 +457,46 @@ extern "C" void go(float *x) {
     let side = &census.side_by_side;
     assert_eq!((side.sites, side.same), (1, 1), "{side:?}");
 }
+
+/// A tile width chosen in a counted loop with a run-time exit (candle's mmq launchers:
+/// `for (x = 8; x <= 128 && best_tiles > 1; x += 8)`, keeping the `x` that needs the
+/// fewest tiles of a run-time column count, a width of 56 never chosen because a coarser
+/// granularity skips it), then an instantiation per width: the core steps the loop
+/// iteration by iteration, the paths that differ only in the columns' range widened into
+/// one past the bound, and each chosen width a launch some column count makes (a witness
+/// of the conditions on the count that no range of it can hold: `(n + 15) / 16 < (n + 7) /
+/// 8`).
+const COUNTED: &str = r#"
+#define MANY_TILES 2147483647
+template <int X> __global__ void k(int n) {}
+template <int X> void inst(int n) { k<X><<<n, 256, X * 100>>>(n); }
+extern "C" void pick(int ncols) {
+  int best = 0;
+  int tiles_best = MANY_TILES;
+  for (int x = 8; x <= 128 && tiles_best > 1; x += 8) {
+    const int gran = x >= 48 ? 16 : 8;
+    if (x % gran != 0) continue;
+    const int ntiles = (ncols + x - 1) / x;
+    if (ntiles < tiles_best) { best = x; tiles_best = ntiles; }
+  }
+  switch (best) {
+    case 8: inst<8>(ncols); break;
+    case 16: inst<16>(ncols); break;
+    case 24: inst<24>(ncols); break;
+    case 56: inst<56>(ncols); break;
+    case 64: inst<64>(ncols); break;
+    case 128: inst<128>(ncols); break;
+    default: break;
+  }
+}
+"#;
+
+#[test]
+fn a_counted_loop_with_a_run_time_exit_is_stepped() {
+    let census = lowering_census_texts(&[("a.cu", COUNTED)], &Policy::default());
+    let side = &census.side_by_side;
+    assert_eq!(side.sites, 1, "{side:?}");
+    // 8, 16, 24, 64 and 128 (shared memory 100 bytes per unit of width); never 56.
+    assert_eq!(side.same, 1, "{side:?}");
+    assert!(side.different.is_empty(), "{side:?}");
+}

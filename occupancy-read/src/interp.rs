@@ -155,10 +155,13 @@ pub struct SourceInfo {
     /// The input it is a copy of (`let m = n;`): the same value, so a comparison that
     /// narrows one narrows the other.
     pub copy_of: Option<SourceId>,
+    /// The input it is moved from by known values (`let tiles = (n + 15) / 16;`): a
+    /// function of that input alone (what the reader's witnesses of conditions try).
+    pub moves: Option<SourceId>,
 }
 
 /// A binding's identity across runs of the interpreter: its name and where it is bound.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SourceKey {
     /// The name bound.
     pub name: String,
@@ -467,11 +470,62 @@ struct Decision {
     /// The condition as written, without its opening backtick (`` n < 256` ``, `` n < 100`
     /// (in `block_for_u8`) ``: [`Interp::condition_text`]).
     text: Rc<str>,
+    /// A comparison of one input's values, to try at concrete values of it ([`Probe`]).
+    probe: Option<Rc<Probe>>,
+}
+
+/// A comparison of one run-time input moved by known values with itself moved otherwise or
+/// with a constant (`(n + 15) / 16 < (n + 7) / 8`), which a range of the input cannot
+/// follow: tried at concrete values of the input, to find one that takes every way a path
+/// went ([`Interp::witness`]).
+#[derive(Debug, PartialEq)]
+struct Probe {
+    /// The input (the original of every copy).
+    input: SourceId,
+    /// The comparison.
+    op: Comparison,
+    /// Its operands.
+    sides: [ProbeSide; 2],
+}
+
+/// An operand of a [`Probe`].
+#[derive(Debug, PartialEq)]
+enum ProbeSide {
+    /// A known value.
+    Known(i128),
+    /// The input moved by the steps, each value within the type (else no run computes it).
+    Moved(Vec<value::Step>, Option<IntTy>),
+}
+
+impl Probe {
+    /// Whether the comparison holds where the input is `v`; `None` where an operand is not
+    /// computed there (a step leaves its type).
+    fn holds_at(&self, v: i128) -> Option<bool> {
+        let side = |s: &ProbeSide| match s {
+            ProbeSide::Known(k) => Some(*k),
+            ProbeSide::Moved(steps, ty) => {
+                let mut x = v;
+                for step in steps {
+                    x = value::step_at(*step, x)?;
+                    if ty.is_some_and(|t| x < t.min() || t.max() < x) {
+                        return None;
+                    }
+                }
+                Some(x)
+            }
+        };
+        Some(self.op.holds(side(&self.sides[0])?, side(&self.sides[1])?))
+    }
 }
 
 /// A blurred comparison to decide again: the condition, the depth of the frame it was made
 /// in and the versions of the bindings it read ([`Interp::blurred_now`]).
 type Recheck = (Expr, usize, Vec<(Rc<str>, u32)>);
+
+/// How a condition went, besides its split and way ([`Interp::decide`]): blurred, decided
+/// by the facts of a match on a value other than an integer, the exclusion of one value,
+/// and its [`Probe`].
+type Way = (bool, Option<Rc<str>>, bool, Option<Rc<Probe>>);
 
 #[derive(Clone, Debug, PartialEq)]
 enum FactKind {
@@ -499,6 +553,12 @@ pub struct Path {
     /// of which the reader could not apply to it ([`Interp::decide`]). Its launches are not
     /// checked. With the splits of the conditions the reader could not apply.
     uncertain: Option<(Rc<str>, Vec<u32>)>,
+    /// Inputs whose conditions the reader could not apply to their range, but which one
+    /// value of each takes all together ([`Interp::witness`]): the path is one some run
+    /// takes; a launch whose block or shared memory depends on such an input is uncertain
+    /// still (its range may hold values only other ways make), with the reason and splits
+    /// given.
+    witnessed: Vec<(SourceId, Rc<str>, Vec<u32>)>,
 }
 
 type Outs = Vec<(Path, Val)>;
@@ -552,6 +612,11 @@ pub struct Interp<'r> {
     /// The iterations of the `for` loops being stepped through around what is evaluated,
     /// multiplied ([`MAX_STEPPED`]); 0 outside them.
     stepping: usize,
+    /// The inputs made for names bound to an input moved by known values, by where they
+    /// are bound, with the value each was made for: the same binding of the same value on
+    /// two paths (an iteration of a loop run on each) is one input, so that the paths can
+    /// merge where nothing else tells them apart.
+    bound_inputs: HashMap<SourceKey, Vec<(Int, SourceId)>>,
 }
 
 fn unknown(why: impl Into<Rc<str>>) -> Val {
@@ -571,6 +636,7 @@ impl Path {
             overflow: None,
             decisions: Vec::new(),
             uncertain: None,
+            witnessed: Vec::new(),
         }
     }
 
@@ -673,6 +739,7 @@ impl<'r> Interp<'r> {
             field_sources: HashMap::new(),
             derived: HashMap::new(),
             stepping: 0,
+            bound_inputs: HashMap::new(),
         }
     }
 
@@ -687,6 +754,7 @@ impl<'r> Interp<'r> {
             what,
             key,
             copy_of: None,
+            moves: None,
         });
         (self.sources.len() - 1) as SourceId
     }
@@ -1240,9 +1308,31 @@ impl<'r> Interp<'r> {
                 if let Some(v) = self.assumed_within(&key, &i) {
                     return v;
                 }
+                // An input moved by known values (or a copy of one) bound here before: the
+                // same value.
+                let exact = i.moved.is_some() || i.source.is_some();
+                if exact
+                    && let Some((_, s)) = self
+                        .bound_inputs
+                        .get(&key)
+                        .and_then(|made| made.iter().find(|(v, _)| v.same_run_time_value(&i)))
+                {
+                    return Val::Int(Int {
+                        roots: value::roots(&i.roots, &[*s]),
+                        source: Some(*s),
+                        ..i
+                    });
+                }
                 let what = self.why(&i.roots);
-                let s = self.source(what, key);
+                let s = self.source(what, key.clone());
+                if exact {
+                    let made = self.bound_inputs.entry(key).or_default();
+                    if made.len() < MAX_PATHS {
+                        made.push((i.clone(), s));
+                    }
+                }
                 self.sources[s as usize].copy_of = i.source.map(|c| self.original(c));
+                self.sources[s as usize].moves = i.moved.as_ref().map(|m| self.original(m.input));
                 if i.source.is_none()
                     && !i.roots.is_empty()
                     && let Some(init) = init.filter(|e| recomputed_cheaply(e, 0))
@@ -2982,6 +3072,10 @@ impl<'r> Interp<'r> {
             .filter(|(c, m)| m.count_ones() == 1 && !found.contains(c))
             .map(|(c, _)| *c)
             .collect();
+        let uncertain = path
+            .uncertain
+            .clone()
+            .or_else(|| self.unwitnessed(path, &config));
         self.launches.push(LaunchRec {
             config,
             kernel,
@@ -2992,9 +3086,41 @@ impl<'r> Interp<'r> {
             helpers: path.helpers.clone(),
             name,
             at,
-            uncertain: path.uncertain.clone(),
+            uncertain,
             ways: path.decisions.iter().map(|d| (d.split, d.holds)).collect(),
         });
+    }
+
+    /// Why a launch of `config` on `path` is uncertain though some run takes the path
+    /// ([`Path::witnessed`]): its block or shared memory depends on an input whose
+    /// conditions the reader could not apply to its range, or its grid does and is known
+    /// (the lints read a known grid).
+    fn unwitnessed(&self, path: &Path, config: &Val) -> Option<(Rc<str>, Vec<u32>)> {
+        let Val::Config(c) = config else {
+            return path
+                .witnessed
+                .first()
+                .map(|(_, why, splits)| (why.clone(), splits.clone()));
+        };
+        let known = |v: &Val| match v {
+            Val::Tuple(items) => items
+                .iter()
+                .all(|i| matches!(i, Val::Int(i) if i.value().is_some())),
+            Val::Int(i) => i.value().is_some(),
+            _ => false,
+        };
+        let mut read: Vec<SourceId> = value::roots(&c.block.roots(), &c.smem.roots());
+        if known(&c.grid) {
+            read = value::roots(&read, &c.grid.roots());
+        }
+        let read: Vec<SourceId> = read
+            .into_iter()
+            .map(|r| self.base_input(self.original(r)))
+            .collect();
+        path.witnessed
+            .iter()
+            .find(|(input, _, _)| read.contains(input))
+            .map(|(_, why, splits)| (why.clone(), splits.clone()))
     }
 
     /// The index of the configuration parameter of the crate function `idents` calls, where
@@ -3150,7 +3276,7 @@ impl<'r> Interp<'r> {
                     if !roots.is_empty() {
                         let split = self.next_split();
                         let text = self.condition_text(cond);
-                        let way = (true, None, false);
+                        let way = (true, None, false, None);
                         self.decide(&mut yes, (split, split, true), &roots, way.clone(), &text);
                         self.decide(&mut no, (split, split, false), &roots, way, &text);
                     }
@@ -3299,7 +3425,7 @@ impl<'r> Interp<'r> {
                     &mut p,
                     (split, split, holds),
                     roots,
-                    (true, None, false),
+                    (true, None, false, None),
                     &text,
                 );
                 (p, holds)
@@ -3315,12 +3441,14 @@ impl<'r> Interp<'r> {
     /// known): the path is marked uncertain, and its launches are not checked. A blurred
     /// one the path's values now decide is cured, or, decided the other way, ends the path
     /// (`k != 128` of a caller's `else`, then a helper's `k == 128`: no run goes there).
+    /// Not uncertain where one value of the input takes every way the path went, each
+    /// condition on it a [`Probe`] or applied to its range ([`Interp::witness`]).
     fn decide(
         &mut self,
         path: &mut Path,
         (split, group, holds): (u32, u32, bool),
         roots: &[SourceId],
-        (blurred, facts_of, excludes): (bool, Option<Rc<str>>, bool),
+        (blurred, facts_of, excludes, probe): Way,
         text: &Rc<str>,
     ) {
         let mut roots: Vec<SourceId> = roots.iter().map(|r| self.original(*r)).collect();
@@ -3330,6 +3458,7 @@ impl<'r> Interp<'r> {
             return;
         }
         let mut conflict = None;
+        let mut witnessed = Vec::new();
         for i in 0..path.decisions.len() {
             if path.uncertain.is_some() {
                 break;
@@ -3366,46 +3495,27 @@ impl<'r> Interp<'r> {
             if both_exclude && self.room_besides_exclusions(path, shared) {
                 continue;
             }
+            let way = (holds, blurred, probe.as_deref());
+            if facts_of.is_none() && self.witness(path, shared, &roots, way) {
+                let input = self.base_input(shared);
+                if !path.witnessed.iter().any(|(w, _, _)| *w == input)
+                    && !witnessed.iter().any(|(_, w)| *w == input)
+                {
+                    witnessed.push((i, input));
+                }
+                continue;
+            }
             conflict = Some((i, shared));
             break;
         }
+        for (i, input) in witnessed {
+            let (why, splits) =
+                self.conflict_note(path, i, input, split, (blurred, &facts_of), text);
+            path.witnessed.push((input, why, splits));
+        }
         if let Some((i, input)) = conflict {
-            let d = path.decisions[i].clone();
-            let d = &d;
-            let unread = if d.blurred || (!blurred && d.facts_of.is_some()) {
-                &d.text
-            } else {
-                text
-            };
-            let input = self.why(&[input]);
-            let input = input.split(" is ").next().unwrap_or("a run-time value");
-            let examples = match input.strip_prefix('`').and_then(|n| n.strip_suffix('`')) {
-                Some(x) if !x.contains('`') => {
-                    format!(" (`{x} < 256`, `{x} + 1 < 257`, `(2 * {x}) as u64 < 512`)")
-                }
-                _ => String::new(),
-            };
-            // The splits not related to the other: a blurred one, or a match's decided by
-            // facts the other does not follow.
-            let loose = |b: bool, f: &Option<Rc<str>>| b || f.is_some();
-            let splits = [
-                (d.split, loose(d.blurred, &d.facts_of)),
-                (split, loose(blurred, &facts_of)),
-            ]
-            .into_iter()
-            .filter_map(|(s, b)| b.then_some(s))
-            .collect();
-            path.uncertain = Some((
-                format!(
-                    "the conditions `{} and `{text} both depend on {input}, and the reader \
-                     cannot apply `{unread} to its values: which ways they go together is not \
-                     known, so this launch is not checked; test {input} itself or moved by \
-                     literals{examples}, there or in a helper given it",
-                    d.text,
-                )
-                .into(),
-                splits,
-            ));
+            let note = self.conflict_note(path, i, input, split, (blurred, &facts_of), text);
+            path.uncertain = Some(note);
         }
         path.decisions.push(Decision {
             split,
@@ -3417,7 +3527,137 @@ impl<'r> Interp<'r> {
             blurred,
             excludes,
             text: text.clone(),
+            probe,
         });
+    }
+
+    /// Why a path whose conditions `text` (split `split`, `blurred` or decided by the facts
+    /// `facts_of`) and `path.decisions[i]` both depend on `input` may be one no run takes,
+    /// with the splits of the two the reader could not apply.
+    fn conflict_note(
+        &self,
+        path: &Path,
+        i: usize,
+        input: SourceId,
+        split: u32,
+        (blurred, facts_of): (bool, &Option<Rc<str>>),
+        text: &Rc<str>,
+    ) -> (Rc<str>, Vec<u32>) {
+        let d = &path.decisions[i];
+        let unread = if d.blurred || (!blurred && d.facts_of.is_some()) {
+            &d.text
+        } else {
+            text
+        };
+        let input = self.why(&[input]);
+        let input = input.split(" is ").next().unwrap_or("a run-time value");
+        let examples = match input.strip_prefix('`').and_then(|n| n.strip_suffix('`')) {
+            Some(x) if !x.contains('`') => {
+                format!(" (`{x} < 256`, `{x} + 1 < 257`, `(2 * {x}) as u64 < 512`)")
+            }
+            _ => String::new(),
+        };
+        // The splits not related to the other: a blurred one, or a match's decided by
+        // facts the other does not follow.
+        let loose = |b: bool, f: &Option<Rc<str>>| b || f.is_some();
+        let splits = [
+            (d.split, loose(d.blurred, &d.facts_of)),
+            (split, loose(blurred, facts_of)),
+        ]
+        .into_iter()
+        .filter_map(|(s, b)| b.then_some(s))
+        .collect();
+        (
+            format!(
+                "the conditions `{} and `{text} both depend on {input}, and the reader \
+                 cannot apply `{unread} to its values: which ways they go together is not \
+                 known, so this launch is not checked; test {input} itself or moved by \
+                 literals{examples}, there or in a helper given it",
+                d.text,
+            )
+            .into(),
+            splits,
+        )
+    }
+
+    /// Whether one value of the run-time input `shared` is (or is moved from) takes every
+    /// way `path` went on it and the way `holds` of a new condition on `roots` (`blurred`,
+    /// with its `probe`): every condition on the input of it alone, each blurred one a
+    /// [`Probe`], the others applied to its range on the path, and a value of that range
+    /// taking each probe's way. Then some run of the code takes the path: `mmq_x_best`
+    /// chosen by `if ((n + x - 1) / x < best_tiles)` in a loop over `x`.
+    fn witness(
+        &self,
+        path: &Path,
+        shared: SourceId,
+        roots: &[SourceId],
+        (holds, blurred, probe): (bool, bool, Option<&Probe>),
+    ) -> bool {
+        // The input and the values bound moved from it (`tiles` of `n`): one input.
+        let base = |r: SourceId| self.base_input(r);
+        let input = base(shared);
+        let of_input = |roots: &[SourceId]| roots.iter().all(|r| base(*r) == input);
+        let mut probes: Vec<(&Probe, bool)> = Vec::new();
+        if blurred {
+            match probe {
+                Some(p) if of_input(roots) && p.input == input => probes.push((p, holds)),
+                _ => return false,
+            }
+        }
+        for d in path.decisions.iter() {
+            if !d.roots.iter().any(|r| base(*r) == input) {
+                continue;
+            }
+            // A condition on other inputs too relates them: no value of this one alone
+            // witnesses it.
+            if d.facts_of.is_some() || !of_input(&d.roots) {
+                return false;
+            }
+            if d.blurred {
+                match &d.probe {
+                    Some(p) if p.input == input => probes.push((p, d.holds)),
+                    _ => return false,
+                }
+            }
+        }
+        let Some(range) = self.input_range(path, input) else {
+            return false;
+        };
+        // The values tried: a set's members; the 64 at each end of a range and those from
+        // -64 to 2048 within it (where sizes and counts are small enough to take each way
+        // of a test of a tile count, a block or a size).
+        const ENDS: i128 = 64;
+        const SMALL: (i128, i128) = (-64, 2048);
+        let candidates: Vec<i128> = match (range.members(), range.bounds()) {
+            (Some(m), _) => m.to_vec(),
+            (None, (Some(lo), Some(hi))) => (lo..=hi.min(lo.saturating_add(ENDS - 1)))
+                .chain(hi.saturating_sub(ENDS - 1).max(lo)..=hi)
+                .chain(lo.max(SMALL.0)..=hi.min(SMALL.1))
+                .collect(),
+            _ => return false,
+        };
+        candidates
+            .into_iter()
+            .any(|v| probes.iter().all(|(p, way)| p.holds_at(v) == Some(*way)))
+    }
+
+    /// The input `r` is, or is moved from ([`SourceInfo::moves`]).
+    fn base_input(&self, r: SourceId) -> SourceId {
+        self.sources
+            .get(r as usize)
+            .and_then(|s| s.moves)
+            .unwrap_or(r)
+    }
+
+    /// The values of the run-time input `input` on `path`: those of its latest binding as
+    /// a whole (or of a copy of it).
+    fn input_range<'p>(&self, path: &'p Path, input: SourceId) -> Option<&'p AbstractInt> {
+        path.frames.iter().rev().find_map(|f| {
+            f.env.iter().rev().find_map(|b| match &b.val {
+                Val::Int(i) if i.source.is_some_and(|s| self.original(s) == input) => Some(&i.set),
+                _ => None,
+            })
+        })
     }
 
     /// Whether the run-time input `input`'s range on `path` holds more values than the
@@ -3428,15 +3668,7 @@ impl<'r> Interp<'r> {
             .iter()
             .filter(|d| d.excludes && d.roots.contains(&input))
             .count() as i128;
-        let range = path.frames.iter().rev().find_map(|f| {
-            f.env.iter().rev().find_map(|b| match &b.val {
-                Val::Int(i) if i.source.is_some_and(|s| self.original(s) == input) => {
-                    Some(i.set.bounds())
-                }
-                _ => None,
-            })
-        });
-        match range {
+        match self.input_range(path, input).map(AbstractInt::bounds) {
             Some((Some(lo), Some(hi))) => hi.saturating_sub(lo) > excluded,
             Some(_) => true,
             None => false,
@@ -3513,6 +3745,7 @@ impl<'r> Interp<'r> {
                 // narrowed on each.
                 let split = self.next_split();
                 let text = self.condition_text(cond);
+                let probe = self.probe(op, x, y);
                 let mut out = Vec::new();
                 for side in refine::sides(&x.set, op, &y.set, truth) {
                     let mut p = path.clone();
@@ -3556,7 +3789,7 @@ impl<'r> Interp<'r> {
                         &mut p,
                         (split, split, side.holds),
                         &roots,
-                        (blurred, None, excludes),
+                        (blurred, None, excludes, probe.clone()),
                         &text,
                     );
                     // Blurred only because the values cannot hold this way (`n != 8` over a
@@ -3579,6 +3812,26 @@ impl<'r> Interp<'r> {
                 out
             }
         }
+    }
+
+    /// `x op y` as a [`Probe`], where each operand is known or one input moved by known
+    /// values, the same input for both.
+    fn probe(&self, op: Comparison, x: &Int, y: &Int) -> Option<Rc<Probe>> {
+        let mut input = None;
+        let mut side = |i: &Int| {
+            if let Some(k) = i.set.known_value() {
+                return Some(ProbeSide::Known(k));
+            }
+            let (s, steps) = i.moved_from()?;
+            let s = self.original(s);
+            (*input.get_or_insert(s) == s).then(|| ProbeSide::Moved(steps.to_vec(), i.ty))
+        };
+        let sides = [side(x)?, side(y)?];
+        Some(Rc::new(Probe {
+            input: input?,
+            op,
+            sides,
+        }))
     }
 
     /// Narrows the binding `e` names (if it names an integer one) to `narrowed`, what a
@@ -4049,7 +4302,13 @@ impl<'r> Interp<'r> {
             let group = self.match_group.unwrap_or(split);
             let way = (split, group, matched);
             let blurred = !exact && facts_of.is_none();
-            self.decide(&mut side, way, &roots, (blurred, facts_of, false), &text);
+            self.decide(
+                &mut side,
+                way,
+                &roots,
+                (blurred, facts_of, false, None),
+                &text,
+            );
             let side = if matched {
                 self.bind(pat, val.clone(), side, At::NONE, None)
             } else {
@@ -4332,6 +4591,9 @@ impl<'r> Interp<'r> {
                 .map(|p| (p, Val::Tuple(Vec::new())))
                 .collect();
         }
+        if let Some(outs) = self.counted_while(l, label, &path) {
+            return outs;
+        }
         // Any other loop: what it assigns is unknown inside and after it; its body is read
         // once (for the launches it makes).
         let mut names = Vec::new();
@@ -4599,6 +4861,104 @@ impl<'r> Interp<'r> {
         self.stepping = outer;
         outs.extend(running);
         Some(self.bounded(outs, l.at))
+    }
+
+    /// A `while` loop a counter ends (C++'s `for (x = 8; x <= x_max && best > 1; x += 8)`,
+    /// lowered with its update at the end of the body; Rust's `while x <= x_max { ..; x += 8
+    /// }`), run iteration by iteration on every path as [`Interp::stepped`] runs a `for`: a
+    /// path leaves where the condition fails or the body breaks (or returns), so that what
+    /// the body chooses under a test (`if tiles < best { best_x = x; }`) is the set its
+    /// paths choose. Taken where one conjunct of the condition reads only known values and a
+    /// name the body's last statement assigns (the counter), and that statement alone, run
+    /// from the values before the loop, makes the conjunct fail within the room left of
+    /// [`MAX_STEPPED`]; `None` (the loop is read once, what it assigns unknown) otherwise, or
+    /// where a path still runs after that many iterations (the body changes the counter too).
+    fn counted_while(&mut self, l: &Loop, label: Option<&str>, path: &Path) -> Option<Outs> {
+        let LoopKind::While(cond) = &l.kind else {
+            return None;
+        };
+        let update = match (&l.body.tail, l.body.stmts.last()) {
+            (Some(e), _) | (None, Some(Stmt::Expr(e))) => e,
+            _ => return None,
+        };
+        let Expr::Assign(place, _, _) = update else {
+            return None;
+        };
+        let Expr::Path(counter, _) = &**place else {
+            return None;
+        };
+        let counter = counter.single()?;
+        let mut conjuncts = Vec::new();
+        and_operands(cond, &mut conjuncts, 0);
+        let room = MAX_STEPPED / self.stepping.max(1);
+        // The iterations the counter alone allows, by its bounding conjunct.
+        let count = conjuncts
+            .into_iter()
+            .filter(|c| matches!(c, Expr::Compare(_, a, b) if plain(a, 0) && plain(b, 0)))
+            .find_map(|c| {
+                let mut names = Vec::new();
+                free_names(c, &mut names, 0);
+                if !names.iter().any(|n| n == counter) {
+                    return None;
+                }
+                let mut q = path.clone();
+                for k in 0..=room {
+                    match self.eval_quiet(c, &q)? {
+                        Val::Bool(Some(false)) => return Some(k),
+                        Val::Bool(Some(true)) => {}
+                        _ => return None,
+                    }
+                    let [(next, _)] = <[_; 1]>::try_from(self.eval(update, q, None)).ok()?;
+                    q = next;
+                }
+                None
+            })?;
+        let mine = |l: &Option<String>| l.as_deref().is_none_or(|l| Some(l) == label);
+        let depth = path.top().env.len();
+        let mut running = vec![(path.clone(), Val::Tuple(Vec::new()))];
+        let mut outs = Vec::new();
+        let outer = self.stepping;
+        let problems = self.problems.len();
+        self.stepping = outer.max(1) * count.max(1);
+        for _ in 0..=room {
+            let mut next = Vec::new();
+            for (p, _) in running {
+                for (q, holds) in self.condition(cond, p) {
+                    if !holds || !q.normal() {
+                        outs.push((q, Val::Tuple(Vec::new())));
+                        continue;
+                    }
+                    for (mut r, _) in self.eval_block(&l.body, q, None) {
+                        r.top_mut().env.truncate(depth);
+                        match std::mem::replace(&mut r.flow, Flow::Normal) {
+                            Flow::Normal => next.push((r, Val::Tuple(Vec::new()))),
+                            Flow::Continue(l) if mine(&l) => next.push((r, Val::Tuple(Vec::new()))),
+                            Flow::Break(l, _) if mine(&l) => {
+                                outs.push((r, Val::Tuple(Vec::new())));
+                            }
+                            other => {
+                                r.flow = other;
+                                outs.push((r, Val::Tuple(Vec::new())));
+                            }
+                        }
+                    }
+                }
+            }
+            running = self.bounded(next, l.at);
+            let folded = |outs: &Outs| outs.iter().any(|(p, _)| p.overflow.is_some());
+            if running.is_empty() || folded(&running) || folded(&outs) {
+                break;
+            }
+        }
+        self.stepping = outer;
+        let outs = self.bounded(outs, l.at);
+        // Paths folded past the bound make no launch the reader checks: the loop read once
+        // instead (its launches read, what it assigns unknown).
+        if !running.is_empty() || outs.iter().any(|(p, _)| p.overflow.is_some()) {
+            self.problems.truncate(problems);
+            return None;
+        }
+        Some(outs)
     }
 
     /// `names` unknown on `path` (assigned in the loop at `at`, which the reader does not
@@ -5175,6 +5535,17 @@ fn free_names(e: &Expr, out: &mut Vec<String>, depth: usize) {
     }
 }
 
+/// The operands of `e`'s `&&`s, left to right (`e` itself when it is not one).
+fn and_operands<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>, depth: usize) {
+    match e {
+        Expr::And(a, b) if depth <= ir::MAX_DEPTH => {
+            and_operands(a, out, depth + 1);
+            and_operands(b, out, depth + 1);
+        }
+        _ => out.push(e),
+    }
+}
+
 /// Whether `e` is a literal, a name or arithmetic of them: what evaluates with no effect on
 /// the path (no call, no block, no assignment).
 fn plain(e: &Expr, depth: usize) -> bool {
@@ -5347,6 +5718,38 @@ impl<T: OutValue> PathState for Out<T> {
         let p = other.0;
         merge_decisions(&mut self.0, &p);
         merge_reads(&mut self.0, &p.facts, p.reads, p.helpers);
+    }
+
+    fn widens_to(&self, other: &Self) -> bool {
+        self.1 == other.1 && same_state_but_ranges(&self.0, &other.0)
+    }
+
+    /// Each integer the union of both; what both conditions decided; uncertain where
+    /// either is (the union holds the values of both).
+    fn widen(&mut self, other: Self) {
+        for (x, y) in self.0.frames.iter_mut().zip(&other.0.frames) {
+            for (p, q) in x.env.iter_mut().zip(&y.env) {
+                if let (Val::Int(a), Val::Int(b)) = (&mut p.val, &q.val)
+                    && a.set != b.set
+                {
+                    a.set = a.set.union(&b.set);
+                }
+            }
+        }
+        let uncertain = self
+            .0
+            .uncertain
+            .clone()
+            .or_else(|| other.0.uncertain.clone());
+        let mut witnessed = self.0.witnessed.clone();
+        for w in &other.0.witnessed {
+            if !witnessed.iter().any(|(input, _, _)| *input == w.0) {
+                witnessed.push(w.clone());
+            }
+        }
+        self.absorb(other);
+        self.0.uncertain = uncertain;
+        self.0.witnessed = witnessed;
     }
 
     fn folded(&self) -> bool {
@@ -5655,6 +6058,29 @@ fn merge_decisions(q: &mut Path, p: &Path) {
     if p.uncertain.is_none() {
         q.uncertain = None;
     }
+    q.witnessed
+        .retain(|(input, _, _)| p.witnessed.iter().any(|(w, _, _)| w == input));
+}
+
+/// Whether `a` and `b` hold the same state except for the sets of some run-time integers
+/// ([`Int::same_run_time_value`]): what [`paths::settle`] widens past the bound.
+fn same_state_but_ranges(a: &Path, b: &Path) -> bool {
+    a.flow == b.flow
+        && a.flow != Flow::Diverged
+        && a.masks == b.masks
+        && a.stale == b.stale
+        && a.frames.len() == b.frames.len()
+        && a.frames.iter().zip(&b.frames).all(|(x, y)| {
+            x.env.len() == y.env.len()
+                && x.env.iter().zip(&y.env).all(|(p, q)| {
+                    p.name == q.name
+                        && p.pending.is_some() == q.pending.is_some()
+                        && match (&p.val, &q.val) {
+                            (Val::Int(a), Val::Int(b)) => a == b || a.same_run_time_value(b),
+                            (v, w) => v == w,
+                        }
+                })
+        })
 }
 
 /// Whether `a` and `b` hold the same state. Paths that differ mostly differ in what they

@@ -71,6 +71,17 @@ pub struct Moved {
 }
 
 impl Int {
+    /// Whether `self` and `other` are one run-time value known two ways: everything but
+    /// the set the same, and it depends on an input (two known values are two values).
+    pub fn same_run_time_value(&self, other: &Int) -> bool {
+        !self.roots.is_empty()
+            && self.roots == other.roots
+            && self.source == other.source
+            && self.moved == other.moved
+            && self.ty == other.ty
+            && self.term == other.term
+    }
+
     /// The input this value is, moved by the steps returned (none: the input itself).
     pub fn moved_from(&self) -> Option<(SourceId, &[Step])> {
         match (&self.moved, self.source) {
@@ -874,12 +885,15 @@ pub fn cast(v: &Int, ty: IntTy) -> Outcome {
         None => AbstractInt::range(Some(ty.min()), Some(ty.max())),
     };
     let mut out = finish(&[v], Some(ty), set, expr, String::new);
-    // A lossless cast of an input is still that input (a key's candidates can stand for it).
-    if let Val::Int(i) = &mut out.val
-        && i.set == v.set
-    {
-        i.source = v.source;
-        i.moved = v.moved.clone();
+    // A lossless cast of an input is still that input (a key's candidates can stand for it);
+    // another is the input moved and wrapped into the type.
+    if let Val::Int(i) = &mut out.val {
+        if i.set == v.set {
+            i.source = v.source;
+            i.moved = v.moved.clone();
+        } else {
+            i.moved = v.moved_by(&[Step::Wrap(ty)]);
+        }
     }
     out
 }
@@ -1127,6 +1141,10 @@ pub enum Step {
     /// `as ty`: the value as it is where the caller's values all fit `ty` (checked at the
     /// call, [`moved`]).
     Cast(IntTy),
+    /// Converted to `ty` where the values need not fit: modulo 2^bits into its range
+    /// (Rust's `as`, C++'s conversion to the type of a variable). Not undone
+    /// ([`moved_back`]): a range of the result says nothing exact of the input.
+    Wrap(IntTy),
 }
 
 /// What an expression moving a name by `steps` gives where the name is `set`; `None`
@@ -1143,9 +1161,27 @@ pub fn moved(steps: &[Step], set: &AbstractInt) -> Option<AbstractInt> {
                 (Some(lo), Some(hi)) if ty.min() <= lo && hi <= ty.max() => set,
                 _ => return None,
             },
+            Step::Wrap(ty) => match (set.members(), set.bounds()) {
+                (_, (Some(lo), Some(hi))) if ty.min() <= lo && hi <= ty.max() => set,
+                (Some(members), _) => AbstractInt::one_of(members.iter().map(|x| ty.wrap(*x)))?,
+                _ => AbstractInt::range(Some(ty.min()), Some(ty.max())),
+            },
         };
     }
     Some(set)
+}
+
+/// `step` taken from the value `x`; `None` where it leaves `i128` or a cast changes `x`.
+pub fn step_at(step: Step, x: i128) -> Option<i128> {
+    match step {
+        Step::Plus(k) => x.checked_add(k),
+        Step::Times(k) => x.checked_mul(k),
+        // Truncated towards zero, as Rust and C++ divide (`k` is at least 1).
+        Step::Div(k) => x.checked_div(k),
+        Step::Neg => x.checked_neg(),
+        Step::Cast(ty) => (ty.min() <= x && x <= ty.max()).then_some(x),
+        Step::Wrap(ty) => Some(ty.wrap(x)),
+    }
 }
 
 /// The name's values whose moved value (by `steps`) lies in `narrowed`: the steps undone,
@@ -1156,6 +1192,7 @@ pub fn moved_back(steps: &[Step], narrowed: &AbstractInt) -> Option<AbstractInt>
         set = match *step {
             Step::Plus(k) => set.sub(&AbstractInt::known(k)),
             Step::Cast(_) => set,
+            Step::Wrap(_) => return None,
             Step::Neg => set.neg(),
             Step::Div(k) => {
                 // `x / k` in `lo..=hi`: `x` from the first value whose quotient is `lo` to
