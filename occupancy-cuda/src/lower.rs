@@ -782,7 +782,10 @@ impl Lower<'_> {
                     match v.children().as_slice() {
                         [only] if plain && int.is_some() => Some(self.expr(*only, d)),
                         [] if plain && int.is_some() => Some(Expr::Int(0, int)),
-                        _ => Some(self.opaque(v, "an initializer list")),
+                        _ => match plain.then(|| self.aggregate(ty_text, v, d)).flatten() {
+                            Some(e) => Some(e),
+                            None => Some(self.opaque(v, "an initializer list")),
+                        },
                     }
                 }
                 (Some(v), false) => Some(self.expr(v, d)),

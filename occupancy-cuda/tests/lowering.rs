@@ -464,15 +464,15 @@ extern "C" void go(float *x) {
 /// granularity skips it), then an instantiation per width: the core steps the loop
 /// iteration by iteration, the paths that differ only in the columns' range widened into
 /// one past the bound, and each chosen width a launch some column count makes (a witness
-/// of the conditions on the count that no range of it can hold: `(n + 15) / 16 < (n + 7) /
-/// 8`).
+/// 8`). `INT_MAX` is `<climits>`'s, which the reader does not read: the lowering knows the
+/// limits of the integer types.
 const COUNTED: &str = r#"
-#define MANY_TILES 2147483647
+#include <climits>
 template <int X> __global__ void k(int n) {}
 template <int X> void inst(int n) { k<X><<<n, 256, X * 100>>>(n); }
 extern "C" void pick(int ncols) {
   int best = 0;
-  int tiles_best = MANY_TILES;
+  int tiles_best = INT_MAX;
   for (int x = 8; x <= 128 && tiles_best > 1; x += 8) {
     const int gran = x >= 48 ? 16 : 8;
     if (x % gran != 0) continue;
@@ -499,4 +499,36 @@ fn a_counted_loop_with_a_run_time_exit_is_stepped() {
     // 8, 16, 24, 64 and 128 (shared memory 100 bytes per unit of width); never 56.
     assert_eq!(side.same, 1, "{side:?}");
     assert!(side.different.is_empty(), "{side:?}");
+}
+
+/// candle's mmq stream-k branch in small: arguments gathered in a struct by aggregate
+/// initialisation (each member the value given), then a test of a product of two inputs'
+/// tile counts (`fixup`), which no range of either can follow, before and after a test of
+/// one of them: each launch is one some rows and columns make (a witness of both inputs
+/// found together), so each is checked.
+const STREAM_K: &str = r#"
+struct Args { const float *x; long rows; long cols; };
+template <int X> __global__ void k(long n) {}
+extern "C" void go(const float *x, long rows, long cols, int sms) {
+  const Args args = { x, rows, cols };
+  const int tiles_x = (args.cols + 63) / 64;
+  const int tiles_y = (args.rows + 127) / 128;
+  const bool fixup = tiles_x * tiles_y % 132 != 0;
+  if (args.rows % 128 == 0) {
+    k<1><<<sms, 256, 1024>>>(args.rows);
+  } else {
+    k<2><<<sms, 256, 2048>>>(args.rows);
+  }
+  if (fixup) {
+    k<3><<<sms, 128, 0>>>(args.cols);
+  }
+}
+"#;
+
+#[test]
+fn a_test_of_two_inputs_is_witnessed_with_tests_of_each() {
+    let census = lowering_census_texts(&[("a.cu", STREAM_K)], &Policy::default());
+    let side = &census.side_by_side;
+    assert_eq!(side.sites, 3, "{side:?}");
+    assert_eq!(side.same, 3, "{side:?}");
 }

@@ -415,9 +415,32 @@ impl UnitNames<'_> {
                 Some(t) => device::attribute(attribute, t).map(|v| (v, IntTy::I32)),
                 None => no_target(&format!("`{attribute}`")),
             }),
+            [name] => standard_limit(name).map(Ok),
             _ => None,
         }
     }
+}
+
+/// The value and type of a limit macro of `<climits>` and `<cstdint>` (`INT_MAX`,
+/// `SIZE_MAX`), which a unit includes but the reader does not read, on LP64 (as nvcc's
+/// host compilers on Linux): a unit's own macro or constant of that name is taken first.
+fn standard_limit(name: &str) -> Option<(i128, IntTy)> {
+    Some(match name {
+        "CHAR_BIT" => (8, IntTy::I32),
+        "SCHAR_MAX" | "INT8_MAX" => (i8::MAX.into(), IntTy::I32),
+        "SCHAR_MIN" | "INT8_MIN" => (i8::MIN.into(), IntTy::I32),
+        "UCHAR_MAX" | "UINT8_MAX" => (u8::MAX.into(), IntTy::I32),
+        "SHRT_MAX" | "INT16_MAX" => (i16::MAX.into(), IntTy::I32),
+        "SHRT_MIN" | "INT16_MIN" => (i16::MIN.into(), IntTy::I32),
+        "USHRT_MAX" | "UINT16_MAX" => (u16::MAX.into(), IntTy::I32),
+        "INT_MAX" | "INT32_MAX" => (i32::MAX.into(), IntTy::I32),
+        "INT_MIN" | "INT32_MIN" => (i32::MIN.into(), IntTy::I32),
+        "UINT_MAX" | "UINT32_MAX" => (u32::MAX.into(), IntTy::U32),
+        "LONG_MAX" | "LLONG_MAX" | "INT64_MAX" => (i64::MAX.into(), IntTy::I64),
+        "LONG_MIN" | "LLONG_MIN" | "INT64_MIN" => (i64::MIN.into(), IntTy::I64),
+        "ULONG_MAX" | "ULLONG_MAX" | "UINT64_MAX" | "SIZE_MAX" => (u64::MAX.into(), IntTy::U64),
+        _ => return None,
+    })
 }
 
 /// What `f` returns as the core reads it: an integer of its C++ type, a `dim3` (values

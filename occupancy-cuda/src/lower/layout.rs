@@ -247,6 +247,60 @@ impl Lower<'_> {
         })
     }
 
+    /// `T name = { a, b, .. }` of a plain struct `T` of the unit (one definition in this
+    /// build, no base class, no `#if` among its members): a struct of the members given,
+    /// in order (aggregate initialisation; the members not given are left out, not known).
+    /// `None` where it is not one.
+    pub(super) fn aggregate(&mut self, ty: &str, list: At<'_>, d: usize) -> Option<Expr> {
+        let simple = ty.trim().rsplit("::").next().unwrap_or(ty).trim();
+        let [spec] = self.unit.index.records.get(simple)?.as_slice() else {
+            return None;
+        };
+        let spec = *spec;
+        if record_refusal(spec, simple).is_some() {
+            return None;
+        }
+        let mut names = Vec::new();
+        for m in spec.field(Field::Body)?.children() {
+            match m.kind() {
+                Some(Kind::FieldDeclaration) if adds_data(m).ok()? => {
+                    let declarators = crate::syntax::field_children(m.node, Field::Declarator);
+                    if declarators.is_empty() {
+                        return None;
+                    }
+                    for decl in declarators {
+                        names.push(crate::index::declared_name(m.with(decl))?);
+                    }
+                }
+                Some(Kind::FieldDeclaration) => {}
+                _ if takes_no_room(m) => {}
+                _ => return None,
+            }
+        }
+        let values = list.children();
+        if values.len() > names.len()
+            || values.iter().any(|v| {
+                matches!(
+                    v.kind(),
+                    Some(Kind::InitializerPair | Kind::InitializerList)
+                )
+            })
+        {
+            return None;
+        }
+        let fields = names
+            .into_iter()
+            .zip(values)
+            .map(|(name, v)| (name, self.expr(v, d + 1), self.at(v)))
+            .collect();
+        Some(Expr::Struct(Box::new(occupancy_read::ir::StructLit {
+            name: simple.to_owned(),
+            fields,
+            rest: None,
+            at: self.at(list),
+        })))
+    }
+
     /// The data members of a body (or of a `#if` branch of one), in order.
     fn members(&mut self, body: At<'_>, depth: usize, out: &mut Vec<Sized>) -> Result<(), String> {
         for m in body.children() {
