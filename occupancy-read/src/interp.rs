@@ -520,6 +520,11 @@ const MAX_WITNESSED: usize = 3;
 /// The most probe tests a witness search makes before it gives up.
 const MAX_WITNESS_TRIES: usize = 200_000;
 
+/// The most probe tests the witnesses of one reading make in all: past them, a conflict is
+/// left uncertain without a search, so that a body of many conflicts costs a bounded time
+/// (each test is a few integer operations).
+const MAX_WITNESS_TRIES_PER_READING: usize = 2_000_000;
+
 /// Whether values of `inputs` (from `tried`, each input's in order), the first `at.len()`
 /// given in `at`, take every probe's way: a depth-first search that tests each probe as
 /// soon as its inputs have values, and gives up past [`MAX_WITNESS_TRIES`] tests.
@@ -719,6 +724,8 @@ pub struct Interp<'r> {
     /// two paths (an iteration of a loop run on each) is one input, so that the paths can
     /// merge where nothing else tells them apart.
     bound_inputs: HashMap<SourceKey, Vec<(Int, SourceId)>>,
+    /// The probe tests the witnesses made so far ([`MAX_WITNESS_TRIES_PER_READING`]).
+    witness_tries: usize,
 }
 
 fn unknown(why: impl Into<Rc<str>>) -> Val {
@@ -842,6 +849,7 @@ impl<'r> Interp<'r> {
             derived: HashMap::new(),
             stepping: 0,
             bound_inputs: HashMap::new(),
+            witness_tries: 0,
         }
     }
 
@@ -3704,7 +3712,7 @@ impl<'r> Interp<'r> {
     /// gives up past [`MAX_WITNESS_TRIES`] tests. Then some run of the code takes the path:
     /// `mmq_x_best` chosen by `if ((n + x - 1) / x < best_tiles)` in a loop over `x`.
     fn witness(
-        &self,
+        &mut self,
         path: &Path,
         shared: SourceId,
         roots: &[SourceId],
@@ -3771,9 +3779,14 @@ impl<'r> Interp<'r> {
             .iter()
             .map(|i| self.tried_values(path, *i))
             .collect::<Option<_>>()?;
+        if self.witness_tries > MAX_WITNESS_TRIES_PER_READING {
+            return None;
+        }
         let mut at: Vec<(SourceId, i128)> = Vec::with_capacity(inputs.len());
         let mut tries = 0usize;
-        search(&inputs, &tried, &probes, &mut at, &mut tries).then_some(inputs)
+        let found = search(&inputs, &tried, &probes, &mut at, &mut tries);
+        self.witness_tries += tries;
+        found.then_some(inputs)
     }
 
     /// The values of the input `input` a witness tries ([`Interp::witness`]): its set's
