@@ -4730,7 +4730,6 @@ impl<'r> Interp<'r> {
         path: &Path,
     ) -> Option<Outs> {
         let values = self.seq_values(seq, path)?;
-        let mine = |l: &Option<String>| l.as_deref().is_none_or(|l| Some(l) == label);
         let depth = path.top().env.len();
         let mut running = vec![(path.clone(), Val::Tuple(Vec::new()))];
         let mut outs = Vec::new();
@@ -4740,18 +4739,7 @@ impl<'r> Interp<'r> {
             let mut next = Vec::new();
             for (p, _) in running {
                 let p = self.bind(pat, v.clone(), p, At::NONE, None);
-                for (mut q, _) in self.eval_block(&l.body, p, None) {
-                    q.top_mut().env.truncate(depth);
-                    match std::mem::replace(&mut q.flow, Flow::Normal) {
-                        Flow::Normal => next.push((q, Val::Tuple(Vec::new()))),
-                        Flow::Continue(l) if mine(&l) => next.push((q, Val::Tuple(Vec::new()))),
-                        Flow::Break(l, _) if mine(&l) => outs.push((q, Val::Tuple(Vec::new()))),
-                        other => {
-                            q.flow = other;
-                            outs.push((q, Val::Tuple(Vec::new())));
-                        }
-                    }
-                }
+                self.iteration((l, label, depth), p, &mut next, &mut outs);
             }
             running = self.bounded(next, l.at);
             if running.is_empty() {
@@ -4761,6 +4749,33 @@ impl<'r> Interp<'r> {
         self.stepping = outer;
         outs.extend(running);
         Some(self.bounded(outs, l.at))
+    }
+
+    /// One run of the body of `l` (labelled `label`) from `path`, its bindings cut back to
+    /// the `depth` the loop began with: the paths that go round again (the end of the
+    /// body, a `continue` of this loop) into `next`, those that leave (a `break` of this
+    /// loop, a return, a panic) into `outs`. What [`Interp::stepped`] and
+    /// [`Interp::counted_while`] do each iteration.
+    fn iteration(
+        &mut self,
+        (l, label, depth): (&Loop, Option<&str>, usize),
+        path: Path,
+        next: &mut Outs,
+        outs: &mut Outs,
+    ) {
+        let mine = |l: &Option<String>| l.as_deref().is_none_or(|l| Some(l) == label);
+        for (mut q, _) in self.eval_block(&l.body, path, None) {
+            q.top_mut().env.truncate(depth);
+            match std::mem::replace(&mut q.flow, Flow::Normal) {
+                Flow::Normal => next.push((q, Val::Tuple(Vec::new()))),
+                Flow::Continue(l) if mine(&l) => next.push((q, Val::Tuple(Vec::new()))),
+                Flow::Break(l, _) if mine(&l) => outs.push((q, Val::Tuple(Vec::new()))),
+                other => {
+                    q.flow = other;
+                    outs.push((q, Val::Tuple(Vec::new())));
+                }
+            }
+        }
     }
 
     /// A `while` loop a counter ends (C++'s `for (x = 8; x <= x_max && best > 1; x += 8)`,
@@ -4813,7 +4828,6 @@ impl<'r> Interp<'r> {
                 }
                 None
             })?;
-        let mine = |l: &Option<String>| l.as_deref().is_none_or(|l| Some(l) == label);
         let depth = path.top().env.len();
         let mut running = vec![(path.clone(), Val::Tuple(Vec::new()))];
         let mut outs = Vec::new();
@@ -4826,21 +4840,8 @@ impl<'r> Interp<'r> {
                 for (q, holds) in self.condition(cond, p) {
                     if !holds || !q.normal() {
                         outs.push((q, Val::Tuple(Vec::new())));
-                        continue;
-                    }
-                    for (mut r, _) in self.eval_block(&l.body, q, None) {
-                        r.top_mut().env.truncate(depth);
-                        match std::mem::replace(&mut r.flow, Flow::Normal) {
-                            Flow::Normal => next.push((r, Val::Tuple(Vec::new()))),
-                            Flow::Continue(l) if mine(&l) => next.push((r, Val::Tuple(Vec::new()))),
-                            Flow::Break(l, _) if mine(&l) => {
-                                outs.push((r, Val::Tuple(Vec::new())));
-                            }
-                            other => {
-                                r.flow = other;
-                                outs.push((r, Val::Tuple(Vec::new())));
-                            }
-                        }
+                    } else {
+                        self.iteration((l, label, depth), q, &mut next, &mut outs);
                     }
                 }
             }
