@@ -532,3 +532,31 @@ fn a_test_of_two_inputs_is_witnessed_with_tests_of_each() {
     assert_eq!(side.sites, 3, "{side:?}");
     assert_eq!(side.same, 3, "{side:?}");
 }
+
+/// The larger of two counts, then capped: the block of the uncapped way is one input or the
+/// other, which no range of either holds once both tests are applied (`rows > cols` then
+/// `threads > 512`), so the path is witnessed (rows = 2, cols = 1) and its block is known
+/// only at run time, with no bounds; its shared memory does not depend on either and is
+/// read.
+const LARGER_THEN_CAPPED: &str = r#"
+__global__ void gather(float* out, int rows, int cols) {}
+
+extern "C" void launch_gather(float* out, int rows, int cols, int batches) {
+  int threads = cols;
+  if (rows > threads) {
+    threads = rows;
+  }
+  if (threads > 512) {
+    threads = 512;
+  }
+  gather<<<dim3(batches, 1, 1), threads, 256>>>(out, rows, cols);
+}
+"#;
+
+#[test]
+fn a_block_of_a_witnessed_input_is_run_time_and_its_shared_memory_read() {
+    let census = lowering_census_texts(&[("a.cu", LARGER_THEN_CAPPED)], &Policy::default());
+    let side = &census.side_by_side;
+    assert_eq!(side.sites, 1, "{side:?}");
+    assert_eq!(side.same, 1, "{side:?}");
+}

@@ -432,6 +432,17 @@ fn enter_aliases(path: &mut Path, aliases: &[Alias]) -> Vec<Option<(Rc<str>, u32
     bound
 }
 
+/// Whether `v` is a known integer or a tuple of known integers (a grid the lints read).
+fn known_dims(v: &Val) -> bool {
+    match v {
+        Val::Tuple(items) => items
+            .iter()
+            .all(|i| matches!(i, Val::Int(i) if i.value().is_some())),
+        Val::Int(i) => i.value().is_some(),
+        _ => false,
+    }
+}
+
 /// The values of `set` outside `excluded` (what a pattern that did not match leaves): the
 /// members not in it, or the range beyond it where it covers one end of `set`'s bounds;
 /// `None` where that is not one range (`set` as it is is then right) or nothing is left.
@@ -3024,7 +3035,16 @@ impl<'r> Interp<'r> {
             return;
         }
         let kernel = kernel.map(|k| refilled(k, path));
-        let config = path.view(config);
+        let mut config = path.view(config);
+        let mut uncertain = path.uncertain.clone();
+        if uncertain.is_none()
+            && let Some(why) = self.unwitnessed(path, &config)
+        {
+            match self.blurred(path, &config) {
+                Some(blurred) => config = blurred,
+                None => uncertain = Some(why),
+            }
+        }
         let mut found = Vec::new();
         config.choices(&mut found, 0);
         let masks = found
@@ -3045,10 +3065,6 @@ impl<'r> Interp<'r> {
             .filter(|(c, m)| m.count_ones() == 1 && !found.contains(c))
             .map(|(c, _)| *c)
             .collect();
-        let uncertain = path
-            .uncertain
-            .clone()
-            .or_else(|| self.unwitnessed(path, &config));
         self.launches.push(LaunchRec {
             config,
             kernel,
@@ -3080,15 +3096,8 @@ impl<'r> Interp<'r> {
                 .first()
                 .map(|(_, why, splits)| (why.clone(), splits.clone()));
         };
-        let known = |v: &Val| match v {
-            Val::Tuple(items) => items
-                .iter()
-                .all(|i| matches!(i, Val::Int(i) if i.value().is_some())),
-            Val::Int(i) => i.value().is_some(),
-            _ => false,
-        };
         let mut read: Vec<SourceId> = value::roots(&c.block.roots(), &c.smem.roots());
-        if known(&c.grid) {
+        if known_dims(&c.grid) {
             read = value::roots(&read, &c.grid.roots());
         }
         let read: Vec<SourceId> = read
@@ -3099,6 +3108,63 @@ impl<'r> Interp<'r> {
             .iter()
             .find(|(input, _, _)| read.contains(input))
             .map(|(_, why, splits)| (why.clone(), splits.clone()))
+    }
+
+    /// `config` with each block and shared memory value that depends on an input of
+    /// [`Path::witnessed`] and is not known made known only at run time, without bounds: the
+    /// path is one some run takes, but the ranges of that input's values on it may hold
+    /// values of the other ways its conditions go, so they are no claim; `None` where such a
+    /// value is known (a claim the reader cannot make) or `config` is not a configuration.
+    fn blurred(&self, path: &Path, config: &Val) -> Option<Val> {
+        let Val::Config(c) = config else {
+            return None;
+        };
+        let witnessed = |roots: &[SourceId]| {
+            roots.iter().any(|r| {
+                let input = self.base_input(self.original(*r));
+                path.witnessed.iter().any(|(w, _, _)| *w == input)
+            })
+        };
+        fn blur(v: &Val, witnessed: &dyn Fn(&[SourceId]) -> bool) -> Option<Val> {
+            Some(match v {
+                Val::Int(i) if witnessed(&i.roots) => {
+                    if i.value().is_some() {
+                        return None;
+                    }
+                    Val::Int(Int {
+                        set: i.ty.map_or_else(AbstractInt::unknown, |ty| {
+                            AbstractInt::range(Some(ty.min()), Some(ty.max()))
+                        }),
+                        moved: None,
+                        ..i.clone()
+                    })
+                }
+                Val::Tuple(items) => Val::Tuple(
+                    items
+                        .iter()
+                        .map(|i| blur(i, witnessed))
+                        .collect::<Option<_>>()?,
+                ),
+                Val::Choice(choice, members) => Val::Choice(
+                    *choice,
+                    Rc::new(
+                        members
+                            .iter()
+                            .map(|m| blur(m, witnessed))
+                            .collect::<Option<_>>()?,
+                    ),
+                ),
+                other => other.clone(),
+            })
+        }
+        // A known grid that depends on the input stays a claim (the lints read it).
+        if known_dims(&c.grid) && witnessed(&c.grid.roots()) {
+            return None;
+        }
+        let mut out = (**c).clone();
+        out.block = blur(&c.block, &witnessed)?;
+        out.smem = blur(&c.smem, &witnessed)?;
+        Some(Val::Config(Rc::new(out)))
     }
 
     /// The index of the configuration parameter of the crate function `idents` calls, where
