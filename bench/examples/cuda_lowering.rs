@@ -65,6 +65,14 @@ fn main() {
     for d in &side.different {
         out += &format!("  different: {d}\n");
     }
+    out += &format!(
+        "kernels: {} of the sites both record with the same instantiations, {} different\n",
+        side.same_kernels,
+        side.different_kernels.len()
+    );
+    for d in &side.different_kernels {
+        out += &format!("  different kernels: {d}\n");
+    }
     for d in &side.not_recorded {
         out += &format!("  not recorded: {d}\n");
     }

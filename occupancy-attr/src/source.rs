@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use occupancy_core::file::{self, Seen};
-use occupancy_read::names::FnBody;
 pub(crate) use occupancy_read::names::{ConstDef, CrateId, FnDef, ModuleId, Returns, Vis};
+use occupancy_read::names::{FnBody, Generic};
 
 use crate::reader::ir::{self, Block, IntTy};
 
@@ -357,8 +357,10 @@ fn fn_def(
             .params
             .iter()
             .map(|p| match p {
-                syn::GenericParam::Const(c) => Some(c.ident.to_string()),
-                _ => None,
+                syn::GenericParam::Const(c) => Generic::Const(c.ident.to_string()),
+                // A type parameter is inferred or written as a type the reader does not
+                // bind (`size_of::<T>()` of a generic helper is not read).
+                _ => Generic::Unbound,
             })
             .collect(),
         generic_defaults: Vec::new(),
@@ -1159,7 +1161,7 @@ mod tests {
                 ("name", Returns::Text)
             ]
         );
-        assert_eq!(items.fns[1].generics, [Some("N".to_owned())]);
+        assert_eq!(items.fns[1].generics, [Generic::Const("N".to_owned())]);
         assert_eq!(items.impls[0].self_ty, "Softmax");
         assert_eq!(items.impls[0].consts[0].name, "BLOCK");
         assert_eq!(items.impls[0].wrappers[0].name, "launch");

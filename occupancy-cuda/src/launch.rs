@@ -190,6 +190,7 @@ impl LaunchPath {
                 glob: false,
                 at: At::NONE,
                 refill: None,
+                template_args: self.kernel.template_args.clone(),
             }),
             template_args: self.kernel.template_args.clone(),
             translation_unit: Some(self.translation_unit.clone()),

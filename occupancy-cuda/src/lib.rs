@@ -248,6 +248,11 @@ pub struct SideBySide {
     /// Sites the core records nothing for (a launch no lowered path reaches, or whose kernel
     /// the two write differently): `file:line: kernel` as the interpreter writes it.
     pub not_recorded: Vec<String>,
+    /// Of the sites both record, those whose kernels' instantiations over the paths are
+    /// the same (`k<float, 64>`; the template arguments as each reads them).
+    pub same_kernels: usize,
+    /// Sites both record with different instantiations: `file:line: interpreter .. core ..`.
+    pub different_kernels: Vec<String>,
 }
 
 /// The [`LoweringCensus`] of a [`read`] of `dirs` under `crate_dir` (the policy's
@@ -336,6 +341,7 @@ fn side_by_side(
 ) -> SideBySide {
     let shown = |made: &lower::Made| {
         let items: Vec<String> = made
+            .configs
             .iter()
             .map(|(block, smem)| {
                 let block = block.map_or("?".to_owned(), |b| format!("{b:?}"));
@@ -348,11 +354,18 @@ fn side_by_side(
     let mut out = SideBySide::default();
     for launch in reading.launches.iter().filter(|l| !l.paths.is_empty()) {
         out.sites += 1;
-        let old: lower::Made = launch
-            .paths
-            .iter()
-            .map(|p| (p.block.known(), p.dynamic_smem_bytes.known()))
-            .collect();
+        let old = lower::Made {
+            configs: launch
+                .paths
+                .iter()
+                .map(|p| (p.block.known(), p.dynamic_smem_bytes.known()))
+                .collect(),
+            kernels: launch
+                .paths
+                .iter()
+                .map(|p| lower::squeezed(&p.kernel.to_string()))
+                .collect(),
+        };
         let key = (
             launch.file.clone(),
             launch.line,
@@ -373,14 +386,35 @@ fn side_by_side(
                 "{}:{}: {}",
                 launch.file, launch.line, launch.kernel_written
             )),
-            Some(made) if *made == old => out.same += 1,
-            Some(made) => out.different.push(format!(
-                "{}:{}: interpreter {} core {}",
-                launch.file,
-                launch.line,
-                shown(&old),
-                shown(made)
-            )),
+            Some(made) => {
+                let kernels: std::collections::BTreeSet<String> =
+                    made.kernels.iter().map(|k| lower::squeezed(k)).collect();
+                if kernels == old.kernels {
+                    out.same_kernels += 1;
+                } else {
+                    let list = |k: &std::collections::BTreeSet<String>| {
+                        k.iter().cloned().collect::<Vec<_>>().join(" ")
+                    };
+                    out.different_kernels.push(format!(
+                        "{}:{}: interpreter {} core {}",
+                        launch.file,
+                        launch.line,
+                        list(&old.kernels),
+                        list(&kernels)
+                    ));
+                }
+                if made.configs == old.configs {
+                    out.same += 1;
+                } else {
+                    out.different.push(format!(
+                        "{}:{}: interpreter {} core {}",
+                        launch.file,
+                        launch.line,
+                        shown(&old),
+                        shown(made)
+                    ));
+                }
+            }
         }
     }
     out

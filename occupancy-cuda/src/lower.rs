@@ -94,6 +94,12 @@ pub(crate) fn function(f: &Function<'_>, unit: Unit<'_>) -> Lowered {
 pub(crate) fn function_at(f: &Function<'_>, unit: Unit<'_>, base: u32) -> Lowered {
     let mut lower = Lower::new(unit);
     lower.base = base;
+    lower.type_params.extend(
+        f.template
+            .iter()
+            .filter(|t| t.is_type && !t.pack)
+            .map(|t| t.name.clone()),
+    );
     lower.dim3.extend(
         f.params
             .iter()
@@ -114,6 +120,12 @@ pub(crate) fn expression(e: At<'_>, unit: Unit<'_>) -> Expr {
     Lower::new(unit).expr(e, 0)
 }
 
+/// Lowers the type `t` (a template type parameter's default) as a value
+/// ([`Expr::Type`]).
+pub(crate) fn type_default(t: At<'_>, unit: Unit<'_>) -> Expr {
+    Expr::Type(Box::new(Lower::new(unit).type_expr(t, 0)))
+}
+
 impl<'m> Lower<'m> {
     fn new(unit: Unit<'m>) -> Lower<'m> {
         Lower {
@@ -129,6 +141,7 @@ impl<'m> Lower<'m> {
             lambda_count: 0,
             macros: &unit.index.macros,
             expanded_bytes: 0,
+            type_params: HashSet::new(),
         }
     }
 }
@@ -222,6 +235,9 @@ struct Lower<'m> {
     /// The bytes the function's macro invocations expanded to so far
     /// ([`MAX_EXPANDED_BYTES`]).
     expanded_bytes: usize,
+    /// The function's template type parameters (`T` of `template <typename T>`): types a
+    /// reading binds per instantiation.
+    type_params: HashSet<String>,
 }
 
 impl Lower<'_> {
@@ -1045,23 +1061,7 @@ impl Lower<'_> {
             .map(|a| {
                 // A name alone is parsed as a type (`f<Q4_0>`): it may be a constant, an
                 // enumerator, too, as a Rust generic argument's single identifier is.
-                let value = match a.kind() {
-                    Some(Kind::TypeDescriptor) => {
-                        match (a.field(Field::Type), a.field(Field::Declarator)) {
-                            (Some(t), None)
-                                if matches!(
-                                    t.kind(),
-                                    Some(Kind::TypeIdentifier | Kind::QualifiedIdentifier)
-                                ) =>
-                            {
-                                Some(self.expr(t, d))
-                            }
-                            _ => None,
-                        }
-                    }
-                    _ => Some(self.expr(a, d)),
-                }
-                .filter(|v| !matches!(v, Expr::Opaque(_)));
+                let value = Some(self.template_arg(a, d)).filter(|v| !matches!(v, Expr::Opaque(_)));
                 GenericArg {
                     text: a.text().to_owned(),
                     value,
@@ -1332,8 +1332,24 @@ impl Lower<'_> {
             None => ir::At::NONE,
         };
         let at = self.at(e);
+        // `k<T, 64>`, `ns::k<T>`: the template's arguments.
+        let mut named = Some(function);
+        let mut steps = 0;
+        while let Some(n) = named.filter(|n| n.kind() == Some(Kind::QualifiedIdentifier)) {
+            steps += 1;
+            named = n.field(Field::Name).filter(|_| steps < MAX_DEPTH);
+        }
+        let template_args = named
+            .filter(|n| n.kind() == Some(Kind::TemplateFunction))
+            .and_then(|n| n.field(Field::Arguments))
+            .map(|list| list.children())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|a| self.template_arg(a, d))
+            .collect();
         Expr::CustLaunch(Box::new(CustLaunch {
             kernel: Some((function.text().to_owned(), kernel_at)),
+            template_args,
             grid,
             block,
             smem,
@@ -1479,6 +1495,7 @@ fn written(at: At<'_>, out: &mut Vec<String>, depth: usize) {
 mod core;
 
 mod layout;
+mod types;
 pub(crate) use core::{Made, SiteKey, squeezed, unit_launches};
 
 #[cfg(test)]

@@ -560,3 +560,31 @@ fn a_block_of_a_witnessed_input_is_run_time_and_its_shared_memory_read() {
     assert_eq!(side.sites, 1, "{side:?}");
     assert_eq!(side.same, 1, "{side:?}");
 }
+
+/// A template over a type and a block size, instantiated by explicit arguments: the
+/// kernel's instantiation (`scale_rows<float, 128>`) and the shared memory of `sizeof(T)`
+/// are read per call, the type a value the core binds; an alias of the unit is resolved.
+const TYPED: &str = r#"
+typedef unsigned short bf16_bits;
+template <typename T, int BLOCK>
+__global__ void scale_rows(T* x, int n) {}
+
+template <typename T, int BLOCK = 128>
+void run_scale(T* x, int n) {
+  size_t smem = BLOCK * sizeof(T);
+  scale_rows<T, BLOCK><<<(n + BLOCK - 1) / BLOCK, BLOCK, smem>>>(x, n);
+}
+
+extern "C" void scale_f32(float* x, int n) { run_scale<float>(x, n); }
+extern "C" void scale_f64(double* x, int n) { run_scale<double, 256>(x, n); }
+extern "C" void scale_bf16(bf16_bits* x, int n) { run_scale<bf16_bits, 64>(x, n); }
+"#;
+
+#[test]
+fn template_type_arguments_are_values_of_the_core() {
+    let census = lowering_census_texts(&[("a.cu", TYPED)], &Policy::default());
+    let side = &census.side_by_side;
+    assert_eq!(side.sites, 1, "{side:?}");
+    assert_eq!(side.same, 1, "{side:?}");
+    assert_eq!(side.same_kernels, 1, "{side:?}");
+}

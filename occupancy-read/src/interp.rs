@@ -34,9 +34,9 @@ use self::witness::Probe;
 use crate::apis;
 use crate::ir::{
     self, At, Block, Expr, Field, IntTy, Loop, LoopKind, Match, Method, Op, Pat, Path as IrPath,
-    Seq, Stmt, StructLit,
+    Seq, Stmt, StructLit, TypeExpr,
 };
-use crate::names::{self, ConstDef, Def, FnDef, ModuleId, Names, Place, Returns};
+use crate::names::{self, ConstDef, Def, FnDef, Generic, ModuleId, Names, Place, Returns};
 use crate::value::{
     self, ChoiceId, ConfigVal, Int, Kernel, Refill, Slot, SourceId, Step, StructVal, Term, Unknown,
     Val, moved, moved_back,
@@ -1443,6 +1443,8 @@ impl<'r> Interp<'r> {
             }
             Expr::Assert(cond) => self.eval_assert(cond, path),
             Expr::CustLaunch(c) => self.eval_cust(c, path),
+            Expr::Type(t) => self.eval_type(t, path),
+            Expr::SizeOf(t, align) => self.eval_size_of(t, *align, path),
             Expr::Havoc(names, why) => {
                 let mut path = path;
                 for name in names {
@@ -1504,6 +1506,7 @@ impl<'r> Interp<'r> {
                 name,
                 at,
                 refill: inputs.then(|| Rc::new(refill)),
+                template_args: Some(Vec::new()),
             };
             outs.push((path, Val::Kernel(kernel)));
         }
@@ -1906,13 +1909,28 @@ impl<'r> Interp<'r> {
     }
 
     fn eval_cust(&mut self, c: &ir::CustLaunch, path: Path) -> Outs {
-        let config = Expr::Tuple(vec![c.grid.clone(), c.block.clone(), c.smem.clone()]);
+        let config = Expr::Tuple(vec![
+            c.grid.clone(),
+            c.block.clone(),
+            c.smem.clone(),
+            Expr::Tuple(c.template_args.clone()),
+        ]);
         let mut outs = Vec::new();
         for (mut path, v) in self.eval(&config, path, Some(IntTy::U32)) {
             if !path.normal() {
                 outs.push((path, unknown("")));
                 continue;
             }
+            let (v, template_args) = match v {
+                Val::Tuple(mut parts) if parts.len() == 4 => {
+                    let args = match parts.pop() {
+                        Some(Val::Tuple(args)) => template_args(&args),
+                        _ => None,
+                    };
+                    (Val::Tuple(parts), args)
+                }
+                other => (other, None),
+            };
             let v = v.map(&mut |v| match v {
                 Val::Tuple(mut parts) if parts.len() == 3 => {
                     let smem = parts.pop().unwrap_or_else(|| unknown(""));
@@ -1936,12 +1954,88 @@ impl<'r> Interp<'r> {
                     glob: false,
                     at: *at,
                     refill: None,
+                    template_args: template_args.clone(),
                 }
             });
             if path.top().wrapper || self.mode.chevrons_in_callees {
                 self.record(&mut path, v, kernel, None, c.at);
             }
             outs.push((path, unknown("")));
+        }
+        outs
+    }
+
+    /// A type written where a value may be ([`Expr::Type`]): the binding or the constant
+    /// its single name names (a template parameter, a `using` alias, an enumerator), else
+    /// the type, its name resolved through a binding to a type and its arguments evaluated.
+    fn eval_type(&mut self, t: &ir::TypeExpr, path: Path) -> Outs {
+        let single = t.args.is_empty() && t.declarator.is_empty();
+        let named = IrPath {
+            leading_colon: false,
+            segments: t.name.split("::").map(names::seg).collect(),
+        };
+        let base = match path.lookup(&t.name) {
+            Some(b) if single => return vec![(path.clone(), path.view(b.val.clone()))],
+            Some(b) => match &b.val {
+                Val::Type(ty) => Some(ty.to_string()),
+                _ => None,
+            },
+            None => None,
+        };
+        let base = match base {
+            Some(b) => b,
+            None => {
+                let place = path.top().place.clone();
+                match self.names.resolve(&named, &place) {
+                    Ok(Def::Const(..) | Def::Builtin(..)) if single => {
+                        let (path, v) = self.name(&named, At::NONE, path, None);
+                        return vec![(path, v)];
+                    }
+                    Ok(Def::Type(_, name)) => name,
+                    _ => t.name.clone(),
+                }
+            }
+        };
+        if t.args.is_empty() {
+            return vec![(path, Val::Type(format!("{base}{}", t.declarator).into()))];
+        }
+        let operands: Vec<(&Expr, Option<IntTy>)> = t.args.iter().map(|a| (a, None)).collect();
+        self.operands(&operands, path, |_, vals| match template_args(vals) {
+            Some(args) => Val::Type(
+                format!(
+                    "{}{}",
+                    crate::launches::instantiation_text(&base, Some(&args)),
+                    t.declarator
+                )
+                .into(),
+            ),
+            None => unknown(format!(
+                "a template argument of `{}` not known here",
+                ir::text(&Expr::Type(Box::new(t.clone())))
+            )),
+        })
+    }
+
+    /// `sizeof(T)` or `alignof(T)` ([`Expr::SizeOf`]): the layout the front end gives the
+    /// type the path binds.
+    fn eval_size_of(&mut self, t: &Expr, align: bool, path: Path) -> Outs {
+        let mut outs = Vec::new();
+        for (path, v) in self.eval(t, path, None) {
+            let layout = match &v {
+                Val::Type(ty) => self
+                    .names
+                    .type_layout(ty)
+                    .ok_or_else(|| unknown(format!("the layout of `{ty}` is not read"))),
+                Val::Unknown(_) => Err(v.clone()),
+                _ => Err(unknown(format!("`{}` is not a type", ir::text(t)))),
+            };
+            match layout {
+                Ok((_, alignment)) if align => {
+                    outs.push((path, Val::int(i128::from(alignment), Some(IntTy::Usize))));
+                }
+                Ok((size, _)) => outs.extend(self.eval(&size, path, Some(IntTy::Usize))),
+                Err(v) => outs.push((path, v)),
+            }
         }
         outs
     }
@@ -2764,6 +2858,7 @@ impl<'r> Interp<'r> {
             glob: true,
             at,
             refill: None,
+            template_args: Some(Vec::new()),
         })
     }
 
@@ -2821,6 +2916,7 @@ impl<'r> Interp<'r> {
                                         glob: false,
                                         at: kat,
                                         refill: None,
+                                        template_args: Some(Vec::new()),
                                     })
                                 }
                             }
@@ -5153,6 +5249,20 @@ fn refilled(k: Kernel, path: &Path) -> Kernel {
     }
 }
 
+/// Template arguments as values (types, known integers and `bool`s): `None` where one is
+/// not known.
+fn template_args(vals: &[Val]) -> Option<Vec<crate::launches::TemplateArg>> {
+    use crate::launches::TemplateArg;
+    vals.iter()
+        .map(|v| match v {
+            Val::Type(t) => Some(TemplateArg::Type(t.to_string())),
+            Val::Int(i) => i.value().map(TemplateArg::Value),
+            Val::Bool(Some(b)) => Some(TemplateArg::Bool(*b)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// An argument as the parameter of integer type `ty` receives it: a value not known to be
 /// an integer (a field of a run-time struct, `self.last_dim`) is one of that type, any of
 /// its values, depending on what the argument depends on.
@@ -5869,14 +5979,27 @@ fn call_operands(
     // defaults (C++, where types left out are deduced from the arguments).
     let explicit = turbofish.len() <= def.generics.len()
         && (turbofish.len()..def.generics.len())
-            .all(|i| def.generics[i].is_none() || default(i).is_some());
+            .all(|i| def.generics[i].constant().is_none() || default(i).is_some());
     let mut operands: Vec<(Expr, Option<IntTy>)> = Vec::new();
     let mut generic_names = Vec::new();
     for (i, param) in def.generics.iter().enumerate() {
-        let Some(name) = param else { continue };
+        let Some(name) = param.bound() else { continue };
+        let name = &name.to_owned();
         let written = turbofish.get(i).and_then(|a| a.value.as_ref());
         let e = match (explicit, written, default(i)) {
             (true, Some(e), _) => e.clone(),
+            // A type written as a name the front end could not tell from a value.
+            (true, None, _) if matches!(param, Generic::Type(_)) && i < turbofish.len() => {
+                Expr::Type(Box::new(TypeExpr {
+                    name: turbofish[i].text.clone(),
+                    args: Vec::new(),
+                    declarator: String::new(),
+                }))
+            }
+            (_, _, None) if matches!(param, Generic::Type(_)) => Expr::Opaque(format!(
+                "the type `{name}` of `{}` is deduced from the arguments, which the reader does not do here",
+                def.name
+            )),
             (true, None, Some(d)) if i >= turbofish.len() => of_the_callee_alone(d, def)
                 .unwrap_or_else(|| {
                     Expr::Opaque(format!(
@@ -5905,7 +6028,11 @@ fn of_the_callee_alone(d: &Expr, def: &FnDef) -> Option<Expr> {
     let mut names_a_parameter = false;
     crate::ir::visit_expr(d, &mut |e| {
         if let Expr::Path(p, _) = e
-            && def.generics.iter().flatten().any(|g| p.single() == Some(g))
+            && def
+                .generics
+                .iter()
+                .filter_map(Generic::bound)
+                .any(|g| p.single() == Some(g))
         {
             names_a_parameter = true;
         }

@@ -412,12 +412,34 @@ pub enum Expr {
     Assert(Box<Expr>),
     /// cust's `launch!(module.kernel<<<grid, block, smem, stream>>>(..))`.
     CustLaunch(Box<CustLaunch>),
+    /// A type written where a value may be: a C++ template argument (`float`, `T`,
+    /// `vec<half, 2>`, a constant named like a type: `Q4_0`), a `using` alias's value. Its
+    /// value is the type, or the value of the binding or constant its single name names.
+    Type(Box<TypeExpr>),
+    /// `sizeof(type)` (`false`) or `alignof(type)` (`true`) of a type the front end does not
+    /// lay out itself (a template's type parameter): the operand is an [`Expr::Type`], laid
+    /// out by the front end once the reading knows the type
+    /// ([`crate::names::Names::type_layout`]).
+    SizeOf(Box<Expr>, bool),
     /// A call of a macro the reader does not read, given these names (`set!(m)`): each
     /// integer binding among them may be assigned there (a launch builder keeps its kernel,
     /// as when lent to a method); what the call is, for notes.
     Havoc(Vec<String>, String),
     /// Not read: what it is (`a closure`, `a call of the method `len``).
     Opaque(String),
+}
+
+/// A type as written, its names resolved as far as the front end can before a reading (the
+/// unit's aliases): `float`, `T`, `vec<half, 2>*`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeExpr {
+    /// The type's name (`float`, `unsigned int`, `ns::vec`), or a template parameter's or a
+    /// local alias's, bound on the path.
+    pub name: String,
+    /// Its template arguments, each a type or a value.
+    pub args: Vec<Expr>,
+    /// What follows the name, without spaces (`*`, `**`, `&`), as C++ writes a pointer.
+    pub declarator: String,
 }
 
 /// `.0` or `.name`.
@@ -595,6 +617,9 @@ pub struct CustLaunch {
     pub block_at: At,
     /// Where the shared memory is written.
     pub smem_at: At,
+    /// The kernel's template arguments (C++'s `k<float, 64><<<..>>>`), each a type
+    /// ([`Expr::Type`]) or a value; empty for a kernel that is not a template.
+    pub template_args: Vec<Expr>,
 }
 
 /// A pattern.
@@ -984,7 +1009,12 @@ fn visit_at(e: &Expr, f: &mut dyn FnMut(&Expr), depth: usize) {
             each(&args.positional.iter().collect::<Vec<_>>(), f);
             each(&args.named.iter().map(|(_, e)| e).collect::<Vec<_>>(), f);
         }
-        Expr::CustLaunch(c) => each(&[&c.grid, &c.block, &c.smem], f),
+        Expr::CustLaunch(c) => {
+            each(&[&c.grid, &c.block, &c.smem], f);
+            each(&c.template_args.iter().collect::<Vec<_>>(), f);
+        }
+        Expr::Type(t) => each(&t.args.iter().collect::<Vec<_>>(), f),
+        Expr::SizeOf(t, _) => each(&[t], f),
     }
 }
 
@@ -1094,6 +1124,19 @@ fn text_at(expr: &Expr, parent: u8, depth: usize) -> String {
         Expr::Spread(e) => format!("{}...", text_at(e, 13, d)),
         Expr::Format(glob, ..) => format!("format!({glob:?})"),
         Expr::Opaque(what) | Expr::Havoc(_, what) => what.clone(),
+        Expr::Type(t) => {
+            let mut out = t.name.clone();
+            if !t.args.is_empty() {
+                let args: Vec<String> = t.args.iter().map(|a| text_at(a, 0, d)).collect();
+                out.push_str(&format!("<{}>", args.join(", ")));
+            }
+            out + &t.declarator
+        }
+        Expr::SizeOf(t, align) => format!(
+            "{}({})",
+            if *align { "alignof" } else { "sizeof" },
+            text_at(t, 0, d)
+        ),
         _ => "..".to_owned(),
     }
 }

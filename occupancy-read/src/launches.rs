@@ -409,6 +409,10 @@ fn base_launch(rec: &LaunchRec, site: usize, group: usize) -> Launch {
         smem_at: bare.at_or_launch(config_at[1]),
         grid_at: bare.at_or_launch(config_at[2]),
         kernel: rec.kernel.clone(),
+        template_args: rec
+            .kernel
+            .as_ref()
+            .map_or(Some(Vec::new()), |k| k.template_args.clone()),
         origin: match &rec.config {
             Val::Config(c) => {
                 let mut from = c.origin.clone();

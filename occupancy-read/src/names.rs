@@ -50,6 +50,15 @@ pub trait Names {
     /// tests or benches (paths into the library start with it).
     fn lib_name(&self) -> Option<&str>;
 
+    /// The size in bytes (an expression the interpreter computes: an array's count may be a
+    /// constant) and the alignment of the type `ty` as a [`crate::value::Val::Type`] spells
+    /// it, where the front end lays it out (C++: built-in types on LP64, the unit's plain
+    /// structs); `None` where it does not (the default).
+    fn type_layout(&mut self, ty: &str) -> Option<(Expr, u64)> {
+        let _ = ty;
+        None
+    }
+
     /// The path from the crate root by which the wrapper names the constant `def` of
     /// `module` (`Self` type `self_ty`), for the compiler's confirmation.
     ///
@@ -141,9 +150,8 @@ pub struct FnDef {
     pub vis: Vis,
     /// A `const fn`.
     pub is_const: bool,
-    /// Generic parameters in order: `Some(name)` for a `const N: u32`, `None` for a type or
-    /// lifetime parameter.
-    pub generics: Vec<Option<String>>,
+    /// Generic parameters in order.
+    pub generics: Vec<Generic>,
     /// Each generic parameter's default argument, in the order of `generics` (C++'s
     /// `int NUM_THREADS = 128`, a constant expression of the unit); empty where none has one
     /// (a Rust function's const generics cannot). A call that writes the leading arguments
@@ -163,6 +171,36 @@ pub struct FnDef {
     pub returns: Returns,
     /// The body, lowered by the front end the first time it is run.
     pub body: Arc<dyn FnBody>,
+}
+
+/// A generic (template) parameter of a function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Generic {
+    /// A constant (`const N: u32`, C++'s `int N`), bound to the value a call gives.
+    Const(String),
+    /// A type (C++'s `typename T`), bound to the type a call writes ([`crate::value::Val::Type`]);
+    /// one not written is deduced by the language, and the front end writes it where it can.
+    Type(String),
+    /// A lifetime, a Rust type parameter, a C++ pack: not bound.
+    Unbound,
+}
+
+impl Generic {
+    /// The name of a constant parameter.
+    pub fn constant(&self) -> Option<&str> {
+        match self {
+            Generic::Const(name) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// The name bound: a constant's or a type's.
+    pub fn bound(&self) -> Option<&str> {
+        match self {
+            Generic::Const(name) | Generic::Type(name) => Some(name),
+            Generic::Unbound => None,
+        }
+    }
 }
 
 /// Which crate a module belongs to.

@@ -121,6 +121,9 @@ pub enum Val {
     Config(Rc<ConfigVal>),
     /// One value per member of a run-time set bound to a name.
     Choice(ChoiceId, Rc<Vec<Val>>),
+    /// A C++ type (a template's type argument, a `using` alias's value), as C++ spells it
+    /// with the front end's aliases resolved: `float`, `__half`, `vec<float, 4>*`.
+    Type(Rc<str>),
     /// `None`: an `Option` without a value (`Some(v)` is `v` itself: the reader follows what
     /// an `Option` holds, and tells the two apart only in patterns).
     Nothing,
@@ -155,6 +158,9 @@ pub struct Kernel {
     /// For a name a `format!` filled in part from run-time integers: how to fill it again
     /// from what a later path knows of them.
     pub refill: Option<Rc<Refill>>,
+    /// Its template arguments (C++'s `k<float, 64>`; empty for a kernel that is not a
+    /// template); `None` where some is not known on the path.
+    pub template_args: Option<Vec<crate::launches::TemplateArg>>,
 }
 
 /// A `format!` name with placeholders filled from run-time inputs
@@ -315,7 +321,12 @@ impl Val {
                 }
             }
             Val::Choice(_, vals) => vals.iter().for_each(|v| v.visit_roots(out, depth + 1)),
-            Val::Bool(_) | Val::Str(_) | Val::Kernel(_) | Val::Builder(_) | Val::Nothing => {}
+            Val::Bool(_)
+            | Val::Str(_)
+            | Val::Kernel(_)
+            | Val::Builder(_)
+            | Val::Type(_)
+            | Val::Nothing => {}
         }
     }
 

@@ -810,6 +810,7 @@ impl Lowering {
             grid_at,
             block_at,
             smem_at,
+            template_args: Vec::new(),
         }))
     }
 

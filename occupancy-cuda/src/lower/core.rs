@@ -23,7 +23,7 @@ use occupancy_core::arch::Target;
 use occupancy_read::interp::{Interp, Mode, ParamKind};
 use occupancy_read::ir::{Block, IntTy, Pat, Path};
 use occupancy_read::names::{
-    ConstDef, CrateId, Def, FnBody, FnDef, ModuleId, Names, Place, Returns, Vis, seg,
+    ConstDef, CrateId, Def, FnBody, FnDef, Generic, ModuleId, Names, Place, Returns, Vis, seg,
 };
 
 use super::{Lowered, Unit, expression, function, function_at, int_type, is_dim3};
@@ -32,9 +32,22 @@ use crate::index::{Function, Init};
 use crate::interp::{DeviceParams, declared_attribute, smem_bounds};
 use crate::syntax::{Field, Kind};
 
-/// What one launch site makes on the paths of a reading: (block, dynamic shared memory),
-/// each `None` where it is not known.
-pub(crate) type Made = BTreeSet<(Option<[u32; 3]>, Option<u32>)>;
+/// What one launch site makes on the paths of a reading.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Made {
+    /// (block, dynamic shared memory), each `None` where it is not known.
+    pub(crate) configs: BTreeSet<(Option<[u32; 3]>, Option<u32>)>,
+    /// The kernels' instantiations (`k<float, 64>`, `k<?>` where an argument is not known).
+    pub(crate) kernels: BTreeSet<String>,
+}
+
+impl Made {
+    /// Adds what `other` makes.
+    pub(crate) fn extend(&mut self, other: Made) {
+        self.configs.extend(other.configs);
+        self.kernels.extend(other.kernels);
+    }
+}
 
 /// A launch site: its file and line, and its kernel as written with no white space (a
 /// macro that expands to several launches places them all at its invocation's line).
@@ -111,9 +124,17 @@ pub(crate) fn unit_launches(
                         ),
                     known => vec![known.known_u32()],
                 };
-                out.entry((file.clone(), *line, kernel))
-                    .or_default()
+                let made = out.entry((file.clone(), *line, kernel)).or_default();
+                made.configs
                     .extend(smems.into_iter().map(|smem| (block, smem)));
+                if let Some(k) = &launch.kernel {
+                    let base = k.name.split('<').next().unwrap_or(&k.name).trim();
+                    made.kernels
+                        .insert(occupancy_read::launches::instantiation_text(
+                            base,
+                            launch.template_args.as_deref(),
+                        ));
+                }
             }
         }
     }
@@ -280,7 +301,16 @@ impl Names for UnitNames<'_> {
                 None,
             ));
         }
+        if let [segment] = path.segments.as_slice()
+            && let Some(ty) = super::types::alias_type(self.unit, &segment.ident)
+        {
+            return Ok(Def::Type(unit_module(), ty));
+        }
         self.function(path, None)
+    }
+
+    fn type_layout(&mut self, ty: &str) -> Option<(occupancy_read::ir::Expr, u64)> {
+        super::types::type_layout(self.unit, ty)
     }
 
     fn resolve_call(&mut self, path: &Path, place: &Place, arity: usize) -> Result<Def, String> {
@@ -362,12 +392,21 @@ impl UnitNames<'_> {
                 generics: f
                     .template
                     .iter()
-                    .map(|t| (!t.is_type && !t.pack).then(|| t.name.clone()))
+                    .map(|t| match (t.pack, t.is_type) {
+                        (true, _) => Generic::Unbound,
+                        (false, true) => Generic::Type(t.name.clone()),
+                        (false, false) => Generic::Const(t.name.clone()),
+                    })
                     .collect(),
                 generic_defaults: f
                     .template
                     .iter()
-                    .map(|t| t.default.map(|d| expression(d, self.unit)))
+                    .map(|t| {
+                        t.default.map(|d| match t.is_type {
+                            true => super::type_default(d, self.unit),
+                            false => expression(d, self.unit),
+                        })
+                    })
                     .collect(),
                 params: f
                     .params

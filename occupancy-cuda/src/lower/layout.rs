@@ -59,13 +59,20 @@ impl Lower<'_> {
             },
             _ => None,
         });
-        let layout = match e.field(Field::Type).or(named) {
+        let operand = e.field(Field::Type).or(named);
+        let layout = match operand {
             Some(t) => self.sized(t, d),
             None => Err("the size of an expression".to_owned()),
         };
+        let align = e.kind() != Some(Kind::SizeofExpression);
         match layout {
-            Ok(l) if e.kind() == Some(Kind::SizeofExpression) => l.size_bytes,
+            Ok(l) if !align => l.size_bytes,
             Ok(l) => Expr::Int(l.align_bytes.into(), Some(IntTy::U64)),
+            // A type the reading binds (a template's type parameter): laid out there.
+            Err(_) if operand.is_some_and(|t| self.names_type_parameter(t)) => {
+                let t = operand.unwrap_or(e);
+                Expr::SizeOf(Box::new(Expr::Type(Box::new(self.type_expr(t, d)))), align)
+            }
             Err(why) => {
                 let what = "the size of a type not laid out";
                 self.opaque(e, what);
@@ -118,7 +125,7 @@ impl Lower<'_> {
 
     /// A type by name: built in, one of the unit's structs (one definition in this build),
     /// or an alias of one.
-    fn named(&mut self, name: &str, depth: usize) -> Laid {
+    pub(super) fn named(&mut self, name: &str, depth: usize) -> Laid {
         let name = name.trim();
         if let Some(l) = builtin(name) {
             return Ok(Sized {

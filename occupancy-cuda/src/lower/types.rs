@@ -1,0 +1,149 @@
+//! C++ types lowered as values of the reading core ([`Expr::Type`]): a template's
+//! arguments (`k<float, 64>`, `f<T>`), `sizeof` of a type the lowering cannot lay out
+//! itself (a template's type parameter: [`Expr::SizeOf`]), and the unit's type aliases as
+//! the core's names answer them ([`alias_type`]).
+//!
+//! A type is lowered as written: its name, its template arguments (each a type or a
+//! value) and its declarator (`*`). The core resolves the name where it reads it: a
+//! template parameter or a constant bound on the path, else the unit's alias, else the name
+//! as written; so a template's body is lowered once and read per instantiation, as the
+//! compiler instantiates it. Qualifiers (`const`, `volatile`) are dropped, as they are in
+//! a kernel's instantiation as the check matches it with the object's symbols.
+
+use occupancy_read::ir::{Expr, TypeExpr};
+
+use super::{Lower, Unit};
+use crate::index::At;
+use crate::syntax::{Field, Kind};
+
+/// The deepest alias chain followed (`typedef A B; typedef B C;`).
+const MAX_ALIASES: usize = 16;
+
+impl Lower<'_> {
+    /// A template argument: a value where it is one (`64`, `N * 2`, `true`, an object-like
+    /// macro's expansion), else a type ([`Expr::Type`]; a single name, `T` or `Q4_0`, is
+    /// one too: the core reads it as the binding or constant of that name where there is
+    /// one).
+    pub(super) fn template_arg(&mut self, a: At<'_>, d: usize) -> Expr {
+        match a.kind() {
+            Some(Kind::TypeDescriptor) => {
+                let base = a.field(Field::Type);
+                match (base, a.field(Field::Declarator)) {
+                    (Some(t), None)
+                        if matches!(t.kind(), Some(Kind::TypeIdentifier))
+                            && self.invocation(t).is_some() =>
+                    {
+                        self.expr(t, d)
+                    }
+                    _ => Expr::Type(Box::new(self.type_expr(a, d))),
+                }
+            }
+            _ => self.expr(a, d),
+        }
+    }
+
+    /// Whether the type node `t` is one of the function's template type parameters
+    /// (`T`, `const T`), which a reading binds per instantiation.
+    pub(super) fn names_type_parameter(&self, t: At<'_>) -> bool {
+        let base = match t.kind() {
+            Some(Kind::TypeDescriptor) if t.field(Field::Declarator).is_none() => {
+                t.field(Field::Type)
+            }
+            _ => Some(t),
+        };
+        base.is_some_and(|b| {
+            matches!(b.kind(), Some(Kind::TypeIdentifier | Kind::Identifier))
+                && self.type_params.contains(b.text())
+        })
+    }
+
+    /// The type node `t` as written: its name, template arguments and declarator.
+    pub(super) fn type_expr(&mut self, t: At<'_>, d: usize) -> TypeExpr {
+        let plain = |name: &str| TypeExpr {
+            name: squeezed(name),
+            args: Vec::new(),
+            declarator: String::new(),
+        };
+        if d > super::MAX_DEPTH {
+            return plain(t.text());
+        }
+        match t.kind() {
+            Some(Kind::TypeDescriptor) => {
+                let mut base = t
+                    .field(Field::Type)
+                    .map_or_else(|| plain(t.text()), |b| self.type_expr(b, d + 1));
+                if let Some(decl) = t.field(Field::Declarator) {
+                    base.declarator
+                        .push_str(&decl.text().split_whitespace().collect::<String>());
+                }
+                base
+            }
+            Some(Kind::TemplateType) => TypeExpr {
+                name: t
+                    .field(Field::Name)
+                    .map_or(String::new(), |n| squeezed(n.text())),
+                args: t
+                    .field(Field::Arguments)
+                    .map(|list| list.children())
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|a| self.template_arg(a, d + 1))
+                    .collect(),
+                declarator: String::new(),
+            },
+            Some(Kind::StructSpecifier | Kind::ClassSpecifier) => match t.field(Field::Name) {
+                Some(n) => plain(n.text()),
+                None => plain(t.text()),
+            },
+            _ => plain(t.text()),
+        }
+    }
+}
+
+/// `text` with its white space as C++ spells a type's name: runs of it one space
+/// (`unsigned int`), none around `::`.
+fn squeezed(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace(" ::", "::")
+        .replace(":: ", "::")
+}
+
+/// What the unit's type alias `name` (`typedef`, `using`) stands for, followed through
+/// other aliases: a built-in type or a struct by its name, else the aliased type as written
+/// (white space squeezed); `None` where `name` is no alias of the unit. An alias of an
+/// unnamed struct (`typedef struct { .. } S;`) is `S`.
+pub(super) fn alias_type(unit: Unit<'_>, name: &str) -> Option<String> {
+    let index = unit.index;
+    let mut at = *index.aliases.get(name)?;
+    let mut shown = name.to_owned();
+    for _ in 0..MAX_ALIASES {
+        match at.kind() {
+            Some(Kind::StructSpecifier | Kind::ClassSpecifier | Kind::UnionSpecifier) => {
+                return Some(at.field(Field::Name).map_or(shown, |n| n.text().to_owned()));
+            }
+            Some(Kind::TypeIdentifier) => {
+                let next = at.text();
+                match index.aliases.get(next) {
+                    Some(further) if next != shown => {
+                        shown = next.to_owned();
+                        at = *further;
+                    }
+                    _ => return Some(next.to_owned()),
+                }
+            }
+            _ => return Some(squeezed(at.text())),
+        }
+    }
+    Some(shown)
+}
+
+/// The layout of the type `ty` (as the core spells a [`occupancy_read::value::Val::Type`]):
+/// its size in bytes as an expression the core computes and its alignment; `None` where the
+/// lowering does not lay it out (see `layout.rs`).
+pub(super) fn type_layout(unit: Unit<'_>, ty: &str) -> Option<(Expr, u64)> {
+    let mut lower = Lower::new(unit);
+    let laid = lower.named(ty, 0).ok()?;
+    Some((laid.size_bytes, laid.align_bytes))
+}
