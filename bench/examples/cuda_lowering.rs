@@ -121,6 +121,14 @@ fn each_file(
         all.launches_hidden += census.launches_hidden;
         all.side_by_side.sites += census.side_by_side.sites;
         all.side_by_side.same += census.side_by_side.same;
+        all.side_by_side.same_kernels += census.side_by_side.same_kernels;
+        all.side_by_side.different_kernels.extend(
+            census
+                .side_by_side
+                .different_kernels
+                .into_iter()
+                .map(|d| format!("{}: {d}", file.display())),
+        );
         all.side_by_side.not_recorded.extend(
             census
                 .side_by_side

@@ -373,14 +373,30 @@ fn side_by_side(
         );
         // A kernel written longer than the interpreter keeps (`clip`: 80 characters and
         // `...`) is the core's whose text starts with what is kept.
-        let made = core.get(&key).or_else(|| {
-            let kept = key.2.strip_suffix("...")?;
-            let (file, line) = (key.0.clone(), key.1);
+        // Else what the core records at the line (a kernel held in a variable, which the
+        // core names by the kernel each path holds).
+        let (file, line) = (key.0.clone(), key.1);
+        let at_line = || {
             core.range((file.clone(), line, String::new())..)
                 .take_while(|((f, l, _), _)| *f == file && *l == line)
-                .find(|((_, _, kernel), _)| kernel.starts_with(kept))
-                .map(|(_, made)| made)
-        });
+        };
+        let made = core
+            .get(&key)
+            .or_else(|| {
+                let kept = key.2.strip_suffix("...")?;
+                at_line()
+                    .find(|((_, _, kernel), _)| kernel.starts_with(kept))
+                    .map(|(_, made)| made)
+            })
+            .cloned()
+            .or_else(|| {
+                at_line().fold(None, |all: Option<lower::Made>, (_, made)| {
+                    let mut all = all.unwrap_or_default();
+                    all.extend(made.clone());
+                    Some(all)
+                })
+            });
+        let made = made.as_ref();
         match made {
             None => out.not_recorded.push(format!(
                 "{}:{}: {}",

@@ -100,6 +100,14 @@ pub(crate) fn function_at(f: &Function<'_>, unit: Unit<'_>, base: u32) -> Lowere
             .filter(|t| t.is_type && !t.pack)
             .map(|t| t.name.clone()),
     );
+    for p in &f.params {
+        if let Some(ty) = p.ty_node {
+            let ty = lower.type_expr(ty, 0);
+            lower
+                .declared
+                .insert(p.name.clone(), (ty, p.pointers, p.is_const));
+        }
+    }
     lower.dim3.extend(
         f.params
             .iter()
@@ -142,6 +150,7 @@ impl<'m> Lower<'m> {
             macros: &unit.index.macros,
             expanded_bytes: 0,
             type_params: HashSet::new(),
+            declared: HashMap::new(),
         }
     }
 }
@@ -238,6 +247,10 @@ struct Lower<'m> {
     /// The function's template type parameters (`T` of `template <typename T>`): types a
     /// reading binds per instantiation.
     type_params: HashSet<String>,
+    /// The declared type of each parameter and local variable lowered so far (`const float*
+    /// x`: `float`, 1 pointer, `const`), from which a call deduces its callee's template
+    /// type arguments ([`Lower::deduce_call`]).
+    declared: HashMap<String, types::Declared>,
 }
 
 impl Lower<'_> {
@@ -784,6 +797,7 @@ impl Lower<'_> {
             }
             let plain = name_node.kind() == Some(Kind::Identifier);
             let name = crate::index::declared_name(name_node).unwrap_or_default();
+            self.declare(s, name_node, &name);
             let init = match (value, plain && dim3) {
                 (None, true) => Some(Expr::Tuple(vec![one(), one(), one()])),
                 (Some(v), true) => Some(self.dim3_value(v, d)),
@@ -1267,7 +1281,8 @@ impl Lower<'_> {
             let (a, b) = (self.expr(*a, d), self.expr(*b, d));
             return Expr::Method(Box::new(a), method, vec![b]);
         }
-        let args: Vec<Expr> = args.iter().map(|a| self.expr(*a, d)).collect();
+        let arg_nodes = args;
+        let args: Vec<Expr> = arg_nodes.iter().map(|a| self.expr(*a, d)).collect();
         match function.kind() {
             Some(Kind::FieldExpression) => {
                 let (Some(base), Some(member)) = (
@@ -1281,7 +1296,8 @@ impl Lower<'_> {
                 Expr::MethodCall(Box::new(receiver), member.text().to_owned(), args, at)
             }
             _ => match self.path(function, d) {
-                Some(path) => {
+                Some(mut path) => {
+                    self.deduce_call(&mut path, &arg_nodes, d);
                     let at = self.at(e);
                     Expr::Call(path, args, at)
                 }
@@ -1339,14 +1355,24 @@ impl Lower<'_> {
             steps += 1;
             named = n.field(Field::Name).filter(|_| steps < MAX_DEPTH);
         }
-        let template_args = named
-            .filter(|n| n.kind() == Some(Kind::TemplateFunction))
-            .and_then(|n| n.field(Field::Arguments))
-            .map(|list| list.children())
-            .unwrap_or_default()
-            .into_iter()
-            .map(|a| self.template_arg(a, d))
-            .collect();
+        let template_args = match named {
+            Some(n) if n.kind() == Some(Kind::TemplateFunction) => n
+                .field(Field::Arguments)
+                .map(|list| list.children())
+                .unwrap_or_default()
+                .into_iter()
+                .map(|a| self.template_arg(a, d))
+                .collect(),
+            // A template kernel launched without its arguments: deduced from the launch's.
+            Some(n) => {
+                let args = e
+                    .field(Field::Arguments)
+                    .map(|a| a.children())
+                    .unwrap_or_default();
+                self.deduce_kernel(n.text(), &args, d)
+            }
+            None => Vec::new(),
+        };
         Expr::CustLaunch(Box::new(CustLaunch {
             kernel: Some((function.text().to_owned(), kernel_at)),
             template_args,

@@ -588,3 +588,52 @@ fn template_type_arguments_are_values_of_the_core() {
     assert_eq!(side.same, 1, "{side:?}");
     assert_eq!(side.same_kernels, 1, "{side:?}");
 }
+
+/// Template arguments the compiler deduces (a call's from its arguments' declared types, a
+/// template kernel's launched without them), and kernels held in variables: assigned a
+/// kernel per path, or returned by a helper that picks one (`NULL` where none fits, which
+/// launches no kernel the reader can name).
+const DEDUCED: &str = r#"
+struct half_t { unsigned short bits; };
+template <typename T>
+__global__ void sum_rows(const T* x, int n) {}
+template <int BLOCK, typename T>
+__global__ void tile_rows(const T* x, int n) {}
+
+template <typename T>
+void run_sum(const T* x, int n) {
+  size_t smem = 32 * sizeof(T);
+  sum_rows<<<n, 32, smem>>>(x, n);
+}
+
+typedef void (*tile_fn)(const float*, int);
+tile_fn pick_tile(int bits) {
+  if (bits == 4) return tile_rows<64, float>;
+  if (bits == 8) return tile_rows<128, float>;
+  return NULL;
+}
+
+extern "C" void sum_f32(const float* x, int n) { run_sum(x, n); }
+extern "C" void sum_f64(const double* x, int n) { run_sum(x, n); }
+extern "C" void sum_half(const void* x, int n) {
+  run_sum(reinterpret_cast<const half_t*>(x), n);
+}
+extern "C" void tile(const float* x, int n, int bits) {
+  auto kernel = tile_rows<32, float>;
+  if (n > 4096) {
+    kernel = tile_rows<256, float>;
+  }
+  kernel<<<n, 256>>>(x, n);
+  tile_fn picked = pick_tile(bits);
+  picked<<<n, 128>>>(x, n);
+}
+"#;
+
+#[test]
+fn deduced_template_arguments_and_kernels_in_variables_are_read() {
+    let census = lowering_census_texts(&[("a.cu", DEDUCED)], &Policy::default());
+    let side = &census.side_by_side;
+    assert_eq!(side.sites, 3, "{side:?}");
+    assert_eq!(side.same, 3, "{side:?}");
+    assert_eq!(side.same_kernels, 3, "{side:?}");
+}

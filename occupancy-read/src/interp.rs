@@ -1947,15 +1947,27 @@ impl<'r> Interp<'r> {
                 }
                 other => other,
             });
-            let kernel = c.kernel.as_ref().map(|(name, at)| {
-                self.kernels.push((name.clone(), *at));
-                Kernel {
-                    name: name.clone(),
-                    glob: false,
-                    at: *at,
-                    refill: None,
-                    template_args: template_args.clone(),
-                }
+            // A C++ name bound to a kernel (`auto k = softmax<float>; k<<<..>>>`): that
+            // kernel; bound to anything else (`NULL`, a value not read), no kernel known.
+            // (cust's `launch!(module.name<<<..>>>)` names a member, not a binding.)
+            let cpp = self.mode.lang == value::Lang::Cpp;
+            let bound = c.kernel.as_ref().filter(|_| cpp).and_then(|(name, _)| {
+                path.lookup(name).map(|b| match path.view(b.val.clone()) {
+                    Val::Kernel(k) => Some(k),
+                    _ => None,
+                })
+            });
+            let kernel = bound.unwrap_or_else(|| {
+                c.kernel.as_ref().map(|(name, at)| {
+                    self.kernels.push((name.clone(), *at));
+                    Kernel {
+                        name: name.clone(),
+                        glob: false,
+                        at: *at,
+                        refill: None,
+                        template_args: template_args.clone(),
+                    }
+                })
             });
             if path.top().wrapper || self.mode.chevrons_in_callees {
                 self.record(&mut path, v, kernel, None, c.at);
@@ -2222,10 +2234,42 @@ impl<'r> Interp<'r> {
                 "`{}` is from the crate `{krate}`, whose sources are not read",
                 p.text()
             )),
+            Def::Kernel(name) => self.kernel_designated(name, p, at, &path),
         };
         let _ = expected;
         let val = path.view(val);
         (path, val)
+    }
+
+    /// The kernel `name` designated as a value (`softmax<float, 128>`), its template
+    /// arguments those written on the path's last segment, evaluated on `path` (constants:
+    /// where one takes several values, the instantiation is not known).
+    fn kernel_designated(&mut self, name: String, p: &IrPath, at: At, path: &Path) -> Val {
+        let args: Vec<&Expr> = p
+            .segments
+            .last()
+            .map(|s| s.args.iter().filter_map(|a| a.value.as_ref()).collect())
+            .unwrap_or_default();
+        let written = p.segments.last().map_or(0, |s| s.args.len());
+        let mut vals = Vec::new();
+        for a in &args {
+            match self.eval(a, path.clone(), None).as_slice() {
+                [(_, v)] => vals.push(v.clone()),
+                _ => vals.push(unknown("")),
+            }
+        }
+        let template_args = (vals.len() == written)
+            .then(|| template_args(&vals))
+            .flatten();
+        self.kernels.push((name.clone(), at));
+        let kernel = Kernel {
+            name,
+            glob: false,
+            at,
+            refill: None,
+            template_args,
+        };
+        Val::Kernel(kernel)
     }
 
     /// A constant's value with the name as written as its term.

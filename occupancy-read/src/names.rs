@@ -299,6 +299,9 @@ pub enum Def {
     Builtin(i128, IntTy),
     /// An item of another crate (its name), whose sources are not read.
     External(String),
+    /// A kernel (a C++ `__global__` function) named as a value, a function designator
+    /// (`auto k = softmax<float, 128>;`): its name as written, without template arguments.
+    Kernel(String),
 }
 
 /// A path segment without generic arguments.

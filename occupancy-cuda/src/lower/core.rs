@@ -306,6 +306,9 @@ impl Names for UnitNames<'_> {
         {
             return Ok(Def::Type(unit_module(), ty));
         }
+        if self.unit.index.kernel(name).is_some() {
+            return Ok(Def::Kernel(path.idents().join("::")));
+        }
         self.function(path, None)
     }
 

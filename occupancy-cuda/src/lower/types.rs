@@ -10,7 +10,7 @@
 //! compiler instantiates it. Qualifiers (`const`, `volatile`) are dropped, as they are in
 //! a kernel's instantiation as the check matches it with the object's symbols.
 
-use occupancy_read::ir::{Expr, TypeExpr};
+use occupancy_read::ir::{self, Expr, TypeExpr};
 
 use super::{Lower, Unit};
 use crate::index::At;
@@ -146,4 +146,163 @@ pub(super) fn type_layout(unit: Unit<'_>, ty: &str) -> Option<(Expr, u64)> {
     let mut lower = Lower::new(unit);
     let laid = lower.named(ty, 0).ok()?;
     Some((laid.size_bytes, laid.align_bytes))
+}
+
+/// A variable's declared type: the type, its pointers and whether `const` qualifies it.
+pub(super) type Declared = (TypeExpr, u8, bool);
+
+impl Lower<'_> {
+    /// Records the type the declaration `s` gives the variable `name` its declarator
+    /// `declarator` declares (`auto` gives none).
+    pub(super) fn declare(&mut self, s: At<'_>, declarator: At<'_>, name: &str) {
+        let Some(ty) = s.field(Field::Type) else {
+            return;
+        };
+        if ty.text().split_whitespace().any(|w| w == "auto") {
+            self.declared.remove(name);
+            return;
+        }
+        let ty = self.type_expr(ty, 0);
+        let pointers = crate::index::pointer_depth(Some(declarator));
+        self.declared
+            .insert(name.to_owned(), (ty, pointers, crate::index::has_const(s)));
+    }
+
+    /// The template type arguments a call of `path` with `args` deduces after those
+    /// written, appended to its last segment as written ones ([temp.deduct.call], the
+    /// plain cases, as the compiler deduces them): a type parameter `T` from each parameter
+    /// declared `T`, `const T*`, `T&` whose argument is a variable with its declared type
+    /// (`const float* x`: `T = float`) or a cast to a type; every such argument must agree.
+    /// Stops at the first parameter it cannot deduce (a non-type one, one no argument
+    /// gives), which keeps its default or is not read. The callee: the unit's function of
+    /// the name taking as many arguments, as the core's names choose it.
+    pub(super) fn deduce_call(&mut self, path: &mut ir::Path, args: &[At<'_>], d: usize) {
+        let Some(last) = path.segments.last() else {
+            return;
+        };
+        let index = self.unit.index;
+        let Some(callee) = index.functions.get(&last.ident).and_then(|fs| {
+            let fs: Vec<_> = fs.iter().filter(|f| !f.is_kernel).collect();
+            fs.iter()
+                .find(|f| f.params.len() == args.len())
+                .or(fs.first())
+                .copied()
+        }) else {
+            return;
+        };
+        let written = last.args.len();
+        let deduced = self.deduced(&callee.template, &callee.params, written, args, d);
+        if let Some(last) = path.segments.last_mut() {
+            last.args
+                .extend(deduced.into_iter().map(|ty| ir::GenericArg {
+                    text: ir::text(&ty),
+                    value: Some(ty),
+                }));
+        }
+    }
+
+    /// The template arguments of a kernel launched without them (`k<<<g, b>>>(x, n)`):
+    /// deduced from the launch's arguments, the rest their defaults; empty where the kernel
+    /// is not one template of the unit, one not deduced ([`Expr::Opaque`]) where some has
+    /// neither.
+    pub(super) fn deduce_kernel(&mut self, name: &str, args: &[At<'_>], d: usize) -> Vec<Expr> {
+        let index = self.unit.index;
+        let Some(kernel) = index
+            .kernel(name)
+            .filter(|k| !k.template.is_empty() && index.kernel_definitions(name) == 1)
+        else {
+            return Vec::new();
+        };
+        let mut out = self.deduced(&kernel.template, &kernel.params, 0, args, d);
+        for t in kernel.template.iter().skip(out.len()) {
+            out.push(match (t.default, t.is_type) {
+                (Some(def), true) => Expr::Type(Box::new(self.type_expr(def, d))),
+                (Some(def), false) => self.expr(def, d),
+                (None, _) => Expr::Opaque(format!(
+                    "template parameter `{}` of `{name}` is not deduced from the launch's arguments",
+                    t.name
+                )),
+            });
+        }
+        out
+    }
+
+    /// The type arguments of `template` after the `explicit` ones that `args` deduce for
+    /// `params` (see [`Lower::deduce_call`]).
+    fn deduced(
+        &mut self,
+        template: &[crate::index::TemplateParam<'_>],
+        params: &[crate::index::Param<'_>],
+        explicit: usize,
+        args: &[At<'_>],
+        d: usize,
+    ) -> Vec<Expr> {
+        let mut out = Vec::new();
+        for t in template.iter().skip(explicit) {
+            if !t.is_type || t.pack {
+                break;
+            }
+            let mut found: Option<TypeExpr> = None;
+            for (param, arg) in params.iter().zip(args) {
+                if param.ty.trim() != t.name {
+                    continue;
+                }
+                let Some((ty, pointers, is_const)) = self.argument_type(*arg, d) else {
+                    continue;
+                };
+                if pointers != param.pointers || (pointers > 0 && is_const && !param.is_const) {
+                    // `T*` against `float**` deduces `T = float*`, against `float` nothing,
+                    // against `const float*` `T = const float`: not a type this reads.
+                    return out;
+                }
+                match &found {
+                    None => found = Some(ty),
+                    Some(other) if *other == ty => {}
+                    Some(_) => return out,
+                }
+            }
+            match found {
+                Some(ty) => out.push(Expr::Type(Box::new(ty))),
+                None => break,
+            }
+        }
+        out
+    }
+
+    /// The type of a call's argument where the lowering knows it: a variable's declared
+    /// type, or a cast's (`reinterpret_cast<const half*>(x)`, `(const float*)x`).
+    fn argument_type(&mut self, arg: At<'_>, d: usize) -> Option<Declared> {
+        let arg = match arg.kind() {
+            Some(Kind::ParenthesizedExpression) => *arg.children().first()?,
+            _ => arg,
+        };
+        let descriptor = match arg.kind() {
+            Some(Kind::Identifier) => return self.declared.get(arg.text()).cloned(),
+            Some(Kind::CastExpression) => arg.field(Field::Type)?,
+            Some(Kind::CallExpression) => {
+                let f = arg.field(Field::Function)?;
+                let name = f.field(Field::Name)?.text();
+                if f.kind() != Some(Kind::TemplateFunction)
+                    || !matches!(name, "reinterpret_cast" | "static_cast" | "const_cast")
+                {
+                    return None;
+                }
+                match f.field(Field::Arguments)?.children().as_slice() {
+                    [only] => *only,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        if descriptor.kind() != Some(Kind::TypeDescriptor) {
+            return None;
+        }
+        let base = descriptor.field(Field::Type)?;
+        let pointers = crate::index::pointer_depth(descriptor.field(Field::Declarator));
+        Some((
+            self.type_expr(base, d),
+            pointers,
+            crate::index::has_const(descriptor),
+        ))
+    }
 }
