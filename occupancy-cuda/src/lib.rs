@@ -343,10 +343,13 @@ fn side_by_side(
         let items: Vec<String> = made
             .configs
             .iter()
-            .map(|(block, smem)| {
+            .map(|(block, smem, opt_in)| {
                 let block = block.map_or("?".to_owned(), |b| format!("{b:?}"));
                 let smem = smem.map_or("?".to_owned(), |s| s.to_string());
-                format!("{block}/{smem}")
+                match opt_in {
+                    Some(o) => format!("{block}/{smem}/opt-in {o}"),
+                    None => format!("{block}/{smem}"),
+                }
             })
             .collect();
         items.join(" ")
@@ -358,7 +361,13 @@ fn side_by_side(
             configs: launch
                 .paths
                 .iter()
-                .map(|p| (p.block.known(), p.dynamic_smem_bytes.known()))
+                .map(|p| {
+                    (
+                        p.block.known(),
+                        p.dynamic_smem_bytes.known(),
+                        p.opt_in_bytes,
+                    )
+                })
                 .collect(),
             kernels: launch
                 .paths

@@ -151,6 +151,7 @@ impl<'m> Lower<'m> {
             expanded_bytes: 0,
             type_params: HashSet::new(),
             declared: HashMap::new(),
+            static_zeros: HashMap::new(),
         }
     }
 }
@@ -251,6 +252,12 @@ struct Lower<'m> {
     /// x`: `float`, 1 pointer, `const`), from which a call deduces its callee's template
     /// type arguments ([`Lower::deduce_call`]).
     declared: HashMap<String, types::Declared>,
+    /// `static` local arrays initialised to zeros (`static bool raised[N] = {false};`)
+    /// and not assigned so far, with their elements' value: on the function's first call
+    /// an element reads as it, which is how the once-only guards of process-wide state
+    /// read (`if (!raised[dev]) { cudaFuncSetAttribute(..); raised[dev] = true; }`: the
+    /// attribute set on the first call stays set for every later one).
+    static_zeros: HashMap<String, Expr>,
 }
 
 impl Lower<'_> {
@@ -798,6 +805,7 @@ impl Lower<'_> {
             let plain = name_node.kind() == Some(Kind::Identifier);
             let name = crate::index::declared_name(name_node).unwrap_or_default();
             self.declare(s, name_node, &name);
+            self.static_zero(s, name_node, value, &name);
             let init = match (value, plain && dim3) {
                 (None, true) => Some(Expr::Tuple(vec![one(), one(), one()])),
                 (Some(v), true) => Some(self.dim3_value(v, d)),
@@ -994,6 +1002,13 @@ impl Lower<'_> {
                 Expr::Field(Box::new(base_expr), field)
             }
             Some(Kind::SizeofExpression | Kind::AlignofExpression) => self.size_or_align(e, d),
+            Some(Kind::SubscriptExpression)
+                if let Some(zero) = e
+                    .field(Field::Argument)
+                    .and_then(|a| self.static_zeros.get(a.text())) =>
+            {
+                zero.clone()
+            }
             // `rest...` of a function parameter pack: spread where it is a call's argument.
             Some(Kind::ParameterPackExpansion) => match e.children().as_slice() {
                 [pack] if pack.kind() == Some(Kind::Identifier) => {
@@ -1211,6 +1226,12 @@ impl Lower<'_> {
             "^=" => Some(Op::BitXor),
             other => return self.opaque(e, &format!("the assignment `{other}`")),
         };
+        // An element of a `static` array assigned: no longer its first call's value.
+        if l.kind() == Some(Kind::SubscriptExpression)
+            && let Some(array) = l.field(Field::Argument)
+        {
+            self.static_zeros.remove(array.text());
+        }
         let target = self.expr(l, d);
         let value = if op.is_none()
             && matches!(&target, Expr::Path(p, _) if p.single().is_some_and(|n| self.dim3.contains(n)))
@@ -1249,6 +1270,15 @@ impl Lower<'_> {
         let simple = name.rsplit("::").next().unwrap_or(name).trim();
         if let Some(asked) = self.device_attribute(simple, &args) {
             return asked;
+        }
+        if let ("cudaFuncSetAttribute", [kernel, attribute, bytes]) = (simple, args.as_slice())
+            && attribute
+                .text()
+                .ends_with("cudaFuncAttributeMaxDynamicSharedMemorySize")
+        {
+            let kernel = self.kernel_operand(*kernel, d);
+            let bytes = self.expr(*bytes, d);
+            return Expr::OptIn(Box::new(ir::OptIn { kernel, bytes }));
         }
         if function.kind() == Some(Kind::TemplateFunction)
             && matches!(
@@ -1304,6 +1334,38 @@ impl Lower<'_> {
                 None => self.opaque(e, "a call of an expression"),
             },
         }
+    }
+
+    /// A kernel given to a runtime API call, without the casts around it (`(const void*)k`,
+    /// `reinterpret_cast<const void*>(k)`).
+    fn kernel_operand(&mut self, k: At<'_>, d: usize) -> Expr {
+        let mut k = k;
+        for _ in 0..MAX_DEPTH {
+            let inner = match k.kind() {
+                Some(Kind::ParenthesizedExpression) => k.children().first().copied(),
+                Some(Kind::CastExpression) => k.field(Field::Value),
+                Some(Kind::CallExpression) => k
+                    .field(Field::Function)
+                    .filter(|f| {
+                        f.kind() == Some(Kind::TemplateFunction)
+                            && matches!(
+                                f.field(Field::Name).map(|n| n.text()),
+                                Some("reinterpret_cast" | "static_cast" | "const_cast")
+                            )
+                    })
+                    .and_then(|_| k.field(Field::Arguments))
+                    .and_then(|a| match a.children().as_slice() {
+                        [only] => Some(*only),
+                        _ => None,
+                    }),
+                _ => None,
+            };
+            match inner {
+                Some(i) => k = i,
+                None => break,
+            }
+        }
+        self.expr(k, d)
     }
 
     /// `[&] { .. }()`: a lambda without parameters called where it is written (what

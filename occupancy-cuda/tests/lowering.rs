@@ -637,3 +637,50 @@ fn deduced_template_arguments_and_kernels_in_variables_are_read() {
     assert_eq!(side.same, 3, "{side:?}");
     assert_eq!(side.same_kernels, 3, "{side:?}");
 }
+
+/// Dynamic shared memory opt-ins (`cudaFuncSetAttribute(.., MaxDynamicSharedMemorySize,
+/// ..)`) made for the launched kernel on the path: of a kernel held in a variable, of one
+/// named with a cast, and behind a once-only guard of a `static` array (its first call's
+/// value: the attribute it sets stays set for later calls). The shared memory that grows
+/// past 48 KiB is checked at the opt-in where one is made.
+const OPTED_IN: &str = r#"
+template <int TILE>
+__global__ void attend(float* x, int n) {}
+
+extern "C" void attend_tiles(float* x, int n, int tile) {
+  if (tile == 64) {
+    size_t smem = 64 * 64 * 4 + 256;
+    auto kernel = attend<64>;
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    kernel<<<n, 128, smem>>>(x, n);
+  } else {
+    size_t smem = 128 * 64 * 4;
+    cudaFuncSetAttribute((const void*)attend<128>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    attend<128><<<n, 256, smem>>>(x, n);
+  }
+}
+
+extern "C" void attend_rows(float* x, int n) {
+  int nbytes = n * 16 + 1024;
+  if (nbytes > 90000) nbytes = 90000;
+  do {
+    static bool raised[16] = {false};
+    int dev;
+    cudaGetDevice(&dev);
+    if (!raised[dev]) {
+      cudaFuncSetAttribute(attend<32>, cudaFuncAttributeMaxDynamicSharedMemorySize, 90000);
+      raised[dev] = true;
+    }
+  } while (0);
+  attend<32><<<n, 64, nbytes>>>(x, n);
+}
+"#;
+
+#[test]
+fn opt_ins_of_the_launched_kernel_are_read() {
+    let census = lowering_census_texts(&[("a.cu", OPTED_IN)], &Policy::default());
+    let side = &census.side_by_side;
+    assert_eq!(side.sites, 3, "{side:?}");
+    assert_eq!(side.same, 3, "{side:?}");
+    assert_eq!(side.same_kernels, 3, "{side:?}");
+}

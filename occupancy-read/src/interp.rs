@@ -238,6 +238,8 @@ pub struct LaunchRec {
     pub witnessed_splits: Vec<u32>,
     /// The ways the conditions on run-time inputs went on its path: (split, holds).
     pub ways: Vec<(u32, bool)>,
+    /// The dynamic shared memory opt-in made for its kernel before it on the path, bytes.
+    pub opt_in: Option<Int>,
 }
 
 /// What the interpreter recognises as launches.
@@ -535,6 +537,9 @@ pub struct Path {
     /// still (its range may hold values only other ways make), with the reason and splits
     /// given.
     witnessed: Vec<(SourceId, Rc<str>, Vec<u32>)>,
+    /// The dynamic shared memory opt-ins made so far ([`Expr::OptIn`]), the latest of each
+    /// kernel: the kernel and the bytes.
+    opt_ins: Vec<(Kernel, Int)>,
 }
 
 type Outs = Vec<(Path, Val)>;
@@ -615,6 +620,7 @@ impl Path {
             decisions: Vec::new(),
             uncertain: None,
             witnessed: Vec::new(),
+            opt_ins: Vec::new(),
         }
     }
 
@@ -1445,6 +1451,7 @@ impl<'r> Interp<'r> {
             Expr::CustLaunch(c) => self.eval_cust(c, path),
             Expr::Type(t) => self.eval_type(t, path),
             Expr::SizeOf(t, align) => self.eval_size_of(t, *align, path),
+            Expr::OptIn(o) => self.eval_opt_in(o, path),
             Expr::Havoc(names, why) => {
                 let mut path = path;
                 for name in names {
@@ -2026,6 +2033,37 @@ impl<'r> Interp<'r> {
                 ir::text(&Expr::Type(Box::new(t.clone())))
             )),
         })
+    }
+
+    /// An opt-in ([`Expr::OptIn`]): on each path where the kernel is known, the latest for
+    /// it (bytes not an integer: known only at run time). Its value (an error code) is not
+    /// read.
+    fn eval_opt_in(&mut self, o: &ir::OptIn, path: Path) -> Outs {
+        let operands = [(&o.kernel, None), (&o.bytes, Some(IntTy::U32))];
+        let mut outs = Vec::new();
+        for (mut path, vals) in self.sequence(&operands, path) {
+            if !path.normal() {
+                outs.push((path, unknown("")));
+                continue;
+            }
+            if let [Val::Kernel(k), bytes] = vals.as_slice() {
+                let bytes = match bytes {
+                    Val::Int(i) => i.clone(),
+                    _ => Int {
+                        set: AbstractInt::unknown(),
+                        ty: Some(IntTy::U32),
+                        term: None,
+                        roots: bytes.roots(),
+                        source: None,
+                        moved: None,
+                    },
+                };
+                path.opt_ins.retain(|(other, _)| !same_kernel(other, k));
+                path.opt_ins.push((k.clone(), bytes));
+            }
+            outs.push((path, unknown("the error code of an opt-in")));
+        }
+        outs
     }
 
     /// `sizeof(T)` or `alignof(T)` ([`Expr::SizeOf`]): the layout the front end gives the
@@ -3205,6 +3243,13 @@ impl<'r> Interp<'r> {
             .filter(|(c, m)| m.count_ones() == 1 && !found.contains(c))
             .map(|(c, _)| *c)
             .collect();
+        let opt_in = kernel.as_ref().and_then(|k| {
+            path.opt_ins
+                .iter()
+                .rev()
+                .find(|(o, _)| same_kernel(o, k))
+                .map(|(_, bytes)| bytes.clone())
+        });
         self.launches.push(LaunchRec {
             config,
             kernel,
@@ -3222,6 +3267,7 @@ impl<'r> Interp<'r> {
                 .map(|(_, _, splits)| splits.clone())
                 .unwrap_or_default(),
             ways: path.decisions.iter().map(|d| (d.split, d.holds)).collect(),
+            opt_in,
         });
     }
 
@@ -5293,6 +5339,20 @@ fn refilled(k: Kernel, path: &Path) -> Kernel {
     }
 }
 
+/// Whether `a` and `b` are one kernel: the same name (without template arguments as
+/// written) and the same template arguments.
+fn same_kernel(a: &Kernel, b: &Kernel) -> bool {
+    let base = |k: &Kernel| {
+        k.name
+            .split('<')
+            .next()
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect::<String>()
+    };
+    base(a) == base(b) && a.template_args == b.template_args
+}
+
 /// Template arguments as values (types, known integers and `bool`s): `None` where one is
 /// not known.
 fn template_args(vals: &[Val]) -> Option<Vec<crate::launches::TemplateArg>> {
@@ -6207,6 +6267,7 @@ fn same_state_but_ranges(a: &Path, b: &Path) -> bool {
         && a.flow != Flow::Diverged
         // A path some run takes is not widened with one that may be none's.
         && a.uncertain.is_some() == b.uncertain.is_some()
+        && a.opt_ins == b.opt_ins
         && a.masks == b.masks
         && a.stale == b.stale
         && a.frames.len() == b.frames.len()
@@ -6236,6 +6297,7 @@ fn same_state(a: &Path, b: &Path) -> bool {
     a.flow == b.flow
         && a.masks == b.masks
         && a.stale == b.stale
+        && a.opt_ins == b.opt_ins
         && a.frames.len() == b.frames.len()
         && a.frames
             .iter()

@@ -416,6 +416,10 @@ pub enum Expr {
     /// `vec<half, 2>`, a constant named like a type: `Q4_0`), a `using` alias's value. Its
     /// value is the type, or the value of the binding or constant its single name names.
     Type(Box<TypeExpr>),
+    /// An opt-in to more dynamic shared memory per block than the default 48 KiB for a
+    /// kernel (C++'s `cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    /// n)`): the kernel's later launches on the path may use up to its bytes.
+    OptIn(Box<OptIn>),
     /// `sizeof(type)` (`false`) or `alignof(type)` (`true`) of a type the front end does not
     /// lay out itself (a template's type parameter): the operand is an [`Expr::Type`], laid
     /// out by the front end once the reading knows the type
@@ -427,6 +431,15 @@ pub enum Expr {
     Havoc(Vec<String>, String),
     /// Not read: what it is (`a closure`, `a call of the method `len``).
     Opaque(String),
+}
+
+/// See [`Expr::OptIn`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct OptIn {
+    /// The kernel (a value: a designated kernel, a name bound to one).
+    pub kernel: Expr,
+    /// The most dynamic shared memory its launches may use, bytes.
+    pub bytes: Expr,
 }
 
 /// A type as written, its names resolved as far as the front end can before a reading (the
@@ -1015,6 +1028,7 @@ fn visit_at(e: &Expr, f: &mut dyn FnMut(&Expr), depth: usize) {
         }
         Expr::Type(t) => each(&t.args.iter().collect::<Vec<_>>(), f),
         Expr::SizeOf(t, _) => each(&[t], f),
+        Expr::OptIn(o) => each(&[&o.kernel, &o.bytes], f),
     }
 }
 

@@ -144,6 +144,8 @@ pub struct Launch {
     /// The dynamic shared memory opt-in made for the kernel before the launch on this
     /// path, bytes (`cudaFuncAttributeMaxDynamicSharedMemorySize`).
     pub opt_in_bytes: Option<u32>,
+    /// The opt-in made for the kernel on this path is a value known only at run time.
+    pub opt_in_at_run_time: bool,
     /// The choices that lead here, in order (`head_dim == 64`, `block = 256`): how
     /// messages tell the paths of one launch apart.
     pub conditions: Vec<String>,
@@ -229,6 +231,7 @@ impl Launch {
             smem_limit: None,
             cluster: None,
             opt_in_bytes: None,
+            opt_in_at_run_time: false,
             conditions: Vec::new(),
             targets: Vec::new(),
         }
@@ -409,6 +412,12 @@ fn base_launch(rec: &LaunchRec, site: usize, group: usize) -> Launch {
         smem_at: bare.at_or_launch(config_at[1]),
         grid_at: bare.at_or_launch(config_at[2]),
         kernel: rec.kernel.clone(),
+        opt_in_bytes: rec
+            .opt_in
+            .as_ref()
+            .and_then(Int::value)
+            .and_then(|v| u32::try_from(v).ok()),
+        opt_in_at_run_time: rec.opt_in.as_ref().is_some_and(|i| i.value().is_none()),
         template_args: rec
             .kernel
             .as_ref()

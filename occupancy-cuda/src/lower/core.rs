@@ -32,11 +32,15 @@ use crate::index::{Function, Init};
 use crate::interp::{DeviceParams, declared_attribute, smem_bounds};
 use crate::syntax::{Field, Kind};
 
+/// One launch as the side by side compares it: (block, dynamic shared memory, opt-in),
+/// each `None` where it is not known (the opt-in: where none is made).
+pub(crate) type Config = (Option<[u32; 3]>, Option<u32>, Option<u32>);
+
 /// What one launch site makes on the paths of a reading.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Made {
-    /// (block, dynamic shared memory), each `None` where it is not known.
-    pub(crate) configs: BTreeSet<(Option<[u32; 3]>, Option<u32>)>,
+    /// The launches' configurations.
+    pub(crate) configs: BTreeSet<Config>,
     /// The kernels' instantiations (`k<float, 64>`, `k<?>` where an argument is not known).
     pub(crate) kernels: BTreeSet<String>,
 }
@@ -111,13 +115,15 @@ pub(crate) fn unit_launches(
                     Some([x.known_u32()?, y.known_u32()?, z.known_u32()?])
                 });
                 // Shared memory known as an interval that grows with the input is checked
-                // where the C++ check puts it (its largest value, or the limit and the
-                // first value past it: `interp::smem_bounds`); the core knows no opt-in yet.
+                // where the C++ check puts it (its largest value, or the limit, the opt-in
+                // where one is made, and the first value past it: `interp::smem_bounds`).
                 let smems: Vec<Option<u32>> = match &launch.smem {
                     occupancy_read::launches::Field::RunTime(r) => r
                         .set
                         .as_ref()
-                        .and_then(|set| smem_bounds(set, None, false))
+                        .and_then(|set| {
+                            smem_bounds(set, launch.opt_in_bytes, launch.opt_in_at_run_time)
+                        })
                         .map_or_else(
                             || vec![None],
                             |choices| choices.iter().map(|(read, _)| read.known()).collect(),
@@ -125,8 +131,11 @@ pub(crate) fn unit_launches(
                     known => vec![known.known_u32()],
                 };
                 let made = out.entry((file.clone(), *line, kernel)).or_default();
-                made.configs
-                    .extend(smems.into_iter().map(|smem| (block, smem)));
+                made.configs.extend(
+                    smems
+                        .into_iter()
+                        .map(|smem| (block, smem, launch.opt_in_bytes)),
+                );
                 if let Some(k) = &launch.kernel {
                     let base = k.name.split('<').next().unwrap_or(&k.name).trim();
                     made.kernels

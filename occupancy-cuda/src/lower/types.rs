@@ -168,6 +168,40 @@ impl Lower<'_> {
             .insert(name.to_owned(), (ty, pointers, crate::index::has_const(s)));
     }
 
+    /// Records `name` of the declaration `s` as a `static` array of zeros
+    /// ([`Lower::static_zeros`]) where it is one: `static bool raised[N] = {false};`,
+    /// `static int done[N] = {0};`, `= {}`.
+    pub(super) fn static_zero(
+        &mut self,
+        s: At<'_>,
+        declarator: At<'_>,
+        value: Option<At<'_>>,
+        name: &str,
+    ) {
+        self.static_zeros.remove(name);
+        let is_static = s
+            .children()
+            .iter()
+            .any(|c| c.kind() == Some(Kind::StorageClassSpecifier) && c.text() == "static");
+        let zeros = value.is_some_and(|v| {
+            v.kind() == Some(Kind::InitializerList)
+                && v.children().iter().all(|c| {
+                    c.kind() == Some(Kind::False)
+                        || (c.kind() == Some(Kind::NumberLiteral) && c.text() == "0")
+                })
+        });
+        if !is_static || !zeros || declarator.kind() != Some(Kind::ArrayDeclarator) {
+            return;
+        }
+        let ty = s.field(Field::Type).map_or("", |t| t.text());
+        let zero = match super::int_type(ty) {
+            Some(int) => Expr::Int(0, Some(int)),
+            None if ty.trim() == "bool" => Expr::Bool(false),
+            None => return,
+        };
+        self.static_zeros.insert(name.to_owned(), zero);
+    }
+
     /// The template type arguments a call of `path` with `args` deduces after those
     /// written, appended to its last segment as written ones ([temp.deduct.call], the
     /// plain cases, as the compiler deduces them): a type parameter `T` from each parameter
