@@ -343,13 +343,17 @@ fn side_by_side(
         let items: Vec<String> = made
             .configs
             .iter()
-            .map(|(block, smem, opt_in)| {
+            .map(|(block, smem, opt_in, grid)| {
                 let block = block.map_or("?".to_owned(), |b| format!("{b:?}"));
                 let smem = smem.map_or("?".to_owned(), |s| s.to_string());
-                match opt_in {
-                    Some(o) => format!("{block}/{smem}/opt-in {o}"),
-                    None => format!("{block}/{smem}"),
+                let mut out = format!("{block}/{smem}");
+                if let Some(o) = opt_in {
+                    out += &format!("/opt-in {o}");
                 }
+                if let Some(g) = grid {
+                    out += &format!("/grid {g:?}");
+                }
+                out
             })
             .collect();
         items.join(" ")
@@ -366,6 +370,7 @@ fn side_by_side(
                         p.block.known(),
                         p.dynamic_smem_bytes.known(),
                         p.opt_in_bytes,
+                        p.grid.known(),
                     )
                 })
                 .collect(),
