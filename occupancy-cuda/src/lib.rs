@@ -343,17 +343,13 @@ fn side_by_side(
         let items: Vec<String> = made
             .configs
             .iter()
-            .map(|(block, smem, opt_in, grid)| {
+            .map(|(block, smem, opt_in)| {
                 let block = block.map_or("?".to_owned(), |b| format!("{b:?}"));
                 let smem = smem.map_or("?".to_owned(), |s| s.to_string());
-                let mut out = format!("{block}/{smem}");
-                if let Some(o) = opt_in {
-                    out += &format!("/opt-in {o}");
+                match opt_in {
+                    Some(o) => format!("{block}/{smem}/opt-in {o}"),
+                    None => format!("{block}/{smem}"),
                 }
-                if let Some(g) = grid {
-                    out += &format!("/grid {g:?}");
-                }
-                out
             })
             .collect();
         items.join(" ")
@@ -370,7 +366,6 @@ fn side_by_side(
                         p.block.known(),
                         p.dynamic_smem_bytes.known(),
                         p.opt_in_bytes,
-                        p.grid.known(),
                     )
                 })
                 .collect(),

@@ -32,9 +32,9 @@ use crate::index::{Function, Init};
 use crate::interp::{DeviceParams, declared_attribute, smem_bounds};
 use crate::syntax::{Field, Kind};
 
-/// One launch as the side by side compares it: (block, dynamic shared memory, opt-in,
-/// grid), each `None` where it is not known (the opt-in: where none is made).
-pub(crate) type Config = (Option<[u32; 3]>, Option<u32>, Option<u32>, Option<[u32; 3]>);
+/// One launch as the side by side compares it: (block, dynamic shared memory, opt-in),
+/// each `None` where it is not known (the opt-in: where none is made).
+pub(crate) type Config = (Option<[u32; 3]>, Option<u32>, Option<u32>);
 
 /// What one launch site makes on the paths of a reading.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -110,11 +110,10 @@ pub(crate) fn unit_launches(
                     .kernel
                     .as_ref()
                     .map_or(String::new(), |k| squeezed(&k.name));
-                let known = |dims: &Result<[occupancy_read::launches::Field; 3], String>| {
-                    let [x, y, z] = dims.as_ref().ok()?;
+                let block = launch.block.as_ref().ok().and_then(|dims| {
+                    let [x, y, z] = dims;
                     Some([x.known_u32()?, y.known_u32()?, z.known_u32()?])
-                };
-                let (block, grid) = (known(&launch.block), known(&launch.grid));
+                });
                 // Shared memory known as an interval that grows with the input is checked
                 // where the C++ check puts it (its largest value, or the limit, the opt-in
                 // where one is made, and the first value past it: `interp::smem_bounds`).
@@ -135,7 +134,7 @@ pub(crate) fn unit_launches(
                 made.configs.extend(
                     smems
                         .into_iter()
-                        .map(|smem| (block, smem, launch.opt_in_bytes, grid)),
+                        .map(|smem| (block, smem, launch.opt_in_bytes)),
                 );
                 if let Some(k) = &launch.kernel {
                     let base = k.name.split('<').next().unwrap_or(&k.name).trim();
