@@ -5,7 +5,8 @@
 //! `//@file <name>` (so that `#include "..."` between them, macros and templates of one
 //! file used by another are fuzzed too), then each path checked with the engine and the
 //! lints on a kernel whose demangled name is the path's own instantiation (so that every
-//! value the reader lets through reaches `Spec::evaluate`).
+//! value the reader lets through reaches `Spec::evaluate`); then the same files lowered to
+//! the reading core's IR and read by the core (`occupancy_cuda::lowering_census_texts`).
 
 use occupancy_core::policy::Policy;
 use occupancy_core::resources::{KernelResources, Origin, SmTarget};
@@ -91,5 +92,9 @@ pub fn run(data: &[u8]) -> (Reading, Vec<CheckedLaunch>) {
             }
         }
     }
+    // The C++ front end's lowering and the reading core on the same roots (issue 25's
+    // stage 3: the reader that replaces the interpreter is fuzzed before it does).
+    let census = occupancy_cuda::lowering_census_texts(&given, &policy);
+    let _ = census.side_by_side.same;
     (reading, checked)
 }

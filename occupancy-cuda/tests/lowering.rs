@@ -684,3 +684,40 @@ fn opt_ins_of_the_launched_kernel_are_read() {
     assert_eq!(side.same, 3, "{side:?}");
     assert_eq!(side.same_kernels, 3, "{side:?}");
 }
+
+/// Six independent tests of one flag's bits make 64 paths through the helper, and the
+/// seventh split passes the bound: the paths past it fold, and the launch they make (the
+/// one with `u == 0` and `f > 1000`, 112 bytes: `f = 1024` makes it) is recorded as not
+/// read, so that the site is never taken as listing every launch it makes.
+const PAST_THE_BOUND: &str = r#"
+__global__ void k(float* x, int n) {}
+static int pick(int f) {
+  int u = 0;
+  if (f & 1) u += 1;
+  if (f & 2) u += 2;
+  if (f & 4) u += 4;
+  if (f & 8) u += 8;
+  if (f & 16) u += 16;
+  if (f & 32) u += 32;
+  if (f > 1000) return u == 0 ? 7 : 1;
+  return 2;
+}
+extern "C" void run(float* x, int n, int f) {
+  int t = pick(f);
+  k<<<n, 128, 16 * t>>>(x, n);
+}
+"#;
+
+#[test]
+fn a_launch_on_the_fold_past_the_bound_is_recorded_as_not_read() {
+    let census = lowering_census_texts(&[("a.cu", PAST_THE_BOUND)], &Policy::default());
+    let side = &census.side_by_side;
+    assert_eq!(side.sites, 1, "{side:?}");
+    assert_eq!(
+        side.different,
+        [
+            "a.cu:16: interpreter [128, 1, 1]/16 [128, 1, 1]/32 [128, 1, 1]/112 core ?/? [128, 1, 1]/16 [128, 1, 1]/32"
+        ],
+        "{side:?}"
+    );
+}

@@ -240,6 +240,10 @@ pub struct LaunchRec {
     pub ways: Vec<(u32, bool)>,
     /// The dynamic shared memory opt-in made for its kernel before it on the path, bytes.
     pub opt_in: Option<Int>,
+    /// Made on the fold of the paths past the bound ([`MAX_PATHS`]): its values are united
+    /// from several paths, never one launch, so it is not read; why. It says that the
+    /// launch site has launches the reading does not list.
+    pub folded: Option<Rc<str>>,
 }
 
 /// What the interpreter recognises as launches.
@@ -856,7 +860,10 @@ impl<'r> Interp<'r> {
                         .all(|other| other.at != rec.at || !other_way(other) || same(rec, other))
                 };
                 let certain_too = self.launches.iter().any(|other| {
-                    other.uncertain.is_none() && other.at == rec.at && same(rec, other)
+                    other.uncertain.is_none()
+                        && other.folded.is_none()
+                        && other.at == rec.at
+                        && same(rec, other)
                 });
                 decided_elsewhere(splits)
                     || (!rec.witnessed_splits.is_empty()
@@ -3206,12 +3213,10 @@ impl<'r> Interp<'r> {
         name: Option<String>,
         at: At,
     ) {
-        // The fold of the paths past the bound: the error on the construct that split them
-        // ([`Interp::bounded`]) says why its launch is not read; values united from several
-        // paths are never a launch.
-        if path.overflow.is_some() {
-            return;
-        }
+        // The fold of the paths past the bound: values united from several paths are never
+        // a launch; recorded as one not read (the error on the construct that split them,
+        // [`Interp::bounded`], says why), so that the site is known to make more.
+        let folded = path.overflow.clone();
         let kernel = kernel.map(|k| refilled(k, path));
         let mut config = path.view(config);
         let mut uncertain = path.uncertain.clone();
@@ -3268,6 +3273,7 @@ impl<'r> Interp<'r> {
                 .unwrap_or_default(),
             ways: path.decisions.iter().map(|d| (d.split, d.holds)).collect(),
             opt_in,
+            folded,
         });
     }
 

@@ -116,6 +116,9 @@ pub struct Launch {
     pub helpers: Vec<HelperRead>,
     /// Why this launch cannot be read as the code makes it, when it cannot.
     pub error: Option<String>,
+    /// Made on the fold of the paths past the bound (`error` says why): the front end
+    /// reports the fold where the paths split, and the site makes launches not listed.
+    pub folded: bool,
     /// The run-time inputs of the sets taken member by member for it: a value from one of
     /// them cannot take the attribute's candidates independently.
     pub enumerated: Vec<value::SourceId>,
@@ -222,6 +225,7 @@ impl Launch {
             reads: Vec::new(),
             helpers: Vec::new(),
             error: None,
+            folded: false,
             enumerated: Vec::new(),
             block_from_key: false,
             smem_from_key: false,
@@ -412,6 +416,7 @@ fn base_launch(rec: &LaunchRec, site: usize, group: usize) -> Launch {
         smem_at: bare.at_or_launch(config_at[1]),
         grid_at: bare.at_or_launch(config_at[2]),
         kernel: rec.kernel.clone(),
+        folded: rec.folded.is_some(),
         opt_in_bytes: rec
             .opt_in
             .as_ref()
@@ -446,6 +451,9 @@ fn refusal(
     choices: &[(ChoiceId, Vec<usize>)],
     involved: &[ChoiceId],
 ) -> Option<String> {
+    if let Some(why) = &rec.folded {
+        return Some(why.to_string());
+    }
     if let Some((why, _)) = &rec.uncertain {
         return Some(why.to_string());
     }

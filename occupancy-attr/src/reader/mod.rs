@@ -317,8 +317,11 @@ fn run(
             .map(|(at, m)| (span(*at), m.clone()))
             .collect(),
     };
+    // A launch on the fold of the paths past the bound: the error on the construct that
+    // split them (`problems`) says why it is not read.
     read.launches = occupancy_read::launches::launches(&interp)
         .into_iter()
+        .filter(|l| !l.folded)
         .map(|l| BodyLaunch::new(l, lowered))
         .collect();
     read
