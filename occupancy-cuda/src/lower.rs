@@ -22,7 +22,11 @@
 //! ([`ir::Expr::Spread`]), members,
 //! lambdas without parameters called in place (a labelled block their `return` leaves), and
 //! `<<<grid, block, smem, stream>>>` launches ([`ir::CustLaunch`]: an integer grid or
-//! block is `(n, 1, 1)`).
+//! block is `(n, 1, 1)`; the kernel's template arguments, written or deduced), types where
+//! a value may be (template arguments, `sizeof` of a template's type parameter: `types.rs`),
+//! `cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, n)`
+//! ([`ir::Expr::OptIn`]), and an element of a `static` local array of zeros read before
+//! any assignment to one as zero (its first call's value).
 //!
 //! The unit's macros are expanded where they are invoked (`M(args);` and `M;` as
 //! statements, also where the grammar could not parse a statement of invocations; `M(args)`
@@ -32,7 +36,7 @@
 //!
 //! Everything else is [`Expr::Opaque`] (a statement: [`Expr::Havoc`] of the names it may
 //! write), each listed in [`Lowered::not_lowered`] with its line: floating-point values,
-//! the size of a template parameter or of a struct not laid out, pointers and subscripts, other
+//! the size of a struct not laid out (or of a type no template parameter names), pointers and subscripts, other
 //! lambdas, `goto`, `try`. A `#if` inside a body is the branch the build compiles (the
 //! unit's decider), or, undecided, each written branch under a condition no reading knows.
 

@@ -9,9 +9,13 @@
 //! unsigned wrap-around), a root whose parameters the policy says hold device attributes
 //! (`[device_params]`) is read once per target's values, and a root of a unit that asks the
 //! device (`cudaDeviceGetAttribute`, lowered to a path the unit's names answer per target)
-//! or names `__CUDA_ARCH_LIST__` once per target. What the core does not do for C++ yet,
-//! and so where the two differ by design: it knows no `cudaLaunchKernelEx`, no
-//! `cudaGetDeviceProperties`, no template type arguments and no struct members. A function
+//! or names `__CUDA_ARCH_LIST__` once per target. Types are values: a template's type
+//! parameters are bound per call, the unit's aliases resolved ([`Def::Type`]), `sizeof` of
+//! one laid out per instantiation (`Names::type_layout`), and a `__global__` function named
+//! as a value is a kernel ([`Def::Kernel`]). What the core does not do for C++ yet, and so
+//! where the two differ by design: it knows no `cudaLaunchKernel` and `cudaLaunchKernelEx`,
+//! no `cudaGetDeviceProperties`, no struct members, no `// occupancy:` comments and no
+//! `[cuda_launches]` candidates, and it reads only the roots the interpreter entered. A function
 //! parameter pack (`Archs... rest`) takes the rest of a call's arguments as a tuple that
 //! `rest...` spreads again, and of a name's overloads the one taking the call's number of
 //! arguments is read ([`Names::resolve_call`]).
