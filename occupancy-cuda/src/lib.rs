@@ -316,12 +316,9 @@ fn census_of(
                     *counts.entry(what).or_default() += 1;
                 }
             }
-            for (site, made) in lower::unit_launches(
-                unit,
-                entered,
-                (&policy.targets, asks_device),
-                &policy.device_params,
-            ) {
+            for (site, made) in
+                lower::unit_launches(unit, (&policy.targets, asks_device), &policy.device_params)
+            {
                 core.entry(site).or_default().extend(made);
             }
         },

@@ -316,7 +316,10 @@ impl Lower<'_> {
             Some(Kind::Declaration) => self.declaration(s, d),
             Some(Kind::ExpressionStatement) => match s.children().first() {
                 Some(&e) => match self.invocation(e) {
-                    Some((name, args)) => self.expand_statements(&name, args.as_deref(), e, d),
+                    Some((name, args)) => {
+                        let line = e.line();
+                        self.expand_statements(&name, args.as_deref(), (e, line), d)
+                    }
                     None => expr(self.expr(e, d)),
                 },
                 None => Vec::new(),
@@ -347,9 +350,11 @@ impl Lower<'_> {
             Some(Kind::ContinueStatement) => expr(self.continue_statement()),
             Some(Kind::Comment) => Vec::new(),
             Some(Kind::PreprocIf | Kind::PreprocIfdef) => self.preproc_if(s, d),
-            Some(Kind::TypeDefinition | Kind::AliasDeclaration | Kind::StaticAssertDeclaration) => {
-                vec![Stmt::Item(None)]
-            }
+            Some(Kind::TypeDefinition | Kind::AliasDeclaration) => match self.local_alias(s, d) {
+                Some(alias) => vec![alias],
+                None => vec![Stmt::Item(None)],
+            },
+            Some(Kind::StaticAssertDeclaration) => vec![Stmt::Item(None)],
             Some(kind) => vec![self.havoc(s, &format!("{kind:?}"))],
             None => self.invocations(s, d),
         }
@@ -439,27 +444,38 @@ impl Lower<'_> {
                 .get(name)
                 .is_some_and(|m| m.iter().any(|m| m.params.is_some()))
         };
-        let found: Vec<(String, String)> = crate::macros::invocations(s.text(), is_macro)
+        let text = s.text();
+        // Each invocation at its own line (`A(x);\n  A(y);` the grammar reads as one).
+        let found: Vec<(String, String, u32)> = crate::macros::invocations(text, is_macro)
             .unwrap_or_default()
             .into_iter()
-            .map(|i| (i.name.to_owned(), i.args.to_owned()))
+            .map(|i| {
+                let before = text.get(..i.range.start).unwrap_or_default();
+                let lines = u32::try_from(before.matches('\n').count()).unwrap_or(0);
+                (
+                    i.name.to_owned(),
+                    i.args.to_owned(),
+                    s.line().saturating_add(lines),
+                )
+            })
             .collect();
         if found.is_empty() {
             return vec![self.havoc(s, crate::syntax::kind(s.node))];
         }
         let mut out = Vec::new();
-        for (name, args) in found {
-            out.extend(self.expand_statements(&name, Some(&args), s, d));
+        for (name, args, line) in found {
+            out.extend(self.expand_statements(&name, Some(&args), (s, line), d));
         }
         out
     }
 
-    /// The expansion of `name(args)` invoked at `at`, parsed inside `wrapper`'s `{}`.
+    /// The expansion of `name(args)` invoked at `at` (on `line`), parsed inside `wrapper`'s
+    /// `{}`.
     fn expansion(
         &mut self,
         name: &str,
         args: Option<&str>,
-        at: At<'_>,
+        (at, line): (At<'_>, u32),
         wrap: impl FnOnce(&str) -> String,
     ) -> Result<Code, String> {
         let text = Expander::new(self.macros)
@@ -472,11 +488,7 @@ impl Lower<'_> {
                 MAX_EXPANDED_BYTES >> 10
             ));
         }
-        Ok(Code::parse(
-            wrap(&text),
-            at.code.shown.clone(),
-            Some(at.line()),
-        ))
+        Ok(Code::parse(wrap(&text), at.code.shown.clone(), Some(line)))
     }
 
     /// The statements `name(args)` expands to, lowered (at the invocation's line).
@@ -484,13 +496,13 @@ impl Lower<'_> {
         &mut self,
         name: &str,
         args: Option<&str>,
-        at: At<'_>,
+        (at, line): (At<'_>, u32),
         d: usize,
     ) -> Vec<Stmt> {
         if d > MAX_DEPTH {
             return vec![self.havoc(at, "nested too deep")];
         }
-        let code = match self.expansion(name, args, at, |text| {
+        let code = match self.expansion(name, args, (at, line), |text| {
             format!("void __occupancy_expansion__() {{\n{text}\n;}}")
         }) {
             Ok(code) => code,
@@ -508,7 +520,7 @@ impl Lower<'_> {
         if d > MAX_DEPTH {
             return self.opaque(at, "nested too deep");
         }
-        let code = match self.expansion(name, args, at, |text| {
+        let code = match self.expansion(name, args, (at, at.line()), |text| {
             format!("auto __occupancy_value__ = ({text});")
         }) {
             Ok(code) => code,

@@ -721,3 +721,40 @@ fn a_launch_on_the_fold_past_the_bound_is_recorded_as_not_read() {
         "{side:?}"
     );
 }
+
+/// A type chosen per case by a dispatch macro (`using scalar_t = ..;` in each case's
+/// block), its size in the shared memory and in the kernel's instantiation; two launches
+/// of a macro on two lines the grammar reads as one statement, each at its own line; a
+/// host template instantiated explicitly, read with the instantiation's arguments.
+const DISPATCHED: &str = r#"
+#define DISPATCH_FLOATS(code, ...)                      \
+  switch (code) {                                       \
+  case 0: { using scalar_t = float; __VA_ARGS__ break; }  \
+  case 1: { using scalar_t = double; __VA_ARGS__ break; } \
+  default: break;                                       \
+  }
+template <typename T> __global__ void fill(T* y, int n) {}
+template <typename T, int N> __global__ void copy(T* y) {}
+#define COPY(T, N) copy<T, N><<<1, N>>>((T*)y)
+template <typename T, int WIDTH> void widen(T* y, int n) {
+  copy<T, WIDTH><<<n, WIDTH, WIDTH * sizeof(T)>>>(y);
+}
+template void widen<short, 64>(short*, int);
+
+extern "C" void fill_any(void* y, int n, int code) {
+  DISPATCH_FLOATS(code, fill<scalar_t><<<n, 128, 128 * sizeof(scalar_t)>>>((scalar_t*)y, n););
+}
+extern "C" void copies(void* y) {
+  COPY(float, 256);
+  COPY(char, 64);
+}
+"#;
+
+#[test]
+fn local_type_aliases_explicit_instantiations_and_invocations_per_line_are_read() {
+    let census = lowering_census_texts(&[("a.cu", DISPATCHED)], &Policy::default());
+    let side = &census.side_by_side;
+    assert_eq!(side.sites, 4, "{side:?}");
+    assert_eq!(side.same, 4, "{side:?}");
+    assert_eq!(side.same_kernels, 4, "{side:?}");
+}

@@ -34,6 +34,7 @@ use super::{Lowered, Unit, expression, function, function_at, int_type, is_dim3}
 use crate::device;
 use crate::index::{Function, Init};
 use crate::interp::{DeviceParams, declared_attribute, smem_bounds};
+use crate::reach::Reach;
 use crate::syntax::{Field, Kind};
 
 /// One launch as the side by side compares it: (block, dynamic shared memory, opt-in),
@@ -66,26 +67,58 @@ pub(crate) fn squeezed(kernel: &str) -> String {
     kernel.split_whitespace().collect()
 }
 
-/// The launches the core records on the roots of a unit among `entered` (the functions
-/// `interp.rs` entered), by site. A root of a unit that `asks_device` (a device attribute
-/// query, `__CUDA_ARCH_LIST__`) is read once per target, with that target's answers; one
-/// with parameters `device_params` says hold device attributes once per distinct
-/// assignment of their values on `targets`.
+/// The roots of a unit the core reads: each host function no other function of the unit
+/// calls (or `extern "C"`) that may reach a launch ([`Reach`]), a template with its
+/// parameters unknown (but those the unit instantiates explicitly), and each explicit
+/// instantiation of a host template (`template void run<float>(..);`) with its arguments
+/// (the instantiation, `Some`), as the interpreter chooses them.
+fn roots<'u, 't>(unit: Unit<'u>) -> Vec<(&'u Function<'t>, Option<crate::index::At<'t>>)>
+where
+    'u: 't,
+{
+    let index = unit.index;
+    let reach = Reach::of(index);
+    let named = |i: &crate::index::At<'_>| {
+        i.field(Field::Name)
+            .map(|n| n.text().rsplit("::").next().unwrap_or("").to_owned())
+    };
+    let instantiated: Vec<String> = index.instantiations.iter().filter_map(named).collect();
+    let mut out: Vec<(&Function<'_>, Option<crate::index::At<'_>>)> = index
+        .all_functions
+        .iter()
+        .filter(|f| !f.is_kernel && index.is_root(f) && reach.may_launch(f))
+        .filter(|f| !(f.is_template && instantiated.contains(&f.name)))
+        .map(|f| (f, None))
+        .collect();
+    for inst in &index.instantiations {
+        let Some(f) = named(inst)
+            .and_then(|name| index.functions.get(&name))
+            .and_then(|fs| fs.iter().find(|f| !f.is_kernel && f.is_template))
+        else {
+            continue;
+        };
+        if reach.may_launch(f) {
+            out.push((f, Some(*inst)));
+        }
+    }
+    out
+}
+
+/// The launches the core records on the roots of a unit ([`roots`]), by site. A root of a
+/// unit that `asks_device` (a device attribute query, `__CUDA_ARCH_LIST__`) is read once
+/// per target, with that target's answers; one with parameters `device_params` says hold
+/// device attributes once per distinct assignment of their values on `targets`.
 pub(crate) fn unit_launches(
     unit: Unit<'_>,
-    entered: &[bool],
     (targets, asks_device): (&[Target], bool),
     device_params: &DeviceParams,
 ) -> BTreeMap<SiteKey, Made> {
-    let index = unit.index;
     let mut out: BTreeMap<SiteKey, Made> = BTreeMap::new();
-    for (f, _) in index
-        .all_functions
-        .iter()
-        .zip(entered)
-        .filter(|(f, entered)| **entered && !f.is_kernel && index.is_root(f))
-    {
-        let lowered = function(f, unit);
+    for (f, instantiation) in roots(unit) {
+        let lowered = match instantiation {
+            Some(inst) => super::types::instantiation(f, inst, unit),
+            None => function(f, unit),
+        };
         let mut names = UnitNames {
             unit,
             places: lowered.places,
@@ -103,7 +136,18 @@ pub(crate) fn unit_launches(
                 lang: occupancy_read::value::Lang::Cpp,
             };
             let mut interp = Interp::new(&mut names, mode);
-            interp.run_wrapper(&lowered.body, &params, &[]);
+            // A template read as a root: its parameters known only per instantiation (an
+            // explicit one binds them in its call).
+            let generics: Vec<String> = match instantiation {
+                Some(_) => Vec::new(),
+                None => f
+                    .template
+                    .iter()
+                    .filter(|t| !t.pack)
+                    .map(|t| t.name.clone())
+                    .collect(),
+            };
+            interp.run_wrapper(&lowered.body, &params, &generics);
             let launches = occupancy_read::launches::launches(&interp);
             drop(interp);
             for launch in launches {

@@ -10,7 +10,7 @@
 //! compiler instantiates it. Qualifiers (`const`, `volatile`) are dropped, as they are in
 //! a kernel's instantiation as the check matches it with the object's symbols.
 
-use occupancy_read::ir::{self, Expr, TypeExpr};
+use occupancy_read::ir::{self, Expr, Stmt, TypeExpr};
 
 use super::{Lower, Unit};
 use crate::index::At;
@@ -40,6 +40,36 @@ impl Lower<'_> {
             }
             _ => self.expr(a, d),
         }
+    }
+
+    /// A type alias declared in a body (`using scalar_t = float;`, `typedef __half T;`, as
+    /// dispatch macros write one per case): a binding of the name to the type, which a
+    /// reading takes per path, as a template's type parameter (`None`: not such an alias,
+    /// a function pointer's say).
+    pub(super) fn local_alias(&mut self, s: At<'_>, d: usize) -> Option<Stmt> {
+        let (name, ty) = match s.kind() {
+            Some(Kind::AliasDeclaration) => (s.field(Field::Name)?, s.field(Field::Type)?),
+            Some(Kind::TypeDefinition) => {
+                match crate::syntax::field_children(s.node, Field::Declarator).as_slice() {
+                    [one] => (s.with(*one), s.field(Field::Type)?),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        if name.kind() != Some(Kind::TypeIdentifier) {
+            return None;
+        }
+        let value = Expr::Type(Box::new(self.type_expr(ty, d)));
+        self.type_params.insert(name.text().to_owned());
+        let at = self.at(s);
+        Some(Stmt::Let(Box::new(ir::Let {
+            pat: ir::Pat::Bind(name.text().to_owned(), None),
+            init: Some(value),
+            otherwise: None,
+            ty: None,
+            at,
+        })))
     }
 
     /// Whether the type node `t` is one of the function's template type parameters
@@ -338,5 +368,53 @@ impl Lower<'_> {
             pointers,
             crate::index::has_const(descriptor),
         ))
+    }
+}
+
+/// A root that runs the explicit instantiation `inst` of the host template `f`
+/// (`template void run<float, 64>(const float*, int);`): a call of `f` with the
+/// instantiation's template arguments and the root's parameters, `f`'s own.
+pub(super) fn instantiation(
+    f: &crate::index::Function<'_>,
+    inst: At<'_>,
+    unit: Unit<'_>,
+) -> super::Lowered {
+    let mut lower = Lower::new(unit);
+    let args = inst
+        .field(Field::Arguments)
+        .map(|list| list.children())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|a| {
+            let value = lower.template_arg(a, 0);
+            ir::GenericArg {
+                text: a.text().to_owned(),
+                value: Some(value),
+            }
+        })
+        .collect();
+    let at = lower.at(inst);
+    let call = Expr::Call(
+        ir::Path {
+            leading_colon: false,
+            segments: vec![ir::Segment {
+                ident: f.name.clone(),
+                args,
+            }],
+        },
+        f.params
+            .iter()
+            .map(|p| Expr::Path(super::local(&p.name), at))
+            .collect(),
+        at,
+    );
+    super::Lowered {
+        body: ir::Block {
+            stmts: Vec::new(),
+            tail: Some(call),
+        },
+        places: lower.places,
+        not_lowered: lower.not_lowered,
+        hidden_launches: 0,
     }
 }
