@@ -156,6 +156,7 @@ impl<'m> Lower<'m> {
             type_params: HashSet::new(),
             declared: HashMap::new(),
             static_zeros: HashMap::new(),
+            invoked: None,
         }
     }
 }
@@ -262,16 +263,55 @@ struct Lower<'m> {
     /// read (`if (!raised[dev]) { cudaFuncSetAttribute(..); raised[dev] = true; }`: the
     /// attribute set on the first call stays set for every later one).
     static_zeros: HashMap<String, Expr>,
+    /// The outermost macro invocation being expanded, as written in the function's file:
+    /// its text and line (a launch written in its arguments is placed at its own line).
+    invoked: Option<(String, u32)>,
 }
 
 impl Lower<'_> {
     fn at(&mut self, at: At<'_>) -> ir::At {
+        let line = at.line();
+        self.at_line(at, line)
+    }
+
+    fn at_line(&mut self, at: At<'_>, line: u32) -> ir::At {
         let index = u32::try_from(self.places.len())
             .ok()
             .and_then(|i| i.checked_add(self.base))
             .unwrap_or(u32::MAX);
-        self.places.push((at.code.shown.clone(), at.line()));
+        self.places.push((at.code.shown.clone(), line));
         ir::At(index)
+    }
+
+    /// Where a launch `e` of a macro's expansion is written: its own line where its text
+    /// (white space aside, its first 80 characters) appears once in the text of the
+    /// outermost invocation (a launch given in a macro's arguments, `DISPATCH(x, {
+    /// k<<<g, b>>>(..); })`), else the invocation's.
+    fn launch_at(&mut self, e: At<'_>) -> ir::At {
+        let needle: String = e
+            .text()
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .take(80)
+            .collect();
+        let found = self.invoked.as_ref().and_then(|(text, line)| {
+            // The invocation's text without white space, each character's offset kept.
+            let (squeezed, offsets): (String, Vec<usize>) = text
+                .char_indices()
+                .filter(|(_, c)| !c.is_whitespace())
+                .map(|(i, c)| (c, i))
+                .unzip();
+            let mut hits = squeezed.match_indices(needle.as_str());
+            let (at, _) = hits.next()?;
+            let offset = *offsets.get(squeezed.get(..at)?.chars().count())?;
+            let lines = text.get(..offset)?.matches('\n').count();
+            (hits.next().is_none() && !needle.is_empty())
+                .then(|| line.saturating_add(u32::try_from(lines).unwrap_or(0)))
+        });
+        match found {
+            Some(line) => self.at_line(e, line),
+            None => self.at(e),
+        }
     }
 
     fn opaque(&mut self, at: At<'_>, what: &str) -> Expr {
@@ -509,10 +549,19 @@ impl Lower<'_> {
             Err(why) => return vec![self.havoc(at, &format!("a macro invocation: {why}"))],
         };
         let root = code.root().map(|node| At { node, code: &code });
-        match root.and_then(|r| crate::index::find_kind(r, Kind::CompoundStatement, 3)) {
+        let outermost = self.invoked.is_none();
+        if outermost {
+            self.invoked = Some((at.text().to_owned(), line));
+        }
+        let stmts = match root.and_then(|r| crate::index::find_kind(r, Kind::CompoundStatement, 3))
+        {
             Some(body) => self.block(body, d + 1).stmts,
             None => vec![self.havoc(at, "a macro invocation that does not parse")],
+        };
+        if outermost {
+            self.invoked = None;
         }
+        stmts
     }
 
     /// The expression `name(args)` expands to, lowered.
@@ -1296,6 +1345,9 @@ impl Lower<'_> {
             let bytes = self.expr(*bytes, d);
             return Expr::OptIn(Box::new(ir::OptIn { kernel, bytes }));
         }
+        if matches!(simple, "cudaLaunchKernel" | "cudaLaunchCooperativeKernel") {
+            return self.runtime_launch(e, &args, d);
+        }
         if function.kind() == Some(Kind::TemplateFunction)
             && matches!(
                 function.field(Field::Name).map(|n| n.text()),
@@ -1355,33 +1407,7 @@ impl Lower<'_> {
     /// A kernel given to a runtime API call, without the casts around it (`(const void*)k`,
     /// `reinterpret_cast<const void*>(k)`).
     fn kernel_operand(&mut self, k: At<'_>, d: usize) -> Expr {
-        let mut k = k;
-        for _ in 0..MAX_DEPTH {
-            let inner = match k.kind() {
-                Some(Kind::ParenthesizedExpression) => k.children().first().copied(),
-                Some(Kind::CastExpression) => k.field(Field::Value),
-                Some(Kind::CallExpression) => k
-                    .field(Field::Function)
-                    .filter(|f| {
-                        f.kind() == Some(Kind::TemplateFunction)
-                            && matches!(
-                                f.field(Field::Name).map(|n| n.text()),
-                                Some("reinterpret_cast" | "static_cast" | "const_cast")
-                            )
-                    })
-                    .and_then(|_| k.field(Field::Arguments))
-                    .and_then(|a| match a.children().as_slice() {
-                        [only] => Some(*only),
-                        _ => None,
-                    }),
-                _ => None,
-            };
-            match inner {
-                Some(i) => k = i,
-                None => break,
-            }
-        }
-        self.expr(k, d)
+        self.expr(uncast(k), d)
     }
 
     /// `[&] { .. }()`: a lambda without parameters called where it is written (what
@@ -1412,20 +1438,59 @@ impl Lower<'_> {
         let (Some(&grid_node), Some(&block_node)) = (items.first(), items.get(1)) else {
             return self.opaque(e, "a <<<...>>> launch with fewer than 2 arguments");
         };
+        let args = e
+            .field(Field::Arguments)
+            .map(|a| a.children())
+            .unwrap_or_default();
+        self.launch(
+            e,
+            function,
+            [grid_node, block_node],
+            items.get(2).copied(),
+            &args,
+            d,
+        )
+    }
+
+    /// `cudaLaunchKernel(kernel, grid, block, args, smem, stream)` (and
+    /// `cudaLaunchCooperativeKernel`): a launch of the kernel its first argument names or
+    /// holds, casts around it left out; its template arguments are those written (the
+    /// kernel's arguments are behind `void**`, so none is deduced).
+    fn runtime_launch(&mut self, e: At<'_>, args: &[At<'_>], d: usize) -> Expr {
+        let [kernel, grid, block, ..] = args else {
+            return self.opaque(e, "a `cudaLaunchKernel` with fewer than 3 arguments");
+        };
+        let kernel = uncast(*kernel);
+        self.launch(e, kernel, [*grid, *block], args.get(4).copied(), &[], d)
+    }
+
+    /// A launch at `e` of the kernel `function` names (`k`, `k<T, 64>`, `ns::k`, a name
+    /// bound to a kernel), with its grid, block and dynamic shared memory (0 where not
+    /// given); `args`: the kernel's arguments, from which its template arguments are
+    /// deduced where none is written.
+    fn launch(
+        &mut self,
+        e: At<'_>,
+        function: At<'_>,
+        [grid_node, block_node]: [At<'_>; 2],
+        smem_node: Option<At<'_>>,
+        args: &[At<'_>],
+        d: usize,
+    ) -> Expr {
         let grid = self.as_dims(grid_node, d);
         let block = self.as_dims(block_node, d);
-        let smem = match items.get(2) {
-            Some(&s) => self.expr(s, d),
+        let smem = match smem_node {
+            Some(s) => self.expr(s, d),
             None => Expr::Int(0, Some(IntTy::U64)),
         };
         let kernel_at = self.at(function);
         let grid_at = self.at(grid_node);
         let block_at = self.at(block_node);
-        let smem_at = match items.get(2) {
-            Some(&s) => self.at(s),
+        let smem_at = match smem_node {
+            Some(s) => self.at(s),
             None => ir::At::NONE,
         };
-        let at = self.at(e);
+        let at = self.launch_at(e);
         // `k<T, 64>`, `ns::k<T>`: the template's arguments.
         let mut named = Some(function);
         let mut steps = 0;
@@ -1442,13 +1507,7 @@ impl Lower<'_> {
                 .map(|a| self.template_arg(a, d))
                 .collect(),
             // A template kernel launched without its arguments: deduced from the launch's.
-            Some(n) => {
-                let args = e
-                    .field(Field::Arguments)
-                    .map(|a| a.children())
-                    .unwrap_or_default();
-                self.deduce_kernel(n.text(), &args, d)
-            }
+            Some(n) => self.deduce_kernel(n.text(), args, d),
             None => Vec::new(),
         };
         Expr::CustLaunch(Box::new(CustLaunch {
@@ -1463,6 +1522,38 @@ impl Lower<'_> {
             smem_at,
         }))
     }
+}
+
+/// `k` without the casts and parentheses around it (`(const void*)k`,
+/// `reinterpret_cast<void*>(k)`).
+fn uncast(k: At<'_>) -> At<'_> {
+    let mut k = k;
+    for _ in 0..MAX_DEPTH {
+        let inner = match k.kind() {
+            Some(Kind::ParenthesizedExpression) => k.children().first().copied(),
+            Some(Kind::CastExpression) => k.field(Field::Value),
+            Some(Kind::CallExpression) => k
+                .field(Field::Function)
+                .filter(|f| {
+                    f.kind() == Some(Kind::TemplateFunction)
+                        && matches!(
+                            f.field(Field::Name).map(|n| n.text()),
+                            Some("reinterpret_cast" | "static_cast" | "const_cast")
+                        )
+                })
+                .and_then(|_| k.field(Field::Arguments))
+                .and_then(|a| match a.children().as_slice() {
+                    [only] => Some(*only),
+                    _ => None,
+                }),
+            _ => None,
+        };
+        match inner {
+            Some(i) => k = i,
+            None => break,
+        }
+    }
+    k
 }
 
 /// `if !test { break }`.

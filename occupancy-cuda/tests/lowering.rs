@@ -758,3 +758,38 @@ fn local_type_aliases_explicit_instantiations_and_invocations_per_line_are_read(
     assert_eq!(side.same, 4, "{side:?}");
     assert_eq!(side.same_kernels, 4, "{side:?}");
 }
+
+/// `cudaLaunchKernel` of a kernel held in a variable (cast to `void*`), inside a block a
+/// dispatch macro is given: each launch at the line it is written on in the macro's
+/// argument, its kernel named as defined (in its namespace), its instantiation per case.
+const RUNTIME_LAUNCH: &str = r#"
+#define WITH_WIDTH(w, W, ...)                                  \
+  if (w == 64) { constexpr int W = 64; __VA_ARGS__ }           \
+  else { constexpr int W = 128; __VA_ARGS__ }
+namespace rt {
+template <int W, typename T>
+__global__ void rows(T* x, int n) {}
+
+template <typename T>
+cudaError_t run_rows(T* x, int n, int w, cudaStream_t stream) {
+  WITH_WIDTH(w, WIDTH, {
+    auto kernel = rows<WIDTH, T>;
+    void* args[] = {&x, &n};
+    dim3 nthrs(WIDTH / 2, 2);
+    cudaLaunchKernel((void*)kernel, dim3(n), nthrs, args, WIDTH * sizeof(T), stream);
+  })
+  return cudaSuccess;
+}
+}  // namespace rt
+
+extern "C" void rows_f32(float* x, int n, int w, cudaStream_t s) { rt::run_rows(x, n, w, s); }
+"#;
+
+#[test]
+fn runtime_launches_in_a_macros_argument_are_read_where_written() {
+    let census = lowering_census_texts(&[("a.cu", RUNTIME_LAUNCH)], &Policy::default());
+    let side = &census.side_by_side;
+    assert_eq!(side.sites, 1, "{side:?}");
+    assert_eq!(side.same, 1, "{side:?}");
+    assert_eq!(side.same_kernels, 1, "{side:?}");
+}

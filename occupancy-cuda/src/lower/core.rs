@@ -363,8 +363,10 @@ impl Names for UnitNames<'_> {
         {
             return Ok(Def::Type(unit_module(), ty));
         }
-        if self.unit.index.kernel(name).is_some() {
-            return Ok(Def::Kernel(path.idents().join("::")));
+        // A kernel by the name its definition has (`flashinfer::MergeStateKernel`, written
+        // `MergeStateKernel` inside the namespace), as the objects' symbols name it.
+        if let Some(kernel) = self.unit.index.kernel(name) {
+            return Ok(Def::Kernel(kernel.qualified.clone()));
         }
         self.function(path, None)
     }
