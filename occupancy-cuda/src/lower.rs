@@ -892,6 +892,17 @@ impl Lower<'_> {
                     }
                 }
                 (Some(v), false) => Some(self.expr(v, d)),
+                // A struct declared without an initialiser (`cudaLaunchConfig_t config;`,
+                // a plain struct of the unit): its members assigned one by one after.
+                (None, false) if plain && self.is_struct(ty_text) => {
+                    let at = self.at(declarator);
+                    Some(Expr::Struct(Box::new(ir::StructLit {
+                        name: ty_text.split_whitespace().collect::<Vec<_>>().join(" "),
+                        fields: Vec::new(),
+                        rest: None,
+                        at,
+                    })))
+                }
                 (None, false) => None,
             };
             if plain && dim3 {
@@ -908,6 +919,22 @@ impl Lower<'_> {
             })));
         }
         out
+    }
+
+    /// Whether `ty` names a struct whose members a body assigns one by one: the runtime's
+    /// `cudaLaunchConfig_t`, or a plain struct of the unit.
+    fn is_struct(&self, ty: &str) -> bool {
+        let words: Vec<&str> = ty
+            .split_whitespace()
+            .filter(|w| !matches!(*w, "const" | "struct" | "volatile"))
+            .collect();
+        match words.as_slice() {
+            [one] => {
+                let simple = one.rsplit("::").next().unwrap_or(one);
+                simple == "cudaLaunchConfig_t" || self.unit.index.records.contains_key(simple)
+            }
+            _ => false,
+        }
     }
 
     /// A `dim3`'s initialiser: `(x, y)`, `{x, y}`, `dim3(x)`, or another `dim3`.
@@ -1348,6 +1375,9 @@ impl Lower<'_> {
         if matches!(simple, "cudaLaunchKernel" | "cudaLaunchCooperativeKernel") {
             return self.runtime_launch(e, &args, d);
         }
+        if matches!(simple, "cudaLaunchKernelEx" | "cudaLaunchKernelExC") {
+            return self.launch_ex(e, &args, d);
+        }
         if function.kind() == Some(Kind::TemplateFunction)
             && matches!(
                 function.field(Field::Name).map(|n| n.text()),
@@ -1464,6 +1494,39 @@ impl Lower<'_> {
         self.launch(e, kernel, [*grid, *block], args.get(4).copied(), &[], d)
     }
 
+    /// `cudaLaunchKernelEx(&config, kernel, args...)`: a launch of the kernel its second
+    /// argument names or holds with the grid, block and dynamic shared memory of the
+    /// `cudaLaunchConfig_t` its first points to (`config.gridDim`, `config.blockDim`,
+    /// `config.dynamicSmemBytes`, as the body assigns them). Its attributes (a cluster's
+    /// dimensions) are not read yet.
+    fn launch_ex(&mut self, e: At<'_>, args: &[At<'_>], d: usize) -> Expr {
+        let [config, kernel, ..] = args else {
+            return self.opaque(e, "a `cudaLaunchKernelEx` with fewer than 2 arguments");
+        };
+        let mut config = uncast(*config);
+        if config.kind() == Some(Kind::PointerExpression) && config.text().starts_with('&') {
+            config = config.field(Field::Argument).unwrap_or(config);
+        }
+        if config.kind() != Some(Kind::Identifier) {
+            return self.opaque(e, "a `cudaLaunchKernelEx` of a configuration not named");
+        }
+        let name = config.text().to_owned();
+        let config_at = self.at(config);
+        let member = |field: &str| {
+            Expr::Field(
+                Box::new(Expr::Path(local(&name), config_at)),
+                ir::Field::Named(field.to_owned()),
+            )
+        };
+        let (grid, block, smem) = (
+            member("gridDim"),
+            member("blockDim"),
+            member("dynamicSmemBytes"),
+        );
+        let kernel = uncast(*kernel);
+        self.launch_parts(e, kernel, [grid, block, smem], [Some(config); 3], &[], d)
+    }
+
     /// A launch at `e` of the kernel `function` names (`k`, `k<T, 64>`, `ns::k`, a name
     /// bound to a kernel), with its grid, block and dynamic shared memory (0 where not
     /// given); `args`: the kernel's arguments, from which its template arguments are
@@ -1483,13 +1546,32 @@ impl Lower<'_> {
             Some(s) => self.expr(s, d),
             None => Expr::Int(0, Some(IntTy::U64)),
         };
+        self.launch_parts(
+            e,
+            function,
+            [grid, block, smem],
+            [Some(grid_node), Some(block_node), smem_node],
+            args,
+            d,
+        )
+    }
+
+    /// [`Lower::launch`] of a grid, block and shared memory lowered already, written at
+    /// `written` (`None`: not written).
+    fn launch_parts(
+        &mut self,
+        e: At<'_>,
+        function: At<'_>,
+        [grid, block, smem]: [Expr; 3],
+        written: [Option<At<'_>>; 3],
+        args: &[At<'_>],
+        d: usize,
+    ) -> Expr {
         let kernel_at = self.at(function);
-        let grid_at = self.at(grid_node);
-        let block_at = self.at(block_node);
-        let smem_at = match smem_node {
-            Some(s) => self.at(s),
+        let [grid_at, block_at, smem_at] = written.map(|w| match w {
+            Some(w) => self.at(w),
             None => ir::At::NONE,
-        };
+        });
         let at = self.launch_at(e);
         // `k<T, 64>`, `ns::k<T>`: the template's arguments.
         let mut named = Some(function);

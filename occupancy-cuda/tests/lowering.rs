@@ -793,3 +793,28 @@ fn runtime_launches_in_a_macros_argument_are_read_where_written() {
     assert_eq!(side.same, 1, "{side:?}");
     assert_eq!(side.same_kernels, 1, "{side:?}");
 }
+
+/// `cudaLaunchKernelEx` of a `cudaLaunchConfig_t` declared without an initialiser, its
+/// members assigned one by one (the grid and block `dim3`s, the shared memory).
+const LAUNCH_EX: &str = r#"
+template <int B> __global__ void kx(float* x, int n) {}
+extern "C" void run_ex(float* x, int n, int big, cudaStream_t stream) {
+  cudaLaunchConfig_t config;
+  dim3 nblks(n);
+  dim3 nthrs(big ? 256 : 128);
+  config.gridDim = nblks;
+  config.blockDim = nthrs;
+  config.dynamicSmemBytes = 2048;
+  config.stream = stream;
+  cudaLaunchKernelEx(&config, kx<64>, x, n);
+}
+"#;
+
+#[test]
+fn launch_ex_configurations_assigned_member_by_member_are_read() {
+    let census = lowering_census_texts(&[("a.cu", LAUNCH_EX)], &Policy::default());
+    let side = &census.side_by_side;
+    assert_eq!(side.sites, 1, "{side:?}");
+    assert_eq!(side.same, 1, "{side:?}");
+    assert_eq!(side.same_kernels, 1, "{side:?}");
+}
