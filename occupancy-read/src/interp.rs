@@ -604,6 +604,10 @@ pub struct Interp<'r> {
     bound_inputs: HashMap<SourceKey, Vec<(Int, SourceId)>>,
     /// The probe tests the witnesses made so far ([`witness::MAX_WITNESS_TRIES_PER_READING`]).
     witness_tries: usize,
+    /// The searches of witnesses made, by what they depend on (the inputs, the values
+    /// tried, the probes and their ways: [`Interp::witness`]), and whether one was found:
+    /// paths that hold the same conflict ask the same question.
+    witness_searches: HashMap<String, bool>,
 }
 
 fn unknown(why: impl Into<Rc<str>>) -> Val {
@@ -729,6 +733,7 @@ impl<'r> Interp<'r> {
             stepping: 0,
             bound_inputs: HashMap::new(),
             witness_tries: 0,
+            witness_searches: HashMap::new(),
         }
     }
 

@@ -231,6 +231,14 @@ impl Interp<'_> {
                 _ => return None,
             }
         }
+        // The same question asked on another path (the values tried are those of the
+        // inputs' ranges): its answer.
+        let ranges: Vec<Option<&occupancy_core::abstract_int::AbstractInt>> =
+            inputs.iter().map(|i| self.input_range(path, *i)).collect();
+        let key = format!("{inputs:?} {ranges:?} {probes:?}");
+        if let Some(found) = self.witness_searches.get(&key) {
+            return found.then_some(inputs);
+        }
         let tried: Vec<Vec<i128>> = inputs
             .iter()
             .map(|i| self.tried_values(path, *i))
@@ -242,6 +250,7 @@ impl Interp<'_> {
         let mut tries = 0usize;
         let found = search(&inputs, &tried, &probes, &mut at, &mut tries);
         self.witness_tries += tries;
+        self.witness_searches.insert(key, found);
         found.then_some(inputs)
     }
 
