@@ -73,6 +73,14 @@ fn main() {
     for d in &side.different_kernels {
         out += &format!("  different kernels: {d}\n");
     }
+    out += &format!(
+        "launch paths as the check takes them: {} of the sites both record the same, {} different\n",
+        side.same_paths,
+        side.different_paths.len()
+    );
+    for d in &side.different_paths {
+        out += &format!("  different paths: {d}\n");
+    }
     for d in &side.not_recorded {
         out += &format!("  not recorded: {d}\n");
     }
@@ -122,6 +130,14 @@ fn each_file(
         all.side_by_side.sites += census.side_by_side.sites;
         all.side_by_side.same += census.side_by_side.same;
         all.side_by_side.same_kernels += census.side_by_side.same_kernels;
+        all.side_by_side.same_paths += census.side_by_side.same_paths;
+        all.side_by_side.different_paths.extend(
+            census
+                .side_by_side
+                .different_paths
+                .into_iter()
+                .map(|d| format!("{}: {d}", file.display())),
+        );
         all.side_by_side.different_kernels.extend(
             census
                 .side_by_side

@@ -35,6 +35,7 @@
 
 mod build;
 mod check;
+mod choices;
 mod device;
 mod files;
 mod index;
@@ -156,12 +157,18 @@ fn read_sources(
     device_params: &interp::DeviceParams,
     build: &preproc::Build,
 ) -> Reading {
-    read_units(sources, targets, device_params, build, &mut |_, _, _, _| {})
+    read_units(
+        sources,
+        targets,
+        device_params,
+        build,
+        &mut |_, _, _, _, _| {},
+    )
 }
 
 /// What [`read_units`] hands each unit to: its index, its `#if` decider, which of its
-/// functions a path entered, and whether it asks the device.
-type EachUnit<'a> = dyn FnMut(&index::Index<'_>, &preproc::Decider<'_>, &[bool], bool) + 'a;
+/// functions a path entered, whether it asks the device, and its file as shown.
+type EachUnit<'a> = dyn FnMut(&index::Index<'_>, &preproc::Decider<'_>, &[bool], bool, &str) + 'a;
 
 /// [`read_sources`], handing `each_unit` every unit's index and which of its functions
 /// (`index.all_functions`, by position) a path entered.
@@ -194,7 +201,7 @@ fn read_units(
             .iter()
             .map(|f| interp.entered(f))
             .collect();
-        each_unit(&index, &decider, &entered, asks_device);
+        each_unit(&index, &decider, &entered, asks_device, &unit_file);
         unreached(&index, &decider, &entered, &mut sites);
     }
     let mut launches: Vec<CudaLaunch> = sites.into_iter().map(|s| s.launch).collect();
@@ -236,7 +243,7 @@ pub struct LoweringCensus {
 /// memory) over its paths,
 /// a value not known on a path counted as such. The core's shared memory known as an
 /// interval that grows with the input counts as the values the C++ check puts it at (its
-/// largest, or the limit and the first value past it: `interp::smem_bounds`).
+/// largest, or the limit and the first value past it: `choices::smem_bounds`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SideBySide {
     /// Sites the interpreter gives paths for.
@@ -253,6 +260,13 @@ pub struct SideBySide {
     pub same_kernels: usize,
     /// Sites both record with different instantiations: `file:line: interpreter .. core ..`.
     pub different_kernels: Vec<String>,
+    /// Of the sites both record, those whose launch paths as the check takes them are the
+    /// same (the core's converted by `lower/record.rs`: kernel instantiation, grid, block,
+    /// shared memory and its limit, opt-in, cluster, unit and target; not the conditions
+    /// that lead to each).
+    pub same_paths: usize,
+    /// Sites both record with different paths: `file:line: interpreter only .. core only ..`.
+    pub different_paths: Vec<String>,
 }
 
 /// The [`LoweringCensus`] of a [`read`] of `dirs` under `crate_dir` (the policy's
@@ -293,7 +307,7 @@ fn census_of(
         &policy.targets,
         &policy.device_params,
         build,
-        &mut |index, decider, entered, asks_device| {
+        &mut |index, decider, entered, asks_device, unit_file| {
             let unit = lower::Unit {
                 index,
                 decider: Some(decider),
@@ -316,14 +330,17 @@ fn census_of(
                     *counts.entry(what).or_default() += 1;
                 }
             }
-            for (site, made) in
-                lower::unit_launches(unit, (&policy.targets, asks_device), &policy.device_params)
-            {
+            for (site, made) in lower::unit_launches(
+                unit,
+                unit_file,
+                (&policy.targets, asks_device),
+                &policy.device_params,
+            ) {
                 core.entry(site).or_default().extend(made);
             }
         },
     );
-    census.side_by_side = side_by_side(&reading, &core);
+    census.side_by_side = side_by_side(&reading, &core, policy.targets.len());
     census.not_lowered = counts.into_iter().collect();
     census
         .not_lowered
@@ -331,10 +348,12 @@ fn census_of(
     census
 }
 
-/// [`SideBySide`] of the interpreter's `reading` and the core's launches by site.
+/// [`SideBySide`] of the interpreter's `reading` and the core's launches by site, read for
+/// `targets` targets.
 fn side_by_side(
     reading: &Reading,
     core: &std::collections::BTreeMap<lower::SiteKey, lower::Made>,
+    targets: usize,
 ) -> SideBySide {
     let shown = |made: &lower::Made| {
         let items: Vec<String> = made
@@ -370,6 +389,11 @@ fn side_by_side(
                 .paths
                 .iter()
                 .map(|p| lower::squeezed(&p.kernel.to_string()))
+                .collect(),
+            paths: launch
+                .paths
+                .iter()
+                .map(|p| (lower::path_key(p), p.targets.iter().cloned().collect()))
                 .collect(),
         };
         let key = (
@@ -423,6 +447,34 @@ fn side_by_side(
                         launch.line,
                         list(&old.kernels),
                         list(&kernels)
+                    ));
+                }
+                let keys = |m: &lower::Made, all: usize| -> std::collections::BTreeSet<String> {
+                    m.paths
+                        .iter()
+                        .map(|(key, targets)| lower::with_targets(key, targets, all))
+                        .collect()
+                };
+                // The interpreter's paths name their targets only where not of every one.
+                let (old_paths, core_paths) = (keys(&old, usize::MAX), keys(made, targets));
+                if core_paths == old_paths {
+                    out.same_paths += 1;
+                } else {
+                    let only =
+                        |a: &std::collections::BTreeSet<String>,
+                         b: &std::collections::BTreeSet<String>| {
+                            a.difference(b)
+                                .take(3)
+                                .cloned()
+                                .collect::<Vec<_>>()
+                                .join("; ")
+                        };
+                    out.different_paths.push(format!(
+                        "{}:{}: interpreter only {} core only {}",
+                        launch.file,
+                        launch.line,
+                        only(&old_paths, &core_paths),
+                        only(&core_paths, &old_paths)
                     ));
                 }
                 if made.configs == old.configs {

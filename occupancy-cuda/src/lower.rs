@@ -1772,8 +1772,9 @@ fn written(at: At<'_>, out: &mut Vec<String>, depth: usize) {
 mod core;
 
 mod layout;
+mod record;
 mod types;
-pub(crate) use core::{Made, SiteKey, squeezed, unit_launches};
+pub(crate) use core::{Made, SiteKey, path_key, squeezed, unit_launches, with_targets};
 
 #[cfg(test)]
 mod tests;

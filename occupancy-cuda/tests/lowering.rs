@@ -587,6 +587,7 @@ fn template_type_arguments_are_values_of_the_core() {
     assert_eq!(side.sites, 1, "{side:?}");
     assert_eq!(side.same, 1, "{side:?}");
     assert_eq!(side.same_kernels, 1, "{side:?}");
+    assert_eq!(side.same_paths, side.sites, "{side:?}");
 }
 
 /// Template arguments the compiler deduces (a call's from its arguments' declared types, a
@@ -636,6 +637,7 @@ fn deduced_template_arguments_and_kernels_in_variables_are_read() {
     assert_eq!(side.sites, 3, "{side:?}");
     assert_eq!(side.same, 3, "{side:?}");
     assert_eq!(side.same_kernels, 3, "{side:?}");
+    assert_eq!(side.same_paths, side.sites, "{side:?}");
 }
 
 /// Dynamic shared memory opt-ins (`cudaFuncSetAttribute(.., MaxDynamicSharedMemorySize,
@@ -683,6 +685,7 @@ fn opt_ins_of_the_launched_kernel_are_read() {
     assert_eq!(side.sites, 3, "{side:?}");
     assert_eq!(side.same, 3, "{side:?}");
     assert_eq!(side.same_kernels, 3, "{side:?}");
+    assert_eq!(side.same_paths, side.sites, "{side:?}");
 }
 
 /// Six independent tests of one flag's bits make 64 paths through the helper, and the
@@ -757,6 +760,7 @@ fn local_type_aliases_explicit_instantiations_and_invocations_per_line_are_read(
     assert_eq!(side.sites, 4, "{side:?}");
     assert_eq!(side.same, 4, "{side:?}");
     assert_eq!(side.same_kernels, 4, "{side:?}");
+    assert_eq!(side.same_paths, side.sites, "{side:?}");
 }
 
 /// `cudaLaunchKernel` of a kernel held in a variable (cast to `void*`), inside a block a
@@ -792,6 +796,7 @@ fn runtime_launches_in_a_macros_argument_are_read_where_written() {
     assert_eq!(side.sites, 1, "{side:?}");
     assert_eq!(side.same, 1, "{side:?}");
     assert_eq!(side.same_kernels, 1, "{side:?}");
+    assert_eq!(side.same_paths, side.sites, "{side:?}");
 }
 
 /// `cudaLaunchKernelEx` of a `cudaLaunchConfig_t` declared without an initialiser, its
@@ -817,4 +822,5 @@ fn launch_ex_configurations_assigned_member_by_member_are_read() {
     assert_eq!(side.sites, 1, "{side:?}");
     assert_eq!(side.same, 1, "{side:?}");
     assert_eq!(side.same_kernels, 1, "{side:?}");
+    assert_eq!(side.same_paths, side.sites, "{side:?}");
 }

@@ -31,9 +31,10 @@ use occupancy_read::names::{
 };
 
 use super::{Lowered, Unit, expression, function, function_at, int_type, is_dim3};
+use crate::choices::smem_bounds;
 use crate::device;
 use crate::index::{Function, Init};
-use crate::interp::{DeviceParams, declared_attribute, smem_bounds};
+use crate::interp::{DeviceParams, declared_attribute};
 use crate::reach::Reach;
 use crate::syntax::{Field, Kind};
 
@@ -48,6 +49,35 @@ pub(crate) struct Made {
     pub(crate) configs: BTreeSet<Config>,
     /// The kernels' instantiations (`k<float, 64>`, `k<?>` where an argument is not known).
     pub(crate) kernels: BTreeSet<String>,
+    /// The launch paths the check takes ([`path_key`]; the core's from
+    /// [`super::record::launch_paths`], of the records it could read), each with the
+    /// targets of the readings that make it (`""`: a reading of every target).
+    pub(crate) paths: BTreeMap<String, BTreeSet<String>>,
+}
+
+/// A launch path as the side by side compares it: all the check reads of it but the
+/// conditions that lead to it (the core does not carry them yet) and its targets.
+pub(crate) fn path_key(p: &crate::launch::LaunchPath) -> String {
+    let mut p = p.clone();
+    p.conditions.clear();
+    p.targets.clear();
+    format!(
+        "{} (limit {:?}, unit {})",
+        squeezed(&p.summary()),
+        p.smem_limit,
+        p.translation_unit
+    )
+}
+
+/// `key` of a path made on `targets` (none, or `""`: on every one) of the `all` read: as the C++
+/// check lists it, one entry of every target where it is made on each (`interp.rs`'s
+/// `add_paths`), else with the targets.
+pub(crate) fn with_targets(key: &str, targets: &BTreeSet<String>, all: usize) -> String {
+    if targets.is_empty() || targets.contains("") || targets.len() >= all {
+        return key.to_owned();
+    }
+    let on: Vec<&str> = targets.iter().map(String::as_str).collect();
+    format!("{key} on {}", on.join(", "))
 }
 
 impl Made {
@@ -55,6 +85,9 @@ impl Made {
     pub(crate) fn extend(&mut self, other: Made) {
         self.configs.extend(other.configs);
         self.kernels.extend(other.kernels);
+        for (key, targets) in other.paths {
+            self.paths.entry(key).or_default().extend(targets);
+        }
     }
 }
 
@@ -110,6 +143,7 @@ where
 /// device attributes once per distinct assignment of their values on `targets`.
 pub(crate) fn unit_launches(
     unit: Unit<'_>,
+    translation_unit: &str,
     (targets, asks_device): (&[Target], bool),
     device_params: &DeviceParams,
 ) -> BTreeMap<SiteKey, Made> {
@@ -164,7 +198,7 @@ pub(crate) fn unit_launches(
                 });
                 // Shared memory known as an interval that grows with the input is checked
                 // where the C++ check puts it (its largest value, or the limit, the opt-in
-                // where one is made, and the first value past it: `interp::smem_bounds`).
+                // where one is made, and the first value past it: `choices::smem_bounds`).
                 let smems: Vec<Option<u32>> = match &launch.smem {
                     occupancy_read::launches::Field::RunTime(r) => r
                         .set
@@ -179,6 +213,14 @@ pub(crate) fn unit_launches(
                     known => vec![known.known_u32()],
                 };
                 let made = out.entry((file.clone(), *line, kernel)).or_default();
+                for p in
+                    super::record::launch_paths(&launch, unit, translation_unit, target.as_ref())
+                {
+                    made.paths
+                        .entry(path_key(&p))
+                        .or_default()
+                        .insert(target.map_or(String::new(), |t| t.to_string()));
+                }
                 made.configs.extend(
                     smems
                         .into_iter()
