@@ -188,6 +188,15 @@ impl<'t> Index<'t> {
         self.functions.get(simple)?.iter().find(|f| f.is_kernel)
     }
 
+    /// Which template parameters of the kernel `name` are `bool`s, in order (a launch's
+    /// value of one is written `true` or `false` in the kernel's instantiation, as the
+    /// objects' symbols spell it); empty for a kernel the unit does not define.
+    pub(crate) fn bool_template_params(&self, name: &str) -> Vec<bool> {
+        self.kernel(name)
+            .map(|k| k.template.iter().map(|t| t.ty.trim() == "bool").collect())
+            .unwrap_or_default()
+    }
+
     /// How many kernels are defined named `name` (last segment): more than one are
     /// overloads, which C++ chooses between by the arguments, or `#if` alternatives.
     pub(crate) fn kernel_definitions(&self, name: &str) -> usize {
@@ -864,6 +873,34 @@ pub(crate) fn has_const(declaration: At<'_>) -> bool {
         .children()
         .iter()
         .any(|c| c.kind() == Some(Kind::TypeQualifier) && c.text() == "const")
+}
+
+/// The type an expression written as a cast converts to (`(const float*)x`,
+/// `reinterpret_cast<const half*>(x)`, `static_cast<float*>(p)`, in parentheses or not):
+/// its `type_descriptor`; `None` for any other expression.
+pub(crate) fn cast_descriptor(e: At<'_>) -> Option<At<'_>> {
+    let e = match e.kind() {
+        Some(Kind::ParenthesizedExpression) => *e.children().first()?,
+        _ => e,
+    };
+    let descriptor = match e.kind() {
+        Some(Kind::CastExpression) => e.field(Field::Type)?,
+        Some(Kind::CallExpression) => {
+            let f = e.field(Field::Function)?;
+            let name = f.field(Field::Name)?.text();
+            if f.kind() != Some(Kind::TemplateFunction)
+                || !matches!(name, "reinterpret_cast" | "static_cast" | "const_cast")
+            {
+                return None;
+            }
+            match f.field(Field::Arguments)?.children().as_slice() {
+                [only] => *only,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    (descriptor.kind() == Some(Kind::TypeDescriptor)).then_some(descriptor)
 }
 
 /// How many pointers a declarator adds to its type: `*x` 1, `**x` 2, `x[4]` 1 (an array

@@ -3016,31 +3016,7 @@ impl<'t, 's> Interp<'t, 's> {
     /// `static_cast<float*>(p)`, `(const float*)x`): the type, its pointers, whether
     /// `const` qualifies it; `None` for any other argument.
     fn cast_type(&mut self, arg: At<'_>, p: &Path) -> Option<(Ty, u8, bool)> {
-        let arg = match arg.kind() {
-            Some(Kind::ParenthesizedExpression) => *arg.children().first()?,
-            _ => arg,
-        };
-        let descriptor = match arg.kind() {
-            Some(Kind::CastExpression) => arg.field(Field::Type)?,
-            Some(Kind::CallExpression) => {
-                let f = arg.field(Field::Function)?;
-                let name = f.field(Field::Name)?.text();
-                if f.kind() != Some(Kind::TemplateFunction)
-                    || !matches!(name, "reinterpret_cast" | "static_cast" | "const_cast")
-                {
-                    return None;
-                }
-                let list = f.field(Field::Arguments)?.children();
-                match list.as_slice() {
-                    [only] => *only,
-                    _ => return None,
-                }
-            }
-            _ => return None,
-        };
-        if descriptor.kind() != Some(Kind::TypeDescriptor) {
-            return None;
-        }
+        let descriptor = crate::index::cast_descriptor(arg)?;
         let base = descriptor.field(Field::Type)?;
         if !names_known_types(base.text(), p) {
             return None;
@@ -3521,11 +3497,7 @@ impl<'t, 's> Interp<'t, 's> {
     /// The kernel `k` as launched: its name and template arguments, `bool` parameters'
     /// values as `true` / `false`.
     fn instantiation(&self, k: &KernelRef) -> Instantiation {
-        let bools: Vec<bool> = self
-            .index
-            .kernel(&k.name)
-            .map(|f| f.template.iter().map(|t| t.ty.trim() == "bool").collect())
-            .unwrap_or_default();
+        let bools = self.index.bool_template_params(&k.name);
         Instantiation {
             name: k.name.clone(),
             template_args: k.args.as_ref().ok().map(|a| {

@@ -72,11 +72,7 @@ pub(crate) fn launch_paths(
 /// symbols spell it).
 fn instantiation(name: &str, args: Option<&[TemplateArg]>, unit: Unit<'_>) -> Instantiation {
     let base = name.split('<').next().unwrap_or(name).trim().to_owned();
-    let bools: Vec<bool> = unit
-        .index
-        .kernel(&base)
-        .map(|k| k.template.iter().map(|t| t.ty.trim() == "bool").collect())
-        .unwrap_or_default();
+    let bools = unit.index.bool_template_params(&base);
     Instantiation {
         name: base,
         template_args: args.map(|args| {

@@ -336,31 +336,14 @@ impl Lower<'_> {
     /// The type of a call's argument where the lowering knows it: a variable's declared
     /// type, or a cast's (`reinterpret_cast<const half*>(x)`, `(const float*)x`).
     fn argument_type(&mut self, arg: At<'_>, d: usize) -> Option<Declared> {
-        let arg = match arg.kind() {
+        let inner = match arg.kind() {
             Some(Kind::ParenthesizedExpression) => *arg.children().first()?,
             _ => arg,
         };
-        let descriptor = match arg.kind() {
-            Some(Kind::Identifier) => return self.declared.get(arg.text()).cloned(),
-            Some(Kind::CastExpression) => arg.field(Field::Type)?,
-            Some(Kind::CallExpression) => {
-                let f = arg.field(Field::Function)?;
-                let name = f.field(Field::Name)?.text();
-                if f.kind() != Some(Kind::TemplateFunction)
-                    || !matches!(name, "reinterpret_cast" | "static_cast" | "const_cast")
-                {
-                    return None;
-                }
-                match f.field(Field::Arguments)?.children().as_slice() {
-                    [only] => *only,
-                    _ => return None,
-                }
-            }
-            _ => return None,
-        };
-        if descriptor.kind() != Some(Kind::TypeDescriptor) {
-            return None;
+        if inner.kind() == Some(Kind::Identifier) {
+            return self.declared.get(inner.text()).cloned();
         }
+        let descriptor = crate::index::cast_descriptor(arg)?;
         let base = descriptor.field(Field::Type)?;
         let pointers = crate::index::pointer_depth(descriptor.field(Field::Declarator));
         Some((
