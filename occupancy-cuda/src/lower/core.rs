@@ -12,10 +12,11 @@
 //! or names `__CUDA_ARCH_LIST__` once per target. Types are values: a template's type
 //! parameters are bound per call, the unit's aliases resolved ([`Def::Type`]), `sizeof` of
 //! one laid out per instantiation (`Names::type_layout`), and a `__global__` function named
-//! as a value is a kernel ([`Def::Kernel`]). What the core does not do for C++ yet, and so
-//! where the two differ by design: it knows no `cudaLaunchKernel` and `cudaLaunchKernelEx`,
-//! no `cudaGetDeviceProperties`, no struct members, no `// occupancy:` comments and no
-//! `[cuda_launches]` candidates, and it reads only the roots the interpreter entered. A function
+//! as a value is a kernel ([`Def::Kernel`]). The roots are the core's own ([`roots`]). What
+//! the core does not do for C++ yet, and so where the two differ by design: it reads no
+//! `cudaLaunchKernelEx` attributes (a cluster), no `cudaGetDeviceProperties`, no
+//! `// occupancy:` comments and no `[cuda_launches]` candidates, and no floating-point
+//! value. A function
 //! parameter pack (`Archs... rest`) takes the rest of a call's arguments as a tuple that
 //! `rest...` spreads again, and of a name's overloads the one taking the call's number of
 //! arguments is read ([`Names::resolve_call`]).
