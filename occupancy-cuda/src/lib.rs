@@ -390,11 +390,23 @@ fn side_by_side(
                 .iter()
                 .map(|p| lower::squeezed(&p.kernel.to_string()))
                 .collect(),
-            paths: launch
-                .paths
-                .iter()
-                .map(|p| (lower::path_key(p), p.targets.iter().cloned().collect()))
-                .collect(),
+            // One key of several paths (the same launch with an unknown grid whose reason
+            // names each target's architecture) is made on each of their targets.
+            paths: launch.paths.iter().fold(
+                std::collections::BTreeMap::new(),
+                |mut all: std::collections::BTreeMap<
+                    String,
+                    std::collections::BTreeSet<String>,
+                >,
+                 p| {
+                    let targets = all.entry(lower::path_key(p)).or_default();
+                    if p.targets.is_empty() {
+                        targets.insert(String::new());
+                    }
+                    targets.extend(p.targets.iter().cloned());
+                    all
+                },
+            ),
         };
         let key = (
             launch.file.clone(),
@@ -455,8 +467,7 @@ fn side_by_side(
                         .map(|(key, targets)| lower::with_targets(key, targets, all))
                         .collect()
                 };
-                // The interpreter's paths name their targets only where not of every one.
-                let (old_paths, core_paths) = (keys(&old, usize::MAX), keys(made, targets));
+                let (old_paths, core_paths) = (keys(&old, targets), keys(made, targets));
                 if core_paths == old_paths {
                     out.same_paths += 1;
                 } else {
