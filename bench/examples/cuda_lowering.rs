@@ -81,6 +81,13 @@ fn main() {
     for d in &side.different_paths {
         out += &format!("  different paths: {d}\n");
     }
+    out += &format!(
+        "sites as the check lists them (form, kernel as written, function, why not checked): {} of the interpreter's {} the same\n",
+        side.same_sites, side.sites_listed
+    );
+    for d in &side.different_sites {
+        out += &format!("  different site: {d}\n");
+    }
     for d in &side.not_recorded {
         out += &format!("  not recorded: {d}\n");
     }
@@ -131,6 +138,15 @@ fn each_file(
         all.side_by_side.same += census.side_by_side.same;
         all.side_by_side.same_kernels += census.side_by_side.same_kernels;
         all.side_by_side.same_paths += census.side_by_side.same_paths;
+        all.side_by_side.sites_listed += census.side_by_side.sites_listed;
+        all.side_by_side.same_sites += census.side_by_side.same_sites;
+        all.side_by_side.different_sites.extend(
+            census
+                .side_by_side
+                .different_sites
+                .into_iter()
+                .map(|d| format!("{}: {d}", file.display())),
+        );
         all.side_by_side.different_paths.extend(
             census
                 .side_by_side

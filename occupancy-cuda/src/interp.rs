@@ -3397,10 +3397,7 @@ impl<'t, 's> Interp<'t, 's> {
 
     fn record_unchecked(&mut self, e: At<'_>, form: LaunchForm, kernel: &str, why: String) {
         let i = self.site_index(e, form, kernel);
-        let site = &mut self.sites[i].launch;
-        if !site.not_checked.contains(&why) {
-            site.not_checked.push(why);
-        }
+        self.not_checked(i, why);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -3469,10 +3466,7 @@ impl<'t, 's> Interp<'t, 's> {
 
     /// Says once, on the launch at site `i`, why it (or part of it) is not checked.
     fn not_checked(&mut self, i: usize, why: String) {
-        let site = &mut self.sites[i].launch;
-        if !site.not_checked.contains(&why) {
-            site.not_checked.push(why);
-        }
+        self.sites[i].launch.not_checked(why);
     }
 
     /// A launch whose `// occupancy:` comment (on `line`) cannot be read: not checked, with
@@ -3591,43 +3585,10 @@ impl<'t, 's> Interp<'t, 's> {
         produced
     }
 
-    /// Adds launch paths to the launch at site `i`: the same launch by another path (or on
-    /// another target) is one entry; past [`MAX_PATHS`], the rest are not checked.
+    /// Adds launch paths to the launch at site `i` ([`CudaLaunch::add_paths`]).
     fn add_paths(&mut self, i: usize, produced: Vec<LaunchPath>) {
-        let site = &mut self.sites[i].launch;
-        for path in produced {
-            // The same launch by another path: one entry, with the conditions both share.
-            if let Some(same) = site.paths.iter_mut().find(|q| same_launch(q, &path)) {
-                same.conditions.retain(|c| path.conditions.contains(c));
-                // The same launch on another target: of both (of every one: of any).
-                if same.targets.is_empty() || path.targets.is_empty() {
-                    same.targets.clear();
-                } else {
-                    // Of every target only where another one is added: the same launch
-                    // twice on one target is still of that target.
-                    let before = same.targets.len();
-                    for t in path.targets {
-                        if !same.targets.contains(&t) {
-                            same.targets.push(t);
-                        }
-                    }
-                    if same.targets.len() > before && same.targets.len() >= self.targets.len() {
-                        same.targets.clear();
-                    }
-                }
-                continue;
-            }
-            if site.paths.len() >= MAX_PATHS {
-                let why = format!(
-                    "more than {MAX_PATHS} paths reach this launch: the rest are not checked"
-                );
-                if !site.not_checked.contains(&why) {
-                    site.not_checked.push(why);
-                }
-                break;
-            }
-            site.paths.push(path);
-        }
+        let targets = self.targets.len();
+        self.sites[i].launch.add_paths(produced, targets);
     }
 
     /// How a launch value is written, for the reason it is known only at run time:
@@ -5447,17 +5408,6 @@ fn explained<T>(r: Read<T>, origin: &Option<String>) -> Read<T> {
         }
         (r, _) => r,
     }
-}
-
-/// Whether two paths make the same launch (whatever led to it).
-fn same_launch(a: &LaunchPath, b: &LaunchPath) -> bool {
-    a.kernel == b.kernel
-        && a.grid == b.grid
-        && a.block == b.block
-        && a.dynamic_smem_bytes == b.dynamic_smem_bytes
-        && a.cluster == b.cluster
-        && a.opt_in_bytes == b.opt_in_bytes
-        && a.candidates == b.candidates
 }
 
 #[allow(dead_code)]

@@ -235,6 +235,61 @@ impl CudaLaunch {
     pub fn location(&self) -> String {
         format!("{}:{}", self.file, self.line)
     }
+
+    /// Says once why the launch (or part of it) is not checked.
+    pub(crate) fn not_checked(&mut self, why: String) {
+        if !self.not_checked.contains(&why) {
+            self.not_checked.push(why);
+        }
+    }
+
+    /// Adds the launch paths one path of a reading `produced`, the read being of `targets`
+    /// targets: the same launch by another path (or on another target) is one entry, with
+    /// the conditions both share, of each target it is made on (of every one: its targets
+    /// empty); past [`crate::MAX_PATHS`] entries, the rest are not checked.
+    pub(crate) fn add_paths(&mut self, produced: Vec<LaunchPath>, targets: usize) {
+        for path in produced {
+            if let Some(same) = self.paths.iter_mut().find(|q| same_launch(q, &path)) {
+                same.conditions.retain(|c| path.conditions.contains(c));
+                if same.targets.is_empty() || path.targets.is_empty() {
+                    same.targets.clear();
+                } else {
+                    // Of every target only where another one is added: the same launch
+                    // twice on one target is still of that target.
+                    let before = same.targets.len();
+                    for t in path.targets {
+                        if !same.targets.contains(&t) {
+                            same.targets.push(t);
+                        }
+                    }
+                    if same.targets.len() > before && same.targets.len() >= targets {
+                        same.targets.clear();
+                    }
+                }
+                continue;
+            }
+            if self.paths.len() >= crate::MAX_PATHS {
+                self.not_checked(format!(
+                    "more than {} paths reach this launch: the rest are not checked",
+                    crate::MAX_PATHS
+                ));
+                break;
+            }
+            self.paths.push(path);
+        }
+    }
+}
+
+/// Whether two paths make the same launch (all but the conditions that lead to each and
+/// their targets).
+fn same_launch(a: &LaunchPath, b: &LaunchPath) -> bool {
+    a.kernel == b.kernel
+        && a.grid == b.grid
+        && a.block == b.block
+        && a.dynamic_smem_bytes == b.dynamic_smem_bytes
+        && a.cluster == b.cluster
+        && a.opt_in_bytes == b.opt_in_bytes
+        && a.candidates == b.candidates
 }
 
 /// A problem reading the sources, at a place: a file that cannot be read or parsed, an

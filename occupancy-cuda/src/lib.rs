@@ -267,6 +267,14 @@ pub struct SideBySide {
     pub same_paths: usize,
     /// Sites both record with different paths: `file:line: interpreter only .. core only ..`.
     pub different_paths: Vec<String>,
+    /// The launch sites the interpreter lists (a launch no path reaches aside: the check
+    /// lists those from the syntax, whichever reader reads the rest): each with its file,
+    /// line, form, kernel as written, function and why a part is not checked.
+    pub sites_listed: usize,
+    /// Of those, the ones the core lists alike ([`CudaLaunch`] but its paths).
+    pub same_sites: usize,
+    /// Sites either lists and the other does not list alike: `interpreter ..` or `core ..`.
+    pub different_sites: Vec<String>,
 }
 
 /// The [`LoweringCensus`] of a [`read`] of `dirs` under `crate_dir` (the policy's
@@ -300,8 +308,7 @@ fn census_of(
 ) -> LoweringCensus {
     let mut census = LoweringCensus::default();
     let mut counts: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    let mut core: std::collections::BTreeMap<lower::SiteKey, lower::Made> =
-        std::collections::BTreeMap::new();
+    let mut core: Vec<CudaLaunch> = Vec::new();
     let reading = read_units(
         sources,
         &policy.targets,
@@ -330,17 +337,29 @@ fn census_of(
                     *counts.entry(what).or_default() += 1;
                 }
             }
-            for (site, made) in lower::unit_launches(
+            lower::unit_sites(
                 unit,
                 unit_file,
                 (&policy.targets, asks_device),
                 &policy.device_params,
-            ) {
-                core.entry(site).or_default().extend(made);
-            }
+                &mut core,
+            );
         },
     );
-    census.side_by_side = side_by_side(&reading, &core, policy.targets.len());
+    let mut by_site: std::collections::BTreeMap<lower::SiteKey, lower::Made> =
+        std::collections::BTreeMap::new();
+    for launch in &core {
+        by_site
+            .entry((
+                launch.file.clone(),
+                launch.line,
+                lower::squeezed(&launch.kernel_written),
+            ))
+            .or_default()
+            .extend(lower::Made::of(launch));
+    }
+    census.side_by_side = side_by_side(&reading, &by_site, policy.targets.len());
+    compare_sites(&reading, &core, &mut census.side_by_side);
     census.not_lowered = counts.into_iter().collect();
     census
         .not_lowered
@@ -373,41 +392,7 @@ fn side_by_side(
     let mut out = SideBySide::default();
     for launch in reading.launches.iter().filter(|l| !l.paths.is_empty()) {
         out.sites += 1;
-        let old = lower::Made {
-            configs: launch
-                .paths
-                .iter()
-                .map(|p| {
-                    (
-                        p.block.known(),
-                        p.dynamic_smem_bytes.known(),
-                        p.opt_in_bytes,
-                    )
-                })
-                .collect(),
-            kernels: launch
-                .paths
-                .iter()
-                .map(|p| lower::squeezed(&p.kernel.to_string()))
-                .collect(),
-            // One key of several paths (the same launch with an unknown grid whose reason
-            // names each target's architecture) is made on each of their targets.
-            paths: launch.paths.iter().fold(
-                std::collections::BTreeMap::new(),
-                |mut all: std::collections::BTreeMap<
-                    String,
-                    std::collections::BTreeSet<String>,
-                >,
-                 p| {
-                    let targets = all.entry(lower::path_key(p)).or_default();
-                    if p.targets.is_empty() {
-                        targets.insert(String::new());
-                    }
-                    targets.extend(p.targets.iter().cloned());
-                    all
-                },
-            ),
-        };
+        let old = lower::Made::of(launch);
         let key = (
             launch.file.clone(),
             launch.line,
@@ -503,6 +488,44 @@ fn side_by_side(
         }
     }
     out
+}
+
+/// The sites of the interpreter's `reading` (but those no path reaches) against the core's
+/// `core`, on all but their paths: [`SideBySide::same_sites`].
+fn compare_sites(reading: &Reading, core: &[CudaLaunch], out: &mut SideBySide) {
+    let shown = |l: &CudaLaunch| {
+        let mut reasons = l.not_checked.clone();
+        reasons.sort();
+        format!(
+            "{}:{}: {} {} in {} [{}]",
+            l.file,
+            l.line,
+            l.form.written(),
+            l.kernel_written,
+            l.function,
+            reasons.join("; ")
+        )
+    };
+    let old: std::collections::BTreeSet<String> = reading
+        .launches
+        .iter()
+        .filter(|l| !l.not_checked.iter().any(|why| unreached_reason(why)))
+        .map(shown)
+        .collect();
+    let new: std::collections::BTreeSet<String> = core.iter().map(shown).collect();
+    out.sites_listed = old.len();
+    out.same_sites = old.intersection(&new).count();
+    out.different_sites.extend(
+        old.difference(&new)
+            .map(|s| format!("interpreter {s}"))
+            .chain(new.difference(&old).map(|s| format!("core {s}"))),
+    );
+}
+
+/// Whether `why` is a reason [`unreached`] gives.
+fn unreached_reason(why: &str) -> bool {
+    why.starts_with("no path the reader follows reaches this launch")
+        || why.starts_with("not in the host program")
 }
 
 /// Every launch written in a function body that no followed path reached (a function

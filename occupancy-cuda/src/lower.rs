@@ -76,6 +76,20 @@ pub(crate) struct Lowered {
     pub(crate) not_lowered: Vec<(u32, String)>,
     /// The `<<<...>>>` launches written inside what was not lowered.
     pub(crate) hidden_launches: usize,
+    /// Each launch lowered ([`ir::CustLaunch::at`]) as written: its form, its kernel and
+    /// the function it is written in, as the check lists a launch site.
+    pub(crate) launches: Vec<(ir::At, LaunchWritten)>,
+}
+
+/// A launch as written, what the check's [`crate::CudaLaunch`] names a site by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct LaunchWritten {
+    /// How it is written.
+    pub(crate) form: crate::LaunchForm,
+    /// Its kernel as written (the casts around a `cudaLaunchKernel`'s left out).
+    pub(crate) kernel: String,
+    /// The host function it is written in, qualified (`ns::run`).
+    pub(crate) function: String,
 }
 
 /// What a lowering reads of its translation unit: the index (macros, structs, aliases) and
@@ -98,6 +112,7 @@ pub(crate) fn function(f: &Function<'_>, unit: Unit<'_>) -> Lowered {
 pub(crate) fn function_at(f: &Function<'_>, unit: Unit<'_>, base: u32) -> Lowered {
     let mut lower = Lower::new(unit);
     lower.base = base;
+    lower.function = f.qualified.clone();
     lower.type_params.extend(
         f.template
             .iter()
@@ -124,6 +139,7 @@ pub(crate) fn function_at(f: &Function<'_>, unit: Unit<'_>, base: u32) -> Lowere
         places: lower.places,
         not_lowered: lower.not_lowered,
         hidden_launches: lower.hidden_launches,
+        launches: lower.launches,
     }
 }
 
@@ -157,6 +173,8 @@ impl<'m> Lower<'m> {
             declared: HashMap::new(),
             static_zeros: HashMap::new(),
             invoked: None,
+            function: String::new(),
+            launches: Vec::new(),
         }
     }
 }
@@ -266,6 +284,10 @@ struct Lower<'m> {
     /// The outermost macro invocation being expanded, as written in the function's file:
     /// its text and line (a launch written in its arguments is placed at its own line).
     invoked: Option<(String, u32)>,
+    /// The function lowered, qualified.
+    function: String,
+    /// See [`Lowered::launches`].
+    launches: Vec<(ir::At, LaunchWritten)>,
 }
 
 impl Lower<'_> {
@@ -336,13 +358,128 @@ impl Lower<'_> {
         let mut stmts = Vec::new();
         match at.kind() {
             Some(Kind::CompoundStatement) => {
-                for s in at.children() {
+                let children = at.children();
+                let mut i = 0;
+                while let Some(&s) = children.get(i) {
+                    i += 1;
+                    if s.kind() == Some(Kind::IfStatement) && depth < MAX_DEPTH {
+                        let (chain, cases) = self.macro_chain(s, &children[i..], depth + 1);
+                        stmts.push(Stmt::Expr(chain));
+                        i += cases;
+                        continue;
+                    }
                     stmts.extend(self.stmt(s, depth + 1));
                 }
             }
             _ => stmts.extend(self.stmt(at, depth + 1)),
         }
         Block { stmts, tail: None }
+    }
+
+    /// The `if` statement `s` with the `else if` cases of the unit's macros invoked after it
+    /// in `rest` (`if (false) {}` `CALL_IF(8);` `CALL_IF(4);` `__e: { .. }`, as the files
+    /// were prepared: [`crate::prepare::CHAIN_ELSE_LABEL`] in place of the `else` that closes
+    /// the chain), each case's expansion the `else` of the one before it; and how many
+    /// statements of `rest` it took.
+    fn macro_chain(&mut self, s: At<'_>, rest: &[At<'_>], d: usize) -> (Expr, usize) {
+        let mut chain = self.if_statement(s, d);
+        let mut taken = 0;
+        for &next in rest {
+            // The invocations the statement is: one, or several the grammar could not
+            // parse (an error).
+            let cases: Vec<(String, Option<String>, u32)> = match next.kind() {
+                Some(Kind::ExpressionStatement) => next
+                    .children()
+                    .first()
+                    .and_then(|&e| self.invocation(e))
+                    .map(|(name, args)| (name, args, next.line()))
+                    .into_iter()
+                    .collect(),
+                None => self
+                    .invoked_in(next)
+                    .into_iter()
+                    .map(|(name, args, line)| (name, Some(args), line))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            if !cases.is_empty() {
+                let mut elses = Vec::new();
+                for (name, args, line) in &cases {
+                    match self.else_case(name, args.as_deref(), (next, *line), d) {
+                        Some(otherwise) => elses.push(otherwise),
+                        None => break,
+                    }
+                }
+                if elses.len() < cases.len() {
+                    break;
+                }
+                for otherwise in elses {
+                    chain = with_else(chain, otherwise);
+                }
+                taken += 1;
+                continue;
+            }
+            let label = next
+                .children()
+                .first()
+                .filter(|_| next.kind() == Some(Kind::LabeledStatement))
+                .map(|l| l.text());
+            if taken > 0 && label == Some(crate::prepare::CHAIN_ELSE_LABEL) {
+                let body = next.children().into_iter().last();
+                let otherwise = Block {
+                    stmts: body.map(|b| self.stmt(b, d)).unwrap_or_default(),
+                    tail: None,
+                };
+                chain = with_else(chain, Expr::Block(Box::new(otherwise)));
+                taken += 1;
+            }
+            break;
+        }
+        (chain, taken)
+    }
+
+    /// The `else` an invocation `name(args)` at `e` (on `line`) expands to where its expansion begins
+    /// with `else` (`else if (c) { .. }`, `else { .. }`): the statement after the word,
+    /// lowered; `None` for any other invocation.
+    fn else_case(
+        &mut self,
+        name: &str,
+        args: Option<&str>,
+        (e, line): (At<'_>, u32),
+        d: usize,
+    ) -> Option<Expr> {
+        let expanded = Expander::new(self.macros).invoke(name, args).ok()?;
+        let rest = expanded.trim_start().strip_prefix("else")?;
+        if !rest.starts_with(|c: char| c.is_whitespace() || c == '{') {
+            return None;
+        }
+        let code = match self.expansion(name, args, (e, line), |text| {
+            let text = text.trim_start().strip_prefix("else").unwrap_or(text);
+            format!("void __occupancy_expansion__() {{\n{text}\n;}}")
+        }) {
+            Ok(code) => code,
+            Err(why) => {
+                let why = format!("a macro invocation: {why}");
+                return Some(Expr::Block(Box::new(Block {
+                    stmts: vec![self.havoc(e, &why)],
+                    tail: None,
+                })));
+            }
+        };
+        let outermost = self.invoked.is_none();
+        if outermost {
+            self.invoked = Some((e.text().to_owned(), line));
+        }
+        let root = code.root().map(|node| At { node, code: &code });
+        let body = root.and_then(|r| crate::index::find_kind(r, Kind::CompoundStatement, 3));
+        let stmts = match body {
+            Some(body) => self.block(body, d + 1).stmts,
+            None => vec![self.havoc(e, "a macro invocation that does not parse")],
+        };
+        if outermost {
+            self.invoked = None;
+        }
+        Some(Expr::Block(Box::new(Block { stmts, tail: None })))
     }
 
     fn stmt(&mut self, s: At<'_>, depth: usize) -> Vec<Stmt> {
@@ -478,6 +615,21 @@ impl Lower<'_> {
     /// A statement the grammar could not parse (`CALL(float, uint8_t, 256);`, types among a
     /// macro's arguments): the invocations of the unit's macros it is, each expanded.
     fn invocations(&mut self, s: At<'_>, d: usize) -> Vec<Stmt> {
+        let found = self.invoked_in(s);
+        if found.is_empty() {
+            return vec![self.havoc(s, crate::syntax::kind(s.node))];
+        }
+        let mut out = Vec::new();
+        for (name, args, line) in found {
+            out.extend(self.expand_statements(&name, Some(&args), (s, line), d));
+        }
+        out
+    }
+
+    /// The invocations of the unit's function-like macros a statement `s` the grammar could
+    /// not parse is: each name, the text between its parentheses and its own line (`A(x);\n
+    /// A(y);` the grammar reads as one).
+    fn invoked_in(&self, s: At<'_>) -> Vec<(String, String, u32)> {
         let macros = self.macros;
         let is_macro = |name: &str| {
             macros
@@ -485,8 +637,7 @@ impl Lower<'_> {
                 .is_some_and(|m| m.iter().any(|m| m.params.is_some()))
         };
         let text = s.text();
-        // Each invocation at its own line (`A(x);\n  A(y);` the grammar reads as one).
-        let found: Vec<(String, String, u32)> = crate::macros::invocations(text, is_macro)
+        crate::macros::invocations(text, is_macro)
             .unwrap_or_default()
             .into_iter()
             .map(|i| {
@@ -498,15 +649,7 @@ impl Lower<'_> {
                     s.line().saturating_add(lines),
                 )
             })
-            .collect();
-        if found.is_empty() {
-            return vec![self.havoc(s, crate::syntax::kind(s.node))];
-        }
-        let mut out = Vec::new();
-        for (name, args, line) in found {
-            out.extend(self.expand_statements(&name, Some(&args), (s, line), d));
-        }
-        out
+            .collect()
     }
 
     /// The expansion of `name(args)` invoked at `at` (on `line`), parsed inside `wrapper`'s
@@ -1474,7 +1617,10 @@ impl Lower<'_> {
             .unwrap_or_default();
         self.launch(
             e,
-            function,
+            (
+                function,
+                (crate::LaunchForm::TripleChevron, function.text()),
+            ),
             [grid_node, block_node],
             items.get(2).copied(),
             &args,
@@ -1491,7 +1637,15 @@ impl Lower<'_> {
             return self.opaque(e, "a `cudaLaunchKernel` with fewer than 3 arguments");
         };
         let kernel = uncast(*kernel);
-        self.launch(e, kernel, [*grid, *block], args.get(4).copied(), &[], d)
+        let site = (crate::LaunchForm::LaunchKernel, kernel.text());
+        self.launch(
+            e,
+            (kernel, site),
+            [*grid, *block],
+            args.get(4).copied(),
+            &[],
+            d,
+        )
     }
 
     /// `cudaLaunchKernelEx(&config, kernel, args...)`: a launch of the kernel its second
@@ -1523,8 +1677,16 @@ impl Lower<'_> {
             member("blockDim"),
             member("dynamicSmemBytes"),
         );
+        let site = (crate::LaunchForm::LaunchKernelEx, kernel.text());
         let kernel = uncast(*kernel);
-        self.launch_parts(e, kernel, [grid, block, smem], [Some(config); 3], &[], d)
+        self.launch_parts(
+            e,
+            (kernel, site),
+            [grid, block, smem],
+            [Some(config); 3],
+            &[],
+            d,
+        )
     }
 
     /// A launch at `e` of the kernel `function` names (`k`, `k<T, 64>`, `ns::k`, a name
@@ -1534,7 +1696,7 @@ impl Lower<'_> {
     fn launch(
         &mut self,
         e: At<'_>,
-        function: At<'_>,
+        (function, site): (At<'_>, (crate::LaunchForm, &str)),
         [grid_node, block_node]: [At<'_>; 2],
         smem_node: Option<At<'_>>,
         args: &[At<'_>],
@@ -1548,7 +1710,7 @@ impl Lower<'_> {
         };
         self.launch_parts(
             e,
-            function,
+            (function, site),
             [grid, block, smem],
             [Some(grid_node), Some(block_node), smem_node],
             args,
@@ -1561,7 +1723,7 @@ impl Lower<'_> {
     fn launch_parts(
         &mut self,
         e: At<'_>,
-        function: At<'_>,
+        (function, (form, kernel_written)): (At<'_>, (crate::LaunchForm, &str)),
         [grid, block, smem]: [Expr; 3],
         written: [Option<At<'_>>; 3],
         args: &[At<'_>],
@@ -1573,6 +1735,14 @@ impl Lower<'_> {
             None => ir::At::NONE,
         });
         let at = self.launch_at(e);
+        self.launches.push((
+            at,
+            LaunchWritten {
+                form,
+                kernel: kernel_written.to_owned(),
+                function: self.function.clone(),
+            },
+        ));
         // `k<T, 64>`, `ns::k<T>`: the template's arguments.
         let mut named = Some(function);
         let mut steps = 0;
@@ -1604,6 +1774,30 @@ impl Lower<'_> {
             smem_at,
         }))
     }
+}
+
+/// `chain` (an `if`, perhaps with `else if`s) with `otherwise` as the `else` of its last
+/// `if` that has none; a chain that ends in an `else` already is kept as it is.
+fn with_else(chain: Expr, otherwise: Expr) -> Expr {
+    let Expr::If(mut i) = chain else {
+        return chain;
+    };
+    i.otherwise = match i.otherwise.take() {
+        None => Some(otherwise),
+        Some(inner @ Expr::If(_)) => Some(with_else(inner, otherwise)),
+        // A case's expansion, `{ if .. else if .. }`: its last `if` takes it.
+        Some(Expr::Block(mut b)) if b.tail.is_none() => {
+            match b.stmts.pop() {
+                Some(Stmt::Expr(inner @ Expr::If(_))) => {
+                    b.stmts.push(Stmt::Expr(with_else(inner, otherwise)));
+                }
+                last => b.stmts.extend(last),
+            }
+            Some(Expr::Block(b))
+        }
+        Some(done) => Some(done),
+    };
+    Expr::If(i)
 }
 
 /// `k` without the casts and parentheses around it (`(const void*)k`,
@@ -1774,7 +1968,7 @@ mod core;
 mod layout;
 mod record;
 mod types;
-pub(crate) use core::{Made, SiteKey, path_key, squeezed, unit_launches, with_targets};
+pub(crate) use core::{Made, SiteKey, squeezed, unit_sites, with_targets};
 
 #[cfg(test)]
 mod tests;

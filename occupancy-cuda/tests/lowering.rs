@@ -824,3 +824,42 @@ fn launch_ex_configurations_assigned_member_by_member_are_read() {
     assert_eq!(side.same_kernels, 1, "{side:?}");
     assert_eq!(side.same_paths, side.sites, "{side:?}");
 }
+
+/// An `if` chain continued by macros whose expansions begin with `else` (marlin's
+/// `if (false) {} CALL_IF2(4, false) CALL_IF2(4, true) .. else { .. }`): each case is the
+/// `else` of the one before it, and the chain's closing `else` runs where no case holds.
+const MACRO_CHAIN: &str = r#"
+template <int T, int B, bool P> __global__ void k(int *x) {}
+#define CALL_IF2(NUM_BITS, HAS_PERM)                                  \
+  else if (num_bits == NUM_BITS && has_perm == HAS_PERM) {            \
+    k<256, NUM_BITS, HAS_PERM><<<1, 256, 0>>>(x);                     \
+  }
+extern "C" void repack(int *x, int num_bits) {
+  bool has_perm = true;
+  if (false) {
+  }
+  CALL_IF2(4, false)
+  CALL_IF2(4, true)
+  CALL_IF2(8, false)
+  CALL_IF2(8, true)
+  else {
+    k<32, 0, false><<<1, 32, 0>>>(x);
+  }
+}
+"#;
+
+#[test]
+fn an_if_chain_continued_by_macros_takes_one_case() {
+    let census = lowering_census_texts(&[("a.cu", MACRO_CHAIN)], &Policy::default());
+    let side = &census.side_by_side;
+    // The interpreter lists the two cases `has_perm` takes and the closing `else` (the
+    // cases of `has_perm == false` launch nothing); the core lists the same three sites,
+    // with the same launches: the cases of `false` are not taken (each arm of a chain
+    // read as a condition not known, they were launches no run makes).
+    assert_eq!(side.sites, 3, "{side:?}");
+    assert_eq!(side.same, 3, "{side:?}");
+    assert_eq!(side.same_paths, 3, "{side:?}");
+    assert_eq!(side.sites_listed, 3, "{side:?}");
+    assert_eq!(side.same_sites, 3, "{side:?}");
+    assert!(side.different_sites.is_empty(), "{side:?}");
+}

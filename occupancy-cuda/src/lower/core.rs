@@ -31,11 +31,13 @@ use occupancy_read::names::{
     ConstDef, CrateId, Def, FnBody, FnDef, Generic, ModuleId, Names, Place, Returns, Vis, seg,
 };
 
-use super::{Lowered, Unit, expression, function, function_at, int_type, is_dim3};
-use crate::choices::smem_bounds;
+use occupancy_read::launches::Launch;
+
+use super::{LaunchWritten, Lowered, Unit, expression, function, function_at, int_type, is_dim3};
 use crate::device;
 use crate::index::{Function, Init};
 use crate::interp::{DeviceParams, declared_attribute};
+use crate::launch::CudaLaunch;
 use crate::reach::Reach;
 use crate::syntax::{Field, Kind};
 
@@ -82,6 +84,28 @@ pub(crate) fn with_targets(key: &str, targets: &BTreeSet<String>, all: usize) ->
 }
 
 impl Made {
+    /// What the check's site `launch` makes: the configurations, the kernels' instantiations
+    /// and the launch paths ([`path_key`]) of its paths, each path with its targets (one of
+    /// every target: `""`; several paths of one key, as the same launch with an unknown grid
+    /// whose reason names each target's architecture, made on each of their targets).
+    pub(crate) fn of(launch: &CudaLaunch) -> Made {
+        let mut made = Made::default();
+        for p in &launch.paths {
+            made.configs.insert((
+                p.block.known(),
+                p.dynamic_smem_bytes.known(),
+                p.opt_in_bytes,
+            ));
+            made.kernels.insert(squeezed(&p.kernel.to_string()));
+            let targets = made.paths.entry(path_key(p)).or_default();
+            if p.targets.is_empty() {
+                targets.insert(String::new());
+            }
+            targets.extend(p.targets.iter().cloned());
+        }
+        made
+    }
+
     /// Adds what `other` makes.
     pub(crate) fn extend(&mut self, other: Made) {
         self.configs.extend(other.configs);
@@ -138,17 +162,20 @@ where
     out
 }
 
-/// The launches the core records on the roots of a unit ([`roots`]), by site. A root of a
-/// unit that `asks_device` (a device attribute query, `__CUDA_ARCH_LIST__`) is read once
-/// per target, with that target's answers; one with parameters `device_params` says hold
-/// device attributes once per distinct assignment of their values on `targets`.
-pub(crate) fn unit_launches(
+/// The launch sites the core reads on the roots of a unit ([`roots`]), added to `sites` as
+/// the check takes them (a site: its file, line, form and kernel as written; its paths
+/// converted by [`super::record::launch_paths`], one entry per distinct launch; why a
+/// part is not checked). A root of a unit that `asks_device` (a device attribute query,
+/// `__CUDA_ARCH_LIST__`) is read once per target, with that target's answers; one with
+/// parameters `device_params` says hold device attributes once per distinct assignment of
+/// their values on `targets`.
+pub(crate) fn unit_sites(
     unit: Unit<'_>,
     translation_unit: &str,
     (targets, asks_device): (&[Target], bool),
     device_params: &DeviceParams,
-) -> BTreeMap<SiteKey, Made> {
-    let mut out: BTreeMap<SiteKey, Made> = BTreeMap::new();
+    sites: &mut Vec<CudaLaunch>,
+) {
     for (f, instantiation) in roots(unit) {
         let lowered = match instantiation {
             Some(inst) => super::types::instantiation(f, inst, unit),
@@ -157,6 +184,11 @@ pub(crate) fn unit_launches(
         let mut names = UnitNames {
             unit,
             places: lowered.places,
+            launches: lowered
+                .launches
+                .into_iter()
+                .map(|(at, w)| (at.0, w))
+                .collect(),
             functions: HashMap::new(),
             target: None,
         };
@@ -186,59 +218,99 @@ pub(crate) fn unit_launches(
             let launches = occupancy_read::launches::launches(&interp);
             drop(interp);
             for launch in launches {
-                let Some((file, line)) = names.places.get(launch.at.0 as usize) else {
+                let (Some((file, line)), Some(written)) = (
+                    names.places.get(launch.at.0 as usize),
+                    names.launches.get(&launch.at.0),
+                ) else {
                     continue;
                 };
-                let kernel = launch
-                    .kernel
-                    .as_ref()
-                    .map_or(String::new(), |k| squeezed(&k.name));
-                let block = launch.block.as_ref().ok().and_then(|dims| {
-                    let [x, y, z] = dims;
-                    Some([x.known_u32()?, y.known_u32()?, z.known_u32()?])
-                });
-                // Shared memory known as an interval that grows with the input is checked
-                // where the C++ check puts it (its largest value, or the limit, the opt-in
-                // where one is made, and the first value past it: `choices::smem_bounds`).
-                let smems: Vec<Option<u32>> = match &launch.smem {
-                    occupancy_read::launches::Field::RunTime(r) => r
-                        .set
-                        .as_ref()
-                        .and_then(|set| {
-                            smem_bounds(set, launch.opt_in_bytes, launch.opt_in_at_run_time)
-                        })
-                        .map_or_else(
-                            || vec![None],
-                            |choices| choices.iter().map(|(read, _)| read.known()).collect(),
-                        ),
-                    known => vec![known.known_u32()],
+                let site = site(sites, (file, *line), written);
+                // A template read as a root with its parameters unknown: what its launches'
+                // template arguments are not known for.
+                let uninstantiated = (!generics.is_empty()).then_some(f.qualified.as_str());
+                let read = Read {
+                    unit,
+                    translation_unit,
+                    target,
+                    targets: targets.len(),
+                    uninstantiated,
                 };
-                let made = out.entry((file.clone(), *line, kernel)).or_default();
-                for p in
-                    super::record::launch_paths(&launch, unit, translation_unit, target.as_ref())
-                {
-                    made.paths
-                        .entry(path_key(&p))
-                        .or_default()
-                        .insert(target.map_or(String::new(), |t| t.to_string()));
-                }
-                made.configs.extend(
-                    smems
-                        .into_iter()
-                        .map(|smem| (block, smem, launch.opt_in_bytes)),
-                );
-                if let Some(k) = &launch.kernel {
-                    let base = k.name.split('<').next().unwrap_or(&k.name).trim();
-                    made.kernels
-                        .insert(occupancy_read::launches::instantiation_text(
-                            base,
-                            launch.template_args.as_deref(),
-                        ));
-                }
+                record(site, &launch, &read);
             }
         }
     }
-    out
+}
+
+/// The site of `sites` at `file` and `line` written as `written`, added where there is
+/// none.
+fn site<'s>(
+    sites: &'s mut Vec<CudaLaunch>,
+    (file, line): (&str, u32),
+    written: &LaunchWritten,
+) -> &'s mut CudaLaunch {
+    let kernel_written = crate::syntax::clip(&written.kernel, 80);
+    let at = sites.iter().position(|s| {
+        s.file == file
+            && s.line == line
+            && s.form == written.form
+            && s.kernel_written == kernel_written
+    });
+    let at = at.unwrap_or_else(|| {
+        sites.push(CudaLaunch {
+            file: file.to_owned(),
+            line,
+            function: written.function.clone(),
+            form: written.form,
+            kernel_written,
+            paths: Vec::new(),
+            not_checked: Vec::new(),
+        });
+        sites.len() - 1
+    });
+    &mut sites[at]
+}
+
+/// What one reading of a root is: its unit, the target it answers device queries for and
+/// how many targets the read is of, and the template it reads with its parameters unknown
+/// (`None`: none).
+struct Read<'r> {
+    unit: Unit<'r>,
+    translation_unit: &'r str,
+    target: Option<Target>,
+    targets: usize,
+    uninstantiated: Option<&'r str>,
+}
+
+/// Adds what the core's record `launch` of the reading `read` makes to its site: its paths,
+/// or why it is not checked.
+fn record(site: &mut CudaLaunch, launch: &Launch, read: &Read<'_>) {
+    if let Some(why) = &launch.error {
+        site.not_checked(why.clone());
+        return;
+    }
+    let Some(kernel) = &launch.kernel else {
+        site.not_checked(format!(
+            "the kernel `{}` is not a __global__ function of the files read",
+            crate::syntax::clip(&site.kernel_written, 60)
+        ));
+        return;
+    };
+    if launch.template_args.is_none() {
+        site.not_checked(match read.uninstantiated {
+            Some(template) => format!(
+                "`{}`: its template arguments depend on the template parameters of `{template}`, which the files read do not instantiate",
+                kernel.name
+            ),
+            None => format!("`{}`: its template arguments are not known", kernel.name),
+        });
+    }
+    let paths = super::record::launch_paths(
+        launch,
+        read.unit,
+        read.translation_unit,
+        read.target.as_ref(),
+    );
+    site.add_paths(paths, read.targets);
 }
 
 /// One reading of a root: the target it answers device queries for (`None`: no one
@@ -308,6 +380,8 @@ struct UnitNames<'i> {
     /// Where each [`occupancy_read::ir::At`] of the root and of the functions lowered for
     /// it is ([`function_at`] numbers each body's after the last).
     places: Vec<(String, u32)>,
+    /// Each launch of those bodies as written ([`super::Lowered::launches`]).
+    launches: HashMap<u32, LaunchWritten>,
     /// The functions lowered so far, by name.
     functions: HashMap<String, Def>,
     /// The target this reading answers device queries and `__CUDA_ARCH_LIST__` for (`None`:
@@ -486,8 +560,15 @@ impl UnitNames<'_> {
         }
         let f = overloads[at];
         let base = u32::try_from(self.places.len()).unwrap_or(u32::MAX);
-        let Lowered { body, places, .. } = function_at(f, self.unit, base);
+        let Lowered {
+            body,
+            places,
+            launches,
+            ..
+        } = function_at(f, self.unit, base);
         self.places.extend(places);
+        self.launches
+            .extend(launches.into_iter().map(|(at, w)| (at.0, w)));
         let def = Def::Fn(
             FnDef {
                 name: name.to_owned(),

@@ -399,5 +399,6 @@ pub(super) fn instantiation(
         places: lower.places,
         not_lowered: lower.not_lowered,
         hidden_launches: 0,
+        launches: Vec::new(),
     }
 }
