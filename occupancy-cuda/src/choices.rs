@@ -348,3 +348,83 @@ fn shape(d: [u32; 3]) -> String {
         [x, y, z] => format!("({x}, {y}, {z})"),
     }
 }
+
+/// Run-time candidates from the `// occupancy: block = [128, 256], smem = [0, 4096]` (or
+/// `launches = [(128, 0), (256, 4096)]`) comments on the launch's line and the comment
+/// lines right above it, read by the policy's own reader
+/// ([`occupancy_core::policy::LaunchCandidates::from_comment`]); several comments add up.
+/// A comment with an error gives nothing: `Err((line, why))`, the line of the comment.
+/// `read` keeps each comment's reading by its text.
+pub(crate) fn site_candidates(
+    e: crate::index::At<'_>,
+    read: &mut std::collections::HashMap<String, Result<LaunchCandidates, String>>,
+) -> Result<LaunchCandidates, (u32, String)> {
+    let mut out = LaunchCandidates::default();
+    let row = e.node.start_position().row;
+    // The launch's line and the lines above it, read from the launch outwards (not the
+    // whole file split into lines at every launch recorded: a launch is recorded once per
+    // path).
+    let text = e.code.text.as_str();
+    let start = e.node.start_byte().min(text.len());
+    let line_start = text
+        .get(..start)
+        .and_then(|t| t.rfind('\n'))
+        .map_or(0, |i| i + 1);
+    let line_end = text
+        .get(start..)
+        .and_then(|t| t.find('\n'))
+        .map_or(text.len(), |i| start + i);
+    let line = text.get(line_start..line_end).unwrap_or("");
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    // (row, the comment's text after `//`)
+    let mut comments: Vec<(usize, &str)> = Vec::new();
+    if let Some(at) = line.find("//") {
+        comments.push((row, &line[at + 2..]));
+    }
+    let above = text.get(..line_start.saturating_sub(1)).unwrap_or("");
+    if line_start > 0 {
+        for (r, l) in (0..row).rev().zip(above.rsplit('\n')) {
+            match l.trim().strip_prefix("//") {
+                Some(text) => comments.push((r, text)),
+                None => break,
+            }
+        }
+    }
+    for (r, text) in comments {
+        let Some(rest) = text.trim_start().strip_prefix("occupancy:") else {
+            continue;
+        };
+        // In an expansion every line is the invocation's.
+        let line = e
+            .code
+            .fixed_line
+            .unwrap_or_else(|| u32::try_from(r + 1).unwrap_or(u32::MAX));
+        let reading = match read.get(rest) {
+            Some(r) => r.clone(),
+            None => {
+                let r = LaunchCandidates::from_comment(rest);
+                if read.len() < 4096 {
+                    read.insert(rest.to_owned(), r.clone());
+                }
+                r
+            }
+        };
+        match reading {
+            Ok(c) => {
+                out.block.extend(c.block);
+                out.smem_bytes.extend(c.smem_bytes);
+                out.pairs.extend(c.pairs);
+            }
+            Err(why) => return Err((line, why)),
+        }
+        if !out.pairs.is_empty() && (!out.block.is_empty() || !out.smem_bytes.is_empty()) {
+            return Err((
+                line,
+                "`launches` gives the block and the shared memory together: give it instead \
+                 of `block` and `smem`, not beside them"
+                    .to_owned(),
+            ));
+        }
+    }
+    Ok(out)
+}

@@ -90,6 +90,10 @@ pub(crate) struct LaunchWritten {
     pub(crate) kernel: String,
     /// The host function it is written in, qualified (`ns::run`).
     pub(crate) function: String,
+    /// The candidates of its `// occupancy:` comments for run-time values
+    /// ([`crate::choices::site_candidates`]), or the line of one that cannot be read and
+    /// why.
+    pub(crate) candidates: Result<occupancy_core::policy::LaunchCandidates, (u32, String)>,
 }
 
 /// What a lowering reads of its translation unit: the index (macros, structs, aliases) and
@@ -1741,6 +1745,7 @@ impl Lower<'_> {
                 form,
                 kernel: kernel_written.to_owned(),
                 function: self.function.clone(),
+                candidates: crate::choices::site_candidates(e, &mut HashMap::new()),
             },
         ));
         // `k<T, 64>`, `ns::k<T>`: the template's arguments.

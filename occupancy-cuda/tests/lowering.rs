@@ -719,8 +719,15 @@ fn a_launch_on_the_fold_past_the_bound_is_recorded_as_not_read() {
     assert_eq!(
         side.different,
         [
-            "a.cu:16: interpreter [128, 1, 1]/16 [128, 1, 1]/32 [128, 1, 1]/112 core ?/? [128, 1, 1]/16 [128, 1, 1]/32"
+            "a.cu:16: interpreter [128, 1, 1]/16 [128, 1, 1]/32 [128, 1, 1]/112 core [128, 1, 1]/16 [128, 1, 1]/32"
         ],
+        "{side:?}"
+    );
+    // The launch the folded paths make is on the site as not checked, with why.
+    assert!(
+        side.different_sites.iter().any(|s| s.starts_with(
+            "core a.cu:16: <<<...>>> k in run [more than 64 paths meet here (128 before merging)"
+        )),
         "{side:?}"
     );
 }
@@ -862,4 +869,35 @@ fn an_if_chain_continued_by_macros_takes_one_case() {
     assert_eq!(side.sites_listed, 3, "{side:?}");
     assert_eq!(side.same_sites, 3, "{side:?}");
     assert!(side.different_sites.is_empty(), "{side:?}");
+}
+
+/// Run-time values filled with the `// occupancy:` comments' candidates, and a comment that
+/// cannot be read (its launch not checked), as the interpreter reads them.
+const COMMENTS: &str = r#"
+__global__ void k(int *x) {}
+extern "C" void given(int *x, int n, int threads) {
+  // occupancy: block = [128, 256]
+  k<<<n, threads>>>(x);
+}
+extern "C" void paired(int *x, int n, int threads, int bytes) {
+  k<<<n, threads, bytes>>>(x);  // occupancy: launches = [(64, 0), (512, 8192)]
+}
+extern "C" void broken(int *x, int n, int threads) {
+  // occupancy: block = [128,
+  k<<<n, threads>>>(x);
+}
+"#;
+
+#[test]
+fn comment_candidates_fill_run_time_values() {
+    let census = lowering_census_texts(&[("a.cu", COMMENTS)], &Policy::default());
+    let side = &census.side_by_side;
+    // `given`: blocks 128 and 256; `paired`: (64, 0) and (512, 8192), never crossed; each
+    // path marked as taking a comment's candidate. `broken`: listed, not checked, with the
+    // comment's line.
+    assert_eq!(side.sites, 2, "{side:?}");
+    assert_eq!(side.same, 2, "{side:?}");
+    assert_eq!(side.same_paths, 2, "{side:?}");
+    assert_eq!(side.sites_listed, 3, "{side:?}");
+    assert_eq!(side.same_sites, 3, "{side:?}");
 }

@@ -31,6 +31,7 @@ use occupancy_read::names::{
     ConstDef, CrateId, Def, FnBody, FnDef, Generic, ModuleId, Names, Place, Returns, Vis, seg,
 };
 
+use occupancy_core::policy::LaunchCandidates;
 use occupancy_read::launches::Launch;
 
 use super::{LaunchWritten, Lowered, Unit, expression, function, function_at, int_type, is_dim3};
@@ -65,9 +66,10 @@ pub(crate) fn path_key(p: &crate::launch::LaunchPath) -> String {
     p.conditions.clear();
     p.targets.clear();
     format!(
-        "{} (limit {:?}, unit {})",
+        "{} (limit {:?}, candidates {:?}, unit {})",
         squeezed(&p.summary()),
         p.smem_limit,
+        p.candidates,
         p.translation_unit
     )
 }
@@ -235,7 +237,7 @@ pub(crate) fn unit_sites(
                     targets: targets.len(),
                     uninstantiated,
                 };
-                record(site, &launch, &read);
+                record(site, &launch, &read, &written.candidates);
             }
         }
     }
@@ -281,13 +283,29 @@ struct Read<'r> {
     uninstantiated: Option<&'r str>,
 }
 
-/// Adds what the core's record `launch` of the reading `read` makes to its site: its paths,
-/// or why it is not checked.
-fn record(site: &mut CudaLaunch, launch: &Launch, read: &Read<'_>) {
+/// Adds what the core's record `launch` of the reading `read` makes to its site, its
+/// run-time values filled with the `// occupancy:` comment's `candidates`: its paths, or why
+/// it is not checked.
+fn record(
+    site: &mut CudaLaunch,
+    launch: &Launch,
+    read: &Read<'_>,
+    candidates: &Result<LaunchCandidates, (u32, String)>,
+) {
     if let Some(why) = &launch.error {
         site.not_checked(why.clone());
         return;
     }
+    // Never half a comment: a launch whose comment cannot be read is not checked.
+    let candidates = match candidates {
+        Ok(c) => c,
+        Err((line, why)) => {
+            site.not_checked(format!(
+                "the `// occupancy:` comment on line {line} is not read: {why}"
+            ));
+            return;
+        }
+    };
     let Some(kernel) = &launch.kernel else {
         site.not_checked(format!(
             "the kernel `{}` is not a __global__ function of the files read",
@@ -306,6 +324,7 @@ fn record(site: &mut CudaLaunch, launch: &Launch, read: &Read<'_>) {
     }
     let paths = super::record::launch_paths(
         launch,
+        candidates,
         read.unit,
         read.translation_unit,
         read.target.as_ref(),

@@ -5,8 +5,7 @@
 //! the translation unit and the target of the reading.
 //!
 //! Not carried yet (see docs/READING-CORE.md, stage 4): the conditions that lead to a
-//! path (only the label that tells a path's launches apart), a cluster, and the `//
-//! occupancy:` comment's candidates.
+//! path (only the label that tells a path's launches apart) and a cluster.
 
 use occupancy_core::abstract_int::AbstractInt;
 use occupancy_core::arch::Target;
@@ -18,9 +17,11 @@ use crate::choices::{block_smem, dims_of, smem_limit};
 use crate::launch::{Candidates, Instantiation, LaunchPath, Read};
 
 /// The launch paths the check takes for `launch` (none where the core could not read it:
-/// its `error` says why), made in the unit `translation_unit` on `target`'s reading.
+/// its `error` says why), its run-time values filled with the `// occupancy:` comment's
+/// `candidates`, made in the unit `translation_unit` on `target`'s reading.
 pub(crate) fn launch_paths(
     launch: &Launch,
+    candidates: &LaunchCandidates,
     unit: Unit<'_>,
     translation_unit: &str,
     target: Option<&Target>,
@@ -42,7 +43,7 @@ pub(crate) fn launch_paths(
     for (block, smem_read, candidates, label) in block_smem(
         dims(&launch.block),
         smem.clone(),
-        &LaunchCandidates::default(),
+        candidates,
         opt_in,
         launch.opt_in_at_run_time,
     ) {
