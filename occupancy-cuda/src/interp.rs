@@ -256,11 +256,6 @@ impl Path {
     }
 }
 
-/// A launch site's paths, gathered over every root that reaches it.
-pub(crate) struct Site {
-    pub(crate) launch: CudaLaunch,
-}
-
 /// The function being interpreted, for messages.
 #[derive(Clone)]
 struct Frame {
@@ -294,7 +289,7 @@ fn instance(f: &Function<'_>, path: Option<&Path>) -> Instance {
 /// The interpreter of one translation unit.
 pub(crate) struct Interp<'t, 's> {
     index: &'s Index<'t>,
-    sites: &'s mut Vec<Site>,
+    sites: &'s mut Vec<CudaLaunch>,
     notes: &'s mut Vec<ReadNote>,
     frames: Vec<Frame>,
     /// Struct contexts (a member's initialiser sees the other members and the template
@@ -395,7 +390,7 @@ pub(crate) fn declares_device_params(index: &Index<'_>, device_params: &DevicePa
 impl<'t, 's> Interp<'t, 's> {
     pub(crate) fn new(
         index: &'s Index<'t>,
-        sites: &'s mut Vec<Site>,
+        sites: &'s mut Vec<CudaLaunch>,
         notes: &'s mut Vec<ReadNote>,
         device_params: &'s DeviceParams,
         read_budget: &'s mut Budget,
@@ -3374,23 +3369,18 @@ impl<'t, 's> Interp<'t, 's> {
         let line = e.line();
         let kernel_written = clip(kernel_written, 80);
         if let Some(i) = self.sites.iter().position(|s| {
-            s.launch.file == file
-                && s.launch.line == line
-                && s.launch.form == form
-                && s.launch.kernel_written == kernel_written
+            s.file == file && s.line == line && s.form == form && s.kernel_written == kernel_written
         }) {
             return i;
         }
-        self.sites.push(Site {
-            launch: CudaLaunch {
-                file,
-                line,
-                function: self.frame_name(),
-                form,
-                kernel_written,
-                paths: Vec::new(),
-                not_checked: Vec::new(),
-            },
+        self.sites.push(CudaLaunch {
+            file,
+            line,
+            function: self.frame_name(),
+            form,
+            kernel_written,
+            paths: Vec::new(),
+            not_checked: Vec::new(),
         });
         self.sites.len() - 1
     }
@@ -3466,7 +3456,7 @@ impl<'t, 's> Interp<'t, 's> {
 
     /// Says once, on the launch at site `i`, why it (or part of it) is not checked.
     fn not_checked(&mut self, i: usize, why: String) {
-        self.sites[i].launch.not_checked(why);
+        self.sites[i].not_checked(why);
     }
 
     /// A launch whose `// occupancy:` comment (on `line`) cannot be read: not checked, with
@@ -3588,7 +3578,7 @@ impl<'t, 's> Interp<'t, 's> {
     /// Adds launch paths to the launch at site `i` ([`CudaLaunch::add_paths`]).
     fn add_paths(&mut self, i: usize, produced: Vec<LaunchPath>) {
         let targets = self.targets.len();
-        self.sites[i].launch.add_paths(produced, targets);
+        self.sites[i].add_paths(produced, targets);
     }
 
     /// How a launch value is written, for the reason it is known only at run time:

@@ -204,7 +204,7 @@ fn read_units(
         each_unit(&index, &decider, &entered, asks_device, &unit_file);
         unreached(&index, &decider, &entered, &mut sites);
     }
-    let mut launches: Vec<CudaLaunch> = sites.into_iter().map(|s| s.launch).collect();
+    let mut launches: Vec<CudaLaunch> = sites;
     launches.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
     Reading {
         launches,
@@ -267,9 +267,9 @@ pub struct SideBySide {
     pub same_paths: usize,
     /// Sites both record with different paths: `file:line: interpreter only .. core only ..`.
     pub different_paths: Vec<String>,
-    /// The launch sites the interpreter lists (a launch no path reaches aside: the check
-    /// lists those from the syntax, whichever reader reads the rest): each with its file,
-    /// line, form, kernel as written, function and why a part is not checked.
+    /// The launch sites the interpreter lists, each with its file, line, form, kernel as
+    /// written, function and why a part is not checked (the launches no path reaches listed
+    /// from the syntax for both, with the functions each reader entered).
     pub sites_listed: usize,
     /// Of those, the ones the core lists alike ([`CudaLaunch`] but its paths).
     pub same_sites: usize,
@@ -337,13 +337,19 @@ fn census_of(
                     *counts.entry(what).or_default() += 1;
                 }
             }
-            lower::unit_sites(
+            let entered = lower::unit_sites(
                 unit,
                 unit_file,
                 (&policy.targets, asks_device),
                 &policy.device_params,
                 &mut core,
             );
+            let entered: Vec<bool> = index
+                .all_functions
+                .iter()
+                .map(|f| entered.contains(&f.body.node.id()))
+                .collect();
+            unreached(index, decider, &entered, &mut core);
         },
     );
     let mut by_site: std::collections::BTreeMap<lower::SiteKey, lower::Made> =
@@ -490,8 +496,8 @@ fn side_by_side(
     out
 }
 
-/// The sites of the interpreter's `reading` (but those no path reaches) against the core's
-/// `core`, on all but their paths: [`SideBySide::same_sites`].
+/// The sites of the interpreter's `reading` against the core's `core`, on all but their
+/// paths: [`SideBySide::same_sites`].
 fn compare_sites(reading: &Reading, core: &[CudaLaunch], out: &mut SideBySide) {
     let shown = |l: &CudaLaunch| {
         let mut reasons = l.not_checked.clone();
@@ -506,12 +512,7 @@ fn compare_sites(reading: &Reading, core: &[CudaLaunch], out: &mut SideBySide) {
             reasons.join("; ")
         )
     };
-    let old: std::collections::BTreeSet<String> = reading
-        .launches
-        .iter()
-        .filter(|l| !l.not_checked.iter().any(|why| unreached_reason(why)))
-        .map(shown)
-        .collect();
+    let old: std::collections::BTreeSet<String> = reading.launches.iter().map(shown).collect();
     let new: std::collections::BTreeSet<String> = core.iter().map(shown).collect();
     out.sites_listed = old.len();
     out.same_sites = old.intersection(&new).count();
@@ -522,12 +523,6 @@ fn compare_sites(reading: &Reading, core: &[CudaLaunch], out: &mut SideBySide) {
     );
 }
 
-/// Whether `why` is a reason [`unreached`] gives.
-fn unreached_reason(why: &str) -> bool {
-    why.starts_with("no path the reader follows reaches this launch")
-        || why.starts_with("not in the host program")
-}
-
 /// Every launch written in a function body that no followed path reached (a function
 /// called only through a pointer, say, or a branch no path takes): listed, not checked,
 /// never dropped; one in an `#if` branch the build does not compile is not a launch.
@@ -536,7 +531,7 @@ fn unreached(
     index: &index::Index<'_>,
     decider: &preproc::Decider<'_>,
     entered: &[bool],
-    sites: &mut Vec<interp::Site>,
+    sites: &mut Vec<CudaLaunch>,
 ) {
     let absent = index.not_in_host_code.iter().map(|f| (f, None));
     let functions = index
@@ -597,11 +592,9 @@ fn unreached(
                 };
                 if let Some(form) = form {
                     let line = code.line(n);
-                    let seen = sites.iter().any(|s| {
-                        s.launch.file == code.shown
-                            && s.launch.line == line
-                            && s.launch.form == form
-                    });
+                    let seen = sites
+                        .iter()
+                        .any(|s| s.file == code.shown && s.line == line && s.form == form);
                     if !seen {
                         let kernel_written = match form {
                             LaunchForm::TripleChevron => name.to_owned(),
@@ -617,16 +610,14 @@ fn unreached(
                                 })
                                 .unwrap_or_default(),
                         };
-                        sites.push(interp::Site {
-                            launch: CudaLaunch {
-                                file: code.shown.clone(),
-                                line,
-                                function: f.qualified.clone(),
-                                form,
-                                kernel_written: syntax::clip(&kernel_written, 80),
-                                paths: Vec::new(),
-                                not_checked: vec![why.clone()],
-                            },
+                        sites.push(CudaLaunch {
+                            file: code.shown.clone(),
+                            line,
+                            function: f.qualified.clone(),
+                            form,
+                            kernel_written: syntax::clip(&kernel_written, 80),
+                            paths: Vec::new(),
+                            not_checked: vec![why.clone()],
                         });
                     }
                 }

@@ -17,7 +17,9 @@
 //! built-in types and of the unit's plain structs and unions (`layout.rs`: laid out member
 //! by member, an array's count the constant as written), casts
 //! to integer types (C casts, `static_cast`), `min`/`max` (`std::` or not), calls (a
-//! device attribute query as the attribute's value: [`DEVICE_ATTRIBUTE`]), `&n` (`n` lent
+//! device attribute query as the attribute's value: [`DEVICE_ATTRIBUTE`]; a field of a
+//! `cudaDeviceProp` that `cudaGetDeviceProperties` filled as the target's:
+//! [`DEVICE_PROPERTY`]), `&n` (`n` lent
 //! mutably: unknown after the call it is given to), `rest...` of a function parameter pack
 //! ([`ir::Expr::Spread`]), members,
 //! lambdas without parameters called in place (a labelled block their `return` leaves), and
@@ -32,7 +34,9 @@
 //! statements, also where the grammar could not parse a statement of invocations; `M(args)`
 //! and `M` in an expression), their text parsed and lowered at the invocation's line: an
 //! object-like macro in an expression is its value (`BLOCK` of `#define BLOCK 256` is
-//! `256`), as the preprocessor makes it. At most [`MAX_EXPANDED_BYTES`] per function.
+//! `256`), as the preprocessor makes it. At most [`MAX_EXPANDED_BYTES`] per function. An
+//! `if` chain continued by invocations whose expansions begin with `else` (`if (false) {}
+//! CALL_IF(4) CALL_IF(8) else { .. }`) is one chain (`Lower::macro_chain`).
 //!
 //! Everything else is [`Expr::Opaque`] (a statement: [`Expr::Havoc`] of the names it may
 //! write), each listed in [`Lowered::not_lowered`] with its line: floating-point values,
@@ -57,6 +61,11 @@ use crate::syntax::{Field, Kind};
 /// The first segment of the path a device attribute query is lowered to
 /// (`cudaDeviceGetAttribute::cudaDevAttrWarpSize`), which the unit's names answer per target.
 pub(crate) const DEVICE_ATTRIBUTE: &str = "cudaDeviceGetAttribute";
+
+/// The first segment of the path a field of a `cudaDeviceProp` that
+/// `cudaGetDeviceProperties(&prop, dev)` filled is lowered to
+/// (`cudaGetDeviceProperties::warpSize`), which the unit's names answer per target.
+pub(crate) const DEVICE_PROPERTY: &str = "cudaGetDeviceProperties";
 
 /// The deepest syntax lowered; deeper is opaque (as [`ir::MAX_DEPTH`] for the Rust side).
 const MAX_DEPTH: usize = ir::MAX_DEPTH;
@@ -177,6 +186,7 @@ impl<'m> Lower<'m> {
             declared: HashMap::new(),
             static_zeros: HashMap::new(),
             invoked: None,
+            device_props: HashSet::new(),
             function: String::new(),
             launches: Vec::new(),
         }
@@ -288,6 +298,9 @@ struct Lower<'m> {
     /// The outermost macro invocation being expanded, as written in the function's file:
     /// its text and line (a launch written in its arguments is placed at its own line).
     invoked: Option<(String, u32)>,
+    /// The `cudaDeviceProp`s `cudaGetDeviceProperties(&prop, dev)` filled: `prop.warpSize`
+    /// is the target's answer ([`DEVICE_PROPERTY`]).
+    device_props: HashSet<String>,
     /// The function lowered, qualified.
     function: String,
     /// See [`Lowered::launches`].
@@ -1225,21 +1238,7 @@ impl Lower<'_> {
                 }
             }
             Some(Kind::CallExpression) => self.call(e, d),
-            Some(Kind::FieldExpression) => {
-                let (Some(base), Some(member)) = (e.field(Field::Argument), e.field(Field::Member))
-                else {
-                    return self.opaque(e, "a member");
-                };
-                let base_expr = self.expr(base, d);
-                let is_dim3 = matches!(&base_expr, Expr::Path(p, _) if p.single().is_some_and(|n| self.dim3.contains(n)));
-                let field = match (is_dim3, member.text()) {
-                    (true, "x") => ir::Field::Index(0),
-                    (true, "y") => ir::Field::Index(1),
-                    (true, "z") => ir::Field::Index(2),
-                    (_, name) => ir::Field::Named(name.to_owned()),
-                };
-                Expr::Field(Box::new(base_expr), field)
-            }
+            Some(Kind::FieldExpression) => self.member(e, d),
             Some(Kind::SizeofExpression | Kind::AlignofExpression) => self.size_or_align(e, d),
             Some(Kind::SubscriptExpression)
                 if let Some(zero) = e
@@ -1339,6 +1338,38 @@ impl Lower<'_> {
         Some(Segment { ident, args })
     }
 
+    /// `base.member`: a `dim3`'s `x`, `y`, `z` as its tuple's fields, a field of a
+    /// `cudaDeviceProp` that `cudaGetDeviceProperties` filled as the target's value
+    /// ([`DEVICE_PROPERTY`]), else the named field.
+    fn member(&mut self, e: At<'_>, d: usize) -> Expr {
+        let (Some(base), Some(member)) = (e.field(Field::Argument), e.field(Field::Member)) else {
+            return self.opaque(e, "a member");
+        };
+        if base.kind() == Some(Kind::Identifier)
+            && self.device_props.contains(base.text())
+            && !e.text().contains("->")
+        {
+            let segments = [DEVICE_PROPERTY, member.text()].map(|s| Segment {
+                ident: s.to_owned(),
+                args: Vec::new(),
+            });
+            let path = ir::Path {
+                leading_colon: false,
+                segments: segments.into(),
+            };
+            return Expr::Path(path, self.at(e));
+        }
+        let base_expr = self.expr(base, d);
+        let is_dim3 = matches!(&base_expr, Expr::Path(p, _) if p.single().is_some_and(|n| self.dim3.contains(n)));
+        let field = match (is_dim3, member.text()) {
+            (true, "x") => ir::Field::Index(0),
+            (true, "y") => ir::Field::Index(1),
+            (true, "z") => ir::Field::Index(2),
+            (_, name) => ir::Field::Named(name.to_owned()),
+        };
+        Expr::Field(Box::new(base_expr), field)
+    }
+
     fn binary(&mut self, e: At<'_>, d: usize) -> Expr {
         let (Some(l), Some(r), Some(op)) = (
             e.field(Field::Left),
@@ -1384,11 +1415,7 @@ impl Lower<'_> {
         let [out, attribute, _] = args else {
             return None;
         };
-        let place = out
-            .text()
-            .strip_prefix('&')
-            .map(str::trim)
-            .filter(|n| n.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()))?;
+        let place = lent_name(*out)?;
         let value = Expr::Path(
             ir::Path {
                 leading_colon: false,
@@ -1509,6 +1536,12 @@ impl Lower<'_> {
         let simple = name.rsplit("::").next().unwrap_or(name).trim();
         if let Some(asked) = self.device_attribute(simple, &args) {
             return asked;
+        }
+        if let ("cudaGetDeviceProperties", [out, _]) = (simple, args.as_slice())
+            && let Some(name) = lent_name(*out)
+        {
+            self.device_props.insert(name.to_owned());
+            return Expr::Int(0, Some(IntTy::I32));
         }
         if let ("cudaFuncSetAttribute", [kernel, attribute, bytes]) = (simple, args.as_slice())
             && attribute
@@ -1779,6 +1812,14 @@ impl Lower<'_> {
             smem_at,
         }))
     }
+}
+
+/// The name `&name` lends (`&prop` of `cudaGetDeviceProperties(&prop, 0)`).
+fn lent_name(out: At<'_>) -> Option<&str> {
+    out.text()
+        .strip_prefix('&')
+        .map(str::trim)
+        .filter(|n| n.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()))
 }
 
 /// `chain` (an `if`, perhaps with `else if`s) with `otherwise` as the `else` of its last

@@ -26,6 +26,17 @@ pub(crate) enum IntType {
 }
 
 impl IntType {
+    /// The reading core's integer type of the same width and signedness.
+    pub(crate) fn lowered(self) -> occupancy_read::ir::IntTy {
+        use occupancy_read::ir::IntTy;
+        match self {
+            IntType::I32 => IntTy::I32,
+            IntType::U32 => IntTy::U32,
+            IntType::I64 => IntTy::I64,
+            IntType::U64 => IntTy::U64,
+        }
+    }
+
     /// The type's values, as `within` bounds.
     pub(crate) fn range(self) -> (i128, i128) {
         match self {

@@ -901,3 +901,27 @@ fn comment_candidates_fill_run_time_values() {
     assert_eq!(side.sites_listed, 3, "{side:?}");
     assert_eq!(side.same_sites, 3, "{side:?}");
 }
+
+/// A `cudaDeviceProp` that `cudaGetDeviceProperties` fills: its fields are each target's
+/// values from the GPU tables, as the interpreter reads them.
+const PROPERTIES: &str = r#"
+__global__ void k(int *x) {}
+extern "C" void props(int *x, int n) {
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, 0);
+  int threads = prop.maxThreadsPerBlock / 4;
+  k<<<n, threads, prop.sharedMemPerBlockOptin>>>(x);
+}
+"#;
+
+#[test]
+fn device_properties_are_read_per_target() {
+    let census = lowering_census_texts(&[("a.cu", PROPERTIES)], &Policy::default());
+    let side = &census.side_by_side;
+    // A block of 1024 / 4 = 256 on each target, with its opt-in shared memory (163 KiB on
+    // sm_80, 227 KiB on sm_90): the same launches and paths.
+    assert_eq!(side.sites, 1, "{side:?}");
+    assert_eq!(side.same, 1, "{side:?}");
+    assert_eq!(side.same_paths, 1, "{side:?}");
+    assert_eq!(side.same_sites, 1, "{side:?}");
+}

@@ -21,7 +21,7 @@
 //! `rest...` spreads again, and of a name's overloads the one taking the call's number of
 //! arguments is read ([`Names::resolve_call`]).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use occupancy_core::arch::Target;
@@ -170,15 +170,18 @@ where
 /// part is not checked). A root of a unit that `asks_device` (a device attribute query,
 /// `__CUDA_ARCH_LIST__`) is read once per target, with that target's answers; one with
 /// parameters `device_params` says hold device attributes once per distinct assignment of
-/// their values on `targets`.
+/// their values on `targets`. Returns the functions a reading entered (the roots and the
+/// functions they call), by their bodies' node ids, as the interpreter's `entered`.
 pub(crate) fn unit_sites(
     unit: Unit<'_>,
     translation_unit: &str,
     (targets, asks_device): (&[Target], bool),
     device_params: &DeviceParams,
     sites: &mut Vec<CudaLaunch>,
-) {
+) -> HashSet<usize> {
+    let mut entered = HashSet::new();
     for (f, instantiation) in roots(unit) {
+        entered.insert(f.body.node.id());
         let lowered = match instantiation {
             Some(inst) => super::types::instantiation(f, inst, unit),
             None => function(f, unit),
@@ -192,6 +195,7 @@ pub(crate) fn unit_sites(
                 .map(|(at, w)| (at.0, w))
                 .collect(),
             functions: HashMap::new(),
+            entered: HashSet::new(),
             target: None,
         };
         for (target, params) in per_target_params(f, targets, device_params, asks_device) {
@@ -240,7 +244,9 @@ pub(crate) fn unit_sites(
                 record(site, &launch, &read, &written.candidates);
             }
         }
+        entered.extend(names.entered);
     }
+    entered
 }
 
 /// The site of `sites` at `file` and `line` written as `written`, added where there is
@@ -401,6 +407,8 @@ struct UnitNames<'i> {
     places: Vec<(String, u32)>,
     /// Each launch of those bodies as written ([`super::Lowered::launches`]).
     launches: HashMap<u32, LaunchWritten>,
+    /// The functions lowered for a call, by their bodies' node ids.
+    entered: HashSet<usize>,
     /// The functions lowered so far, by name.
     functions: HashMap<String, Def>,
     /// The target this reading answers device queries and `__CUDA_ARCH_LIST__` for (`None`:
@@ -578,6 +586,7 @@ impl UnitNames<'_> {
             return Ok(def.clone());
         }
         let f = overloads[at];
+        self.entered.insert(f.body.node.id());
         let base = u32::try_from(self.places.len()).unwrap_or(u32::MAX);
         let Lowered {
             body,
@@ -658,6 +667,10 @@ impl UnitNames<'_> {
             [super::DEVICE_ATTRIBUTE, attribute] => Some(match &self.target {
                 Some(t) => device::attribute(attribute, t).map(|v| (v, IntTy::I32)),
                 None => no_target(&format!("`{attribute}`")),
+            }),
+            [super::DEVICE_PROPERTY, field] => Some(match &self.target {
+                Some(t) => device::property(field, t).map(|(v, ty)| (v, ty.lowered())),
+                None => no_target(&format!("`cudaDeviceProp::{field}`")),
             }),
             [name] => standard_limit(name).map(Ok),
             _ => None,
