@@ -885,22 +885,35 @@ pub(crate) fn cast_descriptor(e: At<'_>) -> Option<At<'_>> {
     };
     let descriptor = match e.kind() {
         Some(Kind::CastExpression) => e.field(Field::Type)?,
-        Some(Kind::CallExpression) => {
-            let f = e.field(Field::Function)?;
-            let name = f.field(Field::Name)?.text();
-            if f.kind() != Some(Kind::TemplateFunction)
-                || !matches!(name, "reinterpret_cast" | "static_cast" | "const_cast")
-            {
-                return None;
-            }
-            match f.field(Field::Arguments)?.children().as_slice() {
-                [only] => *only,
-                _ => return None,
-            }
-        }
-        _ => return None,
+        _ => named_cast(e)?.0,
     };
     (descriptor.kind() == Some(Kind::TypeDescriptor)).then_some(descriptor)
+}
+
+/// A named cast (`static_cast<T>(x)`, `reinterpret_cast<T>(x)`, `const_cast<T>(x)`): the
+/// type it converts to, as written between the angle brackets, and its operand; `None` for
+/// any other expression.
+pub(crate) fn named_cast(e: At<'_>) -> Option<(At<'_>, At<'_>)> {
+    if e.kind() != Some(Kind::CallExpression) {
+        return None;
+    }
+    let f = e.field(Field::Function)?;
+    if f.kind() != Some(Kind::TemplateFunction)
+        || !matches!(
+            f.field(Field::Name)?.text(),
+            "reinterpret_cast" | "static_cast" | "const_cast"
+        )
+    {
+        return None;
+    }
+    let ty = match f.field(Field::Arguments)?.children().as_slice() {
+        [only] => *only,
+        _ => return None,
+    };
+    match e.field(Field::Arguments)?.children().as_slice() {
+        [operand] => Some((ty, *operand)),
+        _ => None,
+    }
 }
 
 /// How many pointers a declarator adds to its type: `*x` 1, `**x` 2, `x[4]` 1 (an array

@@ -1558,18 +1558,10 @@ impl Lower<'_> {
         if matches!(simple, "cudaLaunchKernelEx" | "cudaLaunchKernelExC") {
             return self.launch_ex(e, &args, d);
         }
-        if function.kind() == Some(Kind::TemplateFunction)
-            && matches!(
-                function.field(Field::Name).map(|n| n.text()),
-                Some("static_cast" | "reinterpret_cast" | "const_cast")
-            )
-        {
-            let ty = function.field(Field::Arguments).map_or("", |a| {
-                a.text().trim_start_matches('<').trim_end_matches('>')
-            });
-            return match (int_type(ty), args.as_slice()) {
-                (Some(ty), [v]) => Expr::Cast(Box::new(self.expr(*v, d)), ty),
-                _ => self.opaque(e, "a cast to a type that is not an integer"),
+        if let Some((ty, v)) = crate::index::named_cast(e) {
+            return match int_type(ty.text()) {
+                Some(ty) => Expr::Cast(Box::new(self.expr(v, d)), ty),
+                None => self.opaque(e, "a cast to a type that is not an integer"),
             };
         }
         if simple == "dim3" && matches!(function.kind(), Some(Kind::Identifier)) {
@@ -1854,20 +1846,7 @@ fn uncast(k: At<'_>) -> At<'_> {
         let inner = match k.kind() {
             Some(Kind::ParenthesizedExpression) => k.children().first().copied(),
             Some(Kind::CastExpression) => k.field(Field::Value),
-            Some(Kind::CallExpression) => k
-                .field(Field::Function)
-                .filter(|f| {
-                    f.kind() == Some(Kind::TemplateFunction)
-                        && matches!(
-                            f.field(Field::Name).map(|n| n.text()),
-                            Some("reinterpret_cast" | "static_cast" | "const_cast")
-                        )
-                })
-                .and_then(|_| k.field(Field::Arguments))
-                .and_then(|a| match a.children().as_slice() {
-                    [only] => Some(*only),
-                    _ => None,
-                }),
+            Some(Kind::CallExpression) => crate::index::named_cast(k).map(|(_, operand)| operand),
             _ => None,
         };
         match inner {

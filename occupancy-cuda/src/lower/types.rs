@@ -363,19 +363,9 @@ pub(super) fn instantiation(
     unit: Unit<'_>,
 ) -> super::Lowered {
     let mut lower = Lower::new(unit);
-    let args = inst
-        .field(Field::Arguments)
-        .map(|list| list.children())
-        .unwrap_or_default()
-        .into_iter()
-        .map(|a| {
-            let value = lower.template_arg(a, 0);
-            ir::GenericArg {
-                text: a.text().to_owned(),
-                value: Some(value),
-            }
-        })
-        .collect();
+    // The instantiation's template arguments as a call's (`run<float, 64>`), of `f` as
+    // the unit names it.
+    let args = lower.segment(inst, 0).map(|s| s.args).unwrap_or_default();
     let at = lower.at(inst);
     let call = Expr::Call(
         ir::Path {
