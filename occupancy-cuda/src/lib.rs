@@ -309,6 +309,7 @@ fn census_of(
     let mut census = LoweringCensus::default();
     let mut counts: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut core: Vec<CudaLaunch> = Vec::new();
+    let mut header_templates_read = std::collections::HashSet::new();
     let reading = read_units(
         sources,
         &policy.targets,
@@ -342,7 +343,7 @@ fn census_of(
                 unit_file,
                 (&policy.targets, asks_device),
                 &policy.device_params,
-                &mut core,
+                (&mut core, &mut header_templates_read),
             );
             let entered: Vec<bool> = index
                 .all_functions

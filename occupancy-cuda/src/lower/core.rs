@@ -170,17 +170,32 @@ where
 /// part is not checked). A root of a unit that `asks_device` (a device attribute query,
 /// `__CUDA_ARCH_LIST__`) is read once per target, with that target's answers; one with
 /// parameters `device_params` says hold device attributes once per distinct assignment of
-/// their values on `targets`. Returns the functions a reading entered (the roots and the
-/// functions they call), by their bodies' node ids, as the interpreter's `entered`.
+/// their values on `targets`. A template of a header that no file instantiates, read as a
+/// root by an earlier unit (`header_templates_read`: its file, line and whether that unit
+/// asked the device), is not read again: with every template parameter unknown, its
+/// reading is the same in each unit that includes the header (the interpreter's rule).
+/// Returns the functions a reading entered (the roots and the functions they call), by
+/// their bodies' node ids, as the interpreter's `entered`.
 pub(crate) fn unit_sites(
     unit: Unit<'_>,
     translation_unit: &str,
     (targets, asks_device): (&[Target], bool),
     device_params: &DeviceParams,
-    sites: &mut Vec<CudaLaunch>,
+    (sites, header_templates_read): (&mut Vec<CudaLaunch>, &mut HashSet<(String, u32, bool)>),
 ) -> HashSet<usize> {
     let mut entered = HashSet::new();
     for (f, instantiation) in roots(unit) {
+        if instantiation.is_none()
+            && f.is_template
+            && f.body.code.shown != translation_unit
+            && !header_templates_read.insert((
+                f.body.code.shown.clone(),
+                f.body.line(),
+                asks_device,
+            ))
+        {
+            continue;
+        }
         entered.insert(f.body.node.id());
         let lowered = match instantiation {
             Some(inst) => super::types::instantiation(f, inst, unit),
