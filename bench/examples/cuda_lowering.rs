@@ -88,6 +88,13 @@ fn main() {
     for d in &side.different_sites {
         out += &format!("  different site: {d}\n");
     }
+    out += &format!(
+        "notes: {} of the interpreter's {} the same\n",
+        side.same_notes, side.notes_given
+    );
+    for d in &side.different_notes {
+        out += &format!("  different note: {d}\n");
+    }
     for d in &side.not_recorded {
         out += &format!("  not recorded: {d}\n");
     }
@@ -140,6 +147,8 @@ fn each_file(
         all.side_by_side.same_paths += census.side_by_side.same_paths;
         all.side_by_side.sites_listed += census.side_by_side.sites_listed;
         all.side_by_side.same_sites += census.side_by_side.same_sites;
+        all.side_by_side.notes_given += census.side_by_side.notes_given;
+        all.side_by_side.same_notes += census.side_by_side.same_notes;
         all.side_by_side.different_sites.extend(
             census
                 .side_by_side

@@ -275,6 +275,12 @@ pub struct SideBySide {
     pub same_sites: usize,
     /// Sites either lists and the other does not list alike: `interpreter ..` or `core ..`.
     pub different_sites: Vec<String>,
+    /// The notes the interpreter adds to those of the files (what it did not read).
+    pub notes_given: usize,
+    /// Of those, the ones the core gives too.
+    pub same_notes: usize,
+    /// Notes either gives and the other does not: `interpreter ..` or `core ..`.
+    pub different_notes: Vec<String>,
 }
 
 /// The [`LoweringCensus`] of a [`read`] of `dirs` under `crate_dir` (the policy's
@@ -308,8 +314,8 @@ fn census_of(
 ) -> LoweringCensus {
     let mut census = LoweringCensus::default();
     let mut counts: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    let mut core: Vec<CudaLaunch> = Vec::new();
-    let mut header_templates_read = std::collections::HashSet::new();
+    let mut core = lower::CoreRead::default();
+    let source_notes = sources.notes.clone();
     let reading = read_units(
         sources,
         &policy.targets,
@@ -343,19 +349,19 @@ fn census_of(
                 unit_file,
                 (&policy.targets, asks_device),
                 &policy.device_params,
-                (&mut core, &mut header_templates_read),
+                &mut core,
             );
             let entered: Vec<bool> = index
                 .all_functions
                 .iter()
                 .map(|f| entered.contains(&f.body.node.id()))
                 .collect();
-            unreached(index, decider, &entered, &mut core);
+            unreached(index, decider, &entered, &mut core.sites);
         },
     );
     let mut by_site: std::collections::BTreeMap<lower::SiteKey, lower::Made> =
         std::collections::BTreeMap::new();
-    for launch in &core {
+    for launch in &core.sites {
         by_site
             .entry((
                 launch.file.clone(),
@@ -366,7 +372,23 @@ fn census_of(
             .extend(lower::Made::of(launch));
     }
     census.side_by_side = side_by_side(&reading, &by_site, policy.targets.len());
-    compare_sites(&reading, &core, &mut census.side_by_side);
+    compare_sites(&reading, &core.sites, &mut census.side_by_side);
+    // The notes each reader adds to those of the files.
+    let notes = |all: &[ReadNote]| -> std::collections::BTreeSet<String> {
+        all.iter()
+            .filter(|n| !source_notes.contains(n))
+            .map(ToString::to_string)
+            .collect()
+    };
+    let (old, new) = (notes(&reading.notes), notes(&core.notes));
+    let side = &mut census.side_by_side;
+    side.notes_given = old.len();
+    side.same_notes = old.intersection(&new).count();
+    side.different_notes.extend(
+        old.difference(&new)
+            .map(|n| format!("interpreter {n}"))
+            .chain(new.difference(&old).map(|n| format!("core {n}"))),
+    );
     census.not_lowered = counts.into_iter().collect();
     census
         .not_lowered

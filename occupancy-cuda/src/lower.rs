@@ -88,6 +88,9 @@ pub(crate) struct Lowered {
     /// Each launch lowered ([`ir::CustLaunch::at`]) as written: its form, its kernel and
     /// the function it is written in, as the check lists a launch site.
     pub(crate) launches: Vec<(ir::At, LaunchWritten)>,
+    /// What the build is told was not read, as the interpreter tells it: a macro invocation
+    /// that cannot be expanded, a `<<<...>>>` launch with fewer than 2 arguments.
+    pub(crate) notes: Vec<crate::ReadNote>,
 }
 
 /// A launch as written, what the check's [`crate::CudaLaunch`] names a site by.
@@ -153,6 +156,7 @@ pub(crate) fn function_at(f: &Function<'_>, unit: Unit<'_>, base: u32) -> Lowere
         not_lowered: lower.not_lowered,
         hidden_launches: lower.hidden_launches,
         launches: lower.launches,
+        notes: lower.notes,
     }
 }
 
@@ -189,6 +193,7 @@ impl<'m> Lower<'m> {
             device_props: HashSet::new(),
             function: String::new(),
             launches: Vec::new(),
+            notes: Vec::new(),
         }
     }
 }
@@ -305,6 +310,8 @@ struct Lower<'m> {
     function: String,
     /// See [`Lowered::launches`].
     launches: Vec<(ir::At, LaunchWritten)>,
+    /// See [`Lowered::notes`].
+    notes: Vec<crate::ReadNote>,
 }
 
 impl Lower<'_> {
@@ -350,6 +357,19 @@ impl Lower<'_> {
         match found {
             Some(line) => self.at_line(e, line),
             None => self.at(e),
+        }
+    }
+
+    /// A note for the build on what was not read at `at` (on `line`), as the interpreter
+    /// gives it ([`Lowered::notes`]).
+    fn note(&mut self, at: At<'_>, line: u32, message: String) {
+        let note = crate::ReadNote {
+            file: at.code.shown.clone(),
+            line: Some(line),
+            message,
+        };
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
         }
     }
 
@@ -678,9 +698,13 @@ impl Lower<'_> {
         (at, line): (At<'_>, u32),
         wrap: impl FnOnce(&str) -> String,
     ) -> Result<Code, String> {
-        let text = Expander::new(self.macros)
-            .invoke(name, args)
-            .map_err(|e| e.0)?;
+        let text = match Expander::new(self.macros).invoke(name, args) {
+            Ok(text) => text,
+            Err(e) => {
+                self.note(at, line, format!("`{name}`: {}", e.0));
+                return Err(e.0);
+            }
+        };
         self.expanded_bytes = self.expanded_bytes.saturating_add(text.len());
         if self.expanded_bytes > MAX_EXPANDED_BYTES {
             return Err(format!(
@@ -1638,7 +1662,9 @@ impl Lower<'_> {
     fn chevron(&mut self, e: At<'_>, function: At<'_>, config: At<'_>, d: usize) -> Expr {
         let items = config.children();
         let (Some(&grid_node), Some(&block_node)) = (items.first(), items.get(1)) else {
-            return self.opaque(e, "a <<<...>>> launch with fewer than 2 arguments");
+            let what = "a <<<...>>> launch with fewer than 2 arguments";
+            self.note(e, e.line(), what.to_owned());
+            return self.opaque(e, what);
         };
         let args = e
             .field(Field::Arguments)
@@ -1993,7 +2019,7 @@ mod core;
 mod layout;
 mod record;
 mod types;
-pub(crate) use core::{Made, SiteKey, squeezed, unit_sites, with_targets};
+pub(crate) use core::{CoreRead, Made, SiteKey, squeezed, unit_sites, with_targets};
 
 #[cfg(test)]
 mod tests;

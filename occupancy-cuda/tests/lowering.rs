@@ -925,3 +925,28 @@ fn device_properties_are_read_per_target() {
     assert_eq!(side.same_paths, 1, "{side:?}");
     assert_eq!(side.same_sites, 1, "{side:?}");
 }
+
+/// What the build is told was not read: a comment that cannot be read, a macro whose
+/// expansion is past the expander's bound (8^6 copies of its argument).
+const NOTES: &str = r#"
+__global__ void k(int *x) {}
+#define EIGHT(a) a a a a a a a a
+#define HUGE(a) EIGHT(EIGHT(EIGHT(EIGHT(EIGHT(EIGHT(a))))))
+extern "C" void broken(int *x, int n, int threads) {
+  // occupancy: block = [128,
+  k<<<n, threads>>>(x);
+}
+extern "C" void huge(int *x, int n) {
+  HUGE(n);
+  k<<<n, 128>>>(x);
+}
+"#;
+
+#[test]
+fn notes_tell_what_was_not_read_as_the_interpreter_does() {
+    let census = lowering_census_texts(&[("a.cu", NOTES)], &Policy::default());
+    let side = &census.side_by_side;
+    assert_eq!(side.notes_given, 2, "{side:?}");
+    assert_eq!(side.same_notes, 2, "{side:?}");
+    assert!(side.different_notes.is_empty(), "{side:?}");
+}

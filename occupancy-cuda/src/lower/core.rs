@@ -38,7 +38,7 @@ use super::{LaunchWritten, Lowered, Unit, expression, function, function_at, int
 use crate::device;
 use crate::index::{Function, Init};
 use crate::interp::{DeviceParams, declared_attribute};
-use crate::launch::CudaLaunch;
+use crate::launch::{CudaLaunch, ReadNote};
 use crate::reach::Reach;
 use crate::syntax::{Field, Kind};
 
@@ -181,14 +181,14 @@ pub(crate) fn unit_sites(
     translation_unit: &str,
     (targets, asks_device): (&[Target], bool),
     device_params: &DeviceParams,
-    (sites, header_templates_read): (&mut Vec<CudaLaunch>, &mut HashSet<(String, u32, bool)>),
+    out: &mut CoreRead,
 ) -> HashSet<usize> {
     let mut entered = HashSet::new();
     for (f, instantiation) in roots(unit) {
         if instantiation.is_none()
             && f.is_template
             && f.body.code.shown != translation_unit
-            && !header_templates_read.insert((
+            && !out.header_templates_read.insert((
                 f.body.code.shown.clone(),
                 f.body.line(),
                 asks_device,
@@ -204,6 +204,7 @@ pub(crate) fn unit_sites(
         let mut names = UnitNames {
             unit,
             places: lowered.places,
+            notes: lowered.notes,
             launches: lowered
                 .launches
                 .into_iter()
@@ -245,7 +246,7 @@ pub(crate) fn unit_sites(
                 ) else {
                     continue;
                 };
-                let site = site(sites, (file, *line), written);
+                let site = site(&mut out.sites, (file, *line), written);
                 // A template read as a root with its parameters unknown: what its launches'
                 // template arguments are not known for.
                 let uninstantiated = (!generics.is_empty()).then_some(f.qualified.as_str());
@@ -256,12 +257,34 @@ pub(crate) fn unit_sites(
                     targets: targets.len(),
                     uninstantiated,
                 };
-                record(site, &launch, &read, &written.candidates);
+                record(site, &launch, &read, &written.candidates, &mut out.notes);
             }
         }
         entered.extend(names.entered);
+        for note in names.notes {
+            add_note(&mut out.notes, note);
+        }
     }
     entered
+}
+
+/// What the core reads of a crate's units, unit after unit ([`unit_sites`]).
+#[derive(Default)]
+pub(crate) struct CoreRead {
+    /// The launch sites, as the check takes them.
+    pub(crate) sites: Vec<CudaLaunch>,
+    /// What the build is told was not read.
+    pub(crate) notes: Vec<ReadNote>,
+    /// The templates of headers no file instantiates read so far: file, line, and whether
+    /// the unit that read it asked the device.
+    header_templates_read: HashSet<(String, u32, bool)>,
+}
+
+/// Adds `note` to `notes`, once, at most 1,000 in all (as the interpreter's).
+fn add_note(notes: &mut Vec<ReadNote>, note: ReadNote) {
+    if !notes.contains(&note) && notes.len() < 1000 {
+        notes.push(note);
+    }
 }
 
 /// The site of `sites` at `file` and `line` written as `written`, added where there is
@@ -312,6 +335,7 @@ fn record(
     launch: &Launch,
     read: &Read<'_>,
     candidates: &Result<LaunchCandidates, (u32, String)>,
+    notes: &mut Vec<ReadNote>,
 ) {
     if let Some(why) = &launch.error {
         site.not_checked(why.clone());
@@ -321,6 +345,15 @@ fn record(
     let candidates = match candidates {
         Ok(c) => c,
         Err((line, why)) => {
+            let note = ReadNote {
+                file: site.file.clone(),
+                line: Some(*line),
+                message: format!(
+                    "`// occupancy:` comment not read (the launch on line {} is not checked): {why}",
+                    site.line
+                ),
+            };
+            add_note(notes, note);
             site.not_checked(format!(
                 "the `// occupancy:` comment on line {line} is not read: {why}"
             ));
@@ -424,6 +457,8 @@ struct UnitNames<'i> {
     launches: HashMap<u32, LaunchWritten>,
     /// The functions lowered for a call, by their bodies' node ids.
     entered: HashSet<usize>,
+    /// What the lowerings of those bodies tell the build ([`super::Lowered::notes`]).
+    notes: Vec<ReadNote>,
     /// The functions lowered so far, by name.
     functions: HashMap<String, Def>,
     /// The target this reading answers device queries and `__CUDA_ARCH_LIST__` for (`None`:
@@ -607,8 +642,10 @@ impl UnitNames<'_> {
             body,
             places,
             launches,
+            notes,
             ..
         } = function_at(f, self.unit, base);
+        self.notes.extend(notes);
         self.places.extend(places);
         self.launches
             .extend(launches.into_iter().map(|(at, w)| (at.0, w)));

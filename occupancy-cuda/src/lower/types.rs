@@ -390,5 +390,6 @@ pub(super) fn instantiation(
         not_lowered: lower.not_lowered,
         hidden_launches: 0,
         launches: Vec::new(),
+        notes: lower.notes,
     }
 }
