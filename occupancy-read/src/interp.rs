@@ -607,7 +607,7 @@ pub struct Interp<'r> {
     /// The searches of witnesses made, by what they depend on (the inputs, the values
     /// tried, the probes and their ways: [`Interp::witness`]), and whether one was found:
     /// paths that hold the same conflict ask the same question.
-    witness_searches: HashMap<String, bool>,
+    witness_searches: HashMap<witness::Question, bool>,
 }
 
 fn unknown(why: impl Into<Rc<str>>) -> Val {

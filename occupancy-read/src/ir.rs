@@ -19,7 +19,7 @@
 use occupancy_core::abstract_int::Comparison;
 
 /// A Rust integer type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum IntTy {
     /// `u8`.
     U8,
@@ -201,7 +201,7 @@ impl Path {
 }
 
 /// Arithmetic the interpreter knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
     /// `+`.
     Add,

@@ -651,7 +651,7 @@ pub fn unary(neg: bool, v: &Int) -> Outcome {
 
 /// The integer rules of the language a front end lowers (rule 3 of docs/READING-CORE.md):
 /// what an operation between two types does, and whether it may overflow.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Lang {
     /// Rust: both operands of one type (else "mismatched types"), checked arithmetic (an
     /// overflow panics: the path ends).
@@ -1139,7 +1139,7 @@ mod tests {
 }
 
 /// One step from a caller's name to the argument a helper is given.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Step {
     /// `+ k` (`- k` is `+ -k`).
     Plus(i128),

@@ -17,7 +17,7 @@ use crate::value::{self, Int};
 /// constants (`(n + 15) / 16 < (n + 7) / 8`, `tiles_x * tiles_y % sms != 0`), which ranges
 /// of the inputs cannot follow: tried at concrete values of the inputs, to find values that
 /// take every way a path went ([`Interp::witness`]).
-#[derive(Debug, PartialEq)]
+#[derive(Debug, PartialEq, Eq)]
 pub(super) struct Probe {
     /// The inputs it reads (each the original of every copy), sorted.
     inputs: Vec<SourceId>,
@@ -27,10 +27,19 @@ pub(super) struct Probe {
     sides: [ProbeExpr; 2],
     /// The language whose integer rules compute it.
     lang: value::Lang,
+    /// The hash of the fields above, computed once: a witness's [`Question`] holds every
+    /// probe of a path, and is hashed at each search.
+    hash: u64,
+}
+
+impl std::hash::Hash for Probe {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
 }
 
 /// An operand of a [`Probe`].
-#[derive(Debug, PartialEq)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub(super) enum ProbeExpr {
     /// A known value of a type.
     Known(i128, Option<IntTy>),
@@ -39,6 +48,15 @@ pub(super) enum ProbeExpr {
     /// Two operands combined as the language does (`tiles_x * tiles_y`).
     Binary(ir::Op, Box<ProbeExpr>, Box<ProbeExpr>),
 }
+
+/// A witness's question, as [`Interp::witness`] asks it: the inputs, the range of each on
+/// the path, and the probes with the way each went (the same question on another path has
+/// the same answer).
+pub(super) type Question = (
+    Vec<SourceId>,
+    Vec<Option<occupancy_core::abstract_int::AbstractInt>>,
+    Vec<(Rc<Probe>, bool)>,
+);
 
 /// The deepest [`ProbeExpr`] kept.
 const MAX_PROBE_DEPTH: usize = 8;
@@ -219,13 +237,15 @@ impl Interp<'_> {
                 return None;
             }
         }
-        let mut probes: Vec<(&Probe, bool)> = Vec::new();
+        let mut probes: Vec<(Rc<Probe>, bool)> = Vec::new();
         for (ins, blurred, probe, way) in &conditions {
             if !ins.iter().any(|i| inputs.contains(i)) {
                 continue;
             }
             match probe {
-                Some(p) if p.inputs.iter().all(|i| inputs.contains(i)) => probes.push((p, *way)),
+                Some(p) if p.inputs.iter().all(|i| inputs.contains(i)) => {
+                    probes.push((Rc::clone(p), *way));
+                }
                 // Applied to its one input's range.
                 _ if !blurred && ins.len() == 1 => {}
                 _ => return None,
@@ -233,12 +253,15 @@ impl Interp<'_> {
         }
         // The same question asked on another path (the values tried are those of the
         // inputs' ranges): its answer.
-        let ranges: Vec<Option<&occupancy_core::abstract_int::AbstractInt>> =
-            inputs.iter().map(|i| self.input_range(path, *i)).collect();
-        let key = format!("{inputs:?} {ranges:?} {probes:?}");
+        let ranges: Vec<Option<occupancy_core::abstract_int::AbstractInt>> = inputs
+            .iter()
+            .map(|i| self.input_range(path, *i).cloned())
+            .collect();
+        let key = (inputs.clone(), ranges, probes);
         if let Some(found) = self.witness_searches.get(&key) {
             return found.then_some(inputs);
         }
+        let probes: Vec<(&Probe, bool)> = key.2.iter().map(|(p, way)| (&**p, *way)).collect();
         let tried: Vec<Vec<i128>> = inputs
             .iter()
             .map(|i| self.tried_values(path, *i))
@@ -266,14 +289,24 @@ impl Interp<'_> {
         match (range.members(), range.bounds()) {
             (Some(m), _) => Some(m.to_vec()),
             (None, (Some(lo), Some(hi))) => {
-                let mut values: Vec<i128> = (lo.max(SMALL.0)..=hi.min(SMALL.1))
-                    .chain(lo..=hi.min(lo.saturating_add(ENDS - 1)))
-                    .chain(hi.saturating_sub(ENDS - 1).max(lo)..=hi)
-                    .collect();
-                // Small positive values first (sizes and counts), then 0 and the negative.
-                values.sort_unstable_by_key(|v| (*v <= 0, v.unsigned_abs()));
-                values.dedup();
-                Some(values)
+                let mut spans = [
+                    (lo.max(SMALL.0), hi.min(SMALL.1)),
+                    (lo, hi.min(lo.saturating_add(ENDS - 1))),
+                    (hi.saturating_sub(ENDS - 1).max(lo), hi),
+                ];
+                spans.sort_unstable();
+                // The spans merged, in order; then small positive values first (sizes and
+                // counts), smallest first, then 0 and the negative, nearest 0 first.
+                let mut merged: Vec<(i128, i128)> = Vec::with_capacity(3);
+                for (a, b) in spans.into_iter().filter(|(a, b)| a <= b) {
+                    match merged.last_mut() {
+                        Some(last) if a <= last.1.saturating_add(1) => last.1 = last.1.max(b),
+                        _ => merged.push((a, b)),
+                    }
+                }
+                let positive = merged.iter().flat_map(|&(a, b)| a.max(1)..=b);
+                let rest = merged.iter().rev().flat_map(|&(a, b)| (a..=b.min(0)).rev());
+                Some(positive.chain(rest).collect())
             }
             _ => None,
         }
@@ -294,11 +327,16 @@ impl Interp<'_> {
         sides.iter().for_each(|s| s.inputs(&mut inputs));
         inputs.sort_unstable();
         (!inputs.is_empty()).then(|| {
+            use std::hash::{Hash, Hasher};
+            let lang = self.mode.lang;
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            (&inputs, op, &sides, lang).hash(&mut hasher);
             Rc::new(Probe {
                 inputs,
                 op,
                 sides,
-                lang: self.mode.lang,
+                lang,
+                hash: hasher.finish(),
             })
         })
     }
