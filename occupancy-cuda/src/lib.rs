@@ -380,15 +380,9 @@ fn census_of(
             .map(ToString::to_string)
             .collect()
     };
-    let (old, new) = (notes(&reading.notes), notes(&core.notes));
     let side = &mut census.side_by_side;
-    side.notes_given = old.len();
-    side.same_notes = old.intersection(&new).count();
-    side.different_notes.extend(
-        old.difference(&new)
-            .map(|n| format!("interpreter {n}"))
-            .chain(new.difference(&old).map(|n| format!("core {n}"))),
-    );
+    (side.notes_given, side.same_notes, side.different_notes) =
+        compared(&notes(&reading.notes), &notes(&core.notes));
     census.not_lowered = counts.into_iter().collect();
     census
         .not_lowered
@@ -537,13 +531,21 @@ fn compare_sites(reading: &Reading, core: &[CudaLaunch], out: &mut SideBySide) {
     };
     let old: std::collections::BTreeSet<String> = reading.launches.iter().map(shown).collect();
     let new: std::collections::BTreeSet<String> = core.iter().map(shown).collect();
-    out.sites_listed = old.len();
-    out.same_sites = old.intersection(&new).count();
-    out.different_sites.extend(
-        old.difference(&new)
-            .map(|s| format!("interpreter {s}"))
-            .chain(new.difference(&old).map(|s| format!("core {s}"))),
-    );
+    (out.sites_listed, out.same_sites, out.different_sites) = compared(&old, &new);
+}
+
+/// What the interpreter gives (`old`) against what the core gives (`new`): how many the
+/// interpreter gives, how many of those the core gives too, and each given by one only
+/// (`interpreter ..`, `core ..`).
+fn compared(
+    old: &std::collections::BTreeSet<String>,
+    new: &std::collections::BTreeSet<String>,
+) -> (usize, usize, Vec<String>) {
+    let one_only = old
+        .difference(new)
+        .map(|s| format!("interpreter {s}"))
+        .chain(new.difference(old).map(|s| format!("core {s}")));
+    (old.len(), old.intersection(new).count(), one_only.collect())
 }
 
 /// Every launch written in a function body that no followed path reached (a function

@@ -490,32 +490,7 @@ impl Lower<'_> {
         if !rest.starts_with(|c: char| c.is_whitespace() || c == '{') {
             return None;
         }
-        let code = match self.expansion(name, args, (e, line), |text| {
-            let text = text.trim_start().strip_prefix("else").unwrap_or(text);
-            format!("void __occupancy_expansion__() {{\n{text}\n;}}")
-        }) {
-            Ok(code) => code,
-            Err(why) => {
-                let why = format!("a macro invocation: {why}");
-                return Some(Expr::Block(Box::new(Block {
-                    stmts: vec![self.havoc(e, &why)],
-                    tail: None,
-                })));
-            }
-        };
-        let outermost = self.invoked.is_none();
-        if outermost {
-            self.invoked = Some((e.text().to_owned(), line));
-        }
-        let root = code.root().map(|node| At { node, code: &code });
-        let body = root.and_then(|r| crate::index::find_kind(r, Kind::CompoundStatement, 3));
-        let stmts = match body {
-            Some(body) => self.block(body, d + 1).stmts,
-            None => vec![self.havoc(e, "a macro invocation that does not parse")],
-        };
-        if outermost {
-            self.invoked = None;
-        }
+        let stmts = self.expand_statements(name, args, (e, line), d, true);
         Some(Expr::Block(Box::new(Block { stmts, tail: None })))
     }
 
@@ -532,7 +507,7 @@ impl Lower<'_> {
                 Some(&e) => match self.invocation(e) {
                     Some((name, args)) => {
                         let line = e.line();
-                        self.expand_statements(&name, args.as_deref(), (e, line), d)
+                        self.expand_statements(&name, args.as_deref(), (e, line), d, false)
                     }
                     None => expr(self.expr(e, d)),
                 },
@@ -658,7 +633,7 @@ impl Lower<'_> {
         }
         let mut out = Vec::new();
         for (name, args, line) in found {
-            out.extend(self.expand_statements(&name, Some(&args), (s, line), d));
+            out.extend(self.expand_statements(&name, Some(&args), (s, line), d, false));
         }
         out
     }
@@ -715,18 +690,26 @@ impl Lower<'_> {
         Ok(Code::parse(wrap(&text), at.code.shown.clone(), Some(line)))
     }
 
-    /// The statements `name(args)` expands to, lowered (at the invocation's line).
+    /// The statements `name(args)` expands to, lowered (at the invocation's line); `after_else`:
+    /// those after the `else` its expansion begins with (a case of an `if` chain,
+    /// [`Lower::macro_chain`]).
     fn expand_statements(
         &mut self,
         name: &str,
         args: Option<&str>,
         (at, line): (At<'_>, u32),
         d: usize,
+        after_else: bool,
     ) -> Vec<Stmt> {
         if d > MAX_DEPTH {
             return vec![self.havoc(at, "nested too deep")];
         }
         let code = match self.expansion(name, args, (at, line), |text| {
+            let text = if after_else {
+                text.trim_start().strip_prefix("else").unwrap_or(text)
+            } else {
+                text
+            };
             format!("void __occupancy_expansion__() {{\n{text}\n;}}")
         }) {
             Ok(code) => code,
