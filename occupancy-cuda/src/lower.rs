@@ -45,6 +45,7 @@
 //! unit's decider), or, undecided, each written branch under a condition no reading knows.
 
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use occupancy_core::abstract_int::Comparison;
 use occupancy_read::ir::{
@@ -67,6 +68,12 @@ pub(crate) const DEVICE_ATTRIBUTE: &str = "cudaDeviceGetAttribute";
 /// (`cudaGetDeviceProperties::warpSize`), which the unit's names answer per target.
 pub(crate) const DEVICE_PROPERTY: &str = "cudaGetDeviceProperties";
 
+/// The name the null pointer constant (`NULL` where the files do not define it, `nullptr`)
+/// is lowered to: no C++ name, so no name of the files meets it. The unit's names answer it
+/// as a kernel pointer that designates no kernel, and a path that launches it makes no
+/// launch (a launch of a null function pointer fails with `cudaErrorInvalidDeviceFunction`).
+pub(crate) const NULL_KERNEL: &str = "(null)";
+
 /// The deepest syntax lowered; deeper is opaque (as [`ir::MAX_DEPTH`] for the Rust side).
 const MAX_DEPTH: usize = ir::MAX_DEPTH;
 
@@ -74,6 +81,9 @@ const MAX_DEPTH: usize = ir::MAX_DEPTH;
 /// invocation is opaque. Each expansion is also bounded by the expander
 /// (`macros::MAX_EXPANSION_BYTES`); this bounds a body of many.
 const MAX_EXPANDED_BYTES: usize = 1 << 20;
+
+/// An invocation of a macro (its name and arguments) and what it expands to, or why not.
+type Expansion = (String, Option<String>, Result<Rc<str>, String>);
 
 /// A function's body lowered.
 pub(crate) struct Lowered {
@@ -186,6 +196,7 @@ impl<'m> Lower<'m> {
             lambda_count: 0,
             macros: &unit.index.macros,
             expanded_bytes: 0,
+            last_expansion: None,
             type_params: HashSet::new(),
             declared: HashMap::new(),
             static_zeros: HashMap::new(),
@@ -287,6 +298,10 @@ struct Lower<'m> {
     /// The bytes the function's macro invocations expanded to so far
     /// ([`MAX_EXPANDED_BYTES`]).
     expanded_bytes: usize,
+    /// The last invocation expanded and its expansion (an invocation after an `if` is
+    /// expanded to see whether it continues the chain, [`Lower::else_case`], and, where it
+    /// does not, again to be lowered: once).
+    last_expansion: Option<Expansion>,
     /// The function's template type parameters (`T` of `template <typename T>`): types a
     /// reading binds per instantiation.
     type_params: HashSet<String>,
@@ -485,7 +500,7 @@ impl Lower<'_> {
         (e, line): (At<'_>, u32),
         d: usize,
     ) -> Option<Expr> {
-        let expanded = Expander::new(self.macros).invoke(name, args).ok()?;
+        let expanded = self.expanded(name, args).ok()?;
         let rest = expanded.trim_start().strip_prefix("else")?;
         if !rest.starts_with(|c: char| c.is_whitespace() || c == '{') {
             return None;
@@ -664,6 +679,23 @@ impl Lower<'_> {
             .collect()
     }
 
+    /// The text `name(args)` expands to, or why it does not expand (the last one kept:
+    /// [`Lower::last_expansion`]).
+    fn expanded(&mut self, name: &str, args: Option<&str>) -> Result<Rc<str>, String> {
+        if let Some((n, a, text)) = &self.last_expansion
+            && n == name
+            && a.as_deref() == args
+        {
+            return text.clone();
+        }
+        let text = Expander::new(self.macros)
+            .invoke(name, args)
+            .map(Rc::from)
+            .map_err(|e| e.0);
+        self.last_expansion = Some((name.to_owned(), args.map(str::to_owned), text.clone()));
+        text
+    }
+
     /// The expansion of `name(args)` invoked at `at` (on `line`), parsed inside `wrapper`'s
     /// `{}`.
     fn expansion(
@@ -673,11 +705,11 @@ impl Lower<'_> {
         (at, line): (At<'_>, u32),
         wrap: impl FnOnce(&str) -> String,
     ) -> Result<Code, String> {
-        let text = match Expander::new(self.macros).invoke(name, args) {
+        let text = match self.expanded(name, args) {
             Ok(text) => text,
-            Err(e) => {
-                self.note(at, line, format!("`{name}`: {}", e.0));
-                return Err(e.0);
+            Err(why) => {
+                self.note(at, line, format!("`{name}`: {why}"));
+                return Err(why);
             }
         };
         self.expanded_bytes = self.expanded_bytes.saturating_add(text.len());
@@ -1169,6 +1201,17 @@ impl Lower<'_> {
             }
             Some(Kind::True) => Expr::Bool(true),
             Some(Kind::False) => Expr::Bool(false),
+            // `NULL` is a macro of the files where they define one, else the null pointer
+            // constant, as `nullptr`.
+            Some(Kind::Null)
+                if self
+                    .macros
+                    .get(e.text())
+                    .is_some_and(|m| m.iter().any(|m| m.params.is_none())) =>
+            {
+                self.expand_expr(e.text(), None, e, d)
+            }
+            Some(Kind::Null) => Expr::Path(local(NULL_KERNEL), self.at(e)),
             Some(
                 Kind::Identifier
                 | Kind::QualifiedIdentifier

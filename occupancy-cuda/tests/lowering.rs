@@ -950,3 +950,38 @@ fn notes_tell_what_was_not_read_as_the_interpreter_does() {
     assert_eq!(side.same_notes, 2, "{side:?}");
     assert!(side.different_notes.is_empty(), "{side:?}");
 }
+
+/// A kernel pointer a picker returns, null on its last path (`return NULL;` after a chain
+/// of `if (..) return k;`, as gptq's `pick_gemm_half_q_half_gptq_kernel`), and one set to
+/// `nullptr`: a launch of a null pointer makes no launch, so the site's launches are those
+/// of the kernels picked, and nothing is left unchecked for the null path.
+const NULL_KERNELS: &str = r#"
+__global__ void k2(int *x) {}
+__global__ void k4(int *x) {}
+typedef void (*kernel_t)(int *);
+kernel_t pick(int bits) {
+  if (bits == 2) return k2;
+  if (bits == 4) return k4;
+  return NULL;
+}
+extern "C" void picked(int *x, int n, int bits) {
+  kernel_t kernel = pick(bits);
+  kernel<<<n, 128>>>(x);
+}
+extern "C" void none(int *x, int n, int bits) {
+  kernel_t kernel = nullptr;
+  if (bits == 2) kernel = k2;
+  kernel<<<n, 64>>>(x);
+}
+"#;
+
+#[test]
+fn a_null_kernel_pointer_makes_no_launch() {
+    let census = lowering_census_texts(&[("a.cu", NULL_KERNELS)], &Policy::default());
+    let side = &census.side_by_side;
+    assert_eq!(side.sites, 2, "{side:?}");
+    assert_eq!(side.same, 2, "{side:?}");
+    assert_eq!(side.same_paths, 2, "{side:?}");
+    assert_eq!(side.sites_listed, 2, "{side:?}");
+    assert_eq!(side.same_sites, 2, "{side:?}");
+}

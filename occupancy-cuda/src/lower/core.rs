@@ -14,9 +14,10 @@
 //! one laid out per instantiation (`Names::type_layout`), and a `__global__` function named
 //! as a value is a kernel ([`Def::Kernel`]). The roots are the core's own ([`roots`]). What
 //! the core does not do for C++ yet, and so where the two differ by design: it reads no
-//! `cudaLaunchKernelEx` attributes (a cluster), no `cudaGetDeviceProperties`, no
-//! `// occupancy:` comments and no `[cuda_launches]` candidates, and no floating-point
-//! value. A function
+//! `cudaLaunchKernelEx` attributes (a cluster) and no floating-point value, and its records
+//! carry no conditions (`[cuda_launches]` candidates are the check's, for both). A null function pointer
+//! (`NULL`, `nullptr`) is a kernel pointer that designates no kernel
+//! ([`super::NULL_KERNEL`]): a path that launches it makes no launch. A function
 //! parameter pack (`Archs... rest`) takes the rest of a call's arguments as a tuple that
 //! `rest...` spreads again, and of a name's overloads the one taking the call's number of
 //! arguments is read ([`Names::resolve_call`]).
@@ -367,6 +368,10 @@ fn record(
         ));
         return;
     };
+    // A launch of a null function pointer makes no launch: nothing to check on this path.
+    if kernel.name == super::NULL_KERNEL {
+        return;
+    }
     if launch.template_args.is_none() {
         site.not_checked(match read.uninstantiated {
             Some(template) => format!(
@@ -556,6 +561,12 @@ impl Names for UnitNames<'_> {
             && let Some(ty) = super::types::alias_type(self.unit, &segment.ident)
         {
             return Ok(Def::Type(unit_module(), ty));
+        }
+        // The null pointer constant: a kernel pointer that designates no kernel.
+        if let [segment] = path.segments.as_slice()
+            && segment.ident == super::NULL_KERNEL
+        {
+            return Ok(Def::Kernel(super::NULL_KERNEL.to_owned()));
         }
         // A kernel by the name its definition has (`flashinfer::MergeStateKernel`, written
         // `MergeStateKernel` inside the namespace), as the objects' symbols name it.
