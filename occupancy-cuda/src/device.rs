@@ -4,10 +4,13 @@
 //! answered for one target from the engine's GPU tables ([`occupancy_core::arch`], each
 //! value there with its source: the CUDA C++ Programming Guide's per-compute-capability
 //! table, `cuda_occupancy.h`, the H200's driver). What the tables do not hold is an error
-//! with the reason: the value is known only at run time.
+//! with the reason: the value is known only at run time. And what the policy says holds
+//! such an answer: `[device_params]`, the parameters of launching functions declared to
+//! hold a device attribute ([`DeviceParams`]), read once per target's value by both readers.
 
 use occupancy_core::arch::Target;
 
+use crate::index::Index;
 use crate::value::IntType;
 
 /// One question a program can ask the device, by the words of its name: the attribute
@@ -214,6 +217,35 @@ fn clip(s: &str) -> &str {
         Some((i, _)) => &s[..i],
         None => s,
     }
+}
+
+/// `[device_params.<function pattern>]`: parameter name to device attribute.
+pub(crate) type DeviceParams =
+    std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>;
+
+/// The device attribute `device_params` declares parameter `param` of `function` (its
+/// qualified name) holds (`warp_size`), if it declares one.
+pub(crate) fn declared_attribute<'d>(
+    device_params: &'d DeviceParams,
+    function: &str,
+    param: &str,
+) -> Option<&'d str> {
+    device_params
+        .iter()
+        .filter(|(pattern, _)| occupancy_core::policy::function_matches(pattern, function))
+        .find_map(|(_, params)| params.get(param))
+        .map(String::as_str)
+}
+
+/// Whether a declaration of `device_params` names a parameter of one of `index`'s
+/// functions: then the unit's roots run per target, as for a device query.
+pub(crate) fn declares_device_params(index: &Index<'_>, device_params: &DeviceParams) -> bool {
+    index.all_functions.iter().any(|f| {
+        device_params.iter().any(|(pattern, params)| {
+            occupancy_core::policy::function_matches(pattern, &f.qualified)
+                && f.params.iter().any(|p| params.contains_key(&p.name))
+        })
+    })
 }
 
 #[cfg(test)]

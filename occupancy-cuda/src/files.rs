@@ -9,6 +9,8 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use occupancy_core::read::budget::Budget;
+
 use crate::index::strip_comments;
 use crate::launch::ReadNote;
 use crate::macros::Macro;
@@ -396,9 +398,43 @@ fn includes(text: &str) -> Vec<(String, u32)> {
     out
 }
 
+/// The steps of interpretation one read may take per byte of the source files it reads,
+/// as written (every unit and root together, [`read_budget`]; the text that file-scope
+/// macros expand to is not counted: a few bytes can expand to kilobytes): what bounds the
+/// reader's time by the size of its input (times in docs/PERFORMANCE.md, section 7). The
+/// real-crate corpus's reads take at most 1.37 steps per byte (mistralrs-core: 142,653
+/// steps for 104,440 bytes; candle-kernels 1.09, candle-flash-attn 0.95; counted by
+/// printing `Budget::taken` after each read).
+pub(crate) const STEPS_PER_SOURCE_BYTE: usize = 4;
+
+/// The bytes of a macro's expansion parsed per step of the budget. Tree-sitter takes up
+/// to 830 instructions a byte on text it must recover from (one 256 KiB expansion took
+/// 218 M instructions, callgrind, on a 4 KiB input of the cuda fuzz target), so a read
+/// parses at most 2 bytes per step of its budget. The corpus's macros cost most in
+/// candle-flash-attn, whose read takes 211,367 steps with them (59,238 without) of its
+/// 894,152.
+pub(crate) const PARSED_BYTES_PER_STEP: usize = 2;
+
+/// The fewest steps a read may take, however small its files.
+pub(crate) const MIN_READ_STEPS: usize = 16_000;
+
+/// The budget of a read of `source_bytes` bytes of source: [`STEPS_PER_SOURCE_BYTE`] per
+/// byte, at least [`MIN_READ_STEPS`], of which the parse of the `expanded_bytes` that
+/// file-scope macros added is already taken (a step per [`PARSED_BYTES_PER_STEP`], as for
+/// the expansions the reader parses itself).
+pub(crate) fn read_budget(source_bytes: usize, expanded_bytes: usize) -> Budget {
+    let mut budget = Budget::new(
+        source_bytes
+            .saturating_mul(STEPS_PER_SOURCE_BYTE)
+            .max(MIN_READ_STEPS),
+    );
+    budget.take(expanded_bytes / PARSED_BYTES_PER_STEP);
+    budget
+}
+
 /// The most text the file-scope expansions of one read may add, bytes: 4 per byte of the
 /// files read as written, and 16 KiB, at most 4 MiB. Their parse is taken from the read's
-/// budget ([`crate::interp::read_budget`]: 4 steps per byte, at least 16,000; a step per
+/// budget ([`read_budget`]: 4 steps per byte, at least 16,000; a step per
 /// 2 bytes parsed), so this leaves at least half of it for reading. Parsing what they add
 /// is the costliest part of a small read (tree-sitter takes about 1,500 instructions a
 /// byte of candle's expanded binary ops, over 4,000 on text it must recover from). The

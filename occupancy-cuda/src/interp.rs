@@ -15,7 +15,7 @@
 //! their conditions and, past [`crate::MAX_PATHS`], folds the rest into one path per flow
 //! (values united, [`Path::overflow`] set), never dropping one; a launch a folded path
 //! makes is not checked. The steps of one root are an [`occupancy_core::read::budget::Budget`]
-//! ([`MAX_STEPS`]), and so are the steps of the whole read ([`read_budget`]: a number per
+//! ([`MAX_STEPS`]), and so are the steps of the whole read ([`crate::files::read_budget`]: a number per
 //! byte of source, so that the reader's time grows with its input's size and no faster).
 
 use std::collections::{HashMap, HashSet};
@@ -31,6 +31,8 @@ use occupancy_core::read::refine;
 use crate::MAX_PATHS;
 use crate::choices::{block_smem, dims_of, smem_limit};
 use crate::device;
+use crate::device::{DeviceParams, declared_attribute};
+use crate::files::{PARSED_BYTES_PER_STEP, STEPS_PER_SOURCE_BYTE};
 use crate::index::{
     At, Constant, Function, Index, Init, Struct, Taken, chosen, declared_name, has_const,
     pointer_depth, preproc_branches, template_params, vexing_arguments,
@@ -61,40 +63,6 @@ const MAX_UNROLL: usize = 64;
 /// (mistralrs-core's `asort_*` 9,612). A read of less than 32 KB of source runs out of
 /// its own budget first ([`STEPS_PER_SOURCE_BYTE`]).
 const MAX_STEPS: usize = 128_000;
-
-/// The steps of interpretation one read may take per byte of the source files it reads,
-/// as written (every unit and root together, [`read_budget`]; the text that file-scope
-/// macros expand to is not counted: a few bytes can expand to kilobytes): what bounds the
-/// reader's time by the size of its input (times in docs/PERFORMANCE.md, section 7). The
-/// real-crate corpus's reads take at most 1.37 steps per byte (mistralrs-core: 142,653
-/// steps for 104,440 bytes; candle-kernels 1.09, candle-flash-attn 0.95; counted by
-/// printing `Budget::taken` after each read).
-pub(crate) const STEPS_PER_SOURCE_BYTE: usize = 4;
-
-/// The bytes of a macro's expansion parsed per step of the budget. Tree-sitter takes up
-/// to 830 instructions a byte on text it must recover from (one 256 KiB expansion took
-/// 218 M instructions, callgrind, on a 4 KiB input of the cuda fuzz target), so a read
-/// parses at most 2 bytes per step of its budget. The corpus's macros cost most in
-/// candle-flash-attn, whose read takes 211,367 steps with them (59,238 without) of its
-/// 894,152.
-const PARSED_BYTES_PER_STEP: usize = 2;
-
-/// The fewest steps a read may take, however small its files.
-pub(crate) const MIN_READ_STEPS: usize = 16_000;
-
-/// The budget of a read of `source_bytes` bytes of source: [`STEPS_PER_SOURCE_BYTE`] per
-/// byte, at least [`MIN_READ_STEPS`], of which the parse of the `expanded_bytes` that
-/// file-scope macros added is already taken (a step per [`PARSED_BYTES_PER_STEP`], as for
-/// the expansions the reader parses itself).
-pub(crate) fn read_budget(source_bytes: usize, expanded_bytes: usize) -> Budget {
-    let mut budget = Budget::new(
-        source_bytes
-            .saturating_mul(STEPS_PER_SOURCE_BYTE)
-            .max(MIN_READ_STEPS),
-    );
-    budget.take(expanded_bytes / PARSED_BYTES_PER_STEP);
-    budget
-}
 
 /// How control leaves a statement on a path.
 #[derive(Clone, Debug, PartialEq)]
@@ -297,7 +265,7 @@ pub(crate) struct Interp<'t, 's> {
     structs: Vec<(Ty, Vars<Val>)>,
     /// The steps of the root being read ([`MAX_STEPS`]).
     budget: Budget,
-    /// The steps of the whole read, every unit and root ([`read_budget`]).
+    /// The steps of the whole read, every unit and root ([`crate::files::read_budget`]).
     read_budget: &'s mut Budget,
     nesting: usize,
     /// Constants being evaluated (a cycle is unknown).
@@ -356,35 +324,6 @@ struct CallKey {
     scopes: Vec<(Vec<String>, bool)>,
     evaluating: Vec<String>,
     structs: Vec<(Ty, Vars<Val>)>,
-}
-
-/// `[device_params.<function pattern>]`: parameter name to device attribute.
-pub(crate) type DeviceParams =
-    std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>;
-
-/// The device attribute `device_params` declares parameter `param` of `function` (its
-/// qualified name) holds (`warp_size`), if it declares one.
-pub(crate) fn declared_attribute<'d>(
-    device_params: &'d DeviceParams,
-    function: &str,
-    param: &str,
-) -> Option<&'d str> {
-    device_params
-        .iter()
-        .filter(|(pattern, _)| occupancy_core::policy::function_matches(pattern, function))
-        .find_map(|(_, params)| params.get(param))
-        .map(String::as_str)
-}
-
-/// Whether a declaration of `device_params` names a parameter of one of `index`'s
-/// functions: then the unit's roots run per target, as for a device query.
-pub(crate) fn declares_device_params(index: &Index<'_>, device_params: &DeviceParams) -> bool {
-    index.all_functions.iter().any(|f| {
-        device_params.iter().any(|(pattern, params)| {
-            occupancy_core::policy::function_matches(pattern, &f.qualified)
-                && f.params.iter().any(|p| params.contains_key(&p.name))
-        })
-    })
 }
 
 impl<'t, 's> Interp<'t, 's> {

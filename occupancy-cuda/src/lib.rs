@@ -95,7 +95,7 @@ pub fn read_for(
     read_sources(
         files::Sources::read(crate_dir, dirs, &build),
         targets,
-        &interp::DeviceParams::new(),
+        &device::DeviceParams::new(),
         &build,
     )
 }
@@ -146,7 +146,7 @@ pub fn read_texts_for(files: &[(&str, &str)], targets: &[occupancy_core::arch::T
     read_sources(
         files::Sources::from_texts(files, &build),
         targets,
-        &interp::DeviceParams::new(),
+        &device::DeviceParams::new(),
         &build,
     )
 }
@@ -154,7 +154,7 @@ pub fn read_texts_for(files: &[(&str, &str)], targets: &[occupancy_core::arch::T
 fn read_sources(
     sources: files::Sources,
     targets: &[occupancy_core::arch::Target],
-    device_params: &interp::DeviceParams,
+    device_params: &device::DeviceParams,
     build: &preproc::Build,
 ) -> Reading {
     read_units(
@@ -175,21 +175,21 @@ type EachUnit<'a> = dyn FnMut(&index::Index<'_>, &preproc::Decider<'_>, &[bool],
 fn read_units(
     sources: files::Sources,
     targets: &[occupancy_core::arch::Target],
-    device_params: &interp::DeviceParams,
+    device_params: &device::DeviceParams,
     build: &preproc::Build,
     each_unit: &mut EachUnit<'_>,
 ) -> Reading {
     let mut sites = Vec::new();
     let mut notes = sources.notes.clone();
     let mut header_templates_read = std::collections::HashSet::new();
-    let mut budget = interp::read_budget(sources.read_bytes, sources.expanded_bytes);
+    let mut budget = files::read_budget(sources.read_bytes, sources.expanded_bytes);
     for unit in sources.units() {
         let codes: Vec<&syntax::Code> = unit.iter().map(|&i| &sources.files[i]).collect();
         let decider = preproc::Decider::new(build, codes.iter().map(|c| c.text.as_str()));
         let index = index::Index::build(&codes, &decider);
         let unit_file = codes.first().map_or(String::new(), |c| c.shown.clone());
         let asks_device = codes.iter().any(|c| device::asks_device(&c.text))
-            || interp::declares_device_params(&index, device_params);
+            || device::declares_device_params(&index, device_params);
         let mut interp =
             interp::Interp::new(&index, &mut sites, &mut notes, device_params, &mut budget)
                 .deciding(&decider)

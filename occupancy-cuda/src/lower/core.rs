@@ -37,8 +37,8 @@ use occupancy_read::launches::Launch;
 
 use super::{LaunchWritten, Lowered, Unit, expression, function, function_at, int_type, is_dim3};
 use crate::device;
+use crate::device::{DeviceParams, declared_attribute};
 use crate::index::{Function, Init};
-use crate::interp::{DeviceParams, declared_attribute};
 use crate::launch::{CudaLaunch, ReadNote};
 use crate::reach::Reach;
 use crate::syntax::{Field, Kind};
