@@ -2297,7 +2297,7 @@ fn scan_tokens(
                     (trees.get(i + 1), trees.get(i + 2))
                     && g.delimiter() == Delimiter::Parenthesis
                     && !g.stream().is_empty()
-                    && let Some(how) = how_of(&m.to_string(), &trees[..i])
+                    && let Some(how) = how_of(&m.to_string(), &trees[..i], &g.stream())
                 {
                     launches.push((m.span().start().line, how));
                 }
@@ -2318,18 +2318,31 @@ fn scan_tokens(
     }
 }
 
-/// What launch a method call named `method` is (`preceding`: the tokens before its `.`,
-/// to tell cudarc's builder from the older API), if one.
-fn how_of(method: &str, preceding: &[TokenTree]) -> Option<&'static str> {
+/// What launch a method call named `method` is, if one, from the tokens of a macro's body:
+/// `preceding`, the tokens before its `.`, and `args`, its arguments (see [`launch_how`]).
+fn how_of(method: &str, preceding: &[TokenTree], args: &TokenStream) -> Option<&'static str> {
     let builder = preceding
         .iter()
         .any(|t| matches!(t, TokenTree::Ident(i) if i == apis::LAUNCH_BUILDER));
-    Some(match method {
-        "launch" if builder => "cudarc launch_builder(..).launch",
-        "launch" => "launch (LaunchAsync)",
-        "launch_cooperative" => "cudarc launch_builder(..).launch_cooperative",
-        "launch_on_stream" => "launch_on_stream (LaunchAsync)",
-        "launch_async" => "launch_async",
+    let one_argument = !args
+        .clone()
+        .into_iter()
+        .any(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','));
+    launch_how(method, builder || one_argument)
+}
+
+/// How the report names a launch by the method `method` ([`apis::launch_config_arg`]),
+/// called on cudarc's launch builder (`builder`: the builder is in the receiver, or the call
+/// takes the configuration alone, as a builder bound by `let` does) or on the older
+/// `LaunchAsync` API (`launch(cfg, params)`); `None` for another method.
+fn launch_how(method: &str, builder: bool) -> Option<&'static str> {
+    Some(match (method, builder) {
+        ("launch", true) => "cudarc launch_builder(..).launch",
+        ("launch_cooperative", true) => "cudarc launch_builder(..).launch_cooperative",
+        ("launch", false) => "launch (LaunchAsync)",
+        ("launch_cooperative", false) => "launch_cooperative (LaunchAsync)",
+        ("launch_on_stream", _) => "launch_on_stream (LaunchAsync)",
+        ("launch_async", _) => "launch_async",
         _ => return None,
     })
 }
@@ -2420,14 +2433,8 @@ impl<'ast> Visit<'ast> for Walk<'_> {
             // b.launch(cfg)`) is not in the receiver: its `launch` takes the configuration
             // alone, the older API's `launch(cfg, params)` two arguments.
             let one_argument = m.args.len() == 1;
-            let how = match (method.as_str(), builder.is_some() || one_argument) {
-                ("launch", true) => "cudarc launch_builder(..).launch",
-                ("launch_cooperative", true) => "cudarc launch_builder(..).launch_cooperative",
-                ("launch", false) => "launch (LaunchAsync)",
-                ("launch_on_stream", _) => "launch_on_stream (LaunchAsync)",
-                ("launch_cooperative", false) => "launch_cooperative (LaunchAsync)",
-                _ => "launch_async",
-            };
+            let how =
+                launch_how(&method, builder.is_some() || one_argument).unwrap_or("launch_async");
             // The builder's `launch(cfg)` takes the configuration first; the older API's
             // `launch(cfg, params)` too; `launch_on_stream(stream, cfg, params)` second.
             let config = m
@@ -2931,6 +2938,35 @@ mod tests {
                 ("bound", "cudarc launch_builder(..).launch"),
                 ("own", "cudarc launch_builder(..).launch"),
                 ("older", "launch (LaunchAsync)"),
+            ]
+        );
+    }
+
+    /// A launch in another macro's arguments (listed, not read) is named as the walk names
+    /// it: a builder's `launch(cfg)` by its one argument even where the builder was bound
+    /// by `let`, the older API's by its two.
+    #[test]
+    fn a_launch_in_a_macros_arguments_is_named_as_the_walk_names_it() {
+        let found = find_in(&[(
+            "src/lib.rs",
+            r#"
+                fn bound(stream: &Stream, f: &CudaFunction, n: u32) -> Result<()> {
+                    let mut b = stream.launch_builder(f);
+                    traced!(unsafe { b.launch(LaunchConfig::for_num_elems(n)) });
+                    Ok(())
+                }
+                fn older(f: CudaFunction, n: u32) -> Result<()> {
+                    traced!(unsafe { f.launch_cooperative(LaunchConfig::for_num_elems(n), (n,)) });
+                    Ok(())
+                }
+                "#,
+        )]);
+        let hows: Vec<(&str, &str)> = found.iter().map(|l| (l.function.as_str(), l.how)).collect();
+        assert_eq!(
+            hows,
+            [
+                ("bound", "cudarc launch_builder(..).launch"),
+                ("older", "launch_cooperative (LaunchAsync)"),
             ]
         );
     }
