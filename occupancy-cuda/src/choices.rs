@@ -63,6 +63,32 @@ pub(crate) fn block_smem(
     out
 }
 
+/// A value known only at run time, with how the launch writes it (`origin`, from
+/// [`written_origin`]) in front of the reason.
+pub(crate) fn explained<T>(r: Read<T>, origin: &Option<String>) -> Read<T> {
+    match (r, origin) {
+        (Read::Unknown(why), Some(o)) if !why.contains(o.as_str()) => {
+            Read::Unknown(format!("{o}: {why}"))
+        }
+        (r, _) => r,
+    }
+}
+
+/// How a launch writes a value, for the reason it is known only at run time:
+/// `` `threads` is a parameter of `launch_scale_any` `` where `written` is a parameter of
+/// `function` (`is_param`), else `` `n * 4` ``; `None` where nothing is written.
+pub(crate) fn written_origin(written: &str, is_param: bool, function: &str) -> Option<String> {
+    let written = written.trim();
+    if written.is_empty() {
+        return None;
+    }
+    Some(if is_param {
+        format!("`{written}` is a parameter of `{function}`")
+    } else {
+        format!("`{}`", crate::syntax::clip(written, 40))
+    })
+}
+
 /// A value as the code gives it, with its label when it is one of several.
 pub(crate) type Choice<T> = (Read<T>, Option<String>);
 

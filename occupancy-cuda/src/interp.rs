@@ -29,6 +29,7 @@ use occupancy_core::read::paths::{self, Overflow, PathState};
 use occupancy_core::read::refine;
 
 use crate::MAX_PATHS;
+use crate::choices::explained;
 use crate::choices::{block_smem, dims_of, smem_limit};
 use crate::device;
 use crate::device::{DeviceParams, declared_attribute};
@@ -3526,19 +3527,11 @@ impl<'t, 's> Interp<'t, 's> {
     /// How a launch value is written, for the reason it is known only at run time:
     /// `` `threads` is a parameter of `launch_scale_any` ``, `` `n * 4` ``.
     fn origin(&self, written: &str) -> Option<String> {
-        let written = written.trim();
-        if written.is_empty() {
-            return None;
-        }
         let is_param = self
             .frames
             .last()
-            .is_some_and(|f| f.params.iter().any(|p| p == written));
-        Some(if is_param {
-            format!("`{written}` is a parameter of `{}`", self.frame_name())
-        } else {
-            format!("`{}`", clip(written, 40))
-        })
+            .is_some_and(|f| f.params.iter().any(|p| p == written.trim()));
+        crate::choices::written_origin(written, is_param, &self.frame_name())
     }
 
     // ----------------------------------------------------------------------------------
@@ -5249,16 +5242,6 @@ fn dims(v: &Val, what: &str) -> Read<[u32; 3]> {
 fn push_condition(p: &mut Path, condition: String) {
     if p.conditions.last() != Some(&condition) {
         p.conditions.push(condition);
-    }
-}
-
-/// A value known only at run time, with how the launch writes it in front of the reason.
-fn explained<T>(r: Read<T>, origin: &Option<String>) -> Read<T> {
-    match (r, origin) {
-        (Read::Unknown(why), Some(o)) if !why.contains(o.as_str()) => {
-            Read::Unknown(format!("{o}: {why}"))
-        }
-        (r, _) => r,
     }
 }
 

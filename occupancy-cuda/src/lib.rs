@@ -93,7 +93,7 @@ pub fn read_for(
 ) -> Reading {
     let build = preproc::Build::default();
     read_sources(
-        files::Sources::read(crate_dir, dirs, &build),
+        &files::Sources::read(crate_dir, dirs, &build),
         targets,
         &device::DeviceParams::new(),
         &build,
@@ -110,12 +110,37 @@ pub fn read_with_policy(
     dirs: &[PathBuf],
     policy: &occupancy_core::policy::Policy,
 ) -> Reading {
+    read_with_policy_by(crate_dir, dirs, policy, CppReader::Interpreter)
+}
+
+/// Which reader makes a [`Reading`] of C++ host code.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CppReader {
+    /// The interpreter over the syntax (`interp.rs`): what builds and `report` use.
+    #[default]
+    Interpreter,
+    /// The reading core over the host code lowered to its IR (`lower.rs`, `lower/core.rs`;
+    /// issue 25, stage 4): the reader to switch to once the corpus check gives the same
+    /// rows with it. Not yet: the conditions that lead to each path, clusters of
+    /// `cudaLaunchKernelEx`, a budget of the whole read (each root has the core's own) and
+    /// its notes (docs/READING-CORE.md). `cargo occupancy report` takes it where the
+    /// environment sets `OCCUPANCY_CPP_READER=core`.
+    Core,
+}
+
+/// [`read_with_policy`] by `reader`.
+pub fn read_with_policy_by(
+    crate_dir: &Path,
+    dirs: &[PathBuf],
+    policy: &occupancy_core::policy::Policy,
+    reader: CppReader,
+) -> Reading {
     let build = preproc::Build::from_defines(policy.defines.as_deref());
-    read_sources(
-        files::Sources::read(crate_dir, dirs, &build),
-        &policy.targets,
-        &policy.device_params,
+    read_by(
+        &files::Sources::read(crate_dir, dirs, &build),
+        policy,
         &build,
+        reader,
     )
 }
 
@@ -124,13 +149,37 @@ pub fn read_texts_with_policy(
     files: &[(&str, &str)],
     policy: &occupancy_core::policy::Policy,
 ) -> Reading {
+    read_texts_with_policy_by(files, policy, CppReader::Interpreter)
+}
+
+/// [`read_texts_with_policy`] by `reader`.
+pub fn read_texts_with_policy_by(
+    files: &[(&str, &str)],
+    policy: &occupancy_core::policy::Policy,
+    reader: CppReader,
+) -> Reading {
     let build = preproc::Build::from_defines(policy.defines.as_deref());
-    read_sources(
-        files::Sources::from_texts(files, &build),
-        &policy.targets,
-        &policy.device_params,
+    read_by(
+        &files::Sources::from_texts(files, &build),
+        policy,
         &build,
+        reader,
     )
+}
+
+/// The reading of `sources` under `policy` by `reader`.
+fn read_by(
+    sources: &files::Sources,
+    policy: &occupancy_core::policy::Policy,
+    build: &preproc::Build,
+    reader: CppReader,
+) -> Reading {
+    match reader {
+        CppReader::Interpreter => {
+            read_sources(sources, &policy.targets, &policy.device_params, build)
+        }
+        CppReader::Core => core_reading(sources, policy, build),
+    }
 }
 
 /// [`read`] on sources given as text, `(name, text)` each (names relative to an imagined
@@ -144,7 +193,7 @@ pub fn read_texts(files: &[(&str, &str)]) -> Reading {
 pub fn read_texts_for(files: &[(&str, &str)], targets: &[occupancy_core::arch::Target]) -> Reading {
     let build = preproc::Build::default();
     read_sources(
-        files::Sources::from_texts(files, &build),
+        &files::Sources::from_texts(files, &build),
         targets,
         &device::DeviceParams::new(),
         &build,
@@ -152,7 +201,7 @@ pub fn read_texts_for(files: &[(&str, &str)], targets: &[occupancy_core::arch::T
 }
 
 fn read_sources(
-    sources: files::Sources,
+    sources: &files::Sources,
     targets: &[occupancy_core::arch::Target],
     device_params: &device::DeviceParams,
     build: &preproc::Build,
@@ -173,7 +222,7 @@ type EachUnit<'a> = dyn FnMut(&index::Index<'_>, &preproc::Decider<'_>, &[bool],
 /// [`read_sources`], handing `each_unit` every unit's index and which of its functions
 /// (`index.all_functions`, by position) a path entered.
 fn read_units(
-    sources: files::Sources,
+    sources: &files::Sources,
     targets: &[occupancy_core::arch::Target],
     device_params: &device::DeviceParams,
     build: &preproc::Build,
@@ -183,6 +232,75 @@ fn read_units(
     let mut notes = sources.notes.clone();
     let mut header_templates_read = std::collections::HashSet::new();
     let mut budget = files::read_budget(sources.read_bytes, sources.expanded_bytes);
+    for_units(
+        sources,
+        build,
+        device_params,
+        &mut |index, decider, asks_device, unit_file| {
+            let mut interp =
+                interp::Interp::new(index, &mut sites, &mut notes, device_params, &mut budget)
+                    .deciding(decider)
+                    .in_unit(unit_file)
+                    .on_targets(targets, asks_device);
+            interp.run(&mut header_templates_read);
+            let entered: Vec<bool> = index
+                .all_functions
+                .iter()
+                .map(|f| interp.entered(f))
+                .collect();
+            each_unit(index, decider, &entered, asks_device, unit_file);
+            unreached(index, decider, &entered, &mut sites);
+        },
+    );
+    reading_of(sources, sites, notes)
+}
+
+/// The [`Reading`] the reading core makes of `sources` under `policy`
+/// ([`CppReader::Core`]): each unit's roots lowered and read by the core
+/// (`lower::unit_sites`), the launches no path reaches listed as for the interpreter.
+fn core_reading(
+    sources: &files::Sources,
+    policy: &occupancy_core::policy::Policy,
+    build: &preproc::Build,
+) -> Reading {
+    let mut core = lower::CoreRead::default();
+    let device_params = &policy.device_params;
+    for_units(
+        sources,
+        build,
+        device_params,
+        &mut |index, decider, asks_device, unit_file| {
+            let unit = lower::Unit {
+                index,
+                decider: Some(decider),
+            };
+            let targets = (policy.targets.as_slice(), asks_device);
+            let entered = lower::unit_sites(unit, unit_file, targets, device_params, &mut core);
+            let entered: Vec<bool> = index
+                .all_functions
+                .iter()
+                .map(|f| entered.contains(&f.body.node.id()))
+                .collect();
+            unreached(index, decider, &entered, &mut core.sites);
+        },
+    );
+    let mut notes = sources.notes.clone();
+    notes.extend(core.notes);
+    reading_of(sources, core.sites, notes)
+}
+
+/// What a reader is handed of each translation unit of `sources`: its index, its `#if`
+/// decider, whether it asks the device (a device query in its files, or a parameter the
+/// policy's `device_params` declares), and its file as shown.
+type ReadUnit<'a> = dyn FnMut(&index::Index<'_>, &preproc::Decider<'_>, bool, &str) + 'a;
+
+/// Hands `read` each translation unit of `sources`, indexed under `build`.
+fn for_units(
+    sources: &files::Sources,
+    build: &preproc::Build,
+    device_params: &device::DeviceParams,
+    read: &mut ReadUnit<'_>,
+) {
     for unit in sources.units() {
         let codes: Vec<&syntax::Code> = unit.iter().map(|&i| &sources.files[i]).collect();
         let decider = preproc::Decider::new(build, codes.iter().map(|c| c.text.as_str()));
@@ -190,24 +308,20 @@ fn read_units(
         let unit_file = codes.first().map_or(String::new(), |c| c.shown.clone());
         let asks_device = codes.iter().any(|c| device::asks_device(&c.text))
             || device::declares_device_params(&index, device_params);
-        let mut interp =
-            interp::Interp::new(&index, &mut sites, &mut notes, device_params, &mut budget)
-                .deciding(&decider)
-                .in_unit(&unit_file)
-                .on_targets(targets, asks_device);
-        interp.run(&mut header_templates_read);
-        let entered: Vec<bool> = index
-            .all_functions
-            .iter()
-            .map(|f| interp.entered(f))
-            .collect();
-        each_unit(&index, &decider, &entered, asks_device, &unit_file);
-        unreached(&index, &decider, &entered, &mut sites);
+        read(&index, &decider, asks_device, &unit_file);
     }
-    let mut launches: Vec<CudaLaunch> = sites;
-    launches.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+}
+
+/// The reading of `sources` made of a reader's `sites` (sorted by file and line) and
+/// `notes`.
+fn reading_of(
+    sources: &files::Sources,
+    mut sites: Vec<CudaLaunch>,
+    notes: Vec<ReadNote>,
+) -> Reading {
+    sites.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
     Reading {
-        launches,
+        launches: sites,
         files: sources.files.iter().map(|c| c.shown.clone()).collect(),
         notes,
     }
@@ -314,14 +428,13 @@ fn census_of(
 ) -> LoweringCensus {
     let mut census = LoweringCensus::default();
     let mut counts: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    let mut core = lower::CoreRead::default();
     let source_notes = sources.notes.clone();
     let reading = read_units(
-        sources,
+        &sources,
         &policy.targets,
         &policy.device_params,
         build,
-        &mut |index, decider, entered, asks_device, unit_file| {
+        &mut |index, decider, entered, _, _| {
             let unit = lower::Unit {
                 index,
                 decider: Some(decider),
@@ -344,24 +457,12 @@ fn census_of(
                     *counts.entry(what).or_default() += 1;
                 }
             }
-            let entered = lower::unit_sites(
-                unit,
-                unit_file,
-                (&policy.targets, asks_device),
-                &policy.device_params,
-                &mut core,
-            );
-            let entered: Vec<bool> = index
-                .all_functions
-                .iter()
-                .map(|f| entered.contains(&f.body.node.id()))
-                .collect();
-            unreached(index, decider, &entered, &mut core.sites);
         },
     );
+    let core = core_reading(&sources, policy, build);
     let mut by_site: std::collections::BTreeMap<lower::SiteKey, lower::Made> =
         std::collections::BTreeMap::new();
-    for launch in &core.sites {
+    for launch in &core.launches {
         by_site
             .entry((
                 launch.file.clone(),
@@ -372,7 +473,7 @@ fn census_of(
             .extend(lower::Made::of(launch));
     }
     census.side_by_side = side_by_side(&reading, &by_site, policy.targets.len());
-    compare_sites(&reading, &core.sites, &mut census.side_by_side);
+    compare_sites(&reading, &core.launches, &mut census.side_by_side);
     // The notes each reader adds to those of the files.
     let notes = |all: &[ReadNote]| -> std::collections::BTreeSet<String> {
         all.iter()

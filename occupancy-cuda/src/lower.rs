@@ -116,6 +116,10 @@ pub(crate) struct LaunchWritten {
     /// ([`crate::choices::site_candidates`]), or the line of one that cannot be read and
     /// why.
     pub(crate) candidates: Result<occupancy_core::policy::LaunchCandidates, (u32, String)>,
+    /// How a `<<<...>>>` launch writes its block and its dynamic shared memory, for the
+    /// reason a value is known only at run time ([`crate::choices::written_origin`]; none
+    /// for the runtime API's forms, as the interpreter gives none).
+    pub(crate) origins: [Option<String>; 2],
 }
 
 /// What a lowering reads of its translation unit: the index (macros, structs, aliases) and
@@ -139,6 +143,7 @@ pub(crate) fn function_at(f: &Function<'_>, unit: Unit<'_>, base: u32) -> Lowere
     let mut lower = Lower::new(unit);
     lower.base = base;
     lower.function = f.qualified.clone();
+    lower.params = f.params.iter().map(|p| p.name.clone()).collect();
     lower.type_params.extend(
         f.template
             .iter()
@@ -203,6 +208,7 @@ impl<'m> Lower<'m> {
             invoked: None,
             device_props: HashSet::new(),
             function: String::new(),
+            params: HashSet::new(),
             launches: Vec::new(),
             notes: Vec::new(),
         }
@@ -323,6 +329,8 @@ struct Lower<'m> {
     device_props: HashSet<String>,
     /// The function lowered, qualified.
     function: String,
+    /// Its parameters' names.
+    params: HashSet<String>,
     /// See [`Lowered::launches`].
     launches: Vec<(ir::At, LaunchWritten)>,
     /// See [`Lowered::notes`].
@@ -1816,6 +1824,15 @@ impl Lower<'_> {
             None => ir::At::NONE,
         });
         let at = self.launch_at(e);
+        let origin = |w: Option<At<'_>>| {
+            let text = w.map_or("", |w| w.text());
+            let is_param = self.params.contains(text.trim());
+            crate::choices::written_origin(text, is_param, &self.function)
+        };
+        let origins = match form {
+            crate::LaunchForm::TripleChevron => [origin(written[1]), origin(written[2])],
+            _ => [None, None],
+        };
         self.launches.push((
             at,
             LaunchWritten {
@@ -1823,6 +1840,7 @@ impl Lower<'_> {
                 kernel: kernel_written.to_owned(),
                 function: self.function.clone(),
                 candidates: crate::choices::site_candidates(e, &mut HashMap::new()),
+                origins,
             },
         ));
         // `k<T, 64>`, `ns::k<T>`: the template's arguments.

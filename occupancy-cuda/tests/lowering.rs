@@ -985,3 +985,44 @@ fn a_null_kernel_pointer_makes_no_launch() {
     assert_eq!(side.sites_listed, 2, "{side:?}");
     assert_eq!(side.same_sites, 2, "{side:?}");
 }
+
+/// A block and a shared memory known only at run time, explained by how the launch writes
+/// them (`threads` a parameter of the launcher, `n * 4` an expression), by either reader:
+/// the reading core's sites (`CppReader::Core`) say what the interpreter's say.
+const WRITTEN: &str = r#"
+__global__ void k(int *x) {}
+extern "C" void launch(int *x, int n, int threads) {
+  k<<<n, threads, n * 4>>>(x);
+}
+"#;
+
+#[test]
+fn a_run_time_value_is_explained_by_how_the_launch_writes_it() {
+    use occupancy_cuda::{CppReader, Read, read_texts_with_policy_by};
+    let whys = |reader| {
+        let reading = read_texts_with_policy_by(&[("a.cu", WRITTEN)], &Policy::default(), reader);
+        let [site] = reading.launches.as_slice() else {
+            panic!("{:?}", reading.launches)
+        };
+        let [path] = site.paths.as_slice() else {
+            panic!("{site:?}")
+        };
+        match (&path.block, &path.dynamic_smem_bytes) {
+            (Read::Unknown(block), Read::Unknown(smem)) => (block.clone(), smem.clone()),
+            other => panic!("{other:?}"),
+        }
+    };
+    // The values' bounds are each reader's own (the core's record leaves out a type's
+    // whole range: "unknown"); what the launch writes is said alike.
+    for reader in [CppReader::Core, CppReader::Interpreter] {
+        let (block, smem) = whys(reader);
+        assert!(
+            block.starts_with("`threads` is a parameter of `launch`: the block is "),
+            "{reader:?}: {block}"
+        );
+        assert!(
+            smem.starts_with("`n * 4`: the dynamic shared memory is "),
+            "{reader:?}: {smem}"
+        );
+    }
+}

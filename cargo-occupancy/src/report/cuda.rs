@@ -98,7 +98,13 @@ pub(crate) fn section(
         }
     };
     let dir_paths: Vec<PathBuf> = dirs.iter().map(PathBuf::from).collect();
-    let reading = occupancy_cuda::read_with_policy(crate_dir, &dir_paths, policy);
+    // The reading core in place of the interpreter, for measuring issue 25's switch on
+    // real crates (docs/READING-CORE.md): a developer's setting, not a user's.
+    let reader = match std::env::var("OCCUPANCY_CPP_READER").as_deref() {
+        Ok("core") => occupancy_cuda::CppReader::Core,
+        _ => occupancy_cuda::CppReader::Interpreter,
+    };
+    let reading = occupancy_cuda::read_with_policy_by(crate_dir, &dir_paths, policy, reader);
     let checked = occupancy_cuda::check(&reading, policy, &compiled);
     let mut notes: Vec<String> = reading.notes.iter().map(ToString::to_string).collect();
     notes.extend(compiled.problems.iter().cloned());

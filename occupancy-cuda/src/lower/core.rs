@@ -32,7 +32,6 @@ use occupancy_read::names::{
     ConstDef, CrateId, Def, FnBody, FnDef, Generic, ModuleId, Names, Place, Returns, Vis, seg,
 };
 
-use occupancy_core::policy::LaunchCandidates;
 use occupancy_read::launches::Launch;
 
 use super::{LaunchWritten, Lowered, Unit, expression, function, function_at, int_type, is_dim3};
@@ -258,7 +257,7 @@ pub(crate) fn unit_sites(
                     targets: targets.len(),
                     uninstantiated,
                 };
-                record(site, &launch, &read, &written.candidates, &mut out.notes);
+                record(site, &launch, &read, written, &mut out.notes);
             }
         }
         entered.extend(names.entered);
@@ -335,7 +334,7 @@ fn record(
     site: &mut CudaLaunch,
     launch: &Launch,
     read: &Read<'_>,
-    candidates: &Result<LaunchCandidates, (u32, String)>,
+    written: &LaunchWritten,
     notes: &mut Vec<ReadNote>,
 ) {
     if let Some(why) = &launch.error {
@@ -343,7 +342,7 @@ fn record(
         return;
     }
     // Never half a comment: a launch whose comment cannot be read is not checked.
-    let candidates = match candidates {
+    let candidates = match &written.candidates {
         Ok(c) => c,
         Err((line, why)) => {
             let note = ReadNote {
@@ -383,7 +382,7 @@ fn record(
     }
     let paths = super::record::launch_paths(
         launch,
-        candidates,
+        (candidates, &written.origins),
         read.unit,
         read.translation_unit,
         read.target.as_ref(),

@@ -13,15 +13,17 @@ use occupancy_core::policy::LaunchCandidates;
 use occupancy_read::launches::{Field, Launch, TemplateArg};
 
 use super::Unit;
-use crate::choices::{block_smem, dims_of, smem_limit};
+use crate::choices::{block_smem, dims_of, explained, smem_limit};
 use crate::launch::{Candidates, Instantiation, LaunchPath, Read};
 
 /// The launch paths the check takes for `launch` (none where the core could not read it:
 /// its `error` says why), its run-time values filled with the `// occupancy:` comment's
-/// `candidates`, made in the unit `translation_unit` on `target`'s reading.
+/// `candidates` and, where still known only at run time, explained by how the launch
+/// writes its block and shared memory (`origins`), made in the unit `translation_unit` on
+/// `target`'s reading.
 pub(crate) fn launch_paths(
     launch: &Launch,
-    candidates: &LaunchCandidates,
+    (candidates, origins): (&LaunchCandidates, &[Option<String>; 2]),
     unit: Unit<'_>,
     translation_unit: &str,
     target: Option<&Target>,
@@ -54,8 +56,8 @@ pub(crate) fn launch_paths(
         out.push(LaunchPath {
             kernel: kernel.clone(),
             grid: grid.clone(),
-            block,
-            dynamic_smem_bytes: smem_read,
+            block: explained(block, &origins[0]),
+            dynamic_smem_bytes: explained(smem_read, &origins[1]),
             smem_limit: limit,
             cluster: None,
             opt_in_bytes: opt_in,
