@@ -15,8 +15,9 @@
 //! their conditions and, past [`crate::MAX_PATHS`], folds the rest into one path per flow
 //! (values united, [`Path::overflow`] set), never dropping one; a launch a folded path
 //! makes is not checked. The steps of one root are an [`occupancy_core::read::budget::Budget`]
-//! ([`MAX_STEPS`]), and so are the steps of the whole read ([`crate::files::read_budget`]: a number per
-//! byte of source, so that the reader's time grows with its input's size and no faster).
+//! ([`MAX_STEPS`]), and so are the steps of the whole read ([`crate::files::read_budget`]: a
+//! number per byte of source, so that the reader's time grows with its input's size and no
+//! faster).
 
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -29,10 +30,8 @@ use occupancy_core::read::paths::{self, Overflow, PathState};
 use occupancy_core::read::refine;
 
 use crate::MAX_PATHS;
-use crate::choices::explained;
-use crate::choices::{block_smem, dims_of, smem_limit};
-use crate::device;
-use crate::device::{DeviceParams, declared_attribute};
+use crate::choices::{block_smem, dims_of, explained, smem_limit};
+use crate::device::{self, DeviceParams, declared_attribute};
 use crate::files::{PARSED_BYTES_PER_STEP, STEPS_PER_SOURCE_BYTE};
 use crate::index::{
     At, Constant, Function, Index, Init, Struct, Taken, chosen, declared_name, has_const,

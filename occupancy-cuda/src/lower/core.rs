@@ -15,8 +15,8 @@
 //! as a value is a kernel ([`Def::Kernel`]). The roots are the core's own ([`roots`]). What
 //! the core does not do for C++ yet, and so where the two differ by design: it reads no
 //! `cudaLaunchKernelEx` attributes (a cluster) and no floating-point value, and its records
-//! carry no conditions (`[cuda_launches]` candidates are the check's, for both). A null function pointer
-//! (`NULL`, `nullptr`) is a kernel pointer that designates no kernel
+//! carry no conditions (`[cuda_launches]` candidates are the check's, for both). A null
+//! function pointer (`NULL`, `nullptr`) is a kernel pointer that designates no kernel
 //! ([`super::NULL_KERNEL`]): a path that launches it makes no launch. A function
 //! parameter pack (`Archs... rest`) takes the rest of a call's arguments as a tuple that
 //! `rest...` spreads again, and of a name's overloads the one taking the call's number of
@@ -35,8 +35,7 @@ use occupancy_read::names::{
 use occupancy_read::launches::Launch;
 
 use super::{LaunchWritten, Lowered, Unit, expression, function, function_at, int_type, is_dim3};
-use crate::device;
-use crate::device::{DeviceParams, declared_attribute};
+use crate::device::{self, DeviceParams, declared_attribute};
 use crate::index::{Function, Init};
 use crate::launch::{CudaLaunch, ReadNote};
 use crate::reach::Reach;
