@@ -144,6 +144,7 @@ pub(crate) fn function_at(f: &Function<'_>, unit: Unit<'_>, base: u32) -> Lowere
     lower.base = base;
     lower.function = f.qualified.clone();
     lower.params = f.params.iter().map(|p| p.name.clone()).collect();
+    lower.body_text = f.body.text().to_owned();
     lower.type_params.extend(
         f.template
             .iter()
@@ -209,6 +210,7 @@ impl<'m> Lower<'m> {
             device_props: HashSet::new(),
             function: String::new(),
             params: HashSet::new(),
+            body_text: String::new(),
             launches: Vec::new(),
             notes: Vec::new(),
         }
@@ -331,6 +333,8 @@ struct Lower<'m> {
     function: String,
     /// Its parameters' names.
     params: HashSet<String>,
+    /// Its body as written (what [`Lower::launch_ex`] looks for launch attributes in).
+    body_text: String,
     /// See [`Lowered::launches`].
     launches: Vec<(ir::At, LaunchWritten)>,
     /// See [`Lowered::notes`].
@@ -1092,6 +1096,11 @@ impl Lower<'_> {
                     match v.children().as_slice() {
                         [only] if plain && int.is_some() => Some(self.expr(*only, d)),
                         [] if plain && int.is_some() => Some(Expr::Int(0, int)),
+                        // `cudaLaunchConfig_t config = {};`: value-initialised, its members
+                        // assigned one by one after.
+                        [] if plain && is_launch_config(ty_text) => {
+                            Some(self.launch_config_zeroed(declarator))
+                        }
                         _ => match plain.then(|| self.aggregate(ty_text, v, d)).flatten() {
                             Some(e) => Some(e),
                             None => Some(self.opaque(v, "an initializer list")),
@@ -1128,6 +1137,29 @@ impl Lower<'_> {
         out
     }
 
+    /// A `cudaLaunchConfig_t` value-initialised (`= {}`): its grid and block `dim3`s of 1s
+    /// (`dim3`'s constructor), no dynamic shared memory and no attributes.
+    fn launch_config_zeroed(&mut self, declarator: At<'_>) -> Expr {
+        let at = self.at(declarator);
+        let one = || Expr::Int(1, Some(IntTy::U32));
+        let ones = || Expr::Tuple(vec![one(), one(), one()]);
+        Expr::Struct(Box::new(ir::StructLit {
+            name: "cudaLaunchConfig_t".to_owned(),
+            fields: vec![
+                ("gridDim".to_owned(), ones(), at),
+                ("blockDim".to_owned(), ones(), at),
+                (
+                    "dynamicSmemBytes".to_owned(),
+                    Expr::Int(0, Some(IntTy::U64)),
+                    at,
+                ),
+                ("numAttrs".to_owned(), Expr::Int(0, Some(IntTy::U32)), at),
+            ],
+            rest: None,
+            at,
+        }))
+    }
+
     /// Whether `ty` names a struct whose members a body assigns one by one: the runtime's
     /// `cudaLaunchConfig_t`, or a plain struct of the unit.
     fn is_struct(&self, ty: &str) -> bool {
@@ -1138,7 +1170,7 @@ impl Lower<'_> {
         match words.as_slice() {
             [one] => {
                 let simple = one.rsplit("::").next().unwrap_or(one);
-                simple == "cudaLaunchConfig_t" || self.unit.index.records.contains_key(simple)
+                is_launch_config(one) || self.unit.index.records.contains_key(simple)
             }
             _ => false,
         }
@@ -1557,12 +1589,29 @@ impl Lower<'_> {
             self.static_zeros.remove(array.text());
         }
         let target = self.expr(l, d);
-        let value = if op.is_none()
-            && matches!(&target, Expr::Path(p, _) if p.single().is_some_and(|n| self.dim3.contains(n)))
-        {
-            self.dim3_value(r, d)
-        } else {
-            self.expr(r, d)
+        let value = match &target {
+            Expr::Path(p, _)
+                if op.is_none() && p.single().is_some_and(|n| self.dim3.contains(n)) =>
+            {
+                self.dim3_value(r, d)
+            }
+            // A launch configuration's `dim3` member given a number (`config.blockDim =
+            // 256;`): converted to a `dim3` of it and 1s, as C++ does.
+            Expr::Field(_, ir::Field::Named(member))
+                if op.is_none() && matches!(member.as_str(), "gridDim" | "blockDim") =>
+            {
+                let value = self.expr(r, d);
+                match value {
+                    Expr::Int(..) | Expr::Binary(..) | Expr::Cast(..) | Expr::Neg(..) => {
+                        Expr::Tuple(vec![value, one(), one()])
+                    }
+                    Expr::Path(ref p, _) if p.single().is_some_and(|n| !self.dim3.contains(n)) => {
+                        Expr::Tuple(vec![value, one(), one()])
+                    }
+                    _ => value,
+                }
+            }
+            _ => self.expr(r, d),
         };
         Expr::Assign(Box::new(target), op, Box::new(value))
     }
@@ -1741,7 +1790,8 @@ impl Lower<'_> {
     /// argument names or holds with the grid, block and dynamic shared memory of the
     /// `cudaLaunchConfig_t` its first points to (`config.gridDim`, `config.blockDim`,
     /// `config.dynamicSmemBytes`, as the body assigns them). Its attributes (a cluster's
-    /// dimensions) are not read yet.
+    /// dimensions) are not read yet: where the body names `config.attrs`, the block is not
+    /// read.
     fn launch_ex(&mut self, e: At<'_>, args: &[At<'_>], d: usize) -> Expr {
         let [config, kernel, ..] = args else {
             return self.opaque(e, "a `cudaLaunchKernelEx` with fewer than 2 arguments");
@@ -1761,11 +1811,17 @@ impl Lower<'_> {
                 ir::Field::Named(field.to_owned()),
             )
         };
-        let (grid, block, smem) = (
-            member("gridDim"),
-            member("blockDim"),
-            member("dynamicSmemBytes"),
-        );
+        // Launch attributes (`config.attrs = attrs;`: a cluster's dimensions, say) the core
+        // does not read yet: the launch is listed, its block not read, so that it is never
+        // checked as a launch without them.
+        let block = if self.body_text.contains(&format!("{name}.attrs")) {
+            Expr::Opaque(format!(
+                "`{name}.attrs`: the launch's attributes (a cluster's dimensions, say) are not read by the reading core yet"
+            ))
+        } else {
+            member("blockDim")
+        };
+        let (grid, smem) = (member("gridDim"), member("dynamicSmemBytes"));
         let site = (crate::LaunchForm::LaunchKernelEx, kernel.text());
         let kernel = uncast(*kernel);
         self.launch_parts(
@@ -1941,6 +1997,14 @@ fn break_unless(test: Expr) -> Expr {
 }
 
 /// A path of one name.
+/// Whether `ty` is the runtime's `cudaLaunchConfig_t` (`const`, `struct` and a namespace
+/// aside).
+fn is_launch_config(ty: &str) -> bool {
+    ty.split_whitespace()
+        .filter(|w| !matches!(*w, "const" | "struct" | "volatile"))
+        .any(|w| w.rsplit("::").next() == Some("cudaLaunchConfig_t"))
+}
+
 fn local(name: &str) -> ir::Path {
     ir::Path {
         leading_colon: false,

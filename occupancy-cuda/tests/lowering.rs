@@ -1026,3 +1026,61 @@ fn a_run_time_value_is_explained_by_how_the_launch_writes_it() {
         );
     }
 }
+
+/// `cudaLaunchKernelEx` configurations value-initialised (`= {}`), a `dim3` member given a
+/// number, and one carrying launch attributes (a cluster), which the reading core does not
+/// read yet: that launch is listed with its block not read, never checked as a launch
+/// without its cluster.
+const CONFIGS: &str = r#"
+__global__ void k(float* y) {}
+cudaError_t zeroed(float* y, int m, cudaStream_t stream) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(2 * ((m + 127) / 128), 1, 1);
+  config.blockDim = 128;
+  config.dynamicSmemBytes = 32 * 1024;
+  config.stream = stream;
+  return cudaLaunchKernelEx(&config, k, y);
+}
+cudaError_t clustered(float* y, int m, cudaStream_t stream) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(2 * m, 1, 1);
+  config.blockDim = dim3(128, 1, 1);
+  cudaLaunchAttribute attrs[1];
+  attrs[0].id = cudaLaunchAttributeClusterDimension;
+  attrs[0].val.clusterDim.x = 2;
+  attrs[0].val.clusterDim.y = 1;
+  attrs[0].val.clusterDim.z = 1;
+  config.attrs = attrs;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, k, y);
+}
+"#;
+
+#[test]
+fn launch_configurations_value_initialised_are_read_and_attributes_keep_a_launch_unread() {
+    use occupancy_cuda::{CppReader, Read, read_texts_with_policy_by};
+    let read = |reader| read_texts_with_policy_by(&[("a.cu", CONFIGS)], &Policy::default(), reader);
+    let (core, interp) = (read(CppReader::Core), read(CppReader::Interpreter));
+    let [zeroed, clustered] = core.launches.as_slice() else {
+        panic!("{:?}", core.launches)
+    };
+    let [path] = zeroed.paths.as_slice() else {
+        panic!("{zeroed:?}")
+    };
+    // `= {}` then member by member: block 128 (`dim3(128)`), 32 KiB, as the interpreter.
+    assert_eq!(
+        (path.block.known(), path.dynamic_smem_bytes.known()),
+        (Some([128, 1, 1]), Some(32768))
+    );
+    assert_eq!(interp.launches[0].paths[0].block.known(), Some([128, 1, 1]));
+    // The interpreter reads the cluster; the core does not yet, so it leaves the block
+    // unread rather than check a launch without its cluster.
+    assert_eq!(interp.launches[1].paths[0].cluster, Some([2, 1, 1]));
+    let [path] = clustered.paths.as_slice() else {
+        panic!("{clustered:?}")
+    };
+    match &path.block {
+        Read::Unknown(why) => assert!(why.contains("`config.attrs`"), "{why}"),
+        known => panic!("{known:?}"),
+    }
+}
