@@ -120,6 +120,9 @@ pub(crate) struct LaunchWritten {
     /// reason a value is known only at run time ([`crate::choices::written_origin`]; none
     /// for the runtime API's forms, as the interpreter gives none).
     pub(crate) origins: [Option<String>; 2],
+    /// Why the reading core cannot read this launch whole, where it cannot (launch
+    /// attributes it does not read yet): it is listed and not checked.
+    pub(crate) unread: Option<String>,
 }
 
 /// What a lowering reads of its translation unit: the index (macros, structs, aliases) and
@@ -1790,8 +1793,8 @@ impl Lower<'_> {
     /// argument names or holds with the grid, block and dynamic shared memory of the
     /// `cudaLaunchConfig_t` its first points to (`config.gridDim`, `config.blockDim`,
     /// `config.dynamicSmemBytes`, as the body assigns them). Its attributes (a cluster's
-    /// dimensions) are not read yet: where the body names `config.attrs`, the block is not
-    /// read.
+    /// dimensions) are not read yet: where the body gives `config.attrs` a cluster, the
+    /// launch is not checked ([`LaunchWritten::unread`]).
     fn launch_ex(&mut self, e: At<'_>, args: &[At<'_>], d: usize) -> Expr {
         let [config, kernel, ..] = args else {
             return self.opaque(e, "a `cudaLaunchKernelEx` with fewer than 2 arguments");
@@ -1811,27 +1814,38 @@ impl Lower<'_> {
                 ir::Field::Named(field.to_owned()),
             )
         };
-        // Launch attributes (`config.attrs = attrs;`: a cluster's dimensions, say) the core
-        // does not read yet: the launch is listed, its block not read, so that it is never
-        // checked as a launch without them.
-        let block = if self.body_text.contains(&format!("{name}.attrs")) {
-            Expr::Opaque(format!(
-                "`{name}.attrs`: the launch's attributes (a cluster's dimensions, say) are not read by the reading core yet"
-            ))
-        } else {
-            member("blockDim")
-        };
-        let (grid, smem) = (member("gridDim"), member("dynamicSmemBytes"));
+        // A cluster among the launch's attributes (`config.attrs = attrs;` with
+        // `cudaLaunchAttributeClusterDimension`, as the interpreter tells one), which the
+        // core does not read yet: the launch is listed and not checked (no candidate can
+        // stand for it), never checked as a launch without its cluster. Other attributes
+        // (programmatic stream serialization, say) do not change its occupancy.
+        let clustered = self.body_text.contains(&format!("{name}.attrs"))
+            && self.body_text.contains("ClusterDimension");
+        let unread = clustered.then(|| {
+            format!(
+                "`{name}.attrs`: the launch's cluster dimensions are not read by the reading core yet"
+            )
+        });
+        let (grid, block, smem) = (
+            member("gridDim"),
+            member("blockDim"),
+            member("dynamicSmemBytes"),
+        );
         let site = (crate::LaunchForm::LaunchKernelEx, kernel.text());
         let kernel = uncast(*kernel);
-        self.launch_parts(
+        let first = self.launches.len();
+        let launch = self.launch_parts(
             e,
             (kernel, site),
             [grid, block, smem],
             [Some(config); 3],
             &[],
             d,
-        )
+        );
+        if let Some(written) = self.launches.get_mut(first) {
+            written.1.unread = unread;
+        }
+        launch
     }
 
     /// A launch at `e` of the kernel `function` names (`k`, `k<T, 64>`, `ns::k`, a name
@@ -1897,6 +1911,7 @@ impl Lower<'_> {
                 function: self.function.clone(),
                 candidates: crate::choices::site_candidates(e, &mut HashMap::new()),
                 origins,
+                unread: None,
             },
         ));
         // `k<T, 64>`, `ns::k<T>`: the template's arguments.

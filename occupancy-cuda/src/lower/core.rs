@@ -336,7 +336,7 @@ fn record(
     written: &LaunchWritten,
     notes: &mut Vec<ReadNote>,
 ) {
-    if let Some(why) = &launch.error {
+    if let Some(why) = launch.error.as_ref().or(written.unread.as_ref()) {
         site.not_checked(why.clone());
         return;
     }
