@@ -984,6 +984,34 @@ fn a_null_kernel_pointer_makes_no_launch() {
     assert_eq!(side.same_paths, 2, "{side:?}");
     assert_eq!(side.sites_listed, 2, "{side:?}");
     assert_eq!(side.same_sites, 2, "{side:?}");
+    // And what both make: the kernels picked, nothing left unchecked for the null path.
+    let reading = occupancy_cuda::read_texts_with_policy_by(
+        &[("a.cu", NULL_KERNELS)],
+        &Policy::default(),
+        occupancy_cuda::CppReader::Core,
+    );
+    let made: Vec<(String, Vec<(String, Option<[u32; 3]>)>)> = reading
+        .launches
+        .iter()
+        .map(|l| {
+            assert!(l.not_checked.is_empty(), "{l:?}");
+            let mut paths: Vec<(String, Option<[u32; 3]>)> = l
+                .paths
+                .iter()
+                .map(|p| (p.kernel.to_string(), p.block.known()))
+                .collect();
+            paths.sort();
+            (l.function.clone(), paths)
+        })
+        .collect();
+    let path = |k: &str, b: u32| (k.to_owned(), Some([b, 1, 1]));
+    assert_eq!(
+        made,
+        [
+            ("picked".to_owned(), vec![path("k2", 128), path("k4", 128)]),
+            ("none".to_owned(), vec![path("k2", 64)]),
+        ]
+    );
 }
 
 /// A block and a shared memory known only at run time, explained by how the launch writes
