@@ -990,7 +990,8 @@ fn a_null_kernel_pointer_makes_no_launch() {
         &Policy::default(),
         occupancy_cuda::CppReader::Core,
     );
-    let made: Vec<(String, Vec<(String, Option<[u32; 3]>)>)> = reading
+    type Made = (String, Vec<(String, Option<[u32; 3]>)>);
+    let made: Vec<Made> = reading
         .launches
         .iter()
         .map(|l| {
