@@ -1115,3 +1115,68 @@ fn launch_configurations_value_initialised_are_read_and_attributes_keep_a_launch
         "{clustered:?}"
     );
 }
+
+/// A shared memory computed from an `int` that may be negative, converted to `size_t`
+/// (mistralrs-core's `topk`): the reading core reads the launch on two ways, where the
+/// `int` is not negative (the sizes it makes, checked) and where it is (sizes of 2^64 less
+/// a few `int`s, whose low 32 bits the driver takes: not known, not checked). A size of
+/// 2^32 bytes or more is launched with its low 32 bits.
+const SIGNED_SIZES: &str = r#"
+__global__ void topk(float *x) {}
+extern "C" void launch(float *x, int ncols) {
+  if (ncols > 1024) return;
+  int block = 128;
+  if (ncols <= 64) block = 64;
+  size_t smem = ncols * sizeof(float) + ncols * sizeof(bool);
+  topk<<<1, block, smem>>>(x);
+}
+extern "C" void past(float *x) {
+  topk<<<1, 32, ((size_t)1 << 32) + 64>>>(x);
+}
+"#;
+
+#[test]
+fn a_negative_int_converted_to_a_size_is_read_apart() {
+    use occupancy_cuda::{CppReader, Read, read_texts_with_policy_by};
+    let reading = read_texts_with_policy_by(
+        &[("a.cu", SIGNED_SIZES)],
+        &Policy::default(),
+        CppReader::Core,
+    );
+    let [site, past] = reading.launches.as_slice() else {
+        panic!("{:?}", reading.launches)
+    };
+    // 2^32 + 64 bytes: the driver takes the low 32 bits, 64 (measured on an H200).
+    let [path] = past.paths.as_slice() else {
+        panic!("{past:?}")
+    };
+    assert_eq!(path.dynamic_smem_bytes.known(), Some(64), "{path:?}");
+    let mut made: Vec<(Option<[u32; 3]>, Option<u32>)> = site
+        .paths
+        .iter()
+        .map(|p| (p.block.known(), p.dynamic_smem_bytes.known()))
+        .collect();
+    made.sort();
+    // 0 <= ncols <= 64: block 64, at most 320 B; 64 < ncols <= 1024: block 128, at most
+    // 5,120 B (each checked at its most); ncols < 0: block 64, a size not known.
+    assert_eq!(
+        made,
+        [
+            (Some([64, 1, 1]), None),
+            (Some([64, 1, 1]), Some(320)),
+            (Some([128, 1, 1]), Some(5120)),
+        ]
+    );
+    let negative = site
+        .paths
+        .iter()
+        .find_map(|p| match &p.dynamic_smem_bytes {
+            Read::Unknown(why) => Some(why.clone()),
+            Read::Known(_) => None,
+        })
+        .unwrap_or_default();
+    assert!(
+        negative.starts_with("`smem`: the dynamic shared memory is"),
+        "{negative}"
+    );
+}

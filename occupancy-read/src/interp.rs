@@ -357,6 +357,21 @@ struct Alias {
 
 /// The caller's name an argument moves by literals (`n + 1`, `2 * n`, `(n - 4) as usize`)
 /// and the steps from it, innermost first; `None` for any other argument.
+/// The integer type of an operand where it is written plainly: a name bound to an integer
+/// of known type, a typed literal, a cast, `sizeof` (a `size_t`); `None` otherwise.
+fn operand_ty(e: &Expr, path: &Path) -> Option<IntTy> {
+    match e {
+        Expr::Path(written, _) => match path.lookup(written.single()?).map(|b| &b.val) {
+            Some(Val::Int(i)) => i.ty,
+            _ => None,
+        },
+        Expr::Int(_, ty) => *ty,
+        Expr::Cast(_, ty) => Some(*ty),
+        Expr::SizeOf(..) => Some(IntTy::Usize),
+        _ => None,
+    }
+}
+
 fn alias_steps(arg: &Expr) -> Option<(&str, Vec<Step>)> {
     let literal = |e: &Expr| match e {
         Expr::Int(k, _) => Some(*k),
@@ -1558,6 +1573,95 @@ impl<'r> Interp<'r> {
         path: Path,
         expected: Option<IntTy>,
     ) -> Outs {
+        if let Some(paths) = self.sign_split_binary(op, l, r, &path) {
+            return paths
+                .into_iter()
+                .flat_map(|p| self.eval_binary_on(op, l, r, p, expected))
+                .collect();
+        }
+        self.eval_binary_on(op, l, r, path, expected)
+    }
+
+    /// C++ converts a signed operand to the other's unsigned type where the usual
+    /// arithmetic conversions make that type the common one (`ncols * sizeof(float)`):
+    /// [`Interp::sign_split`] of the signed operand.
+    fn sign_split_binary(
+        &mut self,
+        op: ir::Op,
+        l: &Expr,
+        r: &Expr,
+        path: &Path,
+    ) -> Option<Vec<Path>> {
+        let lang = self.mode.lang;
+        if lang != value::Lang::Cpp || matches!(op, ir::Op::Shl | ir::Op::Shr) {
+            return None;
+        }
+        let (a, b) = (operand_ty(l, path)?, operand_ty(r, path)?);
+        let common = lang.common(lang.promoted(a), lang.promoted(b));
+        if common.signed() {
+            return None;
+        }
+        let signed = if a.signed() {
+            l
+        } else if b.signed() {
+            r
+        } else {
+            return None;
+        };
+        self.sign_split(signed, path)
+    }
+
+    /// C++'s conversion of a signed value that may be negative to an unsigned type wraps
+    /// the negative values to the top of the type's range, so that the interval of the
+    /// result is the whole range (`size_t smem = ncols * sizeof(float)` of an `int ncols`
+    /// knows no bound). Where the value is a name bound to an input, moved by literals, of
+    /// a range that holds negative values and others, the path is split on `name < 0`
+    /// (the name narrowed on each way), so that each way converts one interval: a launch
+    /// on the other way keeps its bounds. `None`: no split, or one that does not narrow
+    /// the name exactly or leaves values computed from it before not known.
+    fn sign_split(&mut self, signed: &Expr, path: &Path) -> Option<Vec<Path>> {
+        let Expr::Path(written, _) = signed else {
+            return None;
+        };
+        let Some(Val::Int(i)) = path.lookup(written.single()?).map(|b| &b.val) else {
+            return None;
+        };
+        let (Some(lo), Some(hi)) = i.set.bounds() else {
+            return None;
+        };
+        if lo >= 0 || hi < 0 || i.moved_from().is_none() || !path.normal() {
+            return None;
+        }
+        let negative = Expr::Compare(
+            Comparison::Lt,
+            Box::new(signed.clone()),
+            Box::new(Expr::Int(0, i.ty)),
+        );
+        let decided = path.decisions.len();
+        let ways = self.condition(&negative, path.clone());
+        // Only a split that narrows the name exactly: one the reader cannot follow would
+        // leave the path's launches uncertain, where the conversion alone loses a bound.
+        let exact = ways.len() == 2
+            && ways.iter().all(|(p, _)| {
+                p.normal()
+                    && p.uncertain.is_none() == path.uncertain.is_none()
+                    && p.stale.len() == path.stale.len()
+                    && p.decisions
+                        .get(decided..)
+                        .is_some_and(|new| new.iter().all(|d| !d.blurred))
+            });
+        exact.then(|| ways.into_iter().map(|(p, _)| p).collect())
+    }
+
+    /// [`Interp::eval_binary`] on a path split no further.
+    fn eval_binary_on(
+        &mut self,
+        op: ir::Op,
+        l: &Expr,
+        r: &Expr,
+        path: Path,
+        expected: Option<IntTy>,
+    ) -> Outs {
         let lang = self.mode.lang;
         let rhs_expected = if matches!(op, ir::Op::Shl | ir::Op::Shr) {
             None
@@ -1605,8 +1709,15 @@ impl<'r> Interp<'r> {
     }
 
     fn eval_cast(&mut self, inner: &Expr, ty: IntTy, path: Path) -> Outs {
-        self.eval(inner, path, None)
+        let split = (self.mode.lang == value::Lang::Cpp
+            && !ty.signed()
+            && operand_ty(inner, &path).is_some_and(IntTy::signed))
+        .then(|| self.sign_split(inner, &path))
+        .flatten();
+        let paths = split.unwrap_or_else(|| vec![path]);
+        paths
             .into_iter()
+            .flat_map(|path| self.eval(inner, path, None))
             .map(|(mut path, v)| {
                 let v = v.map(&mut |v| match v {
                     Val::Int(i) => {

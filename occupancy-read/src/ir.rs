@@ -130,6 +130,22 @@ impl IntTy {
             low
         }
     }
+
+    /// `lo..=hi` as `Self`, where the conversion moves every value of it by the same
+    /// multiple of 2^bits (the interval lies within one turn of the type's range: `-8..=-1`
+    /// as a `u64` is `2^64 - 8..=2^64 - 1`); `None` where it does not, or a bound is open.
+    pub fn wrap_range(self, lo: Option<i128>, hi: Option<i128>) -> Option<(i128, i128)> {
+        let (lo, hi) = (lo?, hi?);
+        let bits = self.bits();
+        if bits >= 127 {
+            return (lo >= self.min() && hi <= self.max()).then_some((lo, hi));
+        }
+        let modulus = 1i128 << bits;
+        let turn = |v: i128| v.checked_sub(self.min()).map(|d| d.div_euclid(modulus));
+        let (a, b) = (turn(lo)?, turn(hi)?);
+        let shift = a.checked_mul(modulus)?;
+        (a == b).then(|| (lo - shift, hi - shift))
+    }
 }
 
 /// A path as written: `TILE`, `crate::consts::TILE`, `Self::BLOCK`, `launch_cfg::<128>`.

@@ -15,6 +15,7 @@
 //! shared memory placed at a limit, the path's conditions and targets): the C++ reader
 //! turns each of its paths into a record before checking it.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::rc::Rc;
 
@@ -377,7 +378,7 @@ fn instances(interp: &Interp<'_>, rec: &LaunchRec, site: usize, group: usize) ->
         match config {
             Val::Config(c) => {
                 l.block = dims(&c.block, "block_dim", interp);
-                l.smem = field(&c.smem, interp);
+                l.smem = field(&driven(&c.smem), interp);
                 l.grid = dims(&c.grid, "grid_dim", interp);
             }
             other => {
@@ -644,6 +645,24 @@ fn inline_sets(l: Launch, texts: &[Rc<str>; 2]) -> Vec<Launch> {
             one
         })
         .collect()
+}
+
+/// The dynamic shared memory a launch of `smem` bytes asks the driver for: its low 32
+/// bits (`cuLaunchKernel` takes an `unsigned int`; the runtime's `size_t` is cut to it:
+/// `<<<1, 64, (1 << 32) + 64>>>` launches with 64 bytes and 2^64 - 5, a negative `int`
+/// of -1 times 5 converted to `size_t`, fails as 2^32 - 5 does; measured on an H200,
+/// driver 580.159.04). A set of more than one turn of 2^32 is any `u32`. Taken where
+/// every value is 2^32 or more (the sizes of a negative `int` converted); a size that
+/// grows with an input from below 2^32 stays as it is, read as the launch failing past
+/// the device's limit (its values of 2^32 and more wrap, but only inputs of 2^30 and more
+/// elements make them).
+fn driven(smem: &Val) -> Cow<'_, Val> {
+    match smem {
+        Val::Int(i) if i.set.bounds().0.is_some_and(|lo| lo > i128::from(u32::MAX)) => {
+            Cow::Owned(value::cast(i, IntTy::U32).val)
+        }
+        other => Cow::Borrowed(other),
+    }
 }
 
 /// A dimension tuple: three values, or why not.

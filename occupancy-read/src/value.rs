@@ -893,7 +893,10 @@ pub fn cast(v: &Int, ty: IntTy) -> Outcome {
         None if lo.is_some_and(|lo| lo >= ty.min()) && hi.is_some_and(|hi| hi <= ty.max()) => {
             v.set.clone()
         }
-        None => AbstractInt::range(Some(ty.min()), Some(ty.max())),
+        None => match ty.wrap_range(lo, hi) {
+            Some((lo, hi)) => AbstractInt::range(Some(lo), Some(hi)),
+            None => AbstractInt::range(Some(ty.min()), Some(ty.max())),
+        },
     };
     let mut out = finish(&[v], Some(ty), set, expr, String::new);
     // A lossless cast of an input is still that input (a key's candidates can stand for it);
@@ -999,6 +1002,47 @@ mod tests {
             Val::Int(i) => i,
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A conversion moves an interval that lies within one turn of the type's range by
+    /// that turn (what C++ and Rust's `as` compute for each member); one over two turns is
+    /// the whole range.
+    #[test]
+    fn a_conversion_moves_an_interval_within_one_turn() {
+        use IntTy::*;
+        let range = |lo: i128, hi: i128, ty| Int {
+            set: AbstractInt::range(Some(lo), Some(hi)),
+            ..k(0, ty)
+        };
+        let bounds = |i: &Int, ty| int(cast(i, ty)).set.bounds();
+        let two64 = 1i128 << 64;
+        // `(size_t)n` of an `int n` in -2^31..=-1: 2^64 - 2^31..=2^64 - 1.
+        assert_eq!(
+            bounds(&range(i32::MIN.into(), -1, I32), U64),
+            (Some(two64 + i128::from(i32::MIN)), Some(two64 - 1))
+        );
+        // 5 times that, 2^66 - 5 * 2^31..=2^66 - 5, is still one turn: 2^64 - 5 * 2^31..
+        assert_eq!(
+            bounds(
+                &range(4 * two64 + 5 * i128::from(i32::MIN), 4 * two64 - 5, I128),
+                U64
+            ),
+            (Some(two64 + 5 * i128::from(i32::MIN)), Some(two64 - 5))
+        );
+        // `(unsigned char)x` of 256..=300 is 0..=44; of 200..=300, two turns, any byte.
+        assert_eq!(bounds(&range(256, 300, I32), U8), (Some(0), Some(44)));
+        assert_eq!(bounds(&range(200, 300, I32), U8), (Some(0), Some(255)));
+        // `(int)x` of 2^31..=2^31 + 100 (signed: the turn starts at -2^31).
+        let top = 1i128 << 31;
+        assert_eq!(
+            bounds(&range(top, top + 100, I64), I32),
+            (Some(-top), Some(-top + 100))
+        );
+        // -1..=0 as a `u32` is 0 and 2^32 - 1: two turns, the whole range.
+        assert_eq!(
+            bounds(&range(-100, 0, I32), U32),
+            (Some(0), Some(u32::MAX.into()))
+        );
     }
 
     /// C++'s usual arithmetic conversions and unsigned wrap-around, against what a C++
@@ -1175,7 +1219,10 @@ pub fn moved(steps: &[Step], set: &AbstractInt) -> Option<AbstractInt> {
             Step::Wrap(ty) => match (set.members(), set.bounds()) {
                 (_, (Some(lo), Some(hi))) if ty.min() <= lo && hi <= ty.max() => set,
                 (Some(members), _) => AbstractInt::one_of(members.iter().map(|x| ty.wrap(*x)))?,
-                _ => AbstractInt::range(Some(ty.min()), Some(ty.max())),
+                (_, (lo, hi)) => match ty.wrap_range(lo, hi) {
+                    Some((lo, hi)) => AbstractInt::range(Some(lo), Some(hi)),
+                    None => AbstractInt::range(Some(ty.min()), Some(ty.max())),
+                },
             },
         };
     }
