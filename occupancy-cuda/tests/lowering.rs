@@ -1180,3 +1180,51 @@ fn a_negative_int_converted_to_a_size_is_read_apart() {
         "{negative}"
     );
 }
+
+/// The conditions that lead to each launch, as the check's messages name its paths: a
+/// condition that held, one that did not (negated), a `switch`'s case; a loop's test names
+/// none. Both readers name them alike.
+const CONDITIONS: &str = r#"
+__global__ void k(float *x) {}
+extern "C" void launch(float *x, int n, int dtype, int rows) {
+  for (int r = 0; r < rows; r++) {
+    if (n < 256) {
+      k<<<1, 128>>>(x);
+    } else {
+      switch (dtype) {
+        case 2: k<<<1, 256>>>(x); break;
+        default: break;
+      }
+    }
+  }
+}
+"#;
+
+#[test]
+fn a_launch_is_named_by_the_conditions_that_lead_to_it() {
+    use occupancy_cuda::{CppReader, read_texts_with_policy_by};
+    let named = |reader| {
+        let reading =
+            read_texts_with_policy_by(&[("a.cu", CONDITIONS)], &Policy::default(), reader);
+        let mut out: Vec<(Option<[u32; 3]>, Vec<String>)> = reading
+            .launches
+            .iter()
+            .flat_map(|l| l.paths.iter())
+            .map(|p| (p.block.known(), p.conditions.clone()))
+            .collect();
+        out.sort();
+        out
+    };
+    let core = named(CppReader::Core);
+    assert_eq!(
+        core,
+        [
+            (Some([128, 1, 1]), vec!["n < 256".to_owned()]),
+            (
+                Some([256, 1, 1]),
+                vec!["!(n < 256)".to_owned(), "dtype == 2".to_owned()]
+            ),
+        ]
+    );
+    assert_eq!(named(CppReader::Interpreter), core);
+}

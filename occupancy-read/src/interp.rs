@@ -238,6 +238,9 @@ pub struct LaunchRec {
     pub witnessed_splits: Vec<u32>,
     /// The ways the conditions on run-time inputs went on its path: (split, holds).
     pub ways: Vec<(u32, bool)>,
+    /// Those conditions as a launch's messages name them, in order (`n < 256`,
+    /// `!(head_dim == 64)`, `dtype == 2`).
+    pub conditions: Vec<String>,
     /// The dynamic shared memory opt-in made for its kernel before it on the path, bytes.
     pub opt_in: Option<Int>,
     /// Made on the fold of the paths past the bound ([`MAX_PATHS`]): its values are united
@@ -513,7 +516,40 @@ struct Decision {
     text: Rc<str>,
     /// A comparison of one input's values, to try at concrete values of it ([`Probe`]).
     probe: Option<Rc<Probe>>,
+    /// How a launch's conditions name this way, where `text` does not say it (an arm of a
+    /// `match` or `switch` matched: `dtype == 2`); an arm not matched is named by none.
+    arm: Option<Rc<str>>,
+    /// Decided by a loop's test: named by none (each iteration would name it again).
+    looped: bool,
 }
+
+impl Decision {
+    /// How the conditions of a launch made on this way name it: the condition as written
+    /// (`n < 256`), negated where it did not hold (`!(n < 256)`); an arm matched, its
+    /// scrutinee and pattern (`dtype == 2`); `None` for an arm not matched and a loop's
+    /// test.
+    fn label(&self) -> Option<String> {
+        if self.looped {
+            return None;
+        }
+        let written = self.text.split('`').next().unwrap_or_default();
+        if self.facts_of.is_some() || written.ends_with(MATCHING_AN_ARM) {
+            return self
+                .arm
+                .as_ref()
+                .filter(|_| self.holds)
+                .map(|a| a.to_string());
+        }
+        Some(if self.holds {
+            written.to_owned()
+        } else {
+            format!("!({written})")
+        })
+    }
+}
+
+/// How a match's decisions end as written (`dtype matching an arm`).
+const MATCHING_AN_ARM: &str = " matching an arm";
 
 /// A blurred comparison to decide again: the condition, the depth of the frame it was made
 /// in and the versions of the bindings it read ([`Interp::blurred_now`]).
@@ -588,6 +624,10 @@ pub struct Interp<'r> {
     /// The steps of this expansion ([`MAX_STEPS`]).
     budget: Budget,
     nesting: usize,
+    /// The tests of the `while` loops being read, and how deep the reading is in one of
+    /// them: the conditions a loop's test decides do not name a launch's path.
+    loop_tests: Vec<Expr>,
+    in_loop_test: usize,
     calls: Vec<String>,
     next_version: u32,
     /// The conditions that split a path so far ([`Decision::split`]).
@@ -736,6 +776,8 @@ impl<'r> Interp<'r> {
             problems: Vec::new(),
             budget: Budget::new(MAX_STEPS),
             nesting: 0,
+            loop_tests: Vec::new(),
+            in_loop_test: 0,
             calls: Vec::new(),
             next_version: 0,
             splits: 0,
@@ -3388,6 +3430,7 @@ impl<'r> Interp<'r> {
                 .map(|(_, _, splits)| splits.clone())
                 .unwrap_or_default(),
             ways: path.decisions.iter().map(|d| (d.split, d.holds)).collect(),
+            conditions: path.decisions.iter().filter_map(Decision::label).collect(),
             opt_in,
             folded,
         });
@@ -3522,7 +3565,10 @@ impl<'r> Interp<'r> {
             return vec![(path.clone(), true), (path, false)];
         }
         self.nesting += 1;
+        let test = self.loop_tests.iter().any(|t| t == cond);
+        self.in_loop_test += usize::from(test);
         let out = self.condition_inner(cond, path);
+        self.in_loop_test -= usize::from(test);
         self.nesting -= 1;
         out
     }
@@ -3883,6 +3929,8 @@ impl<'r> Interp<'r> {
             excludes,
             text: text.clone(),
             probe,
+            arm: None,
+            looped: self.in_loop_test > 0,
         });
     }
 
@@ -4534,7 +4582,7 @@ impl<'r> Interp<'r> {
         };
         let split = self.next_split();
         let text = self.condition_text(&Expr::Opaque(format!(
-            "{} matching an arm",
+            "{}{MATCHING_AN_ARM}",
             scrutinee.map_or_else(|| "a value".to_owned(), ir::text)
         )));
         let mut out = Vec::new();
@@ -4576,6 +4624,7 @@ impl<'r> Interp<'r> {
             let group = self.match_group.unwrap_or(split);
             let way = (split, group, matched);
             let blurred = !exact && facts_of.is_none();
+            let decided = side.decisions.len();
             self.decide(
                 &mut side,
                 way,
@@ -4583,6 +4632,11 @@ impl<'r> Interp<'r> {
                 (blurred, facts_of, false, None),
                 &text,
             );
+            if let (Some(d), Pat::Lit(lit), Some(s)) =
+                (side.decisions.get_mut(decided), pat, scrutinee)
+            {
+                d.arm = Some(format!("{} == {}", ir::text(s), ir::text(lit)).into());
+            }
             let side = if matched {
                 self.bind(pat, val.clone(), side, At::NONE, None)
             } else {
@@ -4854,6 +4908,19 @@ impl<'r> Interp<'r> {
     }
 
     fn eval_loop(&mut self, l: &Loop, label: Option<&str>, path: Path) -> Outs {
+        let test = match &l.kind {
+            LoopKind::While(test) => Some(test.clone()),
+            _ => None,
+        };
+        let pushed = test.map(|t| self.loop_tests.push(t)).is_some();
+        let outs = self.eval_loop_inner(l, label, path);
+        if pushed {
+            self.loop_tests.pop();
+        }
+        outs
+    }
+
+    fn eval_loop_inner(&mut self, l: &Loop, label: Option<&str>, path: Path) -> Outs {
         if let LoopKind::Over(pat, seq) = &l.kind
             && let Some(outs) = self.stepped(l, pat, seq, label, &path)
         {

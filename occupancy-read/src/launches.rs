@@ -354,6 +354,16 @@ fn instances(interp: &Interp<'_>, rec: &LaunchRec, site: usize, group: usize) ->
         };
         let mut l = base.clone_shape();
         l.enumerated = enumerated.clone();
+        // Each member taken names the launch (`nthreads = 128`).
+        for ((c, members), i) in choices.iter().zip(&combo) {
+            if let Some(info) = interp.choices.get(*c as usize)
+                && members.len() > 1
+                && !info.text.starts_with("the attribute's")
+                && let Some(v) = members.get(*i).and_then(|m| info.members.get(*m))
+            {
+                l.conditions.push(format!("{} = {v}", info.name));
+            }
+        }
         // A member whose launch values panic (overflow their type) is not launched.
         let panics = match &config {
             Val::Config(c) => [&c.block, &c.smem, &c.grid].iter().any(|v| match v {
@@ -418,6 +428,7 @@ fn base_launch(rec: &LaunchRec, site: usize, group: usize) -> Launch {
         grid_at: bare.at_or_launch(config_at[2]),
         kernel: rec.kernel.clone(),
         folded: rec.folded.is_some(),
+        conditions: rec.conditions.clone(),
         opt_in_bytes: rec
             .opt_in
             .as_ref()

@@ -4,8 +4,7 @@
 //! interpreter's rules, shared), with the kernel's instantiation, the grid, the opt-in,
 //! the translation unit and the target of the reading.
 //!
-//! Not carried yet (see docs/READING-CORE.md, stage 4): the conditions that lead to a
-//! path (only the label that tells a path's launches apart) and a cluster.
+//! Not carried yet (see docs/READING-CORE.md, stage 4): a cluster.
 
 use occupancy_core::abstract_int::AbstractInt;
 use occupancy_core::arch::Target;
@@ -61,7 +60,7 @@ pub(crate) fn launch_paths(
             smem_limit: limit,
             cluster: None,
             opt_in_bytes: opt_in,
-            conditions: label.into_iter().collect(),
+            conditions: launch.conditions.iter().cloned().chain(label).collect(),
             candidates,
             translation_unit: translation_unit.to_owned(),
             targets: target.map(|t| vec![t.to_string()]).unwrap_or_default(),
