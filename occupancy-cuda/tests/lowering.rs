@@ -1228,3 +1228,44 @@ fn a_launch_is_named_by_the_conditions_that_lead_to_it() {
     );
     assert_eq!(named(CppReader::Interpreter), core);
 }
+
+/// Two conditions on a field of a struct parameter, which the reader cannot apply to its
+/// values: the launch under both is the code's whichever way they go, since no launch of
+/// that site took another way; a launch of another site on the other way does not make it
+/// uncertain (the reading core compared every site's launches, its `At`s all equal).
+const ONE_SITE: &str = r#"
+struct P { int splits; };
+__global__ void k(float *x) {}
+extern "C" void launch(float *x, P p) {
+  if (p.splits > 1) {
+    if (p.splits <= 2) {
+      k<<<1, 64>>>(x);
+    }
+  } else {
+    k<<<1, 256>>>(x);
+  }
+}
+"#;
+
+#[test]
+fn a_launch_is_settled_by_the_launches_of_its_own_site() {
+    use occupancy_cuda::{CppReader, read_texts_with_policy_by};
+    let reading =
+        read_texts_with_policy_by(&[("a.cu", ONE_SITE)], &Policy::default(), CppReader::Core);
+    let made: Vec<(u32, Option<[u32; 3]>, Vec<String>)> = reading
+        .launches
+        .iter()
+        .flat_map(|l| {
+            l.paths
+                .iter()
+                .map(|p| (l.line, p.block.known(), l.not_checked.clone()))
+        })
+        .collect();
+    assert_eq!(
+        made,
+        [
+            (7, Some([64, 1, 1]), Vec::new()),
+            (10, Some([256, 1, 1]), Vec::new())
+        ]
+    );
+}

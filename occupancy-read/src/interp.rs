@@ -899,33 +899,55 @@ impl<'r> Interp<'r> {
     /// or every one that did makes the same launch, or a certain path makes it too, it is
     /// the code's whichever way the condition goes.
     fn settle_uncertain(&mut self) {
+        if self.launches.iter().all(|r| r.uncertain.is_none()) {
+            return;
+        }
         let same = |a: &LaunchRec, b: &LaunchRec| {
             a.config == b.config && a.kernel == b.kernel && a.masks == b.masks
         };
+        // The records of each site (`At`s compare equal whatever they are: by index), and
+        // of those the ones that make the same launch: one class each, so that each pair
+        // is compared once at most.
+        let mut sites: HashMap<u32, Vec<usize>> = HashMap::new();
+        for (i, rec) in self.launches.iter().enumerate() {
+            sites.entry(rec.at.0).or_default().push(i);
+        }
+        let mut class = vec![0usize; self.launches.len()];
+        for records in sites.values() {
+            let mut classes: Vec<usize> = Vec::new();
+            for &i in records {
+                let rec = &self.launches[i];
+                class[i] = match classes.iter().position(|&j| same(rec, &self.launches[j])) {
+                    Some(c) => c,
+                    None => {
+                        classes.push(i);
+                        classes.len() - 1
+                    }
+                };
+            }
+        }
         let made: Vec<bool> = self
             .launches
             .iter()
-            .map(|rec| {
+            .enumerate()
+            .map(|(i, rec)| {
                 let Some((_, splits)) = &rec.uncertain else {
                     return false;
                 };
+                let site = sites.get(&rec.at.0).map_or(&[][..], Vec::as_slice);
                 // Whether every launch of the site that took another way of one of `splits`
                 // makes the same launch.
                 let decided_elsewhere = |splits: &[u32]| {
-                    let other_way = |other: &LaunchRec| {
-                        other.ways.iter().any(|(split, holds)| {
-                            splits.contains(split) && !rec.ways.contains(&(*split, *holds))
-                        })
-                    };
-                    self.launches
-                        .iter()
-                        .all(|other| other.at != rec.at || !other_way(other) || same(rec, other))
+                    site.iter().all(|&j| {
+                        class[j] == class[i]
+                            || !self.launches[j].ways.iter().any(|(split, holds)| {
+                                splits.contains(split) && !rec.ways.contains(&(*split, *holds))
+                            })
+                    })
                 };
-                let certain_too = self.launches.iter().any(|other| {
-                    other.uncertain.is_none()
-                        && other.folded.is_none()
-                        && other.at == rec.at
-                        && same(rec, other)
+                let certain_too = site.iter().any(|&j| {
+                    let other = &self.launches[j];
+                    other.uncertain.is_none() && other.folded.is_none() && class[j] == class[i]
                 });
                 decided_elsewhere(splits)
                     || (!rec.witnessed_splits.is_empty()
