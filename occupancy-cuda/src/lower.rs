@@ -123,6 +123,9 @@ pub(crate) struct LaunchWritten {
     /// Why the reading core cannot read this launch whole, where it cannot (launch
     /// attributes it does not read yet): it is listed and not checked.
     pub(crate) unread: Option<String>,
+    /// The thread-block cluster of a `cudaLaunchKernelEx`, blocks x, y, z, where its
+    /// attributes give one in literals ([`cluster_of`]).
+    pub(crate) cluster: Option<[u32; 3]>,
 }
 
 /// What a lowering reads of its translation unit: the index (macros, structs, aliases) and
@@ -1792,9 +1795,9 @@ impl Lower<'_> {
     /// `cudaLaunchKernelEx(&config, kernel, args...)`: a launch of the kernel its second
     /// argument names or holds with the grid, block and dynamic shared memory of the
     /// `cudaLaunchConfig_t` its first points to (`config.gridDim`, `config.blockDim`,
-    /// `config.dynamicSmemBytes`, as the body assigns them). Its attributes (a cluster's
-    /// dimensions) are not read yet: where the body gives `config.attrs` a cluster, the
-    /// launch is not checked ([`LaunchWritten::unread`]).
+    /// `config.dynamicSmemBytes`, as the body assigns them). Its cluster is read where the
+    /// body gives `config.attrs` one in literals ([`cluster_of`]); where it gives one
+    /// otherwise, the launch is not checked ([`LaunchWritten::unread`]).
     fn launch_ex(&mut self, e: At<'_>, args: &[At<'_>], d: usize) -> Expr {
         let [config, kernel, ..] = args else {
             return self.opaque(e, "a `cudaLaunchKernelEx` with fewer than 2 arguments");
@@ -1821,9 +1824,12 @@ impl Lower<'_> {
         // (programmatic stream serialization, say) do not change its occupancy.
         let clustered = self.body_text.contains(&format!("{name}.attrs"))
             && self.body_text.contains("ClusterDimension");
-        let unread = clustered.then(|| {
+        let cluster = clustered
+            .then(|| cluster_of(&self.body_text, &name))
+            .flatten();
+        let unread = (clustered && cluster.is_none()).then(|| {
             format!(
-                "`{name}.attrs`: the launch's cluster dimensions are not read by the reading core yet"
+                "`{name}.attrs`: the launch's cluster dimensions are not literals the reading core reads"
             )
         });
         let (grid, block, smem) = (
@@ -1844,6 +1850,7 @@ impl Lower<'_> {
         );
         if let Some(written) = self.launches.get_mut(first) {
             written.1.unread = unread;
+            written.1.cluster = cluster;
         }
         launch
     }
@@ -1912,6 +1919,7 @@ impl Lower<'_> {
                 candidates: crate::choices::site_candidates(e, &mut HashMap::new()),
                 origins,
                 unread: None,
+                cluster: None,
             },
         ));
         // `k<T, 64>`, `ns::k<T>`: the template's arguments.
@@ -2143,6 +2151,53 @@ mod layout;
 mod record;
 mod types;
 pub(crate) use core::{CoreRead, Made, SiteKey, squeezed, unit_sites, with_targets};
+
+/// The cluster a function's body `text` gives the `cudaLaunchConfig_t` named `config`:
+/// `config.attrs = attrs;`, `config.numAttrs = n;`, and of the `attrs[i]` (`i < n`) whose
+/// `.id` is `cudaLaunchAttributeClusterDimension`, `.val.clusterDim.x` (`.y`, `.z`) each
+/// assigned once, a literal (white space aside). `None` where any of that is otherwise
+/// (a value computed, assigned twice, an attribute given twice): the launch is then not
+/// checked, never checked without its cluster.
+fn cluster_of(text: &str, config: &str) -> Option<[u32; 3]> {
+    let text: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    // The one value assigned to `place`, up to its `;`.
+    let assigned = |place: &str| -> Option<&str> {
+        let pattern = format!("{place}=");
+        let mut found = text.match_indices(&pattern).filter(|(i, _)| {
+            // A whole name: not `xconfig.attrs=`, nor `==`.
+            let before = text[..*i].chars().next_back();
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
+                && !text[i + pattern.len()..].starts_with('=')
+        });
+        let (i, _) = found.next()?;
+        if found.next().is_some() {
+            return None;
+        }
+        let rest = &text[i + pattern.len()..];
+        rest.split(';').next()
+    };
+    let attrs = assigned(&format!("{config}.attrs"))?;
+    if !attrs.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return None;
+    }
+    let count: usize = assigned(&format!("{config}.numAttrs"))?.parse().ok()?;
+    let mut cluster = None;
+    for i in 0..count.min(16) {
+        let id = assigned(&format!("{attrs}[{i}].id"))?;
+        if !id.ends_with("cudaLaunchAttributeClusterDimension") {
+            continue;
+        }
+        if cluster.is_some() {
+            return None;
+        }
+        let axis = |a: &str| -> Option<u32> {
+            let v = assigned(&format!("{attrs}[{i}].val.clusterDim.{a}"))?;
+            v.trim_end_matches(['u', 'U']).parse().ok()
+        };
+        cluster = Some([axis("x")?, axis("y")?, axis("z")?]);
+    }
+    cluster
+}
 
 #[cfg(test)]
 mod tests;

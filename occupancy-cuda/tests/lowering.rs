@@ -1057,9 +1057,9 @@ fn a_run_time_value_is_explained_by_how_the_launch_writes_it() {
 }
 
 /// `cudaLaunchKernelEx` configurations value-initialised (`= {}`), a `dim3` member given a
-/// number, and one carrying launch attributes (a cluster), which the reading core does not
-/// read yet: that launch is listed and not checked, never checked as a launch without its
-/// cluster.
+/// number, one carrying a cluster in literals, which both readers read, and one whose
+/// cluster is computed, which the reading core does not read: that launch is listed and
+/// not checked, never checked as a launch without its cluster.
 const CONFIGS: &str = r#"
 __global__ void k(float* y) {}
 cudaError_t zeroed(float* y, int m, cudaStream_t stream) {
@@ -1084,6 +1084,20 @@ cudaError_t clustered(float* y, int m, cudaStream_t stream) {
   // occupancy: block = [128]
   return cudaLaunchKernelEx(&config, k, y);
 }
+cudaError_t computed(float* y, int m, int pair, cudaStream_t stream) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(2 * m, 1, 1);
+  config.blockDim = dim3(128, 1, 1);
+  cudaLaunchAttribute attrs[1];
+  attrs[0].id = cudaLaunchAttributeClusterDimension;
+  attrs[0].val.clusterDim.x = pair ? 2 : 1;
+  attrs[0].val.clusterDim.y = 1;
+  attrs[0].val.clusterDim.z = 1;
+  config.attrs = attrs;
+  config.numAttrs = 1;
+  // occupancy: block = [128]
+  return cudaLaunchKernelEx(&config, k, y);
+}
 "#;
 
 #[test]
@@ -1091,7 +1105,7 @@ fn launch_configurations_value_initialised_are_read_and_attributes_keep_a_launch
     use occupancy_cuda::{CppReader, read_texts_with_policy_by};
     let read = |reader| read_texts_with_policy_by(&[("a.cu", CONFIGS)], &Policy::default(), reader);
     let (core, interp) = (read(CppReader::Core), read(CppReader::Interpreter));
-    let [zeroed, clustered] = core.launches.as_slice() else {
+    let [zeroed, clustered, computed] = core.launches.as_slice() else {
         panic!("{:?}", core.launches)
     };
     let [path] = zeroed.paths.as_slice() else {
@@ -1103,16 +1117,24 @@ fn launch_configurations_value_initialised_are_read_and_attributes_keep_a_launch
         (Some([128, 1, 1]), Some(32768))
     );
     assert_eq!(interp.launches[0].paths[0].block.known(), Some([128, 1, 1]));
-    // The interpreter reads the cluster; the core does not yet, so it lists the launch as
-    // not checked rather than check it without one, whatever candidates a comment gives.
+    // A cluster of literals: (2, 1, 1), read by both.
     assert_eq!(interp.launches[1].paths[0].cluster, Some([2, 1, 1]));
-    assert!(clustered.paths.is_empty(), "{clustered:?}");
+    let [path] = clustered.paths.as_slice() else {
+        panic!("{clustered:?}")
+    };
+    assert_eq!(
+        (path.block.known(), path.cluster),
+        (Some([128, 1, 1]), Some([2, 1, 1]))
+    );
+    // A computed one the core does not read: the launch is listed as not checked rather
+    // than checked without its cluster, whatever candidates a comment gives.
+    assert!(computed.paths.is_empty(), "{computed:?}");
     assert!(
-        clustered
+        computed
             .not_checked
             .iter()
             .any(|why| why.contains("`config.attrs`")),
-        "{clustered:?}"
+        "{computed:?}"
     );
 }
 

@@ -519,7 +519,8 @@ struct Decision {
     /// How a launch's conditions name this way, where `text` does not say it (an arm of a
     /// `match` or `switch` matched: `dtype == 2`); an arm not matched is named by none.
     arm: Option<Rc<str>>,
-    /// Decided by a loop's test: named by none (each iteration would name it again).
+    /// Decided by a loop's test (each iteration would name it again) or by a condition
+    /// the reader adds ([`Interp::sign_split`]): named by none.
     looped: bool,
 }
 
@@ -625,7 +626,8 @@ pub struct Interp<'r> {
     budget: Budget,
     nesting: usize,
     /// The tests of the `while` loops being read, and how deep the reading is in one of
-    /// them: the conditions a loop's test decides do not name a launch's path.
+    /// them or in a condition of its own ([`Interp::sign_split`]): the conditions decided
+    /// there do not name a launch's path.
     loop_tests: Vec<Expr>,
     in_loop_test: usize,
     calls: Vec<String>,
@@ -1702,7 +1704,10 @@ impl<'r> Interp<'r> {
             Box::new(Expr::Int(0, i.ty)),
         );
         let decided = path.decisions.len();
+        // A condition of the reader's own: it names no path.
+        self.in_loop_test += 1;
         let ways = self.condition(&negative, path.clone());
+        self.in_loop_test -= 1;
         // Only a split that narrows the name exactly: one the reader cannot follow would
         // leave the path's launches uncertain, where the conversion alone loses a bound.
         let exact = ways.len() == 2
@@ -4654,10 +4659,15 @@ impl<'r> Interp<'r> {
                 (blurred, facts_of, false, None),
                 &text,
             );
-            if let (Some(d), Pat::Lit(lit), Some(s)) =
-                (side.decisions.get_mut(decided), pat, scrutinee)
+            let written = match pat {
+                Pat::Lit(lit) => Some(ir::text(lit)),
+                Pat::Path(p) => Some(p.text()),
+                _ => None,
+            };
+            if let (Some(d), Some(written), Some(s)) =
+                (side.decisions.get_mut(decided), written, scrutinee)
             {
-                d.arm = Some(format!("{} == {}", ir::text(s), ir::text(lit)).into());
+                d.arm = Some(format!("{} == {written}", ir::text(s)).into());
             }
             let side = if matched {
                 self.bind(pat, val.clone(), side, At::NONE, None)

@@ -381,7 +381,7 @@ fn record(
     }
     let paths = super::record::launch_paths(
         launch,
-        (candidates, &written.origins),
+        (candidates, &written.origins, written.cluster),
         read.unit,
         read.translation_unit,
         read.target.as_ref(),

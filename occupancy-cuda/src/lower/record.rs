@@ -4,7 +4,7 @@
 //! interpreter's rules, shared), with the kernel's instantiation, the grid, the opt-in,
 //! the translation unit and the target of the reading.
 //!
-//! Not carried yet (see docs/READING-CORE.md, stage 4): a cluster.
+//! A cluster is the lowering's, read from literals (`lower::cluster_of`).
 
 use occupancy_core::abstract_int::AbstractInt;
 use occupancy_core::arch::Target;
@@ -18,11 +18,11 @@ use crate::launch::{Candidates, Instantiation, LaunchPath, Read};
 /// The launch paths the check takes for `launch` (none where the core could not read it:
 /// its `error` says why), its run-time values filled with the `// occupancy:` comment's
 /// `candidates` and, where still known only at run time, explained by how the launch
-/// writes its block and shared memory (`origins`), made in the unit `translation_unit` on
-/// `target`'s reading.
+/// writes its block and shared memory (`origins`), in its `cluster`, made in the unit
+/// `translation_unit` on `target`'s reading.
 pub(crate) fn launch_paths(
     launch: &Launch,
-    (candidates, origins): (&LaunchCandidates, &[Option<String>; 2]),
+    (candidates, origins, cluster): (&LaunchCandidates, &[Option<String>; 2], Option<[u32; 3]>),
     unit: Unit<'_>,
     translation_unit: &str,
     target: Option<&Target>,
@@ -58,7 +58,7 @@ pub(crate) fn launch_paths(
             block: explained(block, &origins[0]),
             dynamic_smem_bytes: explained(smem_read, &origins[1]),
             smem_limit: limit,
-            cluster: None,
+            cluster,
             opt_in_bytes: opt_in,
             conditions: launch.conditions.iter().cloned().chain(label).collect(),
             candidates,
