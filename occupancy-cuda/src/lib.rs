@@ -264,6 +264,15 @@ fn core_reading(
     build: &preproc::Build,
 ) -> Reading {
     let mut core = lower::CoreRead::default();
+    // The core takes a step per expression of each path (the interpreter's steps are
+    // coarser): its read has at least one root's whole budget, so that a small unit is read
+    // as far as its one root may go.
+    let read = files::read_budget(sources.read_bytes, sources.expanded_bytes);
+    let mut budget = occupancy_core::read::budget::Budget::new(
+        read.limit().max(occupancy_read::interp::MAX_STEPS),
+    );
+    budget.take(read.taken());
+    core.read_budget = Some(budget);
     let device_params = &policy.device_params;
     for_units(
         sources,

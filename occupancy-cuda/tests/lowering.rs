@@ -1291,3 +1291,53 @@ fn a_launch_is_settled_by_the_launches_of_its_own_site() {
         ]
     );
 }
+
+/// A read whose steps pass the budget of its few bytes of source (4 steps a byte, and for
+/// the reading core at least one root's whole budget, 200,000 steps): eight launchers of
+/// 64 paths (six tests of six inputs) through 200 statements each. What is not read is
+/// said in a note, by either reader, and the launches of the launchers past it are not
+/// checked.
+fn long_read() -> String {
+    let mut text = String::from("__global__ void k(float *x) {}\n");
+    for f in 0..8 {
+        text += &format!(
+            "extern \"C\" void launch{f}(float *x, int n0, int n1, int n2, int n3, int n4, int n5) {{\n\
+             int a = 0;\n"
+        );
+        for i in 0..6 {
+            text += &format!("if (n{i} > 7) a = a + {};\n", 1 << i);
+        }
+        for _ in 0..200 {
+            text += "a = a + 1;\n";
+        }
+        text += "k<<<1, 128 + a>>>(x);\n}\n";
+    }
+    text
+}
+
+#[test]
+fn a_read_past_its_budget_says_so() {
+    use occupancy_cuda::{CppReader, read_texts_with_policy_by};
+    let text = long_read();
+    for reader in [CppReader::Core, CppReader::Interpreter] {
+        let reading =
+            read_texts_with_policy_by(&[("a.cu", text.as_str())], &Policy::default(), reader);
+        let spent: Vec<&str> = reading
+            .notes
+            .iter()
+            .filter(|n| n.message.contains("the reader's budget for these files"))
+            .map(|n| n.message.as_str())
+            .collect();
+        // The last launcher is read past the budget: noted, its launch not checked.
+        assert!(
+            spent.iter().any(|m| m.starts_with("`launch7`: ")),
+            "{reader:?}: {:?}",
+            reading.notes
+        );
+        let last = reading.launches.last().expect("the launches");
+        assert!(
+            last.function == "launch7" && last.paths.is_empty() && !last.not_checked.is_empty(),
+            "{reader:?}: {last:?}"
+        );
+    }
+}

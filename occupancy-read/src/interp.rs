@@ -47,7 +47,7 @@ use crate::value::{
 pub const MAX_PATHS: usize = paths::MAX_PATHS;
 
 /// Expression nodes one expansion may evaluate.
-const MAX_STEPS: usize = 200_000;
+pub const MAX_STEPS: usize = 200_000;
 
 /// The most iterations of `for` loops over known values run one by one, nested loops'
 /// multiplied (the interpreter's `stepped`): the C++ reader's bound on a counted loop's.
@@ -624,6 +624,9 @@ pub struct Interp<'r> {
     pub problems: Vec<(At, String)>,
     /// The steps of this expansion ([`MAX_STEPS`]).
     budget: Budget,
+    /// The steps of a whole read of several roots, where the front end gives one
+    /// ([`Interp::with_read_budget`]): past it, what is left is unknown as past `budget`.
+    read_budget: Option<Budget>,
     nesting: usize,
     /// The tests of the `while` loops being read, and how deep the reading is in one of
     /// them or in a condition of its own ([`Interp::sign_split`]): the conditions decided
@@ -765,6 +768,19 @@ fn all_members(n: usize) -> u64 {
 }
 
 impl<'r> Interp<'r> {
+    /// `self`, its steps also taken from `read`, a budget of the whole read this root is
+    /// one of (a C++ reading's roots share one: `occupancy-cuda`'s `files::read_budget`).
+    pub fn with_read_budget(mut self, read: Budget) -> Interp<'r> {
+        self.read_budget = Some(read);
+        self
+    }
+
+    /// What is left of the read's budget ([`Interp::with_read_budget`]), and whether this
+    /// root's own ([`MAX_STEPS`]) was spent.
+    pub fn budgets(&self) -> (Option<&Budget>, bool) {
+        (self.read_budget.as_ref(), self.budget.spent())
+    }
+
     /// An interpreter for one expansion, asking `names` about names.
     pub fn new(names: &'r mut dyn Names, mode: Mode) -> Interp<'r> {
         Interp {
@@ -777,6 +793,7 @@ impl<'r> Interp<'r> {
             kernel_pattern: None,
             problems: Vec::new(),
             budget: Budget::new(MAX_STEPS),
+            read_budget: None,
             nesting: 0,
             loop_tests: Vec::new(),
             in_loop_test: 0,
@@ -1034,6 +1051,14 @@ impl<'r> Interp<'r> {
         if !self.budget.step() {
             return Some(unknown(format!(
                 "the evaluation took more than {MAX_STEPS} steps"
+            )));
+        }
+        if let Some(read) = &mut self.read_budget
+            && !read.step()
+        {
+            return Some(unknown(format!(
+                "the read of these files took more than {} steps",
+                read.limit()
             )));
         }
         if self.nesting > MAX_NESTING {

@@ -26,6 +26,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use occupancy_core::arch::Target;
+use occupancy_core::read::budget::Budget;
 use occupancy_read::interp::{Interp, Mode, ParamKind};
 use occupancy_read::ir::{Block, IntTy, Pat, Path};
 use occupancy_read::names::{
@@ -224,6 +225,9 @@ pub(crate) fn unit_sites(
                 lang: occupancy_read::value::Lang::Cpp,
             };
             let mut interp = Interp::new(&mut names, mode);
+            if let Some(read) = out.read_budget.take() {
+                interp = interp.with_read_budget(read);
+            }
             // A template read as a root: its parameters known only per instantiation (an
             // explicit one binds them in its call).
             let generics: Vec<String> = match instantiation {
@@ -237,7 +241,12 @@ pub(crate) fn unit_sites(
             };
             interp.run_wrapper(&lowered.body, &params, &generics);
             let launches = occupancy_read::launches::launches(&interp);
+            let (read, own_spent) = interp.budgets();
+            out.read_budget = read.cloned();
             drop(interp);
+            if let Some(note) = budget_note(f, own_spent, out.read_budget.as_ref()) {
+                add_note(&mut out.notes, note);
+            }
             for launch in launches {
                 let (Some((file, line)), Some(written)) = (
                     names.places.get(launch.at.0 as usize),
@@ -277,6 +286,36 @@ pub(crate) struct CoreRead {
     /// The templates of headers no file instantiates read so far: file, line, and whether
     /// the unit that read it asked the device.
     header_templates_read: HashSet<(String, u32, bool)>,
+    /// The steps of the whole read, every unit and root ([`crate::files::read_budget`]);
+    /// `None`: each root has only its own ([`occupancy_read::interp::MAX_STEPS`]).
+    pub(crate) read_budget: Option<Budget>,
+}
+
+/// The note after root `f` where a budget ran out in it (`own_spent`: its own; else the
+/// whole read's), so that what was not read is said, as the interpreter says it.
+fn budget_note(f: &Function<'_>, own_spent: bool, read: Option<&Budget>) -> Option<ReadNote> {
+    let message = if own_spent {
+        format!(
+            "`{}`: more than {} steps of interpretation: the rest is not read",
+            f.qualified,
+            occupancy_read::interp::MAX_STEPS
+        )
+    } else if let Some(read) = read.filter(|r| r.spent()) {
+        format!(
+            "`{}`: the reader's budget for these files ({} steps, {} per byte of source, the \
+             parse of file-scope macro expansions included) is spent: the rest is not read",
+            f.qualified,
+            read.limit(),
+            crate::files::STEPS_PER_SOURCE_BYTE
+        )
+    } else {
+        return None;
+    };
+    Some(ReadNote {
+        file: f.body.code.shown.clone(),
+        line: Some(f.body.line()),
+        message,
+    })
 }
 
 /// Adds `note` to `notes`, once, at most 1,000 in all (as the interpreter's).
