@@ -358,8 +358,6 @@ struct Alias {
     steps: Vec<Step>,
 }
 
-/// The caller's name an argument moves by literals (`n + 1`, `2 * n`, `(n - 4) as usize`)
-/// and the steps from it, innermost first; `None` for any other argument.
 /// The integer type of an operand where it is written plainly: a name bound to an integer
 /// of known type, a typed literal, a cast, `sizeof` (a `size_t`); `None` otherwise.
 fn operand_ty(e: &Expr, path: &Path) -> Option<IntTy> {
@@ -375,6 +373,8 @@ fn operand_ty(e: &Expr, path: &Path) -> Option<IntTy> {
     }
 }
 
+/// The caller's name an argument moves by literals (`n + 1`, `2 * n`, `(n - 4) as usize`)
+/// and the steps from it, innermost first; `None` for any other argument.
 fn alias_steps(arg: &Expr) -> Option<(&str, Vec<Step>)> {
     let literal = |e: &Expr| match e {
         Expr::Int(k, _) => Some(*k),
@@ -521,7 +521,7 @@ struct Decision {
     arm: Option<Rc<str>>,
     /// Decided by a loop's test (each iteration would name it again) or by a condition
     /// the reader adds ([`Interp::sign_split`]): named by none.
-    looped: bool,
+    unnamed: bool,
 }
 
 impl Decision {
@@ -530,7 +530,7 @@ impl Decision {
     /// scrutinee and pattern (`dtype == 2`); `None` for an arm not matched and a loop's
     /// test.
     fn label(&self) -> Option<String> {
-        if self.looped {
+        if self.unnamed {
             return None;
         }
         let written = self.text.split('`').next().unwrap_or_default();
@@ -632,7 +632,7 @@ pub struct Interp<'r> {
     /// them or in a condition of its own ([`Interp::sign_split`]): the conditions decided
     /// there do not name a launch's path.
     loop_tests: Vec<Expr>,
-    in_loop_test: usize,
+    unnamed_depth: usize,
     calls: Vec<String>,
     next_version: u32,
     /// The conditions that split a path so far ([`Decision::split`]).
@@ -796,7 +796,7 @@ impl<'r> Interp<'r> {
             read_budget: None,
             nesting: 0,
             loop_tests: Vec::new(),
-            in_loop_test: 0,
+            unnamed_depth: 0,
             calls: Vec::new(),
             next_version: 0,
             splits: 0,
@@ -1730,9 +1730,9 @@ impl<'r> Interp<'r> {
         );
         let decided = path.decisions.len();
         // A condition of the reader's own: it names no path.
-        self.in_loop_test += 1;
+        self.unnamed_depth += 1;
         let ways = self.condition(&negative, path.clone());
-        self.in_loop_test -= 1;
+        self.unnamed_depth -= 1;
         // Only a split that narrows the name exactly: one the reader cannot follow would
         // leave the path's launches uncertain, where the conversion alone loses a bound.
         let exact = ways.len() == 2
@@ -3618,9 +3618,9 @@ impl<'r> Interp<'r> {
         }
         self.nesting += 1;
         let test = self.loop_tests.iter().any(|t| t == cond);
-        self.in_loop_test += usize::from(test);
+        self.unnamed_depth += usize::from(test);
         let out = self.condition_inner(cond, path);
-        self.in_loop_test -= usize::from(test);
+        self.unnamed_depth -= usize::from(test);
         self.nesting -= 1;
         out
     }
@@ -3982,7 +3982,7 @@ impl<'r> Interp<'r> {
             text: text.clone(),
             probe,
             arm: None,
-            looped: self.in_loop_test > 0,
+            unnamed: self.unnamed_depth > 0,
         });
     }
 

@@ -1038,7 +1038,7 @@ mod tests {
             bounds(&range(top, top + 100, I64), I32),
             (Some(-top), Some(-top + 100))
         );
-        // -1..=0 as a `u32` is 0 and 2^32 - 1: two turns, the whole range.
+        // -100..=0 as a `u32` is 0 and 2^32 - 100..: two turns, the whole range.
         assert_eq!(
             bounds(&range(-100, 0, I32), U32),
             (Some(0), Some(u32::MAX.into()))
