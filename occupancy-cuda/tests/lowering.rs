@@ -1341,3 +1341,41 @@ fn a_read_past_its_budget_says_so() {
         );
     }
 }
+
+/// A block chosen in a helper (`p`) and bound in its caller (`block`): each launch is named
+/// by the caller's binding, by either reader.
+const CHOSEN_IN_A_HELPER: &str = r#"
+__global__ void k(float *x) {}
+static int pick(int n) {
+  int p = 256;
+  while (p < n && p < 1024) p <<= 1;
+  return p;
+}
+extern "C" void launch(float *x, int n) {
+  int block = pick(n);
+  k<<<1, block>>>(x);
+}
+"#;
+
+#[test]
+fn a_set_chosen_in_a_helper_is_named_by_the_callers_binding() {
+    use occupancy_cuda::{CppReader, read_texts_with_policy_by};
+    let named = |reader| {
+        let reading =
+            read_texts_with_policy_by(&[("a.cu", CHOSEN_IN_A_HELPER)], &Policy::default(), reader);
+        let mut out: Vec<(Option<[u32; 3]>, Vec<String>)> = reading
+            .launches
+            .iter()
+            .flat_map(|l| l.paths.iter())
+            .map(|p| (p.block.known(), p.conditions.clone()))
+            .collect();
+        out.sort();
+        out
+    };
+    let core = named(CppReader::Core);
+    assert_eq!(
+        core,
+        [256, 512, 1024].map(|b| (Some([b, 1, 1]), vec![format!("block = {b}")]))
+    );
+    assert_eq!(named(CppReader::Interpreter), core);
+}

@@ -184,6 +184,9 @@ pub struct ChoiceInfo {
     pub roots: Vec<SourceId>,
     /// How to compute it again when a condition later narrows one of its inputs.
     recompute: Option<Recompute>,
+    /// How many frames deep it was bound (0: never named again): a binding in a caller
+    /// names it anew ([`Interp::named_value`]).
+    depth: usize,
 }
 
 struct Recompute {
@@ -870,6 +873,7 @@ impl<'r> Interp<'r> {
             text,
             roots: Vec::new(),
             recompute: None,
+            depth: 0,
         });
         Some(Val::Choice(
             (self.choices.len() - 1) as ChoiceId,
@@ -1405,8 +1409,24 @@ impl<'r> Interp<'r> {
                         expr: e.clone(),
                         frame: path.top().clone(),
                     }),
+                    depth: path.frames.len(),
                 });
                 Val::Choice((self.choices.len() - 1) as ChoiceId, Rc::new(vals))
+            }
+            // C++: a set chosen in a function the reading has left (a helper's `p`), bound
+            // in its caller (`int block = pick(cols);`), is named by the caller's binding,
+            // as the launches' conditions name it (`block = 128`).
+            Val::Choice(c, vals) if self.mode.lang == value::Lang::Cpp => {
+                if let Some(info) = self.choices.get_mut(c as usize)
+                    && path.frames.len() < info.depth
+                {
+                    info.name = name.to_owned();
+                    if let Some(e) = init {
+                        info.text = ir::text(e);
+                    }
+                    info.depth = path.frames.len();
+                }
+                Val::Choice(c, vals)
             }
             Val::Int(i) if i.value().is_none() && at.0 != At::NONE.0 => {
                 let key = SourceKey {
