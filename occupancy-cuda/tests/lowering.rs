@@ -1222,21 +1222,28 @@ extern "C" void launch(float *x, int n, int dtype, int rows) {
 }
 "#;
 
+/// Each launch path `reader` reads in `text` (one file, `a.cu`): its block where known and
+/// the conditions that name it, sorted.
+fn blocks_and_conditions(
+    text: &str,
+    reader: occupancy_cuda::CppReader,
+) -> Vec<(Option<[u32; 3]>, Vec<String>)> {
+    let reading =
+        occupancy_cuda::read_texts_with_policy_by(&[("a.cu", text)], &Policy::default(), reader);
+    let mut out: Vec<(Option<[u32; 3]>, Vec<String>)> = reading
+        .launches
+        .iter()
+        .flat_map(|l| l.paths.iter())
+        .map(|p| (p.block.known(), p.conditions.clone()))
+        .collect();
+    out.sort();
+    out
+}
+
 #[test]
 fn a_launch_is_named_by_the_conditions_that_lead_to_it() {
-    use occupancy_cuda::{CppReader, read_texts_with_policy_by};
-    let named = |reader| {
-        let reading =
-            read_texts_with_policy_by(&[("a.cu", CONDITIONS)], &Policy::default(), reader);
-        let mut out: Vec<(Option<[u32; 3]>, Vec<String>)> = reading
-            .launches
-            .iter()
-            .flat_map(|l| l.paths.iter())
-            .map(|p| (p.block.known(), p.conditions.clone()))
-            .collect();
-        out.sort();
-        out
-    };
+    use occupancy_cuda::CppReader;
+    let named = |reader| blocks_and_conditions(CONDITIONS, reader);
     let core = named(CppReader::Core);
     assert_eq!(
         core,
@@ -1359,19 +1366,8 @@ extern "C" void launch(float *x, int n) {
 
 #[test]
 fn a_set_chosen_in_a_helper_is_named_by_the_callers_binding() {
-    use occupancy_cuda::{CppReader, read_texts_with_policy_by};
-    let named = |reader| {
-        let reading =
-            read_texts_with_policy_by(&[("a.cu", CHOSEN_IN_A_HELPER)], &Policy::default(), reader);
-        let mut out: Vec<(Option<[u32; 3]>, Vec<String>)> = reading
-            .launches
-            .iter()
-            .flat_map(|l| l.paths.iter())
-            .map(|p| (p.block.known(), p.conditions.clone()))
-            .collect();
-        out.sort();
-        out
-    };
+    use occupancy_cuda::CppReader;
+    let named = |reader| blocks_and_conditions(CHOSEN_IN_A_HELPER, reader);
     let core = named(CppReader::Core);
     assert_eq!(
         core,
