@@ -351,13 +351,7 @@ impl<'b> Row<'b> {
         let dims = |d: &Result<[Field; 3], String>| -> Values {
             match d {
                 Ok(fields) => fields.iter().map(u32_value).collect::<Result<Vec<_>, _>>(),
-                Err(why) => Err(Box::new(RunTime {
-                    why: why.clone(),
-                    set: None,
-                    source: None,
-                    roots: Vec::new(),
-                    int: false,
-                })),
+                Err(why) => Err(Box::new(RunTime::unread(why.clone()))),
             }
         };
         Row {
@@ -1029,13 +1023,10 @@ fn u32_value(f: &Field) -> Result<Int, Box<RunTime>> {
         {
             Ok(k.clone())
         }
-        Field::Known(k) => Err(Box::new(RunTime {
-            why: format!("{} is not a u32", k.value().unwrap_or_default()),
-            set: None,
-            source: None,
-            roots: Vec::new(),
-            int: false,
-        })),
+        Field::Known(k) => Err(Box::new(RunTime::unread(format!(
+            "{} is not a u32",
+            k.value().unwrap_or_default()
+        )))),
         Field::RunTime(r) => Err(Box::new(r.clone())),
     }
 }

@@ -1375,3 +1375,126 @@ fn a_set_chosen_in_a_helper_is_named_by_the_callers_binding() {
     );
     assert_eq!(named(CppReader::Interpreter), core);
 }
+
+/// A block doubled while below the columns and a cap, and the row cached in shared memory
+/// (`cols * 4` bytes, no opt-in): each exit of the loop says which columns reach it, so
+/// each block's launch has its own shared memory (the largest its columns make), and past
+/// 1,024 threads the columns grow to the 48 KiB limit and over it.
+const DOUBLED_TO_THE_COLUMNS: &str = r#"
+__global__ void k(float *y, int cols) {}
+extern "C" void launch(float *y, int rows, int cols) {
+  int block = 32;
+  while (block < cols && block < 1024) {
+    block <<= 1;
+  }
+  const size_t smem = static_cast<size_t>(cols) * sizeof(float);
+  k<<<rows, block, smem>>>(y, cols);
+}
+"#;
+
+/// A launch path's block, shared memory (bytes) and first condition.
+type BlockSmemLabel = (Option<[u32; 3]>, Option<u32>, Vec<String>);
+
+#[test]
+fn a_doubling_loops_exits_narrow_the_input_it_tests() {
+    use occupancy_cuda::CppReader;
+    let paths = |reader| {
+        let reading = occupancy_cuda::read_texts_with_policy_by(
+            &[("a.cu", DOUBLED_TO_THE_COLUMNS)],
+            &Policy::default(),
+            reader,
+        );
+        let mut out: Vec<BlockSmemLabel> = reading
+            .launches
+            .iter()
+            .flat_map(|l| l.paths.iter())
+            .filter(|p| p.dynamic_smem_bytes.known().is_some())
+            .map(|p| {
+                let first = p.conditions.first().cloned().into_iter().collect();
+                (p.block.known(), p.dynamic_smem_bytes.known(), first)
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let core = paths(CppReader::Core);
+    let expected: Vec<BlockSmemLabel> = [
+        (32, 128),
+        (64, 256),
+        (128, 512),
+        (256, 1024),
+        (512, 2048),
+        (1024, 49152),
+        (1024, 49156),
+    ]
+    .into_iter()
+    .map(|(b, s)| (Some([b, 1, 1]), Some(s), vec![format!("block = {b}")]))
+    .collect();
+    assert_eq!(core, expected);
+    assert_eq!(paths(CppReader::Interpreter), core);
+}
+
+/// A traits struct's static members read through a local alias of one of its
+/// instantiations (`using Traits = Traits_<kHeadDim>;`), a member computed from another
+/// (`kNThreads` from `kNWarps`) and from the template's parameter: each instantiation's
+/// block and shared memory, by either reader.
+const TRAITS_THROUGH_AN_ALIAS: &str = r#"
+template <int D> struct Traits_ {
+  static constexpr int kNWarps = D >= 128 ? 8 : 4;
+  static constexpr int kNThreads = kNWarps * 32;
+  static constexpr size_t kSmemBytes = D * 512;
+};
+template <typename T, typename Tr> __global__ void k(T* x) {}
+template <typename T, int kHeadDim>
+void run(T* x, cudaStream_t stream) {
+  using Traits = Traits_<kHeadDim>;
+  constexpr size_t smem = Traits::kSmemBytes;
+  k<T, Traits><<<1, Traits::kNThreads, smem, stream>>>(x);
+}
+extern "C" void launch(float* x, int d, cudaStream_t s) {
+  if (d == 64) run<float, 64>(x, s); else run<float, 128>(x, s);
+}
+"#;
+
+#[test]
+fn a_traits_structs_members_are_read_through_a_local_alias() {
+    use occupancy_cuda::CppReader;
+    let paths = |reader| {
+        let reading = occupancy_cuda::read_texts_with_policy_by(
+            &[("a.cu", TRAITS_THROUGH_AN_ALIAS)],
+            &Policy::default(),
+            reader,
+        );
+        let mut out: Vec<(String, Option<[u32; 3]>, Option<u32>)> = reading
+            .launches
+            .iter()
+            .flat_map(|l| l.paths.iter())
+            .map(|p| {
+                (
+                    p.kernel.to_string(),
+                    p.block.known(),
+                    p.dynamic_smem_bytes.known(),
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let core = paths(CppReader::Core);
+    assert_eq!(
+        core,
+        [
+            (
+                "k<float, Traits_<128>>".to_owned(),
+                Some([256, 1, 1]),
+                Some(65536)
+            ),
+            (
+                "k<float, Traits_<64>>".to_owned(),
+                Some([128, 1, 1]),
+                Some(32768)
+            ),
+        ]
+    );
+    assert_eq!(paths(CppReader::Interpreter), core);
+}

@@ -187,6 +187,10 @@ pub struct ChoiceInfo {
     /// How many frames deep it was bound (0: never named again): a binding in a caller
     /// names it anew ([`Interp::named_value`]).
     depth: usize,
+    /// Each member is on a path of its own, refined by what the member says of the inputs
+    /// (a loop's exits, [`Interp::refined_exits`]): the member names the path's launches,
+    /// though the path allows no other.
+    pub on_own_paths: bool,
 }
 
 struct Recompute {
@@ -215,8 +219,8 @@ pub struct LaunchRec {
     /// Which members of each run-time set the path allows, for the sets in `config`.
     pub masks: Vec<(ChoiceId, u64)>,
     /// The sets this path took one member of (to combine it with another set, or where a
-    /// condition decided one member).
-    pub fixed: Vec<ChoiceId>,
+    /// condition decided one member), with the member (its index).
+    pub fixed: Vec<(ChoiceId, usize)>,
     /// Sets whose inputs a later condition narrowed without the reader being able to
     /// follow (their members may not all be possible on this path).
     pub stale: Vec<ChoiceId>,
@@ -874,6 +878,7 @@ impl<'r> Interp<'r> {
             roots: Vec::new(),
             recompute: None,
             depth: 0,
+            on_own_paths: false,
         });
         Some(Val::Choice(
             (self.choices.len() - 1) as ChoiceId,
@@ -1390,7 +1395,15 @@ impl<'r> Interp<'r> {
         declared: Option<IntTy>,
     ) -> Val {
         match val {
-            Val::Int(i) if i.set.members().is_some_and(|m| m.len() > 1) => {
+            // C++: a few values of one input (or the input moved by literals, `cols * 4`
+            // of a `cols` a condition narrowed to `0..=32`) are its run-time value, as a
+            // range is (the check takes its largest): a set is values chosen apart. Rust
+            // checks each member of either.
+            Val::Int(i)
+                if i.set.members().is_some_and(|m| m.len() > 1)
+                    && (self.mode.lang == value::Lang::Rust
+                        || (i.source.is_none() && i.moved.is_none())) =>
+            {
                 let key = SourceKey {
                     name: name.to_owned(),
                     at: at.0,
@@ -1410,6 +1423,7 @@ impl<'r> Interp<'r> {
                         frame: path.top().clone(),
                     }),
                     depth: path.frames.len(),
+                    on_own_paths: false,
                 });
                 Val::Choice((self.choices.len() - 1) as ChoiceId, Rc::new(vals))
             }
@@ -1427,6 +1441,13 @@ impl<'r> Interp<'r> {
                     info.depth = path.frames.len();
                 }
                 Val::Choice(c, vals)
+            }
+            // C++: a loop's exit in a helper, on its own path ([`Interp::refined_exits`]),
+            // returned to its caller as the member this path fixed: named by the caller's
+            // binding too.
+            Val::Int(i) if self.mode.lang == value::Lang::Cpp && i.value().is_some() => {
+                self.rename_fixed_exit(name, i.value(), init, path);
+                Val::Int(i)
             }
             Val::Int(i) if i.value().is_none() && at.0 != At::NONE.0 => {
                 let key = SourceKey {
@@ -1501,6 +1522,33 @@ impl<'r> Interp<'r> {
                 })
             }
             other => other,
+        }
+    }
+
+    /// Names anew the one loop exit ([`ChoiceInfo::on_own_paths`]) this path fixed in a
+    /// function it has left, whose member is `value`, bound to `name` from `init`.
+    fn rename_fixed_exit(
+        &mut self,
+        name: &str,
+        value: Option<i128>,
+        init: Option<&Expr>,
+        path: &Path,
+    ) {
+        let depth = path.frames.len();
+        let mut left = path.masks.iter().filter_map(|(c, m)| {
+            let info = self.choices.get(*c as usize)?;
+            let fixed = info.members.get(m.trailing_zeros() as usize).copied();
+            (m.count_ones() == 1 && info.on_own_paths && depth < info.depth && fixed == value)
+                .then_some(*c)
+        });
+        if let (Some(c), None) = (left.next(), left.next())
+            && let Some(info) = self.choices.get_mut(c as usize)
+        {
+            info.name = name.to_owned();
+            if let Some(e) = init {
+                info.text = ir::text(e);
+            }
+            info.depth = depth;
         }
     }
 
@@ -2417,6 +2465,55 @@ impl<'r> Interp<'r> {
         out
     }
 
+    /// C++: `Traits::kNThreads` where the path binds `Traits` to a type (`using Traits =
+    /// AttentionTraits<kHeadDim>;`, a template's type parameter), or
+    /// `AttentionTraits<kHeadDim>::kNThreads` whose arguments the path gives: the member of
+    /// the type, its scope spelled as the type's value (`AttentionTraits<64>`), for the
+    /// front end to answer.
+    fn member_of_bound_type(&mut self, p: &IrPath, path: &Path) -> Option<IrPath> {
+        if self.mode.lang != value::Lang::Cpp || p.segments.len() < 2 {
+            return None;
+        }
+        let first = &p.segments[0];
+        let ty = if first.args.is_empty() {
+            match path
+                .lookup(&first.ident)
+                .map(|b| path.view(b.val.clone()))?
+            {
+                Val::Type(ty) => ty.to_string(),
+                _ => return None,
+            }
+        } else {
+            let t = ir::TypeExpr {
+                name: first.ident.clone(),
+                args: first
+                    .args
+                    .iter()
+                    .map(|a| {
+                        a.value.clone().unwrap_or_else(|| {
+                            Expr::Type(Box::new(ir::TypeExpr {
+                                name: a.text.clone(),
+                                args: Vec::new(),
+                                declarator: String::new(),
+                            }))
+                        })
+                    })
+                    .collect(),
+                declarator: String::new(),
+            };
+            match self.eval_type(&t, path.clone()).as_slice() {
+                [(_, Val::Type(ty))] => ty.to_string(),
+                _ => return None,
+            }
+        };
+        if ty == first.ident {
+            return None;
+        }
+        let mut member = p.clone();
+        member.segments[0] = names::seg(&ty);
+        Some(member)
+    }
+
     // ---------------------------------------------------------------- names
 
     /// The value of a path expression.
@@ -2426,6 +2523,9 @@ impl<'r> Interp<'r> {
         {
             let v = path.view(b.val.clone());
             return (path, v);
+        }
+        if let Some(member) = self.member_of_bound_type(p, &path) {
+            return self.name(&member, at, path, expected);
         }
         let frame = path.top().clone();
         // A constant declared at the top of the wrapper's body.
@@ -3476,7 +3576,7 @@ impl<'r> Interp<'r> {
             .masks
             .iter()
             .filter(|(c, m)| m.count_ones() == 1 && !found.contains(c))
-            .map(|(c, _)| *c)
+            .map(|(c, m)| (*c, m.trailing_zeros() as usize))
             .collect();
         let opt_in = kernel.as_ref().and_then(|k| {
             path.opt_ins
@@ -5486,52 +5586,10 @@ impl<'r> Interp<'r> {
                 roots = value::roots(&roots, &b.val.roots());
             }
         }
-        let mut unknown_step = false;
-        let with = |v: i128| {
-            let mut p = path.clone();
-            if let Some(b) = p.lookup_mut(var) {
-                b.val = Val::int(v, ty);
-            }
-            p
-        };
-        let this = RefCell::new(&mut *self);
-        let exits = loop_exits(
-            &init.set,
-            |v| {
-                let outs = this.borrow_mut().condition(cond, with(v));
-                let holds: Vec<bool> = outs.iter().map(|(_, h)| *h).collect();
-                match (holds.contains(&true), holds.contains(&false)) {
-                    (true, false) => Truth::Always,
-                    (false, true) => Truth::Never,
-                    _ => Truth::Sometimes,
-                }
-            },
-            |v| {
-                let mut p = with(v);
-                for s in &stmts {
-                    let outs = this.borrow_mut().eval(s, p, ty);
-                    let Ok([(q, _)]) = <[(Path, Val); 1]>::try_from(outs) else {
-                        unknown_step = true;
-                        return None;
-                    };
-                    p = q;
-                }
-                match p.lookup(var).map(|b| &b.val) {
-                    Some(Val::Int(i)) if i.value().is_some() => i.value(),
-                    // An overflow: a panic, no exit on that path.
-                    Some(Val::Unknown(u)) if u.why.contains("overflows") => None,
-                    _ => {
-                        unknown_step = true;
-                        None
-                    }
-                }
-            },
-        );
-        let exits = exits?;
-        if unknown_step {
-            return None;
-        }
+        let (exits, walk) = self.walk_loop(cond, var, ty, &stmts, &init.set, path)?;
         let mut p = path.clone();
+        let on_inputs = !roots.is_empty();
+        let exit_count = exits.members().map_or(usize::MAX, <[i128]>::len);
         let val = Val::Int(Int {
             set: exits,
             ty,
@@ -5548,11 +5606,200 @@ impl<'r> Interp<'r> {
         }
         let version = self.version();
         if let Some(b) = p.lookup_mut(var) {
-            b.val = val;
+            b.val = val.clone();
             b.version = version;
         }
-        Some(vec![p])
+        match val {
+            Val::Choice(c, _)
+                if on_inputs
+                    && exit_count <= MAX_REFINED_EXITS
+                    && self.mode.lang == value::Lang::Cpp =>
+            {
+                // Each path's inputs now say which member it is: the set no longer depends
+                // on them in a way the reader cannot relate.
+                if let Some(info) = self.choices.get_mut(c as usize) {
+                    info.roots.clear();
+                    info.on_own_paths = true;
+                }
+                Some(self.refined_exits(&walk, p, c))
+            }
+            _ => Some(vec![p]),
+        }
     }
+
+    /// The values `while (cond) { stmts }` leaves with, its counter `var` of type `ty`
+    /// starting at `init` on `path` (`loop_exits`), with how the test went at each value
+    /// and the steps taken; `None` where a step is not one known value.
+    fn walk_loop<'a>(
+        &mut self,
+        cond: &'a Expr,
+        var: &'a str,
+        ty: Option<IntTy>,
+        stmts: &[&Expr],
+        init: &AbstractInt,
+        path: &Path,
+    ) -> Option<(AbstractInt, LoopWalk<'a>)> {
+        let mut unknown_step = false;
+        let with = |v: i128| {
+            let mut p = path.clone();
+            if let Some(b) = p.lookup_mut(var) {
+                b.val = Val::int(v, ty);
+            }
+            p
+        };
+        // How the test went at each value, and the steps taken: where the exits' values
+        // say something of the test's run-time inputs (below).
+        let mut truths: Vec<(i128, Truth)> = Vec::new();
+        let mut steps: Vec<(i128, i128)> = Vec::new();
+        let this = RefCell::new(&mut *self);
+        let exits = loop_exits(
+            init,
+            |v| {
+                let outs = this.borrow_mut().condition(cond, with(v));
+                let holds: Vec<bool> = outs.iter().map(|(_, h)| *h).collect();
+                let truth = match (holds.contains(&true), holds.contains(&false)) {
+                    (true, false) => Truth::Always,
+                    (false, true) => Truth::Never,
+                    _ => Truth::Sometimes,
+                };
+                truths.push((v, truth));
+                truth
+            },
+            |v| {
+                let mut p = with(v);
+                for s in stmts {
+                    let outs = this.borrow_mut().eval(s, p, ty);
+                    let Ok([(q, _)]) = <[(Path, Val); 1]>::try_from(outs) else {
+                        unknown_step = true;
+                        return None;
+                    };
+                    p = q;
+                }
+                let next = match p.lookup(var).map(|b| &b.val) {
+                    Some(Val::Int(i)) if i.value().is_some() => i.value(),
+                    // An overflow: a panic, no exit on that path.
+                    Some(Val::Unknown(u)) if u.why.contains("overflows") => None,
+                    _ => {
+                        unknown_step = true;
+                        None
+                    }
+                };
+                if let Some(n) = next {
+                    steps.push((v, n));
+                }
+                next
+            },
+        );
+        let exits = exits?;
+        if unknown_step {
+            return None;
+        }
+        Some((
+            exits,
+            LoopWalk {
+                cond,
+                var,
+                ty,
+                starts: init.members().unwrap_or_default().to_vec(),
+                truths,
+                steps,
+            },
+        ))
+    }
+
+    /// The paths leaving a loop [`Interp::bounded_while`] read, one per exit value of its
+    /// counter (the members of the set `choice`), each refined by what its test says of
+    /// the other names there: it failed at the exit's value and, where one value stepped
+    /// to it and the loop did not start at it, held at that value (`block = 64` leaves
+    /// `while (block < cols)` only where `32 < cols <= 64`). A test that went one way
+    /// whatever the inputs says nothing and is not applied.
+    fn refined_exits(&mut self, walk: &LoopWalk<'_>, path: Path, choice: ChoiceId) -> Vec<Path> {
+        let truth = |v: i128| walk.truths.iter().find(|(x, _)| *x == v).map(|(_, t)| *t);
+        let mut out = Vec::new();
+        for q in self.fork_on(path, choice) {
+            let Some((counter, version)) = q.lookup(walk.var).map(|b| (b.val.clone(), b.version))
+            else {
+                out.push(q);
+                continue;
+            };
+            let Some(v) = (match q.view(counter.clone()) {
+                Val::Int(i) => i.value(),
+                _ => None,
+            }) else {
+                out.push(q);
+                continue;
+            };
+            let mut paths = vec![q];
+            let from: Vec<i128> = walk
+                .steps
+                .iter()
+                .filter(|(_, n)| *n == v)
+                .map(|(x, _)| *x)
+                .collect();
+            if let [u] = from.as_slice()
+                && !walk.starts.contains(&v)
+                && truth(*u) == Some(Truth::Sometimes)
+            {
+                paths = self.tested_at(walk, paths, *u, true);
+            }
+            if truth(v) == Some(Truth::Sometimes) {
+                paths = self.tested_at(walk, paths, v, false);
+            }
+            for mut r in paths {
+                if let Some(b) = r.lookup_mut(walk.var) {
+                    b.val = counter.clone();
+                    b.version = version;
+                }
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    /// The ways through `paths` on which the loop's test went `holds` with its counter at
+    /// `value` (bound afresh, so that what the test decided is not taken for the exit's).
+    fn tested_at(
+        &mut self,
+        walk: &LoopWalk<'_>,
+        paths: Vec<Path>,
+        value: i128,
+        holds: bool,
+    ) -> Vec<Path> {
+        let mut out = Vec::new();
+        for mut p in paths {
+            let version = self.version();
+            if let Some(b) = p.lookup_mut(walk.var) {
+                b.val = Val::int(value, walk.ty);
+                b.version = version;
+            }
+            out.extend(
+                self.condition(walk.cond, p)
+                    .into_iter()
+                    .filter(|(p, h)| *h == holds && p.normal())
+                    .map(|(p, _)| p),
+            );
+        }
+        out
+    }
+}
+
+/// The most exits of a loop [`Interp::bounded_while`] steps through that C++ reads on
+/// paths of their own ([`Interp::refined_exits`]): a block doubled up to a cap has a few
+/// (32 to 1024: 6); more stay one set, read once by the code after the loop (a size rounded
+/// up to a power of two, `while (n < x) n *= 2;` of an `int`, has 31). Rust keeps the exits
+/// one set, whose launches its diagnostics report together (`b` from `while b < n`).
+const MAX_REFINED_EXITS: usize = 16;
+
+/// A loop [`Interp::bounded_while`] stepped through: its test, its counter and the
+/// counter's type, the values it started from, how the test went at each value met and
+/// the steps taken (from, to).
+struct LoopWalk<'a> {
+    cond: &'a Expr,
+    var: &'a str,
+    ty: Option<IntTy>,
+    starts: Vec<i128>,
+    truths: Vec<(i128, Truth)>,
+    steps: Vec<(i128, i128)>,
 }
 
 /// How a parameter of the wrapper is read.

@@ -54,6 +54,10 @@ pub struct RunTime {
     pub roots: Vec<value::SourceId>,
     /// It is an integer (of which the reader may know bounds).
     pub int: bool,
+    /// C++: it is one run-time input's value, or that value moved by literals (`cols *
+    /// 4`): a finite `set` is that input's range, not values chosen apart, and is not
+    /// taken member by member (the check takes its largest, as of an interval).
+    pub one_input: bool,
 }
 
 impl Field {
@@ -75,6 +79,7 @@ impl RunTime {
             source: None,
             roots: Vec::new(),
             int: false,
+            one_input: false,
         }
     }
 }
@@ -310,7 +315,7 @@ fn instances(interp: &Interp<'_>, rec: &LaunchRec, site: usize, group: usize) ->
     let involved: Vec<ChoiceId> = choices
         .iter()
         .map(|(c, _)| *c)
-        .chain(rec.fixed.iter().copied())
+        .chain(rec.fixed.iter().map(|(c, _)| *c))
         .collect();
     let takes = |text: &str| {
         involved.iter().any(|c| {
@@ -354,10 +359,19 @@ fn instances(interp: &Interp<'_>, rec: &LaunchRec, site: usize, group: usize) ->
         };
         let mut l = base.clone_shape();
         l.enumerated = enumerated.clone();
+        // A member on a path of its own names it (`block = 64`, a loop's exit).
+        for (c, m) in &rec.fixed {
+            if let Some(info) = interp.choices.get(*c as usize)
+                && info.on_own_paths
+                && let Some(v) = info.members.get(*m)
+            {
+                l.conditions.push(format!("{} = {v}", info.name));
+            }
+        }
         // Each member taken names the launch (`nthreads = 128`).
         for ((c, members), i) in choices.iter().zip(&combo) {
             if let Some(info) = interp.choices.get(*c as usize)
-                && members.len() > 1
+                && (members.len() > 1 || info.on_own_paths)
                 && !info.text.starts_with("the attribute's")
                 && let Some(v) = members.get(*i).and_then(|m| info.members.get(*m))
             {
@@ -578,7 +592,8 @@ fn bounded_instances(mut out: Vec<Launch>, base: &Launch) -> Vec<Launch> {
 
 /// A launch whose block x or shared memory is a finite set not bound to a name (written
 /// inline): one launch per member, unless both are, or the set shares its run-time input
-/// with a set taken member by member already: then the pairs are not known.
+/// with a set taken member by member already: then the pairs are not known. A set that is
+/// one input's range ([`RunTime::one_input`]) is left to the check, as an interval is.
 fn inline_sets(l: Launch, texts: &[Rc<str>; 2]) -> Vec<Launch> {
     let set_of = |f: &Field| match f {
         Field::RunTime(r) => r
@@ -586,7 +601,7 @@ fn inline_sets(l: Launch, texts: &[Rc<str>; 2]) -> Vec<Launch> {
             .as_ref()
             .and_then(|s| s.members().map(<[i128]>::to_vec))
             .filter(|m| m.len() > 1)
-            .map(|m| (m, r.roots.clone())),
+            .map(|m| (m, r.roots.clone(), r.one_input)),
         Field::Known(_) => None,
     };
     let block_set = match &l.block {
@@ -594,7 +609,7 @@ fn inline_sets(l: Launch, texts: &[Rc<str>; 2]) -> Vec<Launch> {
         Err(_) => None,
     };
     let smem_set = set_of(&l.smem);
-    let ((members, roots), is_block) = match (block_set, smem_set) {
+    let ((members, roots, one_input), is_block) = match (block_set, smem_set) {
         (None, None) => return vec![l],
         (Some(_), Some(_)) => {
             let mut l = l;
@@ -621,6 +636,10 @@ fn inline_sets(l: Launch, texts: &[Rc<str>; 2]) -> Vec<Launch> {
                 "dynamic shared memory"
             }
         ));
+        return vec![l];
+    }
+    // One input's range: the launch's value at run time, as an interval is.
+    if one_input {
         return vec![l];
     }
     let what = if is_block {
@@ -704,28 +723,20 @@ fn field(v: &Val, interp: &Interp<'_>) -> Field {
             source: source(i.source),
             roots: i.roots.clone(),
             int: true,
+            one_input: interp.mode.lang == value::Lang::Cpp
+                && (i.source.is_some() || i.moved.is_some()),
         }),
         Val::Unknown(u) => Field::RunTime(RunTime {
-            why: u.why.to_string(),
-            set: None,
             source: source(u.source),
             roots: u.roots.clone(),
-            int: false,
+            ..RunTime::unread(u.why.to_string())
         }),
-        Val::Bool(_) | Val::Str(_) | Val::Kernel(_) | Val::Builder(_) => Field::RunTime(RunTime {
-            why: "a value that is not an integer".to_owned(),
-            set: None,
-            source: None,
-            roots: Vec::new(),
-            int: false,
-        }),
-        _ => Field::RunTime(RunTime {
-            why: "a tuple where a number was expected".to_owned(),
-            set: None,
-            source: None,
-            roots: Vec::new(),
-            int: false,
-        }),
+        Val::Bool(_) | Val::Str(_) | Val::Kernel(_) | Val::Builder(_) => {
+            Field::RunTime(RunTime::unread("a value that is not an integer".to_owned()))
+        }
+        _ => Field::RunTime(RunTime::unread(
+            "a tuple where a number was expected".to_owned(),
+        )),
     }
 }
 

@@ -37,7 +37,7 @@ use occupancy_read::launches::Launch;
 
 use super::{LaunchWritten, Lowered, Unit, expression, function, function_at, int_type, is_dim3};
 use crate::device::{self, DeviceParams, declared_attribute};
-use crate::index::{Function, Init};
+use crate::index::Function;
 use crate::launch::{CudaLaunch, ReadNote};
 use crate::reach::Reach;
 use crate::syntax::{Field, Kind};
@@ -539,6 +539,24 @@ impl Names for UnitNames<'_> {
     }
 
     fn resolve(&mut self, path: &Path, _: &Place) -> Result<Def, String> {
+        if let [scope, member] = path.segments.as_slice() {
+            let scope = super::types::type_text(scope);
+            if let Some((expr, ty_text)) =
+                super::types::struct_member(self.unit, &scope, &member.ident)
+            {
+                return Ok(Def::Const(
+                    ConstDef {
+                        name: member.ident.clone(),
+                        ty: int_type(&ty_text),
+                        ty_text,
+                        expr,
+                        vis: Vis::Pub,
+                    },
+                    unit_module(),
+                    Some(scope),
+                ));
+            }
+        }
         let name = path.last();
         if let Some(value) = self.asked(path) {
             let (value, ty) = value?;
@@ -561,27 +579,7 @@ impl Names for UnitNames<'_> {
             .get(name)
             .and_then(|cs| cs.first())
         {
-            let (ty_text, expr) = match &c.init {
-                Init::Expr(init, ty) => (ty.clone(), super::expression(*init, self.unit)),
-                // An enumerator with no initialiser: the one before it plus 1, the first 0.
-                Init::NextAfter(before) => (
-                    "int".to_owned(),
-                    match before {
-                        Some(b) => occupancy_read::ir::Expr::Binary(
-                            occupancy_read::ir::Op::Add,
-                            Box::new(occupancy_read::ir::Expr::Path(
-                                Path {
-                                    leading_colon: false,
-                                    segments: vec![seg(b)],
-                                },
-                                occupancy_read::ir::At::NONE,
-                            )),
-                            Box::new(occupancy_read::ir::Expr::Int(1, Some(IntTy::I32))),
-                        ),
-                        None => occupancy_read::ir::Expr::Int(0, Some(IntTy::I32)),
-                    },
-                ),
-            };
+            let (ty_text, expr) = super::types::constant_init(&c.init, self.unit);
             return Ok(Def::Const(
                 ConstDef {
                     name: name.to_owned(),

@@ -10,10 +10,11 @@
 //! compiler instantiates it. Qualifiers (`const`, `volatile`) are dropped, as they are in
 //! a kernel's instantiation as the check matches it with the object's symbols.
 
-use occupancy_read::ir::{self, Expr, Stmt, TypeExpr};
+use occupancy_read::ir::{self, Block, Expr, IntTy, Segment, Stmt, TypeExpr};
+use occupancy_read::names::seg;
 
-use super::{Lower, Unit};
-use crate::index::At;
+use super::{Lower, Unit, int_type};
+use crate::index::{At, Init};
 use crate::syntax::{Field, Kind};
 
 /// The deepest alias chain followed (`typedef A B; typedef B C;`).
@@ -392,4 +393,149 @@ pub(super) fn instantiation(
         launches: Vec::new(),
         notes: lower.notes,
     }
+}
+
+/// A constant's initialiser lowered, with its declared type as written: an enumerator with
+/// none is the one before it plus 1 (the first, 0), an `int`.
+pub(super) fn constant_init(init: &Init<'_>, unit: Unit<'_>) -> (String, Expr) {
+    match init {
+        Init::Expr(e, ty) => (ty.clone(), super::expression(*e, unit)),
+        Init::NextAfter(before) => (
+            "int".to_owned(),
+            match before {
+                Some(b) => Expr::Binary(
+                    ir::Op::Add,
+                    Box::new(Expr::Path(
+                        ir::Path {
+                            leading_colon: false,
+                            segments: vec![seg(b)],
+                        },
+                        ir::At::NONE,
+                    )),
+                    Box::new(Expr::Int(1, Some(IntTy::I32))),
+                ),
+                None => Expr::Int(0, Some(IntTy::I32)),
+            },
+        ),
+    }
+}
+
+/// A path's segment as the type it names, spelled as the core spells a type
+/// (`AttentionTraits<64>`): the identifier, with its template arguments as written where
+/// the core left them.
+pub(super) fn type_text(s: &Segment) -> String {
+    if s.args.is_empty() {
+        return s.ident.clone();
+    }
+    let args: Vec<&str> = s.args.iter().map(|a| a.text.as_str()).collect();
+    format!("{}<{}>", s.ident, args.join(", "))
+}
+
+/// A static constant member of a struct of the unit, named through the type `scope` as
+/// the core spells it (`AttentionTraits<64>`, the type a `using` alias or a template's
+/// argument binds, or `Traits` of no template): the member's initialiser and its declared
+/// type, the initialiser in a block that first binds the struct's template parameters to
+/// the type's arguments (or their defaults) and the members declared before it to their
+/// own initialisers, as the compiler reads it inside the instantiated struct. `None`
+/// where `scope` names no struct of the unit with such a member.
+pub(super) fn struct_member(unit: Unit<'_>, scope: &str, member: &str) -> Option<(Expr, String)> {
+    let (name, args) = split_type(scope);
+    let short = name.rsplit("::").next().unwrap_or(name);
+    let s = unit.index.structs.get(short)?.first()?;
+    let own = s.members.get(member)?;
+    let mut stmts = Vec::new();
+    for (i, p) in s.template.iter().enumerate() {
+        let value = match (args.get(i), p.default) {
+            (Some(a), _) if p.is_type => type_named(a),
+            (Some(a), _) => template_value(a),
+            (None, Some(d)) if p.is_type => super::type_default(d, unit),
+            (None, Some(d)) => super::expression(d, unit),
+            (None, None) => return None,
+        };
+        let ty = if p.is_type { None } else { int_type(&p.ty) };
+        stmts.push(bound(&p.name, value, ty));
+    }
+    let start = |init: &Init<'_>| match init {
+        Init::Expr(e, _) => Some(e.node.start_byte()),
+        Init::NextAfter(_) => None,
+    };
+    let own_start = start(&own.init);
+    let mut before: Vec<(usize, &String, &Init<'_>)> = s
+        .members
+        .iter()
+        .filter_map(|(n, c)| Some((start(&c.init)?, n, &c.init)))
+        .filter(|(at, _, _)| own_start.is_some_and(|own| *at < own))
+        .collect();
+    before.sort_by_key(|(at, _, _)| *at);
+    for (_, n, init) in before {
+        let (ty, value) = constant_init(init, unit);
+        stmts.push(bound(n, value, int_type(&ty)));
+    }
+    let (ty, value) = constant_init(&own.init, unit);
+    Some((
+        Expr::Block(Box::new(Block {
+            stmts,
+            tail: Some(value),
+        })),
+        ty,
+    ))
+}
+
+/// `Name<a, b<c>>` as `Name` and its top-level arguments' texts (none without `<`).
+fn split_type(ty: &str) -> (&str, Vec<&str>) {
+    let Some((name, rest)) = ty.split_once('<') else {
+        return (ty.trim(), Vec::new());
+    };
+    let inner = rest.trim_end().strip_suffix('>').unwrap_or(rest);
+    let mut args = Vec::new();
+    let (mut depth, mut from) = (0usize, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                args.push(inner[from..i].trim());
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    args.push(inner[from..].trim());
+    (
+        name.trim(),
+        args.into_iter().filter(|a| !a.is_empty()).collect(),
+    )
+}
+
+/// A non-type template argument as the core spells it in a type: an integer (`64`,
+/// `true` as 1), else a name the core reads as a constant or a type (an enumerator).
+fn template_value(text: &str) -> Expr {
+    match text {
+        "true" => Expr::Int(1, None),
+        "false" => Expr::Int(0, None),
+        _ => text
+            .trim_end_matches(['u', 'U', 'l', 'L'])
+            .parse::<i128>()
+            .map_or_else(|_| type_named(text), |v| Expr::Int(v, None)),
+    }
+}
+
+/// The type (or constant) named `text`, as written.
+fn type_named(text: &str) -> Expr {
+    Expr::Type(Box::new(TypeExpr {
+        name: text.to_owned(),
+        args: Vec::new(),
+        declarator: String::new(),
+    }))
+}
+
+/// `name` bound to `value` (of the integer type `ty`, where one is declared).
+fn bound(name: &str, value: Expr, ty: Option<IntTy>) -> Stmt {
+    Stmt::Let(Box::new(ir::Let {
+        pat: ir::Pat::Bind(name.to_owned(), None),
+        init: Some(value),
+        otherwise: None,
+        ty,
+        at: ir::At::NONE,
+    }))
 }
