@@ -188,7 +188,7 @@ pub struct ChoiceInfo {
     /// names it anew ([`Interp::named_value`]).
     depth: usize,
     /// Each member is on a path of its own, refined by what the member says of the inputs
-    /// (a loop's exits, [`Interp::refined_exits`]): the member names the path's launches,
+    /// (a loop's exits, `Interp::refined_exits`): the member names the path's launches,
     /// though the path allows no other.
     pub on_own_paths: bool,
 }
