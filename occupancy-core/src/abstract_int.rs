@@ -41,6 +41,7 @@
 //! ```
 
 use std::fmt;
+use std::sync::Arc;
 
 /// The most members a finite set keeps; a larger set becomes its interval. The same bound
 /// as the number of launch paths a reader follows.
@@ -56,8 +57,10 @@ pub struct AbstractInt(Repr);
 
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum Repr {
-    /// Sorted, distinct, 1 to [`MAX_MEMBERS`] values.
-    Set(Vec<i128>),
+    /// Exactly one value.
+    One(i128),
+    /// Sorted, distinct, 2 to [`MAX_MEMBERS`] values (shared: a clone allocates nothing).
+    Set(Arc<[i128]>),
     /// `lo..=hi`, `lo <= hi`, more than [`MAX_MEMBERS`] values; `i128::MIN` / `i128::MAX`
     /// stand for an open bound.
     Range(i128, i128),
@@ -163,7 +166,7 @@ const OPEN_HI: i128 = i128::MAX;
 impl AbstractInt {
     /// Exactly `value`.
     pub fn known(value: i128) -> AbstractInt {
-        AbstractInt(Repr::Set(vec![value]))
+        AbstractInt(Repr::One(value))
     }
 
     /// Any integer: nothing is known.
@@ -192,14 +195,17 @@ impl AbstractInt {
             (Some(&lo), Some(&hi)) if values.len() > MAX_MEMBERS => {
                 Some(AbstractInt(Repr::Range(lo, hi)))
             }
-            (Some(_), Some(_)) => Some(AbstractInt(Repr::Set(values))),
+            (Some(&one), Some(_)) if values.len() == 1 => Some(AbstractInt(Repr::One(one))),
+            (Some(_), Some(_)) => Some(AbstractInt(Repr::Set(values.into()))),
             _ => None,
         }
     }
 
     /// The canonical form of `lo..=hi` (`lo <= hi`, open bounds as `i128::MIN` / `MAX`).
     fn from_bounds(lo: i128, hi: i128) -> AbstractInt {
-        if lo != OPEN_LO && hi != OPEN_HI && hi.abs_diff(lo) < MAX_MEMBERS as u128 {
+        if lo == hi {
+            AbstractInt(Repr::One(lo))
+        } else if lo != OPEN_LO && hi != OPEN_HI && hi.abs_diff(lo) < MAX_MEMBERS as u128 {
             AbstractInt(Repr::Set((lo..=hi).collect()))
         } else {
             AbstractInt(Repr::Range(lo, hi))
@@ -209,7 +215,7 @@ impl AbstractInt {
     /// The value, when exactly one is possible.
     pub fn known_value(&self) -> Option<i128> {
         match &self.0 {
-            Repr::Set(v) if v.len() == 1 => Some(v[0]),
+            Repr::One(v) => Some(*v),
             _ => None,
         }
     }
@@ -217,6 +223,7 @@ impl AbstractInt {
     /// Every possible value, sorted, when there are at most [`MAX_MEMBERS`].
     pub fn members(&self) -> Option<&[i128]> {
         match &self.0 {
+            Repr::One(v) => Some(std::slice::from_ref(v)),
             Repr::Set(v) => Some(v),
             Repr::Range(..) => None,
         }
@@ -236,6 +243,7 @@ impl AbstractInt {
     /// Whether `value` is possible.
     pub fn contains(&self, value: i128) -> bool {
         match &self.0 {
+            Repr::One(v) => *v == value,
             Repr::Set(v) => v.binary_search(&value).is_ok(),
             Repr::Range(lo, hi) => (*lo..=*hi).contains(&value),
         }
@@ -243,6 +251,7 @@ impl AbstractInt {
 
     fn hull(&self) -> (i128, i128) {
         match &self.0 {
+            Repr::One(v) => (*v, *v),
             Repr::Set(v) => (v[0], v[v.len() - 1]),
             Repr::Range(lo, hi) => (*lo, *hi),
         }
@@ -263,12 +272,11 @@ impl AbstractInt {
     /// integer type's range; `None` when there are none.
     pub fn within(&self, lo: Option<i128>, hi: Option<i128>) -> Option<AbstractInt> {
         let (lo, hi) = (lo.unwrap_or(OPEN_LO), hi.unwrap_or(OPEN_HI));
-        match &self.0 {
-            Repr::Set(v) => {
-                AbstractInt::one_of(v.iter().copied().filter(|x| (lo..=hi).contains(x)))
-            }
-            Repr::Range(a, b) => {
-                let (a, b) = ((*a).max(lo), (*b).min(hi));
+        match self.members() {
+            Some(v) => AbstractInt::one_of(v.iter().copied().filter(|x| (lo..=hi).contains(x))),
+            None => {
+                let (a, b) = self.hull();
+                let (a, b) = (a.max(lo), b.min(hi));
                 (a <= b).then(|| Self::from_bounds(a, b))
             }
         }
@@ -349,15 +357,15 @@ impl AbstractInt {
 
     /// `-self`.
     pub fn neg(&self) -> AbstractInt {
-        match &self.0 {
-            Repr::Set(v) => {
+        match (self.members(), self.hull()) {
+            (Some(v), _) => {
                 // `-i128::MIN` does not exist: such a member becomes an open bound.
                 if v[0] == i128::MIN {
                     return AbstractInt::unknown();
                 }
                 AbstractInt::one_of(v.iter().map(|x| -x)).unwrap_or_else(AbstractInt::unknown)
             }
-            Repr::Range(lo, hi) => Self::from_bounds(flip(*hi), flip(*lo)),
+            (None, (lo, hi)) => Self::from_bounds(flip(hi), flip(lo)),
         }
     }
 
@@ -463,12 +471,12 @@ impl AbstractInt {
             return AbstractInt::unknown();
         };
         let npot = |v: i128| -> i128 { (v.max(1) as u128).next_power_of_two() as i128 };
-        match &x.0 {
-            Repr::Set(v) => {
+        match (x.members(), x.hull()) {
+            (Some(v), _) => {
                 AbstractInt::one_of(v.iter().map(|v| npot(*v))).unwrap_or_else(AbstractInt::unknown)
             }
-            Repr::Range(lo, hi) => {
-                let (first, last) = (npot(*lo).trailing_zeros(), npot(*hi).trailing_zeros());
+            (None, (lo, hi)) => {
+                let (first, last) = (npot(lo).trailing_zeros(), npot(hi).trailing_zeros());
                 AbstractInt::one_of((first..=last).map(|s| 1i128 << s))
                     .unwrap_or_else(AbstractInt::unknown)
             }
@@ -669,7 +677,7 @@ impl fmt::Debug for AbstractInt {
 impl fmt::Display for AbstractInt {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.0, self.bounds()) {
-            (Repr::Set(v), _) if v.len() == 1 => write!(f, "{}", v[0]),
+            (Repr::One(v), _) => write!(f, "{v}"),
             (Repr::Set(v), _) => {
                 let items: Vec<String> = v.iter().map(i128::to_string).collect();
                 write!(f, "[{}]", items.join(", "))

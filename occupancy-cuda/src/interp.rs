@@ -44,10 +44,10 @@ use crate::macros::{Expander, paren_list};
 use crate::memo::Memo;
 use crate::preproc::Decider;
 use crate::reach::Reach;
-use crate::shared::Shared;
 use crate::syntax::{Code, Field, Kind, clip, field_children};
 use crate::value::{Attr, Config, IntType, KernelRef, Ty, TyArg, Val};
 use crate::vars::Vars;
+use occupancy_read::shared::Shared;
 
 mod sizeof;
 

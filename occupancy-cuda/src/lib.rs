@@ -48,7 +48,6 @@ mod memo;
 mod prepare;
 mod preproc;
 mod reach;
-mod shared;
 mod syntax;
 mod value;
 mod vars;

@@ -1,6 +1,6 @@
 //! [`Vars`]: a path's variables (or their types, or what they are known not to hold) by
 //! name. Paths fork at every branch and copy these maps on their first write after a
-//! fork ([`crate::shared::Shared`]), so a copy must be cheap: the names are `Rc<str>`
+//! fork ([`occupancy_read::shared::Shared`]), so a copy must be cheap: the names are `Rc<str>`
 //! shared by every copy (a copy allocates its table, not one string per variable), and
 //! hashed with rustc's Fx hash (short keys; a slow map costs only time, which the step
 //! budget bounds, so no defence against chosen collisions is needed).

@@ -37,6 +37,7 @@ use crate::ir::{
     Seq, Stmt, StructLit, TypeExpr,
 };
 use crate::names::{self, ConstDef, Def, FnDef, Generic, ModuleId, Names, Place, Returns};
+use crate::shared::Shared;
 use crate::value::{
     self, ChoiceId, ConfigVal, Int, Kernel, Refill, Slot, SourceId, Step, StructVal, Term, Unknown,
     Val, moved, moved_back,
@@ -309,7 +310,7 @@ struct Binding {
 struct Frame {
     place: Place,
     terms: Terms,
-    env: Vec<Binding>,
+    env: Shared<Vec<Binding>>,
     /// The wrapper's own frame: configurations built here may be launches.
     wrapper: bool,
     /// Blocks entered in this frame (1: the function's own block).
@@ -578,18 +579,18 @@ enum FactKind {
 /// One way through the code.
 #[derive(Clone, Debug)]
 pub struct Path {
-    frames: Vec<Frame>,
+    frames: Shared<Vec<Frame>>,
     masks: Vec<(ChoiceId, u64)>,
     stale: Vec<ChoiceId>,
-    facts: Vec<Fact>,
-    reads: Vec<Rc<Term>>,
-    helpers: Vec<HelperRead>,
+    facts: Shared<Vec<Fact>>,
+    reads: Shared<Vec<Rc<Term>>>,
+    helpers: Shared<Vec<HelperRead>>,
     flow: Flow,
     /// Set on the fold of the paths past [`MAX_PATHS`]: a launch this path makes is not
     /// recorded (the error on the construct that split the paths says why).
     overflow: Option<Rc<str>>,
     /// The ways conditions on run-time inputs went to reach here.
-    decisions: Vec<Decision>,
+    decisions: Shared<Vec<Decision>>,
     /// Why the path may be one no run of the code takes: two conditions on one input, one
     /// of which the reader could not apply to it ([`Interp::decide`]). Its launches are not
     /// checked. With the splits of the conditions the reader could not apply.
@@ -599,13 +600,17 @@ pub struct Path {
     /// takes; a launch whose block or shared memory depends on such an input is uncertain
     /// still (its range may hold values only other ways make), with the reason and splits
     /// given.
-    witnessed: Vec<(SourceId, Rc<str>, Vec<u32>)>,
+    witnessed: Shared<Vec<Witnessed>>,
     /// The dynamic shared memory opt-ins made so far ([`Expr::OptIn`]), the latest of each
     /// kernel: the kernel and the bytes.
-    opt_ins: Vec<(Kernel, Int)>,
+    opt_ins: Shared<Vec<(Kernel, Int)>>,
 }
 
 type Outs = Vec<(Path, Val)>;
+
+/// An input a path holds witnessed ([`Path::witnessed`]): the input, why its range may
+/// hold values only other ways make, and the splits of its conditions.
+type Witnessed = (SourceId, Rc<str>, Vec<u32>);
 
 /// A `match`'s scrutinee and the versions of the bindings it reads (what earlier matches on
 /// it decided applies while they are the same).
@@ -684,18 +689,18 @@ fn unknown(why: impl Into<Rc<str>>) -> Val {
 impl Path {
     fn new(frame: Frame) -> Path {
         Path {
-            frames: vec![frame],
+            frames: Shared::new(vec![frame]),
             masks: Vec::new(),
             stale: Vec::new(),
-            facts: Vec::new(),
-            reads: Vec::new(),
-            helpers: Vec::new(),
+            facts: Shared::default(),
+            reads: Shared::default(),
+            helpers: Shared::default(),
             flow: Flow::Normal,
             overflow: None,
-            decisions: Vec::new(),
+            decisions: Shared::default(),
             uncertain: None,
-            witnessed: Vec::new(),
-            opt_ins: Vec::new(),
+            witnessed: Shared::default(),
+            opt_ins: Shared::default(),
         }
     }
 
@@ -894,7 +899,7 @@ impl<'r> Interp<'r> {
         let mut path = Path::new(Frame {
             place: Place::wrapper(),
             terms: Terms::AsWritten,
-            env: Vec::new(),
+            env: Shared::default(),
             wrapper: true,
             blocks: 0,
         });
@@ -1042,13 +1047,13 @@ impl<'r> Interp<'r> {
         let path = Path::new(Frame {
             place: Place::wrapper(),
             terms: Terms::AsWritten,
-            env: Vec::new(),
+            env: Shared::default(),
             wrapper: false,
             blocks: 0,
         });
         let outs = self.eval(expr, path, expected);
         match outs.as_slice() {
-            [(path, val)] => (path.view(val.clone()), path.reads.clone()),
+            [(path, val)] => (path.view(val.clone()), path.reads.to_vec()),
             [] => (unknown("no value"), Vec::new()),
             _ => (unknown("several values"), Vec::new()),
         }
@@ -2403,7 +2408,7 @@ impl<'r> Interp<'r> {
         operands: &[(&Expr, Option<IntTy>)],
         path: Path,
     ) -> Vec<(Path, Vec<Val>)> {
-        let mut acc: Vec<(Path, Vec<Val>)> = vec![(path, Vec::new())];
+        let mut acc: Vec<(Path, Vec<Val>)> = vec![(path, Vec::with_capacity(operands.len()))];
         for (e, expected) in operands {
             let mut next = Vec::new();
             for (path, vals) in acc {
@@ -2411,8 +2416,16 @@ impl<'r> Interp<'r> {
                     next.push((path, vals));
                     continue;
                 }
-                for (p, v) in self.eval(e, path, *expected) {
+                let mut outs = self.eval(e, path, *expected);
+                // The last way takes the values so far; the others, copies.
+                let last = outs.pop();
+                for (p, v) in outs {
                     let mut vals = vals.clone();
+                    vals.push(v);
+                    next.push((p, vals));
+                }
+                if let Some((p, v)) = last {
+                    let mut vals = vals;
                     vals.push(v);
                     next.push((p, vals));
                 }
@@ -2716,7 +2729,7 @@ impl<'r> Interp<'r> {
         let path = Path::new(Frame {
             place,
             terms: Terms::Off,
-            env: Vec::new(),
+            env: Shared::default(),
             wrapper: false,
             blocks: 0,
         });
@@ -3074,7 +3087,7 @@ impl<'r> Interp<'r> {
         let mut frame = Frame {
             place: Place::module(module.clone(), self_ty.map(str::to_owned)),
             terms,
-            env: Vec::new(),
+            env: Shared::default(),
             wrapper: false,
             blocks: 0,
         };
@@ -3591,8 +3604,8 @@ impl<'r> Interp<'r> {
             masks,
             fixed,
             stale,
-            reads: path.reads.clone(),
-            helpers: path.helpers.clone(),
+            reads: path.reads.to_vec(),
+            helpers: path.helpers.to_vec(),
             name,
             at,
             uncertain,
@@ -6503,7 +6516,12 @@ fn join(q: &mut Path, p: Path, why: &Rc<str>) {
 
 /// Another path's `facts`, `reads` and `helpers` merged into `q`'s: the facts both decided,
 /// the names and helpers either read.
-fn merge_reads(q: &mut Path, facts: &[Fact], reads: Vec<Rc<Term>>, helpers: Vec<HelperRead>) {
+fn merge_reads(
+    q: &mut Path,
+    facts: &[Fact],
+    reads: impl IntoIterator<Item = Rc<Term>>,
+    helpers: impl IntoIterator<Item = HelperRead>,
+) {
     q.facts.retain(|f| facts.contains(f));
     for r in reads {
         q.read(r);

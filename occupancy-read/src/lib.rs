@@ -21,4 +21,5 @@ pub mod interp;
 pub mod ir;
 pub mod launches;
 pub mod names;
+pub mod shared;
 pub mod value;
