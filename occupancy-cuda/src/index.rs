@@ -1085,3 +1085,80 @@ pub(crate) fn vexing_arguments(declarator: At<'_>) -> Option<Vec<(At<'_>, Option
     }
     Some(args)
 }
+
+/// Which namespace's declarations of a constant a name means, read from the namespaces
+/// `from` (innermost last; `inside_anonymous`: from inside an unnamed namespace there),
+/// written with `qualifier` (`cfg::TILE`): the innermost enclosing namespace that declares
+/// it (or, qualified, the namespace the qualifier names from there), else the one
+/// namespace that does; with whether it is the unnamed namespace's. C++'s lookup, as both
+/// readers take it.
+///
+/// # Errors
+///
+/// Why no one declaration is meant: declared in several namespaces none of which encloses
+/// the code read, in an unnamed namespace and outside it, or not where it is read.
+pub(crate) fn constant_scope(
+    constants: &[Constant<'_>],
+    qualifier: Option<&[String]>,
+    from: &[String],
+    inside_anonymous: bool,
+) -> Result<(Vec<String>, bool), String> {
+    // Which of a namespace's constants a name there means: an unnamed namespace's
+    // hide the namespace's own from code inside it; from outside both are visible,
+    // which C++ rejects as ambiguous.
+    let pick = |scope: &[String]| -> Option<Result<bool, String>> {
+        let here: Vec<&Constant<'_>> = constants.iter().filter(|c| c.scope == scope).collect();
+        let anonymous = here.iter().any(|c| c.anonymous);
+        let named = here.iter().any(|c| !c.anonymous);
+        match (anonymous, named) {
+            (false, false) => None,
+            (true, true) if inside_anonymous => Some(Ok(true)),
+            (true, true) => Some(Err(
+                "declared both in an unnamed namespace and outside it: which one is meant is not read".to_owned(),
+            )),
+            (anonymous, _) => Some(Ok(anonymous)),
+        }
+    };
+    let qualifier = qualifier.filter(|q| {
+        constants
+            .iter()
+            .any(|c| c.scope.len() >= q.len() && c.scope.ends_with(q))
+    });
+    // The innermost enclosing namespace (or, qualified, the namespace it names from
+    // there) that declares it.
+    for k in (0..=from.len()).rev() {
+        let mut scope = from[..k].to_vec();
+        if let Some(q) = qualifier {
+            scope.extend(q.iter().cloned());
+        }
+        if let Some(anonymous) = pick(&scope) {
+            return anonymous.map(|a| (scope, a));
+        }
+    }
+    let mut scopes: Vec<&Vec<String>> = constants
+        .iter()
+        .filter(|c| qualifier.is_none_or(|q| c.scope.ends_with(q)))
+        .map(|c| &c.scope)
+        .collect();
+    scopes.sort();
+    scopes.dedup();
+    match scopes.as_slice() {
+        [one] => match pick(one) {
+            Some(anonymous) => anonymous.map(|a| ((*one).clone(), a)),
+            None => Err("not declared where it is read".to_owned()),
+        },
+        _ => Err(format!(
+            "declared in {} namespaces ({}), none enclosing the code read: which one is meant is not read",
+            scopes.len(),
+            scopes
+                .iter()
+                .map(|s| if s.is_empty() {
+                    "::".to_owned()
+                } else {
+                    s.join("::")
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}

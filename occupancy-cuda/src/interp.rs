@@ -4043,64 +4043,7 @@ impl<'t, 's> Interp<'t, 's> {
                 (parts, self.frames.last().is_some_and(|f| f.anonymous))
             }
         };
-        // Which of a namespace's constants a name there means: an unnamed namespace's
-        // hide the namespace's own from code inside it; from outside both are visible,
-        // which C++ rejects as ambiguous.
-        let pick = |scope: &[String]| -> Option<Result<bool, String>> {
-            let here: Vec<&Constant<'t>> = constants.iter().filter(|c| c.scope == scope).collect();
-            let anonymous = here.iter().any(|c| c.anonymous);
-            let named = here.iter().any(|c| !c.anonymous);
-            match (anonymous, named) {
-                (false, false) => None,
-                (true, true) if inside_anonymous => Some(Ok(true)),
-                (true, true) => Some(Err(
-                    "declared both in an unnamed namespace and outside it: which one is meant is not read".to_owned(),
-                )),
-                (anonymous, _) => Some(Ok(anonymous)),
-            }
-        };
-        let qualifier = qualifier.filter(|q| {
-            constants
-                .iter()
-                .any(|c| c.scope.len() >= q.len() && c.scope.ends_with(q))
-        });
-        // The innermost enclosing namespace (or, qualified, the namespace it names from
-        // there) that declares it.
-        for k in (0..=from.len()).rev() {
-            let mut scope = from[..k].to_vec();
-            if let Some(q) = qualifier {
-                scope.extend(q.iter().cloned());
-            }
-            if let Some(anonymous) = pick(&scope) {
-                return anonymous.map(|a| (scope, a));
-            }
-        }
-        let mut scopes: Vec<&Vec<String>> = constants
-            .iter()
-            .filter(|c| qualifier.is_none_or(|q| c.scope.ends_with(q)))
-            .map(|c| &c.scope)
-            .collect();
-        scopes.sort();
-        scopes.dedup();
-        match scopes.as_slice() {
-            [one] => match pick(one) {
-                Some(anonymous) => anonymous.map(|a| ((*one).clone(), a)),
-                None => Err("not declared where it is read".to_owned()),
-            },
-            _ => Err(format!(
-                "declared in {} namespaces ({}), none enclosing the code read: which one is meant is not read",
-                scopes.len(),
-                scopes
-                    .iter()
-                    .map(|s| if s.is_empty() {
-                        "::".to_owned()
-                    } else {
-                        s.join("::")
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-        }
+        crate::index::constant_scope(constants, qualifier, &from, inside_anonymous)
     }
 
     /// The value of a constant (`bindings`: the template arguments of its struct).

@@ -1498,3 +1498,67 @@ fn a_traits_structs_members_are_read_through_a_local_alias() {
     );
     assert_eq!(paths(CppReader::Interpreter), core);
 }
+
+/// Constants of one name in several namespaces: each name is the innermost enclosing
+/// namespace's (or, qualified, the one the qualifier names), a constant's initialiser is
+/// read in its own namespace, an unnamed namespace's hides the enclosing one's from code
+/// inside it, and a name declared in two namespaces neither of which encloses the code is
+/// not guessed; by either reader.
+const NAMESPACES: &str = r#"
+__global__ void k(float *x, int n) {}
+constexpr int TILE = 16;
+namespace cfg { constexpr int TILE = 8; constexpr int kTwice = TILE * 2; }
+namespace other { constexpr int kB = 64; }
+namespace third { constexpr int kB = 32; }
+namespace outer {
+constexpr int kW = 96;
+namespace { constexpr int kW = 128; void inner(float* x, int n) { k<<<n, kW>>>(x, n); } }
+}
+namespace other {
+void launch_other(float* x, int n) { k<<<n, kB>>>(x, n); k<<<n, TILE>>>(x, n); }
+}
+extern "C" void run(float* x, int n) {
+  k<<<n, TILE>>>(x, n);
+  k<<<n, cfg::TILE>>>(x, n);
+  dim3 b(cfg::TILE, TILE);
+  k<<<n, b>>>(x, n);
+  k<<<n, cfg::kTwice>>>(x, n);
+  k<<<n, kB>>>(x, n);
+  outer::inner(x, n);
+}
+"#;
+
+#[test]
+fn constants_are_looked_up_by_namespace_by_either_reader() {
+    use occupancy_cuda::CppReader;
+    let blocks = |reader| {
+        let reading = occupancy_cuda::read_texts_with_policy_by(
+            &[("a.cu", NAMESPACES)],
+            &Policy::default(),
+            reader,
+        );
+        let mut out: Vec<(u32, Option<[u32; 3]>)> = reading
+            .launches
+            .iter()
+            .flat_map(|l| l.paths.iter().map(|p| (l.line, p.block.known())))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    };
+    let core = blocks(CppReader::Core);
+    assert_eq!(
+        core,
+        [
+            (9, Some([128, 1, 1])),
+            (12, Some([16, 1, 1])),
+            (12, Some([64, 1, 1])),
+            (15, Some([16, 1, 1])),
+            (16, Some([8, 1, 1])),
+            (18, Some([8, 16, 1])),
+            (19, Some([16, 1, 1])),
+            (20, None),
+        ]
+    );
+    assert_eq!(blocks(CppReader::Interpreter), core);
+}

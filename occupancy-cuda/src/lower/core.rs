@@ -213,6 +213,7 @@ pub(crate) fn unit_sites(
             functions: HashMap::new(),
             entered: HashSet::new(),
             target: None,
+            root: namespace_of(f),
         };
         for (target, params) in per_target_params(f, targets, device_params, asks_device) {
             names.target = target;
@@ -506,6 +507,9 @@ struct UnitNames<'i> {
     /// The target this reading answers device queries and `__CUDA_ARCH_LIST__` for (`None`:
     /// a reading of no one target, where they are unknown).
     target: Option<Target>,
+    /// The namespaces the root is defined in ([`namespace_of`]), where its names are
+    /// looked up.
+    root: ModuleId,
 }
 
 fn unit_module() -> ModuleId {
@@ -513,6 +517,31 @@ fn unit_module() -> ModuleId {
         krate: CrateId::Local,
         path: Vec::new(),
     }
+}
+
+/// The segment that marks a module as an unnamed namespace's (inside the namespaces of the
+/// path before it).
+const UNNAMED: &str = "{anonymous}";
+
+/// The namespaces (and classes) `scope`, inside an unnamed namespace there where
+/// `anonymous`, as the core's module: where the names of a function or a constant's
+/// initialiser defined there are looked up ([`crate::index::constant_scope`]).
+fn module_of(scope: &[String], anonymous: bool) -> ModuleId {
+    let mut path = scope.to_vec();
+    if anonymous {
+        path.push(UNNAMED.to_owned());
+    }
+    ModuleId {
+        krate: CrateId::Local,
+        path,
+    }
+}
+
+/// The module of the namespaces `f` is defined in (`ns::Launcher::run`: `ns::Launcher`).
+fn namespace_of(f: &Function<'_>) -> ModuleId {
+    let mut scope: Vec<String> = f.qualified.split("::").map(str::to_owned).collect();
+    scope.pop();
+    module_of(&scope, f.anonymous)
 }
 
 /// A function's body, lowered when the front end is asked for it.
@@ -530,15 +559,15 @@ impl Names for UnitNames<'_> {
         &[]
     }
 
-    fn place(&mut self, _: &Place) -> (Option<ModuleId>, Option<String>) {
-        (Some(unit_module()), None)
+    fn place(&mut self, place: &Place) -> (Option<ModuleId>, Option<String>) {
+        (Some(self.module(place)), None)
     }
 
     fn place_of(&mut self, _: &ModuleId) -> String {
         "the translation unit".to_owned()
     }
 
-    fn resolve(&mut self, path: &Path, _: &Place) -> Result<Def, String> {
+    fn resolve(&mut self, path: &Path, place: &Place) -> Result<Def, String> {
         if let [scope, member] = path.segments.as_slice() {
             let scope = super::types::type_text(scope);
             if let Some((expr, ty_text)) =
@@ -572,25 +601,38 @@ impl Names for UnitNames<'_> {
                 None,
             ));
         }
-        if let Some(c) = self
-            .unit
-            .index
-            .constants
-            .get(name)
-            .and_then(|cs| cs.first())
-        {
-            let (ty_text, expr) = super::types::constant_init(&c.init, self.unit);
-            return Ok(Def::Const(
-                ConstDef {
-                    name: name.to_owned(),
-                    ty: int_type(&ty_text),
-                    ty_text,
-                    expr,
-                    vis: Vis::Pub,
-                },
-                unit_module(),
-                None,
-            ));
+        if let Some(constants) = self.unit.index.constants.get(name) {
+            // C++'s lookup from the namespaces of the code read (a constant's initialiser
+            // is read in its own): the innermost that declares it, or the one the
+            // qualifier names from there.
+            let module = self.module(place);
+            let inside_anonymous = module.path.last().is_some_and(|s| s == UNNAMED);
+            let from = &module.path[..module.path.len() - usize::from(inside_anonymous)];
+            let qualifier: Vec<String> = path.segments[..path.segments.len() - 1]
+                .iter()
+                .map(|s| s.ident.clone())
+                .collect();
+            let qualifier = (!qualifier.is_empty()).then_some(qualifier.as_slice());
+            let (scope, anonymous) =
+                crate::index::constant_scope(constants, qualifier, from, inside_anonymous)
+                    .map_err(|why| format!("`{name}`: {why}"))?;
+            if let Some(c) = constants
+                .iter()
+                .find(|c| c.scope == scope && c.anonymous == anonymous)
+            {
+                let (ty_text, expr) = super::types::constant_init(&c.init, self.unit);
+                return Ok(Def::Const(
+                    ConstDef {
+                        name: name.to_owned(),
+                        ty: int_type(&ty_text),
+                        ty_text,
+                        expr,
+                        vis: Vis::Pub,
+                    },
+                    module_of(&scope, anonymous),
+                    None,
+                ));
+            }
         }
         if let [segment] = path.segments.as_slice()
             && let Some(ty) = super::types::alias_type(self.unit, &segment.ident)
@@ -645,6 +687,15 @@ impl Names for UnitNames<'_> {
 }
 
 impl UnitNames<'_> {
+    /// The module of the code at `place`: the root's at its place, else the one its
+    /// function or constant is defined in.
+    fn module(&self, place: &Place) -> ModuleId {
+        match &place.module {
+            Some(m) if !place.at_wrapper => m.clone(),
+            _ => self.root.clone(),
+        }
+    }
+
     /// The unit's host function `path` names, lowered on first use: of its overloads, the
     /// one taking `arity` arguments (its parameters' number, or at least those before a
     /// parameter pack) where a call gives that many, else the first.
@@ -737,7 +788,7 @@ impl UnitNames<'_> {
                 pack: f.params.last().is_some_and(|p| p.pack),
                 body: Arc::new(Body(body)),
             },
-            unit_module(),
+            namespace_of(f),
             None,
         );
         self.functions.insert(key, def.clone());
