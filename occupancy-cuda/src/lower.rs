@@ -426,6 +426,9 @@ impl Lower<'_> {
 
     fn block(&mut self, at: At<'_>, depth: usize) -> Block {
         let mut stmts = Vec::new();
+        // A variable declared in the block is gone after it: the type of the one it hid
+        // is back, for the calls that deduce template arguments from it.
+        let outer = self.declared.clone();
         match at.kind() {
             Some(Kind::CompoundStatement) => {
                 let children = at.children();
@@ -443,6 +446,7 @@ impl Lower<'_> {
             }
             _ => stmts.extend(self.stmt(at, depth + 1)),
         }
+        self.declared = outer;
         Block { stmts, tail: None }
     }
 

@@ -1562,3 +1562,43 @@ fn constants_are_looked_up_by_namespace_by_either_reader() {
     );
     assert_eq!(blocks(CppReader::Interpreter), core);
 }
+
+/// A variable declared in a block hides the parameter of its name only inside it: the
+/// kernel's template argument deduced from the argument after the block is the
+/// parameter's type again, by either reader.
+const HIDDEN_IN_A_BLOCK: &str = r#"
+template <typename T> __global__ void dk(T* x, int n) {}
+extern "C" void run(float* x, __half* h, int n) {
+  { __half* x = h; dk<<<n, 64>>>(x, n); }
+  dk<<<n, 96>>>(x, n);
+}
+"#;
+
+#[test]
+fn a_variable_declared_in_a_block_deduces_nothing_after_it() {
+    use occupancy_cuda::CppReader;
+    let kernels = |reader| {
+        let reading = occupancy_cuda::read_texts_with_policy_by(
+            &[("a.cu", HIDDEN_IN_A_BLOCK)],
+            &Policy::default(),
+            reader,
+        );
+        let mut out: Vec<(String, Option<[u32; 3]>)> = reading
+            .launches
+            .iter()
+            .flat_map(|l| l.paths.iter())
+            .map(|p| (p.kernel.to_string(), p.block.known()))
+            .collect();
+        out.sort();
+        out
+    };
+    let core = kernels(CppReader::Core);
+    assert_eq!(
+        core,
+        [
+            ("dk<__half>".to_owned(), Some([64, 1, 1])),
+            ("dk<float>".to_owned(), Some([96, 1, 1])),
+        ]
+    );
+    assert_eq!(kernels(CppReader::Interpreter), core);
+}
