@@ -608,10 +608,11 @@ impl Names for UnitNames<'_> {
             let module = self.module(place);
             let inside_anonymous = module.path.last().is_some_and(|s| s == UNNAMED);
             let from = &module.path[..module.path.len() - usize::from(inside_anonymous)];
-            let qualifier: Vec<String> = path.segments[..path.segments.len() - 1]
-                .iter()
-                .map(|s| s.ident.clone())
-                .collect();
+            let qualifier: Vec<String> = path
+                .segments
+                .split_last()
+                .map(|(_, before)| before.iter().map(|s| s.ident.clone()).collect())
+                .unwrap_or_default();
             let qualifier = (!qualifier.is_empty()).then_some(qualifier.as_slice());
             let (scope, anonymous) =
                 crate::index::constant_scope(constants, qualifier, from, inside_anonymous)
