@@ -1602,3 +1602,93 @@ fn a_variable_declared_in_a_block_deduces_nothing_after_it() {
     );
     assert_eq!(kernels(CppReader::Interpreter), core);
 }
+
+/// A comparison used as a number (`IS_WIDE(c) * 1024`, a function-like macro of the
+/// caller's variable) is the `int` 0 or 1, as C++ converts a `bool`, by either reader.
+const BOOL_TIMES_BYTES: &str = r#"
+__global__ void k(float *x, int n) {}
+#define WIDE_COLS 0x400
+#define IS_WIDE(c) (c >= WIDE_COLS)
+extern "C" void run(float* x, int n) {
+  const int cols = 2048;
+  k<<<n, 512, IS_WIDE(cols / 2) * 1024>>>(x, n);
+  k<<<n, 128, IS_WIDE(cols / 4) * 1024>>>(x, n);
+}
+"#;
+
+#[test]
+fn a_bool_in_arithmetic_is_0_or_1() {
+    use occupancy_cuda::CppReader;
+    let smem = |reader| {
+        let reading = occupancy_cuda::read_texts_with_policy_by(
+            &[("a.cu", BOOL_TIMES_BYTES)],
+            &Policy::default(),
+            reader,
+        );
+        let mut out: Vec<(u32, Option<u32>)> = reading
+            .launches
+            .iter()
+            .flat_map(|l| {
+                l.paths
+                    .iter()
+                    .map(|p| (l.line, p.dynamic_smem_bytes.known()))
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    };
+    let core = smem(CppReader::Core);
+    assert_eq!(core, [(7, Some(1024)), (8, Some(0))]);
+    assert_eq!(smem(CppReader::Interpreter), core);
+}
+
+/// Overloads told apart by the number of arguments, one taking none (`(void)`) and one
+/// with a parameter's default (`elem = 4`, taken where the call leaves it out), by either
+/// reader.
+const OVERLOADS_BY_ARITY: &str = r#"
+__global__ void k(float *x, int n) {}
+static int threads_for(int rows) { return rows >= 64 ? 256 : 128; }
+static int threads_for(int rows, int cols) { return rows * cols >= 4096 ? 512 : 64; }
+static int smem_for(int rows, int cols, int elem = 4) { return rows * cols * elem; }
+static int smem_for(void) { return 0; }
+extern "C" void run(float* x, int n) {
+  k<<<n, threads_for(32), smem_for()>>>(x, n);
+  k<<<n, threads_for(64, 64), smem_for(16, 32)>>>(x, n);
+  k<<<n, threads_for(64), smem_for(16, 32, 2)>>>(x, n);
+}
+"#;
+
+#[test]
+fn overloads_are_chosen_by_the_arguments_given_and_defaults_fill_the_rest() {
+    use occupancy_cuda::CppReader;
+    let launches = |reader| {
+        let reading = occupancy_cuda::read_texts_with_policy_by(
+            &[("a.cu", OVERLOADS_BY_ARITY)],
+            &Policy::default(),
+            reader,
+        );
+        let mut out: Vec<(u32, Option<[u32; 3]>, Option<u32>)> = reading
+            .launches
+            .iter()
+            .flat_map(|l| {
+                l.paths
+                    .iter()
+                    .map(|p| (l.line, p.block.known(), p.dynamic_smem_bytes.known()))
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    };
+    let core = launches(CppReader::Core);
+    assert_eq!(
+        core,
+        [
+            (8, Some([128, 1, 1]), Some(0)),
+            (9, Some([512, 1, 1]), Some(2048)),
+            (10, Some([256, 1, 1]), Some(1024)),
+        ]
+    );
+    assert_eq!(launches(CppReader::Interpreter), core);
+}

@@ -1835,8 +1835,13 @@ impl<'r> Interp<'r> {
         } else {
             expected
         };
+        // C++: a `bool` operand of arithmetic is the `int` 0 or 1 (`(c >= 1024) * 1024`).
+        let promoted = |v: &Val| match (lang, v) {
+            (value::Lang::Cpp, Val::Bool(Some(b))) => Val::int(i128::from(*b), Some(IntTy::I32)),
+            _ => v.clone(),
+        };
         let mut outs = self.operands(&[(l, expected), (r, rhs_expected)], path, |path, vals| {
-            let (a, b) = (vals[0].clone(), vals[1].clone());
+            let (a, b) = (promoted(&vals[0]), promoted(&vals[1]));
             Val::map2(a, b, &mut |a, b| match (a, b) {
                 (Val::Int(a), Val::Int(b)) => {
                     let out = value::binary_in(lang, op, &a, &b, expected);

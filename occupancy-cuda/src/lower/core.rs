@@ -28,7 +28,7 @@ use std::sync::Arc;
 use occupancy_core::arch::Target;
 use occupancy_core::read::budget::Budget;
 use occupancy_read::interp::{Interp, Mode, ParamKind};
-use occupancy_read::ir::{Block, IntTy, Pat, Path};
+use occupancy_read::ir::{Block, IntTy, Pat, Path, Stmt};
 use occupancy_read::names::{
     ConstDef, CrateId, Def, FnBody, FnDef, Generic, ModuleId, Names, Place, Returns, Vis, seg,
 };
@@ -537,6 +537,14 @@ fn module_of(scope: &[String], anonymous: bool) -> ModuleId {
     }
 }
 
+/// The parameters `f` declares: none for `(void)`.
+fn declared_params<'f, 't>(f: &'f Function<'t>) -> &'f [crate::index::Param<'t>] {
+    match f.params.as_slice() {
+        [only] if only.ty.trim() == "void" && only.pointers == 0 && only.name.is_empty() => &[],
+        all => all,
+    }
+}
+
 /// The module of the namespaces `f` is defined in (`ns::Launcher::run`: `ns::Launcher`).
 fn namespace_of(f: &Function<'_>) -> ModuleId {
     let mut scope: Vec<String> = f.qualified.split("::").map(str::to_owned).collect();
@@ -703,12 +711,15 @@ impl UnitNames<'_> {
     fn function(&mut self, path: &Path, arity: Option<usize>) -> Result<Def, String> {
         let name = path.last();
         let takes = |f: &&Function<'_>| {
-            let n = f.params.len();
+            let params = declared_params(f);
+            let n = params.len();
+            // The parameters before the first with a default must be given.
+            let required = params.iter().take_while(|p| p.default.is_none()).count();
             arity.is_none_or(|a| {
-                if f.params.last().is_some_and(|p| p.pack) {
+                if params.last().is_some_and(|p| p.pack) {
                     a + 1 >= n
                 } else {
-                    a == n
+                    (required..=n).contains(&a)
                 }
             })
         };
@@ -729,20 +740,41 @@ impl UnitNames<'_> {
                 path.text()
             ));
         };
-        let key = format!("{name}#{at}");
+        let f = overloads[at];
+        let params = declared_params(f);
+        // The parameters the call gives; the others take their defaults.
+        let given = match arity {
+            Some(a) if !params.last().is_some_and(|p| p.pack) => a.min(params.len()),
+            _ => params.len(),
+        };
+        let key = format!("{name}#{at}#{given}");
         if let Some(def) = self.functions.get(&key) {
             return Ok(def.clone());
         }
-        let f = overloads[at];
         self.entered.insert(f.body.node.id());
         let base = u32::try_from(self.places.len()).unwrap_or(u32::MAX);
         let Lowered {
-            body,
+            mut body,
             places,
             launches,
             notes,
             ..
         } = function_at(f, self.unit, base);
+        let defaults: Vec<Stmt> = params[given..]
+            .iter()
+            .filter_map(|p| {
+                let value = expression(p.default?, self.unit);
+                let ty = (p.pointers == 0).then(|| int_type(&p.ty)).flatten();
+                Some(Stmt::Let(Box::new(occupancy_read::ir::Let {
+                    pat: Pat::Bind(p.name.clone(), None),
+                    init: Some(value),
+                    otherwise: None,
+                    ty,
+                    at: occupancy_read::ir::At::NONE,
+                })))
+            })
+            .collect();
+        body.stmts.splice(0..0, defaults);
         self.notes.extend(notes);
         self.places.extend(places);
         self.launches
@@ -772,8 +804,7 @@ impl UnitNames<'_> {
                         })
                     })
                     .collect(),
-                params: f
-                    .params
+                params: params[..given]
                     .iter()
                     .map(|p| {
                         let ty = (p.pointers == 0).then(|| int_type(&p.ty)).flatten();
@@ -786,7 +817,7 @@ impl UnitNames<'_> {
                 // a type parameter is left unknown by the lowering).
                 generic_over_types: false,
                 returns: returns(f),
-                pack: f.params.last().is_some_and(|p| p.pack),
+                pack: params.last().is_some_and(|p| p.pack),
                 body: Arc::new(Body(body)),
             },
             namespace_of(f),
