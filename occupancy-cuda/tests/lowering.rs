@@ -1692,3 +1692,67 @@ fn overloads_are_chosen_by_the_arguments_given_and_defaults_fill_the_rest() {
     );
     assert_eq!(launches(CppReader::Interpreter), core);
 }
+
+/// A struct filled by a brace initialiser, in order or by designators (`.rows = 9`): each
+/// member the value given, a scalar member not given 0 (value-initialised), by either
+/// reader.
+const BRACE_INITIALISED: &str = r#"
+__global__ void k(const float *x, int n) {}
+struct launch_args { const float * x; int rows; bool split; long cols; };
+static void dispatch(const launch_args & args) {
+  if (!args.split) {
+    k<<<args.rows, 128, 0>>>(nullptr, 1);
+    return;
+  }
+  k<<<args.rows, 64 * args.cols, 0>>>(nullptr, 2);
+}
+extern "C" void run(const float * x) {
+  const launch_args args = { x, 7, 3 > 2, 4 };
+  dispatch(args);
+  launch_args named = { .x = x, .rows = 9 };
+  k<<<named.rows, 32, 0>>>(nullptr, 3);
+  k<<<1, 32, named.cols>>>(nullptr, 4);
+}
+"#;
+
+/// A launch path's line, grid, block and shared memory (bytes).
+type LineGridBlockSmem = (u32, Option<[u32; 3]>, Option<[u32; 3]>, Option<u32>);
+
+#[test]
+fn a_structs_members_come_from_its_brace_initialiser_in_order_or_by_designator() {
+    use occupancy_cuda::CppReader;
+    let launches = |reader| {
+        let reading = occupancy_cuda::read_texts_with_policy_by(
+            &[("a.cu", BRACE_INITIALISED)],
+            &Policy::default(),
+            reader,
+        );
+        let mut out: Vec<LineGridBlockSmem> = reading
+            .launches
+            .iter()
+            .flat_map(|l| {
+                l.paths.iter().map(|p| {
+                    (
+                        l.line,
+                        p.grid.known(),
+                        p.block.known(),
+                        p.dynamic_smem_bytes.known(),
+                    )
+                })
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    };
+    let core = launches(CppReader::Core);
+    assert_eq!(
+        core,
+        [
+            (9, Some([7, 1, 1]), Some([256, 1, 1]), Some(0)),
+            (15, Some([9, 1, 1]), Some([32, 1, 1]), Some(0)),
+            (16, Some([1, 1, 1]), Some([32, 1, 1]), Some(0)),
+        ]
+    );
+    assert_eq!(launches(CppReader::Interpreter), core);
+}

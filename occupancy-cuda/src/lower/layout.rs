@@ -267,7 +267,10 @@ impl Lower<'_> {
         if record_refusal(spec, simple).is_some() {
             return None;
         }
-        let mut names = Vec::new();
+        // The data members in order, each with whether it is a scalar (an integer, a
+        // `bool`, a pointer: 0 where the list does not give it, as C++ value-initialises
+        // it; another type's value is left unread).
+        let mut members: Vec<(String, bool)> = Vec::new();
         for m in spec.field(Field::Body)?.children() {
             match m.kind() {
                 Some(Kind::FieldDeclaration) if adds_data(m).ok()? => {
@@ -275,8 +278,15 @@ impl Lower<'_> {
                     if declarators.is_empty() {
                         return None;
                     }
+                    let integer = m
+                        .field(Field::Type)
+                        .is_some_and(|t| super::int_type(t.text()).is_some() || t.text() == "bool");
                     for decl in declarators {
-                        names.push(crate::index::declared_name(m.with(decl))?);
+                        let decl = m.with(decl);
+                        let pointer = crate::index::pointer_depth(Some(decl)) > 0;
+                        let array = decl.kind() == Some(Kind::ArrayDeclarator);
+                        let scalar = (integer || pointer) && !array;
+                        members.push((crate::index::declared_name(decl)?, scalar));
                     }
                 }
                 Some(Kind::FieldDeclaration) => {}
@@ -284,22 +294,53 @@ impl Lower<'_> {
                 _ => return None,
             }
         }
+        // The values given: in order, or each by a designator (`.rows = 9`).
         let values = list.children();
-        if values.len() > names.len()
-            || values.iter().any(|v| {
-                matches!(
-                    v.kind(),
-                    Some(Kind::InitializerPair | Kind::InitializerList)
-                )
+        let designated: Option<Vec<(String, At<'_>)>> = values
+            .iter()
+            .map(|v| {
+                if v.kind() != Some(Kind::InitializerPair)
+                    || crate::syntax::field_children(v.node, Field::Designator).len() != 1
+                {
+                    return None;
+                }
+                let name = v.field(Field::Designator)?.text().strip_prefix('.')?.trim();
+                Some((name.to_owned(), v.field(Field::Value)?))
             })
+            .collect();
+        let given: Vec<(String, At<'_>)> = match designated {
+            Some(pairs) if !pairs.is_empty() => pairs,
+            _ if values.len() <= members.len()
+                && !values.iter().any(|v| {
+                    matches!(
+                        v.kind(),
+                        Some(Kind::InitializerPair | Kind::InitializerList)
+                    )
+                }) =>
+            {
+                members
+                    .iter()
+                    .map(|(n, _)| n.clone())
+                    .zip(values.iter().copied())
+                    .collect()
+            }
+            _ => return None,
+        };
+        if given
+            .iter()
+            .any(|(n, _)| !members.iter().any(|(m, _)| m == n))
         {
             return None;
         }
-        let fields = names
-            .into_iter()
-            .zip(values)
-            .map(|(name, v)| (name, self.expr(v, d + 1), self.at(v)))
-            .collect();
+        let at = self.at(list);
+        let mut fields = Vec::new();
+        for (name, scalar) in &members {
+            match given.iter().find(|(n, _)| n == name) {
+                Some((_, v)) => fields.push((name.clone(), self.expr(*v, d + 1), self.at(*v))),
+                None if *scalar => fields.push((name.clone(), Expr::Int(0, None), at)),
+                None => {}
+            }
+        }
         Some(Expr::Struct(Box::new(occupancy_read::ir::StructLit {
             name: simple.to_owned(),
             fields,
