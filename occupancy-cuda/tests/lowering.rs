@@ -1376,6 +1376,31 @@ fn a_set_chosen_in_a_helper_is_named_by_the_callers_binding() {
     assert_eq!(named(CppReader::Interpreter), core);
 }
 
+/// The launch paths of the unit `text` read by `reader` under the default policy, each as
+/// `of` takes it (its site's line and the path; `None`: left out), sorted, without
+/// repeats.
+fn paths_of<T: Ord>(
+    text: &str,
+    reader: occupancy_cuda::CppReader,
+    of: impl Fn(u32, &occupancy_cuda::LaunchPath) -> Option<T>,
+) -> Vec<T> {
+    let reading =
+        occupancy_cuda::read_texts_with_policy_by(&[("a.cu", text)], &Policy::default(), reader);
+    let mut out: Vec<T> = reading
+        .launches
+        .iter()
+        .flat_map(|l| {
+            l.paths
+                .iter()
+                .filter_map(|p| of(l.line, p))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// A block doubled while below the columns and a cap, and the row cached in shared memory
 /// (`cols * 4` bytes, no opt-in): each exit of the loop says which columns reach it, so
 /// each block's launch has its own shared memory (the largest its columns make), and past
@@ -1399,23 +1424,11 @@ type BlockSmemLabel = (Option<[u32; 3]>, Option<u32>, Vec<String>);
 fn a_doubling_loops_exits_narrow_the_input_it_tests() {
     use occupancy_cuda::CppReader;
     let paths = |reader| {
-        let reading = occupancy_cuda::read_texts_with_policy_by(
-            &[("a.cu", DOUBLED_TO_THE_COLUMNS)],
-            &Policy::default(),
-            reader,
-        );
-        let mut out: Vec<BlockSmemLabel> = reading
-            .launches
-            .iter()
-            .flat_map(|l| l.paths.iter())
-            .filter(|p| p.dynamic_smem_bytes.known().is_some())
-            .map(|p| {
-                let first = p.conditions.first().cloned().into_iter().collect();
-                (p.block.known(), p.dynamic_smem_bytes.known(), first)
-            })
-            .collect();
-        out.sort();
-        out
+        paths_of(DOUBLED_TO_THE_COLUMNS, reader, |_, p| {
+            let smem = p.dynamic_smem_bytes.known()?;
+            let first: Vec<String> = p.conditions.first().cloned().into_iter().collect();
+            Some((p.block.known(), Some(smem), first))
+        })
     };
     let core = paths(CppReader::Core);
     let expected: Vec<BlockSmemLabel> = [
@@ -1460,25 +1473,13 @@ extern "C" void launch(float* x, int d, cudaStream_t s) {
 fn a_traits_structs_members_are_read_through_a_local_alias() {
     use occupancy_cuda::CppReader;
     let paths = |reader| {
-        let reading = occupancy_cuda::read_texts_with_policy_by(
-            &[("a.cu", TRAITS_THROUGH_AN_ALIAS)],
-            &Policy::default(),
-            reader,
-        );
-        let mut out: Vec<(String, Option<[u32; 3]>, Option<u32>)> = reading
-            .launches
-            .iter()
-            .flat_map(|l| l.paths.iter())
-            .map(|p| {
-                (
-                    p.kernel.to_string(),
-                    p.block.known(),
-                    p.dynamic_smem_bytes.known(),
-                )
-            })
-            .collect();
-        out.sort();
-        out
+        paths_of(TRAITS_THROUGH_AN_ALIAS, reader, |_, p| {
+            Some((
+                p.kernel.to_string(),
+                p.block.known(),
+                p.dynamic_smem_bytes.known(),
+            ))
+        })
     };
     let core = paths(CppReader::Core);
     assert_eq!(
@@ -1531,21 +1532,7 @@ extern "C" void run(float* x, int n) {
 #[test]
 fn constants_are_looked_up_by_namespace_by_either_reader() {
     use occupancy_cuda::CppReader;
-    let blocks = |reader| {
-        let reading = occupancy_cuda::read_texts_with_policy_by(
-            &[("a.cu", NAMESPACES)],
-            &Policy::default(),
-            reader,
-        );
-        let mut out: Vec<(u32, Option<[u32; 3]>)> = reading
-            .launches
-            .iter()
-            .flat_map(|l| l.paths.iter().map(|p| (l.line, p.block.known())))
-            .collect();
-        out.sort();
-        out.dedup();
-        out
-    };
+    let blocks = |reader| paths_of(NAMESPACES, reader, |line, p| Some((line, p.block.known())));
     let core = blocks(CppReader::Core);
     assert_eq!(
         core,
@@ -1578,19 +1565,9 @@ extern "C" void run(float* x, __half* h, int n) {
 fn a_variable_declared_in_a_block_deduces_nothing_after_it() {
     use occupancy_cuda::CppReader;
     let kernels = |reader| {
-        let reading = occupancy_cuda::read_texts_with_policy_by(
-            &[("a.cu", HIDDEN_IN_A_BLOCK)],
-            &Policy::default(),
-            reader,
-        );
-        let mut out: Vec<(String, Option<[u32; 3]>)> = reading
-            .launches
-            .iter()
-            .flat_map(|l| l.paths.iter())
-            .map(|p| (p.kernel.to_string(), p.block.known()))
-            .collect();
-        out.sort();
-        out
+        paths_of(HIDDEN_IN_A_BLOCK, reader, |_, p| {
+            Some((p.kernel.to_string(), p.block.known()))
+        })
     };
     let core = kernels(CppReader::Core);
     assert_eq!(
@@ -1620,23 +1597,9 @@ extern "C" void run(float* x, int n) {
 fn a_bool_in_arithmetic_is_0_or_1() {
     use occupancy_cuda::CppReader;
     let smem = |reader| {
-        let reading = occupancy_cuda::read_texts_with_policy_by(
-            &[("a.cu", BOOL_TIMES_BYTES)],
-            &Policy::default(),
-            reader,
-        );
-        let mut out: Vec<(u32, Option<u32>)> = reading
-            .launches
-            .iter()
-            .flat_map(|l| {
-                l.paths
-                    .iter()
-                    .map(|p| (l.line, p.dynamic_smem_bytes.known()))
-            })
-            .collect();
-        out.sort();
-        out.dedup();
-        out
+        paths_of(BOOL_TIMES_BYTES, reader, |line, p| {
+            Some((line, p.dynamic_smem_bytes.known()))
+        })
     };
     let core = smem(CppReader::Core);
     assert_eq!(core, [(7, Some(1024)), (8, Some(0))]);
@@ -1663,23 +1626,9 @@ extern "C" void run(float* x, int n) {
 fn overloads_are_chosen_by_the_arguments_given_and_defaults_fill_the_rest() {
     use occupancy_cuda::CppReader;
     let launches = |reader| {
-        let reading = occupancy_cuda::read_texts_with_policy_by(
-            &[("a.cu", OVERLOADS_BY_ARITY)],
-            &Policy::default(),
-            reader,
-        );
-        let mut out: Vec<(u32, Option<[u32; 3]>, Option<u32>)> = reading
-            .launches
-            .iter()
-            .flat_map(|l| {
-                l.paths
-                    .iter()
-                    .map(|p| (l.line, p.block.known(), p.dynamic_smem_bytes.known()))
-            })
-            .collect();
-        out.sort();
-        out.dedup();
-        out
+        paths_of(OVERLOADS_BY_ARITY, reader, |line, p| {
+            Some((line, p.block.known(), p.dynamic_smem_bytes.known()))
+        })
     };
     let core = launches(CppReader::Core);
     assert_eq!(
@@ -1721,29 +1670,15 @@ type LineGridBlockSmem = (u32, Option<[u32; 3]>, Option<[u32; 3]>, Option<u32>);
 #[test]
 fn a_structs_members_come_from_its_brace_initialiser_in_order_or_by_designator() {
     use occupancy_cuda::CppReader;
-    let launches = |reader| {
-        let reading = occupancy_cuda::read_texts_with_policy_by(
-            &[("a.cu", BRACE_INITIALISED)],
-            &Policy::default(),
-            reader,
-        );
-        let mut out: Vec<LineGridBlockSmem> = reading
-            .launches
-            .iter()
-            .flat_map(|l| {
-                l.paths.iter().map(|p| {
-                    (
-                        l.line,
-                        p.grid.known(),
-                        p.block.known(),
-                        p.dynamic_smem_bytes.known(),
-                    )
-                })
-            })
-            .collect();
-        out.sort();
-        out.dedup();
-        out
+    let launches = |reader| -> Vec<LineGridBlockSmem> {
+        paths_of(BRACE_INITIALISED, reader, |line, p| {
+            Some((
+                line,
+                p.grid.known(),
+                p.block.known(),
+                p.dynamic_smem_bytes.known(),
+            ))
+        })
     };
     let core = launches(CppReader::Core);
     assert_eq!(
