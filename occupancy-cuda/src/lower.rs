@@ -1279,6 +1279,14 @@ impl Lower<'_> {
                 _ => self.opaque(e, "a parenthesized list"),
             },
             Some(Kind::BinaryExpression) => self.binary(e, d),
+            // `a, b`: `a` for its effects, then `b` (a `for`'s update `i++, blk.x = 64`).
+            Some(Kind::CommaExpression) => match (e.field(Field::Left), e.field(Field::Right)) {
+                (Some(l), Some(r)) if d < MAX_DEPTH => Expr::Block(Box::new(Block {
+                    stmts: vec![Stmt::Expr(self.expr(l, d + 1))],
+                    tail: Some(self.expr(r, d + 1)),
+                })),
+                _ => self.opaque(e, "a comma expression"),
+            },
             Some(Kind::UnaryExpression) => self.unary(e, d),
             // `&n`: `n` lent mutably (`init(&n)` may write it: unknown after, as Rust's
             // `&mut n`); a dereference is a place the core does not follow.

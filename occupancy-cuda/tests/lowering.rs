@@ -1691,3 +1691,54 @@ fn a_structs_members_come_from_its_brace_initialiser_in_order_or_by_designator()
     );
     assert_eq!(launches(CppReader::Interpreter), core);
 }
+
+/// A loop whose first test fails whatever the clamp in it decides (`i < std::min(n, 4)`
+/// from `i = 8`) never launches what its body would (block 64); a `for` whose update is a
+/// comma expression (`i++, blk.x = 64`) applies both parts, so the block after the loop is
+/// never read as the 32 it had before it.
+const LOOP_ENTRY_AND_COMMA_UPDATE: &str = r#"
+__global__ void k(float* x) {}
+__global__ void k2(float* x) {}
+extern "C" void run(float* x, int n, int big) {
+  int b = 32, s = 0;
+  if (big) { b = 64; s = 8; }
+  for (int i = s; i < std::min(n, 4); i++) {
+    k<<<1, b>>>(x);
+  }
+}
+extern "C" void run2(float* x, int n) {
+  dim3 blk(32);
+  for (int i = 0; i < 2; i++, blk.x = 64)
+    k<<<1, blk>>>(x);
+  k2<<<1, blk>>>(x);
+}
+"#;
+
+#[test]
+fn a_loop_never_entered_launches_nothing_and_a_comma_update_writes_both_parts() {
+    use occupancy_cuda::CppReader;
+    let blocks = |reader| {
+        paths_of(LOOP_ENTRY_AND_COMMA_UPDATE, reader, |line, p| {
+            Some((line, p.block.known()))
+        })
+    };
+    let core = blocks(CppReader::Core);
+    // `run`: block 32 only, as the interpreter reads it.
+    let run: Vec<_> = core.iter().filter(|(line, _)| *line == 8).collect();
+    assert_eq!(run, [&(8, Some([32, 1, 1]))]);
+    assert_eq!(
+        blocks(CppReader::Interpreter)
+            .iter()
+            .filter(|(line, _)| *line == 8)
+            .collect::<Vec<_>>(),
+        run
+    );
+    // `run2`: `k2` runs after `blk.x = 64`: never read as 32 (the core leaves it unknown,
+    // the interpreter steps the loop to 64).
+    let after: Vec<_> = core.iter().filter(|(line, _)| *line == 15).collect();
+    assert!(!after.is_empty(), "{core:?}");
+    assert!(
+        after.iter().all(|(_, b)| *b != Some([32, 1, 1])),
+        "{core:?}"
+    );
+}

@@ -5160,7 +5160,12 @@ impl<'r> Interp<'r> {
                     p.decisions.len() == decided
                         && p.uncertain.is_some() == path.uncertain.is_some()
                 });
-                let (tests, entered) = if exact {
+                // A first test that fails on every way (`i < std::min(n, 4)` from `i = 8`,
+                // split by the clamp): the body never runs, whatever the ways decided.
+                let never = first
+                    .iter()
+                    .all(|(p, holds)| !holds && p.uncertain.is_none());
+                let (tests, entered) = if exact || never {
                     (first, true)
                 } else {
                     let path = self.havoc(path, &assigned, l.at);
