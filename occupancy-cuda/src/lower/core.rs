@@ -706,8 +706,10 @@ impl UnitNames<'_> {
     }
 
     /// The unit's host function `path` names, lowered on first use: of its overloads, the
-    /// one taking `arity` arguments (its parameters' number, or at least those before a
-    /// parameter pack) where a call gives that many, else the first.
+    /// one taking `arity` arguments (from its parameters without a default to all of them,
+    /// or at least those before a parameter pack) where a call gives that many, else the
+    /// first; lowered per number of arguments given, the parameters left out bound to
+    /// their defaults at the top of its body.
     fn function(&mut self, path: &Path, arity: Option<usize>) -> Result<Def, String> {
         let name = path.last();
         let takes = |f: &&Function<'_>| {
