@@ -1111,6 +1111,11 @@ impl Lower<'_> {
                         [] if plain && is_launch_config(ty_text) => {
                             Some(self.launch_config_zeroed(declarator))
                         }
+                        // `{ .gridDim = dim3(n), .blockDim = 128, .dynamicSmemBytes = 0 }`:
+                        // the members given, the rest value-initialised.
+                        _ if plain && is_launch_config(ty_text) => {
+                            Some(self.launch_config_designated(declarator, v, d))
+                        }
                         _ => match plain.then(|| self.aggregate(ty_text, v, d)).flatten() {
                             Some(e) => Some(e),
                             None => Some(self.opaque(v, "an initializer list")),
@@ -1145,6 +1150,44 @@ impl Lower<'_> {
             })));
         }
         out
+    }
+
+    /// A `cudaLaunchConfig_t` initialised by designators (`{ .gridDim = dim3(n),
+    /// .blockDim = dim3(128), .dynamicSmemBytes = 65536 }`): [`Lower::launch_config_zeroed`]
+    /// with the members given (a grid or block as a `dim3`, an integer as `dim3(n)`); an
+    /// initialiser not all of single designators is not read.
+    fn launch_config_designated(&mut self, declarator: At<'_>, list: At<'_>, d: usize) -> Expr {
+        let mut given = Vec::new();
+        for v in list.children() {
+            let designators = crate::syntax::field_children(v.node, Field::Designator);
+            let member = (v.kind() == Some(Kind::InitializerPair) && designators.len() == 1)
+                .then(|| v.field(Field::Designator))
+                .flatten()
+                .and_then(|n| n.text().strip_prefix('.').map(str::trim));
+            let (Some(member), Some(value)) = (member, v.field(Field::Value)) else {
+                return self.opaque(list, "an initializer list");
+            };
+            given.push((member.to_owned(), value));
+        }
+        let Expr::Struct(mut config) = self.launch_config_zeroed(declarator) else {
+            return self.opaque(list, "an initializer list");
+        };
+        for (member, value) in given {
+            let lowered = match member.as_str() {
+                "gridDim" | "blockDim" => self.dim3_value(value, d + 1),
+                _ => self.expr(value, d + 1),
+            };
+            let at = self.at(value);
+            match config
+                .fields
+                .iter_mut()
+                .find(|(name, _, _)| *name == member)
+            {
+                Some(field) => *field = (member, lowered, at),
+                None => config.fields.push((member, lowered, at)),
+            }
+        }
+        Expr::Struct(config)
     }
 
     /// A `cudaLaunchConfig_t` value-initialised (`= {}`): its grid and block `dim3`s of 1s

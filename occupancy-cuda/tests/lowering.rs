@@ -1742,3 +1742,33 @@ fn a_loop_never_entered_launches_nothing_and_a_comma_update_writes_both_parts() 
         "{core:?}"
     );
 }
+
+/// A `cudaLaunchConfig_t` initialised by designators, its grid and block as `dim3`s and
+/// its shared memory given, the kernel opted in first: the launch as configured, by either
+/// reader.
+const DESIGNATED_LAUNCH_CONFIG: &str = r#"
+__global__ void k(float *x, int n) {}
+extern "C" cudaError_t run(float* x, int n, cudaStream_t s) {
+  cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
+  cudaLaunchConfig_t c = {.gridDim = dim3(n), .blockDim = dim3(128), .dynamicSmemBytes = 65536};
+  return cudaLaunchKernelEx(&c, k, x, n);
+}
+"#;
+
+#[test]
+fn a_launch_configuration_initialised_by_designators_is_read() {
+    use occupancy_cuda::CppReader;
+    let launches = |reader| {
+        paths_of(DESIGNATED_LAUNCH_CONFIG, reader, |line, p| {
+            Some((
+                line,
+                p.block.known(),
+                p.dynamic_smem_bytes.known(),
+                p.opt_in_bytes,
+            ))
+        })
+    };
+    let core = launches(CppReader::Core);
+    assert_eq!(core, [(6, Some([128, 1, 1]), Some(65536), Some(65536))]);
+    assert_eq!(launches(CppReader::Interpreter), core);
+}
