@@ -1157,18 +1157,9 @@ impl Lower<'_> {
     /// with the members given (a grid or block as a `dim3`, an integer as `dim3(n)`); an
     /// initialiser not all of single designators is not read.
     fn launch_config_designated(&mut self, declarator: At<'_>, list: At<'_>, d: usize) -> Expr {
-        let mut given = Vec::new();
-        for v in list.children() {
-            let designators = crate::syntax::field_children(v.node, Field::Designator);
-            let member = (v.kind() == Some(Kind::InitializerPair) && designators.len() == 1)
-                .then(|| v.field(Field::Designator))
-                .flatten()
-                .and_then(|n| n.text().strip_prefix('.').map(str::trim));
-            let (Some(member), Some(value)) = (member, v.field(Field::Value)) else {
-                return self.opaque(list, "an initializer list");
-            };
-            given.push((member.to_owned(), value));
-        }
+        let Some(given) = layout::designated(list) else {
+            return self.opaque(list, "an initializer list");
+        };
         let Expr::Struct(mut config) = self.launch_config_zeroed(declarator) else {
             return self.opaque(list, "an initializer list");
         };

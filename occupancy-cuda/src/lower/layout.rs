@@ -296,19 +296,7 @@ impl Lower<'_> {
         }
         // The values given: in order, or each by a designator (`.rows = 9`).
         let values = list.children();
-        let designated: Option<Vec<(String, At<'_>)>> = values
-            .iter()
-            .map(|v| {
-                if v.kind() != Some(Kind::InitializerPair)
-                    || crate::syntax::field_children(v.node, Field::Designator).len() != 1
-                {
-                    return None;
-                }
-                let name = v.field(Field::Designator)?.text().strip_prefix('.')?.trim();
-                Some((name.to_owned(), v.field(Field::Value)?))
-            })
-            .collect();
-        let given: Vec<(String, At<'_>)> = match designated {
+        let given: Vec<(String, At<'_>)> = match designated(list) {
             Some(pairs) if !pairs.is_empty() => pairs,
             _ if values.len() <= members.len()
                 && !values.iter().any(|v| {
@@ -424,4 +412,22 @@ impl Lower<'_> {
         }
         Ok(())
     }
+}
+
+/// The members an initialiser list gives each by one field designator (`{ .rows = 9, .x
+/// = x }`): each member's name and value, in the order written; `None` where some value
+/// is not so given (positional, nested designators).
+pub(super) fn designated(list: At<'_>) -> Option<Vec<(String, At<'_>)>> {
+    list.children()
+        .into_iter()
+        .map(|v| {
+            if v.kind() != Some(Kind::InitializerPair)
+                || crate::syntax::field_children(v.node, Field::Designator).len() != 1
+            {
+                return None;
+            }
+            let name = v.field(Field::Designator)?.text().strip_prefix('.')?.trim();
+            Some((name.to_owned(), v.field(Field::Value)?))
+        })
+        .collect()
 }
