@@ -1436,15 +1436,7 @@ impl<'r> Interp<'r> {
             // in its caller (`int block = pick(cols);`), is named by the caller's binding,
             // as the launches' conditions name it (`block = 128`).
             Val::Choice(c, vals) if self.mode.lang == value::Lang::Cpp => {
-                if let Some(info) = self.choices.get_mut(c as usize)
-                    && path.frames.len() < info.depth
-                {
-                    info.name = name.to_owned();
-                    if let Some(e) = init {
-                        info.text = ir::text(e);
-                    }
-                    info.depth = path.frames.len();
-                }
+                self.named_by_caller(c, name, init, path.frames.len());
                 Val::Choice(c, vals)
             }
             // C++: a loop's exit in a helper, on its own path ([`Interp::refined_exits`]),
@@ -1546,8 +1538,17 @@ impl<'r> Interp<'r> {
             (m.count_ones() == 1 && info.on_own_paths && depth < info.depth && fixed == value)
                 .then_some(*c)
         });
-        if let (Some(c), None) = (left.next(), left.next())
-            && let Some(info) = self.choices.get_mut(c as usize)
+        if let (Some(c), None) = (left.next(), left.next()) {
+            self.named_by_caller(c, name, init, depth);
+        }
+    }
+
+    /// C++: the set `choice`, bound in a function deeper than `depth` frames that the
+    /// reading has left, named by its caller's binding `name` (from `init`), as the
+    /// launches' conditions name it.
+    fn named_by_caller(&mut self, choice: ChoiceId, name: &str, init: Option<&Expr>, depth: usize) {
+        if let Some(info) = self.choices.get_mut(choice as usize)
+            && depth < info.depth
         {
             info.name = name.to_owned();
             if let Some(e) = init {

@@ -371,7 +371,7 @@ fn instances(interp: &Interp<'_>, rec: &LaunchRec, site: usize, group: usize) ->
         // Each member taken names the launch (`nthreads = 128`).
         for ((c, members), i) in choices.iter().zip(&combo) {
             if let Some(info) = interp.choices.get(*c as usize)
-                && (members.len() > 1 || info.on_own_paths)
+                && members.len() > 1
                 && !info.text.starts_with("the attribute's")
                 && let Some(v) = members.get(*i).and_then(|m| info.members.get(*m))
             {
